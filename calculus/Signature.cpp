@@ -1,0 +1,359 @@
+//===- Signature.cpp - Energy signatures and the three operators ----------===//
+
+#include "calculus/Signature.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+namespace energy {
+namespace calculus {
+
+//===----------------------------------------------------------------------===//
+// DeviceSet
+//===----------------------------------------------------------------------===//
+
+void DeviceSet::insert(uint32_t id) {
+  if (id < 64) {
+    word0 |= uint64_t(1) << id;
+    return;
+  }
+  size_t w = id / 64;
+  if (extra.size() < w)
+    extra.resize(w, 0);
+  extra[w - 1] |= uint64_t(1) << (id % 64);
+}
+
+bool DeviceSet::contains(uint32_t id) const {
+  if (id < 64)
+    return (word0 >> id) & 1;
+  size_t w = id / 64;
+  return w <= extra.size() && ((extra[w - 1] >> (id % 64)) & 1);
+}
+
+bool DeviceSet::empty() const {
+  return word0 == 0 &&
+         std::all_of(extra.begin(), extra.end(), [](uint64_t w) { return !w; });
+}
+
+size_t DeviceSet::size() const {
+  size_t n = __builtin_popcountll(word0);
+  for (uint64_t w : extra)
+    n += __builtin_popcountll(w);
+  return n;
+}
+
+bool DeviceSet::operator==(const DeviceSet &o) const {
+  if (word0 != o.word0)
+    return false;
+  size_t n = std::max(extra.size(), o.extra.size());
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t a = i < extra.size() ? extra[i] : 0;
+    uint64_t b = i < o.extra.size() ? o.extra[i] : 0;
+    if (a != b)
+      return false;
+  }
+  return true;
+}
+
+bool DeviceSet::intersects(const DeviceSet &o) const {
+  if (word0 & o.word0)
+    return true;
+  size_t n = std::min(extra.size(), o.extra.size());
+  for (size_t i = 0; i < n; ++i)
+    if (extra[i] & o.extra[i])
+      return true;
+  return false;
+}
+
+void DeviceSet::unite(const DeviceSet &o) {
+  word0 |= o.word0;
+  if (extra.size() < o.extra.size())
+    extra.resize(o.extra.size(), 0);
+  for (size_t i = 0; i < o.extra.size(); ++i)
+    extra[i] |= o.extra[i];
+}
+
+std::vector<uint32_t> DeviceSet::ids() const {
+  std::vector<uint32_t> out;
+  for (uint32_t b = 0; b < 64; ++b)
+    if ((word0 >> b) & 1)
+      out.push_back(b);
+  for (size_t i = 0; i < extra.size(); ++i)
+    for (uint32_t b = 0; b < 64; ++b)
+      if ((extra[i] >> b) & 1)
+        out.push_back(uint32_t((i + 1) * 64 + b));
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Signature
+//===----------------------------------------------------------------------===//
+
+Signature Signature::measured(double s, double T, double d, double varT,
+                              double varD, DeviceSet devices) {
+  Signature x;
+  x.s = s;
+  x.T = T;
+  x.d = d;
+  x.varT = varT;
+  x.varD = varD;
+  x.varE = s * s * varT + varD; // CALCULUS.md section 1
+  x.clarkT = T;
+  x.devices = std::move(devices);
+  return x;
+}
+
+Signature Signature::idle(double s, double T, DeviceSet devices) {
+  return measured(s, T, 0, 0, 0, std::move(devices));
+}
+
+double Signature::sigmaE() const { return std::sqrt(std::max(0.0, varE)); }
+
+static bool badValue(double v) { return !(v >= 0) || !std::isfinite(v); }
+
+CompositionError checkSignature(const Signature &a) {
+  CompositionError e;
+  const char *field = nullptr;
+  double v = 0;
+  if (badValue(a.s))
+    field = "static power", v = a.s;
+  else if (badValue(a.T))
+    field = "time", v = a.T;
+  else if (badValue(a.d))
+    field = "dynamic energy", v = a.d;
+  else if (badValue(a.varT))
+    field = "variance of time", v = a.varT;
+  else if (badValue(a.varD))
+    field = "variance of dynamic energy", v = a.varD;
+  if (field) {
+    e.kind = CompositionError::Negative;
+    std::ostringstream os;
+    os << field << " must be finite and non-negative (Axiom P1); got " << v;
+    e.message = os.str();
+  }
+  return e;
+}
+
+static std::string formatDevices(const DeviceSet &d) {
+  std::ostringstream os;
+  os << "{";
+  bool first = true;
+  for (uint32_t id : d.ids()) {
+    os << (first ? "" : ", ") << id;
+    first = false;
+  }
+  os << "}";
+  return os.str();
+}
+
+// Static powers are calibration constants; two operands "share" one when they
+// agree to rounding.
+static bool samePower(double a, double b) {
+  return std::fabs(a - b) <= 1e-9 * std::max({1.0, std::fabs(a), std::fabs(b)});
+}
+
+// Section 2, sequential: T, d, var_T, var_E add; closure s' = (E - d') / T'.
+Signature seq(const Signature &a, const Signature &b, CompositionError &err) {
+  if (a.devices != b.devices) {
+    err.kind = CompositionError::SeqDevices;
+    err.message = "operands of seq must run on the same set of devices; got " +
+                  formatDevices(a.devices) + " and " +
+                  formatDevices(b.devices);
+  }
+  Signature r;
+  r.T = a.T + b.T;
+  r.d = a.d + b.d;
+  r.varT = a.varT + b.varT;
+  r.varD = a.varD + b.varD;
+  r.varE = a.varE + b.varE;
+  r.clarkT = a.clarkT + b.clarkT;
+  double e = a.E() + b.E();
+  // Property 5.3 closure; equal static powers stay exact.
+  if (a.s == b.s)
+    r.s = a.s;
+  else
+    r.s = r.T > 0 ? (e - r.d) / r.T : std::max(a.s, b.s);
+  r.devices = a.devices;
+  return r;
+}
+
+// Section 2, same-device parallel: static power drawn once over the makespan;
+// var_E = var_d_A + var_d_B + s^2 Var(max(T_A, T_B)).
+Signature par(const Signature &a, const Signature &b, CompositionError &err) {
+  if (a.devices != b.devices) {
+    err.kind = CompositionError::ParDevices;
+    err.message = "operands of par must share one device; got " +
+                  formatDevices(a.devices) + " and " +
+                  formatDevices(b.devices);
+  } else if (!samePower(a.s, b.s)) {
+    err.kind = CompositionError::ParStaticPower;
+    std::ostringstream os;
+    os << "operands of par must share one static power; got " << a.s
+       << " W and " << b.s << " W";
+    err.message = os.str();
+  }
+  MaxMoments m = clarkMax(a.T, a.varT, b.T, b.varT);
+  Signature r;
+  r.s = a.s;
+  r.T = std::max(a.T, b.T); // the paper's point prediction
+  r.d = a.d + b.d;
+  r.varT = m.var;
+  r.varD = a.varD + b.varD;
+  r.varE = r.varD + r.s * r.s * r.varT;
+  r.clarkT = clarkMax(a.clarkT, a.varT, b.clarkT, b.varT).mean;
+  r.devices = a.devices;
+  return r;
+}
+
+// Section 2, cross-device parallel: the shorter side is padded with idle at its
+// own static power, so s' = s_A + s_B and
+// var_E = var_d_A + var_d_B + (s_A + s_B)^2 Var(max(T_A, T_B)).
+Signature multi(const Signature &a, const Signature &b, CompositionError &err) {
+  if (a.devices.intersects(b.devices)) {
+    err.kind = CompositionError::MultiOverlap;
+    err.message =
+        "operands of multi must run on disjoint device sets; got " +
+        formatDevices(a.devices) + " and " + formatDevices(b.devices);
+  }
+  MaxMoments m = clarkMax(a.T, a.varT, b.T, b.varT);
+  Signature r;
+  r.s = a.s + b.s;
+  r.T = std::max(a.T, b.T);
+  r.d = a.d + b.d;
+  r.varT = m.var;
+  r.varD = a.varD + b.varD;
+  r.varE = r.varD + r.s * r.s * r.varT;
+  r.clarkT = clarkMax(a.clarkT, a.varT, b.clarkT, b.varT).mean;
+  r.devices = a.devices;
+  r.devices.unite(b.devices);
+  return r;
+}
+
+const char *opName(Op op) {
+  switch (op) {
+  case Op::Seq:
+    return "seq";
+  case Op::Par:
+    return "par";
+  case Op::Multi:
+    return "multi";
+  }
+  return "?";
+}
+
+bool Composer::add(const Signature &x) {
+  if (err)
+    return false;
+  if (count++ == 0) {
+    acc = x;
+    return true;
+  }
+  switch (op) {
+  case Op::Seq:
+    acc = seq(acc, x, err);
+    break;
+  case Op::Par:
+    acc = par(acc, x, err);
+    break;
+  case Op::Multi:
+    acc = multi(acc, x, err);
+    break;
+  }
+  return !err;
+}
+
+//===----------------------------------------------------------------------===//
+// Statistics
+//===----------------------------------------------------------------------===//
+
+double normalCdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
+
+double normalPdf(double x) {
+  static const double invSqrt2Pi = 0.39894228040143267794;
+  return invSqrt2Pi * std::exp(-0.5 * x * x);
+}
+
+// Clark (1961), "The greatest of a finite set of random variables", Eqs. for
+// the first two moments of max of two independent Gaussians.
+MaxMoments clarkMax(double mu1, double var1, double mu2, double var2) {
+  double theta = std::sqrt(std::max(0.0, var1) + std::max(0.0, var2));
+  if (theta == 0 ||
+      std::fabs(mu1 - mu2) > 40 * theta) { // deterministic or far apart
+    if (mu1 > mu2 || (mu1 == mu2 && var1 >= var2))
+      return {mu1, theta == 0 ? 0 : var1};
+    return {mu2, theta == 0 ? 0 : var2};
+  }
+  double a = (mu1 - mu2) / theta;
+  double pa = normalCdf(a), pna = normalCdf(-a), fa = normalPdf(a);
+  double m1 = mu1 * pa + mu2 * pna + theta * fa;
+  double m2 = (mu1 * mu1 + var1) * pa + (mu2 * mu2 + var2) * pna +
+              (mu1 + mu2) * theta * fa;
+  return {m1, std::max(0.0, m2 - m1 * m1)};
+}
+
+double normalQuantile(double p) {
+  if (!(p > 0 && p < 1))
+    return p == 0 ? -std::numeric_limits<double>::infinity()
+           : p == 1 ? std::numeric_limits<double>::infinity()
+                    : std::numeric_limits<double>::quiet_NaN();
+  // P. J. Acklam's rational approximation (relative error 1.15e-9) ...
+  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,
+                             -2.759285104469687e+02, 1.383577518672690e+02,
+                             -3.066479806614716e+01, 2.506628277459239e+00};
+  static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02,
+                             -1.556989798598866e+02, 6.680131188771972e+01,
+                             -1.328068155288572e+01};
+  static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01,
+                             -2.400758277161838e+00, -2.549732539343734e+00,
+                             4.374664141464968e+00,  2.938163982698783e+00};
+  static const double dd[] = {7.784695709041462e-03, 3.224671290700398e-01,
+                              2.445134137142996e+00, 3.754408661907416e+00};
+  const double plow = 0.02425, phigh = 1 - plow;
+  double x;
+  if (p < plow) {
+    double q = std::sqrt(-2 * std::log(p));
+    x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+        ((((dd[0] * q + dd[1]) * q + dd[2]) * q + dd[3]) * q + 1);
+  } else if (p <= phigh) {
+    double q = p - 0.5, r = q * q;
+    x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) *
+        q /
+        (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+  } else {
+    double q = std::sqrt(-2 * std::log(1 - p));
+    x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+        ((((dd[0] * q + dd[1]) * q + dd[2]) * q + dd[3]) * q + 1);
+  }
+  // ... refined by Halley's method on the exact CDF.
+  for (int i = 0; i < 2; ++i) {
+    double e = normalCdf(x) - p;
+    double u = e * std::sqrt(2 * M_PI) * std::exp(x * x / 2);
+    x = x - u / (1 + x * u / 2);
+  }
+  return x;
+}
+
+double twoSidedQuantile(double confidence) {
+  return normalQuantile(0.5 + confidence / 2);
+}
+
+Interval predictionInterval(const Signature &sig, double confidence,
+                            unsigned runs) {
+  double c = twoSidedQuantile(confidence);
+  double sigma = sig.sigmaE() / std::sqrt(double(runs ? runs : 1));
+  return {sig.E() - c * sigma, sig.E() + c * sigma};
+}
+
+bool clearlyBetter(const Interval &a, const Interval &b) { return a.hi < b.lo; }
+
+bool deviates(double ePred, double varPred, double eMeas, double varMeas,
+              double confidence, double covariance) {
+  double c = twoSidedQuantile(confidence);
+  double var = std::max(0.0, varPred + varMeas - 2 * covariance);
+  return std::fabs(ePred - eMeas) > c * std::sqrt(var);
+}
+
+} // namespace calculus
+} // namespace energy

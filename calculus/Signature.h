@@ -1,0 +1,154 @@
+//===- Signature.h - Energy signatures and the three operators --*- C++ -*-===//
+//
+// The algebra of the energy calculus (arXiv 2607.11087, CALCULUS.md sections
+// 1-3) as plain C++17: no MLIR, no I/O. Units are SI throughout: watts,
+// seconds, joules.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CALCULUS_SIGNATURE_H
+#define CALCULUS_SIGNATURE_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace energy {
+namespace calculus {
+
+/// A set of device indices. Devices 0..63 live in one inline word, so the
+/// common case never allocates; larger ids spill into `extra`.
+class DeviceSet {
+public:
+  DeviceSet() = default;
+  static DeviceSet single(uint32_t id) {
+    DeviceSet s;
+    s.insert(id);
+    return s;
+  }
+  void insert(uint32_t id);
+  bool contains(uint32_t id) const;
+  bool empty() const;
+  size_t size() const;
+  bool operator==(const DeviceSet &o) const;
+  bool operator!=(const DeviceSet &o) const { return !(*this == o); }
+  bool intersects(const DeviceSet &o) const;
+  void unite(const DeviceSet &o);
+  /// Sorted list of member ids.
+  std::vector<uint32_t> ids() const;
+
+private:
+  uint64_t word0 = 0;
+  std::vector<uint64_t> extra; // words 1..n
+};
+
+/// The signature of an energy element (CALCULUS.md section 1): static power s,
+/// time T, dynamic energy d = E - s T, their variances, and the devices.
+///
+/// `varE` is carried explicitly: for a directly measured element it is
+/// s^2 var_T + var_d; for a composite it is what the operator's propagation
+/// rule gives (section 2), which for sequential composition of elements at
+/// different static powers is not expressible from the summary s' alone.
+///
+/// `clarkT` is the distributional refinement of the makespan (Clark's E[max]
+/// through every par/multi); it is never mixed into T, the point prediction.
+struct Signature {
+  double s = 0;      ///< static power, W
+  double T = 0;      ///< time, s
+  double d = 0;      ///< dynamic energy, J
+  double varT = 0;   ///< variance of T, s^2
+  double varD = 0;   ///< variance of d, J^2
+  double varE = 0;   ///< variance of E, J^2
+  double clarkT = 0; ///< E[makespan] under Clark's refinement, s
+  DeviceSet devices;
+
+  /// A directly measured element (Axiom P1, var_E = s^2 var_T + var_d).
+  static Signature measured(double s, double T, double d, double varT,
+                            double varD, DeviceSet devices);
+  /// An idle element: zero dynamic energy, static power of its device.
+  static Signature idle(double s, double T, DeviceSet devices);
+
+  double E() const { return s * T + d; }
+  double staticEnergy() const { return s * T; }
+  double sigmaE() const;
+};
+
+/// Why a composition was refused: the side conditions of section 2.
+struct CompositionError {
+  enum Kind { None, ParDevices, ParStaticPower, MultiOverlap, SeqDevices,
+              Negative };
+  Kind kind = None;
+  std::string message;
+  explicit operator bool() const { return kind != None; }
+};
+
+/// Checks Axiom P1 (s, T, d and the variances non-negative and finite).
+CompositionError checkSignature(const Signature &a);
+
+/// Binary operators. On a side-condition violation `err` is set and the
+/// returned signature is unspecified.
+Signature seq(const Signature &a, const Signature &b, CompositionError &err);
+Signature par(const Signature &a, const Signature &b, CompositionError &err);
+Signature multi(const Signature &a, const Signature &b, CompositionError &err);
+
+enum class Op { Seq, Par, Multi };
+const char *opName(Op op);
+
+/// n-ary composition as the left fold of the binary operator (all three are
+/// associative, section 2). Accumulates in place so that folding millions of
+/// operands costs no allocation.
+class Composer {
+public:
+  explicit Composer(Op op) : op(op) {}
+  /// Adds the next operand; returns false (and fills error()) on a violated
+  /// side condition. Operand index is counted from 0.
+  bool add(const Signature &x);
+  bool empty() const { return count == 0; }
+  size_t size() const { return count; }
+  const Signature &result() const { return acc; }
+  const CompositionError &error() const { return err; }
+
+private:
+  Op op;
+  size_t count = 0;
+  Signature acc;
+  CompositionError err;
+};
+
+/// Moments of max(X1, X2) for independent Gaussians (Clark 1961).
+struct MaxMoments {
+  double mean;
+  double var;
+};
+MaxMoments clarkMax(double mu1, double var1, double mu2, double var2);
+
+/// Standard normal CDF and density.
+double normalCdf(double x);
+double normalPdf(double x);
+/// Inverse standard normal CDF (Acklam's rational approximation refined by
+/// one Halley step: ~1e-15 relative).
+double normalQuantile(double p);
+/// Two-sided Gaussian quantile c_alpha for a confidence level, e.g. 0.95 ->
+/// 1.95996.
+double twoSidedQuantile(double confidence);
+
+struct Interval {
+  double lo, hi;
+};
+/// Prediction interval E +- c_alpha sigma_E (section 3); with runs > 1 the
+/// interval for the mean of that many runs (sigma / sqrt(n)).
+Interval predictionInterval(const Signature &sig, double confidence,
+                            unsigned runs = 1);
+/// A beats B only when A's upper bound is below B's lower bound.
+bool clearlyBetter(const Interval &a, const Interval &b);
+
+/// Eq. 23 deviation test: composition failed when
+/// |E_pred - E_meas| > c_alpha sqrt(var_pred + var_meas - 2 Cov(pred, meas))
+/// (Appendix F; the default assumes independent errors, Cov = 0).
+bool deviates(double ePred, double varPred, double eMeas, double varMeas,
+              double confidence, double covariance = 0);
+
+} // namespace calculus
+} // namespace energy
+
+#endif // CALCULUS_SIGNATURE_H

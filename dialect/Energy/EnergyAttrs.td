@@ -1,0 +1,83 @@
+//===- EnergyAttrs.td - energy dialect attributes ----------*- tablegen -*-===//
+
+#ifndef ENERGY_ATTRS_TD
+#define ENERGY_ATTRS_TD
+
+include "dialect/Energy/EnergyDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+
+class Energy_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Energy_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+def Energy_SignatureAttr : Energy_Attr<"Signature", "sig"> {
+  let summary = "an energy signature: static power, time, dynamic energy and "
+                "their uncertainty";
+  let description = [{
+    `#energy.sig<s = 61 W, T = 1.55 ms, d = 900 mJ, sigma_T = 10 us,
+    sigma_d = 5 mJ>`. `T` and `d` are required; `s` overrides the static
+    power of the element's device; `sigma_T` and `sigma_d` are standard
+    deviations (default 0). `sigma_E` is written by `--energy-evaluate` on
+    composites, whose variance of E is not a function of the summary fields
+    (CALCULUS.md section 2). Keys may appear in any order; values carry SI
+    units and are stored in W, s and J.
+  }];
+  // APFloat, because MLIR uniques attributes by hash and LLVM hashes no
+  // double; the builder and accessors below speak double.
+  let parameters = (ins "::llvm::APFloat":$T, "::llvm::APFloat":$d,
+                        "::llvm::APFloat":$sigmaT, "::llvm::APFloat":$sigmaD,
+                        "std::optional<::llvm::APFloat>":$s,
+                        "std::optional<::llvm::APFloat>":$sigmaE);
+  let builders = [
+    AttrBuilder<(ins "double":$T, "double":$d, "double":$sigmaT,
+                     "double":$sigmaD, "std::optional<double>":$s,
+                     "std::optional<double>":$sigmaE), [{
+      auto opt = [](std::optional<double> v) -> std::optional<::llvm::APFloat> {
+        if (!v)
+          return std::nullopt;
+        return ::llvm::APFloat(*v);
+      };
+      return $_get($_ctxt, ::llvm::APFloat(T), ::llvm::APFloat(d),
+                   ::llvm::APFloat(sigmaT), ::llvm::APFloat(sigmaD), opt(s),
+                   opt(sigmaE));
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    double time() const { return getT().convertToDouble(); }
+    double dynamicEnergy() const { return getD().convertToDouble(); }
+    double sigmaTime() const { return getSigmaT().convertToDouble(); }
+    double sigmaDynamic() const { return getSigmaD().convertToDouble(); }
+    std::optional<double> staticPower() const {
+      if (!getS())
+        return std::nullopt;
+      return getS()->convertToDouble();
+    }
+    std::optional<double> sigmaEnergy() const {
+      if (!getSigmaE())
+        return std::nullopt;
+      return getSigmaE()->convertToDouble();
+    }
+  }];
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+def Energy_OpPointAttr : Energy_Attr<"OpPoint", "op_point"> {
+  let summary = "an operating point: clocks, power cap, SM share";
+  let description = [{
+    `#energy.op_point<sm_mhz = 1410, mem_mhz = 1593, power_cap = 400 W,
+    sm_share = 0.97>`. Every field is optional; clocks are positive integers
+    in MHz, the power cap a positive power, the SM share in (0, 1]. The
+    device-wide part (clocks, cap) determines static power; `sm_share` is
+    the per-element part (CALCULUS.md section 1, omega).
+  }];
+  let parameters = (ins "std::optional<int64_t>":$smMhz,
+                        "std::optional<int64_t>":$memMhz,
+                        "std::optional<::llvm::APFloat>":$powerCap,
+                        "std::optional<::llvm::APFloat>":$smShare);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+#endif // ENERGY_ATTRS_TD

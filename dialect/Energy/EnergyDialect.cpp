@@ -1,0 +1,288 @@
+//===- EnergyDialect.cpp - energy dialect and attributes ------------------===//
+
+#include "dialect/Energy/Energy.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace energy;
+
+#include "dialect/Energy/EnergyDialect.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialect/Energy/EnergyAttrs.cpp.inc"
+
+void EnergyDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "dialect/Energy/EnergyAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "dialect/Energy/EnergyOps.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Quantities
+//===----------------------------------------------------------------------===//
+
+static const char *dimensionName(Dimension dim) {
+  switch (dim) {
+  case Dimension::Power:
+    return "power";
+  case Dimension::Time:
+    return "time";
+  case Dimension::Energy:
+    return "energy";
+  }
+  return "";
+}
+
+ParseResult energy::parseQuantity(AsmParser &parser, Dimension dim,
+                                  double &value) {
+  bool negative = succeeded(parser.parseOptionalMinus());
+  double mantissa = 0;
+  int64_t integer = 0;
+  OptionalParseResult intResult = parser.parseOptionalInteger(integer);
+  if (intResult.has_value()) {
+    if (failed(*intResult))
+      return failure();
+    mantissa = double(integer);
+  } else if (parser.parseFloat(mantissa)) {
+    return failure();
+  }
+  if (negative)
+    mantissa = -mantissa;
+  SMLoc unitLoc = parser.getCurrentLocation();
+  StringRef unit;
+  if (failed(parser.parseOptionalKeyword(&unit)))
+    return parser.emitError(unitLoc)
+           << "expected a " << dimensionName(dim) << " unit ("
+           << acceptedUnits(dim) << ") after the number";
+  std::optional<double> scale = unitScale(unit.str(), dim);
+  if (!scale)
+    return parser.emitError(unitLoc)
+           << "'" << unit << "' is not a " << dimensionName(dim)
+           << " unit; expected one of " << acceptedUnits(dim);
+  value = applyScale(mantissa, *scale);
+  return success();
+}
+
+void energy::printQuantity(AsmPrinter &printer, double value, Dimension dim) {
+  printer << formatQuantity(value, dim);
+}
+
+//===----------------------------------------------------------------------===//
+// SignatureAttr
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct SigField {
+  const char *key;
+  Dimension dim;
+};
+// Order of printing; parsing accepts any order.
+const SigField sigFields[] = {{"s", Dimension::Power},
+                              {"T", Dimension::Time},
+                              {"d", Dimension::Energy},
+                              {"sigma_T", Dimension::Time},
+                              {"sigma_d", Dimension::Energy},
+                              {"sigma_E", Dimension::Energy}};
+} // namespace
+
+Attribute SignatureAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  std::optional<double> values[6];
+  auto parseField = [&]() -> ParseResult {
+    SMLoc keyLoc = parser.getCurrentLocation();
+    StringRef key;
+    if (parser.parseKeyword(&key))
+      return failure();
+    int idx = -1;
+    for (int i = 0; i < 6; ++i)
+      if (key == sigFields[i].key)
+        idx = i;
+    if (idx < 0)
+      return parser.emitError(keyLoc)
+             << "unknown signature field '" << key
+             << "'; expected s, T, d, sigma_T, sigma_d or sigma_E";
+    if (values[idx])
+      return parser.emitError(keyLoc)
+             << "signature field '" << key << "' given twice";
+    double v;
+    if (parser.parseEqual() || parseQuantity(parser, sigFields[idx].dim, v))
+      return failure();
+    values[idx] = v;
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::LessGreater,
+                                     parseField))
+    return {};
+  if (!values[1] || !values[2])
+    return parser.emitError(loc) << "a signature needs both the time `T` "
+                                    "and the dynamic energy `d`",
+           Attribute();
+  auto opt = [](std::optional<double> v) -> std::optional<APFloat> {
+    if (!v)
+      return std::nullopt;
+    return APFloat(*v);
+  };
+  return parser.getChecked<SignatureAttr>(
+      loc, parser.getContext(), APFloat(*values[1]), APFloat(*values[2]),
+      APFloat(values[3].value_or(0)), APFloat(values[4].value_or(0)),
+      opt(values[0]), opt(values[5]));
+}
+
+void SignatureAttr::print(AsmPrinter &printer) const {
+  printer << "<";
+  if (auto s = staticPower())
+    printer << "s = " << formatQuantity(*s, Dimension::Power) << ", ";
+  printer << "T = " << formatQuantity(time(), Dimension::Time)
+          << ", d = " << formatQuantity(dynamicEnergy(), Dimension::Energy);
+  if (sigmaTime() != 0)
+    printer << ", sigma_T = " << formatQuantity(sigmaTime(), Dimension::Time);
+  if (sigmaDynamic() != 0)
+    printer << ", sigma_d = "
+            << formatQuantity(sigmaDynamic(), Dimension::Energy);
+  if (auto sigmaE = sigmaEnergy())
+    printer << ", sigma_E = " << formatQuantity(*sigmaE, Dimension::Energy);
+  printer << ">";
+}
+
+static LogicalResult checkNonNegative(function_ref<InFlightDiagnostic()> emit,
+                                      const char *what, double v,
+                                      Dimension dim) {
+  if (v >= 0 && std::isfinite(v))
+    return success();
+  return emit() << what << " must be finite and non-negative (Axiom P1); got "
+                << formatQuantity(v, dim);
+}
+
+LogicalResult SignatureAttr::verify(function_ref<InFlightDiagnostic()> emit,
+                                    APFloat T, APFloat d, APFloat sigmaT,
+                                    APFloat sigmaD, std::optional<APFloat> s,
+                                    std::optional<APFloat> sigmaE) {
+  if (failed(checkNonNegative(emit, "time T", T.convertToDouble(),
+                              Dimension::Time)) ||
+      failed(checkNonNegative(emit, "dynamic energy d", d.convertToDouble(),
+                              Dimension::Energy)) ||
+      failed(checkNonNegative(emit, "standard deviation sigma_T",
+                              sigmaT.convertToDouble(), Dimension::Time)) ||
+      failed(checkNonNegative(emit, "standard deviation sigma_d",
+                              sigmaD.convertToDouble(), Dimension::Energy)))
+    return failure();
+  if (s && failed(checkNonNegative(emit, "static power s", s->convertToDouble(),
+                                   Dimension::Power)))
+    return failure();
+  if (sigmaE &&
+      failed(checkNonNegative(emit, "standard deviation sigma_E",
+                              sigmaE->convertToDouble(), Dimension::Energy)))
+    return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// OpPointAttr
+//===----------------------------------------------------------------------===//
+
+Attribute OpPointAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  std::optional<int64_t> sm, mem;
+  std::optional<double> cap, share;
+  auto parseField = [&]() -> ParseResult {
+    SMLoc keyLoc = parser.getCurrentLocation();
+    StringRef key;
+    if (parser.parseKeyword(&key) || parser.parseEqual())
+      return failure();
+    auto twice = [&]() {
+      return parser.emitError(keyLoc)
+             << "operating-point field '" << key << "' given twice";
+    };
+    if (key == "sm_mhz" || key == "mem_mhz") {
+      std::optional<int64_t> &slot = key == "sm_mhz" ? sm : mem;
+      if (slot)
+        return twice();
+      int64_t v;
+      if (parser.parseInteger(v))
+        return failure();
+      slot = v;
+      return success();
+    }
+    if (key == "power_cap") {
+      if (cap)
+        return twice();
+      double v;
+      if (parseQuantity(parser, Dimension::Power, v))
+        return failure();
+      cap = v;
+      return success();
+    }
+    if (key == "sm_share") {
+      if (share)
+        return twice();
+      double v;
+      if (parser.parseFloat(v))
+        return failure();
+      share = v;
+      return success();
+    }
+    return parser.emitError(keyLoc)
+           << "unknown operating-point field '" << key
+           << "'; expected sm_mhz, mem_mhz, power_cap or sm_share";
+  };
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::LessGreater,
+                                     parseField))
+    return {};
+  auto opt = [](std::optional<double> v) -> std::optional<APFloat> {
+    if (!v)
+      return std::nullopt;
+    return APFloat(*v);
+  };
+  return parser.getChecked<OpPointAttr>(loc, parser.getContext(), sm, mem,
+                                        opt(cap), opt(share));
+}
+
+void OpPointAttr::print(AsmPrinter &printer) const {
+  printer << "<";
+  llvm::ListSeparator listSep;
+  auto sep = [&]() { return StringRef(listSep); };
+  if (getSmMhz())
+    printer << sep() << "sm_mhz = " << *getSmMhz();
+  if (getMemMhz())
+    printer << sep() << "mem_mhz = " << *getMemMhz();
+  if (getPowerCap())
+    printer << sep() << "power_cap = "
+            << formatQuantity(getPowerCap()->convertToDouble(),
+                              Dimension::Power);
+  if (getSmShare())
+    printer << sep() << "sm_share = " << getSmShare()->convertToDouble();
+  printer << ">";
+}
+
+LogicalResult OpPointAttr::verify(function_ref<InFlightDiagnostic()> emit,
+                                  std::optional<int64_t> sm,
+                                  std::optional<int64_t> mem,
+                                  std::optional<APFloat> capF,
+                                  std::optional<APFloat> shareF) {
+  std::optional<double> cap, share;
+  if (capF)
+    cap = capF->convertToDouble();
+  if (shareF)
+    share = shareF->convertToDouble();
+  if (sm && *sm <= 0)
+    return emit() << "SM clock must be positive; got " << *sm << " MHz";
+  if (mem && *mem <= 0)
+    return emit() << "memory clock must be positive; got " << *mem << " MHz";
+  if (cap && !(*cap > 0 && std::isfinite(*cap)))
+    return emit() << "power cap must be positive; got "
+                  << formatQuantity(*cap, Dimension::Power);
+  if (share && !(*share > 0 && *share <= 1))
+    return emit() << "SM share must lie in (0, 1]; got " << *share;
+  return success();
+}

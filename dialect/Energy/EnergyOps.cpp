@@ -1,0 +1,187 @@
+//===- EnergyOps.cpp - energy dialect operations --------------------------===//
+
+#include "dialect/Energy/Energy.h"
+#include "dialect/Energy/EnergyTree.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace energy;
+
+//===----------------------------------------------------------------------===//
+// Custom directives: quantities stored as F64 in SI base units.
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseQuantityAttr(OpAsmParser &parser, FloatAttr &attr,
+                                     Dimension dim) {
+  double v;
+  if (parseQuantity(parser, dim, v))
+    return failure();
+  attr = parser.getBuilder().getF64FloatAttr(v);
+  return success();
+}
+
+static ParseResult parsePower(OpAsmParser &parser, FloatAttr &attr) {
+  return parseQuantityAttr(parser, attr, Dimension::Power);
+}
+static void printPower(OpAsmPrinter &p, Operation *, FloatAttr attr) {
+  printQuantity(p, attr.getValueAsDouble(), Dimension::Power);
+}
+static ParseResult parseTime(OpAsmParser &parser, FloatAttr &attr) {
+  return parseQuantityAttr(parser, attr, Dimension::Time);
+}
+static void printTime(OpAsmPrinter &p, Operation *, FloatAttr attr) {
+  printQuantity(p, attr.getValueAsDouble(), Dimension::Time);
+}
+static ParseResult parseOptionalEnergy(OpAsmParser &parser, FloatAttr &attr) {
+  if (failed(parser.parseOptionalKeyword("dynamic")))
+    return success();
+  return parseQuantityAttr(parser, attr, Dimension::Energy);
+}
+static void printOptionalEnergy(OpAsmPrinter &p, Operation *, FloatAttr attr) {
+  if (!attr)
+    return;
+  p << "dynamic ";
+  printQuantity(p, attr.getValueAsDouble(), Dimension::Energy);
+}
+
+#define GET_OP_CLASSES
+#include "dialect/Energy/EnergyOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Verifiers. Per-op checks live here; everything that depends on a whole
+// tree (side conditions of par/multi/seq, device symbols, duplicate names) is
+// checked once per tree, at its root, by one linear walk (EnergyTree.cpp).
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyIfRoot(Operation *op) {
+  if (!isTreeRoot(op))
+    return success();
+  return composeTree(op, TreeMode::Verify);
+}
+
+LogicalResult DeviceOp::verify() {
+  double s = getStaticPower().convertToDouble();
+  if (!(s >= 0) || !std::isfinite(s))
+    return emitOpError("static power must be finite and non-negative; got ")
+           << formatQuantity(s, Dimension::Power);
+  return success();
+}
+
+LogicalResult ElementOp::verify() { return verifyIfRoot(*this); }
+
+LogicalResult IdleOp::verify() {
+  double t = getDuration().convertToDouble();
+  if (!(t >= 0) || !std::isfinite(t))
+    return emitOpError("duration must be finite and non-negative; got ")
+           << formatQuantity(t, Dimension::Time);
+  if (auto dyn = getDynamicAttr(); dyn && dyn.getValueAsDouble() != 0)
+    return emitOpError("an idle element has no dynamic energy; got ")
+           << formatQuantity(dyn.getValueAsDouble(), Dimension::Energy);
+  return verifyIfRoot(*this);
+}
+
+static LogicalResult verifyComposition(Operation *op) {
+  if (op->getRegion(0).empty() || op->getRegion(0).front().empty())
+    return op->emitOpError("must contain at least one element or composition");
+  return verifyIfRoot(op);
+}
+
+LogicalResult SeqOp::verifyRegions() { return verifyComposition(*this); }
+LogicalResult ParOp::verifyRegions() { return verifyComposition(*this); }
+LogicalResult MultiOp::verifyRegions() { return verifyComposition(*this); }
+
+LogicalResult CompositeOp::verifyRegions() {
+  if (getBody().empty() || getBody().front().empty())
+    return emitOpError("is a measured composite but keeps no parts; "
+                       "a measured element without parts is energy.element");
+  return verifyIfRoot(*this);
+}
+
+//===----------------------------------------------------------------------===//
+// Canonicalization
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Associativity: an unnamed composition nested directly in one of the same
+/// kind is spliced into its parent. Named ones are kept: their names are how
+/// reports and users refer to them.
+template <typename OpTy>
+struct FlattenNested : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy inner,
+                                PatternRewriter &rewriter) const override {
+    auto outer = dyn_cast_or_null<OpTy>(inner->getParentOp());
+    if (!outer || inner.getSymNameAttr())
+      return failure();
+    rewriter.inlineBlockBefore(&inner.getBody().front(), inner);
+    rewriter.eraseOp(inner);
+    // The parent's closure, if any, was computed for another fold order.
+    if (outer.getClosureAttr())
+      rewriter.modifyOpInPlace(outer, [&] { outer.removeClosureAttr(); });
+    return success();
+  }
+};
+
+bool isCompositionParent(Operation *op) {
+  return op && isa<SeqOp, ParOp, MultiOp, CompositeOp>(op);
+}
+
+/// A zero-length idle holds nothing. It stays only where removing it would
+/// leave its composition empty.
+struct DropZeroIdle : OpRewritePattern<IdleOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(IdleOp idle,
+                                PatternRewriter &rewriter) const override {
+    if (idle.getDuration().convertToDouble() != 0)
+      return failure();
+    Operation *parent = idle->getParentOp();
+    if (isCompositionParent(parent) && llvm::hasSingleElement(
+                                           idle->getBlock()->getOperations()))
+      return failure();
+    rewriter.eraseOp(idle);
+    return success();
+  }
+};
+
+/// Consecutive idles on one device in a sequence are one idle.
+struct MergeAdjacentIdles : OpRewritePattern<IdleOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(IdleOp idle,
+                                PatternRewriter &rewriter) const override {
+    if (!isa_and_nonnull<SeqOp>(idle->getParentOp()))
+      return failure();
+    auto next = dyn_cast_or_null<IdleOp>(idle->getNextNode());
+    if (!next || next.getDeviceAttr() != idle.getDeviceAttr() ||
+        idle.getDynamicAttr() || next.getDynamicAttr())
+      return failure();
+    double sum = idle.getDuration().convertToDouble() +
+                 next.getDuration().convertToDouble();
+    rewriter.modifyOpInPlace(idle, [&] {
+      idle.setDurationAttr(rewriter.getF64FloatAttr(sum));
+    });
+    rewriter.eraseOp(next);
+    return success();
+  }
+};
+} // namespace
+
+void IdleOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                         MLIRContext *context) {
+  results.add<DropZeroIdle, MergeAdjacentIdles>(context);
+}
+void SeqOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                        MLIRContext *context) {
+  results.add<FlattenNested<SeqOp>>(context);
+}
+void ParOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                        MLIRContext *context) {
+  results.add<FlattenNested<ParOp>>(context);
+}
+void MultiOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                          MLIRContext *context) {
+  results.add<FlattenNested<MultiOp>>(context);
+}

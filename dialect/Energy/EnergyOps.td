@@ -1,0 +1,142 @@
+//===- EnergyOps.td - energy dialect operations ------------*- tablegen -*-===//
+
+#ifndef ENERGY_OPS_TD
+#define ENERGY_OPS_TD
+
+include "dialect/Energy/EnergyDialect.td"
+include "dialect/Energy/EnergyAttrs.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/OpBase.td"
+
+def Energy_DeviceOp : Energy_Op<"device", [Symbol]> {
+  let summary = "a device (or a lockstep device group) with its static power";
+  let description = [{
+    ```mlir
+    energy.device @tp2 kind "2xA100-SXM4" static 120 W
+    ```
+    Declares a device that elements run on. `static` is the power the device
+    draws whenever it is held at its device-wide operating point (Axiom P2:
+    drawn once however many elements run on it). Devices that run in
+    lockstep (a tensor-parallel pair) may be declared as one device with
+    their static powers summed, as the paper's section 2.4 does.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$kind,
+                       F64Attr:$static_power,
+                       OptionalAttr<Energy_OpPointAttr>:$op_point);
+  let assemblyFormat = [{
+    $sym_name `kind` $kind `static` custom<Power>($static_power)
+    (`at` $op_point^)? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Energy_ElementOp : Energy_Op<"element"> {
+  let summary = "an energy element: a kernel, layer, stage, step or job";
+  let description = [{
+    ```mlir
+    energy.element @prefix on @tp2 sig <T = 1.55 ms, d = 900 mJ, sigma_T = 10 us>
+    ```
+    A leaf of the composition with its signature. The static power is the
+    device's unless the signature overrides it (`s = 61 W`). An element
+    without a signature is valid IR (a later pass fills it) but cannot be
+    evaluated.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, FlatSymbolRefAttr:$device,
+                       OptionalAttr<Energy_SignatureAttr>:$sig,
+                       OptionalAttr<Energy_OpPointAttr>:$op_point);
+  let assemblyFormat = [{
+    $sym_name `on` $device (`sig` $sig^)? (`at` $op_point^)? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Energy_IdleOp : Energy_Op<"idle"> {
+  let summary = "an idle element: a device held without work";
+  let description = [{
+    ```mlir
+    energy.idle on @gpu1 for 2 ms
+    ```
+    Zero dynamic energy, the static power of its device, a duration set by
+    the schedule (CALCULUS.md section 1). A `dynamic` energy may be written
+    only to be rejected: idle elements have none.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$device, F64Attr:$duration,
+                       OptionalAttr<F64Attr>:$dynamic);
+  let assemblyFormat = [{
+    `on` $device `for` custom<Time>($duration) custom<OptionalEnergy>($dynamic)
+    attr-dict
+  }];
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
+class Energy_CompositionOp<string mnemonic, string symbol>
+    : Energy_Op<mnemonic, [NoTerminator, SingleBlock, NoRegionArguments]> {
+  let arguments = (ins OptionalAttr<SymbolNameAttr>:$sym_name,
+                       OptionalAttr<Energy_SignatureAttr>:$closure);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    ($sym_name^)? (`->` `sig` $closure^)? attr-dict-with-keyword $body
+  }];
+  let hasRegionVerifier = 1;
+  let hasCanonicalizer = 1;
+  let extraClassDeclaration = [{
+    static constexpr const char *operatorSymbol = "}] # symbol # [{";
+  }];
+}
+
+def Energy_SeqOp : Energy_CompositionOp<"seq", "⊗"> {
+  let summary = "sequential composition (⊗)";
+  let description = [{
+    Operands run one after another on the same set of devices.
+    `T = sum T_i`, `d = sum d_i`, `var_E = sum var_E_i` (CALCULUS.md
+    section 2). `--energy-evaluate` attaches the closure signature as
+    `-> sig <...>` (Property 5.3: every composite is an element).
+  }];
+}
+
+def Energy_ParOp : Energy_CompositionOp<"par", "⊕"> {
+  let summary = "same-device parallel composition (⊕)";
+  let description = [{
+    Operands start together on ONE device with ONE static power, which is
+    drawn once over the makespan: `E = s max(T_i) + sum d_i`,
+    `var_E = sum var_d_i + s^2 Var(max T_i)` with Clark's Var(max), folded
+    pairwise. Later starters are written `energy.seq { energy.idle ...; X }`.
+  }];
+}
+
+def Energy_MultiOp : Energy_CompositionOp<"multi", "⊕multi"> {
+  let summary = "cross-device parallel composition (⊕multi)";
+  let description = [{
+    Operands start together on disjoint device sets; shorter ones are padded
+    with idle at their own static power:
+    `E = (sum s_i) max(T_i) + sum d_i`,
+    `var_E = sum var_d_i + (sum s_i)^2 Var(max T_i)`.
+  }];
+}
+
+def Energy_CompositeOp : Energy_Op<"composite",
+    [NoTerminator, SingleBlock, NoRegionArguments]> {
+  let summary = "a directly measured composite";
+  let description = [{
+    ```mlir
+    energy.composite @layer sig <T = 4.32 ms, d = 2.8 J> {
+      energy.element @a on @gpu ...
+    }
+    ```
+    A composite characterized as a whole (for example because its parts
+    interact). It contributes its own measured signature; its parts are kept
+    for reference and evaluated only to report their closures. Its devices
+    are the union of its parts'; its static power is `s` of its signature,
+    or the sum of those devices' static powers.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       OptionalAttr<Energy_SignatureAttr>:$sig);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $sym_name (`sig` $sig^)? attr-dict-with-keyword $body
+  }];
+  let hasRegionVerifier = 1;
+}
+
+#endif // ENERGY_OPS_TD

@@ -1,0 +1,42 @@
+//===- EnergyTree.h - From energy IR to the calculus ------------*- C++ -*-===//
+//
+// One linear walk over an `energy` tree turns it into calculus signatures.
+// The verifier runs it (side conditions, names, devices) and
+// `--energy-evaluate` runs it (closures, totals), so both apply the same
+// rules and neither re-implements the algebra: that lives in calculus/.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DIALECT_ENERGY_ENERGYTREE_H
+#define DIALECT_ENERGY_ENERGYTREE_H
+
+#include "calculus/Signature.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+namespace energy {
+
+enum class TreeMode {
+  /// Structural checks only: elements without a signature count as empty.
+  Verify,
+  /// Every element needs a signature: a missing one is an error naming it.
+  Evaluate,
+};
+
+/// True for the ops that form energy trees (elements, idles, compositions).
+bool isTreeOp(mlir::Operation *op);
+/// True when `op` is a tree op whose parent is not a composition.
+bool isTreeRoot(mlir::Operation *op);
+
+/// Walks the tree rooted at `root` and composes it. `onComposite` (optional)
+/// sees every seq/par/multi/composite op with its signature, children first.
+/// Errors are emitted as located diagnostics.
+mlir::FailureOr<calculus::Signature> composeTree(
+    mlir::Operation *root, TreeMode mode,
+    llvm::function_ref<void(mlir::Operation *, const calculus::Signature &)>
+        onComposite = nullptr);
+
+} // namespace energy
+
+#endif // DIALECT_ENERGY_ENERGYTREE_H

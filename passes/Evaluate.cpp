@@ -1,0 +1,140 @@
+//===- Evaluate.cpp - --energy-evaluate -----------------------------------===//
+//
+// Thin pass: the walk is EnergyTree.cpp, the algebra calculus/. This file
+// attaches what they compute and writes the report.
+//
+//===----------------------------------------------------------------------===//
+
+#include "calculus/Signature.h"
+#include "dialect/Energy/Energy.h"
+#include "dialect/Energy/EnergyTree.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+
+namespace energy {
+#define GEN_PASS_DEF_ENERGYEVALUATE
+#include "passes/Passes.h.inc"
+} // namespace energy
+
+using namespace mlir;
+using namespace energy;
+
+namespace {
+
+std::string describeLoc(Location loc) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  loc.print(os);
+  return s;
+}
+
+/// The report fields (docs/REPORT.md); the same keys name the `energy.total`
+/// attribute on each root.
+llvm::json::Object summarize(const calculus::Signature &sig,
+                             double confidence) {
+  calculus::Interval iv = calculus::predictionInterval(sig, confidence);
+  return llvm::json::Object{{"E_J", sig.E()},
+                            {"T_s", sig.T},
+                            {"d_J", sig.d},
+                            {"static_J", sig.staticEnergy()},
+                            {"s_W", sig.s},
+                            {"sigma_E_J", sig.sigmaE()},
+                            {"interval_J", llvm::json::Array{iv.lo, iv.hi}},
+                            {"T_clark_s", sig.clarkT}};
+}
+
+StringRef nameOf(Operation *op) {
+  if (auto name = op->getAttrOfType<StringAttr>("sym_name"))
+    return name.getValue();
+  return "";
+}
+
+struct EnergyEvaluatePass
+    : public energy::impl::EnergyEvaluateBase<EnergyEvaluatePass> {
+  using EnergyEvaluateBase::EnergyEvaluateBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (!(confidence > 0 && confidence < 1)) {
+      module.emitError("energy-evaluate: confidence must lie in (0, 1); got ")
+          << confidence;
+      return signalPassFailure();
+    }
+    MLIRContext *ctx = &getContext();
+    Builder b(ctx);
+    llvm::json::Array roots, composites;
+    bool failedAny = false;
+
+    auto onComposite = [&](Operation *op, const calculus::Signature &sig) {
+      if (!isa<CompositeOp>(op))
+        op->setAttr("closure",
+                    SignatureAttr::get(ctx, sig.T, sig.d, std::sqrt(sig.varT),
+                                       std::sqrt(sig.varD), sig.s,
+                                       sig.sigmaE()));
+      if (!report.empty()) {
+        llvm::json::Object entry = summarize(sig, confidence);
+        entry["name"] = nameOf(op);
+        entry["op"] = op->getName().getStringRef();
+        entry["loc"] = describeLoc(op->getLoc());
+        composites.push_back(std::move(entry));
+      }
+    };
+
+    module->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (!isTreeRoot(op))
+        return WalkResult::advance();
+      FailureOr<calculus::Signature> sig =
+          composeTree(op, TreeMode::Evaluate, onComposite);
+      if (failed(sig)) {
+        failedAny = true;
+        return WalkResult::skip();
+      }
+      calculus::Interval iv = calculus::predictionInterval(*sig, confidence);
+      NamedAttribute fields[] = {
+          b.getNamedAttr("E_J", b.getF64FloatAttr(sig->E())),
+          b.getNamedAttr("T_s", b.getF64FloatAttr(sig->T)),
+          b.getNamedAttr("d_J", b.getF64FloatAttr(sig->d)),
+          b.getNamedAttr("static_J", b.getF64FloatAttr(sig->staticEnergy())),
+          b.getNamedAttr("sigma_E_J", b.getF64FloatAttr(sig->sigmaE())),
+          b.getNamedAttr("interval_J",
+                         b.getF64ArrayAttr({iv.lo, iv.hi})),
+          b.getNamedAttr("confidence", b.getF64FloatAttr(confidence)),
+          b.getNamedAttr("T_clark_s", b.getF64FloatAttr(sig->clarkT)),
+      };
+      op->setAttr("energy.total", b.getDictionaryAttr(fields));
+      if (!report.empty()) {
+        llvm::json::Object entry = summarize(*sig, confidence);
+        entry["name"] = nameOf(op);
+        entry["op"] = op->getName().getStringRef();
+        entry["loc"] = describeLoc(op->getLoc());
+        roots.push_back(std::move(entry));
+      }
+      return WalkResult::skip();
+    });
+    if (failedAny)
+      return signalPassFailure();
+    if (report.empty())
+      return;
+
+    std::error_code ec;
+    llvm::raw_fd_ostream os(report, ec, llvm::sys::fs::OF_Text);
+    if (ec) {
+      module.emitError("energy-evaluate: cannot write report '")
+          << report << "': " << ec.message();
+      return signalPassFailure();
+    }
+    llvm::json::Object doc{{"version", 1},
+                           {"confidence", double(confidence)},
+                           {"roots", std::move(roots)},
+                           {"composites", std::move(composites)}};
+    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(doc))) << "\n";
+  }
+};
+
+} // namespace
