@@ -12,6 +12,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -58,6 +59,33 @@ StringRef nameOf(Operation *op) {
 struct EnergyEvaluatePass
     : public energy::impl::EnergyEvaluateBase<EnergyEvaluatePass> {
   using EnergyEvaluateBase::EnergyEvaluateBase;
+
+  void printSummary(Operation *op, const calculus::Signature &sig,
+                    calculus::Interval iv) {
+    auto q = [](double v, Dimension dim) { return formatQuantity(v, dim, 5); };
+    auto pct = [&](double part) {
+      return sig.E() > 0 ? llvm::formatv("{0:F1}%", 100 * part / sig.E()).str()
+                         : std::string("-");
+    };
+    StringRef name = nameOf(op);
+    llvm::raw_ostream &os = llvm::outs();
+    os << (name.empty() ? describeLoc(op->getLoc()) : ("@" + name).str())
+       << " (" << op->getName() << ")\n";
+    os << llvm::formatv("  energy   {0}  +- {1} (1 sigma)\n",
+                        q(sig.E(), Dimension::Energy),
+                        q(sig.sigmaE(), Dimension::Energy));
+    os << llvm::formatv("  {0:F1}% interval  [{1}, {2}]\n",
+                        100 * double(confidence), q(iv.lo, Dimension::Energy),
+                        q(iv.hi, Dimension::Energy));
+    os << llvm::formatv("  time     {0}  (Clark E[max]: {1})\n",
+                        q(sig.T, Dimension::Time),
+                        q(sig.clarkT, Dimension::Time));
+    os << llvm::formatv("  static   {0}  ({1}; s = {2})\n",
+                        q(sig.staticEnergy(), Dimension::Energy),
+                        pct(sig.staticEnergy()), q(sig.s, Dimension::Power));
+    os << llvm::formatv("  dynamic  {0}  ({1})\n", q(sig.d, Dimension::Energy),
+                        pct(sig.d));
+  }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -108,6 +136,8 @@ struct EnergyEvaluatePass
           b.getNamedAttr("T_clark_s", b.getF64FloatAttr(sig->clarkT)),
       };
       op->setAttr("energy.total", b.getDictionaryAttr(fields));
+      if (summary)
+        printSummary(op, *sig, iv);
       if (!report.empty()) {
         llvm::json::Object entry = summarize(*sig, confidence);
         entry["name"] = nameOf(op);

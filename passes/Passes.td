@@ -22,6 +22,8 @@ def EnergyEvaluate : Pass<"energy-evaluate", "::mlir::ModuleOp"> {
            "write a JSON report of roots and composites to this path">,
     Option<"confidence", "confidence", "double", /*default=*/"0.95",
            "two-sided confidence of the prediction intervals, in (0, 1)">,
+    Option<"summary", "summary", "bool", /*default=*/"false",
+           "print a human-readable summary of each root to stdout">,
   ];
 }
 

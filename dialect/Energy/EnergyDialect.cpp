@@ -7,6 +7,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <charconv>
 #include <cmath>
 
 using namespace mlir;
@@ -44,33 +45,40 @@ static const char *dimensionName(Dimension dim) {
   return "";
 }
 
-ParseResult energy::parseQuantity(AsmParser &parser, Dimension dim,
-                                  double &value) {
+/// A number written as an integer or a float literal, optionally negative.
+static ParseResult parseNumber(AsmParser &parser, double &value) {
   bool negative = succeeded(parser.parseOptionalMinus());
-  double mantissa = 0;
   int64_t integer = 0;
   OptionalParseResult intResult = parser.parseOptionalInteger(integer);
   if (intResult.has_value()) {
     if (failed(*intResult))
       return failure();
-    mantissa = double(integer);
-  } else if (parser.parseFloat(mantissa)) {
+    value = double(integer);
+  } else if (parser.parseFloat(value)) {
     return failure();
   }
   if (negative)
-    mantissa = -mantissa;
+    value = -value;
+  return success();
+}
+
+ParseResult energy::parseQuantity(AsmParser &parser, Dimension dim,
+                                  double &value) {
+  double mantissa = 0;
+  if (parseNumber(parser, mantissa))
+    return failure();
   SMLoc unitLoc = parser.getCurrentLocation();
   StringRef unit;
   if (failed(parser.parseOptionalKeyword(&unit)))
     return parser.emitError(unitLoc)
            << "expected a " << dimensionName(dim) << " unit ("
            << acceptedUnits(dim) << ") after the number";
-  std::optional<double> scale = unitScale(unit.str(), dim);
-  if (!scale)
+  std::optional<int> exp10 = unitExponent(unit.str(), dim);
+  if (!exp10)
     return parser.emitError(unitLoc)
            << "'" << unit << "' is not a " << dimensionName(dim)
            << " unit; expected one of " << acceptedUnits(dim);
-  value = applyScale(mantissa, *scale);
+  value = applyScale(mantissa, *exp10);
   return success();
 }
 
@@ -227,7 +235,7 @@ Attribute OpPointAttr::parse(AsmParser &parser, Type) {
       if (share)
         return twice();
       double v;
-      if (parser.parseFloat(v))
+      if (parseNumber(parser, v))
         return failure();
       share = v;
       return success();
@@ -248,6 +256,16 @@ Attribute OpPointAttr::parse(AsmParser &parser, Type) {
                                         opt(cap), opt(share));
 }
 
+static std::string shortestNumber(double v) {
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof(buf), v);
+  std::string text(buf, res.ptr);
+  size_t e = text.find('e');
+  if (e != std::string::npos && text.find('.') == std::string::npos)
+    text.insert(e, ".0"); // MLIR float literals need a '.' before 'e'
+  return text;
+}
+
 void OpPointAttr::print(AsmPrinter &printer) const {
   printer << "<";
   llvm::ListSeparator listSep;
@@ -261,7 +279,8 @@ void OpPointAttr::print(AsmPrinter &printer) const {
             << formatQuantity(getPowerCap()->convertToDouble(),
                               Dimension::Power);
   if (getSmShare())
-    printer << sep() << "sm_share = " << getSmShare()->convertToDouble();
+    printer << sep() << "sm_share = "
+            << shortestNumber(getSmShare()->convertToDouble());
   printer << ">";
 }
 

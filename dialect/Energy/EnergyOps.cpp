@@ -30,22 +30,23 @@ static ParseResult parsePower(OpAsmParser &parser, FloatAttr &attr) {
 static void printPower(OpAsmPrinter &p, Operation *, FloatAttr attr) {
   printQuantity(p, attr.getValueAsDouble(), Dimension::Power);
 }
-static ParseResult parseTime(OpAsmParser &parser, FloatAttr &attr) {
-  return parseQuantityAttr(parser, attr, Dimension::Time);
-}
-static void printTime(OpAsmPrinter &p, Operation *, FloatAttr attr) {
-  printQuantity(p, attr.getValueAsDouble(), Dimension::Time);
-}
-static ParseResult parseOptionalEnergy(OpAsmParser &parser, FloatAttr &attr) {
+/// `<time> [dynamic <energy>]`: the idle's duration and the dynamic energy
+/// that may be written only to be rejected by the verifier.
+static ParseResult parseIdleSpan(OpAsmParser &parser, FloatAttr &duration,
+                                 FloatAttr &dynamic) {
+  if (parseQuantityAttr(parser, duration, Dimension::Time))
+    return failure();
   if (failed(parser.parseOptionalKeyword("dynamic")))
     return success();
-  return parseQuantityAttr(parser, attr, Dimension::Energy);
+  return parseQuantityAttr(parser, dynamic, Dimension::Energy);
 }
-static void printOptionalEnergy(OpAsmPrinter &p, Operation *, FloatAttr attr) {
-  if (!attr)
+static void printIdleSpan(OpAsmPrinter &p, Operation *, FloatAttr duration,
+                          FloatAttr dynamic) {
+  printQuantity(p, duration.getValueAsDouble(), Dimension::Time);
+  if (!dynamic)
     return;
-  p << "dynamic ";
-  printQuantity(p, attr.getValueAsDouble(), Dimension::Energy);
+  p << " dynamic ";
+  printQuantity(p, dynamic.getValueAsDouble(), Dimension::Energy);
 }
 
 #define GET_OP_CLASSES

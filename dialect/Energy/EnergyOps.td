@@ -63,8 +63,7 @@ def Energy_IdleOp : Energy_Op<"idle"> {
   let arguments = (ins FlatSymbolRefAttr:$device, F64Attr:$duration,
                        OptionalAttr<F64Attr>:$dynamic);
   let assemblyFormat = [{
-    `on` $device `for` custom<Time>($duration) custom<OptionalEnergy>($dynamic)
-    attr-dict
+    `on` $device `for` custom<IdleSpan>($duration, $dynamic) attr-dict
   }];
   let hasVerifier = 1;
   let hasCanonicalizer = 1;

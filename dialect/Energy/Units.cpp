@@ -2,67 +2,78 @@
 
 #include "dialect/Energy/Units.h"
 
-#include <cmath>
+#include <charconv>
 #include <cstdio>
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 
 namespace energy {
 
 namespace {
 struct UnitDef {
   const char *name;
-  double scale;
+  int exp10;
 };
-// Ordered from the largest scale down: formatting takes the first unit whose
-// scale does not exceed the value.
-const UnitDef powerUnits[] = {{"kW", 1e3}, {"W", 1}, {"mW", 1e-3}};
-const UnitDef timeUnits[] = {{"s", 1}, {"ms", 1e-3}, {"us", 1e-6},
-                             {"ns", 1e-9}};
-const UnitDef energyUnits[] = {{"MJ", 1e6}, {"kJ", 1e3}, {"J", 1},
-                               {"mJ", 1e-3}, {"uJ", 1e-6}, {"nJ", 1e-9}};
+// Ordered from the largest down: formatting takes the first unit not larger
+// than the value.
+const UnitDef powerUnits[] = {{"kW", 3}, {"W", 0}, {"mW", -3}};
+const UnitDef timeUnits[] = {{"s", 0}, {"ms", -3}, {"us", -6}, {"ns", -9}};
+const UnitDef energyUnits[] = {{"MJ", 6},  {"kJ", 3},  {"J", 0},
+                               {"mJ", -3}, {"uJ", -6}, {"nJ", -9}};
 
-template <size_t N>
-static std::optional<double> lookup(const UnitDef (&defs)[N],
-                                    const std::string &unit) {
-  for (const UnitDef &u : defs)
-    if (unit == u.name)
-      return u.scale;
-  return std::nullopt;
+struct Units {
+  const UnitDef *begin, *end;
+};
+Units unitsOf(Dimension dim) {
+  switch (dim) {
+  case Dimension::Power:
+    return {std::begin(powerUnits), std::end(powerUnits)};
+  case Dimension::Time:
+    return {std::begin(timeUnits), std::end(timeUnits)};
+  case Dimension::Energy:
+    return {std::begin(energyUnits), std::end(energyUnits)};
+  }
+  return {nullptr, nullptr};
 }
 
-template <size_t N>
-static std::string format(const UnitDef (&defs)[N], double value) {
-  const UnitDef *chosen = nullptr;
-  double mag = std::fabs(value);
-  for (const UnitDef &u : defs)
-    if (mag >= u.scale) {
-      chosen = &u;
-      break;
-    }
-  if (!chosen || value == 0) {
-    // Zero prints in the base unit; values below the smallest prefix in it.
-    for (const UnitDef &u : defs)
-      if (u.scale == 1)
-        chosen = &u;
-    if (value != 0 && mag < defs[N - 1].scale)
-      chosen = &defs[N - 1];
-  }
-  double mantissa = value / chosen->scale;
+/// Shortest scientific digits of `v`: sign, digit string and the exponent of
+/// the first digit ("1.55e-03" -> "155", -3).
+struct Decimal {
+  bool negative = false;
+  std::string digits;
+  int exp10 = 0;
+};
+Decimal shortestDecimal(double v) {
   char buf[64];
-  // Fixed notation reads best for mantissas in the prefix range; %g covers
-  // the extremes. Either way, the fewest digits that parse back exactly.
-  bool fixed = std::fabs(mantissa) >= 1e-3 && std::fabs(mantissa) < 1e6;
-  for (int prec = fixed ? 0 : 1; prec <= (fixed ? 24 : 17); ++prec) {
-    std::snprintf(buf, sizeof(buf), fixed ? "%.*f" : "%.*g", prec, mantissa);
-    if (applyScale(std::strtod(buf, nullptr), chosen->scale) == value)
-      break;
+  auto res = std::to_chars(buf, buf + sizeof(buf), v,
+                           std::chars_format::scientific);
+  std::string text(buf, res.ptr);
+  Decimal d;
+  size_t i = 0;
+  if (text[0] == '-') {
+    d.negative = true;
+    i = 1;
   }
-  std::string text = buf;
-  // MLIR float literals need a '.' before an exponent ("1.0e-12").
   size_t e = text.find('e');
-  if (e != std::string::npos && text.find('.') == std::string::npos)
-    text.insert(e, ".0");
-  return text + " " + chosen->name;
+  for (; i < e; ++i)
+    if (text[i] != '.')
+      d.digits += text[i];
+  d.exp10 = std::atoi(text.c_str() + e + 1);
+  return d;
+}
+
+/// Writes digits x 10^(exp10 - len + 1) in positional notation.
+std::string positional(const Decimal &d, int shift) {
+  int point = d.exp10 - shift + 1; // digits before the decimal point
+  std::string s;
+  if (point <= 0)
+    s = "0." + std::string(-point, '0') + d.digits;
+  else if (point >= int(d.digits.size()))
+    s = d.digits + std::string(point - d.digits.size(), '0');
+  else
+    s = d.digits.substr(0, point) + "." + d.digits.substr(point);
+  return (d.negative ? "-" : "") + s;
 }
 } // namespace
 
@@ -90,28 +101,62 @@ const char *acceptedUnits(Dimension dim) {
   return "";
 }
 
-std::optional<double> unitScale(const std::string &unit, Dimension dim) {
-  switch (dim) {
-  case Dimension::Power:
-    return lookup(powerUnits, unit);
-  case Dimension::Time:
-    return lookup(timeUnits, unit);
-  case Dimension::Energy:
-    return lookup(energyUnits, unit);
-  }
+std::optional<int> unitExponent(const std::string &unit, Dimension dim) {
+  Units units = unitsOf(dim);
+  for (const UnitDef *u = units.begin; u != units.end; ++u)
+    if (unit == u->name)
+      return u->exp10;
   return std::nullopt;
 }
 
-std::string formatQuantity(double value, Dimension dim) {
-  switch (dim) {
-  case Dimension::Power:
-    return format(powerUnits, value);
-  case Dimension::Time:
-    return format(timeUnits, value);
-  case Dimension::Energy:
-    return format(energyUnits, value);
+double applyScale(double mantissa, int exp10) {
+  if (exp10 == 0 || mantissa == 0 || !std::isfinite(mantissa))
+    return mantissa;
+  Decimal d = shortestDecimal(mantissa);
+  std::string text = (d.negative ? "-" : "") + d.digits + "e" +
+                     std::to_string(d.exp10 - int(d.digits.size()) + 1 + exp10);
+  double out = 0;
+  std::from_chars(text.data(), text.data() + text.size(), out);
+  return out;
+}
+
+std::string formatQuantity(double value, Dimension dim, int significant) {
+  if (significant > 0 && value != 0 && std::isfinite(value)) {
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%.*e", significant - 1, value);
+    value = std::strtod(buf, nullptr);
   }
-  return "";
+  Units units = unitsOf(dim);
+  const UnitDef *base = nullptr;
+  for (const UnitDef *u = units.begin; u != units.end; ++u)
+    if (u->exp10 == 0)
+      base = u;
+  if (value == 0 || !std::isfinite(value))
+    return std::string(value == 0 ? "0" : std::isnan(value) ? "nan" : "inf") +
+           " " + base->name;
+  Decimal d = shortestDecimal(value);
+  const UnitDef *chosen = units.end - 1; // below every prefix: the smallest
+  for (const UnitDef *u = units.begin; u != units.end; ++u)
+    if (d.exp10 >= u->exp10) {
+      chosen = u;
+      break;
+    }
+  // Mantissas stay positional unless far outside the prefix range.
+  if (d.exp10 - chosen->exp10 < 9 && d.exp10 - chosen->exp10 > -6) {
+    std::string text = positional(d, chosen->exp10);
+    double m = std::strtod(text.c_str(), nullptr);
+    if (applyScale(m, chosen->exp10) == value)
+      return text + " " + chosen->name;
+  }
+  // Rare: no mantissa in that unit reproduces the double. The base unit
+  // always does (the mantissa is the value itself).
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof(buf), value);
+  std::string text(buf, res.ptr);
+  size_t e = text.find('e');
+  if (e != std::string::npos && text.find('.') == std::string::npos)
+    text.insert(e, ".0"); // MLIR float literals need a '.' before 'e'
+  return text + " " + base->name;
 }
 
 } // namespace energy

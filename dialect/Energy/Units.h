@@ -1,9 +1,11 @@
 //===- Units.h - SI quantities for the energy dialect -----------*- C++ -*-===//
 //
 // Quantities in the IR carry SI units and are stored in base units (W, s, J).
-// Printing picks the prefix that keeps the mantissa in [1, 1000) and the
-// shortest mantissa that parses back to the identical double, so printed IR
-// round-trips exactly.
+// A quantity `<m> <unit>` denotes the decimal number m x 10^k exactly (k the
+// unit's power of ten), correctly rounded once: `1.55 ms` is the double
+// nearest 1.55e-3, not 1.55 * 0.001 rounded twice. Printing picks the prefix
+// that keeps the mantissa in [1, 1000) and the shortest mantissa that parses
+// back to the identical double, so printed IR round-trips exactly.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,15 +23,16 @@ enum class Dimension { Power, Time, Energy };
 const char *baseUnit(Dimension dim);
 /// The accepted units of a dimension, for diagnostics: "s, ms, us, ns".
 const char *acceptedUnits(Dimension dim);
-/// Scale of `unit` to base units (ms -> 1e-3), or nullopt if `unit` is not a
-/// unit of `dim`.
-std::optional<double> unitScale(const std::string &unit, Dimension dim);
-/// `value * scale`, the one conversion used by parser and printer alike.
-inline double applyScale(double mantissa, double scale) {
-  return mantissa * scale;
-}
+/// Power of ten of `unit` (ms -> -3), or nullopt if `unit` is not a unit of
+/// `dim`.
+std::optional<int> unitExponent(const std::string &unit, Dimension dim);
+/// The value of `mantissa` x 10^exp10, where `mantissa` stands for its
+/// shortest decimal representation; correctly rounded.
+double applyScale(double mantissa, int exp10);
 /// Formats a base-unit value as "<mantissa> <unit>", e.g. 0.00155 -> "1.55 ms".
-std::string formatQuantity(double value, Dimension dim);
+/// With `significant` > 0 the value is first rounded to that many significant
+/// digits (for people; IR always prints exactly).
+std::string formatQuantity(double value, Dimension dim, int significant = 0);
 
 } // namespace energy
 

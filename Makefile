@@ -1,0 +1,52 @@
+# The two set-up commands (README): `make demo` and `make test`.
+# Both install missing Debian packages (as root), configure, build, and are
+# fast when nothing changed.
+
+BUILD  ?= build
+LLVM   ?= /usr/lib/llvm-22
+CC     := clang-22
+CXX    := clang++-22
+PKGS   := libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22 \
+          cmake ninja-build libgtest-dev libbenchmark-dev python3 zlib1g-dev
+
+.PHONY: all deps configure build demo test bench docs clean
+
+all: build
+
+deps:
+	@missing=$$(for p in $(PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "== installing:" $$missing; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+$(BUILD)/build.ninja: | deps
+	cmake -G Ninja -S . -B $(BUILD) \
+	  -DCMAKE_BUILD_TYPE=Release \
+	  -DCMAKE_C_COMPILER=$(CC) -DCMAKE_CXX_COMPILER=$(CXX) \
+	  -DMLIR_DIR=$(LLVM)/lib/cmake/mlir \
+	  -DLLVM_EXTERNAL_LIT=$(LLVM)/bin/lit
+
+configure: deps $(BUILD)/build.ninja
+
+build: configure
+	ninja -C $(BUILD)
+
+# The main job on the bundled default example.
+demo: build
+	$(BUILD)/bin/energy-opt examples/attention-tp2.mlir \
+	  --energy-evaluate="summary=true report=$(BUILD)/demo-report.json" -o $(BUILD)/demo.mlir
+	@echo "annotated IR: $(BUILD)/demo.mlir   report: $(BUILD)/demo-report.json"
+
+# Every suite: lit + FileCheck and GoogleTest, in one lit run.
+test: build
+	ninja -C $(BUILD) check-energy
+
+bench: build
+	bench/run.sh $(BUILD)
+
+docs: configure
+	ninja -C $(BUILD) energy-docs
+
+clean:
+	rm -rf $(BUILD)

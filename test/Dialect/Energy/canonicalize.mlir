@@ -1,0 +1,112 @@
+// RUN: energy-opt %s -canonicalize -split-input-file | FileCheck %s
+
+energy.device @g kind "A100" static 60 W
+
+// Associativity: unnamed nested compositions of the same kind are spliced.
+// CHECK-LABEL: energy.seq @flat_seq {
+// CHECK-NEXT:    energy.element @a on @g
+// CHECK-NEXT:    energy.element @b on @g
+// CHECK-NEXT:    energy.element @c on @g
+// CHECK-NEXT:    energy.element @d on @g
+// CHECK-NEXT:  }
+energy.seq @flat_seq {
+  energy.element @a on @g sig <T = 1 ms, d = 1 J>
+  energy.seq {
+    energy.element @b on @g sig <T = 1 ms, d = 1 J>
+    energy.seq {
+      energy.element @c on @g sig <T = 1 ms, d = 1 J>
+    }
+  }
+  energy.element @d on @g sig <T = 1 ms, d = 1 J>
+}
+
+// -----
+
+energy.device @g kind "A100" static 60 W
+energy.device @h kind "A100" static 60 W
+energy.device @k kind "A100" static 60 W
+
+// CHECK-LABEL: energy.multi @flat_multi {
+// CHECK-NEXT:    energy.element @a on @g
+// CHECK-NEXT:    energy.element @b on @h
+// CHECK-NEXT:    energy.element @c on @k
+// CHECK-NEXT:  }
+energy.multi @flat_multi {
+  energy.element @a on @g sig <T = 1 ms, d = 1 J>
+  energy.multi {
+    energy.element @b on @h sig <T = 1 ms, d = 1 J>
+    energy.element @c on @k sig <T = 1 ms, d = 1 J>
+  }
+}
+
+// -----
+
+energy.device @g kind "A100" static 60 W
+
+// Named inner compositions keep their identity; a different kind is never
+// spliced (par inside seq is not associativity).
+// CHECK-LABEL: energy.par @keep {
+// CHECK-NEXT:    energy.par @named {
+// CHECK-NEXT:      energy.element @a on @g
+// CHECK-NEXT:      energy.element @b on @g
+// CHECK-NEXT:    }
+// CHECK-NEXT:    energy.seq {
+// CHECK-NEXT:      energy.element @c on @g
+// CHECK-NEXT:      energy.element @d on @g
+// CHECK-NEXT:    }
+// CHECK-NEXT:  }
+energy.par @keep {
+  energy.par @named {
+    energy.element @a on @g sig <T = 1 ms, d = 1 J>
+    energy.element @b on @g sig <T = 1 ms, d = 1 J>
+  }
+  energy.seq {
+    energy.element @c on @g sig <T = 1 ms, d = 1 J>
+    energy.element @d on @g sig <T = 1 ms, d = 1 J>
+  }
+}
+
+// -----
+
+energy.device @g kind "A100" static 60 W
+energy.device @h kind "A100" static 60 W
+
+// Zero-length idles go; adjacent idles on one device merge.
+// CHECK-LABEL: energy.seq @idles {
+// CHECK-NEXT:    energy.idle on @g for 3.5 ms
+// CHECK-NEXT:    energy.element @a on @g
+// CHECK-NEXT:    energy.idle on @g for 1 ms
+// CHECK-NEXT:  }
+energy.seq @idles {
+  energy.idle on @g for 1 ms
+  energy.idle on @g for 0 s
+  energy.idle on @g for 2 ms
+  energy.idle on @g for 500 us
+  energy.element @a on @g sig <T = 1 ms, d = 1 J>
+  energy.idle on @g for 1 ms
+  energy.idle on @g for 0 ms
+}
+
+// An idle that is the only operand stays (its composition would be empty).
+// CHECK-LABEL: energy.multi @sole {
+// CHECK-NEXT:    energy.seq {
+// CHECK-NEXT:      energy.idle on @g for 0 s
+// CHECK-NEXT:    }
+// CHECK-NEXT:    energy.idle on @h for 2 ms
+// CHECK-NEXT:  }
+energy.multi @sole {
+  energy.seq {
+    energy.idle on @g for 0 s
+  }
+  energy.idle on @h for 2 ms
+}
+
+// Idles in a par are concurrent, not adjacent: they do not merge.
+// CHECK-LABEL: energy.par @concurrent {
+// CHECK-NEXT:    energy.idle on @g for 1 ms
+// CHECK-NEXT:    energy.idle on @g for 1 ms
+// CHECK-NEXT:  }
+energy.par @concurrent {
+  energy.idle on @g for 1 ms
+  energy.idle on @g for 1 ms
+}

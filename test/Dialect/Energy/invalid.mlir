@@ -1,0 +1,183 @@
+// RUN: energy-opt %s -split-input-file -verify-diagnostics
+
+energy.device @a kind "A100" static 60 W
+energy.device @b kind "A100" static 60 W
+// expected-error @+1 {{'energy.par' op operands must share one device (CALCULUS.md section 2); operand #1 runs on {@b} but the operands before it on {@a}}}
+energy.par {
+  energy.element @x on @a sig <T = 1 ms, d = 1 J>
+  // expected-note @+1 {{operand #1 is here}}
+  energy.element @y on @b sig <T = 1 ms, d = 1 J>
+}
+
+// -----
+
+energy.device @a kind "A100" static 60 W
+// expected-error @+1 {{'energy.par' op operands must share one static power (CALCULUS.md section 2); operand #1 draws 75 W but the operands before it 60 W}}
+energy.par {
+  energy.element @x on @a sig <T = 1 ms, d = 1 J>
+  // expected-note @+1 {{operand #1 is here}}
+  energy.element @y on @a sig <s = 75 W, T = 1 ms, d = 1 J>
+}
+
+// -----
+
+energy.device @a kind "A100" static 60 W
+energy.device @b kind "A100" static 60 W
+// expected-error @+1 {{'energy.multi' op operands must run on disjoint device sets (CALCULUS.md section 2); operand #2 shares {@b} with the operands before it}}
+energy.multi {
+  energy.element @x on @a sig <T = 1 ms, d = 1 J>
+  energy.element @y on @b sig <T = 1 ms, d = 1 J>
+  // expected-note @+1 {{operand #2 is here}}
+  energy.seq {
+    energy.element @z on @b sig <T = 1 ms, d = 1 J>
+  }
+}
+
+// -----
+
+energy.device @a kind "A100" static 60 W
+energy.device @b kind "A100" static 60 W
+// expected-error @+1 {{'energy.seq' op operands must run on the same set of devices (CALCULUS.md section 2); operand #1 runs on {@b} but the operands before it on {@a}; pad with energy.idle inside an energy.multi}}
+energy.seq {
+  energy.element @x on @a sig <T = 1 ms, d = 1 J>
+  // expected-note @+1 {{operand #1 is here}}
+  energy.element @y on @b sig <T = 1 ms, d = 1 J>
+}
+
+// -----
+
+energy.device @a kind "A100" static 60 W
+// expected-error @+1 {{time T must be finite and non-negative (Axiom P1); got -1 ms}}
+energy.element @x on @a sig <T = -1 ms, d = 1 J>
+
+// -----
+
+energy.device @a kind "A100" static 60 W
+// expected-error @+1 {{dynamic energy d must be finite and non-negative (Axiom P1); got -3 mJ}}
+energy.element @x on @a sig <T = 1 ms, d = -3 mJ>
+
+// -----
+
+energy.device @a kind "A100" static 60 W
+// expected-error @+1 {{standard deviation sigma_d must be finite and non-negative (Axiom P1); got -1 J}}
+energy.element @x on @a sig <T = 1 ms, d = 1 J, sigma_d = -1 J>
+
+// -----
+
+energy.device @a kind "A100" static 60 W
+// expected-error @+1 {{static power s must be finite and non-negative (Axiom P1); got -5 W}}
+energy.element @x on @a sig <s = -5 W, T = 1 ms, d = 1 J>
+
+// -----
+
+energy.device @a kind "A100" static 60 W
+energy.seq {
+  // expected-error @+1 {{'energy.element' op runs on unknown device @nope; declare it with energy.device}}
+  energy.element @x on @nope sig <T = 1 ms, d = 1 J>
+}
+
+// -----
+
+// expected-note @+1 {{symbol defined here}}
+func.func @f() {
+  return
+}
+// expected-error @+1 {{'energy.idle' op runs on @f, which is a 'func.func', not an energy.device}}
+energy.idle on @f for 1 ms
+
+// -----
+
+energy.device @a kind "A100" static 60 W
+// expected-error @+1 {{'energy.idle' op an idle element has no dynamic energy; got 5 mJ}}
+energy.idle on @a for 2 ms dynamic 5 mJ
+
+// -----
+
+energy.device @a kind "A100" static 60 W
+// expected-error @+1 {{'energy.idle' op duration must be finite and non-negative; got -2 ms}}
+energy.idle on @a for -2 ms
+
+// -----
+
+// expected-error @+1 {{'energy.composite' op is a measured composite but keeps no parts; a measured element without parts is energy.element}}
+energy.composite @c sig <T = 1 ms, d = 1 J> {
+}
+
+// -----
+
+// expected-error @+1 {{'energy.seq' op must contain at least one element or composition}}
+energy.seq @empty {
+}
+
+// -----
+
+energy.device @a kind "A100" static 60 W
+energy.seq {
+  // expected-note @+1 {{first defined here}}
+  energy.element @x on @a sig <T = 1 ms, d = 1 J>
+  energy.par {
+    // expected-error @+1 {{'energy.element' op duplicate name @x in one energy tree}}
+    energy.element @x on @a sig <T = 1 ms, d = 1 J>
+  }
+}
+
+// -----
+
+energy.device @a kind "A100" static 60 W
+// expected-error @+1 {{'kg' is not a time unit; expected one of s, ms, us, ns}}
+energy.element @x on @a sig <T = 1 kg, d = 1 J>
+
+// -----
+
+energy.device @a kind "A100" static 60 W
+// expected-error @+1 {{'ms' is not a energy unit; expected one of MJ, kJ, J, mJ, uJ, nJ}}
+energy.element @x on @a sig <T = 1 ms, d = 1 ms>
+
+// -----
+
+energy.device @a kind "A100" static 60 W
+// expected-error @+1 {{expected a time unit (s, ms, us, ns) after the number}}
+energy.element @x on @a sig <T = 1, d = 1 J>
+
+// -----
+
+energy.device @a kind "A100" static 60 W
+// expected-error @+1 {{a signature needs both the time `T` and the dynamic energy `d`}}
+energy.element @x on @a sig <T = 1 ms>
+
+// -----
+
+energy.device @a kind "A100" static 60 W
+// expected-error @+1 {{unknown signature field 'E'; expected s, T, d, sigma_T, sigma_d or sigma_E}}
+energy.element @x on @a sig <E = 1 J, T = 1 ms, d = 1 J>
+
+// -----
+
+energy.device @a kind "A100" static 60 W
+// expected-error @+1 {{signature field 'T' given twice}}
+energy.element @x on @a sig <T = 1 ms, T = 2 ms, d = 1 J>
+
+// -----
+
+// expected-error @+1 {{'energy.device' op static power must be finite and non-negative; got -60 W}}
+energy.device @a kind "A100" static -60 W
+
+// -----
+
+// expected-error @+1 {{SM clock must be positive; got 0 MHz}}
+energy.device @a kind "A100" static 60 W at #energy.op_point<sm_mhz = 0>
+
+// -----
+
+// expected-error @+1 {{SM share must lie in (0, 1]; got 1.5}}
+energy.device @a kind "A100" static 60 W at #energy.op_point<sm_share = 1.5>
+
+// -----
+
+energy.device @a kind "A100" static 60 W
+energy.seq {
+  energy.element @x on @a sig <T = 1 ms, d = 1 J>
+  // expected-error @+1 {{'builtin.module' op cannot appear in an energy composition; only energy.element, energy.idle, energy.seq, energy.par, energy.multi and energy.composite can}}
+  builtin.module {
+  }
+}

@@ -1,0 +1,27 @@
+// RUN: energy-opt %s --energy-evaluate -split-input-file -verify-diagnostics
+// RUN: not energy-opt %s --energy-evaluate="confidence=1.5" -split-input-file 2>&1 | FileCheck %s --check-prefix=CONF
+// RUN: not energy-opt %s --energy-evaluate="report=/nonexistent-dir/r.json" -split-input-file 2>&1 | FileCheck %s --check-prefix=REPORT
+
+// CONF: energy-evaluate: confidence must lie in (0, 1); got 1.5
+// REPORT: cannot write report '/nonexistent-dir/r.json'
+
+energy.device @g kind "A100" static 60 W
+energy.seq @layer {
+  energy.element @ok on @g sig <T = 1 ms, d = 1 J>
+  // expected-error @+1 {{'energy.element' op @missing has no signature: give it `sig <T = ..., d = ...>` or fill it from a signature database}}
+  energy.element @missing on @g
+}
+
+// -----
+
+energy.device @g kind "A100" static 60 W
+// expected-error @+1 {{'energy.composite' op @c is a measured composite without its measured signature}}
+energy.composite @c {
+  energy.element @p on @g sig <T = 1 ms, d = 1 J>
+}
+
+// -----
+
+// A valid tree: only the report path can fail here.
+energy.device @g kind "A100" static 60 W
+energy.element @fine on @g sig <T = 1 ms, d = 1 J>

@@ -1,0 +1,373 @@
+//===- CalculusTest.cpp - the algebra against first principles ------------===//
+//
+// Every expected value comes from the paper (arXiv 2607.11087), from
+// interval accounting done by hand in the test, or from an independent
+// computation (Monte Carlo) -- never from the code under test.
+//
+//===----------------------------------------------------------------------===//
+
+#include "calculus/Signature.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+using namespace energy::calculus;
+
+namespace {
+
+Signature elem(double s, double T, double d, uint32_t dev = 0,
+               double sigmaT = 0, double sigmaD = 0) {
+  return Signature::measured(s, T, d, sigmaT * sigmaT, sigmaD * sigmaD,
+                             DeviceSet::single(dev));
+}
+
+Signature mustSeq(const Signature &a, const Signature &b) {
+  CompositionError e;
+  Signature r = seq(a, b, e);
+  EXPECT_FALSE(e) << e.message;
+  return r;
+}
+Signature mustPar(const Signature &a, const Signature &b) {
+  CompositionError e;
+  Signature r = par(a, b, e);
+  EXPECT_FALSE(e) << e.message;
+  return r;
+}
+Signature mustMulti(const Signature &a, const Signature &b) {
+  CompositionError e;
+  Signature r = multi(a, b, e);
+  EXPECT_FALSE(e) << e.message;
+  return r;
+}
+
+void expectRel(double expected, double actual, double rel,
+               const char *what = "") {
+  EXPECT_LE(std::fabs(expected - actual),
+            rel * std::max(1e-300, std::fabs(expected)))
+      << what << ": expected " << expected << ", got " << actual;
+}
+
+//===----------------------------------------------------------------------===//
+// Paper, section 2.4: the attention layer on two A100s.
+//===----------------------------------------------------------------------===//
+
+TEST(Paper, AttentionLayerSection2_4) {
+  const double s = 120; // W, both GPUs' static power combined
+  // Dynamic energies: any split summing to the paper's 2.80 J.
+  Signature prefix = elem(s, 1.55e-3, 0.900);
+  Signature compute = elem(s, 2.77e-3, 1.398);
+  Signature allreduce = elem(s, 2.77e-3, 0.502);
+
+  Signature layer = mustSeq(prefix, mustPar(compute, allreduce));
+  // Static energy: 120 W x (1.55 + 2.77) ms = 518.4 mJ.
+  EXPECT_NEAR(layer.staticEnergy(), 0.5184, 1e-12);
+  EXPECT_NEAR(layer.T, 4.32e-3, 1e-15);
+  EXPECT_NEAR(layer.d, 2.80, 1e-12);
+  // The paper's measured total, 3.32 J (to its printed precision).
+  EXPECT_NEAR(layer.E(), 3.32, 0.005);
+  EXPECT_NEAR(layer.E(), 0.5184 + 2.80, 1e-12);
+
+  // Serialising the overlap counts static power for 1.55 + 2.77 + 2.77 ms:
+  // 850.8 mJ, the paper's example of the wrong accounting.
+  Signature serial = mustSeq(mustSeq(prefix, compute), allreduce);
+  EXPECT_NEAR(serial.staticEnergy(), 0.8508, 1e-12);
+  EXPECT_NEAR(serial.E() - layer.E(), 0.8508 - 0.5184, 1e-12);
+}
+
+//===----------------------------------------------------------------------===//
+// Operator rules from first principles.
+//===----------------------------------------------------------------------===//
+
+TEST(Operators, SeqAddsEverything) {
+  Signature a = elem(50, 2, 10, 0, 0.1, 1);
+  Signature b = elem(70, 3, 20, 0, 0.2, 2);
+  Signature r = mustSeq(a, b);
+  EXPECT_DOUBLE_EQ(r.T, 5);
+  EXPECT_DOUBLE_EQ(r.d, 30);
+  EXPECT_DOUBLE_EQ(r.E(), 50 * 2 + 10 + 70 * 3 + 20);
+  EXPECT_DOUBLE_EQ(r.s, (50.0 * 2 + 70 * 3) / 5); // closure s' = (E - d')/T'
+  EXPECT_DOUBLE_EQ(r.varT, 0.01 + 0.04);
+  EXPECT_DOUBLE_EQ(r.varE, 50 * 50 * 0.01 + 1 + 70 * 70 * 0.04 + 4);
+}
+
+TEST(Operators, ParDrawsStaticOnce) {
+  Signature a = elem(60, 2, 10), b = elem(60, 5, 7);
+  Signature r = mustPar(a, b);
+  EXPECT_DOUBLE_EQ(r.T, 5);
+  EXPECT_DOUBLE_EQ(r.E(), 60 * 5 + 10 + 7);
+  EXPECT_DOUBLE_EQ(r.s, 60);
+}
+
+TEST(Operators, MultiPadsWithIdle) {
+  // Interval accounting: device 0 busy 2 s then idle 3 s, device 1 busy 5 s.
+  Signature a = elem(40, 2, 10, 0), b = elem(60, 5, 7, 1);
+  Signature r = mustMulti(a, b);
+  double byHand = 40 * 2 + 10 + 40 * 3 /*idle pad*/ + 60 * 5 + 7;
+  EXPECT_DOUBLE_EQ(r.E(), byHand);
+  EXPECT_DOUBLE_EQ(r.s, 100);
+  EXPECT_EQ(r.devices.size(), 2u);
+}
+
+TEST(Operators, SideConditionsAreErrors) {
+  CompositionError e;
+  par(elem(60, 1, 1, 0), elem(60, 1, 1, 1), e);
+  EXPECT_EQ(e.kind, CompositionError::ParDevices);
+  e = {};
+  par(elem(60, 1, 1, 0), elem(61, 1, 1, 0), e);
+  EXPECT_EQ(e.kind, CompositionError::ParStaticPower);
+  e = {};
+  multi(elem(60, 1, 1, 3), elem(60, 1, 1, 3), e);
+  EXPECT_EQ(e.kind, CompositionError::MultiOverlap);
+  EXPECT_NE(e.message.find("disjoint"), std::string::npos);
+  e = {};
+  seq(elem(60, 1, 1, 0), elem(60, 1, 1, 1), e);
+  EXPECT_EQ(e.kind, CompositionError::SeqDevices);
+
+  Composer c(Op::Multi);
+  EXPECT_TRUE(c.add(elem(60, 1, 1, 0)));
+  EXPECT_TRUE(c.add(elem(60, 1, 1, 70))); // beyond the inline word
+  EXPECT_FALSE(c.add(elem(60, 1, 1, 70)));
+  EXPECT_EQ(c.error().kind, CompositionError::MultiOverlap);
+
+  EXPECT_EQ(checkSignature(elem(60, -1, 1)).kind, CompositionError::Negative);
+  EXPECT_FALSE(checkSignature(elem(60, 1, 1)));
+}
+
+TEST(Operators, IdleHasNoDynamicEnergy) {
+  Signature i = Signature::idle(55, 0.25, DeviceSet::single(2));
+  EXPECT_DOUBLE_EQ(i.d, 0);
+  EXPECT_DOUBLE_EQ(i.E(), 55 * 0.25);
+}
+
+//===----------------------------------------------------------------------===//
+// Algebraic properties over random cases (fixed seed).
+//===----------------------------------------------------------------------===//
+
+struct Rng {
+  std::mt19937_64 gen{20260729};
+  double uni(double lo, double hi) {
+    return std::uniform_real_distribution<double>(lo, hi)(gen);
+  }
+  Signature sig(double s, uint32_t dev) {
+    return elem(s, uni(1e-6, 1), uni(0, 500), dev, uni(0, 0.01), uni(0, 5));
+  }
+};
+
+void expectSameEnergy(const Signature &x, const Signature &y) {
+  expectRel(x.T, y.T, 1e-12, "T");
+  expectRel(x.d, y.d, 1e-12, "d");
+  expectRel(x.E(), y.E(), 1e-12, "E");
+  expectRel(x.s, y.s, 1e-12, "s");
+  EXPECT_TRUE(x.devices == y.devices);
+}
+
+TEST(Properties, AssociativityOfAllThree) {
+  Rng r;
+  for (int i = 0; i < 10000; ++i) {
+    double s = r.uni(10, 700);
+    Signature a = r.sig(s, 0), b = r.sig(s, 0), c = r.sig(s, 0);
+    // seq: also across different static powers (operating points).
+    Signature a2 = r.sig(r.uni(10, 700), 0), c2 = r.sig(r.uni(10, 700), 0);
+    Signature l = mustSeq(mustSeq(a2, b), c2), rr = mustSeq(a2, mustSeq(b, c2));
+    expectSameEnergy(l, rr);
+    expectRel(l.varE, rr.varE, 1e-12, "seq varE");
+    expectSameEnergy(mustPar(mustPar(a, b), c), mustPar(a, mustPar(b, c)));
+    Signature x = r.sig(r.uni(10, 700), 1), y = r.sig(r.uni(10, 700), 2);
+    expectSameEnergy(mustMulti(mustMulti(a, x), y),
+                     mustMulti(a, mustMulti(x, y)));
+  }
+}
+
+TEST(Properties, CommutativityOfParAndMultiAndContextFreeSeq) {
+  Rng r;
+  for (int i = 0; i < 10000; ++i) {
+    double s = r.uni(10, 700);
+    Signature a = r.sig(s, 0), b = r.sig(s, 0), x = r.sig(r.uni(1, 9), 5);
+    Signature p1 = mustPar(a, b), p2 = mustPar(b, a);
+    expectSameEnergy(p1, p2);
+    expectRel(p1.varE, p2.varE, 1e-12, "par varE");
+    Signature m1 = mustMulti(a, x), m2 = mustMulti(x, a);
+    expectSameEnergy(m1, m2);
+    expectRel(m1.varE, m2.varE, 1e-12, "multi varE");
+    // Context-independent algebra: seq commutes too.
+    Signature q = r.sig(r.uni(10, 700), 0);
+    expectSameEnergy(mustSeq(a, q), mustSeq(q, a));
+  }
+}
+
+TEST(Properties, NonDistributivityDiffersByExactlyDA) {
+  Rng r;
+  for (int i = 0; i < 10000; ++i) {
+    double s = r.uni(10, 700);
+    Signature a = r.sig(s, 0), b = r.sig(s, 0), c = r.sig(s, 0);
+    Signature left = mustSeq(a, mustPar(b, c));
+    Signature right = mustPar(mustSeq(a, b), mustSeq(a, c));
+    // Same makespan: T_A + max(T_B, T_C).
+    expectRel(left.T, right.T, 1e-12, "makespan");
+    // A executes twice on the right: the energies differ by d_A exactly.
+    EXPECT_NEAR(right.E() - left.E(), a.d, 1e-9 * std::max(1.0, right.E()));
+  }
+}
+
+TEST(Properties, Monotonicity) {
+  Rng r;
+  // Random trees: multi over devices, each a seq of leaves or pars of leaves.
+  for (int trial = 0; trial < 2000; ++trial) {
+    int nDev = 1 + trial % 4;
+    std::vector<double> power(nDev);
+    std::vector<std::vector<std::vector<Signature>>> tree(nDev);
+    for (int dv = 0; dv < nDev; ++dv) {
+      power[dv] = r.uni(10, 500);
+      int items = 1 + int(r.uni(0, 4));
+      for (int it = 0; it < items; ++it) {
+        int width = 1 + int(r.uni(0, 3));
+        std::vector<Signature> leaves;
+        for (int k = 0; k < width; ++k)
+          leaves.push_back(r.sig(power[dv], dv));
+        tree[dv].push_back(leaves);
+      }
+    }
+    auto total = [&]() {
+      Composer m(Op::Multi);
+      for (int dv = 0; dv < nDev; ++dv) {
+        Composer s(Op::Seq);
+        for (auto &leaves : tree[dv]) {
+          Composer p(Op::Par);
+          for (auto &l : leaves)
+            EXPECT_TRUE(p.add(l));
+          EXPECT_TRUE(s.add(p.result()));
+        }
+        EXPECT_TRUE(m.add(s.result()));
+      }
+      return m.result().E();
+    };
+    double before = total();
+    int dv = int(r.uni(0, nDev - 1e-9));
+    auto &leaves = tree[dv][int(r.uni(0, tree[dv].size() - 1e-9))];
+    Signature &leaf = leaves[int(r.uni(0, leaves.size() - 1e-9))];
+    double bump = r.uni(0, 1);
+    switch (trial % 3) {
+    case 0:
+      leaf.T += bump;
+      break;
+    case 1:
+      leaf.d += 100 * bump;
+      break;
+    case 2: // static power is a device property: raise it for the device
+      for (auto &ls : tree[dv])
+        for (auto &l : ls)
+          l.s += 50 * bump;
+      break;
+    }
+    EXPECT_GE(total(), before * (1 - 1e-12));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Clark's Var(max) against Monte Carlo.
+//===----------------------------------------------------------------------===//
+
+TEST(Uncertainty, ClarkAgainstMonteCarlo) {
+  struct Case {
+    double mu1, s1, mu2, s2;
+  } cases[] = {
+      {10, 1, 10, 1},   // equal means, equal spread
+      {10, 1, 10, 3},   // equal means, unequal spread
+      {10, 1, 11, 2},   // overlapping
+      {10, 0, 10, 1},   // one deterministic, equal means
+      {10, 0, 9.5, 1},  // one deterministic, overlapping
+      {10, 2, 20, 0.5}, // well separated
+      {5, 1, 5.2, 0.3},
+  };
+  std::mt19937_64 gen(12345);
+  std::normal_distribution<double> n01(0, 1);
+  for (const Case &c : cases) {
+    const int draws = 1000000;
+    double sum = 0, sumSq = 0;
+    for (int i = 0; i < draws; ++i) {
+      double x = c.mu1 + c.s1 * n01(gen), y = c.mu2 + c.s2 * n01(gen);
+      double m = std::max(x, y);
+      sum += m;
+      sumSq += m * m;
+    }
+    double mean = sum / draws, var = sumSq / draws - mean * mean;
+    MaxMoments cm = clarkMax(c.mu1, c.s1 * c.s1, c.mu2, c.s2 * c.s2);
+    expectRel(mean, cm.mean, 0.01, "E[max]");
+    expectRel(var, cm.var, 0.01, "Var(max)");
+  }
+  // Both deterministic: the max is deterministic.
+  MaxMoments det = clarkMax(3, 0, 4, 0);
+  EXPECT_EQ(det.mean, 4);
+  EXPECT_EQ(det.var, 0);
+}
+
+TEST(Uncertainty, WellSeparatedParLimit) {
+  // |mu1 - mu2| >> sigma: var_E(par) -> var_E(long) + var_d(short).
+  Signature lng = elem(100, 1.0, 50, 0, 1e-3, 2);
+  Signature shrt = elem(100, 0.5, 20, 0, 1e-3, 3);
+  Signature p = mustPar(lng, shrt);
+  expectRel(lng.varE + shrt.varD, p.varE, 1e-9, "separated limit");
+}
+
+TEST(Uncertainty, ParUsesClarkVarianceAndPointMakespan) {
+  Signature a = elem(100, 1.0, 50, 0, 0.1, 2), b = elem(100, 1.0, 20, 0, 0.1, 3);
+  Signature p = mustPar(a, b);
+  EXPECT_DOUBLE_EQ(p.T, 1.0); // the paper's point prediction, not E[max]
+  // Var(max) of two iid N(mu, sigma^2) is sigma^2 (1 - 1/pi).
+  double varMax = 0.01 * (1 - 1 / M_PI);
+  expectRel(4 + 9 + 100 * 100 * varMax, p.varE, 1e-9, "par varE");
+  // E[max] of two iid is mu + sigma / sqrt(pi): the separate refinement.
+  expectRel(1.0 + 0.1 / std::sqrt(M_PI), p.clarkT, 1e-9, "Clark E[max]");
+}
+
+TEST(Uncertainty, MultiVarianceUsesSummedStaticPower) {
+  Signature a = elem(40, 1.0, 50, 0, 0.1, 2), b = elem(60, 1.0, 20, 1, 0.1, 3);
+  Signature m = mustMulti(a, b);
+  double varMax = 0.01 * (1 - 1 / M_PI);
+  expectRel(4 + 9 + 100 * 100 * varMax, m.varE, 1e-9, "multi varE");
+}
+
+TEST(Uncertainty, QuantilesAndIntervals) {
+  EXPECT_NEAR(twoSidedQuantile(0.95), 1.959963984540054, 1e-12);
+  EXPECT_NEAR(twoSidedQuantile(0.99), 2.5758293035489004, 1e-12);
+  EXPECT_NEAR(normalQuantile(0.001), -3.090232306167813, 1e-12);
+  EXPECT_NEAR(normalQuantile(1e-10), -6.361340902404056, 1e-9);
+  Signature x = elem(0, 1, 10, 0, 0, 2);
+  Interval iv = predictionInterval(x, 0.95);
+  EXPECT_NEAR(iv.lo, 10 - 1.959963984540054 * 2, 1e-12);
+  EXPECT_NEAR(iv.hi, 10 + 1.959963984540054 * 2, 1e-12);
+  Interval mean4 = predictionInterval(x, 0.95, 4); // sigma / sqrt(4)
+  EXPECT_NEAR(mean4.hi - mean4.lo, 1.959963984540054 * 2, 1e-12);
+  EXPECT_TRUE(clearlyBetter({1, 2}, {2.5, 3}));
+  EXPECT_FALSE(clearlyBetter({1, 2.6}, {2.5, 3}));
+}
+
+TEST(Uncertainty, DeviationTestEq23) {
+  // |3.40 - 3.32| = 0.08 vs 1.96 sqrt(0.02^2 + 0.03^2) = 0.0707: deviates.
+  EXPECT_TRUE(deviates(3.40, 0.02 * 0.02, 3.32, 0.03 * 0.03, 0.95));
+  // 0.06 < 0.0707: consistent.
+  EXPECT_FALSE(deviates(3.38, 0.02 * 0.02, 3.32, 0.03 * 0.03, 0.95));
+}
+
+TEST(DeviceSet, SpillsBeyondOneWord) {
+  DeviceSet a, b;
+  a.insert(3);
+  a.insert(200);
+  b.insert(64);
+  EXPECT_FALSE(a.intersects(b));
+  b.insert(200);
+  EXPECT_TRUE(a.intersects(b));
+  a.unite(b);
+  EXPECT_EQ(a.ids(), (std::vector<uint32_t>{3, 64, 200}));
+  EXPECT_EQ(a.size(), 3u);
+  DeviceSet c = DeviceSet::single(3);
+  c.insert(64);
+  c.insert(200);
+  EXPECT_TRUE(a == c);
+}
+
+} // namespace

@@ -1,0 +1,57 @@
+//===- UnitsTest.cpp - SI quantities parse and print exactly ---------------===//
+
+#include "dialect/Energy/Units.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <random>
+#include <string>
+
+using namespace energy;
+
+namespace {
+
+double parseBack(const std::string &text, Dimension dim) {
+  size_t space = text.find(' ');
+  double mantissa = std::strtod(text.substr(0, space).c_str(), nullptr);
+  std::optional<int> exp10 = unitExponent(text.substr(space + 1), dim);
+  EXPECT_TRUE(exp10.has_value()) << text;
+  return applyScale(mantissa, exp10.value_or(0));
+}
+
+TEST(Units, ChoosesReadablePrefixes) {
+  EXPECT_EQ(formatQuantity(1.55e-3, Dimension::Time), "1.55 ms");
+  EXPECT_EQ(formatQuantity(120, Dimension::Power), "120 W");
+  EXPECT_EQ(formatQuantity(0.9, Dimension::Energy), "900 mJ");
+  EXPECT_EQ(formatQuantity(2.8, Dimension::Energy), "2.8 J");
+  EXPECT_EQ(formatQuantity(10e-6, Dimension::Time), "10 us");
+  EXPECT_EQ(formatQuantity(0, Dimension::Time), "0 s");
+}
+
+TEST(Units, RejectsWrongDimension) {
+  EXPECT_FALSE(unitExponent("ms", Dimension::Energy));
+  EXPECT_FALSE(unitExponent("kg", Dimension::Time));
+  EXPECT_EQ(*unitExponent("uJ", Dimension::Energy), -6);
+}
+
+TEST(Units, ScalingIsCorrectlyRoundedDecimal) {
+  // 1.55 ms is the double nearest 1.55e-3, not 1.55 * 0.001.
+  EXPECT_EQ(applyScale(1.55, -3), 1.55e-3);
+  EXPECT_EQ(applyScale(2.77, -3), 2.77e-3);
+  EXPECT_EQ(applyScale(502, -3), 0.502);
+  EXPECT_EQ(applyScale(-7.5, 3), -7500.0);
+}
+
+TEST(Units, RoundTripsExactly) {
+  std::mt19937_64 gen(7);
+  std::uniform_real_distribution<double> exp10(-13, 7), unit(1, 10);
+  for (int i = 0; i < 100000; ++i) {
+    double v = unit(gen) * std::pow(10.0, exp10(gen));
+    for (Dimension dim : {Dimension::Power, Dimension::Time, Dimension::Energy})
+      EXPECT_EQ(parseBack(formatQuantity(v, dim), dim), v)
+          << formatQuantity(v, dim);
+  }
+}
+
+} // namespace
