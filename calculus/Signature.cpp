@@ -202,7 +202,9 @@ Signature par(const Signature &a, const Signature &b, CompositionError &err) {
   r.varT = m.var;
   r.varD = a.varD + b.varD;
   r.varE = r.varD + r.s * r.s * r.varT;
-  r.clarkT = clarkMax(a.clarkT, a.varT, b.clarkT, b.varT).mean;
+  r.clarkT = (a.clarkT == a.T && b.clarkT == b.T)
+                 ? m.mean
+                 : clarkMax(a.clarkT, a.varT, b.clarkT, b.varT).mean;
   r.devices = a.devices;
   return r;
 }
@@ -225,7 +227,9 @@ Signature multi(const Signature &a, const Signature &b, CompositionError &err) {
   r.varT = m.var;
   r.varD = a.varD + b.varD;
   r.varE = r.varD + r.s * r.s * r.varT;
-  r.clarkT = clarkMax(a.clarkT, a.varT, b.clarkT, b.varT).mean;
+  r.clarkT = (a.clarkT == a.T && b.clarkT == b.T)
+                 ? m.mean
+                 : clarkMax(a.clarkT, a.varT, b.clarkT, b.varT).mean;
   r.devices = a.devices;
   r.devices.unite(b.devices);
   return r;
@@ -279,8 +283,9 @@ double normalPdf(double x) {
 // the first two moments of max of two independent Gaussians.
 MaxMoments clarkMax(double mu1, double var1, double mu2, double var2) {
   double theta = std::sqrt(std::max(0.0, var1) + std::max(0.0, var2));
-  if (theta == 0 ||
-      std::fabs(mu1 - mu2) > 40 * theta) { // deterministic or far apart
+  // Deterministic, or so far apart that Phi(-a) < 1e-19 and phi(a) < 1e-18
+  // are below double precision relative to the moments: the exact limit.
+  if (theta == 0 || std::fabs(mu1 - mu2) > 9 * theta) {
     if (mu1 > mu2 || (mu1 == mu2 && var1 >= var2))
       return {mu1, theta == 0 ? 0 : var1};
     return {mu2, theta == 0 ? 0 : var2};

@@ -13,6 +13,35 @@
 
 #include "dialect/Energy/Units.h"
 
+#include "llvm/ADT/Hashing.h"
+#include "llvm/ADT/bit.h"
+
+#include <optional>
+
+namespace energy {
+/// A double as an attribute parameter: MLIR uniques attributes by hash and
+/// LLVM hashes no double, so this compares and hashes the bit pattern.
+struct Real {
+  double value = 0;
+  bool operator==(const Real &o) const {
+    return llvm::bit_cast<uint64_t>(value) == llvm::bit_cast<uint64_t>(o.value);
+  }
+  static std::optional<Real> optional(std::optional<double> v) {
+    if (!v)
+      return std::nullopt;
+    return Real{*v};
+  }
+  static std::optional<double> unwrap(std::optional<Real> r) {
+    if (!r)
+      return std::nullopt;
+    return r->value;
+  }
+};
+inline llvm::hash_code hash_value(Real r) {
+  return llvm::hash_value(llvm::bit_cast<uint64_t>(r.value));
+}
+} // namespace energy
+
 #include "dialect/Energy/EnergyDialect.h.inc"
 
 #define GET_ATTRDEF_CLASSES

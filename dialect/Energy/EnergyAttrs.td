@@ -23,40 +23,31 @@ def Energy_SignatureAttr : Energy_Attr<"Signature", "sig"> {
     (CALCULUS.md section 2). Keys may appear in any order; values carry SI
     units and are stored in W, s and J.
   }];
-  // APFloat, because MLIR uniques attributes by hash and LLVM hashes no
-  // double; the builder and accessors below speak double.
-  let parameters = (ins "::llvm::APFloat":$T, "::llvm::APFloat":$d,
-                        "::llvm::APFloat":$sigmaT, "::llvm::APFloat":$sigmaD,
-                        "std::optional<::llvm::APFloat>":$s,
-                        "std::optional<::llvm::APFloat>":$sigmaE);
+  // energy::Real: a double that attribute storage can hash and compare
+  // bit-exactly; the builder and accessors below speak double.
+  let parameters = (ins "::energy::Real":$T, "::energy::Real":$d,
+                        "::energy::Real":$sigmaT, "::energy::Real":$sigmaD,
+                        "std::optional<::energy::Real>":$s,
+                        "std::optional<::energy::Real>":$sigmaE);
   let builders = [
     AttrBuilder<(ins "double":$T, "double":$d, "double":$sigmaT,
                      "double":$sigmaD, "std::optional<double>":$s,
                      "std::optional<double>":$sigmaE), [{
-      auto opt = [](std::optional<double> v) -> std::optional<::llvm::APFloat> {
-        if (!v)
-          return std::nullopt;
-        return ::llvm::APFloat(*v);
-      };
-      return $_get($_ctxt, ::llvm::APFloat(T), ::llvm::APFloat(d),
-                   ::llvm::APFloat(sigmaT), ::llvm::APFloat(sigmaD), opt(s),
-                   opt(sigmaE));
+      return $_get($_ctxt, ::energy::Real{T}, ::energy::Real{d},
+                   ::energy::Real{sigmaT}, ::energy::Real{sigmaD},
+                   ::energy::Real::optional(s), ::energy::Real::optional(sigmaE));
     }]>
   ];
   let extraClassDeclaration = [{
-    double time() const { return getT().convertToDouble(); }
-    double dynamicEnergy() const { return getD().convertToDouble(); }
-    double sigmaTime() const { return getSigmaT().convertToDouble(); }
-    double sigmaDynamic() const { return getSigmaD().convertToDouble(); }
+    double time() const { return getT().value; }
+    double dynamicEnergy() const { return getD().value; }
+    double sigmaTime() const { return getSigmaT().value; }
+    double sigmaDynamic() const { return getSigmaD().value; }
     std::optional<double> staticPower() const {
-      if (!getS())
-        return std::nullopt;
-      return getS()->convertToDouble();
+      return ::energy::Real::unwrap(getS());
     }
     std::optional<double> sigmaEnergy() const {
-      if (!getSigmaE())
-        return std::nullopt;
-      return getSigmaE()->convertToDouble();
+      return ::energy::Real::unwrap(getSigmaE());
     }
   }];
   let hasCustomAssemblyFormat = 1;
@@ -74,8 +65,8 @@ def Energy_OpPointAttr : Energy_Attr<"OpPoint", "op_point"> {
   }];
   let parameters = (ins "std::optional<int64_t>":$smMhz,
                         "std::optional<int64_t>":$memMhz,
-                        "std::optional<::llvm::APFloat>":$powerCap,
-                        "std::optional<::llvm::APFloat>":$smShare);
+                        "std::optional<::energy::Real>":$powerCap,
+                        "std::optional<::energy::Real>":$smShare);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
 }

@@ -136,15 +136,10 @@ Attribute SignatureAttr::parse(AsmParser &parser, Type) {
     return parser.emitError(loc) << "a signature needs both the time `T` "
                                     "and the dynamic energy `d`",
            Attribute();
-  auto opt = [](std::optional<double> v) -> std::optional<APFloat> {
-    if (!v)
-      return std::nullopt;
-    return APFloat(*v);
-  };
   return parser.getChecked<SignatureAttr>(
-      loc, parser.getContext(), APFloat(*values[1]), APFloat(*values[2]),
-      APFloat(values[3].value_or(0)), APFloat(values[4].value_or(0)),
-      opt(values[0]), opt(values[5]));
+      loc, parser.getContext(), Real{*values[1]}, Real{*values[2]},
+      Real{values[3].value_or(0)}, Real{values[4].value_or(0)},
+      Real::optional(values[0]), Real::optional(values[5]));
 }
 
 void SignatureAttr::print(AsmPrinter &printer) const {
@@ -173,24 +168,22 @@ static LogicalResult checkNonNegative(function_ref<InFlightDiagnostic()> emit,
 }
 
 LogicalResult SignatureAttr::verify(function_ref<InFlightDiagnostic()> emit,
-                                    APFloat T, APFloat d, APFloat sigmaT,
-                                    APFloat sigmaD, std::optional<APFloat> s,
-                                    std::optional<APFloat> sigmaE) {
-  if (failed(checkNonNegative(emit, "time T", T.convertToDouble(),
-                              Dimension::Time)) ||
-      failed(checkNonNegative(emit, "dynamic energy d", d.convertToDouble(),
+                                    Real T, Real d, Real sigmaT, Real sigmaD,
+                                    std::optional<Real> s,
+                                    std::optional<Real> sigmaE) {
+  if (failed(checkNonNegative(emit, "time T", T.value, Dimension::Time)) ||
+      failed(checkNonNegative(emit, "dynamic energy d", d.value,
                               Dimension::Energy)) ||
-      failed(checkNonNegative(emit, "standard deviation sigma_T",
-                              sigmaT.convertToDouble(), Dimension::Time)) ||
-      failed(checkNonNegative(emit, "standard deviation sigma_d",
-                              sigmaD.convertToDouble(), Dimension::Energy)))
+      failed(checkNonNegative(emit, "standard deviation sigma_T", sigmaT.value,
+                              Dimension::Time)) ||
+      failed(checkNonNegative(emit, "standard deviation sigma_d", sigmaD.value,
+                              Dimension::Energy)))
     return failure();
-  if (s && failed(checkNonNegative(emit, "static power s", s->convertToDouble(),
+  if (s && failed(checkNonNegative(emit, "static power s", s->value,
                                    Dimension::Power)))
     return failure();
-  if (sigmaE &&
-      failed(checkNonNegative(emit, "standard deviation sigma_E",
-                              sigmaE->convertToDouble(), Dimension::Energy)))
+  if (sigmaE && failed(checkNonNegative(emit, "standard deviation sigma_E",
+                                        sigmaE->value, Dimension::Energy)))
     return failure();
   return success();
 }
@@ -247,13 +240,9 @@ Attribute OpPointAttr::parse(AsmParser &parser, Type) {
   if (parser.parseCommaSeparatedList(AsmParser::Delimiter::LessGreater,
                                      parseField))
     return {};
-  auto opt = [](std::optional<double> v) -> std::optional<APFloat> {
-    if (!v)
-      return std::nullopt;
-    return APFloat(*v);
-  };
   return parser.getChecked<OpPointAttr>(loc, parser.getContext(), sm, mem,
-                                        opt(cap), opt(share));
+                                        Real::optional(cap),
+                                        Real::optional(share));
 }
 
 static std::string shortestNumber(double v) {
@@ -276,24 +265,19 @@ void OpPointAttr::print(AsmPrinter &printer) const {
     printer << sep() << "mem_mhz = " << *getMemMhz();
   if (getPowerCap())
     printer << sep() << "power_cap = "
-            << formatQuantity(getPowerCap()->convertToDouble(),
-                              Dimension::Power);
+            << formatQuantity(getPowerCap()->value, Dimension::Power);
   if (getSmShare())
     printer << sep() << "sm_share = "
-            << shortestNumber(getSmShare()->convertToDouble());
+            << shortestNumber(getSmShare()->value);
   printer << ">";
 }
 
 LogicalResult OpPointAttr::verify(function_ref<InFlightDiagnostic()> emit,
                                   std::optional<int64_t> sm,
                                   std::optional<int64_t> mem,
-                                  std::optional<APFloat> capF,
-                                  std::optional<APFloat> shareF) {
-  std::optional<double> cap, share;
-  if (capF)
-    cap = capF->convertToDouble();
-  if (shareF)
-    share = shareF->convertToDouble();
+                                  std::optional<Real> capR,
+                                  std::optional<Real> shareR) {
+  std::optional<double> cap = Real::unwrap(capR), share = Real::unwrap(shareR);
   if (sm && *sm <= 0)
     return emit() << "SM clock must be positive; got " << *sm << " MHz";
   if (mem && *mem <= 0)

@@ -79,7 +79,8 @@ FailureOr<uint32_t> TreeComposer::lookupDevice(Operation *user,
 }
 
 LogicalResult TreeComposer::checkName(Operation *op, StringAttr name) {
-  if (!name)
+  // Names are the verifier's business; evaluation runs on verified IR.
+  if (!name || mode != TreeMode::Verify)
     return success();
   auto [it, inserted] = names.try_emplace(name, op);
   if (inserted)

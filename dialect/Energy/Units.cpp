@@ -109,9 +109,22 @@ std::optional<int> unitExponent(const std::string &unit, Dimension dim) {
   return std::nullopt;
 }
 
+// Exact powers of ten: 10^k for k <= 22 is representable in a double.
+static const double exactPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,
+                                    1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                    1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
+                                    1e18, 1e19, 1e20, 1e21, 1e22};
+
 double applyScale(double mantissa, int exp10) {
   if (exp10 == 0 || mantissa == 0 || !std::isfinite(mantissa))
     return mantissa;
+  // Fast path (Clinger): an integer mantissa below 2^53 and a power of ten
+  // that is exact make one IEEE multiplication or division, which is
+  // correctly rounded.
+  if (std::fabs(mantissa) < 9007199254740992.0 &&
+      mantissa == std::trunc(mantissa) && exp10 >= -22 && exp10 <= 22)
+    return exp10 > 0 ? mantissa * exactPow10[exp10]
+                     : mantissa / exactPow10[-exp10];
   Decimal d = shortestDecimal(mantissa);
   std::string text = (d.negative ? "-" : "") + d.digits + "e" +
                      std::to_string(d.exp10 - int(d.digits.size()) + 1 + exp10);
@@ -134,13 +147,24 @@ std::string formatQuantity(double value, Dimension dim, int significant) {
   if (value == 0 || !std::isfinite(value))
     return std::string(value == 0 ? "0" : std::isnan(value) ? "nan" : "inf") +
            " " + base->name;
-  Decimal d = shortestDecimal(value);
+  double mag = std::fabs(value);
   const UnitDef *chosen = units.end - 1; // below every prefix: the smallest
   for (const UnitDef *u = units.begin; u != units.end; ++u)
-    if (d.exp10 >= u->exp10) {
+    if (mag >= (u->exp10 >= 0 ? exactPow10[u->exp10]
+                              : 1 / exactPow10[-u->exp10])) {
       chosen = u;
       break;
     }
+  // Fast path: a whole number of the chosen unit ("120 W", "350 us").
+  double whole = chosen->exp10 >= 0 ? value / exactPow10[chosen->exp10]
+                                    : value * exactPow10[-chosen->exp10];
+  whole = std::nearbyint(whole);
+  if (std::fabs(whole) < 1e15 && applyScale(whole, chosen->exp10) == value) {
+    char buf[32];
+    auto res = std::to_chars(buf, buf + sizeof(buf), (long long)whole);
+    return std::string(buf, res.ptr) + " " + chosen->name;
+  }
+  Decimal d = shortestDecimal(value);
   // Mantissas stay positional unless far outside the prefix range.
   if (d.exp10 - chosen->exp10 < 9 && d.exp10 - chosen->exp10 > -6) {
     std::string text = positional(d, chosen->exp10);

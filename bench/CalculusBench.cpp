@@ -1,0 +1,94 @@
+//===- CalculusBench.cpp - throughput of the calculus core ----------------===//
+//
+// Composes pre-built signatures with the n-ary Composer, as the evaluate pass
+// does, and reports elements per second.
+//
+//===----------------------------------------------------------------------===//
+
+#include "calculus/Signature.h"
+
+#include <benchmark/benchmark.h>
+
+#include <random>
+#include <vector>
+
+using namespace energy::calculus;
+
+namespace {
+
+std::vector<Signature> makeLeaves(size_t n, uint32_t devices) {
+  std::mt19937_64 gen(42);
+  std::uniform_real_distribution<double> t(1e-5, 5e-3), d(1e-3, 0.9);
+  std::vector<Signature> out;
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    double T = t(gen), D = d(gen);
+    out.push_back(Signature::measured(60, T, D, (T / 50) * (T / 50),
+                                      (D / 40) * (D / 40),
+                                      DeviceSet::single(i % devices)));
+  }
+  return out;
+}
+
+void BM_SeqFold(benchmark::State &state) {
+  auto leaves = makeLeaves(state.range(0), 1);
+  for (auto _ : state) {
+    Composer c(Op::Seq);
+    for (const Signature &s : leaves)
+      c.add(s);
+    benchmark::DoNotOptimize(c.result().E());
+  }
+  state.SetItemsProcessed(state.iterations() * leaves.size());
+}
+BENCHMARK(BM_SeqFold)->Arg(1 << 20);
+
+void BM_ParFold(benchmark::State &state) {
+  auto leaves = makeLeaves(state.range(0), 1);
+  for (auto _ : state) {
+    Composer c(Op::Par);
+    for (const Signature &s : leaves)
+      c.add(s);
+    benchmark::DoNotOptimize(c.result().E());
+  }
+  state.SetItemsProcessed(state.iterations() * leaves.size());
+}
+BENCHMARK(BM_ParFold)->Arg(1 << 20);
+
+// The shape of a training step: per device, a sequence of blocks that are
+// single elements or 3-wide pars; devices joined with multi.
+void BM_MixedTree(benchmark::State &state) {
+  const uint32_t devices = 8;
+  auto leaves = makeLeaves(state.range(0), 1);
+  for (auto _ : state) {
+    Composer m(Op::Multi);
+    size_t perDev = leaves.size() / devices, i = 0;
+    for (uint32_t dv = 0; dv < devices; ++dv) {
+      Composer s(Op::Seq);
+      size_t end = i + perDev;
+      while (i < end) {
+        Signature x = leaves[i++];
+        x.devices = DeviceSet::single(dv);
+        if (i % 4 == 0 && i + 2 < end) {
+          Composer p(Op::Par);
+          p.add(x);
+          for (int k = 0; k < 2; ++k) {
+            Signature y = leaves[i++];
+            y.devices = x.devices;
+            p.add(y);
+          }
+          s.add(p.result());
+        } else {
+          s.add(x);
+        }
+      }
+      m.add(s.result());
+    }
+    benchmark::DoNotOptimize(m.result().E());
+  }
+  state.SetItemsProcessed(state.iterations() * leaves.size());
+}
+BENCHMARK(BM_MixedTree)->Arg(1 << 20);
+
+} // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Benchmarks recorded in bench/RESULTS.md. Usage: bench/run.sh [build-dir]
+#  1. energy-opt --energy-evaluate on synthetic trees of 10^4..10^6 elements:
+#     wall time, peak RSS and MLIR's per-phase timing (parse+verify, the
+#     pass, printing).
+#  2. Google Benchmark of the calculus core.
+set -euo pipefail
+BUILD=${1:-build}
+OPT=$BUILD/bin/energy-opt
+TMP=${TMPDIR:-/tmp}/energy-bench
+mkdir -p "$TMP"
+here=$(dirname "$0")
+
+echo "| elements | ops in tree | file | wall (s) | peak RSS (MiB) | parse+verify (s) | evaluate (s) | print (s) |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
+for n in 10000 100000 1000000; do
+  f=$TMP/tree$n.mlir
+  [ -s "$f" ] || python3 "$here/gen_tree.py" --elements $n --devices 8 --seed 1 > "$f"
+  ops=$(grep -c "energy\.\(element\|idle\|seq\|par\|multi\)" "$f")
+  size=$(du -h "$f" | cut -f1)
+  out=$( { /usr/bin/time -f "TIME %e %M" "$OPT" --energy-evaluate -o /dev/null \
+           -mlir-print-local-scope --mlir-timing "$f"; } 2>&1 )
+  wall=$(echo "$out" | awk '/^TIME/{print $2}')
+  rss=$(echo "$out" | awk '/^TIME/{printf "%.0f", $3/1024}')
+  parse=$(echo "$out" | awk '/Parser$/{print $1}')
+  eval=$(echo "$out" | awk '/EnergyEvaluate$/{print $1}')
+  print=$(echo "$out" | awk '/Output$/{print $1}')
+  echo "| $n | $ops | $size | $wall | $rss | $parse | $eval | $print |"
+done
+echo
+"$BUILD/bench/calculus-bench" --benchmark_min_time=1 2>/dev/null | grep BM_ || \
+  "$BUILD/bench/calculus-bench" | grep BM_
