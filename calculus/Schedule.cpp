@@ -1,0 +1,348 @@
+//===- Schedule.cpp - Scheduled DAGs, timing and lowering -----------------===//
+
+#include "calculus/Schedule.h"
+
+#include <algorithm>
+#include <limits>
+#include <unordered_map>
+
+namespace energy {
+namespace calculus {
+
+namespace {
+/// Predecessors of every task: explicit dependencies plus the previous task
+/// on the same stream of each of its devices (program order).
+struct Graph {
+  std::vector<uint32_t> streamPredStart; // CSR offsets into streamPreds
+  std::vector<uint32_t> streamPreds;
+
+  explicit Graph(const Schedule &s) {
+    size_t n = s.tasks.size();
+    streamPredStart.assign(n + 1, 0);
+    // Last task seen on each (device, stream).
+    std::unordered_map<uint64_t, uint32_t> last;
+    last.reserve(s.devices.size() * 4 + 16);
+    std::vector<uint32_t> tmp;
+    for (uint32_t t = 0; t < n; ++t) {
+      streamPredStart[t] = streamPreds.size();
+      for (uint32_t dev : s.tasks[t].devices) {
+        uint64_t key = (uint64_t(dev) << 32) | s.tasks[t].stream;
+        auto it = last.find(key);
+        if (it != last.end()) {
+          if (std::find(streamPreds.begin() + streamPredStart[t],
+                        streamPreds.end(), it->second) == streamPreds.end())
+            streamPreds.push_back(it->second);
+          it->second = t;
+        } else {
+          last.emplace(key, t);
+        }
+      }
+    }
+    streamPredStart[n] = streamPreds.size();
+  }
+};
+
+/// Iterative DFS over predecessor edges; returns a cycle if one exists.
+std::vector<uint32_t> findCycle(const Schedule &s, const Graph *g) {
+  size_t n = s.tasks.size();
+  std::vector<uint8_t> color(n, 0); // 0 white, 1 on stack, 2 done
+  std::vector<uint32_t> parent(n, UINT32_MAX);
+  struct Frame {
+    uint32_t task;
+    uint32_t next; // index over explicit deps then stream preds
+  };
+  std::vector<Frame> stack;
+  auto predAt = [&](uint32_t t, uint32_t i, uint32_t &out) {
+    const auto &deps = s.tasks[t].deps;
+    if (i < deps.size()) {
+      out = deps[i].pred;
+      return true;
+    }
+    if (!g)
+      return false;
+    i -= deps.size();
+    uint32_t b = g->streamPredStart[t], e = g->streamPredStart[t + 1];
+    if (b + i < e) {
+      out = g->streamPreds[b + i];
+      return true;
+    }
+    return false;
+  };
+  for (uint32_t root = 0; root < n; ++root) {
+    if (color[root])
+      continue;
+    stack.push_back({root, 0});
+    color[root] = 1;
+    while (!stack.empty()) {
+      Frame &f = stack.back();
+      uint32_t p;
+      if (!predAt(f.task, f.next++, p)) {
+        color[f.task] = 2;
+        stack.pop_back();
+        continue;
+      }
+      if (p >= n)
+        continue;
+      if (color[p] == 1) {
+        // Cycle: p ... f.task on the stack.
+        std::vector<uint32_t> cycle;
+        for (size_t i = stack.size(); i-- > 0;) {
+          cycle.push_back(stack[i].task);
+          if (stack[i].task == p)
+            break;
+        }
+        return cycle;
+      }
+      if (color[p] == 0) {
+        color[p] = 1;
+        stack.push_back({p, 0});
+      }
+    }
+  }
+  return {};
+}
+} // namespace
+
+std::vector<uint32_t> findDependencyCycle(const Schedule &sched) {
+  return findCycle(sched, nullptr);
+}
+
+bool computeStartTimes(const Schedule &s, std::vector<double> &start,
+                       std::vector<uint32_t> &cycle) {
+  size_t n = s.tasks.size();
+  Graph g(s);
+  // Kahn's algorithm over successor lists.
+  std::vector<uint32_t> indeg(n, 0), succStart(n + 1, 0), succ;
+  auto forEachPred = [&](uint32_t t, auto fn) {
+    for (const Dependency &dep : s.tasks[t].deps)
+      fn(dep.pred);
+    for (uint32_t i = g.streamPredStart[t]; i < g.streamPredStart[t + 1]; ++i)
+      fn(g.streamPreds[i]);
+  };
+  for (uint32_t t = 0; t < n; ++t)
+    forEachPred(t, [&](uint32_t p) {
+      ++succStart[p + 1];
+      ++indeg[t];
+    });
+  for (size_t i = 0; i < n; ++i)
+    succStart[i + 1] += succStart[i];
+  succ.resize(succStart[n]);
+  {
+    std::vector<uint32_t> fill(succStart.begin(), succStart.end() - 1);
+    for (uint32_t t = 0; t < n; ++t)
+      forEachPred(t, [&](uint32_t p) { succ[fill[p]++] = t; });
+  }
+  start.assign(n, 0);
+  std::vector<uint32_t> ready;
+  for (uint32_t t = 0; t < n; ++t)
+    if (!indeg[t])
+      ready.push_back(t);
+  size_t done = 0;
+  while (!ready.empty()) {
+    uint32_t t = ready.back();
+    ready.pop_back();
+    ++done;
+    const ScheduleTask &task = s.tasks[t];
+    if (task.fixedStart >= 0) {
+      start[t] = task.fixedStart;
+    } else {
+      double st = 0;
+      for (const Dependency &dep : task.deps)
+        st = std::max(st, dep.startToStart
+                              ? start[dep.pred] + dep.lag
+                              : start[dep.pred] + s.tasks[dep.pred].duration);
+      for (uint32_t i = g.streamPredStart[t]; i < g.streamPredStart[t + 1];
+           ++i) {
+        uint32_t p = g.streamPreds[i];
+        st = std::max(st, start[p] + s.tasks[p].duration);
+      }
+      start[t] = st;
+    }
+    for (uint32_t i = succStart[t]; i < succStart[t + 1]; ++i)
+      if (--indeg[succ[i]] == 0)
+        ready.push_back(succ[i]);
+  }
+  if (done == n)
+    return true;
+  cycle = findCycle(s, &g);
+  return false;
+}
+
+Signature taskShare(const Schedule &s, uint32_t t, uint32_t dev) {
+  const ScheduleTask &task = s.tasks[t];
+  double n = double(task.devices.size());
+  // Shares of a collective split d evenly; each carries var_d / n so that
+  // the shares, composed as independent, reproduce the collective's var_d.
+  return Signature::measured(s.devices[dev].staticPower, task.duration,
+                             task.d / n, task.varT, task.varD / n,
+                             DeviceSet::single(dev));
+}
+
+LoweredTree lowerSchedule(const Schedule &s, const std::vector<double> &start) {
+  LoweredTree tree;
+  size_t nDev = s.devices.size();
+  // Per-device lists of (task) in start order.
+  std::vector<uint32_t> devCount(nDev + 1, 0);
+  double origin = std::numeric_limits<double>::infinity(), end = 0;
+  for (uint32_t t = 0; t < s.tasks.size(); ++t) {
+    for (uint32_t d : s.tasks[t].devices)
+      ++devCount[d + 1];
+    origin = std::min(origin, start[t]);
+    end = std::max(end, start[t] + s.tasks[t].duration);
+  }
+  if (s.tasks.empty())
+    origin = 0;
+  end = std::max(end, origin);
+  for (size_t i = 0; i < nDev; ++i)
+    devCount[i + 1] += devCount[i];
+  std::vector<uint32_t> byDev(devCount[nDev]);
+  {
+    std::vector<uint32_t> fill(devCount.begin(), devCount.end() - 1);
+    for (uint32_t t = 0; t < s.tasks.size(); ++t)
+      for (uint32_t d : s.tasks[t].devices)
+        byDev[fill[d]++] = t;
+  }
+  tree.origin = origin;
+  tree.makespan = end - origin;
+
+  auto& nodes = tree.nodes;
+  nodes.reserve(s.tasks.size() * 2 + nDev * 4 + 1);
+  nodes.push_back({LoweredNode::Multi});
+  // Children lists are built per node in scratch vectors and appended when
+  // the node is complete (children of one node are contiguous).
+  std::vector<uint32_t> deviceRoots;
+  auto addLeaf = [&](LoweredNode::Kind k, uint32_t dev, uint32_t task,
+                     double dur) {
+    LoweredNode node{k};
+    node.device = dev;
+    node.task = task;
+    node.duration = dur;
+    nodes.push_back(node);
+    return uint32_t(nodes.size() - 1);
+  };
+  auto addComposite = [&](LoweredNode::Kind k,
+                          const std::vector<uint32_t> &kids) {
+    LoweredNode node{k};
+    node.firstChild = tree.children.size();
+    node.numChildren = kids.size();
+    tree.children.insert(tree.children.end(), kids.begin(), kids.end());
+    nodes.push_back(node);
+    return uint32_t(nodes.size() - 1);
+  };
+
+  std::vector<uint32_t> devKids, laneKids, parKids;
+  struct Lane {
+    uint32_t stream;
+    double end;
+    std::vector<uint32_t> kids;
+  };
+  std::vector<Lane> lanes;
+  for (uint32_t dev = 0; dev < nDev; ++dev) {
+    uint32_t *b = byDev.data() + devCount[dev];
+    uint32_t *e = byDev.data() + devCount[dev + 1];
+    // Start order; ties in program order (task ids are program order).
+    std::sort(b, e, [&](uint32_t x, uint32_t y) {
+      return start[x] < start[y] || (start[x] == start[y] && x < y);
+    });
+    devKids.clear();
+    double cursor = origin;
+    for (uint32_t *it = b; it != e;) {
+      // One busy cluster: [cs, ce).
+      double cs = start[*it], ce = cs + s.tasks[*it].duration;
+      uint32_t *cend = it + 1;
+      while (cend != e && start[*cend] < ce) {
+        ce = std::max(ce, start[*cend] + s.tasks[*cend].duration);
+        ++cend;
+      }
+      if (cs > cursor)
+        devKids.push_back(addLeaf(LoweredNode::Idle, dev, 0, cs - cursor));
+      if (cend - it == 1) {
+        devKids.push_back(addLeaf(LoweredNode::Element, dev, *it, 0));
+      } else {
+        lanes.clear();
+        for (uint32_t *jt = it; jt != cend; ++jt) {
+          uint32_t t = *jt;
+          double st = start[t];
+          Lane *lane = nullptr;
+          for (Lane &l : lanes)
+            if (l.stream == s.tasks[t].stream && l.end <= st) {
+              lane = &l;
+              break;
+            }
+          if (!lane) {
+            lanes.push_back({s.tasks[t].stream, cs, {}});
+            lane = &lanes.back();
+          }
+          if (st > lane->end)
+            lane->kids.push_back(
+                addLeaf(LoweredNode::Idle, dev, 0, st - lane->end));
+          lane->kids.push_back(addLeaf(LoweredNode::Element, dev, t, 0));
+          lane->end = st + s.tasks[t].duration;
+        }
+        parKids.clear();
+        for (Lane &l : lanes)
+          parKids.push_back(l.kids.size() == 1
+                                ? l.kids[0]
+                                : addComposite(LoweredNode::Seq, l.kids));
+        devKids.push_back(parKids.size() == 1
+                              ? parKids[0]
+                              : addComposite(LoweredNode::Par, parKids));
+      }
+      cursor = ce;
+      it = cend;
+    }
+    if (end > cursor || devKids.empty())
+      devKids.push_back(addLeaf(LoweredNode::Idle, dev, 0, end - cursor));
+    deviceRoots.push_back(addComposite(LoweredNode::Seq, devKids));
+  }
+  tree.nodes[0].firstChild = tree.children.size();
+  tree.nodes[0].numChildren = deviceRoots.size();
+  tree.children.insert(tree.children.end(), deviceRoots.begin(),
+                       deviceRoots.end());
+  return tree;
+}
+
+static Signature evalNode(const Schedule &s, const LoweredTree &tree,
+                          uint32_t id, CompositionError &err) {
+  const LoweredNode &node = tree.nodes[id];
+  switch (node.kind) {
+  case LoweredNode::Element:
+    return taskShare(s, node.task, node.device);
+  case LoweredNode::Idle:
+    return Signature::idle(s.devices[node.device].staticPower, node.duration,
+                           DeviceSet::single(node.device));
+  default:
+    break;
+  }
+  Composer c(node.kind == LoweredNode::Seq   ? Op::Seq
+             : node.kind == LoweredNode::Par ? Op::Par
+                                             : Op::Multi);
+  for (uint32_t i = 0; i < node.numChildren && !err; ++i)
+    if (!c.add(evalNode(s, tree, tree.children[node.firstChild + i], err)))
+      err = c.error();
+  return c.result();
+}
+
+Signature evaluateLowered(const Schedule &s, const LoweredTree &tree,
+                          CompositionError &err) {
+  return evalNode(s, tree, 0, err);
+}
+
+double intervalAccountingEnergy(const Schedule &s,
+                                const std::vector<double> &start) {
+  double origin = std::numeric_limits<double>::infinity(), end = 0, d = 0;
+  for (uint32_t t = 0; t < s.tasks.size(); ++t) {
+    origin = std::min(origin, start[t]);
+    end = std::max(end, start[t] + s.tasks[t].duration);
+    d += s.tasks[t].d;
+  }
+  if (s.tasks.empty())
+    origin = end = 0;
+  double staticPower = 0;
+  for (const ScheduleDevice &dev : s.devices)
+    staticPower += dev.staticPower;
+  return staticPower * (end - origin) + d;
+}
+
+} // namespace calculus
+} // namespace energy

@@ -1,0 +1,113 @@
+//===- Schedule.h - Scheduled DAGs, timing and lowering ---------*- C++ -*-===//
+//
+// A schedule is a DAG of tasks placed on devices and streams (CALCULUS.md
+// section 6, the paper's section 3.3.4). This file holds the MLIR-free parts:
+//  - timing: start times by list scheduling over dependencies and stream
+//    order;
+//  - lowering: per device, the timeline becomes a tree of seq/par/idle, and
+//    devices compose with multi, every device held for the whole makespan;
+//  - interval accounting, the independent check of the lowering.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CALCULUS_SCHEDULE_H
+#define CALCULUS_SCHEDULE_H
+
+#include "calculus/Signature.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace energy {
+namespace calculus {
+
+struct ScheduleDevice {
+  double staticPower = 0; ///< W
+};
+
+/// A dependency edge into a task.
+struct Dependency {
+  uint32_t pred;
+  /// Finish-to-start (the default) or start-to-start: the task starts no
+  /// earlier than `lag` after the predecessor starts (a gradient all-reduce
+  /// launched while the backward pass that feeds it is still running).
+  bool startToStart = false;
+  double lag = 0;
+};
+
+struct ScheduleTask {
+  /// One device for a task; several for a collective. A collective's dynamic
+  /// energy is split evenly over its devices.
+  std::vector<uint32_t> devices;
+  uint32_t stream = 0;
+  double duration = 0; ///< T, s
+  double d = 0;        ///< dynamic energy, J (total over its devices)
+  double varT = 0, varD = 0;
+  /// Fixed start (an imported trace's measured time); negative when free.
+  double fixedStart = -1;
+  std::vector<Dependency> deps;
+};
+
+struct Schedule {
+  std::vector<ScheduleDevice> devices;
+  std::vector<ScheduleTask> tasks; ///< in program order
+};
+
+/// Start times by list scheduling: each task starts when its dependencies
+/// allow and its stream on each of its devices is free, streams executing in
+/// program order. Fixed starts are kept (and still order their streams).
+/// On a dependency cycle returns false and fills `cycle` with the task ids
+/// along it.
+bool computeStartTimes(const Schedule &sched, std::vector<double> &start,
+                       std::vector<uint32_t> &cycle);
+
+/// Finds a dependency cycle (explicit dependencies only); empty if none.
+std::vector<uint32_t> findDependencyCycle(const Schedule &sched);
+
+/// The lowered expression, a flat arena: node 0 is the root.
+struct LoweredNode {
+  enum Kind : uint8_t { Element, Idle, Seq, Par, Multi };
+  Kind kind;
+  uint32_t device = 0;   ///< Element, Idle: the device
+  uint32_t task = 0;     ///< Element: the task
+  double duration = 0;   ///< Idle: its length
+  uint32_t firstChild = 0, numChildren = 0; ///< into LoweredTree::children
+};
+
+struct LoweredTree {
+  std::vector<LoweredNode> nodes;
+  std::vector<uint32_t> children;
+  double makespan = 0;
+  double origin = 0; ///< the common start of every device
+};
+
+/// Lowers a timed schedule (CALCULUS.md section 6). Per device, tasks are
+/// grouped into busy clusters (maximal sets of overlapping intervals);
+/// gaps between clusters and to the common start/end become idle elements.
+/// A cluster with one task is that element; otherwise it is a par with one
+/// operand per lane -- a stream's tasks in the cluster, in order, with idle
+/// elements before and between them (later starters get an idle prefix) --
+/// which covers partial overlaps exactly. Tasks that overlap on one stream
+/// (possible in imported traces) spill into extra lanes. Devices compose
+/// with multi. Returns the tree; every task appears exactly once per device
+/// it runs on.
+LoweredTree lowerSchedule(const Schedule &sched,
+                          const std::vector<double> &start);
+
+/// The element signature of task `t`'s share on device `dev`.
+Signature taskShare(const Schedule &sched, uint32_t t, uint32_t dev);
+
+/// Composes a lowered tree with the calculus.
+Signature evaluateLowered(const Schedule &sched, const LoweredTree &tree,
+                          CompositionError &err);
+
+/// Interval accounting (CALCULUS.md section 6): sum over devices of
+/// s_dev * makespan plus the sum of every task's dynamic energy.
+double intervalAccountingEnergy(const Schedule &sched,
+                                const std::vector<double> &start);
+
+} // namespace calculus
+} // namespace energy
+
+#endif // CALCULUS_SCHEDULE_H
