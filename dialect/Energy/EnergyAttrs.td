@@ -71,4 +71,15 @@ def Energy_OpPointAttr : Energy_Attr<"OpPoint", "op_point"> {
   let genVerifyDecl = 1;
 }
 
+def Energy_OptionAttr : Energy_Attr<"Option", "option"> {
+  let summary = "one choice of an operating set: operating point and signature";
+  let description = [{
+    `#energy.option<sm_mhz = 1410, T = 12 ms, d = 3 J>`: the keys of
+    `#energy.op_point` and `#energy.sig` in one list. An operating set is an
+    array of options (CALCULUS.md section 5).
+  }];
+  let parameters = (ins "OpPointAttr":$opPoint, "SignatureAttr":$sig);
+  let hasCustomAssemblyFormat = 1;
+}
+
 #endif // ENERGY_ATTRS_TD

@@ -104,58 +104,100 @@ const SigField sigFields[] = {{"s", Dimension::Power},
                               {"sigma_E", Dimension::Energy}};
 } // namespace
 
-Attribute SignatureAttr::parse(AsmParser &parser, Type) {
-  SMLoc loc = parser.getCurrentLocation();
+namespace {
+/// Collected `key = value` fields of a signature.
+struct SigFields {
   std::optional<double> values[6];
-  auto parseField = [&]() -> ParseResult {
-    SMLoc keyLoc = parser.getCurrentLocation();
-    StringRef key;
-    if (parser.parseKeyword(&key))
-      return failure();
+
+  /// Parses `= <quantity>` for `key` if it is a signature key; returns
+  /// nullopt when the key is not one.
+  std::optional<ParseResult> parse(AsmParser &parser, StringRef key,
+                                   SMLoc keyLoc) {
     int idx = -1;
     for (int i = 0; i < 6; ++i)
       if (key == sigFields[i].key)
         idx = i;
     if (idx < 0)
-      return parser.emitError(keyLoc)
-             << "unknown signature field '" << key
-             << "'; expected s, T, d, sigma_T, sigma_d or sigma_E";
+      return std::nullopt;
     if (values[idx])
-      return parser.emitError(keyLoc)
-             << "signature field '" << key << "' given twice";
+      return ParseResult(parser.emitError(keyLoc)
+                         << "signature field '" << key << "' given twice");
     double v;
     if (parser.parseEqual() || parseQuantity(parser, sigFields[idx].dim, v))
-      return failure();
+      return ParseResult(failure());
     values[idx] = v;
-    return success();
+    return ParseResult(success());
+  }
+
+  SignatureAttr build(AsmParser &parser, SMLoc loc) const {
+    if (!values[1] || !values[2]) {
+      parser.emitError(loc) << "a signature needs both the time `T` and the "
+                               "dynamic energy `d`";
+      return {};
+    }
+    return parser.getChecked<SignatureAttr>(
+        loc, parser.getContext(), Real{*values[1]}, Real{*values[2]},
+        Real{values[3].value_or(0)}, Real{values[4].value_or(0)},
+        Real::optional(values[0]), Real::optional(values[5]));
+  }
+};
+
+/// Collected fields of an operating point.
+struct OpPointFields {
+  std::optional<int64_t> sm, mem;
+  std::optional<double> cap, share;
+
+  std::optional<ParseResult> parse(AsmParser &parser, StringRef key,
+                                   SMLoc keyLoc);
+  OpPointAttr build(AsmParser &parser, SMLoc loc) const {
+    return parser.getChecked<OpPointAttr>(loc, parser.getContext(), sm, mem,
+                                          Real::optional(cap),
+                                          Real::optional(share));
+  }
+};
+} // namespace
+
+Attribute SignatureAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  SigFields fields;
+  auto parseField = [&]() -> ParseResult {
+    SMLoc keyLoc = parser.getCurrentLocation();
+    StringRef key;
+    if (parser.parseKeyword(&key))
+      return failure();
+    if (std::optional<ParseResult> r = fields.parse(parser, key, keyLoc))
+      return *r;
+    return parser.emitError(keyLoc)
+           << "unknown signature field '" << key
+           << "'; expected s, T, d, sigma_T, sigma_d or sigma_E";
   };
   if (parser.parseCommaSeparatedList(AsmParser::Delimiter::LessGreater,
                                      parseField))
     return {};
-  if (!values[1] || !values[2])
-    return parser.emitError(loc) << "a signature needs both the time `T` "
-                                    "and the dynamic energy `d`",
-           Attribute();
-  return parser.getChecked<SignatureAttr>(
-      loc, parser.getContext(), Real{*values[1]}, Real{*values[2]},
-      Real{values[3].value_or(0)}, Real{values[4].value_or(0)},
-      Real::optional(values[0]), Real::optional(values[5]));
+  return fields.build(parser, loc);
 }
+
+static void printSigFields(AsmPrinter &printer, SignatureAttr sig);
 
 void SignatureAttr::print(AsmPrinter &printer) const {
   printer << "<";
-  if (auto s = staticPower())
-    printer << "s = " << formatQuantity(*s, Dimension::Power) << ", ";
-  printer << "T = " << formatQuantity(time(), Dimension::Time)
-          << ", d = " << formatQuantity(dynamicEnergy(), Dimension::Energy);
-  if (sigmaTime() != 0)
-    printer << ", sigma_T = " << formatQuantity(sigmaTime(), Dimension::Time);
-  if (sigmaDynamic() != 0)
-    printer << ", sigma_d = "
-            << formatQuantity(sigmaDynamic(), Dimension::Energy);
-  if (auto sigmaE = sigmaEnergy())
-    printer << ", sigma_E = " << formatQuantity(*sigmaE, Dimension::Energy);
+  printSigFields(printer, *this);
   printer << ">";
+}
+
+static void printSigFields(AsmPrinter &printer, SignatureAttr sig) {
+  if (auto s = sig.staticPower())
+    printer << "s = " << formatQuantity(*s, Dimension::Power) << ", ";
+  printer << "T = " << formatQuantity(sig.time(), Dimension::Time)
+          << ", d = " << formatQuantity(sig.dynamicEnergy(), Dimension::Energy);
+  if (sig.sigmaTime() != 0)
+    printer << ", sigma_T = "
+            << formatQuantity(sig.sigmaTime(), Dimension::Time);
+  if (sig.sigmaDynamic() != 0)
+    printer << ", sigma_d = "
+            << formatQuantity(sig.sigmaDynamic(), Dimension::Energy);
+  if (auto sigmaE = sig.sigmaEnergy())
+    printer << ", sigma_E = " << formatQuantity(*sigmaE, Dimension::Energy);
 }
 
 static LogicalResult checkNonNegative(function_ref<InFlightDiagnostic()> emit,
@@ -192,47 +234,53 @@ LogicalResult SignatureAttr::verify(function_ref<InFlightDiagnostic()> emit,
 // OpPointAttr
 //===----------------------------------------------------------------------===//
 
+std::optional<ParseResult> OpPointFields::parse(AsmParser &parser,
+                                                StringRef key, SMLoc keyLoc) {
+  auto twice = [&]() {
+    return ParseResult(parser.emitError(keyLoc) << "operating-point field '"
+                                                << key << "' given twice");
+  };
+  if (key == "sm_mhz" || key == "mem_mhz") {
+    std::optional<int64_t> &slot = key == "sm_mhz" ? sm : mem;
+    if (slot)
+      return twice();
+    int64_t v;
+    if (parser.parseEqual() || parser.parseInteger(v))
+      return ParseResult(failure());
+    slot = v;
+    return ParseResult(success());
+  }
+  if (key == "power_cap") {
+    if (cap)
+      return twice();
+    double v;
+    if (parser.parseEqual() || parseQuantity(parser, Dimension::Power, v))
+      return ParseResult(failure());
+    cap = v;
+    return ParseResult(success());
+  }
+  if (key == "sm_share") {
+    if (share)
+      return twice();
+    double v;
+    if (parser.parseEqual() || parseNumber(parser, v))
+      return ParseResult(failure());
+    share = v;
+    return ParseResult(success());
+  }
+  return std::nullopt;
+}
+
 Attribute OpPointAttr::parse(AsmParser &parser, Type) {
   SMLoc loc = parser.getCurrentLocation();
-  std::optional<int64_t> sm, mem;
-  std::optional<double> cap, share;
+  OpPointFields fields;
   auto parseField = [&]() -> ParseResult {
     SMLoc keyLoc = parser.getCurrentLocation();
     StringRef key;
-    if (parser.parseKeyword(&key) || parser.parseEqual())
+    if (parser.parseKeyword(&key))
       return failure();
-    auto twice = [&]() {
-      return parser.emitError(keyLoc)
-             << "operating-point field '" << key << "' given twice";
-    };
-    if (key == "sm_mhz" || key == "mem_mhz") {
-      std::optional<int64_t> &slot = key == "sm_mhz" ? sm : mem;
-      if (slot)
-        return twice();
-      int64_t v;
-      if (parser.parseInteger(v))
-        return failure();
-      slot = v;
-      return success();
-    }
-    if (key == "power_cap") {
-      if (cap)
-        return twice();
-      double v;
-      if (parseQuantity(parser, Dimension::Power, v))
-        return failure();
-      cap = v;
-      return success();
-    }
-    if (key == "sm_share") {
-      if (share)
-        return twice();
-      double v;
-      if (parseNumber(parser, v))
-        return failure();
-      share = v;
-      return success();
-    }
+    if (std::optional<ParseResult> r = fields.parse(parser, key, keyLoc))
+      return *r;
     return parser.emitError(keyLoc)
            << "unknown operating-point field '" << key
            << "'; expected sm_mhz, mem_mhz, power_cap or sm_share";
@@ -240,9 +288,7 @@ Attribute OpPointAttr::parse(AsmParser &parser, Type) {
   if (parser.parseCommaSeparatedList(AsmParser::Delimiter::LessGreater,
                                      parseField))
     return {};
-  return parser.getChecked<OpPointAttr>(loc, parser.getContext(), sm, mem,
-                                        Real::optional(cap),
-                                        Real::optional(share));
+  return fields.build(parser, loc);
 }
 
 static std::string shortestNumber(double v) {
@@ -255,20 +301,75 @@ static std::string shortestNumber(double v) {
   return text;
 }
 
+static bool printOpPointFields(AsmPrinter &printer, OpPointAttr op);
+
 void OpPointAttr::print(AsmPrinter &printer) const {
   printer << "<";
+  printOpPointFields(printer, *this);
+  printer << ">";
+}
+
+/// Prints the fields; returns whether any was printed.
+static bool printOpPointFields(AsmPrinter &printer, OpPointAttr op) {
   llvm::ListSeparator listSep;
   auto sep = [&]() { return StringRef(listSep); };
-  if (getSmMhz())
-    printer << sep() << "sm_mhz = " << *getSmMhz();
-  if (getMemMhz())
-    printer << sep() << "mem_mhz = " << *getMemMhz();
-  if (getPowerCap())
+  bool any = false;
+  if (op.getSmMhz()) {
+    printer << sep() << "sm_mhz = " << *op.getSmMhz();
+    any = true;
+  }
+  if (op.getMemMhz()) {
+    printer << sep() << "mem_mhz = " << *op.getMemMhz();
+    any = true;
+  }
+  if (op.getPowerCap()) {
     printer << sep() << "power_cap = "
-            << formatQuantity(getPowerCap()->value, Dimension::Power);
-  if (getSmShare())
-    printer << sep() << "sm_share = "
-            << shortestNumber(getSmShare()->value);
+            << formatQuantity(op.getPowerCap()->value, Dimension::Power);
+    any = true;
+  }
+  if (op.getSmShare()) {
+    printer << sep() << "sm_share = " << shortestNumber(op.getSmShare()->value);
+    any = true;
+  }
+  return any;
+}
+
+//===----------------------------------------------------------------------===//
+// OptionAttr
+//===----------------------------------------------------------------------===//
+
+Attribute OptionAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  OpPointFields op;
+  SigFields sig;
+  auto parseField = [&]() -> ParseResult {
+    SMLoc keyLoc = parser.getCurrentLocation();
+    StringRef key;
+    if (parser.parseKeyword(&key))
+      return failure();
+    if (std::optional<ParseResult> r = op.parse(parser, key, keyLoc))
+      return *r;
+    if (std::optional<ParseResult> r = sig.parse(parser, key, keyLoc))
+      return *r;
+    return parser.emitError(keyLoc)
+           << "unknown operating-set option field '" << key
+           << "'; expected an operating-point or a signature field";
+  };
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::LessGreater,
+                                     parseField))
+    return {};
+  OpPointAttr opAttr = op.build(parser, loc);
+  SignatureAttr sigAttr = sig.build(parser, loc);
+  if (!opAttr || !sigAttr)
+    return {};
+  return OptionAttr::get(parser.getContext(), opAttr, sigAttr);
+}
+
+void OptionAttr::print(AsmPrinter &printer) const {
+  printer << "<";
+  if (printOpPointFields(printer, getOpPoint()))
+    printer << ", ";
+  printSigFields(printer, getSig());
   printer << ">";
 }
 

@@ -1,0 +1,75 @@
+//===- Pipeline.h - Pipeline-parallel training schedules --------*- C++ -*-===//
+//
+// The exact per-stage instruction orders of GPipe, 1F1B, interleaved 1F1B
+// (Megatron-LM) and ZB-H1 (zero bubble), their dependencies, data-parallel
+// all-reduces and tensor-parallel device groups, as a calculus::Schedule.
+// docs/SCHED.md states the orders.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CALCULUS_PIPELINE_H
+#define CALCULUS_PIPELINE_H
+
+#include "calculus/Schedule.h"
+
+#include <string>
+#include <vector>
+
+namespace energy {
+namespace calculus {
+
+enum class PipelineKind { GPipe, OneFOneB, Interleaved, ZBH1 };
+
+/// Parses "gpipe", "1f1b", "interleaved-1f1b", "zb-h1".
+bool parsePipelineKind(const std::string &name, PipelineKind &kind);
+
+struct PipeInstr {
+  enum Type : uint8_t { F, B, W };
+  Type type;
+  uint32_t vstage;     ///< virtual stage: chunk * stages + rank
+  uint32_t microbatch;
+};
+
+/// Per rank, the instruction order. Returns false with `err` set when the
+/// parameters are invalid (e.g. interleaving needs microbatches to be a
+/// multiple of stages).
+bool pipelineOrder(PipelineKind kind, uint32_t stages, uint32_t microbatches,
+                   uint32_t chunks, std::vector<std::vector<PipeInstr>> &order,
+                   std::string &err);
+
+struct StageCost {
+  double T = 0, d = 0, varT = 0, varD = 0;
+};
+
+struct PipelineSpec {
+  PipelineKind kind = PipelineKind::OneFOneB;
+  uint32_t stages = 1, microbatches = 1, chunks = 1;
+  uint32_t dataParallel = 1, tensorParallel = 1;
+  double staticPowerPerGpu = 0;
+  /// Per virtual stage (stages * chunks entries).
+  std::vector<StageCost> forward, backward, weight;
+  StageCost allreduce;
+  double allreduceLag = 0.5; ///< fraction of the last backward's time
+};
+
+/// What each task of the built schedule is.
+struct PipelineTaskInfo {
+  enum Kind : uint8_t { F, B, W, AllReduce } kind;
+  uint32_t vstage;  ///< AllReduce: the rank
+  uint32_t microbatch;
+  uint32_t replica; ///< AllReduce: unused
+};
+
+/// Builds the schedule: devices are (replica, rank) in replica-major order,
+/// each a lockstep group of `tensorParallel` GPUs with summed static power.
+/// Tasks are emitted rank by rank in instruction order; stage dependencies
+/// are finish-to-start; all-reduces (one per rank when dataParallel > 1) run
+/// on stream 1 of every replica's device for that rank, start-to-start after
+/// the rank's last backward (W for zb-h1) with lag allreduceLag * its T.
+bool buildPipeline(const PipelineSpec &spec, Schedule &sched,
+                   std::vector<PipelineTaskInfo> &info, std::string &err);
+
+} // namespace calculus
+} // namespace energy
+
+#endif // CALCULUS_PIPELINE_H

@@ -1,0 +1,144 @@
+//===- SchedOps.td - sched dialect operations --------------*- tablegen -*-===//
+
+#ifndef SCHED_OPS_TD
+#define SCHED_OPS_TD
+
+include "dialect/Sched/SchedDialect.td"
+include "dialect/Energy/EnergyAttrs.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/CommonAttrConstraints.td"
+
+def Sched_ScheduleOp : Sched_Op<"schedule", [Symbol, SymbolTable,
+    IsolatedFromAbove, NoTerminator, SingleBlock, NoRegionArguments]> {
+  let summary = "a schedule: devices and tasks with dependencies";
+  let description = [{
+    ```mlir
+    sched.schedule @iter {
+      sched.device @gpu0 kind "A100-SXM4" static 60 W
+      sched.task @F0_0 on @gpu0 kind "forward" {stage = 0, microbatch = 0} sig <T = 50 ms, d = 20 J>
+      sched.task @B0_0 on @gpu0 stream 1 after [@F0_0] kind "backward" sig <T = 100 ms, d = 45 J>
+    }
+    ```
+    Program order matters: tasks on one stream of one device execute in the
+    order they appear. The verifier rejects dependency cycles (naming the
+    cycle), unknown symbols, collectives over missing devices and tasks
+    whose fixed times overlap on one stream.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
+  let hasRegionVerifier = 1;
+}
+
+def Sched_DeviceOp : Sched_Op<"device", [Symbol]> {
+  let summary = "a device (or a lockstep device group) of a schedule";
+  let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$kind,
+                       F64Attr:$static_power,
+                       OptionalAttr<Energy_OpPointAttr>:$op_point);
+  let assemblyFormat = [{
+    $sym_name `kind` $kind `static` custom<Power>($static_power)
+    (`at` $op_point^)? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Sched_TaskOp : Sched_Op<"task", [Symbol]> {
+  let summary = "a unit of work on one device";
+  let description = [{
+    `after [...]` are finish-to-start dependencies; `with [...] lag <time>`
+    start-to-start ones (the task starts no earlier than `lag` after they
+    start: a gradient all-reduce launched during the backward pass). The
+    optional dictionary is the workload parameters theta. `start` is a fixed
+    start time (imported traces, or `--sched-timing`). `options` is the
+    operating set: the (operating point, T, d[, s]) choices for planning.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       FlatSymbolRefAttr:$device,
+                       OptionalAttr<I64Attr>:$stream,
+                       OptionalAttr<FlatSymbolRefArrayAttr>:$after,
+                       OptionalAttr<FlatSymbolRefArrayAttr>:$with,
+                       OptionalAttr<F64Attr>:$lag,
+                       OptionalAttr<StrAttr>:$kind,
+                       OptionalAttr<DictionaryAttr>:$theta,
+                       OptionalAttr<F64Attr>:$start,
+                       OptionalAttr<Energy_SignatureAttr>:$sig,
+                       OptionalAttr<StrAttr>:$db,
+                       OptionalAttr<TypedArrayAttrBase<Energy_OptionAttr,
+                                    "operating set">>:$options);
+  let assemblyFormat = [{
+    $sym_name `on` $device (`stream` $stream^)? (`after` $after^)?
+    (`with` $with^)? custom<OptionalTime>("\"lag\"", $lag) (`kind` $kind^)?
+    ($theta^)? custom<OptionalTime>("\"start\"", $start) (`sig` $sig^)?
+    (`db` $db^)? (`options` $options^)? attr-dict-with-keyword
+  }];
+  let hasVerifier = 1;
+}
+
+def Sched_CollectiveOp : Sched_Op<"collective", [Symbol]> {
+  let summary = "a collective over several devices (all-reduce, ...)";
+  let description = [{
+    Runs on every listed device at once, on the given stream of each. Its
+    dynamic energy `d` is the total over its devices; lowering splits it
+    evenly into one element per device.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       FlatSymbolRefArrayAttr:$devices,
+                       OptionalAttr<I64Attr>:$stream,
+                       OptionalAttr<FlatSymbolRefArrayAttr>:$after,
+                       OptionalAttr<FlatSymbolRefArrayAttr>:$with,
+                       OptionalAttr<F64Attr>:$lag,
+                       OptionalAttr<StrAttr>:$kind,
+                       OptionalAttr<DictionaryAttr>:$theta,
+                       OptionalAttr<F64Attr>:$start,
+                       OptionalAttr<Energy_SignatureAttr>:$sig);
+  let assemblyFormat = [{
+    $sym_name `on` $devices (`stream` $stream^)? (`after` $after^)?
+    (`with` $with^)? custom<OptionalTime>("\"lag\"", $lag) (`kind` $kind^)?
+    ($theta^)? custom<OptionalTime>("\"start\"", $start) (`sig` $sig^)?
+    attr-dict-with-keyword
+  }];
+  let hasVerifier = 1;
+}
+
+def Sched_PipelineOp : Sched_Op<"pipeline", [Symbol]> {
+  let summary = "a pipeline-parallel training iteration (generator)";
+  let description = [{
+    ```mlir
+    sched.pipeline @train {stages = 4, microbatches = 8, schedule = "1f1b",
+        device_kind = "A40", static_power = 65.0,
+        forward = #energy.sig<T = 10 ms, d = 2 J>,
+        backward = #energy.sig<T = 20 ms, d = 5 J>}
+    ```
+    Expanded by `--sched-expand` into devices, tasks and collectives in the
+    enclosing `sched.schedule` (docs/SCHED.md gives the exact orders).
+    `schedule` is one of "gpipe", "1f1b", "interleaved-1f1b", "zb-h1";
+    `chunks` virtual stages per rank (interleaved); `data_parallel`
+    replicas, each stage group joined by an all-reduce (`allreduce`
+    signature) that starts `allreduce_lag` (a fraction of the last backward's
+    time) after that backward starts; `tensor_parallel` devices per stage in
+    lockstep, collapsed into one device of `tensor_parallel x static_power`.
+    `forward`, `backward` and `weight` (zb-h1) are one signature for every
+    stage or an array with one per (virtual) stage; `forward_options` and
+    `backward_options` likewise give operating sets.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$stages,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$microbatches,
+                       StrAttr:$schedule,
+                       DefaultValuedAttr<I64Attr, "1">:$chunks,
+                       DefaultValuedAttr<I64Attr, "1">:$data_parallel,
+                       DefaultValuedAttr<I64Attr, "1">:$tensor_parallel,
+                       StrAttr:$device_kind,
+                       F64Attr:$static_power,
+                       OptionalAttr<AnyAttr>:$forward,
+                       OptionalAttr<AnyAttr>:$backward,
+                       OptionalAttr<AnyAttr>:$weight,
+                       OptionalAttr<AnyAttr>:$forward_options,
+                       OptionalAttr<AnyAttr>:$backward_options,
+                       OptionalAttr<Energy_SignatureAttr>:$allreduce,
+                       DefaultValuedAttr<F64Attr, "0.5">:$allreduce_lag);
+  let assemblyFormat = "$sym_name attr-dict";
+  let hasVerifier = 1;
+}
+
+#endif // SCHED_OPS_TD
