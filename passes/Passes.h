@@ -6,6 +6,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
+#include "dialect/Energy/Energy.h"
+#include "dialect/Sched/Sched.h"
+
 namespace energy {
 
 #define GEN_PASS_DECL

@@ -27,4 +27,48 @@ def EnergyEvaluate : Pass<"energy-evaluate", "::mlir::ModuleOp"> {
   ];
 }
 
+def SchedExpand : Pass<"sched-expand", "::mlir::ModuleOp"> {
+  let summary = "Expand schedule generators (sched.pipeline) into tasks";
+  let description = [{
+    Replaces every `sched.pipeline` with its devices, tasks and collectives
+    in the enclosing `sched.schedule`: the exact per-stage instruction order
+    of the chosen schedule and the dependencies F(s,m) -> F(s+1,m),
+    B(s+1,m) -> B(s,m), F(S-1,m) -> B(S-1,m), W(s,m) after B(s,m)
+    (docs/SCHED.md). Tasks given only an operating set get the signature of
+    its fastest option (the maximum-frequency default) and keep the set.
+  }];
+  let dependentDialects = ["::energy::sched::SchedDialect"];
+}
+
+def SchedTiming : Pass<"sched-timing", "::mlir::ModuleOp"> {
+  let summary = "Assign start times by list scheduling";
+  let description = [{
+    Every task starts as soon as its dependencies allow and its stream is
+    free on each of its devices, streams executing in program order; tasks
+    with a measured `start` keep it. Writes `start` on every task. A
+    dependency cycle (including one formed with stream order) is an error
+    naming its tasks.
+  }];
+}
+
+def SchedToEnergy : Pass<"sched-to-energy", "::mlir::ModuleOp"> {
+  let summary = "Lower timed schedules to energy.seq/par/multi (section 3.3.4)";
+  let description = [{
+    Per device, walks the timeline: gaps become `energy.idle`, back-to-back
+    work chains with `energy.seq`, work that overlaps on one device (streams)
+    becomes `energy.par` with one operand per stream (idle-prefixed for later
+    starters, so partial overlaps are exact), and devices compose with
+    `energy.multi`, each padded to the common start and end (docs/SCHED.md).
+    Collectives become one element per device with an equal share of their
+    dynamic energy. Tasks without `start` are list-scheduled first. The
+    evaluated energy equals interval accounting: sum over devices of
+    s_dev x makespan plus the sum of d.
+  }];
+  let options = [
+    Option<"keepSchedule", "keep-schedule", "bool", /*default=*/"false",
+           "keep the sched.schedule next to the energy tree">,
+  ];
+  let dependentDialects = ["::energy::EnergyDialect"];
+}
+
 #endif // ENERGY_PASSES_TD

@@ -2,6 +2,7 @@
 
 #include "passes/Registration.h"
 #include "dialect/Energy/Energy.h"
+#include "dialect/Sched/Sched.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -14,6 +15,6 @@ void energy::registerAllEnergyPasses() {
 }
 
 void energy::registerAllEnergy(mlir::DialectRegistry &registry) {
-  registry.insert<EnergyDialect>();
+  registry.insert<EnergyDialect, sched::SchedDialect>();
   registerAllEnergyPasses();
 }

@@ -57,6 +57,9 @@ mlir::ParseResult parseQuantity(mlir::AsmParser &parser, Dimension dim,
                                 double &value);
 /// Prints a base-unit value with the prefix that reads best; round-trips.
 void printQuantity(mlir::AsmPrinter &printer, double value, Dimension dim);
+/// parseQuantity into an F64 attribute (custom directives of both dialects).
+mlir::ParseResult parseQuantityAttr(mlir::AsmParser &parser,
+                                    mlir::FloatAttr &attr, Dimension dim);
 } // namespace energy
 
 #endif // DIALECT_ENERGY_ENERGY_H

@@ -82,6 +82,15 @@ ParseResult energy::parseQuantity(AsmParser &parser, Dimension dim,
   return success();
 }
 
+ParseResult energy::parseQuantityAttr(AsmParser &parser, FloatAttr &attr,
+                                      Dimension dim) {
+  double v;
+  if (parseQuantity(parser, dim, v))
+    return failure();
+  attr = parser.getBuilder().getF64FloatAttr(v);
+  return success();
+}
+
 void energy::printQuantity(AsmPrinter &printer, double value, Dimension dim) {
   printer << formatQuantity(value, dim);
 }

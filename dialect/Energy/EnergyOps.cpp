@@ -15,15 +15,6 @@ using namespace energy;
 // Custom directives: quantities stored as F64 in SI base units.
 //===----------------------------------------------------------------------===//
 
-static ParseResult parseQuantityAttr(OpAsmParser &parser, FloatAttr &attr,
-                                     Dimension dim) {
-  double v;
-  if (parseQuantity(parser, dim, v))
-    return failure();
-  attr = parser.getBuilder().getF64FloatAttr(v);
-  return success();
-}
-
 static ParseResult parsePower(OpAsmParser &parser, FloatAttr &attr) {
   return parseQuantityAttr(parser, attr, Dimension::Power);
 }

@@ -67,8 +67,8 @@ def Sched_TaskOp : Sched_Op<"task", [Symbol]> {
                                     "operating set">>:$options);
   let assemblyFormat = [{
     $sym_name `on` $device (`stream` $stream^)? (`after` $after^)?
-    (`with` $with^)? custom<OptionalTime>("\"lag\"", $lag) (`kind` $kind^)?
-    ($theta^)? custom<OptionalTime>("\"start\"", $start) (`sig` $sig^)?
+    (`with` $with^)? `` custom<OptionalTime>("\"lag\"", $lag) (`kind` $kind^)?
+    ($theta^)? `` custom<OptionalTime>("\"start\"", $start) (`sig` $sig^)?
     (`db` $db^)? (`options` $options^)? attr-dict-with-keyword
   }];
   let hasVerifier = 1;
@@ -93,8 +93,8 @@ def Sched_CollectiveOp : Sched_Op<"collective", [Symbol]> {
                        OptionalAttr<Energy_SignatureAttr>:$sig);
   let assemblyFormat = [{
     $sym_name `on` $devices (`stream` $stream^)? (`after` $after^)?
-    (`with` $with^)? custom<OptionalTime>("\"lag\"", $lag) (`kind` $kind^)?
-    ($theta^)? custom<OptionalTime>("\"start\"", $start) (`sig` $sig^)?
+    (`with` $with^)? `` custom<OptionalTime>("\"lag\"", $lag) (`kind` $kind^)?
+    ($theta^)? `` custom<OptionalTime>("\"start\"", $start) (`sig` $sig^)?
     attr-dict-with-keyword
   }];
   let hasVerifier = 1;

@@ -1,0 +1,218 @@
+//===- SchedDialect.cpp - sched dialect and operations --------------------===//
+
+#include "dialect/Sched/Sched.h"
+#include "calculus/Pipeline.h"
+#include "dialect/Sched/SchedGraph.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace energy;
+using namespace energy::sched;
+
+#include "dialect/Sched/SchedDialect.cpp.inc"
+
+void SchedDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "dialect/Sched/SchedOps.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Custom directives
+//===----------------------------------------------------------------------===//
+
+static ParseResult parsePower(OpAsmParser &parser, FloatAttr &attr) {
+  return parseQuantityAttr(parser, attr, Dimension::Power);
+}
+static void printPower(OpAsmPrinter &p, Operation *, FloatAttr attr) {
+  printQuantity(p, attr.getValueAsDouble(), Dimension::Power);
+}
+
+/// `[keyword <time>]`. The format suppresses the space before this directive
+/// (``), so an absent value prints nothing and a present one its own space.
+static ParseResult parseOptionalTime(OpAsmParser &parser, StringRef keyword,
+                                     FloatAttr &attr) {
+  if (failed(parser.parseOptionalKeyword(keyword)))
+    return success();
+  return parseQuantityAttr(parser, attr, Dimension::Time);
+}
+static void printOptionalTime(OpAsmPrinter &p, Operation *, StringRef keyword,
+                              FloatAttr attr) {
+  if (!attr)
+    return;
+  p << " " << keyword << " ";
+  printQuantity(p, attr.getValueAsDouble(), Dimension::Time);
+}
+
+#define GET_OP_CLASSES
+#include "dialect/Sched/SchedOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Verifiers. Per-op checks here; symbols, cycles and stream overlaps once per
+// schedule, in ScheduleOp::verifyRegions.
+//===----------------------------------------------------------------------===//
+
+LogicalResult sched::DeviceOp::verify() {
+  double s = getStaticPower().convertToDouble();
+  if (!(s >= 0) || !std::isfinite(s))
+    return emitOpError("static power must be finite and non-negative; got ")
+           << formatQuantity(s, Dimension::Power);
+  return success();
+}
+
+template <typename OpTy>
+static LogicalResult verifyTaskCommon(OpTy op) {
+  if (auto stream = op.getStreamAttr(); stream && stream.getInt() < 0)
+    return op.emitOpError("stream must be non-negative; got ")
+           << stream.getInt();
+  if (op.getLagAttr() && !op.getWithAttr())
+    return op.emitOpError("`lag` needs start-to-start dependencies (`with`)");
+  if (auto lag = op.getLagAttr();
+      lag && !(lag.getValueAsDouble() >= 0 &&
+               std::isfinite(lag.getValueAsDouble())))
+    return op.emitOpError("lag must be finite and non-negative; got ")
+           << formatQuantity(lag.getValueAsDouble(), Dimension::Time);
+  if (auto start = op.getStartAttr();
+      start && !(start.getValueAsDouble() >= 0 &&
+                 std::isfinite(start.getValueAsDouble())))
+    return op.emitOpError("start time must be finite and non-negative; got ")
+           << formatQuantity(start.getValueAsDouble(), Dimension::Time);
+  return success();
+}
+
+LogicalResult TaskOp::verify() { return verifyTaskCommon(*this); }
+
+LogicalResult CollectiveOp::verify() {
+  if (getDevices().empty())
+    return emitOpError("needs at least one device");
+  llvm::SmallDenseSet<Attribute, 8> seen;
+  for (Attribute d : getDevices())
+    if (!seen.insert(d).second)
+      return emitOpError("lists device ") << d << " twice";
+  return verifyTaskCommon(*this);
+}
+
+/// A per-stage attribute: one signature for all, or an array of one per
+/// virtual stage (operating sets: one array of options, or an array of them).
+static LogicalResult checkPerStage(PipelineOp op, StringRef name,
+                                   Attribute attr, int64_t stages,
+                                   bool options) {
+  if (!attr)
+    return success();
+  auto isLeaf = [&](Attribute a) {
+    if (options) {
+      auto arr = dyn_cast<ArrayAttr>(a);
+      return arr && !arr.empty() &&
+             llvm::all_of(arr, [](Attribute o) { return isa<OptionAttr>(o); });
+    }
+    return isa<SignatureAttr>(a);
+  };
+  if (isLeaf(attr))
+    return success();
+  auto arr = dyn_cast<ArrayAttr>(attr);
+  if (!arr || !llvm::all_of(arr, isLeaf))
+    return op.emitOpError("`")
+           << name << "` must be "
+           << (options ? "an operating set (a non-empty array of "
+                         "#energy.option) or an array of them, one per "
+                         "virtual stage"
+                       : "a #energy.sig or an array of them, one per "
+                         "virtual stage");
+  if (int64_t(arr.size()) != stages)
+    return op.emitOpError("`")
+           << name << "` has " << arr.size() << " entries; need one per "
+           << "virtual stage (" << stages << ")";
+  return success();
+}
+
+LogicalResult PipelineOp::verify() {
+  calculus::PipelineKind kind;
+  if (!calculus::parsePipelineKind(getSchedule().str(), kind))
+    return emitOpError("unknown schedule \"")
+           << getSchedule()
+           << "\"; expected \"gpipe\", \"1f1b\", \"interleaved-1f1b\" or "
+              "\"zb-h1\"";
+  if (getChunks() < 1 || getDataParallel() < 1 || getTensorParallel() < 1)
+    return emitOpError("chunks, data_parallel and tensor_parallel must be "
+                       "positive");
+  if (getChunks() > 1 && kind != calculus::PipelineKind::Interleaved)
+    return emitOpError("chunks > 1 needs schedule \"interleaved-1f1b\"");
+  if (kind == calculus::PipelineKind::Interleaved &&
+      getMicrobatches() % getStages() != 0)
+    return emitOpError("interleaved-1f1b needs microbatches (")
+           << getMicrobatches() << ") to be a multiple of stages ("
+           << getStages() << ")";
+  double s = getStaticPower().convertToDouble();
+  if (!(s >= 0) || !std::isfinite(s))
+    return emitOpError("static_power must be finite and non-negative (W)");
+  int64_t v = getStages() * getChunks();
+  if (!getForwardAttr() && !getForwardOptionsAttr())
+    return emitOpError("needs `forward` signatures or `forward_options`");
+  if (!getBackwardAttr() && !getBackwardOptionsAttr())
+    return emitOpError("needs `backward` signatures or `backward_options`");
+  if (kind == calculus::PipelineKind::ZBH1 && !getWeightAttr())
+    return emitOpError("zb-h1 needs `weight` signatures (the W passes)");
+  if (getDataParallel() > 1 && !getAllreduceAttr())
+    return emitOpError("data_parallel > 1 needs an `allreduce` signature");
+  if (!(getAllreduceLag().convertToDouble() >= 0))
+    return emitOpError("allreduce_lag must be non-negative");
+  if (failed(checkPerStage(*this, "forward", getForwardAttr(), v, false)) ||
+      failed(checkPerStage(*this, "backward", getBackwardAttr(), v, false)) ||
+      failed(checkPerStage(*this, "weight", getWeightAttr(), v, false)) ||
+      failed(checkPerStage(*this, "forward_options", getForwardOptionsAttr(),
+                           v, true)) ||
+      failed(checkPerStage(*this, "backward_options",
+                           getBackwardOptionsAttr(), v, true)))
+    return failure();
+  return success();
+}
+
+LogicalResult ScheduleOp::verifyRegions() {
+  FailureOr<SchedGraph> graph =
+      SchedGraph::build(*this, SchedGraph::Need::Structure);
+  if (failed(graph))
+    return failure();
+  const calculus::Schedule &s = graph->schedule;
+  std::vector<uint32_t> cycle = calculus::findDependencyCycle(s);
+  if (!cycle.empty())
+    return emitOpError("has a dependency cycle: ")
+           << graph->describeCycle(cycle);
+  // Fixed times on one stream of one device must not overlap.
+  std::vector<std::pair<uint64_t, uint32_t>> fixed; // (device:stream, task)
+  for (uint32_t t = 0; t < s.tasks.size(); ++t)
+    if (s.tasks[t].fixedStart >= 0)
+      for (uint32_t dev : s.tasks[t].devices)
+        fixed.push_back({(uint64_t(dev) << 32) | s.tasks[t].stream, t});
+  std::sort(fixed.begin(), fixed.end(), [&](auto &a, auto &b) {
+    if (a.first != b.first)
+      return a.first < b.first;
+    return s.tasks[a.second].fixedStart < s.tasks[b.second].fixedStart;
+  });
+  for (size_t i = 1; i < fixed.size(); ++i) {
+    if (fixed[i].first != fixed[i - 1].first)
+      continue;
+    const auto &a = s.tasks[fixed[i - 1].second];
+    const auto &b = s.tasks[fixed[i].second];
+    if (b.fixedStart < a.fixedStart + a.duration) {
+      Operation *opA = graph->taskOps[fixed[i - 1].second];
+      Operation *opB = graph->taskOps[fixed[i].second];
+      uint32_t dev = uint32_t(fixed[i].first >> 32);
+      return (opB->emitOpError("overlaps @")
+              << mlir::SymbolTable::getSymbolName(opA).getValue() << " on stream "
+              << uint32_t(fixed[i].first) << " of @"
+              << graph->deviceOps[dev].getSymName() << ": it starts at "
+              << formatQuantity(b.fixedStart, Dimension::Time)
+              << ", before the other ends at "
+              << formatQuantity(a.fixedStart + a.duration, Dimension::Time))
+                 .attachNote(opA->getLoc())
+             << "the other task";
+    }
+  }
+  return success();
+}

@@ -1,0 +1,40 @@
+//===- SchedGraph.h - A sched.schedule as a calculus::Schedule --*- C++ -*-===//
+//
+// One pass over a schedule's body resolves every symbol once (no per-op
+// symbol-table scans: schedules have millions of tasks) and produces the
+// MLIR-free calculus::Schedule that timing and lowering work on.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DIALECT_SCHED_SCHEDGRAPH_H
+#define DIALECT_SCHED_SCHEDGRAPH_H
+
+#include "calculus/Schedule.h"
+#include "dialect/Sched/Sched.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+namespace energy {
+namespace sched {
+
+struct SchedGraph {
+  calculus::Schedule schedule;
+  llvm::SmallVector<mlir::Operation *> taskOps;   ///< index -> task/collective
+  llvm::SmallVector<DeviceOp> deviceOps;          ///< index -> device
+
+  enum class Need {
+    Structure,  ///< symbols, dependencies; signatures optional
+    Signatures, ///< every task needs T and d
+  };
+  /// Builds the graph; emits located diagnostics and fails on bad symbols
+  /// and, with Need::Signatures, on tasks without signatures.
+  static mlir::FailureOr<SchedGraph> build(ScheduleOp op, Need need);
+
+  /// Names the tasks of a cycle for a diagnostic: "@a -> @b -> @a".
+  std::string describeCycle(llvm::ArrayRef<uint32_t> cycle) const;
+};
+
+} // namespace sched
+} // namespace energy
+
+#endif // DIALECT_SCHED_SCHEDGRAPH_H

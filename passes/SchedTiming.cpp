@@ -1,0 +1,44 @@
+//===- SchedTiming.cpp - --sched-timing -----------------------------------===//
+
+#include "calculus/Schedule.h"
+#include "dialect/Sched/SchedGraph.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace energy {
+#define GEN_PASS_DEF_SCHEDTIMING
+#include "passes/Passes.h.inc"
+} // namespace energy
+
+using namespace mlir;
+using namespace energy;
+using namespace energy::sched;
+
+namespace {
+struct SchedTimingPass
+    : public energy::impl::SchedTimingBase<SchedTimingPass> {
+  void runOnOperation() override {
+    Builder b(&getContext());
+    WalkResult r = getOperation()->walk([&](ScheduleOp sched) {
+      FailureOr<SchedGraph> g =
+          SchedGraph::build(sched, SchedGraph::Need::Signatures);
+      if (failed(g))
+        return WalkResult::interrupt();
+      std::vector<double> start;
+      std::vector<uint32_t> cycle;
+      if (!calculus::computeStartTimes(g->schedule, start, cycle)) {
+        sched.emitOpError("cannot be timed: dependencies and stream order "
+                          "form a cycle: ")
+            << g->describeCycle(cycle);
+        return WalkResult::interrupt();
+      }
+      for (uint32_t t = 0; t < g->taskOps.size(); ++t)
+        g->taskOps[t]->setAttr("start", b.getF64FloatAttr(start[t]));
+      return WalkResult::advance();
+    });
+    if (r.wasInterrupted())
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,113 @@
+// RUN: energy-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{'sched.schedule' op has a dependency cycle: @a -> @b -> @c -> @a}}
+sched.schedule @s {
+  sched.device @g kind "A100" static 60 W
+  sched.task @a on @g stream 0 after [@c] sig <T = 1 ms, d = 1 J>
+  sched.task @b on @g stream 1 after [@a] sig <T = 1 ms, d = 1 J>
+  sched.task @c on @g stream 2 after [@b] sig <T = 1 ms, d = 1 J>
+}
+
+// -----
+
+sched.schedule @s {
+  // expected-error @+1 {{'sched.task' op runs on unknown device @nope; declare it with sched.device}}
+  sched.task @a on @nope sig <T = 1 ms, d = 1 J>
+}
+
+// -----
+
+sched.schedule @s {
+  sched.device @g kind "A100" static 60 W
+  // expected-error @+1 {{'sched.task' op depends on unknown task @ghost}}
+  sched.task @a on @g after [@ghost] sig <T = 1 ms, d = 1 J>
+}
+
+// -----
+
+sched.schedule @s {
+  sched.device @g kind "A100" static 60 W
+  // expected-error @+1 {{'sched.collective' op runs on unknown device @h; declare it with sched.device}}
+  sched.collective @ar on [@g, @h] kind "allreduce" sig <T = 1 ms, d = 1 J>
+}
+
+// -----
+
+sched.schedule @s {
+  sched.device @g kind "A100" static 60 W
+  // expected-note @+1 {{the other task}}
+  sched.task @a on @g start 0 s sig <T = 10 ms, d = 1 J>
+  // expected-error @+1 {{'sched.task' op overlaps @a on stream 0 of @g: it starts at 5 ms, before the other ends at 10 ms}}
+  sched.task @b on @g start 5 ms sig <T = 10 ms, d = 1 J>
+}
+
+// -----
+
+sched.schedule @s {
+  sched.device @g kind "A100" static 60 W
+  // Different streams may overlap.
+  sched.task @a on @g start 0 s sig <T = 10 ms, d = 1 J>
+  sched.task @b on @g stream 1 start 5 ms sig <T = 10 ms, d = 1 J>
+  // expected-error @+1 {{'sched.collective' op lists device @g twice}}
+  sched.collective @ar on [@g, @g] sig <T = 1 ms, d = 1 J>
+}
+
+// -----
+
+sched.schedule @s {
+  sched.device @g kind "A100" static 60 W
+  sched.task @a on @g sig <T = 1 ms, d = 1 J>
+  // expected-error @+1 {{'sched.task' op `lag` needs start-to-start dependencies (`with`)}}
+  sched.task @b on @g after [@a] lag 2 ms sig <T = 1 ms, d = 1 J>
+}
+
+// -----
+
+sched.schedule @s {
+  sched.device @g kind "A100" static 60 W
+  sched.task @a on @g sig <T = 1 ms, d = 1 J>
+  // expected-error @+1 {{'sched.task' op depends on @g, which is a device, not a task}}
+  sched.task @b on @g after [@g] sig <T = 1 ms, d = 1 J>
+}
+
+// -----
+
+sched.schedule @s {
+  // expected-error @+1 {{'sched.pipeline' op unknown schedule "2f2b"; expected "gpipe", "1f1b", "interleaved-1f1b" or "zb-h1"}}
+  sched.pipeline @p {stages = 2, microbatches = 4, schedule = "2f2b", device_kind = "A40", static_power = 65.0, forward = #energy.sig<T = 1 ms, d = 2 J>, backward = #energy.sig<T = 2 ms, d = 4 J>}
+}
+
+// -----
+
+sched.schedule @s {
+  // expected-error @+1 {{'sched.pipeline' op interleaved-1f1b needs microbatches (3) to be a multiple of stages (2)}}
+  sched.pipeline @p {stages = 2, microbatches = 3, chunks = 2, schedule = "interleaved-1f1b", device_kind = "A40", static_power = 65.0, forward = #energy.sig<T = 1 ms, d = 2 J>, backward = #energy.sig<T = 2 ms, d = 4 J>}
+}
+
+// -----
+
+sched.schedule @s {
+  // expected-error @+1 {{'sched.pipeline' op `forward` has 3 entries; need one per virtual stage (2)}}
+  sched.pipeline @p {stages = 2, microbatches = 4, schedule = "1f1b", device_kind = "A40", static_power = 65.0, forward = [#energy.sig<T = 1 ms, d = 2 J>, #energy.sig<T = 1 ms, d = 2 J>, #energy.sig<T = 1 ms, d = 2 J>], backward = #energy.sig<T = 2 ms, d = 4 J>}
+}
+
+// -----
+
+sched.schedule @s {
+  // expected-error @+1 {{'sched.pipeline' op zb-h1 needs `weight` signatures (the W passes)}}
+  sched.pipeline @p {stages = 2, microbatches = 4, schedule = "zb-h1", device_kind = "A40", static_power = 65.0, forward = #energy.sig<T = 1 ms, d = 2 J>, backward = #energy.sig<T = 2 ms, d = 4 J>}
+}
+
+// -----
+
+sched.schedule @s {
+  // expected-error @+1 {{'sched.pipeline' op data_parallel > 1 needs an `allreduce` signature}}
+  sched.pipeline @p {stages = 2, microbatches = 4, schedule = "1f1b", data_parallel = 2, device_kind = "A40", static_power = 65.0, forward = #energy.sig<T = 1 ms, d = 2 J>, backward = #energy.sig<T = 2 ms, d = 4 J>}
+}
+
+// -----
+
+sched.schedule @s {
+  // expected-error @+1 {{'sched.pipeline' op `backward_options` must be an operating set (a non-empty array of #energy.option) or an array of them, one per virtual stage}}
+  sched.pipeline @p {stages = 2, microbatches = 4, schedule = "1f1b", device_kind = "A40", static_power = 65.0, forward = #energy.sig<T = 1 ms, d = 2 J>, backward_options = [#energy.sig<T = 2 ms, d = 4 J>]}
+}
