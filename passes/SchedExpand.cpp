@@ -178,7 +178,8 @@ struct SchedExpandPass
             b.getF64FloatAttr(task.deps.front().lag), arKind,
             b.getDictionaryAttr({b.getNamedAttr(
                 "stage", b.getI64IntegerAttr(ti.vstage))}),
-            FloatAttr(), p.getAllreduceAttr());
+            FloatAttr(), p.getAllreduceAttr(), ArrayAttr(), ArrayAttr(),
+            ArrayAttr(), ArrayAttr());
         continue;
       }
       uint32_t rank = ti.vstage % spec.stages;
@@ -213,7 +214,7 @@ struct SchedExpandPass
       TaskOp::create(b, loc, names[t], devices[ti.replica * spec.stages + rank],
                      IntegerAttr(), refs(task.deps, false), ArrayAttr(),
                      FloatAttr(), kindAttr, b.getDictionaryAttr(theta),
-                     FloatAttr(), sig, StringAttr(),
+                     FloatAttr(), FloatAttr(), sig, StringAttr(),
                      cast_or_null<ArrayAttr>(options));
     }
     p.erase();

@@ -33,8 +33,18 @@ struct SchedTimingPass
             << g->describeCycle(cycle);
         return WalkResult::interrupt();
       }
-      for (uint32_t t = 0; t < g->taskOps.size(); ++t)
+      for (uint32_t t = 0; t < g->taskOps.size();) {
+        auto coll = dyn_cast<CollectiveOp>(g->taskOps[t]);
+        if (coll && coll.getDurationsAttr()) {
+          SmallVector<double> starts(start.begin() + t,
+                                     start.begin() + t + coll.getDevices().size());
+          coll.setStartsAttr(b.getF64ArrayAttr(starts));
+          t += starts.size();
+          continue;
+        }
         g->taskOps[t]->setAttr("start", b.getF64FloatAttr(start[t]));
+        ++t;
+      }
       return WalkResult::advance();
     });
     if (r.wasInterrupted())

@@ -45,11 +45,10 @@ struct Materializer {
     switch (n.kind) {
     case calculus::LoweredNode::Element: {
       Operation *taskOp = g.taskOps[n.task];
-      const calculus::ScheduleTask &task = g.schedule.tasks[n.task];
       calculus::Signature share = calculus::taskShare(g.schedule, n.task,
                                                       n.device);
       StringAttr name = SymbolTable::getSymbolName(taskOp);
-      if (task.devices.size() > 1)
+      if (isa<CollectiveOp>(taskOp))
         name = b.getStringAttr(name.getValue() + "." +
                                deviceRefs[n.device].getValue());
       auto sig = SignatureAttr::get(b.getContext(), share.T, share.d,

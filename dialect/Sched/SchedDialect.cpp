@@ -50,6 +50,35 @@ static void printOptionalTime(OpAsmPrinter &p, Operation *, StringRef keyword,
   printQuantity(p, attr.getValueAsDouble(), Dimension::Time);
 }
 
+/// `[keyword [<quantity>, ...]]` for an F64 array in base units.
+static ParseResult parseQuantityList(OpAsmParser &parser, StringRef keyword,
+                                     Dimension dim, ArrayAttr &attr) {
+  if (failed(parser.parseOptionalKeyword(keyword)))
+    return success();
+  SmallVector<Attribute> values;
+  if (parser.parseCommaSeparatedList(
+          OpAsmParser::Delimiter::Square, [&]() -> ParseResult {
+            FloatAttr v;
+            if (parseQuantityAttr(parser, v, dim))
+              return failure();
+            values.push_back(v);
+            return success();
+          }))
+    return failure();
+  attr = parser.getBuilder().getArrayAttr(values);
+  return success();
+}
+static void printQuantityList(OpAsmPrinter &p, Operation *, StringRef keyword,
+                              Dimension dim, ArrayAttr attr) {
+  if (!attr)
+    return;
+  p << " " << keyword << " [";
+  llvm::interleaveComma(attr, p, [&](Attribute a) {
+    printQuantity(p, cast<FloatAttr>(a).getValueAsDouble(), dim);
+  });
+  p << "]";
+}
+
 #define GET_OP_CLASSES
 #include "dialect/Sched/SchedOps.cpp.inc"
 
@@ -86,7 +115,20 @@ static LogicalResult verifyTaskCommon(OpTy op) {
   return success();
 }
 
-LogicalResult TaskOp::verify() { return verifyTaskCommon(*this); }
+LogicalResult TaskOp::verify() {
+  if (auto dur = getDurationAttr()) {
+    double t = dur.getValueAsDouble();
+    if (!(t >= 0) || !std::isfinite(t))
+      return emitOpError("duration must be finite and non-negative; got ")
+             << formatQuantity(t, Dimension::Time);
+    if (auto sig = getSigAttr(); sig && sig.time() != t)
+      return emitOpError("measured duration ")
+             << formatQuantity(t, Dimension::Time)
+             << " disagrees with its signature's T = "
+             << formatQuantity(sig.time(), Dimension::Time);
+  }
+  return verifyTaskCommon(*this);
+}
 
 LogicalResult CollectiveOp::verify() {
   if (getDevices().empty())
@@ -95,6 +137,35 @@ LogicalResult CollectiveOp::verify() {
   for (Attribute d : getDevices())
     if (!seen.insert(d).second)
       return emitOpError("lists device ") << d << " twice";
+  size_t n = getDevices().size();
+  auto checkParts = [&](ArrayAttr parts, StringRef what) -> LogicalResult {
+    if (!parts)
+      return success();
+    if (parts.size() != n)
+      return emitOpError("has ") << parts.size() << " " << what << " for "
+                                 << n << " devices";
+    for (Attribute a : parts) {
+      double v = isa<FloatAttr>(a) ? cast<FloatAttr>(a).getValueAsDouble()
+                                   : double(cast<IntegerAttr>(a).getInt());
+      if (!(v >= 0) || !std::isfinite(v))
+        return emitOpError(what) << " must be finite and non-negative";
+    }
+    return success();
+  };
+  if (failed(checkParts(getStartsAttr(), "starts")) ||
+      failed(checkParts(getDurationsAttr(), "durations")) ||
+      failed(checkParts(getEnergiesAttr(), "energies")) ||
+      failed(checkParts(getStreamsAttr(), "streams")))
+    return failure();
+  if (getStartsAttr() && getStartAttr())
+    return emitOpError("has both one `start` and per-device `starts`");
+  if (getDurationsAttr() && getSigAttr())
+    return emitOpError("has both a signature and per-device `durations`; a "
+                       "measured collective gets its energy per part");
+  if ((getStartsAttr() || getEnergiesAttr() || getStreamsAttr()) &&
+      !getDurationsAttr())
+    return emitOpError("per-device `starts`, `energies` or `streams` need "
+                       "per-device `durations`");
   return verifyTaskCommon(*this);
 }
 

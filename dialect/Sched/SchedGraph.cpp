@@ -12,7 +12,8 @@ using namespace energy::sched;
 namespace {
 struct Entry {
   enum Kind : uint8_t { Device, Task } kind;
-  uint32_t index;
+  uint32_t index; ///< first task index (a measured collective has one per part)
+  uint32_t count;
   Operation *op;
 };
 } // namespace
@@ -36,17 +37,22 @@ FailureOr<SchedGraph> SchedGraph::build(ScheduleOp op, Need need) {
   SchedGraph g;
   DenseMap<StringAttr, Entry> names;
   Block &body = op.getBody().front();
-  // Pass 1: name every device and task.
+  // Pass 1: name every device and task; a measured collective takes one
+  // task index per part.
   for (Operation &child : body) {
     if (auto dev = dyn_cast<sched::DeviceOp>(child)) {
       names[dev.getSymNameAttr()] = {Entry::Device,
-                                     uint32_t(g.deviceOps.size()), dev};
+                                     uint32_t(g.deviceOps.size()), 1, dev};
       g.deviceOps.push_back(dev);
       g.schedule.devices.push_back({dev.getStaticPower().convertToDouble()});
     } else if (isa<TaskOp, CollectiveOp>(child)) {
+      uint32_t parts = 1;
+      if (auto coll = dyn_cast<CollectiveOp>(child); coll && coll.getDurationsAttr())
+        parts = coll.getDevices().size();
       names[SymbolTable::getSymbolName(&child)] = {
-          Entry::Task, uint32_t(g.taskOps.size()), &child};
-      g.taskOps.push_back(&child);
+          Entry::Task, uint32_t(g.taskOps.size()), parts, &child};
+      for (uint32_t i = 0; i < parts; ++i)
+        g.taskOps.push_back(&child);
     } else if (isa<PipelineOp>(child)) {
       if (need == Need::Signatures)
         return child.emitOpError(
@@ -55,7 +61,8 @@ FailureOr<SchedGraph> SchedGraph::build(ScheduleOp op, Need need) {
       return child.emitOpError("cannot appear in a sched.schedule");
     }
   }
-  auto device = [&](Operation *user, FlatSymbolRefAttr sym) -> FailureOr<uint32_t> {
+  auto device = [&](Operation *user,
+                    FlatSymbolRefAttr sym) -> FailureOr<uint32_t> {
     auto it = names.find(sym.getAttr());
     if (it == names.end())
       return user->emitOpError("runs on unknown device ")
@@ -66,80 +73,114 @@ FailureOr<SchedGraph> SchedGraph::build(ScheduleOp op, Need need) {
              << "defined here";
     return it->second.index;
   };
-  auto taskIndex = [&](Operation *user, Attribute attr) -> FailureOr<uint32_t> {
-    auto sym = cast<FlatSymbolRefAttr>(attr);
-    auto it = names.find(sym.getAttr());
-    if (it == names.end())
-      return user->emitOpError("depends on unknown task ") << sym;
-    if (it->second.kind != Entry::Task)
-      return user->emitOpError("depends on ")
-             << sym << ", which is a device, not a task";
-    return it->second.index;
+  auto addDeps = [&](Operation *user, ArrayAttr refs, bool startToStart,
+                     double lag,
+                     std::vector<calculus::Dependency> &deps) -> LogicalResult {
+    if (!refs)
+      return success();
+    for (Attribute a : refs) {
+      auto sym = cast<FlatSymbolRefAttr>(a);
+      auto it = names.find(sym.getAttr());
+      if (it == names.end())
+        return user->emitOpError("depends on unknown task ") << sym;
+      if (it->second.kind != Entry::Task)
+        return user->emitOpError("depends on ")
+               << sym << ", which is a device, not a task";
+      for (uint32_t i = 0; i < it->second.count; ++i)
+        deps.push_back({it->second.index + i, startToStart, lag});
+    }
+    return success();
+  };
+  auto missingSignature = [&](Operation *taskOp) {
+    return taskOp->emitOpError("@")
+           << SymbolTable::getSymbolName(taskOp).getValue()
+           << " has no signature: give it `sig <T = ..., d = ...>` or fill "
+              "it from a signature database";
   };
 
   // Pass 2: the tasks.
   g.schedule.tasks.resize(g.taskOps.size());
-  for (uint32_t t = 0; t < g.taskOps.size(); ++t) {
+  for (uint32_t t = 0; t < g.taskOps.size();) {
     Operation *taskOp = g.taskOps[t];
     calculus::ScheduleTask &task = g.schedule.tasks[t];
-    IntegerAttr stream;
-    ArrayAttr after, with;
-    FloatAttr lag, start;
-    SignatureAttr sig;
     if (auto op = dyn_cast<TaskOp>(taskOp)) {
       FailureOr<uint32_t> dev = device(op, op.getDeviceAttr());
       if (failed(dev))
         return failure();
       task.devices.push_back(*dev);
-      stream = op.getStreamAttr();
-      after = op.getAfterAttr();
-      with = op.getWithAttr();
-      lag = op.getLagAttr();
-      start = op.getStartAttr();
-      sig = op.getSigAttr();
-    } else {
-      auto coll = cast<CollectiveOp>(taskOp);
-      for (Attribute d : coll.getDevices()) {
-        FailureOr<uint32_t> dev = device(coll, cast<FlatSymbolRefAttr>(d));
-        if (failed(dev))
-          return failure();
-        task.devices.push_back(*dev);
+      task.stream = op.getStreamAttr() ? uint32_t(op.getStream().value()) : 0;
+      double lag = op.getLagAttr() ? op.getLagAttr().getValueAsDouble() : 0;
+      if (failed(addDeps(op, op.getAfterAttr(), false, 0, task.deps)) ||
+          failed(addDeps(op, op.getWithAttr(), true, lag, task.deps)))
+        return failure();
+      if (auto start = op.getStartAttr())
+        task.fixedStart = start.getValueAsDouble();
+      if (SignatureAttr sig = op.getSigAttr()) {
+        task.duration = sig.time();
+        task.d = sig.dynamicEnergy();
+        task.varT = sig.sigmaTime() * sig.sigmaTime();
+        task.varD = sig.sigmaDynamic() * sig.sigmaDynamic();
+      } else if (need == Need::Signatures) {
+        return missingSignature(op);
+      } else if (auto dur = op.getDurationAttr()) {
+        task.duration = dur.getValueAsDouble();
       }
-      stream = coll.getStreamAttr();
-      after = coll.getAfterAttr();
-      with = coll.getWithAttr();
-      lag = coll.getLagAttr();
-      start = coll.getStartAttr();
-      sig = coll.getSigAttr();
+      ++t;
+      continue;
     }
-    task.stream = stream ? uint32_t(stream.getInt()) : 0;
-    if (after)
-      for (Attribute a : after) {
-        FailureOr<uint32_t> p = taskIndex(taskOp, a);
-        if (failed(p))
-          return failure();
-        task.deps.push_back({*p});
+    auto coll = cast<CollectiveOp>(taskOp);
+    SmallVector<uint32_t> devs;
+    for (Attribute d : coll.getDevices()) {
+      FailureOr<uint32_t> dev = device(coll, cast<FlatSymbolRefAttr>(d));
+      if (failed(dev))
+        return failure();
+      devs.push_back(*dev);
+    }
+    uint32_t stream = coll.getStreamAttr() ? uint32_t(coll.getStream().value()) : 0;
+    double lag = coll.getLagAttr() ? coll.getLagAttr().getValueAsDouble() : 0;
+    std::vector<calculus::Dependency> deps;
+    if (failed(addDeps(coll, coll.getAfterAttr(), false, 0, deps)) ||
+        failed(addDeps(coll, coll.getWithAttr(), true, lag, deps)))
+      return failure();
+    if (ArrayAttr durations = coll.getDurationsAttr()) {
+      // A measured collective: one task per part.
+      ArrayAttr energies = coll.getEnergiesAttr(), starts = coll.getStartsAttr(),
+                streams = coll.getStreamsAttr();
+      if (!energies && need == Need::Signatures)
+        return coll.emitOpError("@")
+               << coll.getSymName()
+               << " is a measured collective without per-device `energies`";
+      for (uint32_t i = 0; i < devs.size(); ++i) {
+        calculus::ScheduleTask &part = g.schedule.tasks[t + i];
+        part.devices = {devs[i]};
+        part.stream = streams ? uint32_t(cast<IntegerAttr>(streams[i]).getInt())
+                              : stream;
+        part.deps = deps;
+        part.duration = cast<FloatAttr>(durations[i]).getValueAsDouble();
+        if (energies)
+          part.d = cast<FloatAttr>(energies[i]).getValueAsDouble();
+        if (starts)
+          part.fixedStart = cast<FloatAttr>(starts[i]).getValueAsDouble();
+        else if (auto start = coll.getStartAttr())
+          part.fixedStart = start.getValueAsDouble();
       }
-    if (with)
-      for (Attribute a : with) {
-        FailureOr<uint32_t> p = taskIndex(taskOp, a);
-        if (failed(p))
-          return failure();
-        task.deps.push_back({*p, true, lag ? lag.getValueAsDouble() : 0});
-      }
-    if (start)
+      t += devs.size();
+      continue;
+    }
+    task.devices.assign(devs.begin(), devs.end());
+    task.stream = stream;
+    task.deps = std::move(deps);
+    if (auto start = coll.getStartAttr())
       task.fixedStart = start.getValueAsDouble();
-    if (sig) {
+    if (SignatureAttr sig = coll.getSigAttr()) {
       task.duration = sig.time();
       task.d = sig.dynamicEnergy();
       task.varT = sig.sigmaTime() * sig.sigmaTime();
       task.varD = sig.sigmaDynamic() * sig.sigmaDynamic();
     } else if (need == Need::Signatures) {
-      return taskOp->emitOpError("@")
-             << SymbolTable::getSymbolName(taskOp).getValue()
-             << " has no signature: give it `sig <T = ..., d = ...>` or fill "
-                "it from a signature database";
+      return missingSignature(coll);
     }
+    ++t;
   }
   return g;
 }

@@ -49,8 +49,11 @@ def Sched_TaskOp : Sched_Op<"task", [Symbol]> {
     start-to-start ones (the task starts no earlier than `lag` after they
     start: a gradient all-reduce launched during the backward pass). The
     optional dictionary is the workload parameters theta. `start` is a fixed
-    start time (imported traces, or `--sched-timing`). `options` is the
-    operating set: the (operating point, T, d[, s]) choices for planning.
+    start time (imported traces, or `--sched-timing`); `for` a measured
+    duration without an energy (an imported trace before its signatures are
+    filled; it must agree with `sig`'s T when both are given). `options` is
+    the operating set: the (operating point, T, d[, s]) choices for
+    planning.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        FlatSymbolRefAttr:$device,
@@ -61,6 +64,7 @@ def Sched_TaskOp : Sched_Op<"task", [Symbol]> {
                        OptionalAttr<StrAttr>:$kind,
                        OptionalAttr<DictionaryAttr>:$theta,
                        OptionalAttr<F64Attr>:$start,
+                       OptionalAttr<F64Attr>:$duration,
                        OptionalAttr<Energy_SignatureAttr>:$sig,
                        OptionalAttr<StrAttr>:$db,
                        OptionalAttr<TypedArrayAttrBase<Energy_OptionAttr,
@@ -68,7 +72,8 @@ def Sched_TaskOp : Sched_Op<"task", [Symbol]> {
   let assemblyFormat = [{
     $sym_name `on` $device (`stream` $stream^)? (`after` $after^)?
     (`with` $with^)? `` custom<OptionalTime>("\"lag\"", $lag) (`kind` $kind^)?
-    ($theta^)? `` custom<OptionalTime>("\"start\"", $start) (`sig` $sig^)?
+    ($theta^)? `` custom<OptionalTime>("\"start\"", $start)
+    `` custom<OptionalTime>("\"for\"", $duration) (`sig` $sig^)?
     (`db` $db^)? (`options` $options^)? attr-dict-with-keyword
   }];
   let hasVerifier = 1;
@@ -80,6 +85,12 @@ def Sched_CollectiveOp : Sched_Op<"collective", [Symbol]> {
     Runs on every listed device at once, on the given stream of each. Its
     dynamic energy `d` is the total over its devices; lowering splits it
     evenly into one element per device.
+
+    A measured collective (an imported trace) instead carries one part per
+    device: `starts [...]` (fixed start times), `durations [...]`,
+    optionally `energies [...]` (each part's dynamic energy) and
+    `streams [...]`, in the order of its devices. Each part is lowered as
+    that device's element with its own time and energy.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        FlatSymbolRefArrayAttr:$devices,
@@ -90,12 +101,21 @@ def Sched_CollectiveOp : Sched_Op<"collective", [Symbol]> {
                        OptionalAttr<StrAttr>:$kind,
                        OptionalAttr<DictionaryAttr>:$theta,
                        OptionalAttr<F64Attr>:$start,
-                       OptionalAttr<Energy_SignatureAttr>:$sig);
+                       OptionalAttr<Energy_SignatureAttr>:$sig,
+                       OptionalAttr<F64ArrayAttr>:$starts,
+                       OptionalAttr<F64ArrayAttr>:$durations,
+                       OptionalAttr<F64ArrayAttr>:$energies,
+                       OptionalAttr<I64ArrayAttr>:$streams);
   let assemblyFormat = [{
     $sym_name `on` $devices (`stream` $stream^)? (`after` $after^)?
     (`with` $with^)? `` custom<OptionalTime>("\"lag\"", $lag) (`kind` $kind^)?
     ($theta^)? `` custom<OptionalTime>("\"start\"", $start) (`sig` $sig^)?
-    attr-dict-with-keyword
+    `` custom<QuantityList>("\"starts\"", "::energy::Dimension::Time", $starts)
+    `` custom<QuantityList>("\"durations\"", "::energy::Dimension::Time",
+                           $durations)
+    `` custom<QuantityList>("\"energies\"", "::energy::Dimension::Energy",
+                           $energies)
+    (`streams` $streams^)? attr-dict-with-keyword
   }];
   let hasVerifier = 1;
 }

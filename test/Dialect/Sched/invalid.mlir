@@ -111,3 +111,20 @@ sched.schedule @s {
   // expected-error @+1 {{'sched.pipeline' op `backward_options` must be an operating set (a non-empty array of #energy.option) or an array of them, one per virtual stage}}
   sched.pipeline @p {stages = 2, microbatches = 4, schedule = "1f1b", device_kind = "A40", static_power = 65.0, forward = #energy.sig<T = 1 ms, d = 2 J>, backward_options = [#energy.sig<T = 2 ms, d = 4 J>]}
 }
+
+// -----
+
+sched.schedule @s {
+  sched.device @g kind "A100" static 60 W
+  sched.device @h kind "A100" static 60 W
+  // expected-error @+1 {{'sched.collective' op has 1 durations for 2 devices}}
+  sched.collective @c on [@g, @h] durations [1 ms]
+}
+
+// -----
+
+sched.schedule @s {
+  sched.device @g kind "A100" static 60 W
+  // expected-error @+1 {{'sched.task' op measured duration 2 ms disagrees with its signature's T = 1 ms}}
+  sched.task @a on @g for 2 ms sig <T = 1 ms, d = 1 J>
+}

@@ -26,3 +26,15 @@ sched.schedule @iter {
 sched.schedule @gen {
   sched.pipeline @train {stages = 2, microbatches = 4, schedule = "1f1b", device_kind = "A40", static_power = 65.0, forward = #energy.sig<T = 1 ms, d = 2 J>, backward = #energy.sig<T = 2 ms, d = 4 J>}
 }
+
+// A measured collective: one part per device with its own start, duration
+// and dynamic energy; a task with a measured duration but no energy yet.
+// CHECK-LABEL: sched.schedule @measured {
+// CHECK:         sched.task @k0 on @r0 stream 7 kind "kernel" {name = "gemm"} start 10 us for 8 us
+// CHECK-NEXT:    sched.collective @ar0 on [@r0, @r1] kind "allreduce" starts [20 us, 21 us] durations [2.146 ms, 2.1 ms] energies [150 mJ, 140 mJ] streams [84, 85]
+sched.schedule @measured {
+  sched.device @r0 kind "V100" static 40 W
+  sched.device @r1 kind "V100" static 40 W
+  sched.task @k0 on @r0 stream 7 kind "kernel" {name = "gemm"} start 10 us for 8 us
+  sched.collective @ar0 on [@r0, @r1] kind "allreduce" starts [20 us, 21 us] durations [2146 us, 2.1 ms] energies [150 mJ, 0.14 J] streams [84, 85]
+}
