@@ -8,9 +8,11 @@ from lit.llvm.subst import ToolSubst
 config.name = "ENERGY"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
+config.substitutions.append(("%python", "python3"))
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.energy_obj_root, "test")
-config.excludes = ["Unit", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.excludes = ["Unit", "Inputs", "CMakeLists.txt", "lit.cfg.py",
+                   "lit.site.cfg.py", "kineto_counts.py"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(
@@ -22,6 +24,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tools = [
     ToolSubst("energy-opt", unresolved="fatal"),
+    ToolSubst("energy-translate", unresolved="fatal"),
     # Stock mlir-opt from the LLVM installation, to load the plugin into.
     ToolSubst("%mlir_opt", command=os.path.join(config.llvm_tools_dir, "mlir-opt"),
               unresolved="fatal"),

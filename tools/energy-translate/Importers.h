@@ -1,0 +1,56 @@
+//===- Importers.h - energy-translate importers -----------------*- C++ -*-===//
+
+#ifndef TOOLS_ENERGY_TRANSLATE_IMPORTERS_H
+#define TOOLS_ENERGY_TRANSLATE_IMPORTERS_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace energy {
+
+struct KinetoOptions {
+  std::vector<std::string> files; ///< one per rank
+  /// W; required unless every device kind is in the known table.
+  std::optional<double> staticPower;
+  /// Opt-in energy model: d = dynamicPower * T for every GPU event.
+  std::optional<double> dynamicPower;
+};
+
+/// PyTorch profiler / Kineto Chrome traces, one file per rank (.json or
+/// .json.gz). Writes a per-rank summary to `summary`. Errors are printed to
+/// llvm::errs() with file and event index; returns null on error.
+mlir::OwningOpRef<mlir::ModuleOp> importKineto(mlir::MLIRContext *ctx,
+                                               const KinetoOptions &opts,
+                                               llvm::raw_ostream &summary);
+
+struct StageProfileOptions {
+  std::string file;
+  std::string schedule = "1f1b";
+  int64_t microbatches = 0;
+  std::string device;               ///< device kind, e.g. "A40"
+  std::optional<double> staticPower; ///< W per GPU; else the known table
+};
+
+/// The Perseus stage-profile format (`stage,instruction,frequency,time,
+/// energy`): a sched.pipeline whose forward/backward tasks carry the
+/// measured operating sets.
+mlir::OwningOpRef<mlir::ModuleOp>
+importStageProfile(mlir::MLIRContext *ctx, const StageProfileOptions &opts);
+
+/// Static (blocking) power of known device kinds, W per GPU; nullopt if
+/// unknown. Values: Perseus artifact (SOSP'24), blocking power measured per
+/// GPU: A40 70.38 W, A100-SXM 83.64 W.
+std::optional<double> knownStaticPower(llvm::StringRef kind);
+
+/// Reads a file, inflating gzip when it starts with the gzip magic.
+std::optional<std::string> readMaybeGzip(const std::string &path,
+                                         std::string &err);
+
+} // namespace energy
+
+#endif // TOOLS_ENERGY_TRANSLATE_IMPORTERS_H

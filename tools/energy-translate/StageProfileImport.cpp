@@ -1,0 +1,201 @@
+//===- StageProfileImport.cpp - Perseus stage profiles ---------------------===//
+
+#include "tools/energy-translate/Importers.h"
+
+#include "calculus/Pipeline.h"
+#include "dialect/Energy/Energy.h"
+#include "dialect/Sched/Sched.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/WithColor.h"
+
+#include <cmath>
+#include <map>
+
+using namespace mlir;
+using namespace energy;
+
+std::optional<double> energy::knownStaticPower(StringRef kind) {
+  std::string k = kind.lower();
+  if (k == "a40")
+    return 70.38;
+  if (k == "a100" || k == "a100-sxm" || k == "a100-sxm4" || k == "a100_sxm")
+    return 83.64;
+  return std::nullopt;
+}
+
+static bool fail(const std::string &where, const Twine &msg) {
+  llvm::WithColor::error(llvm::errs(), where) << msg << "\n";
+  return false;
+}
+
+OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
+                                                 const StageProfileOptions &o) {
+  auto buf = llvm::MemoryBuffer::getFileOrSTDIN(o.file);
+  if (!buf) {
+    fail(o.file, "cannot read: " + buf.getError().message());
+    return nullptr;
+  }
+  calculus::PipelineKind kind;
+  if (!calculus::parsePipelineKind(o.schedule, kind)) {
+    fail(o.file, "unknown --schedule '" + o.schedule +
+                     "'; expected gpipe, 1f1b, interleaved-1f1b or zb-h1");
+    return nullptr;
+  }
+  if (kind == calculus::PipelineKind::ZBH1 ||
+      kind == calculus::PipelineKind::Interleaved) {
+    fail(o.file, "a stage profile has forward and backward per stage only; "
+                 "--schedule " + o.schedule + " needs more");
+    return nullptr;
+  }
+  if (o.microbatches <= 0) {
+    fail(o.file, "--microbatches must be a positive integer");
+    return nullptr;
+  }
+  if (o.device.empty()) {
+    fail(o.file, "--device is required (the GPU kind, e.g. A40)");
+    return nullptr;
+  }
+  std::optional<double> s = o.staticPower ? o.staticPower
+                                          : knownStaticPower(o.device);
+  if (!s) {
+    fail(o.file, "unknown device '" + o.device +
+                     "': no known static power; pass --static-power (W)");
+    return nullptr;
+  }
+
+  // Parse: header names columns; rows per (stage, instruction, frequency).
+  struct Row {
+    int64_t freq;
+    double time, energy;
+    unsigned line;
+  };
+  std::map<int64_t, std::vector<Row>> fwd, bwd;
+  StringRef text = (*buf)->getBuffer();
+  unsigned lineNo = 0;
+  int col[5] = {-1, -1, -1, -1, -1};
+  const char *names[5] = {"stage", "instruction", "frequency", "time",
+                          "energy"};
+  bool header = true;
+  while (!text.empty()) {
+    auto [line, rest] = text.split('\n');
+    text = rest;
+    ++lineNo;
+    line = line.trim();
+    if (line.empty())
+      continue;
+    SmallVector<StringRef> cells;
+    line.split(cells, ',');
+    std::string where = o.file + ":" + std::to_string(lineNo);
+    if (header) {
+      for (unsigned i = 0; i < cells.size(); ++i)
+        for (int c = 0; c < 5; ++c)
+          if (cells[i].trim() == names[c])
+            col[c] = i;
+      for (int c = 0; c < 5; ++c)
+        if (col[c] < 0) {
+          fail(where, std::string("header lacks column '") + names[c] +
+                          "' (need stage,instruction,frequency,time,energy)");
+          return nullptr;
+        }
+      header = false;
+      continue;
+    }
+    int maxCol = *std::max_element(col, col + 5);
+    if (int(cells.size()) <= maxCol) {
+      fail(where, "expected " + Twine(maxCol + 1) + " columns, got " +
+                      Twine(cells.size()));
+      return nullptr;
+    }
+    int64_t stage, freq;
+    double time, energyJ;
+    StringRef instr = cells[col[1]].trim();
+    if (cells[col[0]].trim().getAsInteger(10, stage) || stage < 0) {
+      fail(where, "stage '" + cells[col[0]] + "' is not a non-negative integer");
+      return nullptr;
+    }
+    if (cells[col[2]].trim().getAsInteger(10, freq) || freq <= 0) {
+      fail(where, "frequency '" + cells[col[2]] + "' is not a positive integer (MHz)");
+      return nullptr;
+    }
+    if (!llvm::to_float(cells[col[3]].trim(), time) || !(time > 0) ||
+        !std::isfinite(time)) {
+      fail(where, "time '" + cells[col[3]] + "' is not a positive number (s)");
+      return nullptr;
+    }
+    if (!llvm::to_float(cells[col[4]].trim(), energyJ) || !(energyJ >= 0) ||
+        !std::isfinite(energyJ)) {
+      fail(where, "energy '" + cells[col[4]] + "' is not a non-negative number (J)");
+      return nullptr;
+    }
+    if (instr != "forward" && instr != "backward") {
+      fail(where, "instruction '" + instr + "' is neither forward nor backward");
+      return nullptr;
+    }
+    if (energyJ < *s * time) {
+      fail(where, llvm::formatv("energy {0} J is below static power x time "
+                                "({1} W x {2} s = {3} J); is the static "
+                                "power right?",
+                                energyJ, *s, time, *s * time)
+                      .str());
+      return nullptr;
+    }
+    (instr == "forward" ? fwd : bwd)[stage].push_back(
+        {freq, time, energyJ, lineNo});
+  }
+  if (fwd.empty()) {
+    fail(o.file, "no data rows");
+    return nullptr;
+  }
+  int64_t stages = fwd.rbegin()->first + 1;
+  for (int64_t st = 0; st < stages; ++st)
+    if (!fwd.count(st) || !bwd.count(st)) {
+      fail(o.file, "stage " + Twine(st) + " lacks forward or backward rows "
+                   "(stages must be 0.." + Twine(stages - 1) + ")");
+      return nullptr;
+    }
+  if (int64_t(bwd.size()) != stages) {
+    fail(o.file, "backward rows name a stage with no forward rows");
+    return nullptr;
+  }
+
+  OpBuilder b(ctx);
+  Location loc = FileLineColLoc::get(ctx, o.file, 1, 1);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  b.setInsertionPointToEnd(module->getBody());
+  auto sched = sched::ScheduleOp::create(b, loc, b.getStringAttr("iteration"));
+  sched.getBody().emplaceBlock();
+  b.setInsertionPointToEnd(&sched.getBody().front());
+  auto options = [&](std::map<int64_t, std::vector<Row>> &rows) {
+    SmallVector<Attribute> perStage;
+    for (int64_t st = 0; st < stages; ++st) {
+      SmallVector<Attribute> opts;
+      for (const Row &r : rows[st]) {
+        auto op = OpPointAttr::get(ctx, r.freq, std::nullopt, std::nullopt,
+                                   std::nullopt);
+        // d = E - s T: the profile's energy is the GPU's total over the
+        // instruction; static (blocking) power is separated out.
+        auto sig = SignatureAttr::get(ctx, r.time, r.energy - *s * r.time, 0,
+                                      0, std::nullopt, std::nullopt);
+        opts.push_back(OptionAttr::get(ctx, op, sig));
+      }
+      perStage.push_back(b.getArrayAttr(opts));
+    }
+    return b.getArrayAttr(perStage);
+  };
+  auto p = sched::PipelineOp::create(
+      b, loc, b.getStringAttr("pipeline"), b.getI64IntegerAttr(stages),
+      b.getI64IntegerAttr(o.microbatches), b.getStringAttr(o.schedule),
+      b.getI64IntegerAttr(1), b.getI64IntegerAttr(1), b.getI64IntegerAttr(1),
+      b.getStringAttr(o.device), b.getF64FloatAttr(*s), Attribute(),
+      Attribute(), Attribute(), options(fwd), options(bwd), SignatureAttr(),
+      b.getF64FloatAttr(0.5));
+  p->setAttr("source", b.getStringAttr(o.file));
+  if (failed(verify(*module)))
+    return nullptr;
+  return module;
+}

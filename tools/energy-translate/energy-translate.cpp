@@ -1,0 +1,122 @@
+//===- energy-translate.cpp - import traces and profiles ------------------===//
+//
+//   energy-translate --import-kineto rank0.json[.gz] rank1.json ... [-o out]
+//       [--static-power W] [--dynamic-power W]
+//   energy-translate --import-stage-profile profile.csv --schedule 1f1b
+//       --microbatches M --device A40 [--static-power W] [-o out]
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Registration.h"
+#include "tools/energy-translate/Importers.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+
+using namespace llvm;
+
+static cl::OptionCategory category("energy-translate options");
+static cl::opt<bool> importKinetoFlag(
+    "import-kineto", cl::desc("import PyTorch profiler / Kineto traces, one per rank"),
+    cl::cat(category));
+static cl::opt<bool> importStageProfileFlag(
+    "import-stage-profile",
+    cl::desc("import a Perseus stage profile (stage,instruction,frequency,time,energy)"),
+    cl::cat(category));
+static cl::list<std::string> inputs(cl::Positional, cl::desc("<inputs>"),
+                                    cl::cat(category));
+static cl::opt<std::string> output("o", cl::desc("output file"),
+                                   cl::init("-"), cl::cat(category));
+static cl::opt<std::string> scheduleName(
+    "schedule", cl::desc("pipeline schedule: gpipe or 1f1b"), cl::init("1f1b"),
+    cl::cat(category));
+static cl::opt<int64_t> microbatches("microbatches",
+                                     cl::desc("microbatches per iteration"),
+                                     cl::init(0), cl::cat(category));
+static cl::opt<std::string> deviceKind("device",
+                                       cl::desc("GPU kind of a stage profile"),
+                                       cl::cat(category));
+static cl::opt<double> staticPower(
+    "static-power", cl::desc("static power per GPU (W); overrides the table"),
+    cl::init(-1), cl::cat(category));
+static cl::opt<double> dynamicPower(
+    "dynamic-power",
+    cl::desc("Kineto: opt-in model, every GPU event draws this dynamic power (W)"),
+    cl::init(-1), cl::cat(category));
+static cl::opt<std::string> summaryFile(
+    "summary", cl::desc("where the import summary goes (default stderr)"),
+    cl::init(""), cl::cat(category));
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(argc, argv, "energy-translate: import traces "
+                                          "and profiles into the sched dialect\n");
+  if (importKinetoFlag == importStageProfileFlag) {
+    WithColor::error() << "choose exactly one of --import-kineto and "
+                          "--import-stage-profile\n";
+    return 2;
+  }
+  if (staticPower.getNumOccurrences() && !(staticPower >= 0)) {
+    WithColor::error() << "--static-power must be non-negative\n";
+    return 2;
+  }
+  if (dynamicPower.getNumOccurrences() && !(dynamicPower >= 0)) {
+    WithColor::error() << "--dynamic-power must be non-negative\n";
+    return 2;
+  }
+  mlir::DialectRegistry registry;
+  energy::registerAllEnergy(registry);
+  mlir::MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  if (importKinetoFlag) {
+    energy::KinetoOptions opts;
+    opts.files.assign(inputs.begin(), inputs.end());
+    if (staticPower.getNumOccurrences())
+      opts.staticPower = staticPower;
+    if (dynamicPower.getNumOccurrences())
+      opts.dynamicPower = dynamicPower;
+    std::error_code ec;
+    std::unique_ptr<raw_fd_ostream> sfile;
+    if (!summaryFile.empty()) {
+      sfile = std::make_unique<raw_fd_ostream>(summaryFile, ec);
+      if (ec) {
+        WithColor::error() << "cannot write " << summaryFile << ": "
+                           << ec.message() << "\n";
+        return 1;
+      }
+    }
+    module = energy::importKineto(&ctx, opts, sfile ? *sfile : errs());
+  } else {
+    if (inputs.size() != 1) {
+      WithColor::error() << "--import-stage-profile takes one CSV file\n";
+      return 2;
+    }
+    energy::StageProfileOptions opts;
+    opts.file = inputs[0];
+    opts.schedule = scheduleName;
+    opts.microbatches = microbatches;
+    opts.device = deviceKind;
+    if (staticPower.getNumOccurrences())
+      opts.staticPower = staticPower;
+    module = energy::importStageProfile(&ctx, opts);
+  }
+  if (!module)
+    return 1;
+  std::string err;
+  auto out = mlir::openOutputFile(output, &err);
+  if (!out) {
+    WithColor::error() << err << "\n";
+    return 1;
+  }
+  module->print(out->os());
+  out->keep();
+  return 0;
+}
