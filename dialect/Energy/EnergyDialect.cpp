@@ -7,7 +7,6 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
-#include <charconv>
 #include <cmath>
 
 using namespace mlir;
@@ -300,15 +299,6 @@ Attribute OpPointAttr::parse(AsmParser &parser, Type) {
   return fields.build(parser, loc);
 }
 
-static std::string shortestNumber(double v) {
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof(buf), v);
-  std::string text(buf, res.ptr);
-  size_t e = text.find('e');
-  if (e != std::string::npos && text.find('.') == std::string::npos)
-    text.insert(e, ".0"); // MLIR float literals need a '.' before 'e'
-  return text;
-}
 
 static bool printOpPointFields(AsmPrinter &printer, OpPointAttr op);
 
@@ -337,7 +327,7 @@ static bool printOpPointFields(AsmPrinter &printer, OpPointAttr op) {
     any = true;
   }
   if (op.getSmShare()) {
-    printer << sep() << "sm_share = " << shortestNumber(op.getSmShare()->value);
+    printer << sep() << "sm_share = " << formatNumber(op.getSmShare()->value);
     any = true;
   }
   return any;

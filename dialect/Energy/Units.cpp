@@ -174,13 +174,17 @@ std::string formatQuantity(double value, Dimension dim, int significant) {
   }
   // Rare: no mantissa in that unit reproduces the double. The base unit
   // always does (the mantissa is the value itself).
+  return formatNumber(value) + " " + base->name;
+}
+
+std::string formatNumber(double value) {
   char buf[64];
   auto res = std::to_chars(buf, buf + sizeof(buf), value);
   std::string text(buf, res.ptr);
   size_t e = text.find('e');
   if (e != std::string::npos && text.find('.') == std::string::npos)
     text.insert(e, ".0"); // MLIR float literals need a '.' before 'e'
-  return text + " " + base->name;
+  return text;
 }
 
 } // namespace energy

@@ -33,6 +33,9 @@ double applyScale(double mantissa, int exp10);
 /// With `significant` > 0 the value is first rounded to that many significant
 /// digits (for people; IR always prints exactly).
 std::string formatQuantity(double value, Dimension dim, int significant = 0);
+/// The shortest decimal that parses back to `value`, with a '.' before any
+/// exponent so MLIR's lexer reads it as a float ("1.0e-12", "0.5", "13009").
+std::string formatNumber(double value);
 
 } // namespace energy
 

@@ -26,7 +26,6 @@
 #include <zlib.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <map>
 
@@ -119,11 +118,6 @@ private:
   const KinetoOptions &opts;
 };
 
-std::string shortest(double v) {
-  char buf[32];
-  auto res = std::to_chars(buf, buf + sizeof(buf), v);
-  return std::string(buf, res.ptr);
-}
 
 bool isKnownPhase(StringRef ph) {
   static const char *phases[] = {"B", "E", "X", "i", "I", "C", "b", "n", "e",
@@ -209,7 +203,7 @@ bool Importer::load(size_t fileIndex) {
     if (!dur)
       return error(file, where + "GPU event lacks a numeric 'dur'");
     if (!(*dur >= 0) || !std::isfinite(*dur))
-      return error(file, where + "negative duration " + shortest(*dur) + " us");
+      return error(file, where + "negative duration " + formatNumber(*dur) + " us");
     const llvm::json::Object *args = e->getObject("args");
     std::optional<int64_t> stream = args ? args->getInteger("stream") : std::nullopt;
     if (!stream)
@@ -394,7 +388,7 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
         "makespan {5} us; skipped {6} CPU-side events, {7} launch flows, {8} "
         "other\n",
         r.rank, kernels, nccl, memcpys, memsets,
-        shortest(r.events.empty() ? 0.0 : last - first),
+        formatNumber(r.events.empty() ? 0.0 : last - first),
         r.skippedCpu, r.launchFlows, r.skippedOther);
   }
   // Collectives.

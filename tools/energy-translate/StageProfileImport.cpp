@@ -137,11 +137,12 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
       return nullptr;
     }
     if (energyJ < *s * time) {
-      fail(where, llvm::formatv("energy {0} J is below static power x time "
-                                "({1} W x {2} s = {3} J); is the static "
-                                "power right?",
-                                energyJ, *s, time, *s * time)
-                      .str());
+      fail(where, "energy " + formatQuantity(energyJ, Dimension::Energy, 6) +
+                      " is below static power x time (" +
+                      formatQuantity(*s, Dimension::Power, 6) + " x " +
+                      formatQuantity(time, Dimension::Time, 6) + " = " +
+                      formatQuantity(*s * time, Dimension::Energy, 6) +
+                      "); is the static power right?");
       return nullptr;
     }
     (instr == "forward" ? fwd : bwd)[stage].push_back(
