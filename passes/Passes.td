@@ -35,7 +35,8 @@ def SchedExpand : Pass<"sched-expand", "::mlir::ModuleOp"> {
     of the chosen schedule and the dependencies F(s,m) -> F(s+1,m),
     B(s+1,m) -> B(s,m), F(S-1,m) -> B(S-1,m), W(s,m) after B(s,m)
     (docs/SCHED.md). Tasks given only an operating set get the signature of
-    its fastest option (the maximum-frequency default) and keep the set.
+    its highest-clock option (the default a GPU runs at; the fastest option
+    when the set has no clocks) and keep the set.
   }];
   let dependentDialects = ["::energy::sched::SchedDialect"];
 }

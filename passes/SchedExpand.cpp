@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "calculus/Pipeline.h"
+#include "calculus/Serve.h"
 #include "dialect/Sched/Sched.h"
 #include "passes/Passes.h"
 
@@ -43,28 +44,121 @@ calculus::StageCost costOf(SignatureAttr sig) {
           sig.sigmaDynamic() * sig.sigmaDynamic()};
 }
 
-/// The signature a task runs with: its own, or its operating set's fastest
-/// option (the maximum-frequency default, as Perseus starts from).
+/// The signature a task runs with: its own, or its operating set's default
+/// option -- the highest SM clock (GPUs run at their maximum clock unless
+/// told otherwise, and Perseus measures savings against it); without clocks,
+/// the fastest option.
 SignatureAttr effectiveSig(Attribute sig, Attribute options) {
   if (auto s = dyn_cast_or_null<SignatureAttr>(sig))
     return s;
-  SignatureAttr best;
-  for (Attribute o : cast<ArrayAttr>(options)) {
-    SignatureAttr s = cast<OptionAttr>(o).getSig();
-    if (!best || s.time() < best.time())
-      best = s;
-  }
-  return best;
+  OptionAttr best;
+  auto better = [](OptionAttr a, OptionAttr b) {
+    std::optional<int64_t> ca = a.getOpPoint().getSmMhz(),
+                           cb = b.getOpPoint().getSmMhz();
+    if (ca && cb && *ca != *cb)
+      return *ca > *cb;
+    return a.getSig().time() < b.getSig().time();
+  };
+  for (Attribute o : cast<ArrayAttr>(options))
+    if (!best || better(cast<OptionAttr>(o), best))
+      best = cast<OptionAttr>(o);
+  return best.getSig();
 }
 
 struct SchedExpandPass
     : public energy::impl::SchedExpandBase<SchedExpandPass> {
   void runOnOperation() override {
     SmallVector<PipelineOp> pipelines;
+    SmallVector<ServeOp> serves;
     getOperation()->walk([&](PipelineOp p) { pipelines.push_back(p); });
+    getOperation()->walk([&](ServeOp p) { serves.push_back(p); });
     for (PipelineOp p : pipelines)
       if (failed(expand(p)))
         return signalPassFailure();
+    for (ServeOp s : serves)
+      if (failed(expand(s)))
+        return signalPassFailure();
+  }
+
+  LogicalResult expand(ServeOp op) {
+    if (!isa<ScheduleOp>(op->getParentOp()))
+      return op.emitOpError("must be inside a sched.schedule to be expanded");
+    calculus::ServeModel model;
+    model.weightBytes = op.getWeightBytes().convertToDouble();
+    model.kvBytesPerToken = op.getKvBytesPerToken().convertToDouble();
+    model.hbmBandwidth = op.getHbmBandwidth().convertToDouble();
+    model.prefillTokensPerS = op.getPrefillTokensPerS().convertToDouble();
+    model.iterationOverhead = op.getIterationOverhead().convertToDouble();
+    std::vector<calculus::Request> reqs;
+    if (ArrayAttr list = op.getRequestsAttr()) {
+      for (Attribute r : list) {
+        auto arr = cast<ArrayAttr>(r);
+        double arrival = isa<FloatAttr>(arr[0])
+                             ? cast<FloatAttr>(arr[0]).getValueAsDouble()
+                             : double(cast<IntegerAttr>(arr[0]).getInt());
+        reqs.push_back({arrival, uint64_t(cast<IntegerAttr>(arr[1]).getInt()),
+                        uint64_t(cast<IntegerAttr>(arr[2]).getInt())});
+      }
+    } else {
+      reqs = calculus::generateRequests(
+          *op.getNumRequests(), op.getArrivalRate()->convertToDouble(),
+          *op.getPromptMin(), *op.getPromptMax(), *op.getOutputMin(),
+          *op.getOutputMax(), op.getSeed());
+    }
+    std::vector<calculus::ServeStep> steps;
+    std::string err;
+    if (!calculus::simulateServing(model, reqs, op.getMaxBatch(),
+                                   op.getPolicy() == "static"
+                                       ? calculus::BatchPolicy::Static
+                                       : calculus::BatchPolicy::Continuous,
+                                   steps, err))
+      return op.emitOpError(err);
+
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    std::string prefix = op.getSymName().str();
+    auto dev = sched::DeviceOp::create(
+        b, loc, b.getStringAttr(prefix + "_gpu"), op.getDeviceKindAttr(),
+        op.getStaticPowerAttr(), OpPointAttr());
+    auto devRef = FlatSymbolRefAttr::get(dev.getSymNameAttr());
+    std::optional<double> power;
+    if (auto p = op.getDynamicPowerAttr())
+      power = p.getValueAsDouble();
+    StringAttr prev;
+    size_t decodeIndex = 0, prefillIndex = 0;
+    for (const calculus::ServeStep &st : steps) {
+      bool isDecode = st.kind == calculus::ServeStep::Decode;
+      StringAttr name = b.getStringAttr(
+          prefix + (isDecode ? "_decode" + std::to_string(decodeIndex++)
+                             : "_prefill" + std::to_string(prefillIndex++)));
+      SmallVector<NamedAttribute> theta;
+      if (isDecode) {
+        theta = {b.getNamedAttr("batch", b.getI64IntegerAttr(st.batch)),
+                 b.getNamedAttr("history", b.getF64FloatAttr(st.historySum)),
+                 b.getNamedAttr("mean_history",
+                                b.getF64FloatAttr(st.historySum / st.batch))};
+      } else {
+        SmallVector<int64_t> ids(st.requests.begin(), st.requests.end());
+        theta = {b.getNamedAttr("requests", b.getI64ArrayAttr(ids)),
+                 b.getNamedAttr("tokens", b.getI64IntegerAttr(st.tokens))};
+      }
+      SignatureAttr sig;
+      if (power)
+        sig = SignatureAttr::get(&getContext(), st.duration,
+                                 *power * st.duration, 0, 0, std::nullopt,
+                                 std::nullopt);
+      TaskOp::create(
+          b, loc, name, devRef, IntegerAttr(),
+          prev ? b.getArrayAttr({FlatSymbolRefAttr::get(prev)}) : ArrayAttr(),
+          ArrayAttr(), FloatAttr(),
+          b.getStringAttr(isDecode ? "decode" : "prefill"),
+          b.getDictionaryAttr(theta), b.getF64FloatAttr(st.start),
+          sig ? FloatAttr() : b.getF64FloatAttr(st.duration), sig,
+          StringAttr(), ArrayAttr());
+      prev = name;
+    }
+    op.erase();
+    return success();
   }
 
   LogicalResult expand(PipelineOp p) {

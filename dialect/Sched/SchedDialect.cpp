@@ -244,6 +244,58 @@ LogicalResult PipelineOp::verify() {
   return success();
 }
 
+LogicalResult ServeOp::verify() {
+  if (getPolicy() != "static" && getPolicy() != "continuous")
+    return emitOpError("unknown policy \"")
+           << getPolicy() << "\"; expected \"static\" or \"continuous\"";
+  bool generated = getNumRequestsAttr() || getArrivalRateAttr() ||
+                   getPromptMinAttr() || getPromptMaxAttr() ||
+                   getOutputMinAttr() || getOutputMaxAttr();
+  if (bool(getRequestsAttr()) == generated)
+    return emitOpError("needs either `requests` or the generator "
+                       "(num_requests, arrival_rate, prompt_min/max, "
+                       "output_min/max), not both");
+  if (auto reqs = getRequestsAttr()) {
+    for (auto [i, r] : llvm::enumerate(reqs)) {
+      auto arr = dyn_cast<ArrayAttr>(r);
+      if (!arr || arr.size() != 3 || !isa<FloatAttr, IntegerAttr>(arr[0]) ||
+          !isa<IntegerAttr>(arr[1]) || !isa<IntegerAttr>(arr[2]))
+        return emitOpError("request #")
+               << i << " must be [arrival_s, prompt_tokens, output_tokens]";
+      double arrival = isa<FloatAttr>(arr[0])
+                           ? cast<FloatAttr>(arr[0]).getValueAsDouble()
+                           : double(cast<IntegerAttr>(arr[0]).getInt());
+      if (!(arrival >= 0) || cast<IntegerAttr>(arr[1]).getInt() < 0 ||
+          cast<IntegerAttr>(arr[2]).getInt() < 1)
+        return emitOpError("request #")
+               << i << " needs a non-negative arrival and prompt and at "
+                       "least one output token";
+    }
+  } else {
+    if (!getNumRequestsAttr() || !getArrivalRateAttr() || !getPromptMinAttr() ||
+        !getPromptMaxAttr() || !getOutputMinAttr() || !getOutputMaxAttr())
+      return emitOpError("the request generator needs num_requests, "
+                         "arrival_rate, prompt_min, prompt_max, output_min "
+                         "and output_max");
+    if (*getNumRequests() < 0 || !(getArrivalRate()->convertToDouble() >= 0) ||
+        *getPromptMin() < 0 || *getPromptMax() < *getPromptMin() ||
+        *getOutputMin() < 1 || *getOutputMax() < *getOutputMin())
+      return emitOpError("generator ranges must satisfy 0 <= prompt_min <= "
+                         "prompt_max, 1 <= output_min <= output_max");
+  }
+  if (!(getHbmBandwidth().convertToDouble() > 0) ||
+      !(getPrefillTokensPerS().convertToDouble() > 0) ||
+      !(getIterationOverhead().convertToDouble() >= 0) ||
+      !(getWeightBytes().convertToDouble() >= 0) ||
+      !(getKvBytesPerToken().convertToDouble() >= 0) ||
+      !(getStaticPower().convertToDouble() >= 0) ||
+      (getDynamicPowerAttr() && !(getDynamicPower()->convertToDouble() >= 0)))
+    return emitOpError("hbm_bandwidth and prefill_tokens_per_s must be "
+                       "positive; byte counts, overhead and powers "
+                       "non-negative");
+  return success();
+}
+
 LogicalResult ScheduleOp::verifyRegions() {
   FailureOr<SchedGraph> graph =
       SchedGraph::build(*this, SchedGraph::Need::Structure);

@@ -53,7 +53,7 @@ FailureOr<SchedGraph> SchedGraph::build(ScheduleOp op, Need need) {
           Entry::Task, uint32_t(g.taskOps.size()), parts, &child};
       for (uint32_t i = 0; i < parts; ++i)
         g.taskOps.push_back(&child);
-    } else if (isa<PipelineOp>(child)) {
+    } else if (isa<PipelineOp, ServeOp>(child)) {
       if (need == Need::Signatures)
         return child.emitOpError(
             "is a generator; run --sched-expand before timing or lowering");

@@ -161,4 +161,49 @@ def Sched_PipelineOp : Sched_Op<"pipeline", [Symbol]> {
   let hasVerifier = 1;
 }
 
+def Sched_ServeOp : Sched_Op<"serve", [Symbol]> {
+  let summary = "an inference serving workload (generator)";
+  let description = [{
+    ```mlir
+    sched.serve @chat {weight_bytes = 1.5e10, kv_bytes_per_token = 131072.0,
+        layers = 28, max_batch = 16, policy = "continuous",
+        num_requests = 64, arrival_rate = 4.0, prompt_min = 128,
+        prompt_max = 2048, output_min = 16, output_max = 512, seed = 1,
+        hbm_bandwidth = 3.35e12, prefill_tokens_per_s = 20000.0,
+        iteration_overhead = 0.002, device_kind = "H100-SXM5",
+        static_power = 100.0}
+    ```
+    Expanded by `--sched-expand` into prefill tasks and decode iterations
+    on one device (calculus/Serve.h): `policy` "static" or "continuous"; the
+    requests are `requests = [[arrival_s, prompt, output], ...]` or the
+    seeded generator (`num_requests`, Poisson `arrival_rate` per second,
+    uniform prompt and output lengths). Durations follow the documented
+    roofline time model (`hbm_bandwidth` B/s, `prefill_tokens_per_s`,
+    `iteration_overhead` s). Each decode iteration's theta carries the
+    Token-Energy Law coordinates: `batch` (B_eff), `history` (sum of attended
+    history over its outputs) and `mean_history`. Energies are left to
+    signature providers, unless `dynamic_power` (W) is given as an explicit
+    model: d = dynamic_power x T.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       F64Attr:$weight_bytes, F64Attr:$kv_bytes_per_token,
+                       OptionalAttr<I64Attr>:$layers,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$max_batch,
+                       StrAttr:$policy,
+                       OptionalAttr<ArrayAttr>:$requests,
+                       OptionalAttr<I64Attr>:$num_requests,
+                       OptionalAttr<F64Attr>:$arrival_rate,
+                       OptionalAttr<I64Attr>:$prompt_min,
+                       OptionalAttr<I64Attr>:$prompt_max,
+                       OptionalAttr<I64Attr>:$output_min,
+                       OptionalAttr<I64Attr>:$output_max,
+                       DefaultValuedAttr<I64Attr, "1">:$seed,
+                       F64Attr:$hbm_bandwidth, F64Attr:$prefill_tokens_per_s,
+                       F64Attr:$iteration_overhead,
+                       StrAttr:$device_kind, F64Attr:$static_power,
+                       OptionalAttr<F64Attr>:$dynamic_power);
+  let assemblyFormat = "$sym_name attr-dict";
+  let hasVerifier = 1;
+}
+
 #endif // SCHED_OPS_TD

@@ -92,7 +92,8 @@ sched.schedule @zb {
 
 // -----
 
-// Operating sets: each task runs at its set's fastest option and keeps the set.
+// Operating sets: each task runs at its set's highest-clock option and keeps
+// the set.
 // CHECK-LABEL: sched.schedule @opsets
 // CHECK: sched.task @F0_0 on @stage0 kind "forward" {microbatch = 0 : i64, stage = 0 : i64} sig <T = 10 ms, d = 5 J> options [#energy.option<sm_mhz = 1740, T = 10 ms, d = 5 J>, #energy.option<sm_mhz = 1200, T = 14 ms, d = 3 J>]
 sched.schedule @opsets {

@@ -1,0 +1,54 @@
+// RUN: energy-opt %s --sched-expand -split-input-file -verify-diagnostics | FileCheck %s
+
+// Continuous batching: requests 0 and 1 arrive at 0 s and prefill together;
+// request 2 arrives at 20 ms, joins at the next iteration boundary after its
+// own prefill. Decode i's theta holds B_eff and the attended history summed
+// over its outputs: (100 + 50), then (101 + 51 + 10), then request 1 has
+// left after its 2 outputs: (102 + 11).
+// Roofline times: prefill 1 ms + 150 / 10^4 s = 16 ms; decode
+// 1 ms + (1.5e10 + 131072 x 150) / 3e12 s = 6.0065536 ms.
+// CHECK-LABEL: sched.schedule @inference
+// CHECK:      sched.device @chat_gpu kind "H100-SXM5" static 100 W
+// CHECK-NEXT: sched.task @chat_prefill0 on @chat_gpu kind "prefill" {requests = [0, 1], tokens = 150 : i64} start 0 s sig <T = 16 ms, d = 6.4 J>
+// CHECK-NEXT: sched.task @chat_decode0 on @chat_gpu after [@chat_prefill0] kind "decode" {batch = 2 : i64, history = 1.500000e+02 : f64, mean_history = 7.500000e+01 : f64} start 16 ms sig <T = 6.0065536 ms
+// CHECK-NEXT: sched.task @chat_prefill1 on @chat_gpu after [@chat_decode0] kind "prefill" {requests = [2], tokens = 10 : i64}
+// CHECK-NEXT: sched.task @chat_decode1 {{.*}} {batch = 3 : i64, history = 1.620000e+02 : f64
+// CHECK-NEXT: sched.task @chat_decode2 {{.*}} {batch = 2 : i64, history = 1.130000e+02 : f64
+// CHECK-NOT:  sched.task
+sched.schedule @inference {
+  sched.serve @chat {weight_bytes = 1.5e10, kv_bytes_per_token = 131072.0, layers = 28, max_batch = 4, policy = "continuous", requests = [[0.0, 100, 3], [0.0, 50, 2], [0.02, 10, 2]], hbm_bandwidth = 3.0e12, prefill_tokens_per_s = 10000.0, iteration_overhead = 0.001, device_kind = "H100-SXM5", static_power = 100.0, dynamic_power = 400.0}
+}
+
+// -----
+
+// Static batching with a seeded generator: groups of max_batch in arrival
+// order, no joins. Without a power model the tasks carry measured-style
+// durations (`for`) and no energy.
+// CHECK-LABEL: sched.schedule @batchy
+// CHECK: sched.task @gen_prefill0 on @gen_gpu kind "prefill" {requests = [0, 1], tokens = {{[0-9]+}} : i64} start {{.*}} for {{.*}}
+// CHECK: sched.task @gen_prefill1 {{.*}} {requests = [2, 3]
+// CHECK: sched.task @gen_prefill2 {{.*}} {requests = [4]
+sched.schedule @batchy {
+  sched.serve @gen {weight_bytes = 1.5e10, kv_bytes_per_token = 131072.0, max_batch = 2, policy = "static", num_requests = 5, arrival_rate = 10.0, prompt_min = 10, prompt_max = 100, output_min = 1, output_max = 4, seed = 7, hbm_bandwidth = 3.0e12, prefill_tokens_per_s = 10000.0, iteration_overhead = 0.001, device_kind = "H100-SXM5", static_power = 100.0}
+}
+
+// -----
+
+sched.schedule @bad {
+  // expected-error @+1 {{'sched.serve' op unknown policy "fifo"; expected "static" or "continuous"}}
+  sched.serve @x {weight_bytes = 1.0, kv_bytes_per_token = 1.0, max_batch = 2, policy = "fifo", requests = [[0.0, 1, 1]], hbm_bandwidth = 1.0, prefill_tokens_per_s = 1.0, iteration_overhead = 0.0, device_kind = "X", static_power = 1.0}
+}
+
+// -----
+
+sched.schedule @bad {
+  // expected-error @+1 {{'sched.serve' op request #1 needs a non-negative arrival and prompt and at least one output token}}
+  sched.serve @x {weight_bytes = 1.0, kv_bytes_per_token = 1.0, max_batch = 2, policy = "static", requests = [[0.0, 1, 1], [0.5, 3, 0]], hbm_bandwidth = 1.0, prefill_tokens_per_s = 1.0, iteration_overhead = 0.0, device_kind = "X", static_power = 1.0}
+}
+
+// -----
+
+sched.schedule @bad {
+  // expected-error @+1 {{'sched.serve' op needs either `requests` or the generator (num_requests, arrival_rate, prompt_min/max, output_min/max), not both}}
+  sched.serve @x {weight_bytes = 1.0, kv_bytes_per_token = 1.0, max_batch = 2, policy = "static", hbm_bandwidth = 1.0, prefill_tokens_per_s = 1.0, iteration_overhead = 0.0, device_kind = "X", static_power = 1.0}
+}
