@@ -4,7 +4,7 @@
 // device, back-to-back steps, so E = 100 W x 36.019 ms + 400 W x 36.019 ms
 // (interval accounting with d = 400 W x T for every step).
 // CHECK: energy.multi @inference -> sig <s = 100 W, T = 36.0{{[0-9]*}} ms
-// CHECK-SAME: E_J = 1.80{{[0-9]*}}e+01
+// CHECK-SAME: {E_J = 18.009{{[0-9]*}} : f64
 // CHECK: energy.seq @chat_gpu
 // CHECK-NEXT: energy.element @chat_prefill0
 // CHECK-NEXT: energy.element @chat_decode0
