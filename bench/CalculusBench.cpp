@@ -5,10 +5,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "calculus/Pipeline.h"
+#include "calculus/Schedule.h"
 #include "calculus/Signature.h"
 
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <random>
 #include <vector>
 
@@ -88,6 +91,47 @@ void BM_MixedTree(benchmark::State &state) {
   state.SetItemsProcessed(state.iterations() * leaves.size());
 }
 BENCHMARK(BM_MixedTree)->Arg(1 << 20);
+
+// The schedule path without MLIR: build a 1F1B pipeline of stages x
+// microbatches x 2 tasks, time it, lower it and compose the tree.
+void BM_PipelineSchedule(benchmark::State &state) {
+  PipelineSpec spec;
+  spec.kind = PipelineKind::OneFOneB;
+  spec.stages = 64;
+  spec.microbatches = state.range(0);
+  spec.staticPowerPerGpu = 83.64;
+  spec.forward.assign(64, {10e-3, 2, 1e-8, 4e-4});
+  spec.backward.assign(64, {20e-3, 4, 4e-8, 1.6e-3});
+  double build = 0, timing = 0, lower = 0, eval = 0;
+  for (auto _ : state) {
+    Schedule sched;
+    std::vector<PipelineTaskInfo> info;
+    std::string err;
+    auto t0 = std::chrono::steady_clock::now();
+    buildPipeline(spec, sched, info, err);
+    auto t1 = std::chrono::steady_clock::now();
+    std::vector<double> start;
+    std::vector<uint32_t> cycle;
+    computeStartTimes(sched, start, cycle);
+    auto t2 = std::chrono::steady_clock::now();
+    LoweredTree tree = lowerSchedule(sched, start);
+    auto t3 = std::chrono::steady_clock::now();
+    CompositionError cerr;
+    benchmark::DoNotOptimize(evaluateLowered(sched, tree, cerr).E());
+    auto t4 = std::chrono::steady_clock::now();
+    build += std::chrono::duration<double>(t1 - t0).count();
+    timing += std::chrono::duration<double>(t2 - t1).count();
+    lower += std::chrono::duration<double>(t3 - t2).count();
+    eval += std::chrono::duration<double>(t4 - t3).count();
+  }
+  double n = state.iterations();
+  state.counters["build_s"] = build / n;
+  state.counters["timing_s"] = timing / n;
+  state.counters["lower_s"] = lower / n;
+  state.counters["evaluate_s"] = eval / n;
+  state.SetItemsProcessed(state.iterations() * 64 * state.range(0) * 2);
+}
+BENCHMARK(BM_PipelineSchedule)->Arg(8192)->Unit(benchmark::kMillisecond);
 
 } // namespace
 

@@ -250,11 +250,11 @@ LoweredTree lowerSchedule(const Schedule &s, const std::vector<double> &start) {
       // One busy cluster: [cs, ce).
       double cs = start[*it], ce = cs + s.tasks[*it].duration;
       uint32_t *cend = it + 1;
-      while (cend != e && start[*cend] < ce) {
+      while (cend != e && start[*cend] < ce - timeTolerance(ce)) {
         ce = std::max(ce, start[*cend] + s.tasks[*cend].duration);
         ++cend;
       }
-      if (cs > cursor)
+      if (cs > cursor + timeTolerance(cursor))
         devKids.push_back(addLeaf(LoweredNode::Idle, dev, 0, cs - cursor));
       if (cend - it == 1) {
         devKids.push_back(addLeaf(LoweredNode::Element, dev, *it, 0));
@@ -265,7 +265,8 @@ LoweredTree lowerSchedule(const Schedule &s, const std::vector<double> &start) {
           double st = start[t];
           Lane *lane = nullptr;
           for (Lane &l : lanes)
-            if (l.stream == s.tasks[t].stream && l.end <= st) {
+            if (l.stream == s.tasks[t].stream &&
+                l.end <= st + timeTolerance(st)) {
               lane = &l;
               break;
             }
@@ -273,7 +274,7 @@ LoweredTree lowerSchedule(const Schedule &s, const std::vector<double> &start) {
             lanes.push_back({s.tasks[t].stream, cs, {}});
             lane = &lanes.back();
           }
-          if (st > lane->end)
+          if (st > lane->end + timeTolerance(lane->end))
             lane->kids.push_back(
                 addLeaf(LoweredNode::Idle, dev, 0, st - lane->end));
           lane->kids.push_back(addLeaf(LoweredNode::Element, dev, t, 0));
@@ -291,7 +292,7 @@ LoweredTree lowerSchedule(const Schedule &s, const std::vector<double> &start) {
       cursor = ce;
       it = cend;
     }
-    if (end > cursor || devKids.empty())
+    if (end > cursor + timeTolerance(cursor) || devKids.empty())
       devKids.push_back(addLeaf(LoweredNode::Idle, dev, 0, end - cursor));
     deviceRoots.push_back(addComposite(LoweredNode::Seq, devKids));
   }

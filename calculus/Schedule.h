@@ -22,6 +22,13 @@
 namespace energy {
 namespace calculus {
 
+/// Two instants closer than this are the same instant: times that come
+/// from unit conversions (imported traces in microseconds) carry rounding of
+/// a few ulps, which must not create overlaps or idle slivers.
+inline double timeTolerance(double t) {
+  return 1e-12 * (t < 0 ? -t : t) + 1e-15;
+}
+
 struct ScheduleDevice {
   double staticPower = 0; ///< W
 };

@@ -322,7 +322,11 @@ LogicalResult ScheduleOp::verifyRegions() {
       continue;
     const auto &a = s.tasks[fixed[i - 1].second];
     const auto &b = s.tasks[fixed[i].second];
-    if (b.fixedStart < a.fixedStart + a.duration) {
+    // Times converted to seconds carry rounding: back-to-back events (the
+    // end of one equal to the start of the next in the trace's integer
+    // microseconds) must not read as overlapping.
+    double aEnd = a.fixedStart + a.duration;
+    if (b.fixedStart < aEnd - calculus::timeTolerance(aEnd)) {
       Operation *opA = graph->taskOps[fixed[i - 1].second];
       Operation *opB = graph->taskOps[fixed[i].second];
       uint32_t dev = uint32_t(fixed[i].first >> 32);

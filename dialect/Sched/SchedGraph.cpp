@@ -37,6 +37,9 @@ FailureOr<SchedGraph> SchedGraph::build(ScheduleOp op, Need need) {
   SchedGraph g;
   DenseMap<StringAttr, Entry> names;
   Block &body = op.getBody().front();
+  size_t numOps = body.getOperations().size();
+  names.reserve(numOps);
+  g.taskOps.reserve(numOps);
   // Pass 1: name every device and task; a measured collective takes one
   // task index per part.
   for (Operation &child : body) {

@@ -5,6 +5,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
@@ -47,9 +48,10 @@ importStageProfile(mlir::MLIRContext *ctx, const StageProfileOptions &opts);
 /// GPU: A40 70.38 W, A100-SXM 83.64 W.
 std::optional<double> knownStaticPower(llvm::StringRef kind);
 
-/// Reads a file, inflating gzip when it starts with the gzip magic.
-std::optional<std::string> readMaybeGzip(const std::string &path,
-                                         std::string &err);
+/// Reads a file (memory-mapped when possible), inflating gzip when it
+/// starts with the gzip magic. Null with `err` set on failure.
+std::unique_ptr<llvm::MemoryBuffer> readMaybeGzip(const std::string &path,
+                                                  std::string &err);
 
 } // namespace energy
 

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tools/energy-translate/Importers.h"
+#include "tools/energy-translate/JsonScanner.h"
 
 #include "dialect/Energy/Energy.h"
 #include "dialect/Sched/Sched.h"
@@ -19,7 +20,6 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/WithColor.h"
 
@@ -32,20 +32,20 @@
 using namespace mlir;
 using namespace energy;
 
-std::optional<std::string> energy::readMaybeGzip(const std::string &path,
-                                                 std::string &err) {
+std::unique_ptr<llvm::MemoryBuffer>
+energy::readMaybeGzip(const std::string &path, std::string &err) {
   auto buf = llvm::MemoryBuffer::getFileOrSTDIN(path);
   if (!buf) {
     err = "cannot read: " + buf.getError().message();
-    return std::nullopt;
+    return nullptr;
   }
   StringRef data = (*buf)->getBuffer();
   if (data.size() < 2 || uint8_t(data[0]) != 0x1f || uint8_t(data[1]) != 0x8b)
-    return data.str();
+    return std::move(*buf);
   z_stream zs{};
   if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) {
     err = "cannot initialize zlib";
-    return std::nullopt;
+    return nullptr;
   }
   zs.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(data.data()));
   zs.avail_in = data.size();
@@ -57,18 +57,19 @@ std::optional<std::string> energy::readMaybeGzip(const std::string &path,
     zs.avail_out = sizeof(chunk);
     ret = inflate(&zs, Z_NO_FLUSH);
     if (ret != Z_OK && ret != Z_STREAM_END) {
-      err = std::string("corrupt gzip data: ") + (zs.msg ? zs.msg : "inflate failed");
+      err = std::string("corrupt gzip data: ") +
+            (zs.msg ? zs.msg : "inflate failed");
       inflateEnd(&zs);
-      return std::nullopt;
+      return nullptr;
     }
     out.append(chunk, sizeof(chunk) - zs.avail_out);
   } while (ret != Z_STREAM_END && (zs.avail_in > 0 || zs.avail_out == 0));
   inflateEnd(&zs);
   if (ret != Z_STREAM_END) {
     err = "truncated gzip data";
-    return std::nullopt;
+    return nullptr;
   }
-  return out;
+  return llvm::MemoryBuffer::getMemBufferCopy(out, path);
 }
 
 namespace {
@@ -78,8 +79,8 @@ struct GpuEvent {
   bool nccl;
   int64_t stream;
   double ts, dur; // us
-  StringRef name;
-  size_t index; // in traceEvents
+  StringRef name; // owned by Rank::names
+  size_t index;   // in traceEvents
 };
 
 struct Flow {
@@ -97,9 +98,8 @@ struct Rank {
   std::vector<GpuEvent> events;
   std::vector<Flow> flows;
   size_t skippedCpu = 0, skippedOther = 0, launchFlows = 0;
-  /// Keeps the event names alive; heap-allocated so moving the Rank does
-  /// not move the (small-string-optimized) strings the names point into.
-  std::unique_ptr<llvm::json::Value> doc;
+  /// Owns the GPU event names.
+  std::vector<std::unique_ptr<std::string>> names;
 };
 
 class Importer {
@@ -129,95 +129,233 @@ bool isKnownPhase(StringRef ph) {
   return false;
 }
 
+/// The fields of one trace event the importer uses.
+struct RawEvent {
+  std::string ph, cat, name, id, bp;
+  bool hasTs = false, hasDur = false, hasStream = false, hasId = false;
+  double ts = 0, dur = 0;
+  int64_t tid = -1, stream = -1;
+
+  void clear() { *this = RawEvent(); }
+};
+
+/// A tid may be a number or a string such as "stream 7".
+bool readTid(JsonScanner &js, int64_t &tid) {
+  if (js.peek() == JsonScanner::Kind::Number) {
+    double v;
+    if (!js.number(v))
+      return false;
+    tid = int64_t(v);
+    return true;
+  }
+  if (js.peek() == JsonScanner::Kind::String) {
+    StringRef s;
+    if (!js.string(s))
+      return false;
+    s = s.trim();
+    size_t i = s.find_last_not_of("0123456789");
+    int64_t v;
+    if (!s.substr(i == StringRef::npos ? 0 : i + 1).getAsInteger(10, v))
+      tid = v;
+    return true;
+  }
+  return js.skip();
+}
+
+bool readEvent(JsonScanner &js, RawEvent &e) {
+  e.clear();
+  auto str = [&](std::string &out) {
+    if (js.peek() != JsonScanner::Kind::String)
+      return js.skip();
+    StringRef s;
+    if (!js.string(s))
+      return false;
+    out = s.str();
+    return true;
+  };
+  auto num = [&](double &out, bool &has) {
+    if (js.peek() != JsonScanner::Kind::Number)
+      return js.skip();
+    has = true;
+    return js.number(out);
+  };
+  return js.object([&](StringRef key) -> bool {
+    if (key == "ph")
+      return str(e.ph);
+    if (key == "cat")
+      return str(e.cat);
+    if (key == "name")
+      return str(e.name);
+    if (key == "bp")
+      return str(e.bp);
+    if (key == "ts")
+      return num(e.ts, e.hasTs);
+    if (key == "dur")
+      return num(e.dur, e.hasDur);
+    if (key == "tid")
+      return readTid(js, e.tid);
+    if (key == "id") {
+      e.hasId = true;
+      if (js.peek() == JsonScanner::Kind::String)
+        return str(e.id);
+      double v;
+      if (js.peek() == JsonScanner::Kind::Number && js.number(v)) {
+        e.id = formatNumber(v);
+        return true;
+      }
+      return js.skip();
+    }
+    if (key == "args") {
+      if (js.peek() != JsonScanner::Kind::Object)
+        return js.skip();
+      return js.object([&](StringRef arg) -> bool {
+        if (arg == "stream" && js.peek() == JsonScanner::Kind::Number) {
+          double v;
+          if (!js.number(v))
+            return false;
+          e.stream = int64_t(v);
+          e.hasStream = v == double(e.stream);
+          return true;
+        }
+        return js.skip();
+      });
+    }
+    return js.skip();
+  });
+}
+
 bool Importer::load(size_t fileIndex) {
   const std::string &file = opts.files[fileIndex];
   std::string err;
-  std::optional<std::string> text = readMaybeGzip(file, err);
+  std::unique_ptr<llvm::MemoryBuffer> text = readMaybeGzip(file, err);
   if (!text)
     return error(file, err);
   Rank r;
   r.file = file;
-  llvm::Expected<llvm::json::Value> doc = llvm::json::parse(*text);
-  if (!doc)
-    return error(file, "malformed JSON: " + llvm::toString(doc.takeError()));
-  r.doc = std::make_unique<llvm::json::Value>(std::move(*doc));
-  const llvm::json::Array *events = nullptr;
   r.rank = fileIndex;
-  if (auto *obj = r.doc->getAsObject()) {
-    events = obj->getArray("traceEvents");
-    if (!events)
-      return error(file, "no 'traceEvents' array: not a Chrome trace");
-    if (auto *dist = obj->getObject("distributedInfo"))
-      if (auto rk = dist->getInteger("rank"))
-        r.rank = *rk;
-    if (auto *props = obj->getArray("deviceProperties"))
-      if (!props->empty())
-        if (auto *p0 = (*props)[0].getAsObject())
-          if (auto name = p0->getString("name"))
-            r.deviceKind = name->str();
-  } else if ((events = r.doc->getAsArray())) {
-    // A bare array of events is also a Chrome trace.
-  } else {
-    return error(file, "the top level must be an object or an array");
-  }
-  for (size_t i = 0; i < events->size(); ++i) {
+  JsonScanner js(text->getBuffer());
+  RawEvent ev;
+  std::string problem; // a semantic error, reported with the event index
+  bool sawEvents = false;
+  auto onEvent = [&](size_t i) -> bool {
+    if (js.peek() != JsonScanner::Kind::Object) {
+      problem = "event #" + std::to_string(i) + ": not an object";
+      return false;
+    }
+    if (!readEvent(js, ev))
+      return false;
     std::string where = "event #" + std::to_string(i) + ": ";
-    const llvm::json::Object *e = (*events)[i].getAsObject();
-    if (!e)
-      return error(file, where + "not an object");
-    std::optional<StringRef> ph = e->getString("ph");
-    if (!ph)
-      return error(file, where + "missing 'ph' (phase)");
-    if (!isKnownPhase(*ph))
-      return error(file, where + "unknown phase '" + *ph + "'");
-    StringRef cat = e->getString("cat").value_or("");
-    std::string lcat = cat.lower();
-    bool gpu = *ph == "X" && (lcat == "kernel" || lcat == "gpu_memcpy" ||
-                              lcat == "gpu_memset");
-    if (*ph == "s" || *ph == "f" || *ph == "t") {
+    if (ev.ph.empty()) {
+      problem = where + "missing 'ph' (phase)";
+      return false;
+    }
+    if (!isKnownPhase(ev.ph)) {
+      problem = where + "unknown phase '" + ev.ph + "'";
+      return false;
+    }
+    std::string lcat = StringRef(ev.cat).lower();
+    if (ev.ph == "s" || ev.ph == "f" || ev.ph == "t") {
       if (lcat == "ac2g") {
         ++r.launchFlows;
-        continue;
+        return true;
       }
-      std::optional<double> ts = e->getNumber("ts");
-      auto tid = e->getInteger("tid");
-      const llvm::json::Value *id = e->get("id");
-      if (!ts || !tid || !id)
-        return error(file, where + "flow event needs numeric 'ts', 'tid' and an 'id'");
-      std::string key;
-      llvm::raw_string_ostream os(key);
-      os << cat << "/" << *id;
-      r.flows.push_back({*ph == "s", *ts, *tid, key, i});
-      continue;
+      if (!ev.hasTs || !ev.hasId) {
+        problem = where + "flow event needs a numeric 'ts' and an 'id'";
+        return false;
+      }
+      r.flows.push_back({ev.ph == "s", ev.ts, ev.tid, ev.cat + "/" + ev.id, i});
+      return true;
     }
+    bool gpu = ev.ph == "X" && (lcat == "kernel" || lcat == "gpu_memcpy" ||
+                                lcat == "gpu_memset");
     if (!gpu) {
-      if (*ph == "X" || *ph == "B" || *ph == "E" || *ph == "i" || *ph == "I")
+      if (ev.ph == "X" || ev.ph == "B" || ev.ph == "E" || ev.ph == "i" ||
+          ev.ph == "I")
         ++r.skippedCpu;
       else
         ++r.skippedOther;
-      continue;
+      return true;
     }
-    std::optional<double> ts = e->getNumber("ts"), dur = e->getNumber("dur");
-    if (!ts)
-      return error(file, where + "GPU event lacks a numeric 'ts'");
-    if (!dur)
-      return error(file, where + "GPU event lacks a numeric 'dur'");
-    if (!(*dur >= 0) || !std::isfinite(*dur))
-      return error(file, where + "negative duration " + formatNumber(*dur) + " us");
-    const llvm::json::Object *args = e->getObject("args");
-    std::optional<int64_t> stream = args ? args->getInteger("stream") : std::nullopt;
-    if (!stream)
-      return error(file, where + "GPU event lacks 'args.stream'");
-    if (*stream < 0)
-      return error(file, where + "negative stream id");
-    StringRef name = e->getString("name").value_or("");
-    GpuEvent g{lcat == "kernel"       ? GpuEvent::Kernel
-               : lcat == "gpu_memcpy" ? GpuEvent::Memcpy
-                                      : GpuEvent::Memset,
-               lcat == "kernel" && name.starts_with("nccl"), *stream, *ts,
-               *dur, name, i};
-    r.events.push_back(g);
+    if (!ev.hasTs) {
+      problem = where + "GPU event lacks a numeric 'ts'";
+      return false;
+    }
+    if (!ev.hasDur) {
+      problem = where + "GPU event lacks a numeric 'dur'";
+      return false;
+    }
+    if (!(ev.dur >= 0) || !std::isfinite(ev.dur)) {
+      problem = where + "negative duration " + formatNumber(ev.dur) + " us";
+      return false;
+    }
+    if (!ev.hasStream) {
+      problem = where + "GPU event lacks 'args.stream'";
+      return false;
+    }
+    if (ev.stream < 0) {
+      problem = where + "negative stream id";
+      return false;
+    }
+    r.names.push_back(std::make_unique<std::string>(std::move(ev.name)));
+    StringRef name = *r.names.back();
+    r.events.push_back({lcat == "kernel"       ? GpuEvent::Kernel
+                        : lcat == "gpu_memcpy" ? GpuEvent::Memcpy
+                                               : GpuEvent::Memset,
+                        lcat == "kernel" && name.starts_with("nccl"),
+                        ev.stream, ev.ts, ev.dur, name, i});
+    return true;
+  };
+  bool ok;
+  if (js.peek() == JsonScanner::Kind::Array) {
+    sawEvents = true;
+    ok = js.array(onEvent);
+  } else if (js.peek() == JsonScanner::Kind::Object) {
+    ok = js.object([&](StringRef key) -> bool {
+      if (key == "traceEvents") {
+        sawEvents = true;
+        if (js.peek() != JsonScanner::Kind::Array)
+          return js.fail("'traceEvents' must be an array");
+        return js.array(onEvent);
+      }
+      if (key == "distributedInfo" &&
+          js.peek() == JsonScanner::Kind::Object)
+        return js.object([&](StringRef k) -> bool {
+          if (k == "rank" && js.peek() == JsonScanner::Kind::Number) {
+            double v;
+            if (!js.number(v))
+              return false;
+            r.rank = int64_t(v);
+            return true;
+          }
+          return js.skip();
+        });
+      if (key == "deviceProperties" && js.peek() == JsonScanner::Kind::Array)
+        return js.array([&](size_t i) -> bool {
+          if (i != 0 || js.peek() != JsonScanner::Kind::Object)
+            return js.skip();
+          return js.object([&](StringRef k) -> bool {
+            if (k == "name" && js.peek() == JsonScanner::Kind::String) {
+              StringRef s;
+              if (!js.string(s))
+                return false;
+              r.deviceKind = s.str();
+              return true;
+            }
+            return js.skip();
+          });
+        });
+      return js.skip();
+    });
+  } else {
+    return error(file, "the top level must be an object or an array (" +
+                           (js.skip(), js.message()) + ")");
   }
+  if (!problem.empty())
+    return error(file, problem);
+  if (!ok || !js.finish())
+    return error(file, "malformed JSON at " + js.message());
+  if (!sawEvents)
+    return error(file, "no 'traceEvents' array: not a Chrome trace");
   for (const Rank &other : ranks)
     if (other.rank == r.rank)
       return error(file, "rank " + Twine(r.rank) + " also comes from " +
@@ -322,18 +460,21 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
       auto it = byStream.find(f.tid);
       if (it == byStream.end())
         continue; // a flow between CPU threads
-      const auto &list = it->second;
+      const auto &list = it->second; // sorted by start
+      auto firstAfter = std::lower_bound(
+          list.begin(), list.end(), f.ts,
+          [](const GpuEvent *e, double ts) { return e->ts < ts; });
       const GpuEvent *bound = nullptr;
-      if (f.start) { // the slice that contains (or ends at) the flow start
-        for (const GpuEvent *e : list)
-          if (e->ts <= f.ts && f.ts <= e->ts + e->dur)
-            bound = e;
-      } else { // the slice that starts at or after the flow end
-        for (const GpuEvent *e : list)
-          if (e->ts >= f.ts) {
-            bound = e;
-            break;
-          }
+      if (f.start) {
+        // The slice that contains (or ends at) the flow start.
+        auto up = std::upper_bound(
+            list.begin(), list.end(), f.ts,
+            [](double ts, const GpuEvent *e) { return ts < e->ts; });
+        if (up != list.begin() && (*(up - 1))->ts + (*(up - 1))->dur >= f.ts)
+          bound = *(up - 1);
+      } else if (firstAfter != list.end()) {
+        // The slice that starts at or after the flow end.
+        bound = *firstAfter;
       }
       auto &ends = flowEnds[f.key];
       (f.start ? ends.first : ends.second) = bound;
@@ -343,6 +484,7 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
       if (ends.first && ends.second && ends.first != ends.second)
         flowDeps[ends.second].push_back(ends.first);
 
+    Location rankLoc = FileLineColLoc::get(ctx, r.file, 0, 0);
     size_t kernels = 0, memcpys = 0, memsets = 0, nccl = 0;
     double first = INFINITY, last = -INFINITY;
     for (const GpuEvent &e : r.events) {
@@ -367,7 +509,9 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
         if (!refs.empty())
           after = b.getArrayAttr(refs);
       }
-      Location loc = FileLineColLoc::get(ctx, r.file, 0, e.index);
+      // One location per rank file: op names carry the event index
+      // (r<rank>_e<index>), and a million distinct locations cost seconds.
+      Location loc = rankLoc;
       SignatureAttr sig;
       if (opts.dynamicPower)
         sig = SignatureAttr::get(ctx, duration(e.dur), *opts.dynamicPower * duration(e.dur),

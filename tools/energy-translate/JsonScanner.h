@@ -1,0 +1,59 @@
+//===- JsonScanner.h - a streaming JSON reader for large traces -*- C++ -*-===//
+//
+// Chrome traces run to hundreds of megabytes and millions of events; a DOM
+// (llvm::json) holds every key of every event. This reader walks the text
+// once, lets the caller pick the fields it needs and skips the rest, and
+// reports errors with line and column.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TOOLS_ENERGY_TRANSLATE_JSONSCANNER_H
+#define TOOLS_ENERGY_TRANSLATE_JSONSCANNER_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <string>
+
+namespace energy {
+
+class JsonScanner {
+public:
+  explicit JsonScanner(llvm::StringRef text)
+      : begin(text.data()), p(text.data()), end(text.data() + text.size()) {}
+
+  enum class Kind { Object, Array, String, Number, Bool, Null, End, Bad };
+  /// Kind of the next value (after whitespace), without consuming it.
+  Kind peek();
+
+  /// Iterates an object's members: `member(key)` must consume the value.
+  bool object(llvm::function_ref<bool(llvm::StringRef key)> member);
+  /// Iterates an array's elements: `element(index)` must consume the value.
+  bool array(llvm::function_ref<bool(size_t index)> element);
+  /// A string value; the result stays valid until the next string() call.
+  bool string(llvm::StringRef &out);
+  bool number(double &out);
+  /// Skips any value.
+  bool skip();
+  /// Fails unless only whitespace remains.
+  bool finish();
+
+  bool failed() const { return !error.empty(); }
+  /// "line:col: message" of the first error.
+  std::string message() const;
+  bool fail(const std::string &msg);
+
+private:
+  void ws();
+  bool expect(char c, const char *what);
+
+  const char *begin, *p, *end;
+  unsigned depth = 0; ///< nesting, bounded so hostile input cannot overflow
+  std::string scratch;
+  std::string error;
+  const char *errorAt = nullptr;
+};
+
+} // namespace energy
+
+#endif // TOOLS_ENERGY_TRANSLATE_JSONSCANNER_H
