@@ -28,5 +28,21 @@ for n in 10000 100000 1000000; do
   echo "| $n | $ops | $size | $wall | $rss | $parse | $eval | $print |"
 done
 echo
+# Issue 3: a 1F1B pipeline of 64 stages x 8192 microbatches (1,048,576 tasks)
+# expanded, timed, lowered and evaluated by energy-opt.
+cat > "$TMP/pipe1m.mlir" <<'MLIR'
+sched.schedule @big {
+  sched.pipeline @p {stages = 64, microbatches = 8192, schedule = "1f1b", device_kind = "A100-SXM4", static_power = 83.64, forward = #energy.sig<T = 10 ms, d = 2 J, sigma_T = 100 us, sigma_d = 20 mJ>, backward = #energy.sig<T = 20 ms, d = 4 J, sigma_T = 200 us, sigma_d = 40 mJ>}
+}
+MLIR
+echo "pipeline 64 x 8192 (1F1B, 1,048,576 tasks):"
+{ /usr/bin/time -f "TIME %e %M" "$OPT" "$TMP/pipe1m.mlir" --sched-expand \
+    --sched-to-energy --energy-evaluate -o /dev/null -mlir-print-local-scope \
+    --mlir-timing; } 2>&1 | grep -E "Sched|Energy|Output|TIME"
+echo "Kineto import, synthetic trace of 10^6 GPU events (4 x 10^6 trace events):"
+[ -s "$TMP/k1m.json" ] || python3 "$here/gen_kineto.py" --events 1000000 --seed 1 > "$TMP/k1m.json"
+/usr/bin/time -f "TIME %e %M" "$BUILD/bin/energy-translate" --import-kineto \
+  "$TMP/k1m.json" --static-power 80 --summary /dev/null -o /dev/null 2>&1 | grep TIME
+echo
 "$BUILD/bench/calculus-bench" --benchmark_min_time=1 2>/dev/null | grep BM_ || \
   "$BUILD/bench/calculus-bench" | grep BM_
