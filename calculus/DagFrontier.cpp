@@ -1,0 +1,297 @@
+//===- DagFrontier.cpp - Time-energy frontiers of scheduled DAGs ----------===//
+
+#include "calculus/DagFrontier.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+namespace energy {
+namespace calculus {
+
+namespace {
+
+struct Edge {
+  uint32_t to;
+  bool startToStart;
+  double lag;
+};
+
+/// Dependency and stream-order edges in CSR form plus a topological order.
+struct Dag {
+  std::vector<uint32_t> succStart, predStart;
+  std::vector<Edge> succ, pred; // pred[].to is the predecessor
+  std::vector<uint32_t> topo;
+
+  bool build(const Schedule &s, std::string &err) {
+    size_t n = s.tasks.size();
+    std::vector<std::pair<uint32_t, Edge>> edges; // (from, edge)
+    std::unordered_map<uint64_t, uint32_t> last;
+    for (uint32_t t = 0; t < n; ++t) {
+      for (const Dependency &d : s.tasks[t].deps)
+        edges.push_back({d.pred, {t, d.startToStart, d.lag}});
+      for (uint32_t dev : s.tasks[t].devices) {
+        uint64_t key = (uint64_t(dev) << 32) | s.tasks[t].stream;
+        auto it = last.find(key);
+        if (it != last.end() && it->second != t)
+          edges.push_back({it->second, {t, false, 0}});
+        last[key] = t;
+      }
+    }
+    succStart.assign(n + 1, 0);
+    predStart.assign(n + 1, 0);
+    for (auto &[from, e] : edges) {
+      ++succStart[from + 1];
+      ++predStart[e.to + 1];
+    }
+    for (size_t i = 0; i < n; ++i) {
+      succStart[i + 1] += succStart[i];
+      predStart[i + 1] += predStart[i];
+    }
+    succ.resize(edges.size());
+    pred.resize(edges.size());
+    std::vector<uint32_t> fs(succStart.begin(), succStart.end() - 1),
+        fp(predStart.begin(), predStart.end() - 1);
+    for (auto &[from, e] : edges) {
+      succ[fs[from]++] = e;
+      pred[fp[e.to]++] = {from, e.startToStart, e.lag};
+    }
+    // Kahn.
+    std::vector<uint32_t> indeg(n);
+    for (size_t v = 0; v < n; ++v)
+      indeg[v] = predStart[v + 1] - predStart[v];
+    std::vector<uint32_t> ready;
+    for (uint32_t v = 0; v < n; ++v)
+      if (!indeg[v])
+        ready.push_back(v);
+    topo.clear();
+    while (!ready.empty()) {
+      uint32_t u = ready.back();
+      ready.pop_back();
+      topo.push_back(u);
+      for (uint32_t i = succStart[u]; i < succStart[u + 1]; ++i)
+        if (--indeg[succ[i].to] == 0)
+          ready.push_back(succ[i].to);
+    }
+    if (topo.size() != n) {
+      err = "the schedule's dependencies and stream order form a cycle";
+      return false;
+    }
+    return true;
+  }
+
+  /// Earliest starts; returns the makespan.
+  double forward(const std::vector<double> &T, std::vector<double> &es) const {
+    double end = 0;
+    for (uint32_t v : topo) {
+      double st = 0;
+      for (uint32_t i = predStart[v]; i < predStart[v + 1]; ++i) {
+        const Edge &e = pred[i];
+        st = std::max(st, e.startToStart ? es[e.to] + e.lag : es[e.to] + T[e.to]);
+      }
+      es[v] = st;
+      end = std::max(end, st + T[v]);
+    }
+    return end;
+  }
+
+  /// Latest starts against deadline D.
+  void backward(const std::vector<double> &T, double D,
+                std::vector<double> &ls) const {
+    for (size_t k = topo.size(); k-- > 0;) {
+      uint32_t u = topo[k];
+      double lf = D;
+      double lsBound = std::numeric_limits<double>::infinity();
+      for (uint32_t i = succStart[u]; i < succStart[u + 1]; ++i) {
+        const Edge &e = succ[i];
+        if (e.startToStart)
+          lsBound = std::min(lsBound, ls[e.to] - e.lag);
+        else
+          lf = std::min(lf, ls[e.to]);
+      }
+      ls[u] = std::min(lf - T[u], lsBound);
+    }
+  }
+};
+
+struct TaskOptions {
+  std::vector<double> T, d;       // Pareto in (T, d): T ascending, d descending
+  std::vector<uint32_t> original; // index into the caller's options
+};
+
+double quantize(double t, double q) {
+  if (q <= 0)
+    return t;
+  return std::floor(t / q + 1e-9) * q;
+}
+
+} // namespace
+
+double dagEnergy(const Schedule &sched,
+                 const std::vector<std::vector<Option>> &options,
+                 const std::vector<uint32_t> &choice, double quantum,
+                 double *makespan) {
+  Schedule timed = sched;
+  double d = 0;
+  for (size_t t = 0; t < timed.tasks.size(); ++t) {
+    const Option &o = options[t][choice[t]];
+    timed.tasks[t].duration = quantize(o.T, quantum);
+    timed.tasks[t].fixedStart = -1;
+    d += o.d;
+  }
+  std::vector<double> start;
+  std::vector<uint32_t> cycle;
+  computeStartTimes(timed, start, cycle);
+  double end = 0;
+  for (size_t t = 0; t < timed.tasks.size(); ++t)
+    end = std::max(end, start[t] + timed.tasks[t].duration);
+  double P = 0;
+  for (const ScheduleDevice &dev : sched.devices)
+    P += dev.staticPower;
+  if (makespan)
+    *makespan = end;
+  return P * end + d;
+}
+
+bool dagFrontier(const Schedule &sched,
+                 const std::vector<std::vector<Option>> &options,
+                 const DagFrontierSettings &settings,
+                 std::vector<DagPoint> &frontier, std::string &err) {
+  size_t n = sched.tasks.size();
+  frontier.clear();
+  if (options.size() != n) {
+    err = "need one operating set per task";
+    return false;
+  }
+  Dag dag;
+  if (!dag.build(sched, err))
+    return false;
+  double P = 0;
+  for (const ScheduleDevice &dev : sched.devices)
+    P += dev.staticPower;
+
+  // Per task: its (T, d) Pareto options (slower options are only useful if
+  // they save dynamic energy).
+  std::vector<TaskOptions> opts(n);
+  for (size_t t = 0; t < n; ++t) {
+    if (options[t].empty()) {
+      err = "task " + std::to_string(t) + " has an empty operating set";
+      return false;
+    }
+    std::vector<uint32_t> idx(options[t].size());
+    for (uint32_t i = 0; i < idx.size(); ++i)
+      idx[i] = i;
+    std::sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
+      double ta = quantize(options[t][a].T, settings.quantum),
+             tb = quantize(options[t][b].T, settings.quantum);
+      return ta < tb || (ta == tb && options[t][a].d < options[t][b].d);
+    });
+    double best = std::numeric_limits<double>::infinity();
+    for (uint32_t i : idx)
+      if (options[t][i].d < best) {
+        best = options[t][i].d;
+        opts[t].T.push_back(quantize(options[t][i].T, settings.quantum));
+        opts[t].d.push_back(options[t][i].d);
+        opts[t].original.push_back(i);
+      }
+  }
+
+  // Several greedy rules, merged: each is myopic in its own way (knapsack
+  // effects on shared paths), their union is markedly closer to optimal.
+  for (int rule = 0; rule < 3; ++rule) {
+  std::vector<uint32_t> cur(n, 0); // into opts[t]
+  std::vector<double> T(n), es(n), ls(n);
+  double dsum = 0;
+  for (size_t t = 0; t < n; ++t) {
+    T[t] = opts[t].T[0];
+    dsum += opts[t].d[0];
+  }
+  double makespan = dag.forward(T, es);
+  double step = settings.step > 0 ? settings.step : makespan / 1000;
+  if (!(step > 0))
+    step = 1e-3;
+  // The slowest useful configuration bounds the sweep.
+  std::vector<double> Tslow(n);
+  for (size_t t = 0; t < n; ++t)
+    Tslow[t] = opts[t].T.back();
+  std::vector<double> esSlow(n);
+  double slowest = dag.forward(Tslow, esSlow);
+
+  auto record = [&]() {
+    DagPoint p;
+    p.T = makespan;
+    p.E = P * makespan + dsum;
+    if (settings.keepChoices) {
+      p.choice.resize(n);
+      for (size_t t = 0; t < n; ++t)
+        p.choice[t] = opts[t].original[cur[t]];
+    }
+    frontier.push_back(std::move(p));
+  };
+  record();
+  for (double D = makespan + step; D <= slowest + step; D += step) {
+    bool moved = false;
+    while (true) {
+      dag.backward(T, D, ls);
+      // Best move: largest saving per second of slack used.
+      double bestRate = 0;
+      uint32_t bestTask = UINT32_MAX, bestOpt = 0;
+      for (uint32_t t = 0; t < n; ++t) {
+        double slack = ls[t] - es[t];
+        const TaskOptions &o = opts[t];
+        if (slack <= 0 || cur[t] + 1 >= o.T.size())
+          continue;
+        // Rule 0: the slowest option that fits, ranked by saving per second
+        // of slack; rule 1: the same, ranked by absolute saving; rule 2:
+        // one option step at a time, ranked by saving per second.
+        uint32_t j = cur[t];
+        if (rule == 2) {
+          if (o.T[j + 1] - o.T[cur[t]] <= slack + 1e-12)
+            ++j;
+        } else {
+          while (j + 1 < o.T.size() &&
+                 o.T[j + 1] - o.T[cur[t]] <= slack + 1e-12)
+            ++j;
+        }
+        if (j == cur[t])
+          continue;
+        double saving = o.d[cur[t]] - o.d[j];
+        double rate = rule == 1 ? saving
+                                : saving / std::max(o.T[j] - o.T[cur[t]], 1e-15);
+        if (rate > bestRate) {
+          bestRate = rate;
+          bestTask = t;
+          bestOpt = j;
+        }
+      }
+      if (bestTask == UINT32_MAX)
+        break;
+      dsum += opts[bestTask].d[bestOpt] - opts[bestTask].d[cur[bestTask]];
+      cur[bestTask] = bestOpt;
+      T[bestTask] = opts[bestTask].T[bestOpt];
+      makespan = dag.forward(T, es);
+      moved = true;
+    }
+    if (moved)
+      record();
+  }
+  }
+  // Pareto-min in (T, E), fastest first.
+  std::sort(frontier.begin(), frontier.end(),
+            [](const DagPoint &a, const DagPoint &b) {
+              return a.T < b.T || (a.T == b.T && a.E < b.E);
+            });
+  std::vector<DagPoint> pruned;
+  double best = std::numeric_limits<double>::infinity();
+  for (DagPoint &p : frontier)
+    if (p.E < best) {
+      best = p.E;
+      pruned.push_back(std::move(p));
+    }
+  frontier = std::move(pruned);
+  return true;
+}
+
+} // namespace calculus
+} // namespace energy

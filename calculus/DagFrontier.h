@@ -1,0 +1,68 @@
+//===- DagFrontier.h - Time-energy frontiers of scheduled DAGs --*- C++ -*-===//
+//
+// Pipeline schedules are not series-parallel, so their frontier is a
+// time-cost tradeoff over the dependency DAG with
+//   E = P * makespan + sum_i d_i(option_i),  P = sum of device static power
+// (Perseus's "blocking power" model). The discrete problem is NP-hard.
+//
+// Algorithm (docs/FRONTIER.md): a deadline sweep with continuation.
+// Start from every task's fastest option; for increasing deadlines D, fill
+// slack greedily: compute earliest starts and latest finishes against D
+// (O(V + E) with dependency and stream-order edges), and move the task whose
+// slower option buys the largest dynamic-energy saving per second of its own
+// slack; repeat until no move fits. A solution for D stays feasible for
+// D' > D, so the sweep never undoes work: the whole frontier costs
+// O(moves x (V + E)) where moves <= tasks x options.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CALCULUS_DAGFRONTIER_H
+#define CALCULUS_DAGFRONTIER_H
+
+#include "calculus/Frontier.h"
+#include "calculus/Schedule.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace energy {
+namespace calculus {
+
+struct DagPoint {
+  double T = 0; ///< makespan, s
+  double E = 0; ///< P * T + sum of d, J
+  std::vector<uint32_t> choice; ///< per task, index into its options
+};
+
+struct DagFrontierSettings {
+  /// Deadline increment of the sweep, s (0: 1/1000 of the fastest makespan).
+  double step = 0;
+  /// Floor every option time to a multiple of this (Perseus uses 1 ms); 0
+  /// keeps exact times.
+  double quantum = 0;
+  /// Keep the choice vector of every frontier point (for planning).
+  bool keepChoices = true;
+};
+
+/// The (T, E) frontier of a schedule whose task t may run at any of
+/// `options[t]` (the schedule's own durations are ignored). Dependencies and
+/// stream order come from `sched`; fixed starts are ignored (a plan moves
+/// tasks). Points are Pareto-min, fastest first, ending at the
+/// energy-minimizing makespan. Returns false with `err` on an empty
+/// operating set or a cycle.
+bool dagFrontier(const Schedule &sched,
+                 const std::vector<std::vector<Option>> &options,
+                 const DagFrontierSettings &settings,
+                 std::vector<DagPoint> &frontier, std::string &err);
+
+/// Energy of the schedule with each task at `choice` (interval accounting
+/// with the blocking-power model): P * makespan + sum of d.
+double dagEnergy(const Schedule &sched,
+                 const std::vector<std::vector<Option>> &options,
+                 const std::vector<uint32_t> &choice, double quantum,
+                 double *makespan = nullptr);
+
+} // namespace calculus
+} // namespace energy
+
+#endif // CALCULUS_DAGFRONTIER_H
