@@ -229,8 +229,10 @@ bool dagFrontier(const Schedule &sched,
     }
     frontier.push_back(std::move(p));
   };
-  record();
-  for (double D = makespan + step; D <= slowest + step; D += step) {
+  // The first deadline is the fastest makespan itself: tasks off the
+  // critical path already have slack to convert.
+  double fastest = makespan;
+  for (double D = fastest; D <= slowest + step; D += step) {
     bool moved = false;
     while (true) {
       dag.backward(T, D, ls);
@@ -273,7 +275,7 @@ bool dagFrontier(const Schedule &sched,
       makespan = dag.forward(T, es);
       moved = true;
     }
-    if (moved)
+    if (moved || D == fastest)
       record();
   }
   }

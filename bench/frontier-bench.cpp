@@ -1,0 +1,97 @@
+//===- frontier-bench.cpp - schedule frontier on a stage profile ----------===//
+//
+//   frontier-bench PROFILE.csv MICROBATCHES BLOCKING_W [QUANTUM_S [STEP_S
+//                  [OUT.csv]]]
+//
+// Builds the 1F1B pipeline of the profile's stages, computes the whole
+// iteration time-energy frontier (calculus/DagFrontier.h), and prints the
+// wall time, the number of points and sampled (time, energy) rows.
+//
+//===----------------------------------------------------------------------===//
+
+#include "calculus/DagFrontier.h"
+#include "calculus/Pipeline.h"
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+using namespace energy::calculus;
+
+int main(int argc, char **argv) {
+  if (argc < 4) {
+    std::fprintf(stderr, "usage: %s PROFILE.csv MICROBATCHES BLOCKING_W "
+                         "[QUANTUM_S [STEP_S]]\n", argv[0]);
+    return 2;
+  }
+  std::ifstream in(argv[1]);
+  if (!in) {
+    std::fprintf(stderr, "%s: cannot read\n", argv[1]);
+    return 1;
+  }
+  uint32_t M = std::stoul(argv[2]);
+  double blocking = std::stod(argv[3]);
+  DagFrontierSettings settings;
+  settings.keepChoices = false;
+  if (argc > 4)
+    settings.quantum = std::stod(argv[4]);
+  if (argc > 5)
+    settings.step = std::stod(argv[5]);
+  std::map<int, std::vector<Option>> fwd, bwd;
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    std::stringstream ss(line);
+    std::string c[5];
+    for (auto &x : c)
+      std::getline(ss, x, ',');
+    double t = std::stod(c[3]), e = std::stod(c[4]);
+    (c[1] == "forward" ? fwd : bwd)[std::stoi(c[0])].push_back(
+        {t, e - blocking * t, blocking});
+  }
+  PipelineSpec spec;
+  spec.kind = PipelineKind::OneFOneB;
+  spec.stages = fwd.size();
+  spec.microbatches = M;
+  spec.staticPowerPerGpu = blocking;
+  for (uint32_t s = 0; s < spec.stages; ++s) {
+    spec.forward.push_back({fwd[s][0].T, fwd[s][0].d});
+    spec.backward.push_back({bwd[s][0].T, bwd[s][0].d});
+  }
+  Schedule sched;
+  std::vector<PipelineTaskInfo> info;
+  std::string err;
+  if (!buildPipeline(spec, sched, info, err)) {
+    std::fprintf(stderr, "%s\n", err.c_str());
+    return 1;
+  }
+  std::vector<std::vector<Option>> opts;
+  for (const PipelineTaskInfo &i : info)
+    opts.push_back(i.kind == PipelineTaskInfo::F ? fwd[i.vstage] : bwd[i.vstage]);
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<DagPoint> front;
+  if (!dagFrontier(sched, opts, settings, front, err)) {
+    std::fprintf(stderr, "%s\n", err.c_str());
+    return 1;
+  }
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("tasks %zu, options per task %zu, frontier points %zu, %.3f s\n",
+              sched.tasks.size(), opts[0].size(), front.size(), secs);
+  size_t stride = front.size() > 10 ? front.size() / 10 : 1;
+  for (size_t i = 0; i < front.size(); i += stride)
+    std::printf("  T = %.4f s  E = %.1f J\n", front[i].T, front[i].E);
+  std::printf("  T = %.4f s  E = %.1f J (last)\n", front.back().T, front.back().E);
+  if (argc > 6) {
+    std::ofstream out(argv[6]);
+    out << "time_s,energy_J\n";
+    char buf[96];
+    for (const DagPoint &p : front) {
+      std::snprintf(buf, sizeof(buf), "%.17g,%.17g\n", p.T, p.E);
+      out << buf;
+    }
+  }
+  return 0;
+}
