@@ -120,6 +120,111 @@ struct TaskOptions {
   std::vector<uint32_t> original; // index into the caller's options
 };
 
+/// The state of one greedy sweep: each task's option, durations, earliest
+/// and latest starts, and the dynamic-energy sum.
+struct Sweep {
+  const Dag &dag;
+  const std::vector<TaskOptions> &opts;
+  int rule;
+  size_t n;
+  std::vector<uint32_t> cur;
+  std::vector<double> T, es, ls;
+  double dsum = 0, makespan = 0;
+  /// (task, previous option) of moves made while logging, for undo.
+  std::vector<std::pair<uint32_t, uint32_t>> log;
+  bool logging = false;
+
+  Sweep(const Dag &dag, const std::vector<TaskOptions> &opts, int rule)
+      : dag(dag), opts(opts), rule(rule), n(opts.size()), cur(n, 0), T(n),
+        es(n), ls(n) {
+    for (size_t t = 0; t < n; ++t) {
+      T[t] = opts[t].T[0];
+      dsum += opts[t].d[0];
+    }
+    makespan = dag.forward(T, es);
+  }
+
+  void set(uint32_t t, uint32_t j) {
+    if (logging)
+      log.push_back({t, cur[t]});
+    dsum += opts[t].d[j] - opts[t].d[cur[t]];
+    cur[t] = j;
+    T[t] = opts[t].T[j];
+  }
+
+  /// Greedy slack filling against deadline D; returns whether it moved.
+  bool fill(double D) {
+    bool moved = false;
+    while (true) {
+      dag.backward(T, D, ls);
+      double bestRate = 0;
+      uint32_t bestTask = UINT32_MAX, bestOpt = 0;
+      for (uint32_t t = 0; t < n; ++t) {
+        double slack = ls[t] - es[t];
+        const TaskOptions &o = opts[t];
+        if (slack <= 0 || cur[t] + 1 >= o.T.size())
+          continue;
+        // Rule 0: the slowest option that fits, ranked by saving per second
+        // of slack; rule 1: the same, ranked by absolute saving; rule 2:
+        // one option step at a time, ranked by saving per second.
+        uint32_t j = cur[t];
+        if (rule == 2) {
+          if (o.T[j + 1] - o.T[cur[t]] <= slack + 1e-12)
+            ++j;
+        } else {
+          while (j + 1 < o.T.size() &&
+                 o.T[j + 1] - o.T[cur[t]] <= slack + 1e-12)
+            ++j;
+        }
+        if (j == cur[t])
+          continue;
+        double saving = o.d[cur[t]] - o.d[j];
+        double rate =
+            rule == 1 ? saving
+                      : saving / std::max(o.T[j] - o.T[cur[t]], 1e-15);
+        if (rate > bestRate) {
+          bestRate = rate;
+          bestTask = t;
+          bestOpt = j;
+        }
+      }
+      if (bestTask == UINT32_MAX)
+        return moved;
+      set(bestTask, bestOpt);
+      makespan = dag.forward(T, es);
+      moved = true;
+    }
+  }
+
+  /// Local search: speed one task up by one option and refill; keep it when
+  /// the dynamic energy drops (the freed slack lets others save more).
+  void refine(double D) {
+    for (int pass = 0; pass < 3; ++pass) {
+      bool improved = false;
+      for (uint32_t t = 0; t < n; ++t) {
+        if (cur[t] == 0)
+          continue;
+        double before = dsum;
+        log.clear();
+        logging = true;
+        set(t, cur[t] - 1);
+        makespan = dag.forward(T, es);
+        fill(D);
+        logging = false;
+        if (dsum < before - 1e-12 * std::abs(before)) {
+          improved = true;
+          continue;
+        }
+        for (size_t k = log.size(); k-- > 0;)
+          set(log[k].first, log[k].second);
+        makespan = dag.forward(T, es);
+      }
+      if (!improved)
+        return;
+    }
+  }
+};
+
 double quantize(double t, double q) {
   if (q <= 0)
     return t;
@@ -197,87 +302,47 @@ bool dagFrontier(const Schedule &sched,
       }
   }
 
-  // Several greedy rules, merged: each is myopic in its own way (knapsack
-  // effects on shared paths), their union is markedly closer to optimal.
-  for (int rule = 0; rule < 3; ++rule) {
-  std::vector<uint32_t> cur(n, 0); // into opts[t]
-  std::vector<double> T(n), es(n), ls(n);
-  double dsum = 0;
-  for (size_t t = 0; t < n; ++t) {
-    T[t] = opts[t].T[0];
-    dsum += opts[t].d[0];
-  }
-  double makespan = dag.forward(T, es);
-  double step = settings.step > 0 ? settings.step : makespan / 1000;
-  if (!(step > 0))
-    step = 1e-3;
+  double step = settings.step;
   // The slowest useful configuration bounds the sweep.
-  std::vector<double> Tslow(n);
+  std::vector<double> Tslow(n), scratch(n);
   for (size_t t = 0; t < n; ++t)
     Tslow[t] = opts[t].T.back();
-  std::vector<double> esSlow(n);
-  double slowest = dag.forward(Tslow, esSlow);
+  double slowest = dag.forward(Tslow, scratch);
 
-  auto record = [&]() {
-    DagPoint p;
-    p.T = makespan;
-    p.E = P * makespan + dsum;
-    if (settings.keepChoices) {
-      p.choice.resize(n);
-      for (size_t t = 0; t < n; ++t)
-        p.choice[t] = opts[t].original[cur[t]];
-    }
-    frontier.push_back(std::move(p));
-  };
-  // The first deadline is the fastest makespan itself: tasks off the
-  // critical path already have slack to convert.
-  double fastest = makespan;
-  for (double D = fastest; D <= slowest + step; D += step) {
-    bool moved = false;
-    while (true) {
-      dag.backward(T, D, ls);
-      // Best move: largest saving per second of slack used.
-      double bestRate = 0;
-      uint32_t bestTask = UINT32_MAX, bestOpt = 0;
-      for (uint32_t t = 0; t < n; ++t) {
-        double slack = ls[t] - es[t];
-        const TaskOptions &o = opts[t];
-        if (slack <= 0 || cur[t] + 1 >= o.T.size())
-          continue;
-        // Rule 0: the slowest option that fits, ranked by saving per second
-        // of slack; rule 1: the same, ranked by absolute saving; rule 2:
-        // one option step at a time, ranked by saving per second.
-        uint32_t j = cur[t];
-        if (rule == 2) {
-          if (o.T[j + 1] - o.T[cur[t]] <= slack + 1e-12)
-            ++j;
-        } else {
-          while (j + 1 < o.T.size() &&
-                 o.T[j + 1] - o.T[cur[t]] <= slack + 1e-12)
-            ++j;
+  // Several greedy rules, merged: each is myopic in its own way (knapsack
+  // effects on shared paths); their union is markedly closer to optimal.
+  for (int rule = 0; rule < 3; ++rule) {
+    Sweep sw(dag, opts, rule);
+    if (!(step > 0))
+      step = sw.makespan > 0 ? sw.makespan / 1000 : 1e-3;
+    // Refinement costs O(tasks x fill) per call: used on small schedules
+    // (up to ~20,000 task options), where it closes part of the greedy's
+    // gap; large ones keep the linear sweep.
+    size_t totalOptions = 0;
+    for (const TaskOptions &o : opts)
+      totalOptions += o.T.size();
+    bool refining = totalOptions <= 20000;
+    size_t refineEvery = std::max<size_t>(1, n / 64);
+    size_t index = 0;
+    // The first deadline is the fastest makespan itself: tasks off the
+    // critical path already have slack to convert.
+    double fastest = sw.makespan;
+    for (double D = fastest; D <= slowest + step; D += step, ++index) {
+      bool moved = sw.fill(D);
+      if (refining && moved && index % refineEvery == 0)
+        sw.refine(D);
+      if (moved || D == fastest) {
+        DagPoint p;
+        p.T = sw.makespan;
+        p.E = P * sw.makespan + sw.dsum;
+        if (settings.keepChoices) {
+          p.choice.resize(n);
+          for (size_t t = 0; t < n; ++t)
+            p.choice[t] = opts[t].original[sw.cur[t]];
         }
-        if (j == cur[t])
-          continue;
-        double saving = o.d[cur[t]] - o.d[j];
-        double rate = rule == 1 ? saving
-                                : saving / std::max(o.T[j] - o.T[cur[t]], 1e-15);
-        if (rate > bestRate) {
-          bestRate = rate;
-          bestTask = t;
-          bestOpt = j;
-        }
+        frontier.push_back(std::move(p));
       }
-      if (bestTask == UINT32_MAX)
-        break;
-      dsum += opts[bestTask].d[bestOpt] - opts[bestTask].d[cur[bestTask]];
-      cur[bestTask] = bestOpt;
-      T[bestTask] = opts[bestTask].T[bestOpt];
-      makespan = dag.forward(T, es);
-      moved = true;
     }
-    if (moved || D == fastest)
-      record();
-  }
   }
   // Pareto-min in (T, E), fastest first.
   std::sort(frontier.begin(), frontier.end(),
