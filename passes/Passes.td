@@ -72,4 +72,59 @@ def SchedToEnergy : Pass<"sched-to-energy", "::mlir::ModuleOp"> {
   let dependentDialects = ["::energy::EnergyDialect"];
 }
 
+def EnergyFrontier : Pass<"energy-frontier", "::mlir::ModuleOp"> {
+  let summary = "Compute each schedule's iteration time-energy frontier";
+  let description = [{
+    For every `sched.schedule` whose tasks carry operating sets (`options`;
+    a task without one runs at its signature), computes the frontier of
+    `E = P x makespan + sum d` over the dependency DAG (docs/FRONTIER.md)
+    and attaches it as `energy.frontier = [[T_s, E_J], ...]`, downsampled to
+    at most `points` points. `csv=PATH` writes every point as
+    `time_s,energy_J`.
+  }];
+  let options = [
+    Option<"points", "points", "unsigned", /*default=*/"64",
+           "at most this many points in the attribute">,
+    Option<"step", "step", "double", /*default=*/"0",
+           "deadline step of the sweep in seconds (0: makespan / 1000)">,
+    Option<"quantum", "quantum", "double", /*default=*/"0",
+           "floor option times to this many seconds (Perseus: 0.001)">,
+    Option<"csv", "csv", "std::string", /*default=*/"\"\"",
+           "write the whole frontier as CSV">,
+  ];
+}
+
+def EnergyPlan : Pass<"energy-plan", "::mlir::ModuleOp"> {
+  let summary = "Choose a frontier point and write each task's operating point";
+  let description = [{
+    Computes the frontier as `--energy-frontier` does, picks the point that
+    minimizes `objective` (energy, edp = E x T, ed2p = E x T^2) among those
+    with makespan <= `deadline` (seconds) or <= (1 + `max-slowdown`/100) x
+    the fastest makespan, and rewrites every task: its `sig` becomes the
+    chosen option's signature and `energy.dvfs` the chosen operating point
+    (a discardable attribute). The schedule gets `energy.plan` with the
+    baseline (every task at its current signature), the chosen point and the
+    saving. Re-lowering (`--sched-to-energy --energy-evaluate`) then gives
+    the plan's energy with its interval. `plan=PATH` writes the plan as JSON
+    (docs/PLAN.md): per device, the ordered tasks with their clock and
+    predicted time and energy, and the runs of equal clocks.
+  }];
+  let options = [
+    Option<"deadline", "deadline", "double", /*default=*/"0",
+           "largest makespan in seconds (0: use max-slowdown)">,
+    Option<"maxSlowdown", "max-slowdown", "double", /*default=*/"0",
+           "largest slowdown over the fastest makespan, in percent">,
+    Option<"objective", "objective", "std::string", /*default=*/"\"energy\"",
+           "energy, edp or ed2p">,
+    Option<"step", "step", "double", /*default=*/"0",
+           "deadline step of the sweep in seconds (0: makespan / 1000)">,
+    Option<"quantum", "quantum", "double", /*default=*/"0",
+           "floor option times to this many seconds (Perseus: 0.001)">,
+    Option<"plan", "plan", "std::string", /*default=*/"\"\"",
+           "write the plan as JSON">,
+    Option<"summary", "summary", "bool", /*default=*/"false",
+           "print the plan's summary to stdout">,
+  ];
+}
+
 #endif // ENERGY_PASSES_TD

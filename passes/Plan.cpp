@@ -1,0 +1,328 @@
+//===- Plan.cpp - --energy-frontier and --energy-plan ---------------------===//
+//
+// Thin passes: the frontier is calculus/DagFrontier.cpp; this file collects
+// each task's operating set from the IR, picks a point and writes it back.
+//
+//===----------------------------------------------------------------------===//
+
+#include "calculus/DagFrontier.h"
+#include "dialect/Energy/Energy.h"
+#include "dialect/Sched/SchedGraph.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <limits>
+
+namespace energy {
+#define GEN_PASS_DEF_ENERGYFRONTIER
+#define GEN_PASS_DEF_ENERGYPLAN
+#include "passes/Passes.h.inc"
+} // namespace energy
+
+using namespace mlir;
+using namespace energy;
+using namespace energy::sched;
+
+namespace {
+
+/// Every task's operating set, read from the IR.
+struct Choices {
+  SchedGraph graph;
+  std::vector<std::vector<calculus::Option>> options;
+  std::vector<std::vector<OpPointAttr>> opPoints; ///< null: no op point
+  std::vector<std::vector<SignatureAttr>> sigs;
+  std::vector<uint32_t> current; ///< the option the task runs at now
+
+  static FailureOr<Choices> build(ScheduleOp sched) {
+    FailureOr<SchedGraph> g =
+        SchedGraph::build(sched, SchedGraph::Need::Signatures);
+    if (failed(g))
+      return failure();
+    Choices c{std::move(*g), {}, {}, {}, {}};
+    const calculus::Schedule &s = c.graph.schedule;
+    size_t n = s.tasks.size();
+    c.options.resize(n);
+    c.opPoints.resize(n);
+    c.sigs.resize(n);
+    c.current.resize(n, 0);
+    for (size_t t = 0; t < n; ++t) {
+      const calculus::ScheduleTask &task = s.tasks[t];
+      double sdev = 0;
+      for (uint32_t d : task.devices)
+        sdev += s.devices[d].staticPower;
+      auto taskOp = dyn_cast<TaskOp>(c.graph.taskOps[t]);
+      SignatureAttr own = taskOp ? taskOp.getSigAttr() : SignatureAttr();
+      bool found = false;
+      if (taskOp && taskOp.getOptionsAttr()) {
+        for (Attribute a : taskOp.getOptionsAttr()) {
+          auto opt = cast<OptionAttr>(a);
+          SignatureAttr sig = opt.getSig();
+          if (own && sig.time() == own.time() &&
+              sig.dynamicEnergy() == own.dynamicEnergy()) {
+            c.current[t] = c.options[t].size();
+            found = true;
+          }
+          c.options[t].push_back({sig.time(), sig.dynamicEnergy(), sdev});
+          c.opPoints[t].push_back(opt.getOpPoint());
+          c.sigs[t].push_back(sig);
+        }
+      }
+      if (!found) {
+        // The task's own signature is one more option (its only one when
+        // it has no operating set).
+        c.current[t] = c.options[t].size();
+        c.options[t].push_back({task.duration, task.d, sdev});
+        c.opPoints[t].push_back(OpPointAttr());
+        c.sigs[t].push_back(own);
+      }
+    }
+    return c;
+  }
+};
+
+FailureOr<std::vector<calculus::DagPoint>>
+computeFrontier(ScheduleOp sched, const Choices &c, double step, double quantum,
+                bool keepChoices) {
+  calculus::DagFrontierSettings settings;
+  settings.step = step;
+  settings.quantum = quantum;
+  settings.keepChoices = keepChoices;
+  std::vector<calculus::DagPoint> front;
+  std::string err;
+  if (!calculus::dagFrontier(c.graph.schedule, c.options, settings, front,
+                             err))
+    return sched.emitOpError("frontier: ") << err;
+  return front;
+}
+
+LogicalResult writeCsv(Operation *op, StringRef path,
+                       ArrayRef<calculus::DagPoint> front) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
+  if (ec)
+    return op->emitError("cannot write '") << path << "': " << ec.message();
+  os << "time_s,energy_J\n";
+  for (const calculus::DagPoint &p : front)
+    os << formatNumber(p.T) << "," << formatNumber(p.E) << "\n";
+  return success();
+}
+
+struct EnergyFrontierPass
+    : public energy::impl::EnergyFrontierBase<EnergyFrontierPass> {
+  using EnergyFrontierBase::EnergyFrontierBase;
+  void runOnOperation() override {
+    Builder b(&getContext());
+    for (ScheduleOp sched : getOperation().getOps<ScheduleOp>()) {
+      FailureOr<Choices> c = Choices::build(sched);
+      if (failed(c))
+        return signalPassFailure();
+      auto front = computeFrontier(sched, *c, step, quantum, false);
+      if (failed(front))
+        return signalPassFailure();
+      if (!csv.empty() && failed(writeCsv(sched, csv, *front)))
+        return signalPassFailure();
+      size_t stride = std::max<size_t>(
+          1, (front->size() + std::max(1u, unsigned(points)) - 1) /
+                 std::max(1u, unsigned(points)));
+      SmallVector<Attribute> pts;
+      for (size_t i = 0; i < front->size(); i += stride)
+        pts.push_back(b.getF64ArrayAttr({(*front)[i].T, (*front)[i].E}));
+      if ((front->size() - 1) % stride != 0) // always keep the last point
+        pts.push_back(b.getF64ArrayAttr({front->back().T, front->back().E}));
+      sched->setAttr("energy.frontier", b.getArrayAttr(pts));
+    }
+  }
+};
+
+struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
+  using EnergyPlanBase::EnergyPlanBase;
+
+  void runOnOperation() override {
+    if (objective != "energy" && objective != "edp" && objective != "ed2p") {
+      getOperation().emitError("energy-plan: objective must be energy, edp "
+                               "or ed2p; got '")
+          << objective << "'";
+      return signalPassFailure();
+    }
+    if (!(deadline >= 0) || !(maxSlowdown >= 0)) {
+      getOperation().emitError(
+          "energy-plan: deadline and max-slowdown must be non-negative");
+      return signalPassFailure();
+    }
+    for (ScheduleOp sched :
+         llvm::to_vector(getOperation().getOps<ScheduleOp>()))
+      if (failed(planSchedule(sched)))
+        return signalPassFailure();
+  }
+
+  LogicalResult planSchedule(ScheduleOp sched) {
+    FailureOr<Choices> c = Choices::build(sched);
+    if (failed(c))
+      return failure();
+    auto front = computeFrontier(sched, *c, step, quantum, true);
+    if (failed(front))
+      return failure();
+    double baseT;
+    double baseE = calculus::dagEnergy(c->graph.schedule, c->options,
+                                       c->current, quantum, &baseT);
+    double fastest = front->front().T;
+    double limit = deadline > 0 ? deadline : fastest * (1 + maxSlowdown / 100);
+    const calculus::DagPoint *best = nullptr;
+    double bestScore = std::numeric_limits<double>::infinity();
+    for (const calculus::DagPoint &p : *front) {
+      if (p.T > limit * (1 + 1e-12))
+        continue;
+      double score = objective == "energy" ? p.E
+                     : objective == "edp"  ? p.E * p.T
+                                           : p.E * p.T * p.T;
+      if (score < bestScore) {
+        bestScore = score;
+        best = &p;
+      }
+    }
+    if (!best)
+      return sched.emitOpError("energy-plan: no frontier point meets the "
+                               "deadline ")
+             << formatQuantity(limit, Dimension::Time)
+             << "; the fastest makespan is "
+             << formatQuantity(fastest, Dimension::Time);
+
+    // Write back: signature and operating point of each chosen option.
+    MLIRContext *ctx = &getContext();
+    Builder b(ctx);
+    const calculus::Schedule &s = c->graph.schedule;
+    for (size_t t = 0; t < s.tasks.size(); ++t) {
+      auto taskOp = dyn_cast<TaskOp>(c->graph.taskOps[t]);
+      if (!taskOp)
+        continue;
+      uint32_t j = best->choice[t];
+      if (SignatureAttr sig = c->sigs[t][j])
+        taskOp.setSigAttr(sig);
+      if (OpPointAttr op = c->opPoints[t][j])
+        taskOp->setAttr("energy.dvfs", op);
+    }
+    double saving = baseE > 0 ? 100 * (1 - best->E / baseE) : 0;
+    NamedAttribute fields[] = {
+        b.getNamedAttr("baseline_T_s", b.getF64FloatAttr(baseT)),
+        b.getNamedAttr("baseline_E_J", b.getF64FloatAttr(baseE)),
+        b.getNamedAttr("T_s", b.getF64FloatAttr(best->T)),
+        b.getNamedAttr("E_J", b.getF64FloatAttr(best->E)),
+        b.getNamedAttr("saving_pct", b.getF64FloatAttr(saving)),
+        b.getNamedAttr("fastest_T_s", b.getF64FloatAttr(fastest)),
+        b.getNamedAttr("frontier_points", b.getI64IntegerAttr(front->size())),
+        b.getNamedAttr("objective", b.getStringAttr(objective)),
+    };
+    sched->setAttr("energy.plan", b.getDictionaryAttr(fields));
+
+    if (summary) {
+      auto q = [](double v, Dimension d) { return formatQuantity(v, d, 5); };
+      llvm::outs() << "@" << sched.getSymName() << " plan ("
+                   << front->size() << " frontier points, objective "
+                   << objective << ")\n";
+      llvm::outs() << "  fastest   " << q(fastest, Dimension::Time)
+                   << "  energy-minimal "
+                   << q(front->back().T, Dimension::Time) << " at "
+                   << q(front->back().E, Dimension::Energy) << "\n";
+      llvm::outs() << "  baseline  " << q(baseT, Dimension::Time) << "  "
+                   << q(baseE, Dimension::Energy)
+                   << "  (every task at its current signature)\n";
+      llvm::outs() << "  plan      " << q(best->T, Dimension::Time) << "  "
+                   << q(best->E, Dimension::Energy)
+                   << llvm::formatv("  ({0:F2}% less energy, limit {1})\n",
+                                    saving, q(limit, Dimension::Time));
+      if (!plan.empty())
+        llvm::outs() << "  written to " << plan << "\n";
+    }
+    if (!plan.empty())
+      return writePlan(sched, *c, *best, baseT, baseE, saving);
+    return success();
+  }
+
+  LogicalResult writePlan(ScheduleOp sched, const Choices &c,
+                          const calculus::DagPoint &best, double baseT,
+                          double baseE, double saving) {
+    // Planned start times give each device's task order.
+    calculus::Schedule timed = c.graph.schedule;
+    for (size_t t = 0; t < timed.tasks.size(); ++t) {
+      timed.tasks[t].duration = c.options[t][best.choice[t]].T;
+      timed.tasks[t].fixedStart = -1;
+    }
+    std::vector<double> start;
+    std::vector<uint32_t> cycle;
+    calculus::computeStartTimes(timed, start, cycle);
+    llvm::json::Array devices;
+    for (uint32_t dev = 0; dev < timed.devices.size(); ++dev) {
+      std::vector<uint32_t> mine;
+      for (uint32_t t = 0; t < timed.tasks.size(); ++t)
+        if (llvm::is_contained(timed.tasks[t].devices, dev))
+          mine.push_back(t);
+      std::sort(mine.begin(), mine.end(), [&](uint32_t a, uint32_t b) {
+        return start[a] < start[b] || (start[a] == start[b] && a < b);
+      });
+      llvm::json::Array tasks, runs;
+      std::optional<int64_t> runClock;
+      int64_t runCount = 0;
+      std::string runFirst;
+      auto flush = [&]() {
+        if (runCount)
+          runs.push_back(llvm::json::Object{
+              {"sm_mhz", runClock ? llvm::json::Value(*runClock) : nullptr},
+              {"first", runFirst},
+              {"tasks", runCount}});
+      };
+      for (uint32_t t : mine) {
+        uint32_t j = best.choice[t];
+        const calculus::Option &o = c.options[t][j];
+        OpPointAttr op = c.opPoints[t][j];
+        std::optional<int64_t> clock =
+            op && op.getSmMhz() ? std::optional<int64_t>(*op.getSmMhz())
+                                : std::nullopt;
+        std::string name =
+            SymbolTable::getSymbolName(c.graph.taskOps[t]).str();
+        tasks.push_back(llvm::json::Object{
+            {"task", name},
+            {"sm_mhz", clock ? llvm::json::Value(*clock) : nullptr},
+            {"start_s", start[t]},
+            {"T_s", o.T},
+            {"d_J", o.d},
+            {"E_J", o.s * o.T + o.d}});
+        if (!runCount || clock != runClock) {
+          flush();
+          runClock = clock;
+          runCount = 0;
+          runFirst = name;
+        }
+        ++runCount;
+      }
+      flush();
+      sched::DeviceOp devOp = c.graph.deviceOps[dev];
+      devices.push_back(llvm::json::Object{
+          {"device", devOp.getSymName().str()},
+          {"tasks", std::move(tasks)},
+          {"runs", std::move(runs)}});
+    }
+    llvm::json::Object doc{
+        {"version", 1},
+        {"schedule", sched.getSymName().str()},
+        {"objective", std::string(objective)},
+        {"baseline", llvm::json::Object{{"T_s", baseT}, {"E_J", baseE}}},
+        {"plan", llvm::json::Object{{"T_s", best.T},
+                                    {"E_J", best.E},
+                                    {"saving_pct", saving}}},
+        {"devices", std::move(devices)}};
+    std::error_code ec;
+    llvm::raw_fd_ostream os(plan, ec, llvm::sys::fs::OF_Text);
+    if (ec)
+      return sched.emitError("cannot write '") << plan << "': " << ec.message();
+    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(doc))) << "\n";
+    return success();
+  }
+};
+
+} // namespace
