@@ -165,22 +165,31 @@ struct OpPointFields {
 };
 } // namespace
 
+/// Parses `<key = value, ...>`: `field` consumes `= value` for the keys it
+/// knows (nullopt otherwise); unknown keys are errors listing `expected`.
+static ParseResult parseKeyedList(
+    AsmParser &parser, StringRef what, StringRef expected,
+    function_ref<std::optional<ParseResult>(StringRef, SMLoc)> field) {
+  return parser.parseCommaSeparatedList(
+      AsmParser::Delimiter::LessGreater, [&]() -> ParseResult {
+        SMLoc keyLoc = parser.getCurrentLocation();
+        StringRef key;
+        if (parser.parseKeyword(&key))
+          return failure();
+        if (std::optional<ParseResult> r = field(key, keyLoc))
+          return *r;
+        return parser.emitError(keyLoc) << "unknown " << what << " field '"
+                                        << key << "'; expected " << expected;
+      });
+}
+
 Attribute SignatureAttr::parse(AsmParser &parser, Type) {
   SMLoc loc = parser.getCurrentLocation();
   SigFields fields;
-  auto parseField = [&]() -> ParseResult {
-    SMLoc keyLoc = parser.getCurrentLocation();
-    StringRef key;
-    if (parser.parseKeyword(&key))
-      return failure();
-    if (std::optional<ParseResult> r = fields.parse(parser, key, keyLoc))
-      return *r;
-    return parser.emitError(keyLoc)
-           << "unknown signature field '" << key
-           << "'; expected s, T, d, sigma_T, sigma_d or sigma_E";
-  };
-  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::LessGreater,
-                                     parseField))
+  if (parseKeyedList(parser, "signature", "s, T, d, sigma_T, sigma_d or sigma_E",
+                     [&](StringRef key, SMLoc keyLoc) {
+                       return fields.parse(parser, key, keyLoc);
+                     }))
     return {};
   return fields.build(parser, loc);
 }
@@ -282,19 +291,11 @@ std::optional<ParseResult> OpPointFields::parse(AsmParser &parser,
 Attribute OpPointAttr::parse(AsmParser &parser, Type) {
   SMLoc loc = parser.getCurrentLocation();
   OpPointFields fields;
-  auto parseField = [&]() -> ParseResult {
-    SMLoc keyLoc = parser.getCurrentLocation();
-    StringRef key;
-    if (parser.parseKeyword(&key))
-      return failure();
-    if (std::optional<ParseResult> r = fields.parse(parser, key, keyLoc))
-      return *r;
-    return parser.emitError(keyLoc)
-           << "unknown operating-point field '" << key
-           << "'; expected sm_mhz, mem_mhz, power_cap or sm_share";
-  };
-  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::LessGreater,
-                                     parseField))
+  if (parseKeyedList(parser, "operating-point",
+                     "sm_mhz, mem_mhz, power_cap or sm_share",
+                     [&](StringRef key, SMLoc keyLoc) {
+                       return fields.parse(parser, key, keyLoc);
+                     }))
     return {};
   return fields.build(parser, loc);
 }
@@ -341,21 +342,13 @@ Attribute OptionAttr::parse(AsmParser &parser, Type) {
   SMLoc loc = parser.getCurrentLocation();
   OpPointFields op;
   SigFields sig;
-  auto parseField = [&]() -> ParseResult {
-    SMLoc keyLoc = parser.getCurrentLocation();
-    StringRef key;
-    if (parser.parseKeyword(&key))
-      return failure();
-    if (std::optional<ParseResult> r = op.parse(parser, key, keyLoc))
-      return *r;
-    if (std::optional<ParseResult> r = sig.parse(parser, key, keyLoc))
-      return *r;
-    return parser.emitError(keyLoc)
-           << "unknown operating-set option field '" << key
-           << "'; expected an operating-point or a signature field";
-  };
-  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::LessGreater,
-                                     parseField))
+  if (parseKeyedList(parser, "operating-set option",
+                     "an operating-point or a signature field",
+                     [&](StringRef key, SMLoc keyLoc) {
+                       if (auto r = op.parse(parser, key, keyLoc))
+                         return r;
+                       return sig.parse(parser, key, keyLoc);
+                     }))
     return {};
   OpPointAttr opAttr = op.build(parser, loc);
   SignatureAttr sigAttr = sig.build(parser, loc);
