@@ -127,4 +127,41 @@ def EnergyPlan : Pass<"energy-plan", "::mlir::ModuleOp"> {
   ];
 }
 
+def EnergyPowerCap : Pass<"energy-power-cap", "::mlir::ModuleOp"> {
+  let summary = "Choose a GPU power limit per schedule, Zeus-style";
+  let description = [{
+    Reads `table=PATH`, a CSV with the job's time and energy at each power
+    limit (columns `power_limit` -- or Zeus's `power_limit_0` -- `time`,
+    `energy`; seconds and joules), and chooses the limit that minimizes
+    energy within `max-slowdown` percent of the fastest row, or, without
+    it, Zeus's cost `eta E + (1 - eta) MAXPOWER T` (`eta`, `max-power` in W:
+    the sum of the GPUs' maximum limits). Every `sched.device` of every
+    schedule gets `energy.power_cap = #energy.op_point<power_cap = ...>`;
+    the schedule gets `energy.power_cap_choice` with the chosen row.
+  }];
+  let options = [
+    Option<"table", "table", "std::string", /*default=*/"\"\"",
+           "CSV of power_limit,time,energy">,
+    Option<"maxSlowdown", "max-slowdown", "double", /*default=*/"-1",
+           "minimize energy within this slowdown (percent)">,
+    Option<"eta", "eta", "double", /*default=*/"0.5",
+           "Zeus's energy-time knob in [0, 1]">,
+    Option<"maxPower", "max-power", "double", /*default=*/"0",
+           "Zeus's MAXPOWER in W">,
+  ];
+}
+
+def EnergyEmitDvfs : Pass<"energy-emit-dvfs", "::mlir::ModuleOp"> {
+  let summary = "Turn a plan's clocks into per-device clock switches";
+  let description = [{
+    After `--energy-plan`: on each device and stream, in program order, a run
+    of tasks with the same `energy.dvfs` keeps the attribute only on its
+    first task (the clock persists), and where the device declares a
+    clock-switch cost (`energy.switch = #energy.sig<T = ..., d = ...>` on the
+    `sched.device`) a `sched.task` of kind "dvfs-switch" with that signature
+    is inserted before the first task of each new run, so re-lowering charges
+    the transition.
+  }];
+}
+
 #endif // ENERGY_PASSES_TD

@@ -1,0 +1,21 @@
+// Zeus's choice for bert-huge-uncased on four A100s (Perseus artifact,
+// zeus_global_A100.csv): eta = 0.5, MAXPOWER = 4 x 300 W -> 275 W.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: printf 'power_limit,time,energy\n300,6.354814670704029,6819.0174444439235\n275,6.545744878274424,6516.6108518513265\n250,6.867364627343637,6298.68407407403\n225,7.572788035428082,6308.962481479954\n200,8.963011288643,6661.7613888888\n175,11.076818917274,7258.9802963\n' > %t/bert.csv
+// RUN: energy-opt %s --energy-power-cap="table=%t/bert.csv eta=0.5 max-power=1200" | FileCheck %s
+// RUN: energy-opt %s --energy-power-cap="table=%t/bert.csv max-slowdown=10" | FileCheck %s --check-prefix=SLOW
+// RUN: not energy-opt %s --energy-power-cap="table=%t/missing.csv" 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: printf 'power_limit,time\n300,6.3\n' > %t/short.csv
+// RUN: not energy-opt %s --energy-power-cap="table=%t/short.csv max-power=1" 2>&1 | FileCheck %s --check-prefix=COLS
+// RUN: not energy-opt %s --energy-power-cap="table=%t/bert.csv" 2>&1 | FileCheck %s --check-prefix=MAXPOWER
+
+// CHECK: sched.schedule @job attributes {energy.power_cap_choice = {E_J = 6516.6{{[0-9]*}} : f64, T_s = 6.5457{{[0-9]*}} : f64, objective = "zeus-cost", power_cap_W = 2.750000e+02 : f64}}
+// CHECK: sched.device @gpu0 kind "A100-PCIe" static 50 W {energy.power_cap = #energy.op_point<power_cap = 275 W>}
+// SLOW: power_cap_W = 2.500000e+02
+// MISSING: energy-power-cap: {{.*}}missing.csv: cannot read
+// COLS: needs columns power_limit (or power_limit_0), time and energy
+// MAXPOWER: energy-power-cap: Zeus's cost needs eta in [0, 1] and a positive MAXPOWER
+sched.schedule @job {
+  sched.device @gpu0 kind "A100-PCIe" static 50 W
+  sched.task @step on @gpu0 sig <T = 6 s, d = 6 kJ>
+}
