@@ -45,8 +45,10 @@ demo: build
 	  --energy-evaluate="summary=true report=$(BUILD)/demo-report.json" -o $(BUILD)/demo.mlir
 	@echo "== plan: the frontier's least-energy point within 1% of the fastest iteration"
 	$(BUILD)/bin/energy-opt $(BUILD)/demo-schedule.mlir --sched-expand \
-	  --energy-plan="max-slowdown=1 summary=true plan=$(BUILD)/demo-plan.json" \
+	  --energy-plan="max-slowdown=1 summary=true" --energy-emit-dvfs \
 	  -o $(BUILD)/demo-planned.mlir
+	$(BUILD)/bin/energy-translate --export-plan $(BUILD)/demo-planned.mlir \
+	  -o $(BUILD)/demo-plan.json
 	@echo "== the planned iteration, lowered and evaluated"
 	$(BUILD)/bin/energy-opt $(BUILD)/demo-planned.mlir --sched-to-energy \
 	  --energy-evaluate="summary=true" -o /dev/null

@@ -79,18 +79,16 @@ def EnergyFrontier : Pass<"energy-frontier", "::mlir::ModuleOp"> {
     a task without one runs at its signature), computes the frontier of
     `E = P x makespan + sum d` over the dependency DAG (docs/FRONTIER.md)
     and attaches it as `energy.frontier = [[T_s, E_J], ...]`, downsampled to
-    at most `points` points. `csv=PATH` writes every point as
-    `time_s,energy_J`.
+    at most `points` points (0: all). `energy-translate --export-frontier`
+    writes it as CSV.
   }];
   let options = [
     Option<"points", "points", "unsigned", /*default=*/"64",
-           "at most this many points in the attribute">,
+           "at most this many points in the attribute (0: all)">,
     Option<"step", "step", "double", /*default=*/"0",
            "deadline step of the sweep in seconds (0: makespan / 1000)">,
     Option<"quantum", "quantum", "double", /*default=*/"0",
            "floor option times to this many seconds (Perseus: 0.001)">,
-    Option<"csv", "csv", "std::string", /*default=*/"\"\"",
-           "write the whole frontier as CSV">,
   ];
 }
 
@@ -105,9 +103,8 @@ def EnergyPlan : Pass<"energy-plan", "::mlir::ModuleOp"> {
     (a discardable attribute). The schedule gets `energy.plan` with the
     baseline (every task at its current signature), the chosen point and the
     saving. Re-lowering (`--sched-to-energy --energy-evaluate`) then gives
-    the plan's energy with its interval. `plan=PATH` writes the plan as JSON
-    (docs/PLAN.md): per device, the ordered tasks with their clock and
-    predicted time and energy, and the runs of equal clocks.
+    the plan's energy with its interval, and `energy-translate
+    --export-plan` writes it as JSON (docs/PLAN.md).
   }];
   let options = [
     Option<"deadline", "deadline", "double", /*default=*/"0",
@@ -120,8 +117,6 @@ def EnergyPlan : Pass<"energy-plan", "::mlir::ModuleOp"> {
            "deadline step of the sweep in seconds (0: makespan / 1000)">,
     Option<"quantum", "quantum", "double", /*default=*/"0",
            "floor option times to this many seconds (Perseus: 0.001)">,
-    Option<"plan", "plan", "std::string", /*default=*/"\"\"",
-           "write the plan as JSON">,
     Option<"summary", "summary", "bool", /*default=*/"false",
            "print the plan's summary to stdout">,
   ];

@@ -2,6 +2,7 @@
 //
 // Thin passes: the frontier is calculus/DagFrontier.cpp; this file collects
 // each task's operating set from the IR, picks a point and writes it back.
+// energy-translate --export-plan / --export-frontier write the files.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,9 +12,7 @@
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -101,18 +100,6 @@ computeFrontier(ScheduleOp sched, const Choices &c, double step, double quantum,
   return front;
 }
 
-LogicalResult writeCsv(Operation *op, StringRef path,
-                       ArrayRef<calculus::DagPoint> front) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
-  if (ec)
-    return op->emitError("cannot write '") << path << "': " << ec.message();
-  os << "time_s,energy_J\n";
-  for (const calculus::DagPoint &p : front)
-    os << formatNumber(p.T) << "," << formatNumber(p.E) << "\n";
-  return success();
-}
-
 struct EnergyFrontierPass
     : public energy::impl::EnergyFrontierBase<EnergyFrontierPass> {
   using EnergyFrontierBase::EnergyFrontierBase;
@@ -125,11 +112,9 @@ struct EnergyFrontierPass
       auto front = computeFrontier(sched, *c, step, quantum, false);
       if (failed(front))
         return signalPassFailure();
-      if (!csv.empty() && failed(writeCsv(sched, csv, *front)))
-        return signalPassFailure();
-      size_t stride = std::max<size_t>(
-          1, (front->size() + std::max(1u, unsigned(points)) - 1) /
-                 std::max(1u, unsigned(points)));
+      size_t limit = points ? unsigned(points) : front->size();
+      size_t stride =
+          std::max<size_t>(1, (front->size() + limit - 1) / std::max<size_t>(limit, 1));
       SmallVector<Attribute> pts;
       for (size_t i = 0; i < front->size(); i += stride)
         pts.push_back(b.getF64ArrayAttr({(*front)[i].T, (*front)[i].E}));
@@ -236,93 +221,10 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
                    << q(best->E, Dimension::Energy)
                    << llvm::formatv("  ({0:F2}% less energy, limit {1})\n",
                                     saving, q(limit, Dimension::Time));
-      if (!plan.empty())
-        llvm::outs() << "  written to " << plan << "\n";
     }
-    if (!plan.empty())
-      return writePlan(sched, *c, *best, baseT, baseE, saving);
     return success();
   }
 
-  LogicalResult writePlan(ScheduleOp sched, const Choices &c,
-                          const calculus::DagPoint &best, double baseT,
-                          double baseE, double saving) {
-    // Planned start times give each device's task order.
-    calculus::Schedule timed = c.graph.schedule;
-    for (size_t t = 0; t < timed.tasks.size(); ++t) {
-      timed.tasks[t].duration = c.options[t][best.choice[t]].T;
-      timed.tasks[t].fixedStart = -1;
-    }
-    std::vector<double> start;
-    std::vector<uint32_t> cycle;
-    calculus::computeStartTimes(timed, start, cycle);
-    llvm::json::Array devices;
-    for (uint32_t dev = 0; dev < timed.devices.size(); ++dev) {
-      std::vector<uint32_t> mine;
-      for (uint32_t t = 0; t < timed.tasks.size(); ++t)
-        if (llvm::is_contained(timed.tasks[t].devices, dev))
-          mine.push_back(t);
-      std::sort(mine.begin(), mine.end(), [&](uint32_t a, uint32_t b) {
-        return start[a] < start[b] || (start[a] == start[b] && a < b);
-      });
-      llvm::json::Array tasks, runs;
-      std::optional<int64_t> runClock;
-      int64_t runCount = 0;
-      std::string runFirst;
-      auto flush = [&]() {
-        if (runCount)
-          runs.push_back(llvm::json::Object{
-              {"sm_mhz", runClock ? llvm::json::Value(*runClock) : nullptr},
-              {"first", runFirst},
-              {"tasks", runCount}});
-      };
-      for (uint32_t t : mine) {
-        uint32_t j = best.choice[t];
-        const calculus::Option &o = c.options[t][j];
-        OpPointAttr op = c.opPoints[t][j];
-        std::optional<int64_t> clock =
-            op && op.getSmMhz() ? std::optional<int64_t>(*op.getSmMhz())
-                                : std::nullopt;
-        std::string name =
-            SymbolTable::getSymbolName(c.graph.taskOps[t]).str();
-        tasks.push_back(llvm::json::Object{
-            {"task", name},
-            {"sm_mhz", clock ? llvm::json::Value(*clock) : nullptr},
-            {"start_s", start[t]},
-            {"T_s", o.T},
-            {"d_J", o.d},
-            {"E_J", o.s * o.T + o.d}});
-        if (!runCount || clock != runClock) {
-          flush();
-          runClock = clock;
-          runCount = 0;
-          runFirst = name;
-        }
-        ++runCount;
-      }
-      flush();
-      sched::DeviceOp devOp = c.graph.deviceOps[dev];
-      devices.push_back(llvm::json::Object{
-          {"device", devOp.getSymName().str()},
-          {"tasks", std::move(tasks)},
-          {"runs", std::move(runs)}});
-    }
-    llvm::json::Object doc{
-        {"version", 1},
-        {"schedule", sched.getSymName().str()},
-        {"objective", std::string(objective)},
-        {"baseline", llvm::json::Object{{"T_s", baseT}, {"E_J", baseE}}},
-        {"plan", llvm::json::Object{{"T_s", best.T},
-                                    {"E_J", best.E},
-                                    {"saving_pct", saving}}},
-        {"devices", std::move(devices)}};
-    std::error_code ec;
-    llvm::raw_fd_ostream os(plan, ec, llvm::sys::fs::OF_Text);
-    if (ec)
-      return sched.emitError("cannot write '") << plan << "': " << ec.message();
-    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(doc))) << "\n";
-    return success();
-  }
 };
 
 } // namespace

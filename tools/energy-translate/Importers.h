@@ -48,6 +48,12 @@ importStageProfile(mlir::MLIRContext *ctx, const StageProfileOptions &opts);
 /// GPU: A40 70.38 W, A100-SXM 83.64 W.
 std::optional<double> knownStaticPower(llvm::StringRef kind);
 
+/// The plans of the module's planned schedules as JSON (docs/PLAN.md).
+mlir::LogicalResult exportPlan(mlir::ModuleOp module, llvm::raw_ostream &os);
+/// The `energy.frontier` of the module's schedule as `time_s,energy_J` CSV.
+mlir::LogicalResult exportFrontier(mlir::ModuleOp module,
+                                   llvm::raw_ostream &os);
+
 /// Reads a file (memory-mapped when possible), inflating gzip when it
 /// starts with the gzip magic. Null with `err` set on failure.
 std::unique_ptr<llvm::MemoryBuffer> readMaybeGzip(const std::string &path,

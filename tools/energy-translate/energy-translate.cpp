@@ -4,6 +4,8 @@
 //       [--static-power W] [--dynamic-power W]
 //   energy-translate --import-stage-profile profile.csv --schedule 1f1b
 //       --microbatches M --device A40 [--static-power W] [-o out]
+//   energy-translate --export-plan planned.mlir [-o plan.json]
+//   energy-translate --export-frontier with-frontier.mlir [-o frontier.csv]
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +14,7 @@
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -27,6 +30,12 @@ static cl::opt<bool> importKinetoFlag(
 static cl::opt<bool> importStageProfileFlag(
     "import-stage-profile",
     cl::desc("import a Perseus stage profile (stage,instruction,frequency,time,energy)"),
+    cl::cat(category));
+static cl::opt<bool> exportPlanFlag(
+    "export-plan", cl::desc("write the JSON plan of planned schedules (IR in)"),
+    cl::cat(category));
+static cl::opt<bool> exportFrontierFlag(
+    "export-frontier", cl::desc("write a schedule's energy.frontier as CSV (IR in)"),
     cl::cat(category));
 static cl::list<std::string> inputs(cl::Positional, cl::desc("<inputs>"),
                                     cl::cat(category));
@@ -57,9 +66,11 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, "energy-translate: import traces "
                                           "and profiles into the sched dialect\n");
-  if (importKinetoFlag == importStageProfileFlag) {
-    WithColor::error() << "choose exactly one of --import-kineto and "
-                          "--import-stage-profile\n";
+  if (int(importKinetoFlag) + int(importStageProfileFlag) +
+          int(exportPlanFlag) + int(exportFrontierFlag) != 1) {
+    WithColor::error() << "choose exactly one of --import-kineto, "
+                          "--import-stage-profile, --export-plan and "
+                          "--export-frontier\n";
     return 2;
   }
   if (staticPower.getNumOccurrences() && !(staticPower >= 0)) {
@@ -74,6 +85,29 @@ int main(int argc, char **argv) {
   energy::registerAllEnergy(registry);
   mlir::MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
+
+  if (exportPlanFlag || exportFrontierFlag) {
+    if (inputs.size() != 1) {
+      WithColor::error() << "an export takes one .mlir file\n";
+      return 2;
+    }
+    mlir::ParserConfig config(&ctx);
+    mlir::OwningOpRef<mlir::ModuleOp> in =
+        mlir::parseSourceFile<mlir::ModuleOp>(inputs[0], config);
+    if (!in)
+      return 1;
+    std::string err;
+    auto out = mlir::openOutputFile(output, &err);
+    if (!out) {
+      WithColor::error() << err << "\n";
+      return 1;
+    }
+    if (failed(exportPlanFlag ? energy::exportPlan(*in, out->os())
+                              : energy::exportFrontier(*in, out->os())))
+      return 1;
+    out->keep();
+    return 0;
+  }
 
   mlir::OwningOpRef<mlir::ModuleOp> module;
   if (importKinetoFlag) {

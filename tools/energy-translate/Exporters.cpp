@@ -1,0 +1,152 @@
+//===- Exporters.cpp - plans and frontiers out of the IR ------------------===//
+//
+// --export-plan: the JSON plan (docs/PLAN.md) of every planned schedule,
+// read from the IR that --energy-plan (and --energy-emit-dvfs) annotated.
+// --export-frontier: the `energy.frontier` of every schedule as CSV.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/energy-translate/Importers.h"
+
+#include "calculus/Schedule.h"
+#include "dialect/Energy/Energy.h"
+#include "dialect/Sched/SchedGraph.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/WithColor.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace energy;
+using namespace energy::sched;
+
+static double dictNumber(DictionaryAttr d, StringRef key) {
+  if (auto f = d.getAs<FloatAttr>(key))
+    return f.getValueAsDouble();
+  return 0;
+}
+
+LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
+  llvm::json::Array schedules;
+  for (ScheduleOp sched : module.getOps<ScheduleOp>()) {
+    auto plan = sched->getAttrOfType<DictionaryAttr>("energy.plan");
+    if (!plan)
+      continue;
+    FailureOr<SchedGraph> g =
+        SchedGraph::build(sched, SchedGraph::Need::Signatures);
+    if (failed(g))
+      return failure();
+    std::vector<double> start;
+    std::vector<uint32_t> cycle;
+    calculus::Schedule timed = g->schedule;
+    for (calculus::ScheduleTask &t : timed.tasks)
+      t.fixedStart = -1; // the plan's own timing
+    if (!calculus::computeStartTimes(timed, start, cycle))
+      return sched.emitOpError("cannot be timed: ") << g->describeCycle(cycle);
+    llvm::json::Array devices;
+    for (uint32_t dev = 0; dev < timed.devices.size(); ++dev) {
+      std::vector<uint32_t> mine;
+      for (uint32_t t = 0; t < timed.tasks.size(); ++t)
+        if (llvm::is_contained(timed.tasks[t].devices, dev))
+          mine.push_back(t);
+      std::sort(mine.begin(), mine.end(), [&](uint32_t a, uint32_t b) {
+        return start[a] < start[b] || (start[a] == start[b] && a < b);
+      });
+      llvm::json::Array tasks, runs;
+      // The clock persists until the next energy.dvfs on the device
+      // (--energy-emit-dvfs keeps it only where it changes).
+      std::optional<int64_t> clock, runClock;
+      int64_t runCount = 0;
+      std::string runFirst;
+      auto flush = [&]() {
+        if (runCount)
+          runs.push_back(llvm::json::Object{
+              {"sm_mhz", runClock ? llvm::json::Value(*runClock) : nullptr},
+              {"first", runFirst},
+              {"tasks", runCount}});
+      };
+      double s = timed.devices[dev].staticPower;
+      for (uint32_t t : mine) {
+        Operation *op = g->taskOps[t];
+        if (auto dvfs = op->getAttrOfType<OpPointAttr>("energy.dvfs"))
+          if (auto mhz = dvfs.getSmMhz())
+            clock = *mhz;
+        const calculus::ScheduleTask &task = timed.tasks[t];
+        double d = task.d / task.devices.size();
+        std::string name = SymbolTable::getSymbolName(op).str();
+        tasks.push_back(llvm::json::Object{
+            {"task", name},
+            {"sm_mhz", clock ? llvm::json::Value(*clock) : nullptr},
+            {"start_s", start[t]},
+            {"T_s", task.duration},
+            {"d_J", d},
+            {"E_J", s * task.duration + d}});
+        if (!runCount || clock != runClock) {
+          flush();
+          runClock = clock;
+          runCount = 0;
+          runFirst = name;
+        }
+        ++runCount;
+      }
+      flush();
+      sched::DeviceOp devOp = g->deviceOps[dev];
+      llvm::json::Object entry{{"device", devOp.getSymName().str()},
+                               {"tasks", std::move(tasks)},
+                               {"runs", std::move(runs)}};
+      if (auto cap = devOp->getAttrOfType<OpPointAttr>("energy.power_cap"))
+        if (auto w = cap.getPowerCap())
+          entry["power_cap_W"] = w->value;
+      devices.push_back(std::move(entry));
+    }
+    StringRef objective = "energy";
+    if (auto o = plan.getAs<StringAttr>("objective"))
+      objective = o.getValue();
+    schedules.push_back(llvm::json::Object{
+        {"schedule", sched.getSymName().str()},
+        {"objective", objective.str()},
+        {"baseline", llvm::json::Object{{"T_s", dictNumber(plan, "baseline_T_s")},
+                                        {"E_J", dictNumber(plan, "baseline_E_J")}}},
+        {"plan", llvm::json::Object{{"T_s", dictNumber(plan, "T_s")},
+                                    {"E_J", dictNumber(plan, "E_J")},
+                                    {"saving_pct", dictNumber(plan, "saving_pct")}}},
+        {"devices", std::move(devices)}});
+  }
+  if (schedules.empty())
+    return module.emitError("--export-plan: no planned sched.schedule (run "
+                            "--energy-plan first)");
+  os << llvm::formatv(
+            "{0:2}",
+            llvm::json::Value(llvm::json::Object{
+                {"version", 1}, {"schedules", std::move(schedules)}}))
+     << "\n";
+  return success();
+}
+
+LogicalResult energy::exportFrontier(ModuleOp module, llvm::raw_ostream &os) {
+  bool any = false;
+  for (ScheduleOp sched : module.getOps<ScheduleOp>()) {
+    auto front = sched->getAttrOfType<ArrayAttr>("energy.frontier");
+    if (!front)
+      continue;
+    if (any)
+      return sched.emitOpError("--export-frontier: more than one schedule "
+                               "has a frontier; export them one at a time");
+    any = true;
+    os << "time_s,energy_J\n";
+    for (Attribute p : front) {
+      auto pair = dyn_cast<ArrayAttr>(p);
+      if (!pair || pair.size() != 2 || !isa<FloatAttr>(pair[0]) ||
+          !isa<FloatAttr>(pair[1]))
+        return sched.emitOpError("energy.frontier must be [[T_s, E_J], ...]");
+      os << formatNumber(cast<FloatAttr>(pair[0]).getValueAsDouble()) << ","
+         << formatNumber(cast<FloatAttr>(pair[1]).getValueAsDouble()) << "\n";
+    }
+  }
+  if (!any)
+    return module.emitError("--export-frontier: no sched.schedule has an "
+                            "energy.frontier (run --energy-frontier first)");
+  return success();
+}
