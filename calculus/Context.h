@@ -1,0 +1,121 @@
+//===- Context.h - Contexts, mechanisms and the Reduction Theorem -*- C++ -*-===//
+//
+// CALCULUS.md section 4 (the paper's sections 3.4, 4 and 5.2). An element's
+// realized signature depends on its entry context (state inherited from
+// earlier execution on its device) and its runtime context (co-runners).
+// Each mechanism is a state variable or a shared resource with an update
+// rule; adding one never changes the operators.
+//
+// Mechanisms (documented models; parameters are inputs):
+//  - thermal coupling (entry): a lumped RC per device. Over an element of
+//    duration T at mean power P the temperature relaxes towards
+//    ambient + P R with time constant R C. Static power rises with
+//    temperature (leakage: s(theta) = s0 (1 + k (theta - theta0))); above a
+//    throttle threshold the element slows by `throttleSlope` per kelvin of
+//    entry temperature above it (its dynamic energy is unchanged).
+//  - cache state (entry): an element characterized cold (nothing resident)
+//    and warm (its working set resident); residency r = max(0, 1 - B / C)
+//    after B bytes of intervening traffic on an L2 of C bytes; the
+//    signature interpolates linearly in r.
+//  - power delivery (entry): a current-draw step of |dP| watts costs an
+//    extra dynamic energy `energyPerWatt * |dP|` that decays with a
+//    microsecond time constant: only elements shorter than a few time
+//    constants see more than a rounding of it.
+//  - contention (runtime, Axiom P5): co-runners on a shared resource with
+//    total demand D above capacity K are each slowed by D / K; at or below
+//    capacity nothing changes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CALCULUS_CONTEXT_H
+#define CALCULUS_CONTEXT_H
+
+#include "calculus/Signature.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace energy {
+namespace calculus {
+
+struct ThermalModel {
+  double resistance = 0;  ///< K/W
+  double capacitance = 0; ///< J/K
+  double ambient = 25;    ///< degC
+  double leakage = 0;     ///< k, 1/K: relative static-power rise per kelvin
+  double reference = 25;  ///< theta0, degC: where s was characterized
+  double throttleAt = 1e9; ///< degC
+  double throttleSlope = 0; ///< relative slowdown per K above throttleAt
+
+  /// Temperature after `T` seconds at mean power `P` from `entry`.
+  double exit(double entry, double P, double T) const;
+  /// The signature realized at entry temperature `theta`.
+  Signature atTemperature(const Signature &null, double theta) const;
+};
+
+struct CacheModel {
+  double capacity = 0; ///< bytes of L2
+  /// Residency of a working set after `bytes` of intervening traffic.
+  double residency(double bytes) const;
+};
+
+/// An element characterized cold and warm (cache entry contexts).
+struct CacheSignature {
+  Signature cold, warm;
+  /// Linear interpolation in the residency r in [0, 1].
+  Signature at(double residency) const;
+};
+
+struct PowerDeliveryModel {
+  double energyPerWatt = 0; ///< J per W of current-draw step
+  double timeConstant = 0;  ///< s (microseconds)
+  /// Extra dynamic energy an element of duration T sees after a step of
+  /// |dP| watts: the transient's energy, of which only the part inside the
+  /// element is charged to it.
+  double extraEnergy(double dP, double T) const;
+};
+
+/// Axiom P5: demand above capacity slows every co-runner by D / K.
+double contentionSlowdown(const std::vector<double> &demands, double capacity);
+
+/// Eq. 11 (and Eq. 12 with co-run against isolation values): the deviation
+/// of an element's energy between two contexts,
+/// Ds T' + DT s' + Ds DT + Dd, with primes the second context's values.
+double contextDeviation(const Signature &phi, const Signature &phiPrime);
+
+/// The insensitivity test: deviation <= c_alpha sigma_E.
+bool insensitive(const Signature &phi, const Signature &phiPrime,
+                 double sigmaE, double confidence);
+
+/// Reduction Theorem (Prop. 4.1, Appendix D): worst-case bias of dropping
+/// contexts, sum_i m_i c_alpha sigma_i.
+double biasBound(const std::vector<unsigned> &m,
+                 const std::vector<double> &sigmaE, double confidence);
+
+/// One element of a device timeline for context propagation.
+struct ChainElement {
+  Signature null;     ///< the null-context (isolation, reference) signature
+  bool thermallySensitive = true;
+};
+
+/// Walks a device's sequence: each element's entry temperature is its
+/// predecessor's exit temperature; returns the realized signatures and the
+/// sequential composition of them (the context-dependent algebra).
+Signature composeThermalChain(const std::vector<ChainElement> &chain,
+                              const ThermalModel &model, double entry,
+                              std::vector<Signature> *realized = nullptr,
+                              std::vector<double> *entryTemps = nullptr);
+
+/// Prefix check: the first prefix of the chain whose realized energy
+/// deviates from the context-free composition by more than the bias bound
+/// (m = 1 per element, the first starting at the null context: m = 0).
+/// Returns the prefix length, or 0 when every prefix reduces.
+size_t firstIrreduciblePrefix(const std::vector<ChainElement> &chain,
+                              const ThermalModel &model, double entry,
+                              double confidence);
+
+} // namespace calculus
+} // namespace energy
+
+#endif // CALCULUS_CONTEXT_H

@@ -1,0 +1,175 @@
+//===- ContextTest.cpp - contexts and the Reduction Theorem ---------------===//
+//
+// Expected values are computed here from the models' closed forms (RC
+// relaxation, linear leakage, Axiom P5 thresholds), not read back from the
+// code under test.
+//
+//===----------------------------------------------------------------------===//
+
+#include "calculus/Context.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace energy::calculus;
+
+namespace {
+
+Signature sig(double s, double T, double d, double sigmaT = 0,
+              double sigmaD = 0) {
+  return Signature::measured(s, T, d, sigmaT * sigmaT, sigmaD * sigmaD,
+                             DeviceSet::single(0));
+}
+
+ThermalModel model() {
+  ThermalModel m;
+  m.resistance = 0.1;  // K/W
+  m.capacitance = 50;  // J/K, tau = 5 s
+  m.ambient = 30;
+  m.reference = 30;
+  m.leakage = 0.004; // +0.4 % static power per K
+  return m;
+}
+
+TEST(Thermal, RcRelaxation) {
+  // 300 W for 5 s from 30 degC: target 60 degC, one time constant.
+  EXPECT_NEAR(model().exit(30, 300, 5), 60 - 30 * std::exp(-1.0), 1e-12);
+  // Cooling towards ambient at zero power.
+  EXPECT_NEAR(model().exit(60, 0, 10), 30 + 30 * std::exp(-2.0), 1e-12);
+}
+
+TEST(Thermal, NonCommutativityByTheModelsAmount) {
+  ThermalModel m = model();
+  // A hot element (insensitive itself) and a leakage-sensitive one.
+  ChainElement hot{sig(60, 5, 1440), false}; // 60 W static + 288 W dynamic
+  ChainElement cool{sig(60, 2, 100), true};
+  Signature hs = composeThermalChain({hot, cool}, m, 30);
+  Signature sh = composeThermalChain({cool, hot}, m, 30);
+  // Hot first: the sensitive one enters at the hot one's exit temperature.
+  double theta = 30 + (348 * 0.1) * (1 - std::exp(-1.0)); // P = 60 + 1440 / 5
+  double expected = 60 * 0.004 * (theta - 30) * 2;          // extra leakage
+  EXPECT_NEAR(hs.E() - sh.E(), expected, 1e-9);
+  EXPECT_GT(expected, 1); // a real difference
+  // Insensitive elements: both orders are the context-free composition.
+  m.leakage = 0;
+  Signature a = composeThermalChain({hot, cool}, m, 30),
+            b = composeThermalChain({cool, hot}, m, 30);
+  EXPECT_DOUBLE_EQ(a.E(), b.E());
+  EXPECT_DOUBLE_EQ(a.E(), hot.null.E() + cool.null.E());
+}
+
+TEST(Thermal, ReductionBoundHoldsForInsensitiveElements) {
+  ThermalModel m = model();
+  m.leakage = 1e-5; // barely sensitive
+  ChainElement a{sig(60, 1, 100, 0.01, 2), true}, b{sig(60, 1, 80, 0.01, 2), true};
+  std::vector<Signature> realized;
+  Signature ab = composeThermalChain({a, b}, m, 30, &realized);
+  // Each element insensitive between its realized and null context ...
+  EXPECT_TRUE(insensitive(realized[1], b.null, b.null.sigmaE(), 0.95));
+  // ... so |E - E0| <= m1 c s1 + m2 c s2 with m1 = 0 (null start), m2 = 1.
+  double bound = biasBound({0, 1}, {a.null.sigmaE(), b.null.sigmaE()}, 0.95);
+  EXPECT_LE(std::fabs(ab.E() - (a.null.E() + b.null.E())), bound);
+}
+
+TEST(Thermal, PrefixFailureThatEveryPairPasses) {
+  // Identical elements that heat the device a little each; the pair check
+  // (one predecessor from the null context) passes, but the cumulative
+  // heating crosses the throttle threshold several elements later.
+  ThermalModel m = model();
+  m.leakage = 0;
+  m.throttleAt = 45;
+  m.throttleSlope = 0.05; // 5 % slower per K above 45 degC
+  ChainElement e{sig(50, 2, 500, 0.01, 3), true}; // 300 W mean
+  std::vector<ChainElement> chain(12, e);
+  // Pairwise: the second element enters at exit(30, 300, 2) < 45: no effect.
+  double afterOne = m.exit(30, 300, 2);
+  EXPECT_LT(afterOne, 45);
+  Signature second = m.atTemperature(e.null, afterOne);
+  EXPECT_TRUE(insensitive(second, e.null, e.null.sigmaE(), 0.95));
+  // The prefix check finds where the chain stops reducing. By hand: iterate
+  // the RC model (mean power drops once throttled: same energy over a
+  // longer time), accumulate the throttling's extra static energy, and
+  // compare with the bound c (0 + sigma + sigma + ...).
+  double theta = 30, extra = 0, sigma = e.null.sigmaE();
+  size_t expected = 0;
+  for (size_t i = 0; i < chain.size(); ++i) {
+    double slow = theta > 45 ? 1 + 0.05 * (theta - 45) : 1;
+    double T = 2 * slow;
+    extra += 50 * (T - 2); // static power over the extra time
+    double bound = 1.959963984540054 * sigma * double(i);
+    if (extra > bound) {
+      expected = i + 1;
+      break;
+    }
+    theta = m.exit(theta, (50 * T + 500) / T, T);
+  }
+  ASSERT_GT(expected, 2u) << "every pair reduces";
+  EXPECT_EQ(firstIrreduciblePrefix(chain, m, 30, 0.95), expected);
+}
+
+TEST(Contention, ThreeWaySaturationThatEveryPairFits) {
+  std::vector<double> three{0.4, 0.4, 0.4};
+  EXPECT_EQ(contentionSlowdown({0.4, 0.4}, 1.0), 1.0);
+  EXPECT_EQ(contentionSlowdown({0.4, 0.4}, 1.0), 1.0);
+  EXPECT_DOUBLE_EQ(contentionSlowdown(three, 1.0), 1.2);
+  EXPECT_EQ(contentionSlowdown({1.0}, 1.0), 1.0); // at capacity: nothing
+}
+
+TEST(Reduction, BiasBoundByHand) {
+  // m = (0, 1, 2), sigma = (1, 2, 3) J at 95 %: 1.959964 x (0 + 2 + 6).
+  EXPECT_NEAR(biasBound({0, 1, 2}, {1, 2, 3}, 0.95), 1.959963984540054 * 8,
+              1e-12);
+}
+
+TEST(Reduction, DeviationIsEq11) {
+  Signature a = sig(60, 2, 10), b = sig(62, 2.5, 11);
+  // Ds T' + DT s' + Ds DT + Dd = 2 x 2.5 + 0.5 x 62 + 2 x 0.5 + 1 = 38.
+  EXPECT_DOUBLE_EQ(contextDeviation(a, b), 38);
+  // It bounds the energy difference: |E - E'| = |130 - 166| = 36 <= 38.
+  EXPECT_LE(std::fabs(a.E() - b.E()), contextDeviation(a, b));
+}
+
+TEST(Thermal, NonMonotonicityUnderContext) {
+  // Paper E.5: replacing A by A' -- no cheaper in any component (same s and
+  // d, longer T) -- lowers the total because A' leaves the device cooler for
+  // a long leakage-sensitive successor.
+  ThermalModel m;
+  m.resistance = 0.2;
+  m.capacitance = 1; // tau = 0.2 s: fast, exit ~ ambient + P R
+  m.ambient = 25;
+  m.reference = 25;
+  m.leakage = 0.01;
+  ChainElement A{sig(50, 1, 100), false}, Aprime{sig(50, 2, 100), false};
+  ChainElement S{sig(100, 100, 1000), true};
+  double withA = composeThermalChain({A, S}, m, 25).E();
+  double withAprime = composeThermalChain({Aprime, S}, m, 25).E();
+  EXPECT_GT(Aprime.null.E(), A.null.E());
+  EXPECT_LT(withAprime, withA);
+  // By the model: exits 25 + 150 x 0.2 (1 - e^-5) vs 25 + 100 x 0.2 (1 - e^-10).
+  double thA = 25 + 30 * (1 - std::exp(-5.0)),
+         thAp = 25 + 20 * (1 - std::exp(-10.0));
+  double expected = (A.null.E() - Aprime.null.E()) +
+                    100 * 0.01 * (thA - thAp) * 100;
+  EXPECT_NEAR(withA - withAprime, expected, 1e-9);
+}
+
+TEST(Cache, ResidencyAndInterpolation) {
+  CacheModel l2{40e6};
+  EXPECT_DOUBLE_EQ(l2.residency(0), 1);
+  EXPECT_DOUBLE_EQ(l2.residency(10e6), 0.75);
+  EXPECT_DOUBLE_EQ(l2.residency(80e6), 0);
+  CacheSignature cs{sig(60, 2e-3, 0.5), sig(60, 1e-3, 0.3)};
+  Signature half = cs.at(0.5);
+  EXPECT_DOUBLE_EQ(half.T, 1.5e-3);
+  EXPECT_DOUBLE_EQ(half.d, 0.4);
+}
+
+TEST(PowerDelivery, TransientMattersOnlyForShortElements) {
+  PowerDeliveryModel pd{1e-6, 5e-6}; // 1 uJ per W, 5 us
+  EXPECT_NEAR(pd.extraEnergy(200, 1.0), 200e-6, 1e-15);        // all of it
+  EXPECT_NEAR(pd.extraEnergy(200, 5e-6), 200e-6 * (1 - std::exp(-1.0)), 1e-15);
+  EXPECT_EQ(pd.extraEnergy(0, 1.0), 0);
+}
+
+} // namespace
