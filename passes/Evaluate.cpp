@@ -143,6 +143,9 @@ struct EnergyEvaluatePass
         entry["name"] = nameOf(op);
         entry["op"] = op->getName().getStringRef();
         entry["loc"] = describeLoc(op->getLoc());
+        // The Reduction Theorem's worst-case bias (--energy-reduce).
+        if (auto bias = op->getAttrOfType<FloatAttr>("energy.bias_bound_J"))
+          entry["bias_bound_J"] = bias.getValueAsDouble();
         roots.push_back(std::move(entry));
       }
       return WalkResult::skip();

@@ -159,4 +159,45 @@ def EnergyEmitDvfs : Pass<"energy-emit-dvfs", "::mlir::ModuleOp"> {
   }];
 }
 
+def EnergyPropagateContext : Pass<"energy-propagate-context", "::mlir::ModuleOp"> {
+  let summary = "Propagate entry and runtime contexts through energy trees";
+  let description = [{
+    Walks each device's timeline in every energy tree (CALCULUS.md
+    section 4): an element's entry context is the exit context of what ran
+    before it on that device (only data crosses devices); `par` operands
+    share an entry context and are each other's runtime context. With the
+    mechanisms the devices declare (`energy.thermal`, `energy.capacity`;
+    passes/Context.cpp), every affected element's `sig` becomes its realized
+    signature; the null-context one is kept as `energy.null_sig`, the entry
+    temperature as `energy.entry_temperature` and a contention slowdown as
+    `energy.contention_slowdown`. `--energy-evaluate` then composes in the
+    context-dependent algebra.
+  }];
+}
+
+def EnergyReduce : Pass<"energy-reduce", "::mlir::ModuleOp"> {
+  let summary = "Apply the Reduction Theorem: drop contexts with a bounded bias";
+  let description = [{
+    After `--energy-propagate-context`: checks every element's
+    history/interference insensitivity (Eqs. 11 and 12) against
+    c_alpha sigma_E, and every device's prefix (cumulative deviation against
+    the accumulated bound, so cumulative heating is caught even when every
+    pair passes). If all hold, restores the null-context signatures and
+    records the worst-case bias `sum m_i c_alpha sigma_i` (m = 1 in seq,
+    2 in par/multi, one fewer for the first element on a device) as
+    `energy.bias_bound_J` on the root (and `--energy-evaluate` reports it).
+    Otherwise it keeps the realized signatures, marks the offending
+    elements `energy.needs_characterization`, adds `energy.interaction`
+    edges (directed thermal, undirected contention) and emits remarks. With
+    `tolerance=` (J) a bound above it draws a remark recommending
+    coarsening.
+  }];
+  let options = [
+    Option<"confidence", "confidence", "double", /*default=*/"0.95",
+           "c_alpha of the insensitivity tests and the bound">,
+    Option<"tolerance", "tolerance", "double", /*default=*/"0",
+           "largest accepted bias bound, J (0: no limit)">,
+  ];
+}
+
 #endif // ENERGY_PASSES_TD

@@ -94,6 +94,54 @@ LogicalResult CompositeOp::verifyRegions() {
 }
 
 //===----------------------------------------------------------------------===//
+// InteractionOp
+//===----------------------------------------------------------------------===//
+
+ParseResult InteractionOp::parse(OpAsmParser &parser, OperationState &state) {
+  FlatSymbolRefAttr from, to;
+  StringAttr mechanism;
+  double first = 0, second = 0;
+  Builder &b = parser.getBuilder();
+  if (parser.parseAttribute(from))
+    return failure();
+  bool directed = succeeded(parser.parseOptionalArrow());
+  if (!directed && (parser.parseMinus() || parser.parseMinus()))
+    return failure();
+  if (parser.parseAttribute(to) || parser.parseKeyword("mechanism") ||
+      parser.parseAttribute(mechanism) ||
+      parser.parseKeyword("perturbation") ||
+      parseQuantity(parser, Dimension::Energy, first))
+    return failure();
+  bool hasSecond = false;
+  if (!directed && succeeded(parser.parseOptionalComma())) {
+    if (parseQuantity(parser, Dimension::Energy, second))
+      return failure();
+    hasSecond = true;
+  }
+  auto &props = state.getOrAddProperties<InteractionOp::Properties>();
+  props.from = from;
+  props.to = to;
+  if (directed)
+    props.directed = b.getUnitAttr();
+  props.mechanism = mechanism;
+  props.perturbation = b.getF64FloatAttr(first);
+  if (hasSecond)
+    props.reverse_perturbation = b.getF64FloatAttr(second);
+  return parser.parseOptionalAttrDict(state.attributes);
+}
+
+void InteractionOp::print(OpAsmPrinter &p) {
+  p << " " << getFromAttr() << (getDirected() ? " -> " : " -- ") << getToAttr()
+    << " mechanism " << getMechanismAttr() << " perturbation ";
+  printQuantity(p, getPerturbation().convertToDouble(), Dimension::Energy);
+  if (auto r = getReversePerturbationAttr()) {
+    p << ", ";
+    printQuantity(p, r.getValueAsDouble(), Dimension::Energy);
+  }
+  p.printOptionalAttrDict((*this)->getAttrs(), getAttributeNames());
+}
+
+//===----------------------------------------------------------------------===//
 // Canonicalization
 //===----------------------------------------------------------------------===//
 

@@ -138,4 +138,24 @@ def Energy_CompositeOp : Energy_Op<"composite",
   let hasRegionVerifier = 1;
 }
 
+def Energy_InteractionOp : Energy_Op<"interaction"> {
+  let summary = "an edge of the interaction graph";
+  let description = [{
+    ```mlir
+    energy.interaction @hot -> @sensitive mechanism "thermal" perturbation 12 J
+    energy.interaction @a -- @b mechanism "contention" perturbation 3 J, 4 J
+    ```
+    Recorded by `--energy-reduce` where the Reduction Theorem fails
+    (CALCULUS.md section 4): directed (`->`) for an entry-context effect of
+    `from` on `to`, undirected (`--`) for runtime interference, with each
+    endpoint's perturbation of energy (the second only for undirected
+    edges). The graph starts empty and grows only from failed checks.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$from, FlatSymbolRefAttr:$to,
+                       UnitAttr:$directed, StrAttr:$mechanism,
+                       F64Attr:$perturbation,
+                       OptionalAttr<F64Attr>:$reverse_perturbation);
+  let hasCustomAssemblyFormat = 1;
+}
+
 #endif // ENERGY_OPS_TD

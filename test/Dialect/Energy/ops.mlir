@@ -75,3 +75,9 @@ energy.composite @measured sig <T = 4.32 ms, d = 2.8 J, sigma_d = 20 mJ> {
 func.func @attrs() attributes {energy.sig = #energy.sig<T = 0 s, d = 0 J, s = 0 W>, energy.op = #energy.op_point<power_cap = 250 W>} {
   return
 }
+
+// Interaction-graph edges round-trip.
+// CHECK: energy.interaction @F0 -> @B0 mechanism "thermal" perturbation 12 J{{$}}
+// CHECK: energy.interaction @F0 -- @F1 mechanism "contention" perturbation 3 J, 4.5 J{{$}}
+energy.interaction @F0 -> @B0 mechanism "thermal" perturbation 12 J
+energy.interaction @F0 -- @F1 mechanism "contention" perturbation 3 J, 4500 mJ

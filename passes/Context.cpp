@@ -1,0 +1,428 @@
+//===- Context.cpp - --energy-propagate-context and --energy-reduce -------===//
+//
+// Thin passes over calculus/Context.h. Mechanism parameters live in the IR:
+//  - `energy.thermal = {resistance = R, capacitance = C, ambient = T_a,
+//    leakage = k, reference = theta0, throttle_at = ..., throttle_slope = ...}`
+//    on an energy.device (K/W, J/K, degC, 1/K, degC, degC, 1/K);
+//  - `energy.capacity = {hbm = 1.0, ...}` on a device and
+//    `energy.demand = {hbm = 0.4, ...}` on elements (contention, Axiom P5);
+//  - `energy.insensitive` on an element that no entry context affects.
+//
+//===----------------------------------------------------------------------===//
+
+#include "calculus/Context.h"
+#include "dialect/Energy/Energy.h"
+#include "dialect/Energy/EnergyTree.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
+
+#include <cmath>
+
+namespace energy {
+#define GEN_PASS_DEF_ENERGYPROPAGATECONTEXT
+#define GEN_PASS_DEF_ENERGYREDUCE
+#include "passes/Passes.h.inc"
+} // namespace energy
+
+using namespace mlir;
+using namespace energy;
+
+namespace {
+
+constexpr const char *kNullSig = "energy.null_sig";
+constexpr const char *kEntry = "energy.entry_temperature";
+constexpr const char *kSlowdown = "energy.contention_slowdown";
+
+SignatureAttr toAttr(MLIRContext *ctx, const calculus::Signature &s) {
+  return SignatureAttr::get(ctx, s.T, s.d, std::sqrt(s.varT),
+                            std::sqrt(s.varD), s.s, std::nullopt);
+}
+
+struct DeviceInfo {
+  double staticPower = 0;
+  std::optional<calculus::ThermalModel> thermal;
+  DictionaryAttr capacity;
+};
+
+/// Reads the mechanisms of every energy.device in the module.
+FailureOr<DenseMap<StringAttr, DeviceInfo>> readDevices(ModuleOp module) {
+  DenseMap<StringAttr, DeviceInfo> out;
+  bool bad = false;
+  module.walk([&](energy::DeviceOp dev) {
+    DeviceInfo info;
+    info.staticPower = dev.getStaticPower().convertToDouble();
+    if (auto th = dev->getAttrOfType<DictionaryAttr>("energy.thermal")) {
+      calculus::ThermalModel m;
+      auto get = [&](StringRef key, double &slot, bool required) {
+        Attribute a = th.get(key);
+        if (!a) {
+          if (required) {
+            dev.emitOpError("energy.thermal needs '") << key << "'";
+            bad = true;
+          }
+          return;
+        }
+        auto f = dyn_cast<FloatAttr>(a);
+        if (!f) {
+          dev.emitOpError("energy.thermal '") << key << "' must be a float";
+          bad = true;
+          return;
+        }
+        slot = f.getValueAsDouble();
+      };
+      get("resistance", m.resistance, true);
+      get("capacitance", m.capacitance, true);
+      get("ambient", m.ambient, true);
+      m.reference = m.ambient;
+      get("reference", m.reference, false);
+      get("leakage", m.leakage, false);
+      get("throttle_at", m.throttleAt, false);
+      get("throttle_slope", m.throttleSlope, false);
+      if (!bad && (!(m.resistance > 0) || !(m.capacitance > 0))) {
+        dev.emitOpError("energy.thermal resistance and capacitance must be "
+                        "positive");
+        bad = true;
+      }
+      info.thermal = m;
+    }
+    info.capacity = dev->getAttrOfType<DictionaryAttr>("energy.capacity");
+    out[dev.getSymNameAttr()] = info;
+  });
+  if (bad)
+    return failure();
+  return out;
+}
+
+/// The realized (T, d) of a subtree, for its parent's bookkeeping.
+struct Realized {
+  double T = 0, d = 0;
+};
+
+class Propagator {
+public:
+  Propagator(MLIRContext *ctx, DenseMap<StringAttr, DeviceInfo> &devices)
+      : ctx(ctx), devices(devices) {}
+
+  /// `theta` holds each device's temperature at the subtree's start and is
+  /// advanced to its end.
+  FailureOr<Realized> visit(Operation *op, DenseMap<StringAttr, double> &theta);
+
+private:
+  double &temperature(StringAttr dev, DenseMap<StringAttr, double> &theta) {
+    auto it = theta.find(dev);
+    if (it == theta.end())
+      it = theta.insert({dev, devices[dev].thermal->reference}).first;
+    return it->second;
+  }
+  FailureOr<Realized> element(ElementOp el, DenseMap<StringAttr, double> &theta,
+                              double slowdown);
+
+  MLIRContext *ctx;
+  DenseMap<StringAttr, DeviceInfo> &devices;
+};
+
+FailureOr<Realized> Propagator::element(ElementOp el,
+                                        DenseMap<StringAttr, double> &theta,
+                                        double slowdown) {
+  StringAttr dev = el.getDeviceAttr().getAttr();
+  auto found = devices.find(dev);
+  if (found == devices.end())
+    return el.emitOpError("runs on unknown device ") << el.getDeviceAttr();
+  DeviceInfo &info = found->second;
+  // The null-context signature: kept from an earlier propagation, else the
+  // element's own.
+  auto null = el->getAttrOfType<SignatureAttr>(kNullSig);
+  if (!null)
+    null = el.getSigAttr();
+  if (!null)
+    return el.emitOpError("@") << el.getSymName() << " has no signature";
+  calculus::Signature s = calculus::Signature::measured(
+      null.staticPower().value_or(info.staticPower), null.time(),
+      null.dynamicEnergy(), null.sigmaTime() * null.sigmaTime(),
+      null.sigmaDynamic() * null.sigmaDynamic(), {});
+  bool changed = false;
+  if (info.thermal) {
+    double &th = temperature(dev, theta);
+    el->setAttr(kEntry, FloatAttr::get(Float64Type::get(ctx), th));
+    if (!el->hasAttr("energy.insensitive")) {
+      s = info.thermal->atTemperature(s, th);
+      changed = true;
+    }
+    th = info.thermal->exit(th, s.T > 0 ? s.E() / s.T : 0, s.T);
+  }
+  if (slowdown > 1) {
+    s.T *= slowdown;
+    s.varT *= slowdown * slowdown;
+    el->setAttr(kSlowdown, FloatAttr::get(Float64Type::get(ctx), slowdown));
+    changed = true;
+  }
+  if (changed) {
+    if (!el->hasAttr(kNullSig))
+      el->setAttr(kNullSig, null);
+    el.setSigAttr(toAttr(ctx, s));
+  }
+  return Realized{s.T, s.d};
+}
+
+FailureOr<Realized> Propagator::visit(Operation *op,
+                                      DenseMap<StringAttr, double> &theta) {
+  if (auto el = dyn_cast<ElementOp>(op))
+    return element(el, theta, 1);
+  if (auto idle = dyn_cast<IdleOp>(op)) {
+    StringAttr dev = idle.getDeviceAttr().getAttr();
+    double T = idle.getDuration().convertToDouble();
+    auto it = devices.find(dev);
+    if (it != devices.end() && it->second.thermal) {
+      double &th = temperature(dev, theta);
+      th = it->second.thermal->exit(th, it->second.staticPower, T);
+    }
+    return Realized{T, 0};
+  }
+  if (isa<CompositeOp>(op)) {
+    // A measured composite: its own signature, no context model inside.
+    auto sig = cast<CompositeOp>(op).getSigAttr();
+    return Realized{sig ? sig.time() : 0, sig ? sig.dynamicEnergy() : 0};
+  }
+  Realized r;
+  if (isa<SeqOp>(op)) {
+    for (Operation &child : op->getRegion(0).front()) {
+      FailureOr<Realized> c = visit(&child, theta);
+      if (failed(c))
+        return failure();
+      r.T += c->T;
+      r.d += c->d;
+    }
+    return r;
+  }
+  if (isa<MultiOp>(op)) {
+    for (Operation &child : op->getRegion(0).front()) {
+      FailureOr<Realized> c = visit(&child, theta); // disjoint devices
+      if (failed(c))
+        return failure();
+      r.T = std::max(r.T, c->T);
+      r.d += c->d;
+    }
+    return r;
+  }
+  // par: one device; operands share the entry context; direct element
+  // operands are co-runners on the device's shared resources.
+  auto par = cast<ParOp>(op);
+  // The par's device: any element's or idle's inside it (one device).
+  StringAttr dev;
+  par.walk([&](Operation *inner) {
+    if (auto el = dyn_cast<ElementOp>(inner))
+      dev = el.getDeviceAttr().getAttr();
+    else if (auto idle = dyn_cast<IdleOp>(inner))
+      dev = idle.getDeviceAttr().getAttr();
+    return dev ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  bool thermal = dev && devices.count(dev) && devices[dev].thermal;
+  double th0 = thermal ? temperature(dev, theta) : 0;
+  DenseMap<StringAttr, double> entry = theta;
+  // Co-runners: the direct element operands' demands on shared resources
+  // (elements nested in a sequence are not modelled as co-runners).
+  llvm::MapVector<StringAttr, double> demand;
+  for (Operation &child : par.getBody().front())
+    if (auto el = dyn_cast<ElementOp>(child))
+      if (auto d = el->getAttrOfType<DictionaryAttr>("energy.demand"))
+        for (NamedAttribute a : d)
+          if (auto f = dyn_cast<FloatAttr>(a.getValue()))
+            demand[a.getName()] += f.getValueAsDouble();
+  double slowdown = 1;
+  if (dev && devices.count(dev))
+    if (DictionaryAttr cap = devices[dev].capacity)
+      for (auto &[res, total] : demand)
+        if (auto k = cap.getAs<FloatAttr>(res))
+          slowdown = std::max(slowdown, calculus::contentionSlowdown(
+                                            {total}, k.getValueAsDouble()));
+  for (Operation &child : par.getBody().front()) {
+    DenseMap<StringAttr, double> mine = entry;
+    FailureOr<Realized> c;
+    if (auto el = dyn_cast<ElementOp>(child);
+        el && el->hasAttr("energy.demand"))
+      c = element(el, mine, slowdown);
+    else
+      c = visit(&child, mine);
+    if (failed(c))
+      return failure();
+    r.T = std::max(r.T, c->T);
+    r.d += c->d;
+  }
+  // The device heats over the par at its mean power.
+  if (thermal) {
+    double s = devices[dev].staticPower;
+    theta[dev] = devices[dev].thermal->exit(
+        th0, r.T > 0 ? (s * r.T + r.d) / r.T : 0, r.T);
+  }
+  return r;
+}
+
+struct EnergyPropagateContextPass
+    : public energy::impl::EnergyPropagateContextBase<
+          EnergyPropagateContextPass> {
+  void runOnOperation() override {
+    auto devices = readDevices(getOperation());
+    if (failed(devices))
+      return signalPassFailure();
+    Propagator prop(&getContext(), *devices);
+    WalkResult r = getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (!isTreeRoot(op))
+        return WalkResult::advance();
+      DenseMap<StringAttr, double> theta; // every device starts at null
+      if (failed(prop.visit(op, theta)))
+        return WalkResult::interrupt();
+      return WalkResult::skip();
+    });
+    if (r.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// --energy-reduce
+//===----------------------------------------------------------------------===//
+
+struct Entry {
+  ElementOp op;
+  calculus::Signature realized, null;
+  unsigned m;        ///< 1 in seq, 2 in par/multi (Prop. 4.1)
+  bool nullStart;    ///< the first element on its device
+  ElementOp predecessor; ///< previous element on the same device
+};
+
+struct EnergyReducePass
+    : public energy::impl::EnergyReduceBase<EnergyReducePass> {
+  using EnergyReduceBase::EnergyReduceBase;
+
+  void runOnOperation() override {
+    if (!(confidence > 0 && confidence < 1)) {
+      getOperation().emitError("energy-reduce: confidence must lie in (0, 1)");
+      return signalPassFailure();
+    }
+    auto devices = readDevices(getOperation());
+    if (failed(devices))
+      return signalPassFailure();
+    SmallVector<Operation *> roots;
+    getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (!isTreeRoot(op))
+        return WalkResult::advance();
+      roots.push_back(op);
+      return WalkResult::skip();
+    });
+    for (Operation *root : roots)
+      reduce(root, *devices);
+  }
+
+  calculus::Signature toSig(SignatureAttr a, double deviceStatic) {
+    return calculus::Signature::measured(
+        a.staticPower().value_or(deviceStatic), a.time(), a.dynamicEnergy(),
+        a.sigmaTime() * a.sigmaTime(), a.sigmaDynamic() * a.sigmaDynamic(), {});
+  }
+
+  void reduce(Operation *root, DenseMap<StringAttr, DeviceInfo> &devices) {
+    MLIRContext *ctx = &getContext();
+    Builder b(ctx);
+    double c = calculus::twoSidedQuantile(confidence);
+    // Elements in program order, with their m and their device predecessor.
+    std::vector<Entry> entries;
+    DenseMap<StringAttr, ElementOp> last;
+    root->walk<WalkOrder::PreOrder>([&](ElementOp el) {
+      StringAttr dev = el.getDeviceAttr().getAttr();
+      double sdev = devices.count(dev) ? devices[dev].staticPower : 0;
+      SignatureAttr sig = el.getSigAttr();
+      if (!sig)
+        return;
+      auto nullAttr = el->getAttrOfType<SignatureAttr>(kNullSig);
+      Operation *parent = el->getParentOp();
+      unsigned m = parent && isa<ParOp, MultiOp>(parent) ? 2 : 1;
+      ElementOp pred = last.lookup(dev);
+      entries.push_back({el, toSig(sig, sdev),
+                         toSig(nullAttr ? nullAttr : sig, sdev), m, !pred,
+                         pred});
+      last[dev] = el;
+    });
+    // Per-element insensitivity (Eq. 11/12) and per-device prefix checks.
+    DenseMap<StringAttr, double> deviation, bound;
+    double totalBound = 0;
+    SmallVector<Entry *> failing;
+    for (Entry &e : entries) {
+      double sigma = e.null.sigmaE();
+      unsigned m = e.nullStart ? e.m - 1 : e.m;
+      totalBound += m * c * sigma;
+      StringAttr dev = e.op.getDeviceAttr().getAttr();
+      deviation[dev] += e.realized.E() - e.null.E();
+      bound[dev] += m * c * sigma;
+      bool elementOk = calculus::insensitive(e.realized, e.null, sigma,
+                                             confidence);
+      bool prefixOk = std::fabs(deviation[dev]) <= bound[dev] * (1 + 1e-12);
+      if (!elementOk || !prefixOk)
+        failing.push_back(&e);
+    }
+    if (failing.empty()) {
+      // Reduce: the context-independent form, with its bias bound.
+      for (Entry &e : entries)
+        if (auto nullAttr = e.op->getAttrOfType<SignatureAttr>(kNullSig)) {
+          e.op.setSigAttr(nullAttr);
+          e.op->removeAttr(kNullSig);
+          e.op->removeAttr(kEntry);
+          e.op->removeAttr(kSlowdown);
+        }
+      root->setAttr("energy.bias_bound_J", b.getF64FloatAttr(totalBound));
+      if (tolerance > 0 && totalBound > tolerance)
+        root->emitRemark("reduction bias bound ")
+            << formatQuantity(totalBound, Dimension::Energy, 4)
+            << " exceeds the tolerance "
+            << formatQuantity(tolerance, Dimension::Energy, 4)
+            << "; characterize this tree (or its largest sequences) as "
+               "measured energy.composite elements";
+      return;
+    }
+    // Irreducible: keep the context-dependent form and record the
+    // interactions that broke the reduction.
+    OpBuilder ob(ctx);
+    ob.setInsertionPointAfter(root);
+    for (Entry *e : failing) {
+      e->op->setAttr("energy.needs_characterization", b.getUnitAttr());
+      double perturbation = e->realized.E() - e->null.E();
+      bool contention = e->op->hasAttr(kSlowdown);
+      if (contention) {
+        // Runtime interference: undirected edges to its co-runners.
+        for (Operation &sib : e->op->getBlock()->getOperations()) {
+          auto other = dyn_cast<ElementOp>(&sib);
+          if (!other || other == e->op || !other->hasAttr(kSlowdown) ||
+              other->isBeforeInBlock(e->op))
+            continue;
+          double otherPert = 0;
+          for (Entry &o : entries)
+            if (o.op == other)
+              otherPert = o.realized.E() - o.null.E();
+          InteractionOp::create(
+              ob, e->op.getLoc(), FlatSymbolRefAttr::get(e->op.getSymNameAttr()),
+              FlatSymbolRefAttr::get(other.getSymNameAttr()), UnitAttr(),
+              ob.getStringAttr("contention"), ob.getF64FloatAttr(perturbation),
+              ob.getF64FloatAttr(otherPert));
+          e->op.emitRemark("runtime interference with @")
+              << other.getSymName() << " (contention): not reducible";
+        }
+        continue;
+      }
+      if (e->predecessor) {
+        InteractionOp::create(
+            ob, e->op.getLoc(),
+            FlatSymbolRefAttr::get(e->predecessor.getSymNameAttr()),
+            FlatSymbolRefAttr::get(e->op.getSymNameAttr()), ob.getUnitAttr(),
+            ob.getStringAttr("thermal"), ob.getF64FloatAttr(perturbation),
+            FloatAttr());
+        e->op.emitRemark("entry context from @")
+            << e->predecessor.getSymName() << " (thermal) shifts its energy by "
+            << formatQuantity(perturbation, Dimension::Energy, 4)
+            << ": not reducible";
+      }
+    }
+  }
+};
+
+} // namespace

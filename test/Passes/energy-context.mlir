@@ -1,0 +1,71 @@
+// RUN: energy-opt %s --energy-propagate-context -split-input-file | FileCheck %s
+// RUN: energy-opt %s --energy-propagate-context --energy-reduce --energy-evaluate -split-input-file 2>/dev/null | FileCheck %s --check-prefix=REDUCE
+// RUN: energy-opt %s --energy-propagate-context --energy-reduce -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+
+// Thermal coupling: a 60 W device, R = 0.1 K/W, C = 50 J/K (tau = 5 s),
+// ambient 30 degC, leakage +0.4 %/K. @hot (348 W for 5 s, insensitive)
+// heats the device to 30 + 34.8 (1 - e^-1) = 51.9978 degC; @cool then leaks
+// 60 x 0.004 x 21.9978 = 5.2795 W more: +10.559 J over its 2 s. The reverse
+// order leaves @cool at the null context: the orders differ by that amount.
+energy.device @gpu kind "A100" static 60 W {energy.thermal = {resistance = 0.1, capacitance = 50.0, ambient = 30.0, leakage = 0.004}}
+// CHECK-LABEL: energy.seq @hot_first
+// CHECK:   energy.element @hot on @gpu sig <T = 5 s, d = 1.44 kJ, sigma_d = 1 J> {energy.entry_temperature = 3.000000e+01 : f64, energy.insensitive}
+// CHECK:   energy.element @cool on @gpu sig <s = 65.279{{[0-9]*}} W, T = 2 s, d = 100 J, sigma_d = 1 J> {energy.entry_temperature = 51.9977{{[0-9]*}} : f64, energy.null_sig = #energy.sig<T = 2 s, d = 100 J, sigma_d = 1 J>}
+energy.seq @hot_first {
+  energy.element @hot on @gpu sig <T = 5 s, d = 1440 J, sigma_d = 1 J> {energy.insensitive}
+  energy.element @cool on @gpu sig <T = 2 s, d = 100 J, sigma_d = 1 J>
+}
+// REMARK: remark: entry context from @hot (thermal) shifts its energy by 10.56 J: not reducible
+// REDUCE: energy.seq @hot_first -> sig <s = 61.508{{[0-9]*}} W, T = 7 s, d = 1.54 kJ
+// REDUCE-SAME: E_J = 1970.55{{[0-9]*}}
+// REDUCE: energy.element @cool {{.*}}energy.needs_characterization
+// REDUCE: energy.interaction @hot -> @cool mechanism "thermal" perturbation 10.55{{[0-9]*}} J{{$}}
+
+// -----
+
+energy.device @gpu kind "A100" static 60 W {energy.thermal = {resistance = 0.1, capacitance = 50.0, ambient = 30.0, leakage = 0.004}}
+// CHECK-LABEL: energy.seq @cool_first
+// CHECK:   energy.element @cool on @gpu sig <s = 60 W, T = 2 s, d = 100 J, sigma_d = 1 J> {energy.entry_temperature = 3.000000e+01 : f64
+// REDUCE-LABEL: energy.seq @cool_first -> sig <s = 60 W, T = 7 s, d = 1.54 kJ
+// REDUCE-SAME: E_J = 1.960000e+03
+energy.seq @cool_first {
+  energy.element @cool on @gpu sig <T = 2 s, d = 100 J, sigma_d = 1 J>
+  energy.element @hot on @gpu sig <T = 5 s, d = 1440 J, sigma_d = 1 J> {energy.insensitive}
+}
+
+// -----
+
+// Insensitive enough: leakage 1e-5 /K moves @cool by 26 mJ, within
+// c sigma = 1.96 x 1 J; the tree reduces to its null-context form with the
+// bias bound m c sigma: @hot starts at the null context (m = 0), @cool has
+// m = 1: 1.959964 x 1.0000 J (sigma_E of @cool = 1 J).
+energy.device @gpu kind "A100" static 60 W {energy.thermal = {resistance = 0.1, capacitance = 50.0, ambient = 30.0, leakage = 0.00001}}
+// REDUCE-LABEL: energy.seq @reducible
+// REDUCE-SAME: energy.bias_bound_J = 1.95996{{[0-9]*}} : f64
+// REDUCE: energy.element @cool on @gpu sig <T = 2 s, d = 100 J, sigma_d = 1 J>{{$}}
+energy.seq @reducible {
+  energy.element @hot on @gpu sig <T = 5 s, d = 1440 J, sigma_d = 1 J> {energy.insensitive}
+  energy.element @cool on @gpu sig <T = 2 s, d = 100 J, sigma_d = 1 J>
+}
+
+// -----
+
+// Contention (Axiom P5): three co-runners each needing 40 % of HBM
+// bandwidth saturate it (1.2 > 1) and each slows by 1.2; two would fit.
+energy.device @g kind "H100" static 100 W {energy.capacity = {hbm = 1.0}}
+// CHECK-LABEL: energy.par @three
+// CHECK: energy.element @x on @g sig <s = 100 W, T = 12.0{{[0-9]*}} ms, d = 1 J> {energy.contention_slowdown = 1.2{{[0-9]*}} : f64, energy.demand = {hbm = 4.000000e-01 : f64}, energy.null_sig = #energy.sig<T = 10 ms, d = 1 J>}
+// REMARK: remark: runtime interference with @y (contention): not reducible
+// REDUCE: energy.interaction @x -- @y mechanism "contention"
+energy.par @three {
+  energy.element @x on @g sig <T = 10 ms, d = 1 J> {energy.demand = {hbm = 0.4}}
+  energy.element @y on @g sig <T = 10 ms, d = 1 J> {energy.demand = {hbm = 0.4}}
+  energy.element @z on @g sig <T = 10 ms, d = 1 J> {energy.demand = {hbm = 0.4}}
+}
+// CHECK-LABEL: energy.par @two
+// CHECK: energy.element @u on @g sig <T = 10 ms, d = 1 J> {energy.demand = {hbm = 4.000000e-01 : f64}}
+energy.par @two {
+  energy.element @u on @g sig <T = 10 ms, d = 1 J> {energy.demand = {hbm = 0.4}}
+  energy.element @v on @g sig <T = 10 ms, d = 1 J> {energy.demand = {hbm = 0.4}}
+}
+
