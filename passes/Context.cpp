@@ -299,7 +299,7 @@ struct EnergyReducePass
 
   void runOnOperation() override {
     if (!(confidence > 0 && confidence < 1)) {
-      getOperation().emitError("energy-reduce: confidence must lie in (0, 1)");
+      mlir::emitError(getOperation().getLoc(), "energy-reduce: confidence must lie in (0, 1)");
       return signalPassFailure();
     }
     auto devices = readDevices(getOperation());

@@ -31,7 +31,7 @@ struct EnergyPowerCapPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto fail = [&](const Twine &msg) {
-      module.emitError("energy-power-cap: ") << msg;
+      mlir::emitError(module.getLoc(), "energy-power-cap: ") << msg;
       signalPassFailure();
     };
     if (table.empty())

@@ -90,7 +90,7 @@ struct EnergyEvaluatePass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (!(confidence > 0 && confidence < 1)) {
-      module.emitError("energy-evaluate: confidence must lie in (0, 1); got ")
+      mlir::emitError(module.getLoc(), "energy-evaluate: confidence must lie in (0, 1); got ")
           << confidence;
       return signalPassFailure();
     }
@@ -158,7 +158,7 @@ struct EnergyEvaluatePass
     std::error_code ec;
     llvm::raw_fd_ostream os(report, ec, llvm::sys::fs::OF_Text);
     if (ec) {
-      module.emitError("energy-evaluate: cannot write report '")
+      mlir::emitError(module.getLoc(), "energy-evaluate: cannot write report '")
           << report << "': " << ec.message();
       return signalPassFailure();
     }

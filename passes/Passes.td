@@ -200,4 +200,27 @@ def EnergyReduce : Pass<"energy-reduce", "::mlir::ModuleOp"> {
   ];
 }
 
+def EnergyCheckDeviation : Pass<"energy-check-deviation", "::mlir::ModuleOp"> {
+  let summary = "Compare predictions with measurements (Eq. 23) and refinements (Eq. 24)";
+  let description = [{
+    `measured=PATH` is a JSON object mapping composite or element names to
+    `{"E_J": e, "sigma_E_J": s}` or `{"runs_J": [e1, e2, ...]}` (mean and
+    sample standard deviation of the mean). For each, the deviation test of
+    Eq. 23 -- |E_pred - E_meas| > c_alpha sqrt(var_pred + var_meas) plus the
+    root's accumulated reduction bias (`energy.bias_bound_J`) -- marks the
+    op `energy.deviation = {...}` and, when it fails, emits a remark naming
+    it as an interaction-graph candidate with the likely mechanism (thermal
+    where its devices declare a thermal model, contention where co-runners
+    declare demands). Every `energy.composite` is also checked for
+    refinement consistency (Eq. 24): its measured signature against the
+    composition of its parts.
+  }];
+  let options = [
+    Option<"measured", "measured", "std::string", /*default=*/"\"\"",
+           "JSON of measured energies">,
+    Option<"confidence", "confidence", "double", /*default=*/"0.95",
+           "c_alpha of the tests">,
+  ];
+}
+
 #endif // ENERGY_PASSES_TD

@@ -130,13 +130,13 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
 
   void runOnOperation() override {
     if (objective != "energy" && objective != "edp" && objective != "ed2p") {
-      getOperation().emitError("energy-plan: objective must be energy, edp "
+      mlir::emitError(getOperation().getLoc(), "energy-plan: objective must be energy, edp "
                                "or ed2p; got '")
           << objective << "'";
       return signalPassFailure();
     }
     if (!(deadline >= 0) || !(maxSlowdown >= 0)) {
-      getOperation().emitError(
+      mlir::emitError(getOperation().getLoc(), 
           "energy-plan: deadline and max-slowdown must be non-negative");
       return signalPassFailure();
     }

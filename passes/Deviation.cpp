@@ -1,0 +1,216 @@
+//===- Deviation.cpp - --energy-check-deviation ---------------------------===//
+
+#include "calculus/Signature.h"
+#include "dialect/Energy/Energy.h"
+#include "dialect/Energy/EnergyTree.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cmath>
+
+namespace energy {
+#define GEN_PASS_DEF_ENERGYCHECKDEVIATION
+#include "passes/Passes.h.inc"
+} // namespace energy
+
+using namespace mlir;
+using namespace energy;
+
+namespace {
+
+struct Measurement {
+  double E = 0, var = 0;
+};
+
+/// Reads {"name": {"E_J": e, "sigma_E_J": s} | {"runs_J": [...]}}.
+LogicalResult readMeasurements(ModuleOp module, StringRef path,
+                               llvm::StringMap<Measurement> &out) {
+  auto buf = llvm::MemoryBuffer::getFile(path);
+  if (!buf)
+    return mlir::emitError(module.getLoc(), "energy-check-deviation: cannot read '")
+           << path << "': " << buf.getError().message();
+  llvm::Expected<llvm::json::Value> doc =
+      llvm::json::parse((*buf)->getBuffer());
+  if (!doc)
+    return mlir::emitError(module.getLoc(), "energy-check-deviation: ")
+           << path << ": malformed JSON: " << llvm::toString(doc.takeError());
+  auto *obj = doc->getAsObject();
+  if (!obj)
+    return mlir::emitError(module.getLoc(), "energy-check-deviation: ")
+           << path << ": the top level must be an object of name -> measurement";
+  for (auto &entry : *obj) {
+    std::string key = entry.first.str();
+    auto *m = entry.second.getAsObject();
+    auto bad = [&](StringRef why) {
+      return mlir::emitError(module.getLoc(), "energy-check-deviation: ")
+             << path << ": '" << key << "': " << why;
+    };
+    if (!m)
+      return bad("expected an object");
+    Measurement meas;
+    if (auto *runs = m->getArray("runs_J")) {
+      if (runs->size() < 2)
+        return bad("runs_J needs at least two runs");
+      double sum = 0, sq = 0;
+      for (const llvm::json::Value &r : *runs) {
+        std::optional<double> x = r.getAsNumber();
+        if (!x)
+          return bad("runs_J must hold numbers");
+        sum += *x;
+        sq += *x * *x;
+      }
+      double n = runs->size(), mean = sum / n;
+      double sampleVar = std::max(0.0, (sq - n * mean * mean) / (n - 1));
+      meas = {mean, sampleVar / n}; // variance of the mean
+    } else {
+      std::optional<double> e = m->getNumber("E_J"), s = m->getNumber("sigma_E_J");
+      if (!e || !s)
+        return bad("needs E_J and sigma_E_J, or runs_J");
+      if (*s < 0)
+        return bad("sigma_E_J must be non-negative");
+      meas = {*e, *s * *s};
+    }
+    out[key] = meas;
+  }
+  return success();
+}
+
+struct EnergyCheckDeviationPass
+    : public energy::impl::EnergyCheckDeviationBase<EnergyCheckDeviationPass> {
+  using EnergyCheckDeviationBase::EnergyCheckDeviationBase;
+
+  /// The mechanism a deviation most likely comes from.
+  static StringRef likelyMechanism(Operation *op) {
+    bool thermal = false, contention = false;
+    auto visit = [&](Operation *inner) {
+      if (inner->hasAttr("energy.demand") ||
+          inner->hasAttr("energy.contention_slowdown"))
+        contention = true;
+      if (auto el = dyn_cast<ElementOp>(inner))
+        if (auto dev = SymbolTable::lookupNearestSymbolFrom<energy::DeviceOp>(
+                el, el.getDeviceAttr()))
+          thermal |= dev->hasAttr("energy.thermal");
+    };
+    visit(op);
+    op->walk(visit);
+    if (contention)
+      return "contention";
+    if (thermal)
+      return "thermal";
+    return "unknown (no mechanism declared on its devices)";
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (!(confidence > 0 && confidence < 1)) {
+      mlir::emitError(module.getLoc(), "energy-check-deviation: confidence must lie in (0, 1)");
+      return signalPassFailure();
+    }
+    llvm::StringMap<Measurement> data;
+    if (!measured.empty() && failed(readMeasurements(module, measured, data)))
+      return signalPassFailure();
+    double c = calculus::twoSidedQuantile(confidence);
+    Builder b(&getContext());
+    llvm::StringSet<> seen;
+    bool broken = false;
+
+    module->walk<WalkOrder::PreOrder>([&](Operation *root) {
+      if (!isTreeRoot(root))
+        return WalkResult::advance();
+      double bias = 0;
+      if (auto bb = root->getAttrOfType<FloatAttr>("energy.bias_bound_J"))
+        bias = bb.getValueAsDouble();
+      auto check = [&](Operation *op, const calculus::Signature &sig) {
+        auto name = op->getAttrOfType<StringAttr>("sym_name");
+        // Eq. 24: a measured composite against the composition of its parts.
+        if (auto comp = dyn_cast<CompositeOp>(op)) {
+          calculus::Composer parts(calculus::Op::Seq);
+          bool ok = true;
+          calculus::Signature composed;
+          Operation &first = comp.getBody().front().front();
+          if (comp.getBody().front().getOperations().size() == 1) {
+            FailureOr<calculus::Signature> s =
+                composeTree(&first, TreeMode::Evaluate);
+            ok = succeeded(s);
+            if (ok)
+              composed = *s;
+          } else {
+            ok = false; // several parts: no single composition to compare
+          }
+          if (ok) {
+            double lhs = std::fabs(sig.E() - composed.E());
+            double rhs = bias + c * std::sqrt(sig.varE + composed.varE);
+            if (lhs > rhs)
+              comp.emitRemark("refinement inconsistent (Eq. 24): measured ")
+                  << formatQuantity(sig.E(), Dimension::Energy, 5)
+                  << " vs its parts' "
+                  << formatQuantity(composed.E(), Dimension::Energy, 5)
+                  << " differ by more than "
+                  << formatQuantity(rhs, Dimension::Energy, 4);
+          }
+        }
+        if (!name)
+          return;
+        auto it = data.find(name.getValue());
+        if (it == data.end())
+          return;
+        seen.insert(name.getValue());
+        const Measurement &m = it->second;
+        double threshold = c * std::sqrt(sig.varE + m.var) + bias;
+        double diff = sig.E() - m.E;
+        bool fails = std::fabs(diff) > threshold;
+        op->setAttr("energy.deviation",
+                    b.getDictionaryAttr(
+                        {b.getNamedAttr("predicted_J", b.getF64FloatAttr(sig.E())),
+                         b.getNamedAttr("measured_J", b.getF64FloatAttr(m.E)),
+                         b.getNamedAttr("threshold_J", b.getF64FloatAttr(threshold)),
+                         b.getNamedAttr("failed", b.getBoolAttr(fails))}));
+        if (fails) {
+          op->emitRemark("@")
+              << name.getValue() << " deviates (Eq. 23): predicted "
+              << formatQuantity(sig.E(), Dimension::Energy, 5) << ", measured "
+              << formatQuantity(m.E, Dimension::Energy, 5) << ", threshold "
+              << formatQuantity(threshold, Dimension::Energy, 4)
+              << "; interaction-graph candidate, likely mechanism: "
+              << likelyMechanism(op);
+        }
+      };
+      if (failed(composeTree(root, TreeMode::Evaluate,
+                             [&](Operation *op, const calculus::Signature &s) {
+                               check(op, s);
+                             }))) {
+        broken = true;
+        return WalkResult::interrupt();
+      }
+      // Elements are checked too.
+      root->walk([&](ElementOp el) {
+        auto sig = el.getSigAttr();
+        if (!sig)
+          return;
+        auto dev = SymbolTable::lookupNearestSymbolFrom<energy::DeviceOp>(
+            el, el.getDeviceAttr());
+        double s = sig.staticPower().value_or(
+            dev ? dev.getStaticPower().convertToDouble() : 0);
+        check(el, calculus::Signature::measured(
+                      s, sig.time(), sig.dynamicEnergy(),
+                      sig.sigmaTime() * sig.sigmaTime(),
+                      sig.sigmaDynamic() * sig.sigmaDynamic(), {}));
+      });
+      return WalkResult::skip();
+    });
+    if (broken)
+      return signalPassFailure();
+    for (auto &entry : data)
+      if (!seen.contains(entry.getKey()))
+        mlir::emitWarning(module.getLoc(), "energy-check-deviation: no composite or element "
+                           "named @")
+            << entry.getKey() << " (measurement ignored)";
+  }
+};
+
+} // namespace
