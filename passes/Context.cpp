@@ -17,6 +17,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 
 #include <cmath>
@@ -35,6 +36,7 @@ namespace {
 constexpr const char *kNullSig = "energy.null_sig";
 constexpr const char *kEntry = "energy.entry_temperature";
 constexpr const char *kSlowdown = "energy.contention_slowdown";
+constexpr const char *kIdleStatic = "energy.idle_static";
 
 SignatureAttr toAttr(MLIRContext *ctx, const calculus::Signature &s) {
   return SignatureAttr::get(ctx, s.T, s.d, std::sqrt(s.varT),
@@ -122,6 +124,10 @@ private:
 
   MLIRContext *ctx;
   DenseMap<StringAttr, DeviceInfo> &devices;
+  /// Devices inside a par: static power is device-wide, so every co-running
+  /// element sees the par's entry temperature; the device's temperature is
+  /// advanced once, over the whole par.
+  DenseSet<StringAttr> frozen;
 };
 
 FailureOr<Realized> Propagator::element(ElementOp el,
@@ -151,7 +157,8 @@ FailureOr<Realized> Propagator::element(ElementOp el,
       s = info.thermal->atTemperature(s, th);
       changed = true;
     }
-    th = info.thermal->exit(th, s.T > 0 ? s.E() / s.T : 0, s.T);
+    if (!frozen.contains(dev))
+      th = info.thermal->exit(th, s.T > 0 ? s.E() / s.T : 0, s.T);
   }
   if (slowdown > 1) {
     s.T *= slowdown;
@@ -176,8 +183,14 @@ FailureOr<Realized> Propagator::visit(Operation *op,
     double T = idle.getDuration().convertToDouble();
     auto it = devices.find(dev);
     if (it != devices.end() && it->second.thermal) {
+      const calculus::ThermalModel &m = *it->second.thermal;
       double &th = temperature(dev, theta);
-      th = it->second.thermal->exit(th, it->second.staticPower, T);
+      // The device idles at its leakage-dependent static power.
+      double s = it->second.staticPower *
+                 std::max(0.0, 1 + m.leakage * (th - m.reference));
+      idle->setAttr(kIdleStatic, FloatAttr::get(Float64Type::get(ctx), s));
+      if (!frozen.contains(dev))
+        th = m.exit(th, s, T);
     }
     return Realized{T, 0};
   }
@@ -221,6 +234,7 @@ FailureOr<Realized> Propagator::visit(Operation *op,
   });
   bool thermal = dev && devices.count(dev) && devices[dev].thermal;
   double th0 = thermal ? temperature(dev, theta) : 0;
+  bool outermost = dev && frozen.insert(dev).second;
   DenseMap<StringAttr, double> entry = theta;
   // Co-runners: the direct element operands' demands on shared resources
   // (elements nested in a sequence are not modelled as co-runners).
@@ -251,8 +265,10 @@ FailureOr<Realized> Propagator::visit(Operation *op,
     r.T = std::max(r.T, c->T);
     r.d += c->d;
   }
+  if (outermost)
+    frozen.erase(dev);
   // The device heats over the par at its mean power.
-  if (thermal) {
+  if (thermal && outermost) {
     double s = devices[dev].staticPower;
     theta[dev] = devices[dev].thermal->exit(
         th0, r.T > 0 ? (s * r.T + r.d) / r.T : 0, r.T);
@@ -372,7 +388,7 @@ struct EnergyReducePass
         }
       root->setAttr("energy.bias_bound_J", b.getF64FloatAttr(totalBound));
       if (tolerance > 0 && totalBound > tolerance)
-        root->emitRemark("reduction bias bound ")
+        mlir::emitRemark(root->getLoc(), "reduction bias bound ")
             << formatQuantity(totalBound, Dimension::Energy, 4)
             << " exceeds the tolerance "
             << formatQuantity(tolerance, Dimension::Energy, 4)
@@ -381,9 +397,21 @@ struct EnergyReducePass
       return;
     }
     // Irreducible: keep the context-dependent form and record the
-    // interactions that broke the reduction.
+    // interactions that broke the reduction. Remarks name the first few;
+    // the interaction edges record them all.
     OpBuilder ob(ctx);
     ob.setInsertionPointAfter(root);
+    constexpr size_t maxRemarks = 20;
+    size_t remarks = 0;
+    auto remark = [&](Operation *op) -> std::optional<InFlightDiagnostic> {
+      if (remarks++ >= maxRemarks)
+        return std::nullopt;
+      return op->emitRemark();
+    };
+    // Co-runners' perturbations, for undirected edges.
+    DenseMap<Operation *, double> perturbationOf;
+    for (Entry &o : entries)
+      perturbationOf[o.op] = o.realized.E() - o.null.E();
     for (Entry *e : failing) {
       e->op->setAttr("energy.needs_characterization", b.getUnitAttr());
       double perturbation = e->realized.E() - e->null.E();
@@ -395,17 +423,15 @@ struct EnergyReducePass
           if (!other || other == e->op || !other->hasAttr(kSlowdown) ||
               other->isBeforeInBlock(e->op))
             continue;
-          double otherPert = 0;
-          for (Entry &o : entries)
-            if (o.op == other)
-              otherPert = o.realized.E() - o.null.E();
+          double otherPert = perturbationOf.lookup(other);
           InteractionOp::create(
               ob, e->op.getLoc(), FlatSymbolRefAttr::get(e->op.getSymNameAttr()),
               FlatSymbolRefAttr::get(other.getSymNameAttr()), UnitAttr(),
               ob.getStringAttr("contention"), ob.getF64FloatAttr(perturbation),
               ob.getF64FloatAttr(otherPert));
-          e->op.emitRemark("runtime interference with @")
-              << other.getSymName() << " (contention): not reducible";
+          if (auto diag = remark(e->op))
+            *diag << "runtime interference with @" << other.getSymName()
+                  << " (contention): not reducible";
         }
         continue;
       }
@@ -416,12 +442,17 @@ struct EnergyReducePass
             FlatSymbolRefAttr::get(e->op.getSymNameAttr()), ob.getUnitAttr(),
             ob.getStringAttr("thermal"), ob.getF64FloatAttr(perturbation),
             FloatAttr());
-        e->op.emitRemark("entry context from @")
-            << e->predecessor.getSymName() << " (thermal) shifts its energy by "
-            << formatQuantity(perturbation, Dimension::Energy, 4)
-            << ": not reducible";
+        if (auto diag = remark(e->op))
+          *diag << "entry context from @" << e->predecessor.getSymName()
+                << " (thermal) shifts its energy by "
+                << formatQuantity(perturbation, Dimension::Energy, 4)
+                << ": not reducible";
       }
     }
+    if (remarks > maxRemarks) // located, without dumping the whole tree
+      mlir::emitRemark(root->getLoc()) << remarks - maxRemarks
+                         << " more irreducible elements (see the "
+                            "energy.interaction edges)";
   }
 };
 

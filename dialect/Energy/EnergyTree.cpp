@@ -130,8 +130,11 @@ FailureOr<Signature> TreeComposer::visit(Operation *op) {
         FailureOr<uint32_t> dev = lookupDevice(idle, idle.getDeviceAttr());
         if (failed(dev))
           return failure();
-        return Signature::idle(devices[*dev].staticPower,
-                               idle.getDuration().convertToDouble(),
+        // A context pass may have set the idle's realized static power.
+        double s = devices[*dev].staticPower;
+        if (auto ctxStatic = idle->getAttrOfType<FloatAttr>("energy.idle_static"))
+          s = ctxStatic.getValueAsDouble();
+        return Signature::idle(s, idle.getDuration().convertToDouble(),
                                DeviceSet::single(*dev));
       })
       .Case([&](SeqOp c) {
