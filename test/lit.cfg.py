@@ -12,12 +12,13 @@ config.substitutions.append(("%python", "python3"))
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.energy_obj_root, "test")
 config.excludes = ["Unit", "Inputs", "CMakeLists.txt", "lit.cfg.py",
-                   "lit.site.cfg.py", "kineto_counts.py"]
+                   "lit.site.cfg.py", "kineto_counts.py", "fuzz_inputs.py"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(
     ("%energy_plugin", os.path.join(config.energy_lib_dir, "EnergyPlugin.so")))
 config.substitutions.append(("%energy_src", config.energy_src_root))
+config.substitutions.append(("%energy_tools", config.energy_tools_dir))
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

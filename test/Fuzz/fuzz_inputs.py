@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Mutation fuzzing of every input path: a crash (signal) fails, a clean
+diagnostic (exit 1) or success (exit 0) passes.
+
+  fuzz_inputs.py TOOL_DIR SRC_DIR WORK_DIR [ITERATIONS]
+
+Seeds: the bundled IR, a Kineto trace, the Perseus CSV, a measurements JSON.
+Mutations (seeded, reproducible): byte flips, deletions, duplications,
+truncation, splicing in tokens that parsers special-case.
+"""
+import os
+import random
+import subprocess
+import sys
+
+tools, src, work = sys.argv[1], sys.argv[2], sys.argv[3]
+iterations = int(sys.argv[4]) if len(sys.argv) > 4 else 150
+rng = random.Random(20261129)
+os.makedirs(work, exist_ok=True)
+
+TOKENS = [b"-", b"1e999", b"nan", b"ms", b"kg", b"<", b">", b"{", b"}", b"[",
+          b"]", b",", b'"', b"\\u12", b"@", b"energy.par", b"sched.task",
+          b"0", b"-1", b"\x00", b"\xff", b"99999999999999999999"]
+
+
+def mutate(data):
+    data = bytearray(data)
+    for _ in range(rng.randint(1, 6)):
+        op = rng.randrange(5)
+        if not data:
+            data += rng.choice(TOKENS)
+            continue
+        i = rng.randrange(len(data))
+        if op == 0:
+            data[i] = rng.randrange(256)
+        elif op == 1:
+            del data[i:i + rng.randint(1, 16)]
+        elif op == 2:
+            j = rng.randrange(len(data))
+            data[i:i] = data[j:j + rng.randint(1, 32)]
+        elif op == 3:
+            del data[i:]
+        else:
+            data[i:i] = rng.choice(TOKENS)
+    return bytes(data)
+
+
+def seed(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+kineto = (b'{"distributedInfo": {"rank": 0}, "deviceProperties": [{"name": "A40"}],'
+          b' "traceEvents": [{"ph": "X", "cat": "kernel", "name": "gemm", "ts": 10,'
+          b' "dur": 5, "args": {"stream": 7}}, {"ph": "X", "cat": "kernel", "name":'
+          b' "ncclKernel_AllReduce(x)", "ts": 20, "dur": 3, "args": {"stream": 9}},'
+          b' {"ph": "s", "id": 1, "cat": "cuda_sync", "ts": 12, "tid": 7},'
+          b' {"ph": "f", "id": 1, "cat": "cuda_sync", "ts": 20, "tid": 9}]}')
+measured = b'{"attention": {"E_J": 3.32, "sigma_E_J": 0.01}, "overlap": {"runs_J": [2.2, 2.3]}}'
+cases = [
+    ("ir", seed(os.path.join(src, "examples", "attention-tp2.mlir")), ".mlir",
+     lambda f: [os.path.join(tools, "energy-opt"), f, "--energy-evaluate",
+                "--canonicalize", "-o", os.devnull]),
+    ("sched", seed(os.path.join(src, "test", "Dialect", "Sched", "ops.mlir")),
+     ".mlir",
+     lambda f: [os.path.join(tools, "energy-opt"), f, "--sched-expand",
+                "-o", os.devnull]),
+    ("kineto", kineto, ".json",
+     lambda f: [os.path.join(tools, "energy-translate"), "--import-kineto", f,
+                "--static-power", "50", "--summary", os.devnull, "-o",
+                os.devnull]),
+    ("profile", seed(os.path.join(src, "examples", "data",
+                                  "stage_profile_bloom+a40_bf16.csv"))[:2000],
+     ".csv",
+     lambda f: [os.path.join(tools, "energy-translate"),
+                "--import-stage-profile", f, "--microbatches", "2",
+                "--device", "A40", "-o", os.devnull]),
+    ("measured", measured, ".json",
+     lambda f: [os.path.join(tools, "energy-opt"),
+                os.path.join(src, "examples", "attention-tp2.mlir"),
+                "--energy-check-deviation=measured=" + f, "-o", os.devnull]),
+]
+crashes = 0
+runs = 0
+for name, data, ext, cmd in cases:
+    for k in range(iterations):
+        path = os.path.join(work, f"{name}-{k}{ext}")
+        with open(path, "wb") as f:
+            f.write(mutate(data))
+        p = subprocess.run(cmd(path), stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, timeout=60)
+        runs += 1
+        if p.returncode not in (0, 1):
+            crashes += 1
+            print(f"CRASH {name} #{k}: exit {p.returncode}: {path}")
+            print(p.stderr.decode(errors="replace")[-2000:])
+        else:
+            os.remove(path)
+print(f"{runs} mutated inputs, {crashes} crashes")
+sys.exit(1 if crashes else 0)
