@@ -1,0 +1,160 @@
+//===- Characterize.cpp - The characterization protocol -------------------===//
+
+#include "runtime/Characterize.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace energy {
+namespace rt {
+
+namespace {
+/// Idles in small steps until the visible counter changes: the next read
+/// is aligned with an update. Returns the counter value and time then.
+bool alignToCounter(Device &dev, uint64_t &mj, double &t, std::string &err) {
+  uint64_t start = dev.energyCounterMilliJoules();
+  for (int i = 0; i < 100000; ++i) {
+    dev.idle(1e-3);
+    uint64_t now = dev.energyCounterMilliJoules();
+    if (now != start) {
+      mj = now;
+      t = dev.now();
+      return true;
+    }
+  }
+  err = "the energy counter never updated";
+  return false;
+}
+
+void meanVar(const std::vector<double> &x, double &mean, double &var) {
+  mean = 0;
+  for (double v : x)
+    mean += v;
+  mean /= x.size();
+  var = 0;
+  for (double v : x)
+    var += (v - mean) * (v - mean);
+  var = x.size() > 1 ? var / (x.size() - 1) : 0;
+}
+} // namespace
+
+bool nullContext(Device &dev, const ProtocolOptions &opts, std::string &err) {
+  // Idle until the temperature settles within the band: it changes by less
+  // than `band` over a further second.
+  double waited = 0, prev = dev.temperature();
+  while (waited < opts.maxCooldown) {
+    dev.idle(1.0);
+    waited += 1.0;
+    double now = dev.temperature();
+    if (std::fabs(now - prev) < opts.band / 10)
+      return true;
+    prev = now;
+  }
+  err = "the device did not settle to its idle temperature within " +
+        std::to_string(opts.maxCooldown) + " s";
+  return false;
+}
+
+bool measureStaticPower(Device &dev, const ProtocolOptions &opts, double &s,
+                        std::string &err) {
+  uint64_t e0, e1;
+  double t0, t1;
+  if (!alignToCounter(dev, e0, t0, err))
+    return false;
+  dev.idle(opts.staticWindow);
+  if (!alignToCounter(dev, e1, t1, err))
+    return false;
+  s = (double(e1 - e0) * 1e-3) / (t1 - t0);
+  return true;
+}
+
+bool characterize(Device &dev, const KernelSpec &k, const ProtocolOptions &opts,
+                  Measurement &out, std::string &err) {
+  if (opts.runs < 2) {
+    err = "need at least two runs for a variance";
+    return false;
+  }
+  if (!nullContext(dev, opts, err))
+    return false;
+  double s;
+  if (!measureStaticPower(dev, opts, s, err))
+    return false;
+  double Test = dev.run(k); // warm-up and estimate
+  unsigned reps = std::max(1u, unsigned(std::ceil(opts.window / std::max(Test, 1e-9))));
+  std::vector<double> Ts, ds;
+  for (unsigned r = 0; r < opts.runs; ++r) {
+    uint64_t e0, e1;
+    double t0, t1;
+    if (!alignToCounter(dev, e0, t0, err))
+      return false;
+    double begin = dev.now(), busy = 0;
+    for (unsigned i = 0; i < reps; ++i)
+      busy += dev.run(k);
+    (void)begin;
+    if (!alignToCounter(dev, e1, t1, err))
+      return false;
+    double E = double(e1 - e0) * 1e-3;
+    // Static power over the whole aligned window; the rest is dynamic.
+    double d = E - s * (t1 - t0);
+    Ts.push_back(busy / reps);
+    ds.push_back(d / reps);
+  }
+  out.key = k.key;
+  out.smMhz = dev.currentSmClock();
+  out.s = s;
+  meanVar(Ts, out.T, out.varT);
+  meanVar(ds, out.d, out.varD);
+  out.runs = opts.runs;
+  return true;
+}
+
+bool measureSequence(Device &dev, const std::vector<KernelSpec> &seq,
+                     const ProtocolOptions &opts, double &E, double &varE,
+                     std::string &err) {
+  if (!nullContext(dev, opts, err))
+    return false;
+  double s;
+  if (!measureStaticPower(dev, opts, s, err))
+    return false;
+  std::vector<double> Es;
+  for (unsigned r = 0; r < opts.runs; ++r) {
+    uint64_t e0, e1;
+    double t0, t1;
+    if (!alignToCounter(dev, e0, t0, err))
+      return false;
+    double busy = 0;
+    for (const KernelSpec &k : seq)
+      busy += dev.run(k);
+    if (!alignToCounter(dev, e1, t1, err))
+      return false;
+    // Subtract the idle tail after the sequence at the static power.
+    double idleTail = (t1 - t0) - busy;
+    Es.push_back(double(e1 - e0) * 1e-3 - s * idleTail);
+  }
+  meanVar(Es, E, varE);
+  return true;
+}
+
+std::string signatureDbJson(const std::string &device,
+                            const std::vector<Measurement> &entries,
+                            const std::string &method) {
+  std::ostringstream os;
+  os.precision(17);
+  os << "{\n  \"version\": 1,\n  \"device\": \"" << device
+     << "\",\n  \"entries\": [";
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const Measurement &m = entries[i];
+    os << (i ? ",\n" : "\n") << "    {\"key\": \"" << m.key
+       << "\", \"sm_mhz\": " << m.smMhz << ", \"s_W\": " << m.s
+       << ", \"T_s\": " << m.T << ", \"d_J\": " << m.d
+       << ", \"sigma_T_s\": " << std::sqrt(m.varT)
+       << ", \"sigma_d_J\": " << std::sqrt(m.varD) << ", \"runs\": " << m.runs
+       << ", \"method\": \"" << method << "\"}";
+  }
+  os << "\n  ]\n}\n";
+  return os.str();
+}
+
+} // namespace rt
+} // namespace energy

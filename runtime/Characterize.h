@@ -1,0 +1,67 @@
+//===- Characterize.h - The characterization protocol -----------*- C++ -*-===//
+//
+// The paper's sections 3.4 and 5.2, on any Device:
+//  1. null context: idle until the temperature is within `band` of the
+//     idle temperature (a real backend also runs the L2 flush kernel);
+//  2. static power: the ready device's draw at the operating point, over
+//     whole counter periods;
+//  3. windows: the energy counter updates every ~100 ms, so a kernel is
+//     repeated inside a window of at least `window` seconds aligned to
+//     counter updates, and per-invocation values are reported;
+//  4. n independent runs: mean and variance of T and of d = E - s T.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RUNTIME_CHARACTERIZE_H
+#define RUNTIME_CHARACTERIZE_H
+
+#include "runtime/Device.h"
+
+#include <string>
+#include <vector>
+
+namespace energy {
+namespace rt {
+
+struct ProtocolOptions {
+  unsigned runs = 10;
+  double window = 1.0;        ///< s of repeated invocations per run
+  double band = 0.5;          ///< K around the idle temperature
+  double staticWindow = 2.0;  ///< s of idle to measure static power
+  double maxCooldown = 600;   ///< s
+};
+
+struct Measurement {
+  std::string key;
+  int smMhz = 0;
+  double s = 0, T = 0, d = 0; ///< W, s, J per invocation
+  double varT = 0, varD = 0;
+  unsigned runs = 0;
+};
+
+/// Static power at the current clock, from the counter over whole periods.
+bool measureStaticPower(Device &dev, const ProtocolOptions &opts, double &s,
+                        std::string &err);
+
+/// Brings the device back to its null context (idle temperature band).
+bool nullContext(Device &dev, const ProtocolOptions &opts, std::string &err);
+
+/// Characterizes one kernel at the current clock.
+bool characterize(Device &dev, const KernelSpec &k, const ProtocolOptions &opts,
+                  Measurement &out, std::string &err);
+
+/// Measures a sequence of kernels run back to back as one composite (for
+/// the deviation test): total energy per repetition and its variance.
+bool measureSequence(Device &dev, const std::vector<KernelSpec> &seq,
+                     const ProtocolOptions &opts, double &E, double &varE,
+                     std::string &err);
+
+/// Writes measurements as a version-1 signature DB (docs/SIGNATURE-DB.md).
+std::string signatureDbJson(const std::string &device,
+                            const std::vector<Measurement> &entries,
+                            const std::string &method);
+
+} // namespace rt
+} // namespace energy
+
+#endif // RUNTIME_CHARACTERIZE_H

@@ -1,0 +1,69 @@
+//===- Device.h - GPU backends for measurement ------------------*- C++ -*-===//
+//
+// The runtime never links MLIR: it lives inside training and serving
+// processes. A Device reports identity, clocks, an energy counter, power
+// and temperature, runs kernels and (only with explicit opt-in) changes
+// clocks. Backends: a simulated device (SimDevice.h) and NVML loaded at run
+// time (Nvml.h).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RUNTIME_DEVICE_H
+#define RUNTIME_DEVICE_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace energy {
+namespace rt {
+
+/// A kernel the runtime can launch: its work and memory traffic, which the
+/// simulated device turns into time and power; real backends launch the
+/// matching CUDA microbenchmark.
+struct KernelSpec {
+  std::string key;
+  double flops = 0; ///< floating-point operations
+  double bytes = 0; ///< DRAM bytes moved
+};
+
+class Device {
+public:
+  virtual ~Device() = default;
+  virtual std::string identity() const = 0;
+  virtual std::vector<int> supportedSmClocks() const = 0; ///< MHz, descending
+  virtual int currentSmClock() const = 0;
+  /// Changes the SM clock; callers hold a ClockGuard (explicit opt-in).
+  virtual bool setSmClock(int mhz, std::string &err) = 0;
+  virtual bool resetSmClock(std::string &err) = 0;
+  /// Cumulative energy counter in millijoules (as NVML reports it).
+  virtual uint64_t energyCounterMilliJoules() = 0;
+  virtual double temperature() = 0;
+  /// Wall clock of the device, seconds.
+  virtual double now() = 0;
+  /// Runs a kernel to completion; returns its duration in seconds.
+  virtual double run(const KernelSpec &k) = 0;
+  /// Stays idle for `seconds`.
+  virtual void idle(double seconds) = 0;
+};
+
+/// Restores the device's default clocks when it goes out of scope, on every
+/// exit path that unwinds (normal return and early error returns).
+class ClockGuard {
+public:
+  explicit ClockGuard(Device &d) : dev(d) {}
+  ~ClockGuard() {
+    std::string err;
+    dev.resetSmClock(err);
+  }
+  ClockGuard(const ClockGuard &) = delete;
+  ClockGuard &operator=(const ClockGuard &) = delete;
+
+private:
+  Device &dev;
+};
+
+} // namespace rt
+} // namespace energy
+
+#endif // RUNTIME_DEVICE_H

@@ -1,0 +1,168 @@
+//===- Nvml.cpp - NVML loaded at run time ---------------------------------===//
+
+#include "runtime/Nvml.h"
+
+#include <chrono>
+#include <dlfcn.h>
+
+namespace energy {
+namespace rt {
+
+namespace {
+using nvmlReturn_t = int;
+using nvmlDevice_t = struct nvmlDevice_st *;
+constexpr nvmlReturn_t NVML_SUCCESS = 0;
+constexpr int NVML_TEMPERATURE_GPU = 0;
+
+struct Api {
+  void *lib = nullptr;
+  nvmlReturn_t (*init)() = nullptr;
+  nvmlReturn_t (*shutdown)() = nullptr;
+  nvmlReturn_t (*handleByIndex)(unsigned, nvmlDevice_t *) = nullptr;
+  nvmlReturn_t (*name)(nvmlDevice_t, char *, unsigned) = nullptr;
+  nvmlReturn_t (*totalEnergy)(nvmlDevice_t, unsigned long long *) = nullptr;
+  nvmlReturn_t (*powerUsage)(nvmlDevice_t, unsigned *) = nullptr;
+  nvmlReturn_t (*temperature)(nvmlDevice_t, int, unsigned *) = nullptr;
+  nvmlReturn_t (*supportedGraphicsClocks)(nvmlDevice_t, unsigned, unsigned *,
+                                          unsigned *) = nullptr;
+  nvmlReturn_t (*clockInfo)(nvmlDevice_t, int, unsigned *) = nullptr;
+  nvmlReturn_t (*setLockedClocks)(nvmlDevice_t, unsigned, unsigned) = nullptr;
+  nvmlReturn_t (*resetLockedClocks)(nvmlDevice_t) = nullptr;
+  const char *(*errorString)(nvmlReturn_t) = nullptr;
+
+  std::string describe(nvmlReturn_t r) const {
+    return errorString ? errorString(r) : ("NVML error " + std::to_string(r));
+  }
+};
+
+template <typename F>
+bool resolve(void *lib, const char *sym, F &slot, std::string &err) {
+  slot = reinterpret_cast<F>(dlsym(lib, sym));
+  if (!slot) {
+    err = std::string("libnvidia-ml.so.1 lacks ") + sym;
+    return false;
+  }
+  return true;
+}
+
+class NvmlDevice : public Device {
+public:
+  NvmlDevice(Api api, nvmlDevice_t h) : api(api), handle(h) {}
+  ~NvmlDevice() override {
+    if (api.shutdown)
+      api.shutdown();
+  }
+  std::string identity() const override {
+    char buf[96] = {0};
+    if (api.name(handle, buf, sizeof(buf)) != NVML_SUCCESS)
+      return "nvml:unknown";
+    return std::string("nvml:") + buf;
+  }
+  std::vector<int> supportedSmClocks() const override {
+    unsigned memClock = 0, count = 256, clocks[256];
+    std::vector<int> out;
+    // Memory clock 0 is not valid; query the current memory clock first.
+    api.clockInfo(handle, /*NVML_CLOCK_MEM=*/2, &memClock);
+    if (api.supportedGraphicsClocks(handle, memClock, &count, clocks) ==
+        NVML_SUCCESS)
+      for (unsigned i = 0; i < count; ++i)
+        out.push_back(int(clocks[i]));
+    return out;
+  }
+  int currentSmClock() const override {
+    unsigned c = 0;
+    api.clockInfo(handle, /*NVML_CLOCK_SM=*/1, &c);
+    return int(c);
+  }
+  bool setSmClock(int mhz, std::string &err) override {
+    nvmlReturn_t r = api.setLockedClocks(handle, unsigned(mhz), unsigned(mhz));
+    if (r != NVML_SUCCESS) {
+      err = "nvmlDeviceSetGpuLockedClocks: " + api.describe(r);
+      return false;
+    }
+    return true;
+  }
+  bool resetSmClock(std::string &err) override {
+    nvmlReturn_t r = api.resetLockedClocks(handle);
+    if (r != NVML_SUCCESS) {
+      err = "nvmlDeviceResetGpuLockedClocks: " + api.describe(r);
+      return false;
+    }
+    return true;
+  }
+  uint64_t energyCounterMilliJoules() override {
+    unsigned long long mj = 0;
+    api.totalEnergy(handle, &mj);
+    return mj;
+  }
+  double temperature() override {
+    unsigned t = 0;
+    api.temperature(handle, NVML_TEMPERATURE_GPU, &t);
+    return t;
+  }
+  double now() override {
+    return std::chrono::duration<double>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+  double run(const KernelSpec &) override {
+    return -1; // kernels need the CUDA microbenchmarks (not built yet)
+  }
+  void idle(double seconds) override {
+    auto until = std::chrono::steady_clock::now() +
+                 std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  }
+
+private:
+  Api api;
+  nvmlDevice_t handle;
+};
+} // namespace
+
+std::unique_ptr<Device> openNvmlDevice(unsigned index, std::string &err) {
+  Api api;
+  api.lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!api.lib) {
+    const char *why = dlerror();
+    err = std::string("cannot load libnvidia-ml.so.1 (no NVIDIA driver?): ") +
+          (why ? why : "unknown error");
+    return nullptr;
+  }
+  if (!resolve(api.lib, "nvmlInit_v2", api.init, err) ||
+      !resolve(api.lib, "nvmlShutdown", api.shutdown, err) ||
+      !resolve(api.lib, "nvmlDeviceGetHandleByIndex_v2", api.handleByIndex,
+               err) ||
+      !resolve(api.lib, "nvmlDeviceGetName", api.name, err) ||
+      !resolve(api.lib, "nvmlDeviceGetTotalEnergyConsumption",
+               api.totalEnergy, err) ||
+      !resolve(api.lib, "nvmlDeviceGetPowerUsage", api.powerUsage, err) ||
+      !resolve(api.lib, "nvmlDeviceGetTemperature", api.temperature, err) ||
+      !resolve(api.lib, "nvmlDeviceGetSupportedGraphicsClocks",
+               api.supportedGraphicsClocks, err) ||
+      !resolve(api.lib, "nvmlDeviceGetClockInfo", api.clockInfo, err) ||
+      !resolve(api.lib, "nvmlDeviceSetGpuLockedClocks", api.setLockedClocks,
+               err) ||
+      !resolve(api.lib, "nvmlDeviceResetGpuLockedClocks",
+               api.resetLockedClocks, err) ||
+      !resolve(api.lib, "nvmlErrorString", api.errorString, err))
+    return nullptr;
+  nvmlReturn_t r = api.init();
+  if (r != NVML_SUCCESS) {
+    err = "nvmlInit_v2: " + api.describe(r);
+    return nullptr;
+  }
+  nvmlDevice_t h = nullptr;
+  r = api.handleByIndex(index, &h);
+  if (r != NVML_SUCCESS) {
+    err = "nvmlDeviceGetHandleByIndex_v2(" + std::to_string(index) +
+          "): " + api.describe(r);
+    api.shutdown();
+    return nullptr;
+  }
+  return std::make_unique<NvmlDevice>(api, h);
+}
+
+} // namespace rt
+} // namespace energy

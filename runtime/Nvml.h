@@ -1,0 +1,27 @@
+//===- Nvml.h - NVML loaded at run time -------------------------*- C++ -*-===//
+//
+// No nvml.h on these machines: the few functions the runtime needs are
+// declared by hand and resolved with dlopen("libnvidia-ml.so.1"). A missing
+// library, a missing symbol or an NVML error becomes a clear message.
+// Read-only by default: clock changes go through Device::setSmClock, which
+// callers may use only with explicit opt-in and a ClockGuard.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RUNTIME_NVML_H
+#define RUNTIME_NVML_H
+
+#include "runtime/Device.h"
+
+#include <memory>
+
+namespace energy {
+namespace rt {
+
+/// Opens NVML device `index`; null with `err` on failure.
+std::unique_ptr<Device> openNvmlDevice(unsigned index, std::string &err);
+
+} // namespace rt
+} // namespace energy
+
+#endif // RUNTIME_NVML_H

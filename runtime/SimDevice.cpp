@@ -1,0 +1,153 @@
+//===- SimDevice.cpp - A simulated GPU with a physical model --------------===//
+
+#include "runtime/SimDevice.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+namespace energy {
+namespace rt {
+
+bool simParamsFor(const std::string &name, SimParams &out) {
+  std::string n;
+  for (char c : name)
+    n += char(std::tolower(static_cast<unsigned char>(c)));
+  SimParams p;
+  if (n.rfind("a100", 0) == 0) {
+    p.name = "A100-SXM4";
+  } else if (n.rfind("h100", 0) == 0) {
+    p.name = "H100-SXM5";
+    p.fmaxMhz = 1980;
+    p.peakFlops = 989e12;
+    p.memBandwidth = 3.35e12;
+    p.ceff = 1.6e-7;
+    p.staticRef = 90;
+  } else if (n.rfind("h200", 0) == 0) {
+    p.name = "H200";
+    p.fmaxMhz = 1980;
+    p.peakFlops = 989e12;
+    p.memBandwidth = 4.8e12;
+    p.ceff = 1.6e-7;
+    p.staticRef = 95;
+  } else {
+    return false;
+  }
+  out = p;
+  return true;
+}
+
+SimDevice::SimDevice(SimParams params, uint64_t seed)
+    : p(std::move(params)), clock(p.fmaxMhz), theta(p.ambient), gen(seed) {}
+
+std::string SimDevice::identity() const {
+  return "sim:" + p.name + " (simulated)";
+}
+
+std::vector<int> SimDevice::supportedSmClocks() const {
+  std::vector<int> out;
+  for (int f = p.fmaxMhz; f >= p.fminMhz; f -= p.stepMhz)
+    out.push_back(f);
+  return out;
+}
+
+bool SimDevice::setSmClock(int mhz, std::string &err) {
+  auto clocks = supportedSmClocks();
+  if (std::find(clocks.begin(), clocks.end(), mhz) == clocks.end()) {
+    err = "unsupported SM clock " + std::to_string(mhz) + " MHz";
+    return false;
+  }
+  clock = mhz;
+  return true;
+}
+
+bool SimDevice::resetSmClock(std::string &) {
+  clock = p.fmaxMhz;
+  return true;
+}
+
+double SimDevice::voltage() const {
+  double x = double(clock - p.fminMhz) / double(p.fmaxMhz - p.fminMhz);
+  return p.vmin + (p.vmax - p.vmin) * x;
+}
+
+double SimDevice::staticPower() const {
+  double s = p.staticRef;
+  if (thermalCoupling)
+    s *= std::max(0.0, 1 + p.leakage * (theta - p.ambient));
+  return s;
+}
+
+double SimDevice::modelTime(const KernelSpec &k) const {
+  double compute = k.flops / (p.peakFlops * clock / p.fmaxMhz);
+  double memory = k.bytes / p.memBandwidth;
+  return std::max(compute, memory) + p.launchOverhead;
+}
+
+double SimDevice::modelDynamicEnergy(const KernelSpec &k) const {
+  double T = modelTime(k);
+  double compute = k.flops / (p.peakFlops * clock / p.fmaxMhz);
+  double u = T > 0 ? compute / T : 0;
+  double V = voltage();
+  double power = p.ceff * u * V * V * clock * 1e6 +
+                 p.memPowerPerBandwidth * (T > 0 ? k.bytes / T : 0);
+  return power * T;
+}
+
+void SimDevice::advance(double dt, double dynamicPower) {
+  if (dt <= 0)
+    return;
+  // Static power follows the temperature; integrate the RC relaxation in
+  // closed form over the step (power taken at the step's start for the
+  // thermal target).
+  double tau = p.resistance * p.capacitance;
+  double s0 = p.staticRef;
+  double target = p.ambient + (staticPower() + dynamicPower) * p.resistance;
+  double decay = std::exp(-dt / tau);
+  double staticEnergy = s0 * dt;
+  if (thermalCoupling) {
+    double integralTheta = target * dt + (theta - target) * tau * (1 - decay);
+    staticEnergy = s0 * (dt + p.leakage * (integralTheta - p.ambient * dt));
+  }
+  double before = energy, t0 = time;
+  energy += staticEnergy + dynamicPower * dt;
+  time += dt;
+  theta = target + (theta - target) * decay;
+  // The visible counter updates at period boundaries (linear within step).
+  double lastBoundary = std::floor(time / p.counterPeriod) * p.counterPeriod;
+  if (lastBoundary > t0 && lastBoundary > lastUpdate) {
+    double frac = (lastBoundary - t0) / dt;
+    double atBoundary = before + frac * (energy - before);
+    visibleMilliJoules = uint64_t(std::floor(atBoundary * 1000));
+    lastUpdate = lastBoundary;
+  }
+}
+
+uint64_t SimDevice::energyCounterMilliJoules() { return visibleMilliJoules; }
+
+double SimDevice::run(const KernelSpec &k) {
+  std::normal_distribution<double> n01(0, 1);
+  double T = modelTime(k) * std::max(0.5, 1 + p.timeNoise * n01(gen));
+  double d = modelDynamicEnergy(k) * std::max(0.5, 1 + p.powerNoise * n01(gen));
+  double dynPower = T > 0 ? d / T : 0;
+  // Split long kernels so the counter and the thermal state stay accurate.
+  double left = T;
+  while (left > 0) {
+    double dt = std::min(left, p.counterPeriod / 4);
+    advance(dt, dynPower);
+    left -= dt;
+  }
+  return T;
+}
+
+void SimDevice::idle(double seconds) {
+  double left = seconds;
+  while (left > 0) {
+    double dt = std::min(left, p.counterPeriod / 4);
+    advance(dt, 0);
+    left -= dt;
+  }
+}
+
+} // namespace rt
+} // namespace energy

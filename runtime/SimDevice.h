@@ -1,0 +1,99 @@
+//===- SimDevice.h - A simulated GPU with a physical model ------*- C++ -*-===//
+//
+// SIMULATED: a documented model, not a measurement. Time is virtual (no
+// sleeping), so characterization runs in milliseconds of wall time.
+//
+//  - V-f curve: V(f) = Vmin + (Vmax - Vmin) (f - fmin) / (fmax - fmin).
+//  - Kernel time at SM clock f: max(flops / (peakFlops f / fmax),
+//    bytes / memBandwidth) + launchOverhead; the compute-bound share u of
+//    that time sets the activity.
+//  - Power while a kernel runs: static(theta) + Ceff u V(f)^2 f +
+//    memPowerPerBandwidth x achieved bandwidth; idle: static(theta).
+//    static(theta) = staticRef (1 + leakage (theta - ambient)) when thermal
+//    coupling is on, staticRef otherwise.
+//  - Thermal RC: theta relaxes towards ambient + P R with tau = R C.
+//  - Energy counter: integrates power exactly, but the readable value
+//    updates only every `counterPeriod` seconds and in 1 mJ steps (NVML's
+//    total-energy counter behaves this way on recent GPUs).
+//  - Noise: seeded Gaussian jitter on each kernel's time and power.
+//
+// Parameter sets follow NVIDIA's published figures (A100-SXM4 80GB: 400 W
+// TDP, 1410 MHz max SM clock, 312 dense BF16 TFLOP/s, 2.04 TB/s; H100-SXM5:
+// 700 W, 1980 MHz, 989 TFLOP/s, 3.35 TB/s; H200: 700 W, 1980 MHz,
+// 989 TFLOP/s, 4.8 TB/s); static power and the V-f endpoints are modelling
+// choices within those envelopes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RUNTIME_SIMDEVICE_H
+#define RUNTIME_SIMDEVICE_H
+
+#include "runtime/Device.h"
+
+#include <random>
+
+namespace energy {
+namespace rt {
+
+struct SimParams {
+  std::string name;
+  int fmaxMhz = 1410, fminMhz = 210, stepMhz = 15;
+  double vmin = 0.7, vmax = 1.05;   ///< V
+  double peakFlops = 312e12;        ///< at fmax
+  double memBandwidth = 2.04e12;    ///< B/s
+  double ceff = 1.5e-7;             ///< W / (V^2 Hz): effective capacitance
+  double memPowerPerBandwidth = 30e-12; ///< W per B/s
+  double staticRef = 60;            ///< W at ambient
+  double leakage = 0.005;           ///< 1/K
+  double resistance = 0.12, capacitance = 40; ///< K/W, J/K
+  double ambient = 30;              ///< degC
+  double launchOverhead = 5e-6;     ///< s
+  double counterPeriod = 0.1;       ///< s between counter updates
+  double timeNoise = 0.01, powerNoise = 0.01; ///< relative sigma
+};
+
+/// Known parameter sets: "a100", "h100", "h200" (case-insensitive, with or
+/// without the form factor). False if unknown.
+bool simParamsFor(const std::string &name, SimParams &out);
+
+class SimDevice : public Device {
+public:
+  SimDevice(SimParams p, uint64_t seed);
+
+  std::string identity() const override;
+  std::vector<int> supportedSmClocks() const override;
+  int currentSmClock() const override { return clock; }
+  bool setSmClock(int mhz, std::string &err) override;
+  bool resetSmClock(std::string &err) override;
+  uint64_t energyCounterMilliJoules() override;
+  double temperature() override { return theta; }
+  double now() override { return time; }
+  double run(const KernelSpec &k) override;
+  void idle(double seconds) override;
+
+  /// Mechanism switches (ground truth for the contexts issue).
+  bool thermalCoupling = false;
+
+  /// The model's noise-free values at the current clock and ambient
+  /// temperature, for tests: kernel time and dynamic energy.
+  double modelTime(const KernelSpec &k) const;
+  double modelDynamicEnergy(const KernelSpec &k) const;
+  double staticPower() const;
+  const SimParams &params() const { return p; }
+
+private:
+  double voltage() const;
+  void advance(double seconds, double dynamicPower);
+
+  SimParams p;
+  int clock;
+  double theta, time = 0, energy = 0; // J, exact
+  double lastUpdate = 0;
+  uint64_t visibleMilliJoules = 0;
+  std::mt19937_64 gen;
+};
+
+} // namespace rt
+} // namespace energy
+
+#endif // RUNTIME_SIMDEVICE_H

@@ -1,0 +1,158 @@
+//===- RuntimeTest.cpp - the simulated device and the protocol ------------===//
+//
+// Ground truth is the simulated device's own model (its noise-free time and
+// dynamic energy, its configured static power): characterization through
+// the 100 ms, 1 mJ counter must recover it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "calculus/Signature.h"
+#include "runtime/Characterize.h"
+#include "runtime/Nvml.h"
+#include "runtime/SimDevice.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace energy;
+using namespace energy::rt;
+
+namespace {
+
+SimDevice a100(uint64_t seed = 1) {
+  SimParams p;
+  EXPECT_TRUE(simParamsFor("a100", p));
+  return SimDevice(p, seed);
+}
+
+const KernelSpec gemm{"gemm", 2 * 4096.0 * 4096 * 4096, 3 * 4096.0 * 4096 * 2};
+const KernelSpec copy{"copy", 0, 2e9};
+
+TEST(SimDevice, CounterUpdatesEveryPeriodInMillijoules) {
+  SimDevice dev = a100();
+  dev.idle(0.05);
+  EXPECT_EQ(dev.energyCounterMilliJoules(), 0u); // no update yet
+  dev.idle(0.06);                                 // crossed 0.1 s
+  // 60 W for 0.1 s = 6 J = 6000 mJ at the boundary.
+  EXPECT_NEAR(double(dev.energyCounterMilliJoules()), 6000, 1);
+  SimParams unknown;
+  EXPECT_FALSE(simParamsFor("v100", unknown));
+}
+
+TEST(SimDevice, ClockGuardRestoresTheDefault) {
+  SimDevice dev = a100();
+  {
+    ClockGuard guard(dev);
+    std::string err;
+    ASSERT_TRUE(dev.setSmClock(900, err)) << err;
+    EXPECT_EQ(dev.currentSmClock(), 900);
+  }
+  EXPECT_EQ(dev.currentSmClock(), 1410);
+  std::string err;
+  EXPECT_FALSE(dev.setSmClock(901, err));
+  EXPECT_NE(err.find("unsupported SM clock 901"), std::string::npos);
+}
+
+TEST(Characterize, RecoversTheModel) {
+  SimDevice dev = a100(7);
+  ProtocolOptions opts;
+  for (const KernelSpec &k : {gemm, copy}) {
+    Measurement m;
+    std::string err;
+    ASSERT_TRUE(characterize(dev, k, opts, m, err)) << err;
+    EXPECT_NEAR(m.s, dev.params().staticRef, 0.005 * dev.params().staticRef);
+    EXPECT_NEAR(m.T, dev.modelTime(k), 0.01 * dev.modelTime(k)) << k.key;
+    EXPECT_NEAR(m.d, dev.modelDynamicEnergy(k),
+                0.03 * dev.modelDynamicEnergy(k))
+        << k.key;
+    EXPECT_GT(m.varT, 0);
+    EXPECT_EQ(m.runs, opts.runs);
+  }
+  // A lower clock: longer and cheaper per invocation for compute-bound work.
+  Measurement hi, lo;
+  std::string err;
+  ASSERT_TRUE(characterize(dev, gemm, opts, hi, err));
+  {
+    ClockGuard guard(dev);
+    ASSERT_TRUE(dev.setSmClock(1005, err));
+    ASSERT_TRUE(characterize(dev, gemm, opts, lo, err));
+  }
+  EXPECT_GT(lo.T, hi.T);
+  EXPECT_LT(lo.d, hi.d);
+}
+
+/// Predicted energy of a sequence from per-kernel characterizations.
+calculus::Signature predict(const std::vector<Measurement> &ms) {
+  calculus::Composer c(calculus::Op::Seq);
+  for (const Measurement &m : ms)
+    c.add(calculus::Signature::measured(m.s, m.T, m.d, m.varT, m.varD,
+                                        calculus::DeviceSet::single(0)));
+  return c.result();
+}
+
+TEST(Characterize, MechanismsOffCompositionsPassTheDeviationTest) {
+  SimDevice dev = a100(11);
+  ProtocolOptions opts;
+  Measurement g, c;
+  std::string err;
+  ASSERT_TRUE(characterize(dev, gemm, opts, g, err));
+  ASSERT_TRUE(characterize(dev, copy, opts, c, err));
+  calculus::Signature pred = predict({g, c, g, g, c});
+  double E, varE;
+  ASSERT_TRUE(measureSequence(dev, {gemm, copy, gemm, gemm, copy}, opts, E,
+                              varE, err));
+  EXPECT_FALSE(calculus::deviates(pred.E(), pred.varE, E, varE, 0.95))
+      << "predicted " << pred.E() << " measured " << E;
+}
+
+TEST(Characterize, ThermalCouplingMakesLongCompositesFail) {
+  SimDevice dev = a100(13);
+  dev.thermalCoupling = true;
+  ProtocolOptions opts;
+  Measurement g;
+  std::string err;
+  ASSERT_TRUE(characterize(dev, gemm, opts, g, err));
+  // Twenty seconds of back-to-back GEMMs heat the device well past its
+  // null context (tau = R C = 4.8 s): leakage raises static power.
+  size_t n = size_t(20 / g.T);
+  std::vector<KernelSpec> seq(n, gemm);
+  std::vector<Measurement> ms(n, g);
+  calculus::Signature pred = predict(ms);
+  ProtocolOptions few = opts;
+  few.runs = 3;
+  double E, varE;
+  ASSERT_TRUE(measureSequence(dev, seq, few, E, varE, err));
+  EXPECT_TRUE(calculus::deviates(pred.E(), pred.varE, E, varE, 0.95))
+      << "predicted " << pred.E() << " measured " << E;
+  EXPECT_GT(E, pred.E());
+}
+
+TEST(Nvml, MissingLibraryIsAClearError) {
+  std::string err;
+  auto dev = openNvmlDevice(0, err);
+  if (dev)
+    GTEST_SKIP() << "NVML present (" << dev->identity()
+                 << "): covered by test/gpu/check.sh";
+  EXPECT_NE(err.find("libnvidia-ml.so.1"), std::string::npos) << err;
+}
+
+TEST(SignatureDb, JsonHasEveryField) {
+  Measurement m;
+  m.key = "gemm";
+  m.smMhz = 1410;
+  m.s = 60;
+  m.T = 1e-3;
+  m.d = 0.2;
+  m.varT = 1e-10;
+  m.varD = 1e-6;
+  m.runs = 10;
+  std::string json = signatureDbJson("sim:A100-SXM4 (simulated)", {m}, "simulated");
+  for (const char *field : {"\"version\": 1", "\"key\": \"gemm\"", "\"sm_mhz\": 1410",
+                            "\"s_W\": 60", "\"T_s\": 0.001", "\"d_J\": 0.2",
+                            "\"sigma_T_s\": 1.0000000000000001e-05", "\"sigma_d_J\": 0.001",
+                            "\"runs\": 10", "\"method\": \"simulated\""})
+    EXPECT_NE(json.find(field), std::string::npos) << field << "\n" << json;
+}
+
+} // namespace
