@@ -223,4 +223,21 @@ def EnergyCheckDeviation : Pass<"energy-check-deviation", "::mlir::ModuleOp"> {
   ];
 }
 
+def EnergyFillSignatures : Pass<"energy-fill-signatures", "::mlir::ModuleOp"> {
+  let summary = "Fill signatures and operating sets from a signature DB";
+  let description = [{
+    `db=PATH` is a version-1 signature DB (docs/SIGNATURE-DB.md, written by
+    `energy-prof characterize`). Every `sched.task` with `db "key"` and every
+    `energy.element` with `energy.db = "key"` gets the entry's signature;
+    when the DB holds the key at several SM clocks, the task also gets the
+    operating set (`options`) and runs at the highest clock. A missing key is
+    an error naming it. The device's declared static power stays
+    authoritative; a DB static power more than 1 % away draws a warning.
+  }];
+  let options = [
+    Option<"db", "db", "std::string", /*default=*/"\"\"",
+           "the signature DB (JSON)">,
+  ];
+}
+
 #endif // ENERGY_PASSES_TD

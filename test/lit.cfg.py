@@ -26,6 +26,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tools = [
     ToolSubst("energy-opt", unresolved="fatal"),
     ToolSubst("energy-translate", unresolved="fatal"),
+    ToolSubst("energy-prof", unresolved="fatal"),
     # Stock mlir-opt from the LLVM installation, to load the plugin into.
     ToolSubst("%mlir_opt", command=os.path.join(config.llvm_tools_dir, "mlir-opt"),
               unresolved="fatal"),
