@@ -47,15 +47,14 @@ public:
   virtual void idle(double seconds) = 0;
 };
 
-/// Restores the device's default clocks when it goes out of scope, on every
-/// exit path that unwinds (normal return and early error returns).
+/// Restores the device's default clocks when it goes out of scope (normal
+/// return, early error returns, exceptions) and, while alive, on SIGINT and
+/// SIGTERM: a signal handler resets every guarded device, then re-raises the
+/// signal with its default action.
 class ClockGuard {
 public:
-  explicit ClockGuard(Device &d) : dev(d) {}
-  ~ClockGuard() {
-    std::string err;
-    dev.resetSmClock(err);
-  }
+  explicit ClockGuard(Device &d);
+  ~ClockGuard();
   ClockGuard(const ClockGuard &) = delete;
   ClockGuard &operator=(const ClockGuard &) = delete;
 

@@ -3,6 +3,9 @@
 #include "runtime/SimDevice.h"
 
 #include <algorithm>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
 #include <cctype>
 #include <cmath>
 
@@ -58,12 +61,35 @@ bool SimDevice::setSmClock(int mhz, std::string &err) {
     return false;
   }
   clock = mhz;
+  publishClock();
   return true;
 }
 
 bool SimDevice::resetSmClock(std::string &) {
   clock = p.fmaxMhz;
+  publishClock();
   return true;
+}
+
+void SimDevice::publishClock() const {
+  if (clockStateFile.empty())
+    return;
+  // Async-signal-safe: open/write/close only, no allocation.
+  char buf[16];
+  int n = 0, v = clock;
+  char rev[16];
+  do {
+    rev[n++] = char('0' + v % 10);
+    v /= 10;
+  } while (v && n < 15);
+  for (int i = 0; i < n; ++i)
+    buf[i] = rev[n - 1 - i];
+  int fd = ::open(clockStateFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0)
+    return;
+  ssize_t written = ::write(fd, buf, n);
+  (void)written;
+  ::close(fd);
 }
 
 double SimDevice::voltage() const {

@@ -74,6 +74,11 @@ public:
   /// Mechanism switches (ground truth for the contexts issue).
   bool thermalCoupling = false;
 
+  /// Mirror the SM clock into this file (tests of restore-on-signal watch it
+  /// from another process, like a GPU's clocks outlive the process that set
+  /// them). Written with plain system calls.
+  std::string clockStateFile;
+
   /// The model's noise-free values at the current clock and ambient
   /// temperature, for tests: kernel time and dynamic energy.
   double modelTime(const KernelSpec &k) const;
@@ -83,6 +88,7 @@ public:
 
 private:
   double voltage() const;
+  void publishClock() const;
   void advance(double seconds, double dynamicPower);
 
   SimParams p;

@@ -14,6 +14,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace energy;
 using namespace energy::rt;
@@ -52,6 +56,54 @@ TEST(SimDevice, ClockGuardRestoresTheDefault) {
   std::string err;
   EXPECT_FALSE(dev.setSmClock(901, err));
   EXPECT_NE(err.find("unsupported SM clock 901"), std::string::npos);
+}
+
+std::string readFile(const std::string &path) {
+  FILE *f = std::fopen(path.c_str(), "r");
+  if (!f)
+    return "";
+  char buf[32] = {0};
+  size_t n = std::fread(buf, 1, sizeof(buf) - 1, f);
+  std::fclose(f);
+  return std::string(buf, n);
+}
+
+// A sweep killed midway restores the default clock: a child process sets a
+// low clock under a ClockGuard and is killed with SIGTERM; the clock it
+// published (as a GPU's clocks outlive the process) is back at the default.
+TEST(SimDevice, ClocksAreRestoredWhenASweepIsKilled) {
+  for (int sig : {SIGTERM, SIGINT}) {
+    std::string state = ::testing::TempDir() + "energy-clock-state-" +
+                         std::to_string(::getpid()) + "-" + std::to_string(sig);
+    int ready[2];
+    ASSERT_EQ(::pipe(ready), 0);
+    pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      SimDevice dev = a100();
+      dev.clockStateFile = state;
+      ClockGuard guard(dev);
+      std::string err;
+      dev.setSmClock(900, err);
+      char c = 'x';
+      ssize_t w = ::write(ready[1], &c, 1);
+      (void)w;
+      for (;;)
+        dev.run(gemm); // a sweep that never ends by itself
+    }
+    char c;
+    ASSERT_EQ(::read(ready[0], &c, 1), 1);
+    EXPECT_EQ(readFile(state), "900");
+    ::kill(child, sig);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    EXPECT_TRUE(WIFSIGNALED(status)) << "the signal's default action ran";
+    EXPECT_EQ(WTERMSIG(status), sig);
+    EXPECT_EQ(readFile(state), "1410") << "clock restored before exiting";
+    ::close(ready[0]);
+    ::close(ready[1]);
+    std::remove(state.c_str());
+  }
 }
 
 TEST(Characterize, RecoversTheModel) {

@@ -1,0 +1,56 @@
+//===- Guard.cpp - restoring clocks on every exit path --------------------===//
+
+#include "runtime/Device.h"
+
+#include <atomic>
+#include <csignal>
+#include <mutex>
+
+namespace energy {
+namespace rt {
+
+namespace {
+constexpr int maxGuarded = 64;
+std::atomic<Device *> guarded[maxGuarded];
+std::once_flag installed;
+
+extern "C" void restoreAndReraise(int sig) {
+  for (auto &slot : guarded)
+    if (Device *d = slot.exchange(nullptr)) {
+      std::string err; // backends keep this path to plain system calls
+      d->resetSmClock(err);
+    }
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+void install() {
+  struct sigaction sa = {};
+  sa.sa_handler = restoreAndReraise;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+} // namespace
+
+ClockGuard::ClockGuard(Device &d) : dev(d) {
+  std::call_once(installed, install);
+  for (auto &slot : guarded) {
+    Device *expected = nullptr;
+    if (slot.compare_exchange_strong(expected, &d))
+      break;
+  }
+}
+
+ClockGuard::~ClockGuard() {
+  for (auto &slot : guarded) {
+    Device *expected = &dev;
+    if (slot.compare_exchange_strong(expected, nullptr))
+      break;
+  }
+  std::string err;
+  dev.resetSmClock(err);
+}
+
+} // namespace rt
+} // namespace energy
