@@ -1,0 +1,75 @@
+//===- CudaDevice.cpp - NVML counters with CUDA microbenchmark kernels ----===//
+
+#include "runtime/kernels/CudaDevice.h"
+#include "runtime/Nvml.h"
+#include "runtime/kernels/Microbenchmarks.h"
+
+#include <cmath>
+
+namespace energy {
+namespace rt {
+
+namespace {
+/// NVML for identity, clocks and the energy counter; CUDA for the kernels.
+class CudaDevice : public Device {
+public:
+  explicit CudaDevice(std::unique_ptr<Device> nvml) : nvml(std::move(nvml)) {}
+  std::string identity() const override { return nvml->identity(); }
+  std::vector<int> supportedSmClocks() const override {
+    return nvml->supportedSmClocks();
+  }
+  int currentSmClock() const override { return nvml->currentSmClock(); }
+  bool setSmClock(int mhz, std::string &err) override {
+    return nvml->setSmClock(mhz, err);
+  }
+  bool resetSmClock(std::string &err) override {
+    return nvml->resetSmClock(err);
+  }
+  uint64_t energyCounterMilliJoules() override {
+    return nvml->energyCounterMilliJoules();
+  }
+  double temperature() override { return nvml->temperature(); }
+  double now() override { return nvml->now(); }
+  /// The kernel's key names the microbenchmark ("fma", "copy", "gemm",
+  /// "attention", "flush"); its flops or bytes give the size.
+  double run(const KernelSpec &k) override {
+    Microbenchmark which;
+    size_t size;
+    if (k.key.rfind("fma", 0) == 0) {
+      which = Microbenchmark::Fma;
+      size = size_t(k.flops / (1024.0 * 256 * 4));
+    } else if (k.key.rfind("copy", 0) == 0) {
+      which = Microbenchmark::Copy;
+      size = size_t(k.bytes / 2);
+    } else if (k.key.rfind("gemm", 0) == 0) {
+      which = Microbenchmark::Gemm;
+      size = size_t(std::cbrt(k.flops / 2));
+    } else if (k.key.rfind("attention", 0) == 0) {
+      which = Microbenchmark::Attention;
+      size = size_t(std::cbrt(k.flops / 4));
+    } else {
+      which = Microbenchmark::FlushL2;
+      size = size_t(k.bytes);
+    }
+    double seconds = -1;
+    std::string err;
+    if (!runMicrobenchmark(which, size, 1, seconds, err))
+      return -1;
+    return seconds;
+  }
+  void idle(double seconds) override { nvml->idle(seconds); }
+
+private:
+  std::unique_ptr<Device> nvml;
+};
+} // namespace
+
+std::unique_ptr<Device> openCudaDevice(unsigned index, std::string &err) {
+  std::unique_ptr<Device> nvml = openNvmlDevice(index, err);
+  if (!nvml)
+    return nullptr;
+  return std::make_unique<CudaDevice>(std::move(nvml));
+}
+
+} // namespace rt
+} // namespace energy

@@ -1,0 +1,70 @@
+//===- gpu-check.cpp - the prepared GPU check -----------------------------===//
+//
+// Read-only on the GPU: it never changes clocks, power limits or any other
+// setting. Characterizes the microbenchmarks at the card's current clocks
+// through NVML's energy counter, measures a sequential composite of them,
+// compares it with the composed prediction (Eq. 23) and prints a table.
+// Exits non-zero when a check fails.
+//
+//===----------------------------------------------------------------------===//
+
+#include "calculus/Signature.h"
+#include "runtime/Characterize.h"
+#include "runtime/kernels/CudaDevice.h"
+
+#include <cmath>
+#include <cstdio>
+
+using namespace energy;
+using namespace energy::rt;
+
+int main() {
+  std::string err;
+  std::unique_ptr<Device> dev = openCudaDevice(0, err);
+  if (!dev) {
+    std::fprintf(stderr, "gpu-check: %s\n", err.c_str());
+    return 2;
+  }
+  std::printf("device: %s, SM clock %d MHz (not changed)\n",
+              dev->identity().c_str(), dev->currentSmClock());
+  std::vector<KernelSpec> kernels = {
+      {"fma", 1024.0 * 256 * 4 * 20000, 0},
+      {"copy", 0, 2.0 * 512 * 1024 * 1024},
+      {"gemm", 2.0 * 2048 * 2048 * 2048, 0},
+      {"attention", 4.0 * 1024 * 1024 * 1024, 0},
+  };
+  ProtocolOptions opts;
+  opts.runs = 5;
+  opts.window = 0.5;
+  opts.maxCooldown = 60;
+  std::vector<Measurement> ms;
+  std::printf("%-10s %10s %12s %12s %10s\n", "kernel", "s (W)", "T (ms)",
+              "d (J)", "sigma_d");
+  for (const KernelSpec &k : kernels) {
+    Measurement m;
+    if (!characterize(*dev, k, opts, m, err)) {
+      std::fprintf(stderr, "gpu-check: %s: %s\n", k.key.c_str(), err.c_str());
+      return 2;
+    }
+    std::printf("%-10s %10.2f %12.4f %12.5f %10.5f\n", k.key.c_str(), m.s,
+                m.T * 1e3, m.d, std::sqrt(m.varD));
+    ms.push_back(m);
+  }
+  // A sequential composite: every kernel once, back to back.
+  calculus::Composer c(calculus::Op::Seq);
+  for (const Measurement &m : ms)
+    c.add(calculus::Signature::measured(m.s, m.T, m.d, m.varT, m.varD,
+                                        calculus::DeviceSet::single(0)));
+  double E, varE;
+  if (!measureSequence(*dev, kernels, opts, E, varE, err)) {
+    std::fprintf(stderr, "gpu-check: composite: %s\n", err.c_str());
+    return 2;
+  }
+  const calculus::Signature &pred = c.result();
+  bool fails = calculus::deviates(pred.E(), pred.varE, E, varE, 0.95);
+  std::printf("sequential composite: predicted %.4f J +- %.4f, measured %.4f "
+              "J +- %.4f: %s\n",
+              pred.E(), pred.sigmaE(), E, std::sqrt(varE),
+              fails ? "DEVIATES (Eq. 23)" : "consistent");
+  return fails ? 1 : 0;
+}
