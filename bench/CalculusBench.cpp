@@ -8,6 +8,7 @@
 #include "calculus/Pipeline.h"
 #include "calculus/Schedule.h"
 #include "calculus/Signature.h"
+#include "runtime/include/energy_rt.h"
 
 #include <benchmark/benchmark.h>
 
@@ -132,6 +133,20 @@ void BM_PipelineSchedule(benchmark::State &state) {
   state.SetItemsProcessed(state.iterations() * 64 * state.range(0) * 2);
 }
 BENCHMARK(BM_PipelineSchedule)->Arg(8192)->Unit(benchmark::kMillisecond);
+
+// The C API's begin/end pair on the simulated device (no flushing).
+void BM_CApiRegion(benchmark::State &state) {
+  if (er_init("sim:a100") != 0) {
+    state.SkipWithError(er_last_error());
+    return;
+  }
+  for (auto _ : state) {
+    er_begin("region");
+    er_end("region");
+  }
+  er_shutdown();
+}
+BENCHMARK(BM_CApiRegion);
 
 } // namespace
 

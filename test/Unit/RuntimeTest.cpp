@@ -8,6 +8,7 @@
 
 #include "calculus/Signature.h"
 #include "runtime/Characterize.h"
+#include "runtime/include/energy_rt.h"
 #include "runtime/Nvml.h"
 #include "runtime/SimDevice.h"
 
@@ -62,10 +63,13 @@ std::string readFile(const std::string &path) {
   FILE *f = std::fopen(path.c_str(), "r");
   if (!f)
     return "";
-  char buf[32] = {0};
-  size_t n = std::fread(buf, 1, sizeof(buf) - 1, f);
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0)
+    out.append(buf, n);
   std::fclose(f);
-  return std::string(buf, n);
+  return out;
 }
 
 // A sweep killed midway restores the default clock: a child process sets a
@@ -205,6 +209,39 @@ TEST(SignatureDb, JsonHasEveryField) {
                             "\"sigma_T_s\": 1.0000000000000001e-05", "\"sigma_d_J\": 0.001",
                             "\"runs\": 10", "\"method\": \"simulated\""})
     EXPECT_NE(json.find(field), std::string::npos) << field << "\n" << json;
+}
+
+TEST(CApi, RegionsAccumulateAndFlushPerRank) {
+  ::setenv("RANK", "3", 1);
+  ASSERT_EQ(er_init("sim:a100"), 0) << er_last_error();
+  EXPECT_EQ(er_rank(), 3);
+  // Five regions of ten one-second copies each: long enough for the 100 ms
+  // counter.
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_EQ(er_begin("step"), 0) << er_last_error();
+    for (int k = 0; k < 10; ++k)
+      ASSERT_EQ(er_sim_run(0, 2.04e12), 0);
+    ASSERT_EQ(er_end("step"), 0) << er_last_error();
+  }
+  double E, T;
+  unsigned n;
+  ASSERT_EQ(er_result("step", &E, &T, &n), 0);
+  EXPECT_EQ(n, 5u);
+  EXPECT_NEAR(T, 50, 1.0);
+  // Model: 60 W static + 30e-12 W/(B/s) x 2.04e12 B/s = 61.2 W dynamic.
+  EXPECT_NEAR(E, 50 * (60 + 61.2), 0.03 * 50 * 121.2);
+  EXPECT_EQ(er_end("step"), -1);
+  EXPECT_NE(std::string(er_last_error()).find("is not open"), std::string::npos);
+  std::string path = ::testing::TempDir() + "energy-rt-%r.json";
+  ASSERT_EQ(er_flush(path.c_str()), 0) << er_last_error();
+  std::string shard = ::testing::TempDir() + "energy-rt-3.json";
+  std::string json = readFile(shard);
+  EXPECT_NE(json.find("\"key\": \"step\""), std::string::npos) << json;
+  std::remove(shard.c_str());
+  er_shutdown();
+  EXPECT_EQ(er_begin("x"), -1);
+  EXPECT_EQ(er_init("sim:v100"), -1);
+  ::unsetenv("RANK");
 }
 
 } // namespace

@@ -1,0 +1,43 @@
+/*===- energy_rt.h - measure named regions of a running program -*- C -*-===//
+ *
+ * A small C API for training and serving processes, like Zeus's monitor
+ * windows: begin/end a named region around user code; the runtime reads the
+ * device's energy counter and clock at both ends and accumulates per-name
+ * energy, time and count. er_flush writes a version-1 signature DB
+ * (docs/SIGNATURE-DB.md), one shard per rank ("%r" in the path becomes the
+ * rank from RANK, LOCAL_RANK, SLURM_PROCID or OMPI_COMM_WORLD_RANK).
+ *
+ * Every function returns 0 on success and -1 on error (er_last_error says
+ * why). Thread-safe.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef ENERGY_RT_H
+#define ENERGY_RT_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* `device`: "sim:a100" | "sim:h100" | "sim:h200" | "cuda:<index>", or NULL
+ * for $ENERGY_RT_DEVICE. Measures the idle static power once. */
+int er_init(const char *device);
+int er_begin(const char *name);
+int er_end(const char *name);
+/* Accumulated totals of a region: energy (J), time (s), completed count. */
+int er_result(const char *name, double *energy_j, double *time_s,
+              unsigned *count);
+int er_flush(const char *path);
+void er_shutdown(void);
+const char *er_last_error(void);
+/* The process's rank from the launcher's environment (0 if none). */
+int er_rank(void);
+/* Simulated devices only: run a kernel of `flops` and `bytes` (tests and
+ * examples without a GPU). */
+int er_sim_run(double flops, double bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ENERGY_RT_H */
