@@ -1,0 +1,59 @@
+//===- TokenLaw.h - The Token-Energy Law for dense decode -------*- C++ -*-===//
+//
+// Token-energy-law paper, section 4: GPU-board energy per useful output
+// token of dense, full-history decoding,
+//   e = alpha q_w + beta q_kv + P_tau tau + c,
+//   q_w = M_w / (1e9 B_eff),  q_kv = K_kv (Lbar_token + 1) / 1e9,
+//   tau = D / T (seconds per useful output),
+// alpha and beta in J per decimal GB, P_tau in W. Fitted by OLS with HC3
+// heteroskedasticity-robust covariance (MacKinnon & White 1985), which
+// propagates into each prediction's variance: var_e = x' Cov x.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CALCULUS_MODELS_TOKENLAW_H
+#define CALCULUS_MODELS_TOKENLAW_H
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace energy {
+namespace calculus {
+
+struct TokenLawRow {
+  double qw = 0, qkv = 0, tau = 0, e = 0; ///< coordinates and J per token
+  std::string cell;                       ///< configuration cell (holdout)
+};
+
+struct TokenLaw {
+  /// alpha, beta, P_tau, c.
+  std::array<double, 4> coef{};
+  /// HC3 covariance of the coefficients (row-major 4 x 4).
+  std::array<double, 16> cov{};
+  size_t rows = 0;
+
+  double predict(double qw, double qkv, double tau) const;
+  /// Variance of the prediction from the coefficients' covariance.
+  double predictionVariance(double qw, double qkv, double tau) const;
+  double standardError(int i) const;
+};
+
+/// OLS fit with HC3 covariance; false with `err` when the design is rank
+/// deficient or too small.
+bool fitTokenLaw(const std::vector<TokenLawRow> &rows, TokenLaw &out,
+                 std::string &err);
+
+/// The law's coordinates of a decode iteration (or a trace): useful outputs
+/// per iteration, token-weighted attended history, seconds per output.
+struct DecodeCoordinates {
+  double qw, qkv, tau;
+};
+DecodeCoordinates decodeCoordinates(double weightBytes, double kvBytesPerToken,
+                                    double batch, double meanHistory,
+                                    double secondsPerOutput);
+
+} // namespace calculus
+} // namespace energy
+
+#endif // CALCULUS_MODELS_TOKENLAW_H
