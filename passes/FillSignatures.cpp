@@ -1,5 +1,6 @@
 //===- FillSignatures.cpp - --energy-fill-signatures ----------------------===//
 
+#include "calculus/models/TokenLaw.h"
 #include "dialect/Energy/Energy.h"
 #include "dialect/Sched/Sched.h"
 #include "passes/Passes.h"
@@ -85,12 +86,113 @@ struct EnergyFillSignaturesPass
     : public energy::impl::EnergyFillSignaturesBase<EnergyFillSignaturesPass> {
   using EnergyFillSignaturesBase::EnergyFillSignaturesBase;
 
+  /// Reads a token-law model file written by `energy-prof fit`.
+  LogicalResult readModel(Location loc, calculus::TokenLaw &law) {
+    auto buf = llvm::MemoryBuffer::getFile(model);
+    if (!buf)
+      return emitError(loc, "energy-fill-signatures: cannot read '")
+             << model << "': " << buf.getError().message();
+    auto doc = llvm::json::parse((*buf)->getBuffer());
+    if (!doc)
+      return emitError(loc, "energy-fill-signatures: ")
+             << model << ": malformed JSON: " << llvm::toString(doc.takeError());
+    auto *o = doc->getAsObject();
+    auto bad = [&](StringRef why) {
+      return emitError(loc, "energy-fill-signatures: ") << model << ": " << why;
+    };
+    if (!o || o->getInteger("version") != 1)
+      return bad("unsupported model file (expected \"version\": 1)");
+    if (o->getString("model") != "token-law")
+      return bad("unknown model (expected \"token-law\")");
+    auto *coef = o->getObject("coefficients");
+    auto *cov = o->getArray("covariance");
+    if (!coef || !cov || cov->size() != 16)
+      return bad("needs coefficients {alpha, beta, P_tau, c} and a 16-entry "
+                 "covariance");
+    const char *names[4] = {"alpha", "beta", "P_tau", "c"};
+    for (int i = 0; i < 4; ++i) {
+      auto v = coef->getNumber(names[i]);
+      if (!v)
+        return bad(std::string("missing coefficient ") + names[i]);
+      law.coef[i] = *v;
+    }
+    for (int i = 0; i < 16; ++i) {
+      auto v = (*cov)[i].getAsNumber();
+      if (!v)
+        return bad("covariance entries must be numbers");
+      law.cov[i] = *v;
+    }
+    return success();
+  }
+
+  void fillFromModel(ModuleOp module) {
+    calculus::TokenLaw law;
+    if (failed(readModel(module.getLoc(), law)))
+      return signalPassFailure();
+    MLIRContext *ctx = &getContext();
+    SymbolTableCollection symbols;
+    bool bad = false;
+    module.walk([&](sched::TaskOp task) {
+      if (task.getKind() != "decode")
+        return;
+      DictionaryAttr theta = task.getThetaAttr();
+      auto num = [&](StringRef key) -> std::optional<double> {
+        if (!theta)
+          return std::nullopt;
+        if (auto f = theta.getAs<FloatAttr>(key))
+          return f.getValueAsDouble();
+        if (auto i = theta.getAs<IntegerAttr>(key))
+          return double(i.getInt());
+        return std::nullopt;
+      };
+      auto B = num("batch"), L = num("mean_history"), Mw = num("weight_bytes"),
+           K = num("kv_bytes_per_token");
+      double T = task.getDurationAttr() ? task.getDurationAttr().getValueAsDouble()
+                 : task.getSigAttr()    ? task.getSigAttr().time()
+                                        : -1;
+      if (!B || !L || !Mw || !K || T < 0 || *B <= 0) {
+        task.emitOpError("decode task needs theta batch, mean_history, "
+                         "weight_bytes, kv_bytes_per_token and a duration for "
+                         "the token-law model");
+        bad = true;
+        return;
+      }
+      calculus::DecodeCoordinates x =
+          calculus::decodeCoordinates(*Mw, *K, *B, *L, T / *B);
+      double e = law.predict(x.qw, x.qkv, x.tau);
+      double varE = law.predictionVariance(x.qw, x.qkv, x.tau);
+      double s = 0;
+      if (auto dev = symbols.lookupNearestSymbolFrom<sched::DeviceOp>(
+              task, task.getDeviceAttr()))
+        s = dev.getStaticPower().convertToDouble();
+      double d = *B * e - s * T;
+      if (d < 0) {
+        task.emitOpError("the token law predicts ")
+            << formatQuantity(*B * e, Dimension::Energy, 4)
+            << ", less than static power x time ("
+            << formatQuantity(s * T, Dimension::Energy, 4) << ")";
+        bad = true;
+        return;
+      }
+      task.setSigAttr(SignatureAttr::get(ctx, T, d, 0, *B * std::sqrt(varE),
+                                         std::nullopt, std::nullopt));
+      task->setAttr("energy.method",
+                    StringAttr::get(ctx, "analytical: token-law"));
+    });
+    if (bad)
+      signalPassFailure();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (db.empty()) {
-      emitError(module.getLoc(), "energy-fill-signatures: needs db=PATH");
+    if (db.empty() == model.empty()) {
+      emitError(module.getLoc(),
+                "energy-fill-signatures: needs exactly one of db=PATH and "
+                "model=PATH");
       return signalPassFailure();
     }
+    if (!model.empty())
+      return fillFromModel(module);
     llvm::StringMap<std::vector<DbEntry>> entries;
     if (failed(readDb(module.getLoc(), db, entries)))
       return signalPassFailure();

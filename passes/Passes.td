@@ -233,10 +233,20 @@ def EnergyFillSignatures : Pass<"energy-fill-signatures", "::mlir::ModuleOp"> {
     operating set (`options`) and runs at the highest clock. A missing key is
     an error naming it. The device's declared static power stays
     authoritative; a DB static power more than 1 % away draws a warning.
+
+    `model=PATH` instead fills the decode iterations of a serving schedule
+    (`sched.task` of kind "decode" whose theta holds `batch`,
+    `mean_history`, `weight_bytes`, `kv_bytes_per_token`, with a measured or
+    modelled duration) from a fitted Token-Energy Law (`energy-prof fit`,
+    docs/MODELS.md): energy per useful token e(q_w, q_kv, tau), iteration
+    energy B e, d = B e - s T, var_d = B^2 x' Cov x; such signatures carry
+    `energy.method = "analytical: token-law"`.
   }];
   let options = [
     Option<"db", "db", "std::string", /*default=*/"\"\"",
            "the signature DB (JSON)">,
+    Option<"model", "model", "std::string", /*default=*/"\"\"",
+           "a fitted model file (JSON) for analytical signatures">,
   ];
 }
 

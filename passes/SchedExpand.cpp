@@ -136,7 +136,10 @@ struct SchedExpandPass
         theta = {b.getNamedAttr("batch", b.getI64IntegerAttr(st.batch)),
                  b.getNamedAttr("history", b.getF64FloatAttr(st.historySum)),
                  b.getNamedAttr("mean_history",
-                                b.getF64FloatAttr(st.historySum / st.batch))};
+                                b.getF64FloatAttr(st.historySum / st.batch)),
+                 b.getNamedAttr("weight_bytes", op.getWeightBytesAttr()),
+                 b.getNamedAttr("kv_bytes_per_token",
+                                op.getKvBytesPerTokenAttr())};
       } else {
         SmallVector<int64_t> ids(st.requests.begin(), st.requests.end());
         theta = {b.getNamedAttr("requests", b.getI64ArrayAttr(ids)),

@@ -10,7 +10,7 @@
 // CHECK-LABEL: sched.schedule @inference
 // CHECK:      sched.device @chat_gpu kind "H100-SXM5" static 100 W
 // CHECK-NEXT: sched.task @chat_prefill0 on @chat_gpu kind "prefill" {requests = [0, 1], tokens = 150 : i64} start 0 s sig <T = 16 ms, d = 6.4 J>
-// CHECK-NEXT: sched.task @chat_decode0 on @chat_gpu after [@chat_prefill0] kind "decode" {batch = 2 : i64, history = 1.500000e+02 : f64, mean_history = 7.500000e+01 : f64} start 16 ms sig <T = 6.0065536 ms
+// CHECK-NEXT: sched.task @chat_decode0 on @chat_gpu after [@chat_prefill0] kind "decode" {batch = 2 : i64, history = 1.500000e+02 : f64, kv_bytes_per_token = 1.310720e+05 : f64, mean_history = 7.500000e+01 : f64, weight_bytes = 1.500000e+10 : f64} start 16 ms sig <T = 6.0065536 ms
 // CHECK-NEXT: sched.task @chat_prefill1 on @chat_gpu after [@chat_decode0] kind "prefill" {requests = [2], tokens = 10 : i64}
 // CHECK-NEXT: sched.task @chat_decode1 {{.*}} {batch = 3 : i64, history = 1.620000e+02 : f64
 // CHECK-NEXT: sched.task @chat_decode2 {{.*}} {batch = 2 : i64, history = 1.130000e+02 : f64

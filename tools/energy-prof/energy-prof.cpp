@@ -4,6 +4,7 @@
 //       [--runs N] [--clocks 1410,1200 --allow-clock-changes] [--seed S]
 //       [--thermal] -o db.json
 //   energy-prof probe --device cuda:0|sim:h100
+//   energy-prof fit --model token-law --data runs.csv -o model.json
 //
 // kernels.json: [{"key": "gemm", "flops": 1.4e11, "bytes": 2e8}, ...].
 // Clock changes happen only with --allow-clock-changes and are undone on
@@ -11,30 +12,39 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "calculus/models/TokenLaw.h"
 #include "runtime/Characterize.h"
 #include "runtime/Nvml.h"
 #include "runtime/SimDevice.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+#include <map>
 #include <memory>
+#include <set>
 
 using namespace llvm;
 using namespace energy::rt;
 
 static cl::OptionCategory category("energy-prof options");
 static cl::opt<std::string> command(cl::Positional, cl::Required,
-                                    cl::desc("<characterize|probe>"),
+                                    cl::desc("<characterize|probe|fit>"),
                                     cl::cat(category));
 static cl::opt<std::string> deviceName(
     "device", cl::desc("sim:a100|sim:h100|sim:h200 or cuda:<index>"),
-    cl::Required, cl::cat(category));
+    cl::cat(category));
+static cl::opt<std::string> modelName("model", cl::desc("fit: token-law"),
+                                      cl::cat(category));
+static cl::opt<std::string> dataFile(
+    "data", cl::desc("fit: CSV of q_w,q_kv,tau,e,cell"), cl::cat(category));
 static cl::opt<std::string> kernelsFile("kernels",
                                         cl::desc("JSON list of kernels"),
                                         cl::cat(category));
@@ -118,11 +128,117 @@ static bool readKernels(std::vector<KernelSpec> &out, std::string &err) {
   return true;
 }
 
+/// `fit --model token-law`: OLS + HC3 on the training cells, held-out error
+/// on every fifth cell (cell means, as the Token-Energy paper reports).
+static int fit() {
+  using namespace energy::calculus;
+  if (modelName != "token-law")
+    return fail("unknown --model '" + modelName + "'; expected token-law");
+  auto buf = MemoryBuffer::getFileOrSTDIN(dataFile);
+  if (!buf)
+    return fail(dataFile + ": cannot read: " + buf.getError().message());
+  std::vector<TokenLawRow> rows;
+  StringRef text = (*buf)->getBuffer();
+  unsigned line = 0;
+  int cq = -1, ck = -1, ct = -1, ce = -1, cc = -1;
+  while (!text.empty()) {
+    auto [l, rest] = text.split('\n');
+    text = rest;
+    ++line;
+    l = l.trim();
+    if (l.empty())
+      continue;
+    SmallVector<StringRef> cells;
+    l.split(cells, ',');
+    if (cq < 0) {
+      for (int i = 0; i < int(cells.size()); ++i) {
+        StringRef c = cells[i].trim();
+        if (c == "q_w") cq = i;
+        else if (c == "q_kv") ck = i;
+        else if (c == "tau") ct = i;
+        else if (c == "e") ce = i;
+        else if (c == "cell") cc = i;
+      }
+      if (cq < 0 || ck < 0 || ct < 0 || ce < 0 || cc < 0)
+        return fail(dataFile + ":" + Twine(line) +
+                    ": header needs q_w, q_kv, tau, e and cell");
+      continue;
+    }
+    int need = std::max({cq, ck, ct, ce, cc});
+    TokenLawRow r;
+    if (int(cells.size()) <= need || !to_float(cells[cq].trim(), r.qw) ||
+        !to_float(cells[ck].trim(), r.qkv) || !to_float(cells[ct].trim(), r.tau) ||
+        !to_float(cells[ce].trim(), r.e))
+      return fail(dataFile + ":" + Twine(line) +
+                  ": expected numbers in q_w, q_kv, tau and e");
+    r.cell = cells[cc].trim().str();
+    rows.push_back(r);
+  }
+  std::set<std::string> cellSet;
+  for (auto &r : rows)
+    cellSet.insert(r.cell);
+  std::vector<std::string> cellList(cellSet.begin(), cellSet.end());
+  std::set<std::string> holdout;
+  for (size_t i = 4; i < cellList.size(); i += 5)
+    holdout.insert(cellList[i]);
+  std::vector<TokenLawRow> train;
+  for (auto &r : rows)
+    if (!holdout.count(r.cell))
+      train.push_back(r);
+  TokenLaw law;
+  std::string err;
+  if (!fitTokenLaw(train, law, err))
+    return fail(err);
+  const char *names[4] = {"alpha (J/GB)", "beta (J/GB)", "P_tau (W)", "c (J)"};
+  outs() << "token-law fit on " << train.size() << " rows (" <<
+      cellList.size() - holdout.size() << " cells), HC3 standard errors:\n";
+  for (int i = 0; i < 4; ++i)
+    outs() << formatv("  {0,-13} {1,12:g}  +- {2:g}\n", names[i], law.coef[i],
+                      law.standardError(i));
+  std::vector<double> errs;
+  for (const std::string &cell : holdout) {
+    double meas = 0, pred = 0; // sums over the cell: ratio of means
+    for (auto &r : rows)
+      if (r.cell == cell) {
+        meas += r.e;
+        pred += law.predict(r.qw, r.qkv, r.tau);
+      }
+    errs.push_back(std::fabs(pred - meas) / std::fabs(meas));
+  }
+  if (!errs.empty()) {
+    std::sort(errs.begin(), errs.end());
+    outs() << formatv("held-out cells: {0}; median |error| of cell means "
+                      "{1:P2}, max {2:P2}\n",
+                      errs.size(), errs[errs.size() / 2], errs.back());
+  }
+  json::Array cov;
+  for (double v : law.cov)
+    cov.push_back(v);
+  json::Object doc{{"version", 1},
+                   {"model", "token-law"},
+                   {"coefficients", json::Object{{"alpha", law.coef[0]},
+                                                 {"beta", law.coef[1]},
+                                                 {"P_tau", law.coef[2]},
+                                                 {"c", law.coef[3]}}},
+                   {"covariance", std::move(cov)},
+                   {"rows", int64_t(law.rows)}};
+  std::error_code ec;
+  raw_fd_ostream os(output, ec);
+  if (ec)
+    return fail("cannot write " + output + ": " + ec.message());
+  os << formatv("{0:2}", json::Value(std::move(doc))) << "\n";
+  return 0;
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv,
                               "energy-prof: measure kernels into signatures\n");
+  if (command == "fit")
+    return fit();
+  if (deviceName.empty())
+    return fail(command + " needs --device");
   std::string err;
   std::unique_ptr<Device> dev = openDevice(err);
   if (!dev)
@@ -135,7 +251,8 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (command != "characterize")
-    return fail("unknown command '" + command + "'; expected characterize or probe");
+    return fail("unknown command '" + command +
+                "'; expected characterize, probe or fit");
   if (kernelsFile.empty())
     return fail("characterize needs --kernels");
   if (runs < 2)
