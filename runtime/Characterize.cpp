@@ -88,10 +88,7 @@ bool characterize(Device &dev, const KernelSpec &k, const ProtocolOptions &opts,
     double t0, t1;
     if (!alignToCounter(dev, e0, t0, err))
       return false;
-    double begin = dev.now(), busy = 0;
-    for (unsigned i = 0; i < reps; ++i)
-      busy += dev.run(k);
-    (void)begin;
+    double busy = dev.runRepeated(k, reps);
     if (!alignToCounter(dev, e1, t1, err))
       return false;
     double E = double(e1 - e0) * 1e-3;

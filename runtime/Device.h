@@ -43,6 +43,13 @@ public:
   virtual double now() = 0;
   /// Runs a kernel to completion; returns its duration in seconds.
   virtual double run(const KernelSpec &k) = 0;
+  /// Runs a kernel `reps` times back to back; returns the total time.
+  virtual double runRepeated(const KernelSpec &k, unsigned reps) {
+    double total = 0;
+    for (unsigned i = 0; i < reps; ++i)
+      total += run(k);
+    return total;
+  }
   /// Stays idle for `seconds`.
   virtual void idle(double seconds) = 0;
 };

@@ -166,6 +166,25 @@ double SimDevice::run(const KernelSpec &k) {
   return T;
 }
 
+double SimDevice::runRepeated(const KernelSpec &k, unsigned reps) {
+  if (reps <= 1)
+    return reps ? run(k) : 0;
+  std::normal_distribution<double> n01(0, 1);
+  double root = std::sqrt(double(reps));
+  double T = reps * modelTime(k) *
+             std::max(0.5, 1 + p.timeNoise / root * n01(gen));
+  double d = reps * modelDynamicEnergy(k) *
+             std::max(0.5, 1 + p.powerNoise / root * n01(gen));
+  double dynPower = T > 0 ? d / T : 0;
+  double left = T;
+  while (left > 0) {
+    double dt = std::min(left, p.counterPeriod / 4);
+    advance(dt, dynPower);
+    left -= dt;
+  }
+  return T;
+}
+
 void SimDevice::idle(double seconds) {
   double left = seconds;
   while (left > 0) {

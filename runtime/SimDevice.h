@@ -69,6 +69,9 @@ public:
   double temperature() override { return theta; }
   double now() override { return time; }
   double run(const KernelSpec &k) override;
+  /// Back-to-back invocations in one step: the sum of `reps` independent
+  /// noisy invocations (mean reps T, standard deviation sqrt(reps) sigma).
+  double runRepeated(const KernelSpec &k, unsigned reps) override;
   void idle(double seconds) override;
 
   /// Mechanism switches (ground truth for the contexts issue).
