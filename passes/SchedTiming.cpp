@@ -26,13 +26,8 @@ struct SchedTimingPass
       if (failed(g))
         return WalkResult::interrupt();
       std::vector<double> start;
-      std::vector<uint32_t> cycle;
-      if (!calculus::computeStartTimes(g->schedule, start, cycle)) {
-        sched.emitOpError("cannot be timed: dependencies and stream order "
-                          "form a cycle: ")
-            << g->describeCycle(cycle);
+      if (failed(g->startTimes(sched, start)))
         return WalkResult::interrupt();
-      }
       for (uint32_t t = 0; t < g->taskOps.size();) {
         auto coll = dyn_cast<CollectiveOp>(g->taskOps[t]);
         if (coll && coll.getDurationsAttr()) {

@@ -99,11 +99,8 @@ struct SchedToEnergyPass
     if (failed(g))
       return failure();
     std::vector<double> start;
-    std::vector<uint32_t> cycle;
-    if (!calculus::computeStartTimes(g->schedule, start, cycle))
-      return sched.emitOpError("cannot be timed: dependencies and stream "
-                               "order form a cycle: ")
-             << g->describeCycle(cycle);
+    if (failed(g->startTimes(sched, start)))
+      return failure();
     calculus::LoweredTree tree = calculus::lowerSchedule(g->schedule, start);
 
     OpBuilder b(sched);

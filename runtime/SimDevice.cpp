@@ -155,15 +155,19 @@ double SimDevice::run(const KernelSpec &k) {
   std::normal_distribution<double> n01(0, 1);
   double T = modelTime(k) * std::max(0.5, 1 + p.timeNoise * n01(gen));
   double d = modelDynamicEnergy(k) * std::max(0.5, 1 + p.powerNoise * n01(gen));
-  double dynPower = T > 0 ? d / T : 0;
-  // Split long kernels so the counter and the thermal state stay accurate.
-  double left = T;
+  busy(T, T > 0 ? d / T : 0);
+  return T;
+}
+
+void SimDevice::busy(double seconds, double dynamicPower) {
+  // Steps of a quarter counter period keep the counter and the thermal
+  // state accurate over long kernels and idles.
+  double left = seconds;
   while (left > 0) {
     double dt = std::min(left, p.counterPeriod / 4);
-    advance(dt, dynPower);
+    advance(dt, dynamicPower);
     left -= dt;
   }
-  return T;
 }
 
 double SimDevice::runRepeated(const KernelSpec &k, unsigned reps) {
@@ -175,24 +179,11 @@ double SimDevice::runRepeated(const KernelSpec &k, unsigned reps) {
              std::max(0.5, 1 + p.timeNoise / root * n01(gen));
   double d = reps * modelDynamicEnergy(k) *
              std::max(0.5, 1 + p.powerNoise / root * n01(gen));
-  double dynPower = T > 0 ? d / T : 0;
-  double left = T;
-  while (left > 0) {
-    double dt = std::min(left, p.counterPeriod / 4);
-    advance(dt, dynPower);
-    left -= dt;
-  }
+  busy(T, T > 0 ? d / T : 0);
   return T;
 }
 
-void SimDevice::idle(double seconds) {
-  double left = seconds;
-  while (left > 0) {
-    double dt = std::min(left, p.counterPeriod / 4);
-    advance(dt, 0);
-    left -= dt;
-  }
-}
+void SimDevice::idle(double seconds) { busy(seconds, 0); }
 
 } // namespace rt
 } // namespace energy

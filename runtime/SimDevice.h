@@ -93,6 +93,7 @@ private:
   double voltage() const;
   void publishClock() const;
   void advance(double seconds, double dynamicPower);
+  void busy(double seconds, double dynamicPower);
 
   SimParams p;
   int clock;

@@ -33,6 +33,25 @@ std::string SchedGraph::describeCycle(ArrayRef<uint32_t> cycle) const {
   return out;
 }
 
+LogicalResult SchedGraph::startTimes(ScheduleOp op, std::vector<double> &start,
+                                     bool ignoreFixed) const {
+  std::vector<uint32_t> cycle;
+  bool ok;
+  if (ignoreFixed) {
+    calculus::Schedule free = schedule;
+    for (calculus::ScheduleTask &t : free.tasks)
+      t.fixedStart = -1;
+    ok = calculus::computeStartTimes(free, start, cycle);
+  } else {
+    ok = calculus::computeStartTimes(schedule, start, cycle);
+  }
+  if (ok)
+    return success();
+  return op.emitOpError("cannot be timed: dependencies and stream order form "
+                        "a cycle: ")
+         << describeCycle(cycle);
+}
+
 FailureOr<SchedGraph> SchedGraph::build(ScheduleOp op, Need need) {
   SchedGraph g;
   DenseMap<StringAttr, Entry> names;

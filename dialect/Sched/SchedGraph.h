@@ -32,6 +32,12 @@ struct SchedGraph {
 
   /// Names the tasks of a cycle for a diagnostic: "@a -> @b -> @a".
   std::string describeCycle(llvm::ArrayRef<uint32_t> cycle) const;
+
+  /// List-scheduled start times (calculus::computeStartTimes); fixed starts
+  /// are kept unless `ignoreFixed`. A cycle of dependencies and stream order
+  /// is an error on `op` naming its tasks.
+  mlir::LogicalResult startTimes(ScheduleOp op, std::vector<double> &start,
+                                 bool ignoreFixed = false) const;
 };
 
 } // namespace sched

@@ -39,12 +39,9 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
     if (failed(g))
       return failure();
     std::vector<double> start;
-    std::vector<uint32_t> cycle;
-    calculus::Schedule timed = g->schedule;
-    for (calculus::ScheduleTask &t : timed.tasks)
-      t.fixedStart = -1; // the plan's own timing
-    if (!calculus::computeStartTimes(timed, start, cycle))
-      return sched.emitOpError("cannot be timed: ") << g->describeCycle(cycle);
+    if (failed(g->startTimes(sched, start, /*ignoreFixed=*/true)))
+      return failure(); // the plan's own timing, not recorded starts
+    const calculus::Schedule &timed = g->schedule;
     llvm::json::Array devices;
     for (uint32_t dev = 0; dev < timed.devices.size(); ++dev) {
       std::vector<uint32_t> mine;

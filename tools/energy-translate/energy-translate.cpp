@@ -57,6 +57,20 @@ static cl::opt<double> dynamicPower(
     "dynamic-power",
     cl::desc("Kineto: opt-in model, every GPU event draws this dynamic power (W)"),
     cl::init(-1), cl::cat(category));
+/// Opens -o and hands its stream to `write`; keeps the file on success.
+static int writeOutput(llvm::function_ref<bool(raw_ostream &)> write) {
+  std::string err;
+  auto out = mlir::openOutputFile(output, &err);
+  if (!out) {
+    WithColor::error() << err << "\n";
+    return 1;
+  }
+  if (!write(out->os()))
+    return 1;
+  out->keep();
+  return 0;
+}
+
 static cl::opt<std::string> summaryFile(
     "summary", cl::desc("where the import summary goes (default stderr)"),
     cl::init(""), cl::cat(category));
@@ -96,17 +110,10 @@ int main(int argc, char **argv) {
         mlir::parseSourceFile<mlir::ModuleOp>(inputs[0], config);
     if (!in)
       return 1;
-    std::string err;
-    auto out = mlir::openOutputFile(output, &err);
-    if (!out) {
-      WithColor::error() << err << "\n";
-      return 1;
-    }
-    if (failed(exportPlanFlag ? energy::exportPlan(*in, out->os())
-                              : energy::exportFrontier(*in, out->os())))
-      return 1;
-    out->keep();
-    return 0;
+    return writeOutput([&](raw_ostream &os) {
+      return succeeded(exportPlanFlag ? energy::exportPlan(*in, os)
+                                      : energy::exportFrontier(*in, os));
+    });
   }
 
   mlir::OwningOpRef<mlir::ModuleOp> module;
@@ -144,13 +151,8 @@ int main(int argc, char **argv) {
   }
   if (!module)
     return 1;
-  std::string err;
-  auto out = mlir::openOutputFile(output, &err);
-  if (!out) {
-    WithColor::error() << err << "\n";
-    return 1;
-  }
-  module->print(out->os());
-  out->keep();
-  return 0;
+  return writeOutput([&](raw_ostream &os) {
+    module->print(os);
+    return true;
+  });
 }
