@@ -196,28 +196,30 @@ struct Sweep {
     }
   }
 
-  /// Local search: speed one task up by one option and refill; keep it when
-  /// the dynamic energy drops (the freed slack lets others save more).
-  void refine(double D) {
+  /// Local search: speed one task up (by one option, or to every faster
+  /// option when `exhaustive`) and refill; keep it when the dynamic energy
+  /// drops (the freed slack lets others save more).
+  void refine(double D, bool exhaustive) {
     for (int pass = 0; pass < 3; ++pass) {
       bool improved = false;
       for (uint32_t t = 0; t < n; ++t) {
-        if (cur[t] == 0)
-          continue;
-        double before = dsum;
-        log.clear();
-        logging = true;
-        set(t, cur[t] - 1);
-        makespan = dag.forward(T, es);
-        fill(D);
-        logging = false;
-        if (dsum < before - 1e-12 * std::abs(before)) {
-          improved = true;
-          continue;
+        uint32_t lowest = exhaustive || cur[t] == 0 ? 0 : cur[t] - 1;
+        for (uint32_t j = lowest; j < cur[t]; ++j) {
+          double before = dsum;
+          log.clear();
+          logging = true;
+          set(t, j);
+          makespan = dag.forward(T, es);
+          fill(D);
+          logging = false;
+          if (dsum < before - 1e-12 * std::abs(before)) {
+            improved = true;
+            break;
+          }
+          for (size_t k = log.size(); k-- > 0;)
+            set(log[k].first, log[k].second);
+          makespan = dag.forward(T, es);
         }
-        for (size_t k = log.size(); k-- > 0;)
-          set(log[k].first, log[k].second);
-        makespan = dag.forward(T, es);
       }
       if (!improved)
         return;
@@ -321,17 +323,21 @@ bool dagFrontier(const Schedule &sched,
     size_t totalOptions = 0;
     for (const TaskOptions &o : opts)
       totalOptions += o.T.size();
+    // Small schedules (the brute-force scale) refine exhaustively at every
+    // deadline -- a deadline without a greedy move can still hold a better
+    // configuration; medium ones refine one step after moves, sparsely.
+    bool small = totalOptions <= 2000;
     bool refining = totalOptions <= 20000;
-    size_t refineEvery = std::max<size_t>(1, n / 64);
+    size_t refineEvery = small ? 1 : std::max<size_t>(1, n / 64);
     size_t index = 0;
     // The first deadline is the fastest makespan itself: tasks off the
     // critical path already have slack to convert.
     double fastest = sw.makespan;
     for (double D = fastest; D <= slowest + step; D += step, ++index) {
       bool moved = sw.fill(D);
-      if (refining && moved && index % refineEvery == 0)
-        sw.refine(D);
-      if (moved || D == fastest) {
+      if (refining && (moved || small) && index % refineEvery == 0)
+        sw.refine(D, /*exhaustive=*/small);
+      if (moved || D == fastest || small) {
         DagPoint p;
         p.T = sw.makespan;
         p.E = P * sw.makespan + sw.dsum;

@@ -89,9 +89,10 @@ TEST(DagFrontier, WithinOnePercentOfBruteForceOnSmallDags) {
   }
   RecordProperty("worst_gap", std::to_string(worst));
   std::printf("worst gap to brute force over 60 DAGs: %.3f%%\n", 100 * worst);
-  // Issue 4 asks for 1%; the greedy sweep is not there yet (measured worst
-  // 9.6% on these seeds). This bound guards against regressions.
-  EXPECT_LE(worst, 0.10);
+  // Issue 4 asks for 1%; the sweep with exhaustive refinement is not there
+  // yet (measured worst 3.5% on these seeds). This bound guards against
+  // regressions.
+  EXPECT_LE(worst, 0.04);
 }
 
 struct Profile {
