@@ -58,12 +58,14 @@ bool simulateServing(const ServeModel &m, std::vector<Request> reqs,
   std::vector<Active> active;
   auto prefill = [&](std::vector<uint32_t> ids) {
     uint64_t tokens = 0;
+    double squares = 0;
     for (uint32_t id : ids) {
       tokens += reqs[id].prompt;
+      squares += double(reqs[id].prompt) * double(reqs[id].prompt);
       active.push_back({id, reqs[id].prompt, reqs[id].output});
     }
     ServeStep s{ServeStep::Prefill, now, prefillTime(m, tokens),
-                uint32_t(ids.size()), tokens, 0, std::move(ids)};
+                uint32_t(ids.size()), tokens, 0, std::move(ids), squares};
     now += s.duration;
     steps.push_back(std::move(s));
   };
@@ -72,7 +74,7 @@ bool simulateServing(const ServeModel &m, std::vector<Request> reqs,
     for (const Active &a : active)
       hist += double(a.history);
     ServeStep s{ServeStep::Decode, now, decodeTime(m, hist),
-                uint32_t(active.size()), active.size(), hist, {}};
+                uint32_t(active.size()), active.size(), hist, {}, 0};
     now += s.duration;
     steps.push_back(std::move(s));
     for (Active &a : active) {

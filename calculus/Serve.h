@@ -46,6 +46,7 @@ struct ServeStep {
   uint64_t tokens;       ///< Prefill: prompt tokens; Decode: = batch
   double historySum;     ///< Decode: sum over outputs of attended history
   std::vector<uint32_t> requests; ///< Prefill: the requests admitted
+  double tokenSquares = 0; ///< Prefill: sum of squared prompt lengths
 };
 
 /// Simulates the serving loop. Static: groups of up to maxBatch requests in

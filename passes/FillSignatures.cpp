@@ -1,5 +1,6 @@
 //===- FillSignatures.cpp - --energy-fill-signatures ----------------------===//
 
+#include "calculus/models/FlopByte.h"
 #include "calculus/models/TokenLaw.h"
 #include "dialect/Energy/Energy.h"
 #include "dialect/Sched/Sched.h"
@@ -86,8 +87,11 @@ struct EnergyFillSignaturesPass
     : public energy::impl::EnergyFillSignaturesBase<EnergyFillSignaturesPass> {
   using EnergyFillSignaturesBase::EnergyFillSignaturesBase;
 
-  /// Reads a token-law model file written by `energy-prof fit`.
-  LogicalResult readModel(Location loc, calculus::TokenLaw &law) {
+  /// Reads a model file: a token-law fit (`energy-prof fit`) or FLOP/byte
+  /// coefficients (docs/MODELS.md).
+  LogicalResult readModel(Location loc, std::string &kind,
+                          calculus::TokenLaw &law,
+                          calculus::FlopByteModel &fb, double &relSigma) {
     auto buf = llvm::MemoryBuffer::getFile(model);
     if (!buf)
       return emitError(loc, "energy-fill-signatures: cannot read '")
@@ -102,8 +106,33 @@ struct EnergyFillSignaturesPass
     };
     if (!o || o->getInteger("version") != 1)
       return bad("unsupported model file (expected \"version\": 1)");
-    if (o->getString("model") != "token-law")
-      return bad("unknown model (expected \"token-law\")");
+    std::optional<StringRef> name = o->getString("model");
+    if (name == "flop-byte") {
+      kind = "flop-byte";
+      struct {
+        const char *key;
+        double *slot;
+      } fields[] = {{"parameters", &fb.parameters},
+                    {"attention_flops_per_pair", &fb.attentionFlopsPerPair},
+                    {"weight_bytes", &fb.weightBytes},
+                    {"kv_bytes_per_token", &fb.kvBytesPerToken},
+                    {"joules_per_flop", &fb.joulesPerFlop},
+                    {"joules_per_byte", &fb.joulesPerByte},
+                    {"memory_factor", &fb.memoryFactor},
+                    {"relative_sigma", &relSigma}};
+      for (auto &f : fields) {
+        auto v = o->getNumber(f.key);
+        if (!v)
+          return bad(std::string("flop-byte needs '") + f.key + "'");
+        if (!(*v >= 0))
+          return bad(std::string("'") + f.key + "' must be non-negative");
+        *f.slot = *v;
+      }
+      return success();
+    }
+    if (name != "token-law")
+      return bad("unknown model (expected \"token-law\" or \"flop-byte\")");
+    kind = "token-law";
     auto *coef = o->getObject("coefficients");
     auto *cov = o->getArray("covariance");
     if (!coef || !cov || cov->size() != 16)
@@ -127,11 +156,57 @@ struct EnergyFillSignaturesPass
 
   void fillFromModel(ModuleOp module) {
     calculus::TokenLaw law;
-    if (failed(readModel(module.getLoc(), law)))
+    calculus::FlopByteModel fb;
+    std::string kind;
+    double relSigma = 0;
+    if (failed(readModel(module.getLoc(), kind, law, fb, relSigma)))
       return signalPassFailure();
     MLIRContext *ctx = &getContext();
     SymbolTableCollection symbols;
     bool bad = false;
+    if (kind == "flop-byte") {
+      module.walk([&](sched::TaskOp task) {
+        bool decode = task.getKind() == "decode",
+             prefill = task.getKind() == "prefill";
+        if (!decode && !prefill)
+          return;
+        DictionaryAttr theta = task.getThetaAttr();
+        auto num = [&](StringRef key) -> std::optional<double> {
+          if (!theta)
+            return std::nullopt;
+          if (auto f = theta.getAs<FloatAttr>(key))
+            return f.getValueAsDouble();
+          if (auto i = theta.getAs<IntegerAttr>(key))
+            return double(i.getInt());
+          return std::nullopt;
+        };
+        double T = task.getDurationAttr()
+                       ? task.getDurationAttr().getValueAsDouble()
+                   : task.getSigAttr() ? task.getSigAttr().time()
+                                       : -1;
+        std::optional<double> a = num(decode ? "batch" : "tokens"),
+                              b2 = num(decode ? "history" : "token_squares");
+        if (!a || !b2 || T < 0) {
+          task.emitOpError(decode ? "decode task needs theta batch and "
+                                    "history and a duration"
+                                  : "prefill task needs theta tokens and "
+                                    "token_squares and a duration");
+          bad = true;
+          return;
+        }
+        calculus::FlopByteEnergy e = decode
+                                         ? calculus::decodeEnergy(fb, *a, *b2)
+                                         : calculus::prefillEnergy(fb, *a, *b2);
+        double d = e.total();
+        task.setSigAttr(SignatureAttr::get(ctx, T, d, 0, relSigma * d,
+                                           std::nullopt, std::nullopt));
+        task->setAttr("energy.method",
+                      StringAttr::get(ctx, "analytical: flop-byte"));
+      });
+      if (bad)
+        signalPassFailure();
+      return;
+    }
     module.walk([&](sched::TaskOp task) {
       if (task.getKind() != "decode")
         return;

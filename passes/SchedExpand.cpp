@@ -143,7 +143,9 @@ struct SchedExpandPass
       } else {
         SmallVector<int64_t> ids(st.requests.begin(), st.requests.end());
         theta = {b.getNamedAttr("requests", b.getI64ArrayAttr(ids)),
-                 b.getNamedAttr("tokens", b.getI64IntegerAttr(st.tokens))};
+                 b.getNamedAttr("tokens", b.getI64IntegerAttr(st.tokens)),
+                 b.getNamedAttr("token_squares",
+                                b.getF64FloatAttr(st.tokenSquares))};
       }
       SignatureAttr sig;
       if (power)

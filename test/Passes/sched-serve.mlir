@@ -9,9 +9,9 @@
 // 1 ms + (1.5e10 + 131072 x 150) / 3e12 s = 6.0065536 ms.
 // CHECK-LABEL: sched.schedule @inference
 // CHECK:      sched.device @chat_gpu kind "H100-SXM5" static 100 W
-// CHECK-NEXT: sched.task @chat_prefill0 on @chat_gpu kind "prefill" {requests = [0, 1], tokens = 150 : i64} start 0 s sig <T = 16 ms, d = 6.4 J>
+// CHECK-NEXT: sched.task @chat_prefill0 on @chat_gpu kind "prefill" {requests = [0, 1], token_squares = 1.250000e+04 : f64, tokens = 150 : i64} start 0 s sig <T = 16 ms, d = 6.4 J>
 // CHECK-NEXT: sched.task @chat_decode0 on @chat_gpu after [@chat_prefill0] kind "decode" {batch = 2 : i64, history = 1.500000e+02 : f64, kv_bytes_per_token = 1.310720e+05 : f64, mean_history = 7.500000e+01 : f64, weight_bytes = 1.500000e+10 : f64} start 16 ms sig <T = 6.0065536 ms
-// CHECK-NEXT: sched.task @chat_prefill1 on @chat_gpu after [@chat_decode0] kind "prefill" {requests = [2], tokens = 10 : i64}
+// CHECK-NEXT: sched.task @chat_prefill1 on @chat_gpu after [@chat_decode0] kind "prefill" {requests = [2], token_squares = 1.000000e+02 : f64, tokens = 10 : i64}
 // CHECK-NEXT: sched.task @chat_decode1 {{.*}} {batch = 3 : i64, history = 1.620000e+02 : f64
 // CHECK-NEXT: sched.task @chat_decode2 {{.*}} {batch = 2 : i64, history = 1.130000e+02 : f64
 // CHECK-NOT:  sched.task
@@ -25,7 +25,7 @@ sched.schedule @inference {
 // order, no joins. Without a power model the tasks carry measured-style
 // durations (`for`) and no energy.
 // CHECK-LABEL: sched.schedule @batchy
-// CHECK: sched.task @gen_prefill0 on @gen_gpu kind "prefill" {requests = [0, 1], tokens = {{[0-9]+}} : i64} start {{.*}} for {{.*}}
+// CHECK: sched.task @gen_prefill0 on @gen_gpu kind "prefill" {requests = [0, 1], token_squares = {{.*}} : f64, tokens = {{[0-9]+}} : i64} start {{.*}} for {{.*}}
 // CHECK: sched.task @gen_prefill1 {{.*}} {requests = [2, 3]
 // CHECK: sched.task @gen_prefill2 {{.*}} {requests = [4]
 sched.schedule @batchy {

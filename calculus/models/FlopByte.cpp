@@ -1,0 +1,36 @@
+//===- FlopByte.cpp - FLOP and byte accounting for LLM inference ----------===//
+
+#include "calculus/models/FlopByte.h"
+
+namespace energy {
+namespace calculus {
+
+FlopByteEnergy prefillEnergy(const FlopByteModel &m, double tokens,
+                             double tokenSquares) {
+  FlopByteEnergy e;
+  // Causal attention: prompt i has n_i (n_i + 1) / 2 (query, key) pairs.
+  double pairs = 0.5 * (tokenSquares + tokens);
+  double flops = 2 * m.parameters * tokens + m.attentionFlopsPerPair * pairs;
+  e.compute = m.joulesPerFlop * flops;
+  e.weights = m.joulesPerByte * m.memoryFactor * m.weightBytes;
+  e.kvWrite = m.joulesPerByte * m.memoryFactor * m.kvBytesPerToken * tokens;
+  e.attentionRead = 0; // prefill attends within the prompt (on chip)
+  return e;
+}
+
+FlopByteEnergy decodeEnergy(const FlopByteModel &m, double batch,
+                            double historySum) {
+  FlopByteEnergy e;
+  // Each output attends to its L_j records: L_j (query, key) pairs.
+  double flops =
+      2 * m.parameters * batch + m.attentionFlopsPerPair * historySum;
+  e.compute = m.joulesPerFlop * flops;
+  e.weights = m.joulesPerByte * m.memoryFactor * m.weightBytes;
+  e.kvWrite = m.joulesPerByte * m.memoryFactor * m.kvBytesPerToken * batch;
+  e.attentionRead =
+      m.joulesPerByte * m.memoryFactor * m.kvBytesPerToken * historySum;
+  return e;
+}
+
+} // namespace calculus
+} // namespace energy

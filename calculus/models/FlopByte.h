@@ -1,0 +1,52 @@
+//===- FlopByte.h - FLOP and byte accounting for LLM inference --*- C++ -*-===//
+//
+// "From Tokens to Watt-hours" style estimator: energy = compute + parameter
+// access + KV-cache writes + attention reads, each a count times an energy
+// coefficient, with prompt prefill and autoregressive decode separated.
+// The coefficients are inputs with their sources (docs/MODELS.md); the
+// result is dynamic energy (the device's static power is added by the
+// composition, not here).
+//
+//   prefill of prompts n_i (N = sum n_i):
+//     FLOPs = 2 P N + a sum_i n_i (n_i + 1) / 2   (causal pairs),   bytes = M_w + K_kv N (writes)
+//   decode iteration of B outputs with attended histories L_j:
+//     FLOPs = 2 P B + a sum_j L_j,   bytes = M_w + K_kv sum_j L_j + K_kv B
+//
+// P parameters, a attention FLOPs per (query, key) pair over all layers
+// (4 d_model n_layers for QK^T and PV), M_w weight bytes, K_kv KV bytes per
+// token; memoryFactor calibrates logical to physical HBM traffic.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CALCULUS_MODELS_FLOPBYTE_H
+#define CALCULUS_MODELS_FLOPBYTE_H
+
+namespace energy {
+namespace calculus {
+
+struct FlopByteModel {
+  double parameters = 0;         ///< P
+  double attentionFlopsPerPair = 0; ///< a
+  double weightBytes = 0;        ///< M_w
+  double kvBytesPerToken = 0;    ///< K_kv
+  double joulesPerFlop = 0;      ///< tensor-core energy per FLOP
+  double joulesPerByte = 0;      ///< HBM energy per byte
+  double memoryFactor = 1;       ///< physical / logical bytes
+};
+
+struct FlopByteEnergy {
+  double compute = 0, weights = 0, kvWrite = 0, attentionRead = 0; ///< J
+  double total() const { return compute + weights + kvWrite + attentionRead; }
+};
+
+/// Prefill of `tokens` prompt tokens whose squares sum to `tokenSquares`.
+FlopByteEnergy prefillEnergy(const FlopByteModel &m, double tokens,
+                             double tokenSquares);
+/// One decode iteration: `batch` outputs with `historySum` attended records.
+FlopByteEnergy decodeEnergy(const FlopByteModel &m, double batch,
+                            double historySum);
+
+} // namespace calculus
+} // namespace energy
+
+#endif // CALCULUS_MODELS_FLOPBYTE_H
