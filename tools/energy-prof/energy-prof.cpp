@@ -4,7 +4,7 @@
 //       [--runs N] [--clocks 1410,1200 --allow-clock-changes] [--seed S]
 //       [--thermal] -o db.json
 //   energy-prof probe --device cuda:0|sim:h100
-//   energy-prof fit --model token-law --data runs.csv -o model.json
+//   energy-prof fit --model token-law|energylens --data runs.csv -o model.json
 //
 // kernels.json: [{"key": "gemm", "flops": 1.4e11, "bytes": 2e8}, ...].
 // Clock changes happen only with --allow-clock-changes and are undone on
@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "calculus/models/EnergyLens.h"
 #include "calculus/models/TokenLaw.h"
 #include "runtime/Characterize.h"
 #include "runtime/Nvml.h"
@@ -41,10 +42,11 @@ static cl::opt<std::string> command(cl::Positional, cl::Required,
 static cl::opt<std::string> deviceName(
     "device", cl::desc("sim:a100|sim:h100|sim:h200 or cuda:<index>"),
     cl::cat(category));
-static cl::opt<std::string> modelName("model", cl::desc("fit: token-law"),
+static cl::opt<std::string> modelName("model", cl::desc("fit: token-law|energylens"),
                                       cl::cat(category));
 static cl::opt<std::string> dataFile(
-    "data", cl::desc("fit: CSV of q_w,q_kv,tau,e,cell"), cl::cat(category));
+    "data", cl::desc("fit: CSV (token-law: q_w,q_kv,tau,e,cell; energylens: "
+             "input_tokens,max_tokens,batch,tp,pp,e,cell)"), cl::cat(category));
 static cl::opt<std::string> kernelsFile("kernels",
                                         cl::desc("JSON list of kernels"),
                                         cl::cat(category));
@@ -128,19 +130,23 @@ static bool readKernels(std::vector<KernelSpec> &out, std::string &err) {
   return true;
 }
 
-/// `fit --model token-law`: OLS + HC3 on the training cells, held-out error
-/// on every fifth cell (cell means, as the Token-Energy paper reports).
-static int fit() {
-  using namespace energy::calculus;
-  if (modelName != "token-law")
-    return fail("unknown --model '" + modelName + "'; expected token-law");
+/// A fitting CSV: a header naming `columns` (numbers) and `cell`, then one
+/// row per measurement. Errors name the file and line.
+struct CsvRow {
+  std::vector<double> x;
+  std::string cell;
+};
+static bool readFitCsv(ArrayRef<StringRef> columns, std::vector<CsvRow> &out) {
   auto buf = MemoryBuffer::getFileOrSTDIN(dataFile);
-  if (!buf)
-    return fail(dataFile + ": cannot read: " + buf.getError().message());
-  std::vector<TokenLawRow> rows;
+  if (!buf) {
+    fail(dataFile + ": cannot read: " + buf.getError().message());
+    return false;
+  }
+  std::string names = join(columns, ", ");
   StringRef text = (*buf)->getBuffer();
   unsigned line = 0;
-  int cq = -1, ck = -1, ct = -1, ce = -1, cc = -1;
+  std::vector<int> col;
+  int cc = -1;
   while (!text.empty()) {
     auto [l, rest] = text.split('\n');
     text = rest;
@@ -150,30 +156,40 @@ static int fit() {
       continue;
     SmallVector<StringRef> cells;
     l.split(cells, ',');
-    if (cq < 0) {
-      for (int i = 0; i < int(cells.size()); ++i) {
-        StringRef c = cells[i].trim();
-        if (c == "q_w") cq = i;
-        else if (c == "q_kv") ck = i;
-        else if (c == "tau") ct = i;
-        else if (c == "e") ce = i;
-        else if (c == "cell") cc = i;
+    if (col.empty()) {
+      for (StringRef want : columns) {
+        auto it = llvm::find_if(cells, [&](StringRef c) { return c.trim() == want; });
+        col.push_back(it == cells.end() ? -1 : int(it - cells.begin()));
       }
-      if (cq < 0 || ck < 0 || ct < 0 || ce < 0 || cc < 0)
-        return fail(dataFile + ":" + Twine(line) +
-                    ": header needs q_w, q_kv, tau, e and cell");
+      auto it = llvm::find_if(cells, [](StringRef c) { return c.trim() == "cell"; });
+      cc = it == cells.end() ? -1 : int(it - cells.begin());
+      if (cc < 0 || llvm::is_contained(col, -1)) {
+        fail(dataFile + ":" + Twine(line) + ": header needs " + names +
+             " and cell");
+        return false;
+      }
       continue;
     }
-    int need = std::max({cq, ck, ct, ce, cc});
-    TokenLawRow r;
-    if (int(cells.size()) <= need || !to_float(cells[cq].trim(), r.qw) ||
-        !to_float(cells[ck].trim(), r.qkv) || !to_float(cells[ct].trim(), r.tau) ||
-        !to_float(cells[ce].trim(), r.e))
-      return fail(dataFile + ":" + Twine(line) +
-                  ": expected numbers in q_w, q_kv, tau and e");
-    r.cell = cells[cc].trim().str();
-    rows.push_back(r);
+    CsvRow r;
+    r.x.resize(columns.size());
+    int need = std::max(cc, *std::max_element(col.begin(), col.end()));
+    bool ok = int(cells.size()) > need;
+    for (size_t i = 0; ok && i < col.size(); ++i)
+      ok = to_float(cells[size_t(col[i])].trim(), r.x[i]);
+    if (!ok) {
+      fail(dataFile + ":" + Twine(line) + ": expected numbers in " + names);
+      return false;
+    }
+    r.cell = cells[size_t(cc)].trim().str();
+    out.push_back(std::move(r));
   }
+  return true;
+}
+
+/// Every fifth configuration cell (sorted by name) is held out, as the
+/// Token-Energy paper does.
+static std::set<std::string> holdoutCells(const std::vector<CsvRow> &rows,
+                                          size_t &numCells) {
   std::set<std::string> cellSet;
   for (auto &r : rows)
     cellSet.insert(r.cell);
@@ -181,53 +197,130 @@ static int fit() {
   std::set<std::string> holdout;
   for (size_t i = 4; i < cellList.size(); i += 5)
     holdout.insert(cellList[i]);
-  std::vector<TokenLawRow> train;
-  for (auto &r : rows)
-    if (!holdout.count(r.cell))
-      train.push_back(r);
-  TokenLaw law;
-  std::string err;
-  if (!fitTokenLaw(train, law, err))
-    return fail(err);
-  const char *names[4] = {"alpha (J/GB)", "beta (J/GB)", "P_tau (W)", "c (J)"};
-  outs() << "token-law fit on " << train.size() << " rows (" <<
-      cellList.size() - holdout.size() << " cells), HC3 standard errors:\n";
-  for (int i = 0; i < 4; ++i)
-    outs() << formatv("  {0,-13} {1,12:g}  +- {2:g}\n", names[i], law.coef[i],
-                      law.standardError(i));
+  numCells = cellList.size();
+  return holdout;
+}
+
+/// Median and max absolute relative error of held-out cell means (ratio of
+/// sums over each cell).
+static void reportHoldout(const std::vector<CsvRow> &rows,
+                          const std::set<std::string> &holdout,
+                          function_ref<double(const CsvRow &)> predict,
+                          size_t energyColumn) {
   std::vector<double> errs;
   for (const std::string &cell : holdout) {
-    double meas = 0, pred = 0; // sums over the cell: ratio of means
+    double meas = 0, pred = 0;
     for (auto &r : rows)
       if (r.cell == cell) {
-        meas += r.e;
-        pred += law.predict(r.qw, r.qkv, r.tau);
+        meas += r.x[energyColumn];
+        pred += predict(r);
       }
     errs.push_back(std::fabs(pred - meas) / std::fabs(meas));
   }
-  if (!errs.empty()) {
-    std::sort(errs.begin(), errs.end());
-    outs() << formatv("held-out cells: {0}; median |error| of cell means "
-                      "{1:P2}, max {2:P2}\n",
-                      errs.size(), errs[errs.size() / 2], errs.back());
-  }
-  json::Array cov;
-  for (double v : law.cov)
-    cov.push_back(v);
-  json::Object doc{{"version", 1},
-                   {"model", "token-law"},
-                   {"coefficients", json::Object{{"alpha", law.coef[0]},
-                                                 {"beta", law.coef[1]},
-                                                 {"P_tau", law.coef[2]},
-                                                 {"c", law.coef[3]}}},
-                   {"covariance", std::move(cov)},
-                   {"rows", int64_t(law.rows)}};
+  if (errs.empty())
+    return;
+  std::sort(errs.begin(), errs.end());
+  outs() << formatv("held-out cells: {0}; median |error| of cell means "
+                    "{1:P2}, max {2:P2}\n",
+                    errs.size(), errs[errs.size() / 2], errs.back());
+}
+
+static int writeModel(json::Object doc) {
   std::error_code ec;
   raw_fd_ostream os(output, ec);
   if (ec)
     return fail("cannot write " + output + ": " + ec.message());
   os << formatv("{0:2}", json::Value(std::move(doc))) << "\n";
   return 0;
+}
+
+/// `fit --model token-law`: OLS + HC3 on the training cells.
+static int fitTokenLawCmd() {
+  using namespace energy::calculus;
+  std::vector<CsvRow> rows;
+  if (!readFitCsv({"q_w", "q_kv", "tau", "e"}, rows))
+    return 1;
+  size_t numCells;
+  std::set<std::string> holdout = holdoutCells(rows, numCells);
+  std::vector<TokenLawRow> train;
+  for (auto &r : rows)
+    if (!holdout.count(r.cell))
+      train.push_back({r.x[0], r.x[1], r.x[2], r.x[3], r.cell});
+  TokenLaw law;
+  std::string err;
+  if (!fitTokenLaw(train, law, err))
+    return fail(err);
+  const char *names[4] = {"alpha (J/GB)", "beta (J/GB)", "P_tau (W)", "c (J)"};
+  outs() << "token-law fit on " << train.size() << " rows ("
+         << numCells - holdout.size() << " cells), HC3 standard errors:\n";
+  for (int i = 0; i < 4; ++i)
+    outs() << formatv("  {0,-13} {1,12:e4}  +- {2:e2}\n", names[i], law.coef[i],
+                      law.standardError(i));
+  reportHoldout(rows, holdout,
+                [&](const CsvRow &r) { return law.predict(r.x[0], r.x[1], r.x[2]); },
+                3);
+  json::Array cov;
+  for (double v : law.cov)
+    cov.push_back(v);
+  return writeModel(json::Object{{"version", 1},
+                     {"model", "token-law"},
+                     {"coefficients", json::Object{{"alpha", law.coef[0]},
+                                                   {"beta", law.coef[1]},
+                                                   {"P_tau", law.coef[2]},
+                                                   {"c", law.coef[3]}}},
+                     {"covariance", std::move(cov)},
+                     {"rows", int64_t(law.rows)}});
+}
+
+/// `fit --model energylens`: bounded nonlinear least squares (EnergyLens
+/// Eq. 4) on the training cells, Jacobian covariance.
+static int fitEnergyLensCmd() {
+  using namespace energy::calculus;
+  std::vector<CsvRow> rows;
+  if (!readFitCsv({"input_tokens", "max_tokens", "batch", "tp", "pp", "e"},
+                  rows))
+    return 1;
+  auto toRow = [](const CsvRow &r) {
+    return EnergyLensRow{r.x[0], r.x[1], r.x[2], r.x[3], r.x[4], r.x[5], r.cell};
+  };
+  size_t numCells;
+  std::set<std::string> holdout = holdoutCells(rows, numCells);
+  std::vector<EnergyLensRow> train;
+  for (auto &r : rows)
+    if (!holdout.count(r.cell))
+      train.push_back(toRow(r));
+  EnergyLens m;
+  std::string err;
+  if (!fitEnergyLens(train, m, err))
+    return fail(err);
+  outs() << "energylens fit on " << train.size() << " rows ("
+         << numCells - holdout.size() << " cells), RMS relative residual "
+         << formatv("{0:P2}", m.rmsRelative) << ", Jacobian standard errors:\n";
+  json::Object coef;
+  for (int i = 0; i < EnergyLens::kParams; ++i) {
+    outs() << formatv("  {0,-9} {1,12:e4}  +- {2:e2}\n", EnergyLens::kNames[i],
+                      m.phi[size_t(i)], m.standardError(i));
+    coef[EnergyLens::kNames[i]] = m.phi[size_t(i)];
+  }
+  reportHoldout(rows, holdout,
+                [&](const CsvRow &r) { return m.predict(toRow(r)); }, 5);
+  json::Array cov;
+  for (double v : m.cov)
+    cov.push_back(v);
+  return writeModel(json::Object{{"version", 1},
+                     {"model", "energylens"},
+                     {"coefficients", std::move(coef)},
+                     {"covariance", std::move(cov)},
+                     {"rows", int64_t(m.rows)}});
+}
+
+static int fit() {
+  if (modelName == "token-law")
+    return fitTokenLawCmd();
+  if (modelName == "energylens")
+    return fitEnergyLensCmd();
+  return fail("unknown --model '" + modelName +
+              "'; expected token-law or energylens");
 }
 
 int main(int argc, char **argv) {
