@@ -1,5 +1,6 @@
 //===- FillSignatures.cpp - --energy-fill-signatures ----------------------===//
 
+#include "calculus/models/EnergyLens.h"
 #include "calculus/models/FlopByte.h"
 #include "calculus/models/TokenLaw.h"
 #include "dialect/Energy/Energy.h"
@@ -23,6 +24,34 @@ using namespace mlir;
 using namespace energy;
 
 namespace {
+
+/// A number in a task's theta (float or integer), if present.
+std::optional<double> thetaNumber(sched::TaskOp task, StringRef key) {
+  DictionaryAttr theta = task.getThetaAttr();
+  if (!theta)
+    return std::nullopt;
+  if (auto f = theta.getAs<FloatAttr>(key))
+    return f.getValueAsDouble();
+  if (auto i = theta.getAs<IntegerAttr>(key))
+    return double(i.getInt());
+  return std::nullopt;
+}
+
+/// The task's duration: `for`, else its signature's time; -1 when neither.
+double taskDuration(sched::TaskOp task) {
+  return task.getDurationAttr() ? task.getDurationAttr().getValueAsDouble()
+         : task.getSigAttr()    ? task.getSigAttr().time()
+                                : -1;
+}
+
+/// A model file's contents (docs/MODELS.md).
+struct ModelFile {
+  std::string kind;
+  calculus::TokenLaw law;
+  calculus::FlopByteModel fb;
+  calculus::EnergyLens lens;
+  double relSigma = 0;
+};
 
 struct DbEntry {
   int64_t smMhz;
@@ -89,9 +118,10 @@ struct EnergyFillSignaturesPass
 
   /// Reads a model file: a token-law fit (`energy-prof fit`) or FLOP/byte
   /// coefficients (docs/MODELS.md).
-  LogicalResult readModel(Location loc, std::string &kind,
-                          calculus::TokenLaw &law,
-                          calculus::FlopByteModel &fb, double &relSigma) {
+  LogicalResult readModel(Location loc, ModelFile &mf) {
+    calculus::TokenLaw &law = mf.law;
+    calculus::FlopByteModel &fb = mf.fb;
+    double &relSigma = mf.relSigma;
     auto buf = llvm::MemoryBuffer::getFile(model);
     if (!buf)
       return emitError(loc, "energy-fill-signatures: cannot read '")
@@ -108,7 +138,7 @@ struct EnergyFillSignaturesPass
       return bad("unsupported model file (expected \"version\": 1)");
     std::optional<StringRef> name = o->getString("model");
     if (name == "flop-byte") {
-      kind = "flop-byte";
+      mf.kind = "flop-byte";
       struct {
         const char *key;
         double *slot;
@@ -130,9 +160,33 @@ struct EnergyFillSignaturesPass
       }
       return success();
     }
+    if (name == "energylens") {
+      mf.kind = "energylens";
+      auto *coef = o->getObject("coefficients");
+      auto *cov = o->getArray("covariance");
+      constexpr int P = calculus::EnergyLens::kParams;
+      if (!coef || !cov || cov->size() != size_t(P * P))
+        return bad("energylens needs 12 coefficients and a 144-entry "
+                   "covariance");
+      for (int i = 0; i < P; ++i) {
+        auto v = coef->getNumber(calculus::EnergyLens::kNames[i]);
+        if (!v)
+          return bad(std::string("missing coefficient ") +
+                     calculus::EnergyLens::kNames[i]);
+        mf.lens.phi[size_t(i)] = *v;
+      }
+      for (int i = 0; i < P * P; ++i) {
+        auto v = (*cov)[size_t(i)].getAsNumber();
+        if (!v)
+          return bad("covariance entries must be numbers");
+        mf.lens.cov[size_t(i)] = *v;
+      }
+      return success();
+    }
     if (name != "token-law")
-      return bad("unknown model (expected \"token-law\" or \"flop-byte\")");
-    kind = "token-law";
+      return bad("unknown model (expected \"token-law\", \"flop-byte\" or "
+                 "\"energylens\")");
+    mf.kind = "token-law";
     auto *coef = o->getObject("coefficients");
     auto *cov = o->getArray("covariance");
     if (!coef || !cov || cov->size() != 16)
@@ -155,35 +209,67 @@ struct EnergyFillSignaturesPass
   }
 
   void fillFromModel(ModuleOp module) {
-    calculus::TokenLaw law;
-    calculus::FlopByteModel fb;
-    std::string kind;
-    double relSigma = 0;
-    if (failed(readModel(module.getLoc(), kind, law, fb, relSigma)))
+    ModelFile mf;
+    if (failed(readModel(module.getLoc(), mf)))
       return signalPassFailure();
+    const calculus::TokenLaw &law = mf.law;
+    const calculus::FlopByteModel &fb = mf.fb;
+    double relSigma = mf.relSigma;
+    const std::string &kind = mf.kind;
     MLIRContext *ctx = &getContext();
     SymbolTableCollection symbols;
     bool bad = false;
+    if (kind == "energylens") {
+      // EnergyLens Eq. 4 prices a whole inference run: tasks of kind
+      // "inference" with theta input_tokens, max_tokens, batch, tp, pp.
+      module.walk([&](sched::TaskOp task) {
+        if (task.getKind() != "inference")
+          return;
+        auto num = [&](StringRef key) { return thetaNumber(task, key); };
+        auto nin = num("input_tokens"), nout = num("max_tokens"),
+             B = num("batch"), tp = num("tp"), pp = num("pp");
+        double T = taskDuration(task);
+        if (!nin || !nout || !B || !tp || !pp || T < 0 || *B < 1 || *tp < 1 ||
+            *pp < 1) {
+          task.emitOpError("inference task needs theta input_tokens, "
+                           "max_tokens, batch, tp, pp (>= 1) and a duration "
+                           "for the energylens model");
+          bad = true;
+          return;
+        }
+        calculus::EnergyLensRow row{*nin, *nout, *B, *tp, *pp, 0, ""};
+        double E = mf.lens.predict(row);
+        double s = 0;
+        if (auto dev = symbols.lookupNearestSymbolFrom<sched::DeviceOp>(
+                task, task.getDeviceAttr()))
+          s = dev.getStaticPower().convertToDouble();
+        double d = E - s * T;
+        if (d < 0) {
+          task.emitOpError("energylens predicts ")
+              << formatQuantity(E, Dimension::Energy, 4)
+              << ", less than static power x time ("
+              << formatQuantity(s * T, Dimension::Energy, 4) << ")";
+          bad = true;
+          return;
+        }
+        task.setSigAttr(SignatureAttr::get(
+            ctx, T, d, 0, std::sqrt(mf.lens.predictionVariance(row)),
+            std::nullopt, std::nullopt));
+        task->setAttr("energy.method",
+                      StringAttr::get(ctx, "analytical: energylens"));
+      });
+      if (bad)
+        signalPassFailure();
+      return;
+    }
     if (kind == "flop-byte") {
       module.walk([&](sched::TaskOp task) {
         bool decode = task.getKind() == "decode",
              prefill = task.getKind() == "prefill";
         if (!decode && !prefill)
           return;
-        DictionaryAttr theta = task.getThetaAttr();
-        auto num = [&](StringRef key) -> std::optional<double> {
-          if (!theta)
-            return std::nullopt;
-          if (auto f = theta.getAs<FloatAttr>(key))
-            return f.getValueAsDouble();
-          if (auto i = theta.getAs<IntegerAttr>(key))
-            return double(i.getInt());
-          return std::nullopt;
-        };
-        double T = task.getDurationAttr()
-                       ? task.getDurationAttr().getValueAsDouble()
-                   : task.getSigAttr() ? task.getSigAttr().time()
-                                       : -1;
+        auto num = [&](StringRef key) { return thetaNumber(task, key); };
+        double T = taskDuration(task);
         std::optional<double> a = num(decode ? "batch" : "tokens"),
                               b2 = num(decode ? "history" : "token_squares");
         if (!a || !b2 || T < 0) {
@@ -210,21 +296,10 @@ struct EnergyFillSignaturesPass
     module.walk([&](sched::TaskOp task) {
       if (task.getKind() != "decode")
         return;
-      DictionaryAttr theta = task.getThetaAttr();
-      auto num = [&](StringRef key) -> std::optional<double> {
-        if (!theta)
-          return std::nullopt;
-        if (auto f = theta.getAs<FloatAttr>(key))
-          return f.getValueAsDouble();
-        if (auto i = theta.getAs<IntegerAttr>(key))
-          return double(i.getInt());
-        return std::nullopt;
-      };
+      auto num = [&](StringRef key) { return thetaNumber(task, key); };
       auto B = num("batch"), L = num("mean_history"), Mw = num("weight_bytes"),
            K = num("kv_bytes_per_token");
-      double T = task.getDurationAttr() ? task.getDurationAttr().getValueAsDouble()
-                 : task.getSigAttr()    ? task.getSigAttr().time()
-                                        : -1;
+      double T = taskDuration(task);
       if (!B || !L || !Mw || !K || T < 0 || *B <= 0) {
         task.emitOpError("decode task needs theta batch, mean_history, "
                          "weight_bytes, kv_bytes_per_token and a duration for "
