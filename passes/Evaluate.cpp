@@ -60,6 +60,12 @@ struct EnergyEvaluatePass
     : public energy::impl::EnergyEvaluateBase<EnergyEvaluatePass> {
   using EnergyEvaluateBase::EnergyEvaluateBase;
 
+  /// Useful output tokens recorded by the serving expansion (0 if none).
+  static double outputTokens(Operation *op) {
+    auto n = op->getAttrOfType<IntegerAttr>("energy.output_tokens");
+    return n && n.getInt() > 0 ? double(n.getInt()) : 0;
+  }
+
   void printSummary(Operation *op, const calculus::Signature &sig,
                     calculus::Interval iv) {
     auto q = [](double v, Dimension dim) { return formatQuantity(v, dim, 5); };
@@ -85,6 +91,13 @@ struct EnergyEvaluatePass
                         pct(sig.staticEnergy()), q(sig.s, Dimension::Power));
     os << llvm::formatv("  dynamic  {0}  ({1})\n", q(sig.d, Dimension::Energy),
                         pct(sig.d));
+    if (double n = outputTokens(op); n > 0)
+      os << llvm::formatv("  per output token  {0}  +- {1}  [{2}, {3}]  "
+                          "({4} tokens)\n",
+                          q(sig.E() / n, Dimension::Energy),
+                          q(sig.sigmaE() / n, Dimension::Energy),
+                          q(iv.lo / n, Dimension::Energy),
+                          q(iv.hi / n, Dimension::Energy), uint64_t(n));
   }
 
   void runOnOperation() override {
@@ -146,6 +159,13 @@ struct EnergyEvaluatePass
         // The Reduction Theorem's worst-case bias (--energy-reduce).
         if (auto bias = op->getAttrOfType<FloatAttr>("energy.bias_bound_J"))
           entry["bias_bound_J"] = bias.getValueAsDouble();
+        if (double n = outputTokens(op); n > 0) {
+          entry["output_tokens"] = int64_t(n);
+          entry["J_per_output_token"] = sig->E() / n;
+          entry["sigma_J_per_output_token"] = sig->sigmaE() / n;
+          entry["interval_J_per_output_token"] =
+              llvm::json::Array{iv.lo / n, iv.hi / n};
+        }
         roots.push_back(std::move(entry));
       }
       return WalkResult::skip();

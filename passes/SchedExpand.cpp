@@ -115,6 +115,15 @@ struct SchedExpandPass
       return op.emitOpError(err);
 
     OpBuilder b(op);
+    // The schedule remembers how many useful output tokens it produces, so
+    // that evaluation can report energy per output token.
+    uint64_t outputs = 0;
+    for (const calculus::Request &r : reqs)
+      outputs += r.output;
+    Operation *parent = op->getParentOp();
+    if (auto prior = parent->getAttrOfType<IntegerAttr>("energy.output_tokens"))
+      outputs += uint64_t(prior.getInt());
+    parent->setAttr("energy.output_tokens", b.getI64IntegerAttr(int64_t(outputs)));
     Location loc = op.getLoc();
     std::string prefix = op.getSymName().str();
     auto dev = sched::DeviceOp::create(

@@ -119,6 +119,8 @@ struct SchedToEnergyPass
     }
     // Root: multi over the devices, each a seq named after its device.
     auto root = m.composite<MultiOp>(sched.getSymNameAttr());
+    if (Attribute tokens = sched->getAttr("energy.output_tokens"))
+      root->setAttr("energy.output_tokens", tokens);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToEnd(&root.getBody().front());

@@ -7,7 +7,8 @@
 // left after its 2 outputs: (102 + 11).
 // Roofline times: prefill 1 ms + 150 / 10^4 s = 16 ms; decode
 // 1 ms + (1.5e10 + 131072 x 150) / 3e12 s = 6.0065536 ms.
-// CHECK-LABEL: sched.schedule @inference
+// Outputs: 3 + 2 + 2 = 7 useful tokens, recorded for per-token reporting.
+// CHECK-LABEL: sched.schedule @inference attributes {energy.output_tokens = 7 : i64}
 // CHECK:      sched.device @chat_gpu kind "H100-SXM5" static 100 W
 // CHECK-NEXT: sched.task @chat_prefill0 on @chat_gpu kind "prefill" {requests = [0, 1], token_squares = 1.250000e+04 : f64, tokens = 150 : i64} start 0 s sig <T = 16 ms, d = 6.4 J>
 // CHECK-NEXT: sched.task @chat_decode0 on @chat_gpu after [@chat_prefill0] kind "decode" {batch = 2 : i64, history = 1.500000e+02 : f64, kv_bytes_per_token = 1.310720e+05 : f64, mean_history = 7.500000e+01 : f64, weight_bytes = 1.500000e+10 : f64} start 16 ms sig <T = 6.0065536 ms
