@@ -6,6 +6,7 @@
 #include "dialect/Energy/Energy.h"
 #include "dialect/Sched/Sched.h"
 #include "passes/Passes.h"
+#include "runtime/db/SignatureDb.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringMap.h"
@@ -53,57 +54,18 @@ struct ModelFile {
   double relSigma = 0;
 };
 
-struct DbEntry {
-  int64_t smMhz;
-  double s, T, d, sigmaT, sigmaD;
-};
+using rt::DbEntry;
 
-/// Reads and validates a version-1 DB; errors name the file and entry.
+/// Reads and validates a version-1 DB (runtime/db), grouped by key with
+/// the fastest clock first; errors name the file and entry.
 LogicalResult readDb(Location loc, StringRef path,
                      llvm::StringMap<std::vector<DbEntry>> &out) {
-  auto buf = llvm::MemoryBuffer::getFile(path);
-  if (!buf)
-    return emitError(loc, "energy-fill-signatures: cannot read '")
-           << path << "': " << buf.getError().message();
-  llvm::Expected<llvm::json::Value> doc = llvm::json::parse((*buf)->getBuffer());
-  if (!doc)
-    return emitError(loc, "energy-fill-signatures: ")
-           << path << ": malformed JSON: " << llvm::toString(doc.takeError());
-  auto *obj = doc->getAsObject();
-  if (!obj)
-    return emitError(loc, "energy-fill-signatures: ")
-           << path << ": the top level must be an object";
-  std::optional<int64_t> version = obj->getInteger("version");
-  if (!version || *version != 1)
-    return emitError(loc, "energy-fill-signatures: ")
-           << path << ": unsupported version (expected \"version\": 1)";
-  auto *entries = obj->getArray("entries");
-  if (!entries)
-    return emitError(loc, "energy-fill-signatures: ")
-           << path << ": no \"entries\" array";
-  for (size_t i = 0; i < entries->size(); ++i) {
-    auto *e = (*entries)[i].getAsObject();
-    auto bad = [&](StringRef why) {
-      return emitError(loc, "energy-fill-signatures: ")
-             << path << ": entry #" << i << ": " << why;
-    };
-    if (!e)
-      return bad("not an object");
-    std::optional<StringRef> key = e->getString("key");
-    std::optional<int64_t> mhz = e->getInteger("sm_mhz");
-    std::optional<double> s = e->getNumber("s_W"), T = e->getNumber("T_s"),
-                          d = e->getNumber("d_J"),
-                          sT = e->getNumber("sigma_T_s"),
-                          sd = e->getNumber("sigma_d_J");
-    if (!key || !mhz || !s || !T || !d || !sT || !sd)
-      return bad("needs key, sm_mhz, s_W, T_s, d_J, sigma_T_s and sigma_d_J");
-    for (double v : {*s, *T, *d, *sT, *sd})
-      if (!(v >= 0) || !std::isfinite(v))
-        return bad("values must be finite and non-negative");
-    if (*mhz <= 0)
-      return bad("sm_mhz must be positive");
-    out[*key].push_back({*mhz, *s, *T, *d, *sT, *sd});
-  }
+  rt::SignatureDb db;
+  std::string err;
+  if (!rt::readSignatureDb(path.str(), db, err))
+    return emitError(loc, "energy-fill-signatures: ") << err;
+  for (DbEntry &e : db.entries)
+    out[e.key].push_back(std::move(e));
   for (auto &kv : out)
     std::sort(kv.second.begin(), kv.second.end(),
               [](const DbEntry &a, const DbEntry &b) {

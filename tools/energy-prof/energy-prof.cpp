@@ -4,6 +4,7 @@
 //       [--runs N] [--clocks 1410,1200 --allow-clock-changes] [--seed S]
 //       [--thermal] -o db.json
 //   energy-prof probe --device cuda:0|sim:h100
+//   energy-prof merge rank0.json rank1.json ... -o db.json
 //   energy-prof fit --model token-law|energylens --data runs.csv -o model.json
 //
 // kernels.json: [{"key": "gemm", "flops": 1.4e11, "bytes": 2e8}, ...].
@@ -17,6 +18,7 @@
 #include "runtime/Characterize.h"
 #include "runtime/Nvml.h"
 #include "runtime/SimDevice.h"
+#include "runtime/db/SignatureDb.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -37,8 +39,11 @@ using namespace energy::rt;
 
 static cl::OptionCategory category("energy-prof options");
 static cl::opt<std::string> command(cl::Positional, cl::Required,
-                                    cl::desc("<characterize|probe|fit>"),
+                                    cl::desc("<characterize|probe|fit|merge>"),
                                     cl::cat(category));
+static cl::list<std::string> shardFiles(cl::Positional,
+                                        cl::desc("[merge: shard.json ...]"),
+                                        cl::cat(category));
 static cl::opt<std::string> deviceName(
     "device", cl::desc("sim:a100|sim:h100|sim:h200 or cuda:<index>"),
     cl::cat(category));
@@ -323,6 +328,31 @@ static int fit() {
               "'; expected token-law or energylens");
 }
 
+/// `merge shard0.json shard1.json ... -o db.json`: pools per-rank shards
+/// (runtime/db: run-weighted means, exact pooled variance).
+static int merge() {
+  if (shardFiles.empty())
+    return fail("merge needs at least one shard file");
+  std::vector<SignatureDb> shards(shardFiles.size());
+  std::vector<std::string> names(shardFiles.begin(), shardFiles.end());
+  std::string err;
+  for (size_t i = 0; i < names.size(); ++i)
+    if (!readSignatureDb(names[i], shards[i], err))
+      return fail(err);
+  SignatureDb merged;
+  if (!poolSignatureDbs(shards, names, merged, err))
+    return fail(err);
+  std::error_code ec;
+  raw_fd_ostream os(output, ec);
+  if (ec)
+    return fail("cannot write " + output + ": " + ec.message());
+  os << writeSignatureDb(merged);
+  errs() << "merged " << names.size() << " shards into "
+         << merged.entries.size() << " entries (device: " << merged.device
+         << ")\n";
+  return 0;
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -330,6 +360,10 @@ int main(int argc, char **argv) {
                               "energy-prof: measure kernels into signatures\n");
   if (command == "fit")
     return fit();
+  if (command == "merge")
+    return merge();
+  if (!shardFiles.empty())
+    return fail("unexpected argument '" + shardFiles.front() + "'");
   if (deviceName.empty())
     return fail(command + " needs --device");
   std::string err;
@@ -345,7 +379,7 @@ int main(int argc, char **argv) {
   }
   if (command != "characterize")
     return fail("unknown command '" + command +
-                "'; expected characterize, probe or fit");
+                "'; expected characterize, probe, fit or merge");
   if (kernelsFile.empty())
     return fail("characterize needs --kernels");
   if (runs < 2)

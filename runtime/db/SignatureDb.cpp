@@ -1,0 +1,161 @@
+//===- SignatureDb.cpp - reading, pooling and writing signature DBs -------===//
+
+#include "runtime/db/SignatureDb.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace energy {
+namespace rt {
+
+bool readSignatureDb(const std::string &path, SignatureDb &out,
+                     std::string &err) {
+  auto buf = llvm::MemoryBuffer::getFile(path);
+  if (!buf) {
+    err = "cannot read '" + path + "': " + buf.getError().message();
+    return false;
+  }
+  llvm::Expected<llvm::json::Value> doc = llvm::json::parse((*buf)->getBuffer());
+  if (!doc) {
+    err = path + ": malformed JSON: " + llvm::toString(doc.takeError());
+    return false;
+  }
+  auto fail = [&](const std::string &why) {
+    err = path + ": " + why;
+    return false;
+  };
+  auto *obj = doc->getAsObject();
+  if (!obj)
+    return fail("the top level must be an object");
+  std::optional<int64_t> version = obj->getInteger("version");
+  if (!version || *version != 1)
+    return fail("unsupported version (expected \"version\": 1)");
+  auto *entries = obj->getArray("entries");
+  if (!entries)
+    return fail("no \"entries\" array");
+  if (auto dev = obj->getString("device"))
+    out.device = dev->str();
+  for (size_t i = 0; i < entries->size(); ++i) {
+    auto *e = (*entries)[i].getAsObject();
+    auto bad = [&](const std::string &why) {
+      return fail("entry #" + std::to_string(i) + ": " + why);
+    };
+    if (!e)
+      return bad("not an object");
+    std::optional<llvm::StringRef> key = e->getString("key");
+    std::optional<int64_t> mhz = e->getInteger("sm_mhz");
+    std::optional<double> s = e->getNumber("s_W"), T = e->getNumber("T_s"),
+                          d = e->getNumber("d_J"),
+                          sT = e->getNumber("sigma_T_s"),
+                          sd = e->getNumber("sigma_d_J");
+    if (!key || !mhz || !s || !T || !d || !sT || !sd)
+      return bad("needs key, sm_mhz, s_W, T_s, d_J, sigma_T_s and sigma_d_J");
+    for (double v : {*s, *T, *d, *sT, *sd})
+      if (!(v >= 0) || !std::isfinite(v))
+        return bad("values must be finite and non-negative");
+    if (*mhz <= 0)
+      return bad("sm_mhz must be positive");
+    DbEntry entry{key->str(), *mhz, *s, *T, *d, *sT, *sd, 0, ""};
+    if (const llvm::json::Value *r = e->get("runs")) {
+      std::optional<int64_t> runs = r->getAsInteger();
+      if (!runs || *runs <= 0)
+        return bad("runs must be a positive integer");
+      entry.runs = *runs;
+    }
+    if (const llvm::json::Value *m = e->get("method")) {
+      std::optional<llvm::StringRef> method = m->getAsString();
+      if (!method)
+        return bad("method must be a string");
+      entry.method = method->str();
+    }
+    out.entries.push_back(std::move(entry));
+  }
+  return true;
+}
+
+bool poolSignatureDbs(const std::vector<SignatureDb> &shards,
+                      const std::vector<std::string> &names, SignatureDb &out,
+                      std::string &err) {
+  struct Group {
+    std::vector<std::pair<const DbEntry *, size_t>> parts; // entry, shard
+  };
+  std::map<std::pair<std::string, int64_t>, Group> groups;
+  std::vector<std::string> devices;
+  for (size_t k = 0; k < shards.size(); ++k) {
+    if (std::find(devices.begin(), devices.end(), shards[k].device) ==
+        devices.end())
+      devices.push_back(shards[k].device);
+    for (const DbEntry &e : shards[k].entries)
+      groups[{e.key, e.smMhz}].parts.push_back({&e, k});
+  }
+  out.device.clear();
+  for (size_t i = 0; i < devices.size(); ++i)
+    out.device += (i ? ", " : "") + devices[i];
+  out.entries.clear();
+  for (auto &[id, g] : groups) {
+    auto where = [&](size_t part) {
+      return names[g.parts[part].second] + " (key '" + id.first + "' at " +
+             std::to_string(id.second) + " MHz)";
+    };
+    double N = 0;
+    for (size_t p = 0; p < g.parts.size(); ++p) {
+      const DbEntry &e = *g.parts[p].first;
+      if (e.runs <= 0) {
+        err = where(p) + ": pooling needs the number of runs";
+        return false;
+      }
+      if (e.method != g.parts[0].first->method) {
+        err = where(p) + ": method '" + e.method + "' differs from '" +
+              g.parts[0].first->method + "' in " + where(0);
+        return false;
+      }
+      N += double(e.runs);
+    }
+    DbEntry m{id.first, id.second, 0, 0, 0, 0, 0, int64_t(N),
+              g.parts[0].first->method};
+    for (auto &[e, shard] : g.parts) {
+      double w = double(e->runs) / N;
+      m.s += w * e->s;
+      m.T += w * e->T;
+      m.d += w * e->d;
+    }
+    // Exact pooled sample variance of the union of runs.
+    double ssT = 0, ssD = 0;
+    for (auto &[e, shard] : g.parts) {
+      double n = double(e->runs);
+      ssT += (n - 1) * e->sigmaT * e->sigmaT + n * (e->T - m.T) * (e->T - m.T);
+      ssD += (n - 1) * e->sigmaD * e->sigmaD + n * (e->d - m.d) * (e->d - m.d);
+    }
+    m.sigmaT = N > 1 ? std::sqrt(ssT / (N - 1)) : 0;
+    m.sigmaD = N > 1 ? std::sqrt(ssD / (N - 1)) : 0;
+    out.entries.push_back(std::move(m));
+  }
+  return true;
+}
+
+std::string writeSignatureDb(const SignatureDb &db) {
+  llvm::json::Array entries;
+  for (const DbEntry &e : db.entries) {
+    llvm::json::Object o{{"key", e.key},     {"sm_mhz", e.smMhz},
+                         {"s_W", e.s},       {"T_s", e.T},
+                         {"d_J", e.d},       {"sigma_T_s", e.sigmaT},
+                         {"sigma_d_J", e.sigmaD}};
+    if (e.runs > 0)
+      o["runs"] = e.runs;
+    if (!e.method.empty())
+      o["method"] = e.method;
+    entries.push_back(std::move(o));
+  }
+  llvm::json::Object doc{{"version", 1},
+                         {"device", db.device},
+                         {"entries", std::move(entries)}};
+  return llvm::formatv("{0:2}", llvm::json::Value(std::move(doc))).str() + "\n";
+}
+
+} // namespace rt
+} // namespace energy

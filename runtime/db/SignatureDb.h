@@ -1,0 +1,51 @@
+//===- SignatureDb.h - reading, pooling and writing signature DBs -*- C++ -*-===//
+//
+// The version-1 signature DB (docs/SIGNATURE-DB.md) as data: one reader
+// shared by `--energy-fill-signatures` and `energy-prof merge`, the pooling
+// of per-rank shards, and the writer. Uses LLVM Support (JSON), not MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RUNTIME_DB_SIGNATUREDB_H
+#define RUNTIME_DB_SIGNATUREDB_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace energy {
+namespace rt {
+
+struct DbEntry {
+  std::string key;
+  int64_t smMhz = 0;
+  double s = 0, T = 0, d = 0, sigmaT = 0, sigmaD = 0;
+  int64_t runs = 0;   ///< 0 when the file does not say
+  std::string method; ///< "" when the file does not say
+};
+
+struct SignatureDb {
+  std::string device;
+  std::vector<DbEntry> entries;
+};
+
+/// Reads and validates a version-1 DB; false with `err` naming the file and
+/// the entry ("PATH: entry #i: why").
+bool readSignatureDb(const std::string &path, SignatureDb &out,
+                     std::string &err);
+
+/// Pools entries of the same (key, sm_mhz) across shards as if all their
+/// runs were one sample: run-weighted means and the exact pooled variance
+/// (sum of within-shard (n_i - 1) v_i plus between-shard n_i (m_i - m)^2,
+/// over N - 1). Every pooled entry needs `runs`; methods must agree.
+bool poolSignatureDbs(const std::vector<SignatureDb> &shards,
+                      const std::vector<std::string> &names, SignatureDb &out,
+                      std::string &err);
+
+/// Writes a version-1 DB (JSON).
+std::string writeSignatureDb(const SignatureDb &db);
+
+} // namespace rt
+} // namespace energy
+
+#endif // RUNTIME_DB_SIGNATUREDB_H

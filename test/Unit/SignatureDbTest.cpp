@@ -1,0 +1,122 @@
+//===- SignatureDbTest.cpp - per-rank shards pooled into one DB -----------===//
+
+#include "runtime/db/SignatureDb.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <random>
+
+using namespace energy::rt;
+
+namespace {
+
+struct Stats {
+  double mean, sd;
+};
+Stats stats(const std::vector<double> &x) {
+  double m = 0, v = 0;
+  for (double xi : x)
+    m += xi / double(x.size());
+  for (double xi : x)
+    v += (xi - m) * (xi - m) / double(x.size() - 1);
+  return {m, std::sqrt(v)};
+}
+
+TEST(SignatureDb, PoolingEqualsTheUnionOfRuns) {
+  // Three ranks measured the same kernel with 5, 7 and 3 runs (different
+  // GPUs: shifted means). Pooling their summaries must give exactly the
+  // statistics of all 15 runs taken together.
+  std::mt19937_64 g(5);
+  std::normal_distribution<double> n01(0, 1);
+  std::vector<double> allT, allD;
+  std::vector<SignatureDb> shards;
+  std::vector<std::string> names;
+  int sizes[3] = {5, 7, 3};
+  for (int k = 0; k < 3; ++k) {
+    std::vector<double> T, D;
+    for (int r = 0; r < sizes[k]; ++r) {
+      T.push_back(0.01 * (1 + 0.05 * k) + 1e-4 * n01(g));
+      D.push_back(2.0 * (1 + 0.03 * k) + 0.02 * n01(g));
+    }
+    allT.insert(allT.end(), T.begin(), T.end());
+    allD.insert(allD.end(), D.begin(), D.end());
+    Stats st = stats(T), sd = stats(D);
+    SignatureDb db;
+    db.device = "cuda:" + std::to_string(k);
+    db.entries.push_back({"gemm", 1410, 60.0 + k, st.mean, sd.mean, st.sd,
+                          sd.sd, sizes[k], "measured"});
+    shards.push_back(db);
+    names.push_back("rank" + std::to_string(k) + ".json");
+  }
+  SignatureDb out;
+  std::string err;
+  ASSERT_TRUE(poolSignatureDbs(shards, names, out, err)) << err;
+  ASSERT_EQ(out.entries.size(), 1u);
+  const DbEntry &e = out.entries[0];
+  Stats T = stats(allT), D = stats(allD);
+  EXPECT_NEAR(e.T, T.mean, 1e-15);
+  EXPECT_NEAR(e.d, D.mean, 1e-13);
+  EXPECT_NEAR(e.sigmaT, T.sd, 1e-15);
+  EXPECT_NEAR(e.sigmaD, D.sd, 1e-13);
+  EXPECT_NEAR(e.s, (60.0 * 5 + 61.0 * 7 + 62.0 * 3) / 15, 1e-12);
+  EXPECT_EQ(e.runs, 15);
+  EXPECT_EQ(e.method, "measured");
+  EXPECT_EQ(out.device, "cuda:0, cuda:1, cuda:2");
+}
+
+TEST(SignatureDb, DistinctClocksStaySeparate) {
+  SignatureDb a, b;
+  a.entries.push_back({"k", 1410, 60, 1, 10, 0, 0, 3, "simulated"});
+  b.entries.push_back({"k", 1005, 55, 1.4, 7, 0, 0, 3, "simulated"});
+  SignatureDb out;
+  std::string err;
+  ASSERT_TRUE(poolSignatureDbs({a, b}, {"a", "b"}, out, err)) << err;
+  ASSERT_EQ(out.entries.size(), 2u);
+  EXPECT_EQ(out.entries[0].d + out.entries[1].d, 17);
+}
+
+TEST(SignatureDb, RefusesWhatCannotBePooled) {
+  SignatureDb a, b;
+  a.entries.push_back({"k", 1410, 60, 1, 10, 0, 0, 3, "measured"});
+  b.entries.push_back({"k", 1410, 60, 1, 10, 0, 0, 3, "simulated"});
+  SignatureDb out;
+  std::string err;
+  EXPECT_FALSE(poolSignatureDbs({a, b}, {"a.json", "b.json"}, out, err));
+  EXPECT_NE(err.find("b.json (key 'k' at 1410 MHz): method 'simulated'"),
+            std::string::npos)
+      << err;
+  b.entries[0].method = "measured";
+  b.entries[0].runs = 0;
+  EXPECT_FALSE(poolSignatureDbs({a, b}, {"a.json", "b.json"}, out, err));
+  EXPECT_NE(err.find("needs the number of runs"), std::string::npos) << err;
+}
+
+TEST(SignatureDb, WriteReadRoundTrip) {
+  SignatureDb db;
+  db.device = "sim:A100 \"quoted\"";
+  db.entries.push_back({"attn \"row\"", 1200, 58.5, 3.25e-4, 0.0625, 1e-7,
+                        2e-4, 10, "simulated"});
+  std::string path = testing::TempDir() + "/roundtrip.json";
+  std::ofstream(path) << writeSignatureDb(db);
+  SignatureDb back;
+  std::string err;
+  ASSERT_TRUE(readSignatureDb(path, back, err)) << err;
+  EXPECT_EQ(back.device, db.device);
+  ASSERT_EQ(back.entries.size(), 1u);
+  const DbEntry &e = back.entries[0];
+  EXPECT_EQ(e.key, "attn \"row\"");
+  EXPECT_EQ(e.smMhz, 1200);
+  EXPECT_EQ(e.s, 58.5);
+  EXPECT_EQ(e.T, 3.25e-4);
+  EXPECT_EQ(e.d, 0.0625);
+  EXPECT_EQ(e.sigmaT, 1e-7);
+  EXPECT_EQ(e.sigmaD, 2e-4);
+  EXPECT_EQ(e.runs, 10);
+  EXPECT_EQ(e.method, "simulated");
+  std::remove(path.c_str());
+}
+
+} // namespace
