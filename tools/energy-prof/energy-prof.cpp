@@ -4,6 +4,8 @@
 //       [--runs N] [--clocks 1410,1200 --allow-clock-changes] [--seed S]
 //       [--thermal] -o db.json
 //   energy-prof probe --device cuda:0|sim:h100
+//   energy-prof measure-composite --device sim:a100 --kernels kernels.json
+//       --sequence gemm,copy,gemm --name layer [--runs N] -o measured.json
 //   energy-prof merge rank0.json rank1.json ... -o db.json
 //   energy-prof fit --model token-law|energylens --data runs.csv -o model.json
 //
@@ -30,6 +32,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <set>
@@ -39,7 +42,7 @@ using namespace energy::rt;
 
 static cl::OptionCategory category("energy-prof options");
 static cl::opt<std::string> command(cl::Positional, cl::Required,
-                                    cl::desc("<characterize|probe|fit|merge>"),
+                                    cl::desc("<characterize|measure-composite|probe|fit|merge>"),
                                     cl::cat(category));
 static cl::list<std::string> shardFiles(cl::Positional,
                                         cl::desc("[merge: shard.json ...]"),
@@ -67,6 +70,12 @@ static cl::opt<uint64_t> seed("seed", cl::desc("simulated device seed"),
 static cl::opt<bool> thermal("thermal",
                              cl::desc("simulated device: thermal coupling on"),
                              cl::cat(category));
+static cl::list<std::string> sequence(
+    "sequence", cl::desc("measure-composite: kernel keys run back to back"),
+    cl::CommaSeparated, cl::cat(category));
+static cl::opt<std::string> compositeName(
+    "name", cl::desc("measure-composite: the composite's symbol name"),
+    cl::cat(category));
 static cl::opt<std::string> output("o", cl::desc("signature DB to write"),
                                    cl::init("-"), cl::cat(category));
 
@@ -353,6 +362,46 @@ static int merge() {
   return 0;
 }
 
+/// `measure-composite --sequence a,b,c --name N`: runs the kernels back to
+/// back as one composite (the protocol's null context, static power and
+/// aligned counter windows) and writes the measurement in the format
+/// `--energy-check-deviation="measured=..."` reads: mean energy per
+/// repetition and the standard error of that mean.
+static int measureComposite(Device &dev) {
+  if (sequence.empty() || compositeName.empty())
+    return fail("measure-composite needs --sequence and --name");
+  if (dev.run(KernelSpec{"probe", 1, 1}) < 0)
+    return fail(dev.identity() + ": running kernels needs the CUDA "
+                "microbenchmarks, which are not built yet");
+  std::vector<KernelSpec> kernels, seq;
+  std::string err;
+  if (!readKernels(kernels, err))
+    return fail(err);
+  for (const std::string &key : sequence) {
+    auto it = llvm::find_if(kernels, [&](const KernelSpec &k) { return k.key == key; });
+    if (it == kernels.end())
+      return fail("--sequence names '" + key + "', which " + kernelsFile +
+                  " does not define");
+    seq.push_back(*it);
+  }
+  ProtocolOptions opts;
+  opts.runs = runs;
+  double E = 0, varE = 0;
+  if (!measureSequence(dev, seq, opts, E, varE, err))
+    return fail(err);
+  json::Object doc{{compositeName,
+                    json::Object{{"E_J", E},
+                                 {"sigma_E_J", std::sqrt(varE / runs)},
+                                 {"runs", int64_t(runs)},
+                                 {"device", dev.identity()}}}};
+  std::error_code ec;
+  raw_fd_ostream os(output, ec);
+  if (ec)
+    return fail("cannot write " + output + ": " + ec.message());
+  os << formatv("{0:2}", json::Value(std::move(doc))) << "\n";
+  return 0;
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -377,13 +426,16 @@ int main(int argc, char **argv) {
            << dev->supportedSmClocks().size() << " supported SM clocks\n";
     return 0;
   }
-  if (command != "characterize")
+  if (command != "characterize" && command != "measure-composite")
     return fail("unknown command '" + command +
-                "'; expected characterize, probe, fit or merge");
+                "'; expected characterize, measure-composite, probe, fit or "
+                "merge");
   if (kernelsFile.empty())
-    return fail("characterize needs --kernels");
+    return fail(command + " needs --kernels");
   if (runs < 2)
     return fail("--runs must be at least 2");
+  if (command == "measure-composite")
+    return measureComposite(*dev);
   if (!clocks.empty() && !allowClockChanges)
     return fail("--clocks changes the device's SM clock: add "
                 "--allow-clock-changes to allow it (it is restored on exit)");
