@@ -133,21 +133,42 @@ bool measureSequence(Device &dev, const std::vector<KernelSpec> &seq,
   return true;
 }
 
+namespace {
+/// A JSON string literal (RFC 8259 section 7): region names come from user
+/// code and may hold quotes, backslashes or control characters.
+std::string jsonString(const std::string &v) {
+  std::string out = "\"";
+  for (unsigned char c : v) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += char(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += char(c);
+    }
+  }
+  return out + "\"";
+}
+} // namespace
+
 std::string signatureDbJson(const std::string &device,
                             const std::vector<Measurement> &entries,
                             const std::string &method) {
   std::ostringstream os;
   os.precision(17);
-  os << "{\n  \"version\": 1,\n  \"device\": \"" << device
-     << "\",\n  \"entries\": [";
+  os << "{\n  \"version\": 1,\n  \"device\": " << jsonString(device)
+     << ",\n  \"entries\": [";
   for (size_t i = 0; i < entries.size(); ++i) {
     const Measurement &m = entries[i];
-    os << (i ? ",\n" : "\n") << "    {\"key\": \"" << m.key
-       << "\", \"sm_mhz\": " << m.smMhz << ", \"s_W\": " << m.s
+    os << (i ? ",\n" : "\n") << "    {\"key\": " << jsonString(m.key)
+       << ", \"sm_mhz\": " << m.smMhz << ", \"s_W\": " << m.s
        << ", \"T_s\": " << m.T << ", \"d_J\": " << m.d
        << ", \"sigma_T_s\": " << std::sqrt(m.varT)
        << ", \"sigma_d_J\": " << std::sqrt(m.varD) << ", \"runs\": " << m.runs
-       << ", \"method\": \"" << method << "\"}";
+       << ", \"method\": " << jsonString(method) << "}";
   }
   os << "\n  ]\n}\n";
   return os.str();

@@ -1,5 +1,6 @@
 //===- SignatureDbTest.cpp - per-rank shards pooled into one DB -----------===//
 
+#include "runtime/Characterize.h"
 #include "runtime/db/SignatureDb.h"
 
 #include <gtest/gtest.h>
@@ -116,6 +117,28 @@ TEST(SignatureDb, WriteReadRoundTrip) {
   EXPECT_EQ(e.sigmaD, 2e-4);
   EXPECT_EQ(e.runs, 10);
   EXPECT_EQ(e.method, "simulated");
+  std::remove(path.c_str());
+}
+
+TEST(SignatureDb, RuntimeWriterEscapesUserNames) {
+  // The C API's region names are user strings: the LLVM-free writer must
+  // produce JSON that the shared reader parses back to the same names.
+  Measurement m;
+  m.key = "layer \"3\" \\ attn\t";
+  m.smMhz = 1410;
+  m.s = 60;
+  m.T = 1e-3;
+  m.d = 0.2;
+  m.runs = 4;
+  std::string path = testing::TempDir() + "/escaped.json";
+  std::ofstream(path) << signatureDbJson("cuda:0 \"H100\"", {m}, "measured");
+  SignatureDb back;
+  std::string err;
+  ASSERT_TRUE(readSignatureDb(path, back, err)) << err;
+  EXPECT_EQ(back.device, "cuda:0 \"H100\"");
+  ASSERT_EQ(back.entries.size(), 1u);
+  EXPECT_EQ(back.entries[0].key, m.key);
+  EXPECT_EQ(back.entries[0].runs, 4);
   std::remove(path.c_str());
 }
 
