@@ -4,7 +4,9 @@ diagnostic (exit 1) or success (exit 0) passes.
 
   fuzz_inputs.py TOOL_DIR SRC_DIR WORK_DIR [ITERATIONS]
 
-Seeds: the bundled IR, a Kineto trace, the Perseus CSV, a measurements JSON.
+Seeds: the bundled IR, a Kineto trace, the Perseus CSV, a measurements JSON,
+a signature DB (merge), an EnergyLens fit CSV, a FLOP/byte model file and
+the serving example.
 Mutations (seeded, reproducible): byte flips, deletions, duplications,
 truncation, splicing in tokens that parsers special-case.
 """
@@ -79,6 +81,36 @@ cases = [
      lambda f: [os.path.join(tools, "energy-opt"),
                 os.path.join(src, "examples", "attention-tp2.mlir"),
                 "--energy-check-deviation=measured=" + f, "-o", os.devnull]),
+]
+db = (b'{"version": 1, "device": "sim:A100", "entries": [{"key": "gemm", '
+      b'"sm_mhz": 1410, "s_W": 60, "T_s": 0.001, "d_J": 0.2, "sigma_T_s": 1e-6,'
+      b' "sigma_d_J": 1e-3, "runs": 5, "method": "simulated"}, {"key": "gemm",'
+      b' "sm_mhz": 1005, "s_W": 55, "T_s": 0.0014, "d_J": 0.15, "sigma_T_s": 0,'
+      b' "sigma_d_J": 0, "runs": 5, "method": "simulated"}]}')
+lens_csv = b"input_tokens,max_tokens,batch,tp,pp,e,cell\n" + b"".join(
+    b"%d,%d,%d,%d,%d,%f,c%d\n" % (b * 128, 64 * (1 + i % 2), b, tp, 1 + i % 3,
+                                   10.0 + b + tp + i, i)
+    for i, (b, tp) in enumerate((b, tp) for b in (1, 2, 4, 8) for tp in (1, 2, 4)))
+flop_byte = (b'{"version": 1, "model": "flop-byte", "parameters": 7e9, '
+             b'"attention_flops_per_pair": 524288, "weight_bytes": 1.4e10, '
+             b'"kv_bytes_per_token": 524288, "joules_per_flop": 5e-13, '
+             b'"joules_per_byte": 8e-12, "memory_factor": 1, "relative_sigma": 0.1}')
+serve = seed(os.path.join(src, "examples", "serve", "chat-7b.mlir"))
+cases += [
+    ("db", db, ".json",
+     lambda f: [os.path.join(tools, "energy-prof"), "merge", f, f, "-o",
+                os.devnull]),
+    ("lens", lens_csv, ".csv",
+     lambda f: [os.path.join(tools, "energy-prof"), "fit", "--model",
+                "energylens", "--data", f, "-o", os.devnull]),
+    ("model", flop_byte, ".json",
+     lambda f: [os.path.join(tools, "energy-opt"),
+                os.path.join(src, "examples", "serve", "chat-7b.mlir"),
+                "--sched-expand", "--energy-fill-signatures=model=" + f,
+                "-o", os.devnull]),
+    ("serve", serve, ".mlir",
+     lambda f: [os.path.join(tools, "energy-opt"), f, "--sched-expand",
+                "--sched-to-energy", "-o", os.devnull]),
 ]
 crashes = 0
 runs = 0
