@@ -239,13 +239,18 @@ static void reportHoldout(const std::vector<CsvRow> &rows,
                     errs.size(), errs[errs.size() / 2], errs.back());
 }
 
-static int writeModel(json::Object doc) {
+/// Writes the command's result to -o (default stdout).
+static int writeOutput(StringRef text) {
   std::error_code ec;
   raw_fd_ostream os(output, ec);
   if (ec)
     return fail("cannot write " + output + ": " + ec.message());
-  os << formatv("{0:2}", json::Value(std::move(doc))) << "\n";
+  os << text;
   return 0;
+}
+
+static int writeJson(json::Object doc) {
+  return writeOutput(formatv("{0:2}\n", json::Value(std::move(doc))).str());
 }
 
 /// `fit --model token-law`: OLS + HC3 on the training cells.
@@ -276,7 +281,7 @@ static int fitTokenLawCmd() {
   json::Array cov;
   for (double v : law.cov)
     cov.push_back(v);
-  return writeModel(json::Object{{"version", 1},
+  return writeJson(json::Object{{"version", 1},
                      {"model", "token-law"},
                      {"coefficients", json::Object{{"alpha", law.coef[0]},
                                                    {"beta", law.coef[1]},
@@ -321,7 +326,7 @@ static int fitEnergyLensCmd() {
   json::Array cov;
   for (double v : m.cov)
     cov.push_back(v);
-  return writeModel(json::Object{{"version", 1},
+  return writeJson(json::Object{{"version", 1},
                      {"model", "energylens"},
                      {"coefficients", std::move(coef)},
                      {"covariance", std::move(cov)},
@@ -351,11 +356,8 @@ static int merge() {
   SignatureDb merged;
   if (!poolSignatureDbs(shards, names, merged, err))
     return fail(err);
-  std::error_code ec;
-  raw_fd_ostream os(output, ec);
-  if (ec)
-    return fail("cannot write " + output + ": " + ec.message());
-  os << writeSignatureDb(merged);
+  if (int rc = writeOutput(writeSignatureDb(merged)))
+    return rc;
   errs() << "merged " << names.size() << " shards into "
          << merged.entries.size() << " entries (device: " << merged.device
          << ")\n";
@@ -394,12 +396,7 @@ static int measureComposite(Device &dev) {
                                  {"sigma_E_J", std::sqrt(varE / runs)},
                                  {"runs", int64_t(runs)},
                                  {"device", dev.identity()}}}};
-  std::error_code ec;
-  raw_fd_ostream os(output, ec);
-  if (ec)
-    return fail("cannot write " + output + ": " + ec.message());
-  os << formatv("{0:2}", json::Value(std::move(doc))) << "\n";
-  return 0;
+  return writeJson(std::move(doc));
 }
 
 int main(int argc, char **argv) {
@@ -464,12 +461,7 @@ int main(int argc, char **argv) {
       }
     }
   }
-  std::error_code ec;
-  raw_fd_ostream os(output, ec);
-  if (ec)
-    return fail("cannot write " + output + ": " + ec.message());
-  os << signatureDbJson(dev->identity(), entries,
-                        StringRef(deviceName).starts_with("sim:") ? "simulated"
-                                                                  : "measured");
-  return 0;
+  return writeOutput(signatureDbJson(
+      dev->identity(), entries,
+      StringRef(deviceName).starts_with("sim:") ? "simulated" : "measured"));
 }
