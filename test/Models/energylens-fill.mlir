@@ -1,5 +1,11 @@
 // RUN: not energy-opt %s --split-input-file --energy-fill-signatures="model=%S/Inputs/lens-model.json" 2>/dev/null | FileCheck %s
 // RUN: not energy-opt %s --energy-fill-signatures="model=%S/Inputs/lens-model.json" --split-input-file 2>&1 | FileCheck %s --check-prefix=ERR
+// RUN: echo '{"version": 1, "model": "energylens", "coefficients": {}, "covariance": [1]}' > %t.short.json
+// RUN: not energy-opt %s --split-input-file --energy-fill-signatures="model=%t.short.json" 2>&1 | FileCheck %s --check-prefix=SHORT
+// SHORT: energylens needs 12 coefficients and a 144-entry covariance
+// RUN: %python -c "import json; m = json.load(open('%S/Inputs/lens-model.json')); del m['coefficients']['delta_2']; json.dump(m, open('%t.missing.json', 'w'))"
+// RUN: not energy-opt %s --split-input-file --energy-fill-signatures="model=%t.missing.json" 2>&1 | FileCheck %s --check-prefix=MISSING
+// MISSING: missing coefficient delta_2
 //
 // EnergyLens Eq. 4 prices a whole run. Inputs/lens-model.json holds
 // phi = (0.02, 0.5, 0, -1, 0.1, 0.5, 1, 1, 1, 0.2, 3, 5) and a covariance
