@@ -1,6 +1,7 @@
 //===- EnergyLensTest.cpp - EnergyLens closed form and its fit ------------===//
 
 #include "calculus/models/EnergyLens.h"
+#include "MonteCarlo.h"
 
 #include <gtest/gtest.h>
 
@@ -84,26 +85,20 @@ TEST(EnergyLens, JacobianErrorsMatchMonteCarloOfRefits) {
   // matches the standard errors the fit reports (relative sampling error of
   // a 50-sample standard deviation is ~10%; the band is +-35%).
   constexpr int kRefits = 50;
-  std::vector<std::array<double, 12>> fits;
-  std::array<double, 12> meanSe{};
+  std::vector<std::array<double, 12>> fits, errors;
   for (int k = 0; k < kRefits; ++k) {
     EnergyLens m;
     std::string err;
     ASSERT_TRUE(fitEnergyLens(synthetic(100 + uint64_t(k), 0.02), m, err))
         << err;
     fits.push_back(m.phi);
+    errors.emplace_back();
     for (int i = 0; i < 12; ++i)
-      meanSe[size_t(i)] += m.standardError(i) / kRefits;
+      errors.back()[size_t(i)] = m.standardError(i);
   }
-  for (int i = 0; i < 12; ++i) {
-    double mean = 0, var = 0;
-    for (auto &f : fits)
-      mean += f[size_t(i)] / kRefits;
-    for (auto &f : fits)
-      var += (f[size_t(i)] - mean) * (f[size_t(i)] - mean) / (kRefits - 1);
-    EXPECT_NEAR(std::sqrt(var) / meanSe[size_t(i)], 1, 0.35)
-        << EnergyLens::kNames[i];
-  }
+  std::array<double, 12> ratio = spreadOverReportedError(fits, errors);
+  for (int i = 0; i < 12; ++i)
+    EXPECT_NEAR(ratio[size_t(i)], 1, 0.35) << EnergyLens::kNames[i];
 }
 
 TEST(EnergyLens, RejectsTooFewOrNonPositiveRows) {

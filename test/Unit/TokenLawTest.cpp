@@ -1,6 +1,7 @@
 //===- TokenLawTest.cpp - the Token-Energy Law fit ------------------------===//
 
 #include "calculus/models/TokenLaw.h"
+#include "MonteCarlo.h"
 
 #include <gtest/gtest.h>
 
@@ -69,26 +70,20 @@ TEST(TokenLaw, Hc3ErrorsMatchMonteCarloOfRefits) {
   // standard error. A 200-sample SD has ~5% sampling error and HC3 is
   // slightly conservative at n = 90; the band is +-25%.
   constexpr int kRefits = 200;
-  std::vector<std::array<double, 4>> fits;
-  std::array<double, 4> meanSe{};
+  std::vector<std::array<double, 4>> fits, errors;
   for (int k = 0; k < kRefits; ++k) {
     TokenLaw law;
     std::string err;
     ASSERT_TRUE(fitTokenLaw(synthetic(1000 + uint64_t(k), 0.02), law, err))
         << err;
     fits.push_back(law.coef);
+    errors.emplace_back();
     for (int i = 0; i < 4; ++i)
-      meanSe[size_t(i)] += law.standardError(i) / kRefits;
+      errors.back()[size_t(i)] = law.standardError(i);
   }
-  for (int i = 0; i < 4; ++i) {
-    double mean = 0, var = 0;
-    for (auto &f : fits)
-      mean += f[size_t(i)] / kRefits;
-    for (auto &f : fits)
-      var += (f[size_t(i)] - mean) * (f[size_t(i)] - mean) / (kRefits - 1);
-    EXPECT_NEAR(std::sqrt(var) / meanSe[size_t(i)], 1, 0.25)
-        << "coefficient " << i;
-  }
+  std::array<double, 4> ratio = spreadOverReportedError(fits, errors);
+  for (int i = 0; i < 4; ++i)
+    EXPECT_NEAR(ratio[size_t(i)], 1, 0.25) << "coefficient " << i;
 }
 
 // HC3 by an independent computation: plain loops and Gauss-Jordan on a
