@@ -18,6 +18,13 @@
 namespace energy {
 namespace rt {
 
+/// A device's power-limit settings in watts (NVML's power management limit).
+struct PowerLimits {
+  double minW = 0, maxW = 0; ///< the range the driver accepts
+  double defaultW = 0;       ///< restored by resetPowerLimit
+  double currentW = 0;
+};
+
 /// A kernel the runtime can launch: its work and memory traffic, which the
 /// simulated device turns into time and power; real backends launch the
 /// matching CUDA microbenchmark.
@@ -31,11 +38,21 @@ class Device {
 public:
   virtual ~Device() = default;
   virtual std::string identity() const = 0;
+  /// True for the simulated model (its time is virtual: no wall-clock
+  /// energy to read).
+  virtual bool simulated() const { return false; }
   virtual std::vector<int> supportedSmClocks() const = 0; ///< MHz, descending
   virtual int currentSmClock() const = 0;
   /// Changes the SM clock; callers hold a ClockGuard (explicit opt-in).
   virtual bool setSmClock(int mhz, std::string &err) = 0;
   virtual bool resetSmClock(std::string &err) = 0;
+  /// Power-limit range, default and current value; false (with `err`)
+  /// where the backend cannot report them.
+  virtual bool powerLimits(PowerLimits &out, std::string &err) const = 0;
+  /// Sets the power limit; callers hold a ClockGuard (explicit opt-in).
+  virtual bool setPowerLimit(double watts, std::string &err) = 0;
+  /// Back to the default power limit.
+  virtual bool resetPowerLimit(std::string &err) = 0;
   /// Cumulative energy counter in millijoules (as NVML reports it).
   virtual uint64_t energyCounterMilliJoules() = 0;
   virtual double temperature() = 0;
@@ -54,10 +71,10 @@ public:
   virtual void idle(double seconds) = 0;
 };
 
-/// Restores the device's default clocks when it goes out of scope (normal
-/// return, early error returns, exceptions) and, while alive, on SIGINT and
-/// SIGTERM: a signal handler resets every guarded device, then re-raises the
-/// signal with its default action.
+/// Restores the device's default clocks and default power limit when it goes
+/// out of scope (normal return, early error returns, exceptions) and, while
+/// alive, on SIGINT and SIGTERM: a signal handler resets every guarded
+/// device, then re-raises the signal with its default action.
 class ClockGuard {
 public:
   explicit ClockGuard(Device &d);
@@ -68,6 +85,12 @@ public:
 private:
   Device &dev;
 };
+
+/// Resets every device currently held by a ClockGuard (clocks and power
+/// limits), as the signal handler does. For callers that install their own
+/// handlers (run-plan forwards the first signal to its child and restores
+/// on a second one).
+void restoreGuardedDevices();
 
 } // namespace rt
 } // namespace energy

@@ -14,12 +14,14 @@ constexpr int maxGuarded = 64;
 std::atomic<Device *> guarded[maxGuarded];
 std::once_flag installed;
 
+void resetDevice(Device &d) {
+  std::string err; // backends keep this path to plain system calls
+  d.resetSmClock(err);
+  d.resetPowerLimit(err);
+}
+
 extern "C" void restoreAndReraise(int sig) {
-  for (auto &slot : guarded)
-    if (Device *d = slot.exchange(nullptr)) {
-      std::string err; // backends keep this path to plain system calls
-      d->resetSmClock(err);
-    }
+  restoreGuardedDevices();
   std::signal(sig, SIG_DFL);
   std::raise(sig);
 }
@@ -32,6 +34,12 @@ void install() {
   sigaction(SIGTERM, &sa, nullptr);
 }
 } // namespace
+
+void restoreGuardedDevices() {
+  for (auto &slot : guarded)
+    if (Device *d = slot.exchange(nullptr))
+      resetDevice(*d);
+}
 
 ClockGuard::ClockGuard(Device &d) : dev(d) {
   std::call_once(installed, install);
@@ -48,8 +56,7 @@ ClockGuard::~ClockGuard() {
     if (slot.compare_exchange_strong(expected, nullptr))
       break;
   }
-  std::string err;
-  dev.resetSmClock(err);
+  resetDevice(dev);
 }
 
 } // namespace rt

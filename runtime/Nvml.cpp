@@ -3,6 +3,7 @@
 #include "runtime/Nvml.h"
 
 #include <chrono>
+#include <cmath>
 #include <dlfcn.h>
 
 namespace energy {
@@ -28,6 +29,11 @@ struct Api {
   nvmlReturn_t (*clockInfo)(nvmlDevice_t, int, unsigned *) = nullptr;
   nvmlReturn_t (*setLockedClocks)(nvmlDevice_t, unsigned, unsigned) = nullptr;
   nvmlReturn_t (*resetLockedClocks)(nvmlDevice_t) = nullptr;
+  nvmlReturn_t (*limitConstraints)(nvmlDevice_t, unsigned *,
+                                   unsigned *) = nullptr; // mW
+  nvmlReturn_t (*limit)(nvmlDevice_t, unsigned *) = nullptr;
+  nvmlReturn_t (*defaultLimit)(nvmlDevice_t, unsigned *) = nullptr;
+  nvmlReturn_t (*setLimit)(nvmlDevice_t, unsigned) = nullptr;
   const char *(*errorString)(nvmlReturn_t) = nullptr;
 
   std::string describe(nvmlReturn_t r) const {
@@ -47,7 +53,11 @@ bool resolve(void *lib, const char *sym, F &slot, std::string &err) {
 
 class NvmlDevice : public Device {
 public:
-  NvmlDevice(Api api, nvmlDevice_t h) : api(api), handle(h) {}
+  NvmlDevice(Api api, nvmlDevice_t h) : api(api), handle(h) {
+    // Cached so that the signal-time restore makes a single NVML call.
+    if (api.defaultLimit(handle, &defaultMilliWatts) != NVML_SUCCESS)
+      defaultMilliWatts = 0;
+  }
   ~NvmlDevice() override {
     if (api.shutdown)
       api.shutdown();
@@ -90,6 +100,40 @@ public:
     }
     return true;
   }
+  bool powerLimits(PowerLimits &out, std::string &err) const override {
+    unsigned lo = 0, hi = 0, cur = 0;
+    nvmlReturn_t r = api.limitConstraints(handle, &lo, &hi);
+    if (r == NVML_SUCCESS)
+      r = api.limit(handle, &cur);
+    if (r != NVML_SUCCESS || !defaultMilliWatts) {
+      err = "nvmlDeviceGetPowerManagementLimit: " +
+            (r != NVML_SUCCESS ? api.describe(r)
+                               : std::string("no default limit reported"));
+      return false;
+    }
+    out = {lo / 1e3, hi / 1e3, defaultMilliWatts / 1e3, cur / 1e3};
+    return true;
+  }
+  bool setPowerLimit(double watts, std::string &err) override {
+    nvmlReturn_t r = api.setLimit(handle, unsigned(std::lround(watts * 1e3)));
+    if (r != NVML_SUCCESS) {
+      err = "nvmlDeviceSetPowerManagementLimit: " + api.describe(r);
+      return false;
+    }
+    return true;
+  }
+  bool resetPowerLimit(std::string &err) override {
+    unsigned cur = 0;
+    if (!defaultMilliWatts ||
+        (api.limit(handle, &cur) == NVML_SUCCESS && cur == defaultMilliWatts))
+      return true; // nothing to undo (and no privilege needed)
+    nvmlReturn_t r = api.setLimit(handle, defaultMilliWatts);
+    if (r != NVML_SUCCESS) {
+      err = "nvmlDeviceSetPowerManagementLimit (restore): " + api.describe(r);
+      return false;
+    }
+    return true;
+  }
   uint64_t energyCounterMilliJoules() override {
     unsigned long long mj = 0;
     api.totalEnergy(handle, &mj);
@@ -118,6 +162,7 @@ public:
 private:
   Api api;
   nvmlDevice_t handle;
+  unsigned defaultMilliWatts = 0;
 };
 } // namespace
 
@@ -146,6 +191,14 @@ std::unique_ptr<Device> openNvmlDevice(unsigned index, std::string &err) {
                err) ||
       !resolve(api.lib, "nvmlDeviceResetGpuLockedClocks",
                api.resetLockedClocks, err) ||
+      !resolve(api.lib, "nvmlDeviceGetPowerManagementLimitConstraints",
+               api.limitConstraints, err) ||
+      !resolve(api.lib, "nvmlDeviceGetPowerManagementLimit", api.limit,
+               err) ||
+      !resolve(api.lib, "nvmlDeviceGetPowerManagementDefaultLimit",
+               api.defaultLimit, err) ||
+      !resolve(api.lib, "nvmlDeviceSetPowerManagementLimit", api.setLimit,
+               err) ||
       !resolve(api.lib, "nvmlErrorString", api.errorString, err))
     return nullptr;
   nvmlReturn_t r = api.init();

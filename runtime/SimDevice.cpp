@@ -26,6 +26,8 @@ bool simParamsFor(const std::string &name, SimParams &out) {
     p.memBandwidth = 3.35e12;
     p.ceff = 1.6e-7;
     p.staticRef = 90;
+    p.minPowerLimit = 200;
+    p.tdp = 700;
   } else if (n.rfind("h200", 0) == 0) {
     p.name = "H200";
     p.fmaxMhz = 1980;
@@ -33,6 +35,8 @@ bool simParamsFor(const std::string &name, SimParams &out) {
     p.memBandwidth = 4.8e12;
     p.ceff = 1.6e-7;
     p.staticRef = 95;
+    p.minPowerLimit = 200;
+    p.tdp = 700;
   } else {
     return false;
   }
@@ -41,7 +45,7 @@ bool simParamsFor(const std::string &name, SimParams &out) {
 }
 
 SimDevice::SimDevice(SimParams params, uint64_t seed)
-    : p(std::move(params)), clock(p.fmaxMhz), theta(p.ambient), gen(seed) {}
+    : p(std::move(params)), clock(p.fmaxMhz), limit(p.tdp), theta(p.ambient), gen(seed) {}
 
 std::string SimDevice::identity() const {
   return "sim:" + p.name + " (simulated)";
@@ -71,20 +75,44 @@ bool SimDevice::resetSmClock(std::string &) {
   return true;
 }
 
-void SimDevice::publishClock() const {
-  if (clockStateFile.empty())
+bool SimDevice::powerLimits(PowerLimits &out, std::string &) const {
+  out = {p.minPowerLimit, p.tdp, p.tdp, limit};
+  return true;
+}
+
+bool SimDevice::setPowerLimit(double watts, std::string &err) {
+  if (!(watts >= p.minPowerLimit && watts <= p.tdp)) {
+    err = "power limit " + std::to_string(watts) + " W outside [" +
+          std::to_string(p.minPowerLimit) + ", " + std::to_string(p.tdp) +
+          "] W";
+    return false;
+  }
+  limit = watts;
+  publishClock();
+  return true;
+}
+
+bool SimDevice::resetPowerLimit(std::string &) {
+  limit = p.tdp;
+  publishClock();
+  return true;
+}
+
+// Async-signal-safe: open/write/close only, no allocation.
+static void publishInt(const std::string &path, long value) {
+  if (path.empty())
     return;
-  // Async-signal-safe: open/write/close only, no allocation.
-  char buf[16];
-  int n = 0, v = clock;
-  char rev[16];
+  char buf[24];
+  int n = 0;
+  long v = value;
+  char rev[24];
   do {
     rev[n++] = char('0' + v % 10);
     v /= 10;
-  } while (v && n < 15);
+  } while (v && n < 20);
   for (int i = 0; i < n; ++i)
     buf[i] = rev[n - 1 - i];
-  int fd = ::open(clockStateFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0)
     return;
   ssize_t written = ::write(fd, buf, n);
@@ -92,8 +120,13 @@ void SimDevice::publishClock() const {
   ::close(fd);
 }
 
-double SimDevice::voltage() const {
-  double x = double(clock - p.fminMhz) / double(p.fmaxMhz - p.fminMhz);
+void SimDevice::publishClock() const {
+  publishInt(clockStateFile, clock);
+  publishInt(powerLimitStateFile, std::lround(limit));
+}
+
+double SimDevice::voltage(int mhz) const {
+  double x = double(mhz - p.fminMhz) / double(p.fmaxMhz - p.fminMhz);
   return p.vmin + (p.vmax - p.vmin) * x;
 }
 
@@ -104,20 +137,35 @@ double SimDevice::staticPower() const {
   return s;
 }
 
-double SimDevice::modelTime(const KernelSpec &k) const {
-  double compute = k.flops / (p.peakFlops * clock / p.fmaxMhz);
+double SimDevice::timeAt(const KernelSpec &k, int mhz) const {
+  double compute = k.flops / (p.peakFlops * mhz / p.fmaxMhz);
   double memory = k.bytes / p.memBandwidth;
   return std::max(compute, memory) + p.launchOverhead;
 }
 
-double SimDevice::modelDynamicEnergy(const KernelSpec &k) const {
-  double T = modelTime(k);
-  double compute = k.flops / (p.peakFlops * clock / p.fmaxMhz);
+double SimDevice::dynamicEnergyAt(const KernelSpec &k, int mhz) const {
+  double T = timeAt(k, mhz);
+  double compute = k.flops / (p.peakFlops * mhz / p.fmaxMhz);
   double u = T > 0 ? compute / T : 0;
-  double V = voltage();
-  double power = p.ceff * u * V * V * clock * 1e6 +
+  double V = voltage(mhz);
+  double power = p.ceff * u * V * V * mhz * 1e6 +
                  p.memPowerPerBandwidth * (T > 0 ? k.bytes / T : 0);
   return power * T;
+}
+
+int SimDevice::effectiveClock(const KernelSpec &k) const {
+  for (int f = clock; f > p.fminMhz; f -= p.stepMhz)
+    if (staticPower() + dynamicEnergyAt(k, f) / timeAt(k, f) <= limit)
+      return f;
+  return p.fminMhz;
+}
+
+double SimDevice::modelTime(const KernelSpec &k) const {
+  return timeAt(k, effectiveClock(k));
+}
+
+double SimDevice::modelDynamicEnergy(const KernelSpec &k) const {
+  return dynamicEnergyAt(k, effectiveClock(k));
 }
 
 void SimDevice::advance(double dt, double dynamicPower) {

@@ -16,12 +16,17 @@
 //    updates only every `counterPeriod` seconds and in 1 mJ steps (NVML's
 //    total-energy counter behaves this way on recent GPUs).
 //  - Noise: seeded Gaussian jitter on each kernel's time and power.
+//  - Power limit: like the driver's power capping at steady state, a kernel
+//    whose power at the set clock exceeds the limit runs at the highest
+//    supported clock at or below it whose power fits (fmin if none does).
 //
 // Parameter sets follow NVIDIA's published figures (A100-SXM4 80GB: 400 W
 // TDP, 1410 MHz max SM clock, 312 dense BF16 TFLOP/s, 2.04 TB/s; H100-SXM5:
 // 700 W, 1980 MHz, 989 TFLOP/s, 3.35 TB/s; H200: 700 W, 1980 MHz,
 // 989 TFLOP/s, 4.8 TB/s); static power and the V-f endpoints are modelling
-// choices within those envelopes.
+// choices within those envelopes. The power-limit ranges (A100 100-400 W,
+// H100/H200 200-700 W, default = TDP) are modelling choices in the range
+// nvidia-smi reports for these boards.
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,6 +55,7 @@ struct SimParams {
   double launchOverhead = 5e-6;     ///< s
   double counterPeriod = 0.1;       ///< s between counter updates
   double timeNoise = 0.01, powerNoise = 0.01; ///< relative sigma
+  double minPowerLimit = 100, tdp = 400;      ///< W (default limit = tdp)
 };
 
 /// Known parameter sets: "a100", "h100", "h200" (case-insensitive, with or
@@ -61,10 +67,14 @@ public:
   SimDevice(SimParams p, uint64_t seed);
 
   std::string identity() const override;
+  bool simulated() const override { return true; }
   std::vector<int> supportedSmClocks() const override;
   int currentSmClock() const override { return clock; }
   bool setSmClock(int mhz, std::string &err) override;
   bool resetSmClock(std::string &err) override;
+  bool powerLimits(PowerLimits &out, std::string &err) const override;
+  bool setPowerLimit(double watts, std::string &err) override;
+  bool resetPowerLimit(std::string &err) override;
   uint64_t energyCounterMilliJoules() override;
   double temperature() override { return theta; }
   double now() override { return time; }
@@ -81,22 +91,30 @@ public:
   /// from another process, like a GPU's clocks outlive the process that set
   /// them). Written with plain system calls.
   std::string clockStateFile;
+  /// The same for the power limit (whole watts).
+  std::string powerLimitStateFile;
 
-  /// The model's noise-free values at the current clock and ambient
-  /// temperature, for tests: kernel time and dynamic energy.
+  /// The model's noise-free values at the current clock (throttled by the
+  /// power limit) and ambient temperature, for tests: kernel time and
+  /// dynamic energy.
   double modelTime(const KernelSpec &k) const;
   double modelDynamicEnergy(const KernelSpec &k) const;
+  /// The clock a kernel actually runs at under the power limit.
+  int effectiveClock(const KernelSpec &k) const;
   double staticPower() const;
   const SimParams &params() const { return p; }
 
 private:
-  double voltage() const;
+  double voltage(int mhz) const;
+  double timeAt(const KernelSpec &k, int mhz) const;
+  double dynamicEnergyAt(const KernelSpec &k, int mhz) const;
   void publishClock() const;
   void advance(double seconds, double dynamicPower);
   void busy(double seconds, double dynamicPower);
 
   SimParams p;
   int clock;
+  double limit; // W
   double theta, time = 0, energy = 0; // J, exact
   double lastUpdate = 0;
   uint64_t visibleMilliJoules = 0;

@@ -25,6 +25,15 @@ public:
   bool resetSmClock(std::string &err) override {
     return nvml->resetSmClock(err);
   }
+  bool powerLimits(PowerLimits &out, std::string &err) const override {
+    return nvml->powerLimits(out, err);
+  }
+  bool setPowerLimit(double watts, std::string &err) override {
+    return nvml->setPowerLimit(watts, err);
+  }
+  bool resetPowerLimit(std::string &err) override {
+    return nvml->resetPowerLimit(err);
+  }
   uint64_t energyCounterMilliJoules() override {
     return nvml->energyCounterMilliJoules();
   }

@@ -5,8 +5,8 @@ diagnostic (exit 1) or success (exit 0) passes.
   fuzz_inputs.py TOOL_DIR SRC_DIR WORK_DIR [ITERATIONS]
 
 Seeds: the bundled IR, a Kineto trace, the Perseus CSV, a measurements JSON,
-a signature DB (merge), an EnergyLens fit CSV, a FLOP/byte model file and
-the serving example.
+a signature DB (merge), an EnergyLens fit CSV, a FLOP/byte model file, the
+serving example and a DVFS plan (run-plan --dry-run).
 Mutations (seeded, reproducible): byte flips, deletions, duplications,
 truncation, splicing in tokens that parsers special-case.
 """
@@ -108,6 +108,10 @@ cases += [
                 os.path.join(src, "examples", "serve", "chat-7b.mlir"),
                 "--sched-expand", "--energy-fill-signatures=model=" + f,
                 "-o", os.devnull]),
+    ("plan", seed(os.path.join(src, "test", "Runtime", "Inputs",
+                               "plan-two-gpus.json")), ".json",
+     lambda f: [os.path.join(tools, "energy-prof"), "run-plan", f,
+                "--device", "sim:a100", "--mode", "timeline", "--dry-run"]),
     ("serve", serve, ".mlir",
      lambda f: [os.path.join(tools, "energy-opt"), f, "--sched-expand",
                 "--sched-to-energy", "-o", os.devnull]),

@@ -72,6 +72,55 @@ std::string readFile(const std::string &path) {
   return out;
 }
 
+TEST(SimDevice, ClockGuardRestoresTheDefaultPowerLimit) {
+  SimDevice dev = a100();
+  PowerLimits lim;
+  std::string err;
+  ASSERT_TRUE(dev.powerLimits(lim, err)) << err;
+  EXPECT_EQ(lim.defaultW, 400); // A100-SXM4 TDP
+  {
+    ClockGuard guard(dev);
+    ASSERT_TRUE(dev.setPowerLimit(250, err)) << err;
+    ASSERT_TRUE(dev.powerLimits(lim, err));
+    EXPECT_EQ(lim.currentW, 250);
+  }
+  ASSERT_TRUE(dev.powerLimits(lim, err));
+  EXPECT_EQ(lim.currentW, 400);
+  EXPECT_FALSE(dev.setPowerLimit(50, err)) << "below the range";
+  EXPECT_FALSE(dev.setPowerLimit(401, err)) << "above the range";
+}
+
+// Under a power limit, a compute-bound kernel is throttled: the average power
+// that characterization measures through the counter respects the limit,
+// the kernel is longer, and one clock step higher the model's power would
+// exceed the limit (the driver keeps the highest clock that fits).
+TEST(SimDevice, PowerLimitThrottlesToTheHighestFittingClock) {
+  SimDevice dev = a100(3);
+  ProtocolOptions opts;
+  Measurement free, capped;
+  std::string err;
+  ASSERT_TRUE(characterize(dev, gemm, opts, free, err)) << err;
+  double freePower = free.s + free.d / free.T;
+  double cap = 0.75 * freePower;
+  ASSERT_GE(cap, 100.0);
+  ASSERT_TRUE(dev.setPowerLimit(cap, err)) << err;
+  ASSERT_TRUE(characterize(dev, gemm, opts, capped, err)) << err;
+  EXPECT_LE(capped.s + capped.d / capped.T, cap * 1.02);
+  EXPECT_GT(capped.T, free.T * 1.1);
+  int f = dev.effectiveClock(gemm);
+  ASSERT_LT(f, 1410);
+  // Power one step up, from the V-f curve and C u V^2 f directly.
+  const SimParams &p = dev.params();
+  int up = f + p.stepMhz;
+  double compute = gemm.flops / (p.peakFlops * up / p.fmaxMhz);
+  double T = std::max(compute, gemm.bytes / p.memBandwidth) + p.launchOverhead;
+  double V = p.vmin + (p.vmax - p.vmin) * (up - p.fminMhz) /
+                          double(p.fmaxMhz - p.fminMhz);
+  double powerUp = p.staticRef + p.ceff * (compute / T) * V * V * up * 1e6 +
+                   p.memPowerPerBandwidth * gemm.bytes / T;
+  EXPECT_GT(powerUp, cap);
+}
+
 // A sweep killed midway restores the default clock: a child process sets a
 // low clock under a ClockGuard and is killed with SIGTERM; the clock it
 // published (as a GPU's clocks outlive the process) is back at the default.

@@ -8,6 +8,9 @@
 //       --sequence gemm,copy,gemm --name layer [--runs N] -o measured.json
 //   energy-prof merge rank0.json rank1.json ... -o db.json
 //   energy-prof fit --model token-law|energylens --data runs.csv -o model.json
+//   energy-prof run-plan plan.json --device cuda|sim:h100|cuda:0,cuda:1
+//       [--schedule NAME] [--mode lock|timeline] [--dry-run]
+//       [--allow-clock-changes] [--start-delay S] [--iterations N] -- CMD ...
 //
 // kernels.json: [{"key": "gemm", "flops": 1.4e11, "bytes": 2e8}, ...].
 // Clock changes happen only with --allow-clock-changes and are undone on
@@ -21,6 +24,7 @@
 #include "runtime/Nvml.h"
 #include "runtime/SimDevice.h"
 #include "runtime/db/SignatureDb.h"
+#include "runtime/plan/Plan.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -42,10 +46,11 @@ using namespace energy::rt;
 
 static cl::OptionCategory category("energy-prof options");
 static cl::opt<std::string> command(cl::Positional, cl::Required,
-                                    cl::desc("<characterize|measure-composite|probe|fit|merge>"),
+                                    cl::desc("<characterize|measure-composite|probe|fit|merge|run-plan>"),
                                     cl::cat(category));
 static cl::list<std::string> shardFiles(cl::Positional,
-                                        cl::desc("[merge: shard.json ...]"),
+                                        cl::desc("[merge: shard.json ...] "
+                                                 "[run-plan: plan.json]"),
                                         cl::cat(category));
 static cl::opt<std::string> deviceName(
     "device", cl::desc("sim:a100|sim:h100|sim:h200 or cuda:<index>"),
@@ -76,6 +81,26 @@ static cl::list<std::string> sequence(
 static cl::opt<std::string> compositeName(
     "name", cl::desc("measure-composite: the composite's symbol name"),
     cl::cat(category));
+static cl::opt<std::string> planSchedule(
+    "schedule", cl::desc("run-plan: the plan's schedule (when it has several)"),
+    cl::cat(category));
+static cl::opt<std::string> planMode(
+    "mode", cl::desc("run-plan: lock (one clock per device) or timeline "
+                     "(open-loop switches at the planned times)"),
+    cl::cat(category));
+static cl::opt<bool> dryRun("dry-run",
+                            cl::desc("run-plan: print the actions only"),
+                            cl::cat(category));
+static cl::opt<double> startDelay(
+    "start-delay", cl::desc("run-plan timeline: s before iteration 0"),
+    cl::init(0), cl::cat(category));
+static cl::opt<unsigned> planIterations(
+    "iterations", cl::desc("run-plan timeline: iterations to follow (0: all)"),
+    cl::init(0), cl::cat(category));
+static cl::opt<std::string> simState(
+    "sim-state", cl::desc("simulated devices: mirror each device's clock and "
+                          "power limit into PREFIX.<device>.{clock,power}"),
+    cl::cat(category));
 static cl::opt<std::string> output("o", cl::desc("signature DB to write"),
                                    cl::init("-"), cl::cat(category));
 
@@ -84,8 +109,7 @@ static int fail(const Twine &msg) {
   return 1;
 }
 
-static std::unique_ptr<Device> openDevice(std::string &err) {
-  StringRef name = deviceName;
+static std::unique_ptr<Device> openDevice(StringRef name, std::string &err) {
   if (name.consume_front("sim:")) {
     SimParams p;
     if (!simParamsFor(name.str(), p)) {
@@ -100,7 +124,7 @@ static std::unique_ptr<Device> openDevice(std::string &err) {
   unsigned index;
   if (name.consume_front("cuda:") && !name.getAsInteger(10, index))
     return openNvmlDevice(index, err);
-  err = "unknown device '" + deviceName + "'; expected sim:<a100|h100|h200> "
+  err = "unknown device '" + name.str() + "'; expected sim:<a100|h100|h200> "
         "or cuda:<index>";
   return nullptr;
 }
@@ -399,11 +423,88 @@ static int measureComposite(Device &dev) {
   return writeJson(std::move(doc));
 }
 
+/// run-plan: one device per plan device. `--device` is a list with one
+/// entry per plan device, or one entry for all: `cuda` (cuda:0, cuda:1, ...
+/// in plan order) or a simulated kind (a separate instance each).
+static int runPlanCommand(std::vector<std::string> command) {
+  if (shardFiles.size() != 1)
+    return fail("run-plan needs exactly one plan file before '--'");
+  if (deviceName.empty())
+    return fail("run-plan needs --device (cuda, cuda:0,cuda:1,... or "
+                "sim:<kind>)");
+  auto buf = MemoryBuffer::getFileOrSTDIN(shardFiles[0]);
+  if (!buf)
+    return fail(shardFiles[0] + ": cannot read: " + buf.getError().message());
+  Plan plan;
+  std::string err;
+  if (!parsePlan((*buf)->getBuffer().str(), shardFiles[0], planSchedule, plan,
+                 err))
+    return fail(err);
+  RunPlanOptions opts;
+  if (planMode == "lock")
+    opts.mode = RunPlanOptions::Mode::Lock;
+  else if (planMode == "timeline")
+    opts.mode = RunPlanOptions::Mode::Timeline;
+  else if (!planMode.empty())
+    return fail("--mode must be lock or timeline, not '" + planMode + "'");
+  if (!(startDelay >= 0))
+    return fail("--start-delay must be non-negative");
+  opts.allowChanges = allowClockChanges;
+  opts.dryRun = dryRun;
+  opts.startDelay = startDelay;
+  opts.iterations = planIterations;
+  opts.command = std::move(command);
+
+  SmallVector<StringRef> names;
+  StringRef(deviceName).split(names, ',');
+  size_t n = plan.devices.size();
+  if (names.size() != 1 && names.size() != n)
+    return fail("--device lists " + std::to_string(names.size()) +
+                " devices; the plan has " + std::to_string(n));
+  std::vector<std::unique_ptr<Device>> owned;
+  std::vector<Device *> devices;
+  for (size_t i = 0; i < n; ++i) {
+    std::string name = names.size() == 1 ? names[0].str() : names[i].str();
+    if (name == "cuda")
+      name = "cuda:" + std::to_string(i);
+    std::unique_ptr<Device> dev = openDevice(name, err);
+    if (!dev)
+      return fail("device '" + plan.devices[i].name + "': " + err);
+    if (auto *sim = dynamic_cast<SimDevice *>(dev.get());
+        sim && !simState.empty()) {
+      sim->clockStateFile = simState + "." + plan.devices[i].name + ".clock";
+      sim->powerLimitStateFile =
+          simState + "." + plan.devices[i].name + ".power";
+      std::string ignored;
+      sim->resetSmClock(ignored); // publish the starting state
+    }
+    devices.push_back(dev.get());
+    owned.push_back(std::move(dev));
+  }
+  int rc = runPlan(plan, devices, opts, errs(), err);
+  if (rc < 0)
+    return fail(err);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
+  // run-plan: everything after the first "--" is the command, untouched.
+  std::vector<std::string> child;
+  for (int i = 1; i < argc; ++i)
+    if (StringRef(argv[i]) == "--") {
+      for (int j = i + 1; j < argc; ++j)
+        child.push_back(argv[j]);
+      argc = i;
+      break;
+    }
   cl::ParseCommandLineOptions(argc, argv,
                               "energy-prof: measure kernels into signatures\n");
+  if (command == "run-plan")
+    return runPlanCommand(std::move(child));
+  if (!child.empty())
+    return fail("'--' is only for run-plan's command");
   if (command == "fit")
     return fit();
   if (command == "merge")
@@ -413,7 +514,7 @@ int main(int argc, char **argv) {
   if (deviceName.empty())
     return fail(command + " needs --device");
   std::string err;
-  std::unique_ptr<Device> dev = openDevice(err);
+  std::unique_ptr<Device> dev = openDevice(deviceName, err);
   if (!dev)
     return fail(err);
   if (command == "probe") {
@@ -425,8 +526,8 @@ int main(int argc, char **argv) {
   }
   if (command != "characterize" && command != "measure-composite")
     return fail("unknown command '" + command +
-                "'; expected characterize, measure-composite, probe, fit or "
-                "merge");
+                "'; expected characterize, measure-composite, probe, fit, "
+                "merge or run-plan");
   if (kernelsFile.empty())
     return fail(command + " needs --kernels");
   if (runs < 2)

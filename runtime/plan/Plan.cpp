@@ -1,0 +1,208 @@
+//===- Plan.cpp - reading and checking a plan file ------------------------===//
+
+#include "runtime/plan/Plan.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <cmath>
+#include <map>
+
+using namespace llvm;
+
+namespace energy {
+namespace rt {
+
+namespace {
+struct Reader {
+  const std::string &file;
+  std::string &err;
+
+  bool fail(const std::string &where, const std::string &what) {
+    err = file + ": " + where + ": " + what;
+    return false;
+  }
+  bool number(const json::Object &o, StringRef key, const std::string &where,
+              double &out, bool positive = false) {
+    std::optional<double> v = o.getNumber(key);
+    if (!v || !std::isfinite(*v) || *v < 0 || (positive && *v == 0))
+      return fail(where + "." + key.str(),
+                  std::string("expected a ") +
+                      (positive ? "positive" : "non-negative") + " number");
+    out = *v;
+    return true;
+  }
+  /// sm_mhz: a positive integer or null (the driver's default clock).
+  bool clock(const json::Object &o, const std::string &where,
+             std::optional<int> &out) {
+    const json::Value *v = o.get("sm_mhz");
+    if (!v)
+      return fail(where + ".sm_mhz", "missing (null for the default clock)");
+    if (v->kind() == json::Value::Null) {
+      out.reset();
+      return true;
+    }
+    std::optional<int64_t> mhz = v->getAsInteger();
+    if (!mhz || *mhz <= 0 || *mhz > 100000)
+      return fail(where + ".sm_mhz", "expected a clock in MHz or null");
+    out = int(*mhz);
+    return true;
+  }
+};
+} // namespace
+
+bool parsePlan(const std::string &text, const std::string &file,
+               const std::string &schedule, Plan &out, std::string &err) {
+  Reader r{file, err};
+  Expected<json::Value> doc = json::parse(text);
+  if (!doc) {
+    err = file + ": malformed JSON: " + toString(doc.takeError());
+    return false;
+  }
+  const json::Object *root = doc->getAsObject();
+  if (!root)
+    return r.fail("$", "expected an object");
+  std::optional<int64_t> version = root->getInteger("version");
+  if (!version)
+    return r.fail("$.version", "missing");
+  if (*version != 1)
+    return r.fail("$.version", "unsupported version " +
+                                   std::to_string(*version) + " (expected 1)");
+  const json::Array *schedules = root->getArray("schedules");
+  if (!schedules || schedules->empty())
+    return r.fail("$.schedules", "expected a non-empty list");
+
+  const json::Object *chosen = nullptr;
+  std::string names, where;
+  for (size_t i = 0; i < schedules->size(); ++i) {
+    std::string w = "$.schedules[" + std::to_string(i) + "]";
+    const json::Object *s = (*schedules)[i].getAsObject();
+    std::optional<StringRef> name = s ? s->getString("schedule") : std::nullopt;
+    if (!name || name->empty())
+      return r.fail(w + ".schedule", "expected the schedule's name");
+    names += (names.empty() ? "" : ", ") + name->str();
+    if ((schedule.empty() && schedules->size() == 1) || *name == schedule) {
+      chosen = s;
+      where = w;
+    }
+  }
+  if (!chosen)
+    return r.fail("$.schedules",
+                  schedule.empty()
+                      ? "several schedules (" + names + "); choose one"
+                      : "no schedule '" + schedule + "' (have " + names + ")");
+  out = Plan();
+  out.schedule = chosen->getString("schedule")->str();
+  const json::Object *plan = chosen->getObject("plan");
+  const json::Object *base = chosen->getObject("baseline");
+  if (!plan)
+    return r.fail(where + ".plan", "missing");
+  if (!base)
+    return r.fail(where + ".baseline", "missing");
+  if (!r.number(*plan, "T_s", where + ".plan", out.T, /*positive=*/true) ||
+      !r.number(*plan, "E_J", where + ".plan", out.E) ||
+      !r.number(*base, "T_s", where + ".baseline", out.baselineT) ||
+      !r.number(*base, "E_J", where + ".baseline", out.baselineE))
+    return false;
+
+  const json::Array *devices = chosen->getArray("devices");
+  if (!devices || devices->empty())
+    return r.fail(where + ".devices", "expected a non-empty list");
+  std::map<std::string, size_t> seen;
+  for (size_t i = 0; i < devices->size(); ++i) {
+    std::string w = where + ".devices[" + std::to_string(i) + "]";
+    const json::Object *d = (*devices)[i].getAsObject();
+    if (!d)
+      return r.fail(w, "expected an object");
+    PlanDevice dev;
+    std::optional<StringRef> name = d->getString("device");
+    if (!name || name->empty())
+      return r.fail(w + ".device", "expected the device's name");
+    dev.name = name->str();
+    if (!seen.emplace(dev.name, i).second)
+      return r.fail(w + ".device", "device '" + dev.name + "' appears twice");
+    if (d->get("power_cap_W")) {
+      double cap;
+      if (!r.number(*d, "power_cap_W", w, cap, /*positive=*/true))
+        return false;
+      dev.powerCapW = cap;
+    }
+    const json::Array *tasks = d->getArray("tasks");
+    const json::Array *runs = d->getArray("runs");
+    if (!tasks)
+      return r.fail(w + ".tasks", "expected a list");
+    if (!runs)
+      return r.fail(w + ".runs", "expected a list");
+    // Tasks in planned start order, each with its clock and start.
+    struct Task {
+      std::string name;
+      std::optional<int> mhz;
+      double start;
+    };
+    std::vector<Task> order;
+    for (size_t t = 0; t < tasks->size(); ++t) {
+      std::string tw = w + ".tasks[" + std::to_string(t) + "]";
+      const json::Object *o = (*tasks)[t].getAsObject();
+      if (!o)
+        return r.fail(tw, "expected an object");
+      Task task;
+      std::optional<StringRef> tn = o->getString("task");
+      if (!tn || tn->empty())
+        return r.fail(tw + ".task", "expected the task's name");
+      task.name = tn->str();
+      double T;
+      if (!r.clock(*o, tw, task.mhz) ||
+          !r.number(*o, "start_s", tw, task.start) ||
+          !r.number(*o, "T_s", tw, T))
+        return false;
+      if (!order.empty() && task.start < order.back().start)
+        return r.fail(tw + ".start_s", "tasks must be in start order");
+      if (task.start > out.T * (1 + 1e-9))
+        return r.fail(tw + ".start_s", "starts after the plan's T_s");
+      order.push_back(std::move(task));
+    }
+    dev.tasks = unsigned(order.size());
+    // Runs: maximal groups of consecutive tasks at one clock.
+    size_t next = 0;
+    for (size_t k = 0; k < runs->size(); ++k) {
+      std::string rw = w + ".runs[" + std::to_string(k) + "]";
+      const json::Object *o = (*runs)[k].getAsObject();
+      if (!o)
+        return r.fail(rw, "expected an object");
+      PlanRun run;
+      std::optional<StringRef> first = o->getString("first");
+      std::optional<int64_t> count = o->getInteger("tasks");
+      if (!r.clock(*o, rw, run.smMhz))
+        return false;
+      if (!first)
+        return r.fail(rw + ".first", "expected a task name");
+      if (!count || *count <= 0)
+        return r.fail(rw + ".tasks", "expected a positive count");
+      if (next >= order.size() || order[next].name != *first)
+        return r.fail(rw + ".first",
+                      "'" + first->str() + "' is not the next task in " +
+                          "the device's order" +
+                          (next < order.size() ? " ('" + order[next].name + "')"
+                                               : std::string(" (none left)")));
+      if (next + size_t(*count) > order.size())
+        return r.fail(rw + ".tasks", "runs past the device's last task");
+      for (size_t t = next; t < next + size_t(*count); ++t)
+        if (order[t].mhz != run.smMhz)
+          return r.fail(rw, "task '" + order[t].name +
+                                "' has a different clock than its run");
+      run.first = first->str();
+      run.start = order[next].start;
+      run.tasks = unsigned(*count);
+      next += size_t(*count);
+      dev.runs.push_back(std::move(run));
+    }
+    if (next != order.size())
+      return r.fail(w + ".runs", "cover " + std::to_string(next) + " of " +
+                                     std::to_string(order.size()) + " tasks");
+    out.devices.push_back(std::move(dev));
+  }
+  return true;
+}
+
+} // namespace rt
+} // namespace energy

@@ -1,0 +1,82 @@
+//===- Plan.h - DVFS plans as data, and applying them safely ----*- C++ -*-===//
+//
+// The plan file (docs/PLAN.md, written by `energy-translate --export-plan`)
+// read and checked without MLIR, and the controller behind
+// `energy-prof run-plan plan.json -- CMD`: it checks every clock and power
+// cap against the devices before touching anything, applies them only with
+// explicit opt-in, runs the command, and restores the driver defaults on
+// every exit path (normal exit, errors, SIGINT/SIGTERM/SIGHUP).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RUNTIME_PLAN_PLAN_H
+#define RUNTIME_PLAN_PLAN_H
+
+#include "runtime/Device.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class raw_ostream;
+}
+
+namespace energy {
+namespace rt {
+
+/// One clock-run of a device: from the start of its first task on, the
+/// device runs at `smMhz` (none: the driver's default clock).
+struct PlanRun {
+  std::optional<int> smMhz;
+  std::string first;
+  double start = 0; ///< s from the iteration's start
+  unsigned tasks = 0;
+};
+
+struct PlanDevice {
+  std::string name;
+  std::vector<PlanRun> runs;
+  std::optional<double> powerCapW;
+  unsigned tasks = 0;
+};
+
+struct Plan {
+  std::string schedule;
+  double T = 0, E = 0;                 ///< the planned iteration
+  double baselineT = 0, baselineE = 0; ///< before planning
+  std::vector<PlanDevice> devices;
+};
+
+/// Parses and checks a version-1 plan. With several schedules in the file,
+/// `schedule` names the one to read (an error lists them if it is empty).
+/// Errors name the file and the JSON path of the offending value.
+bool parsePlan(const std::string &text, const std::string &file,
+               const std::string &schedule, Plan &out, std::string &err);
+
+struct RunPlanOptions {
+  enum class Mode {
+    Lock,     ///< one clock per device for the whole run
+    Timeline, ///< open-loop: each run's clock at its planned start, every
+              ///< iteration (period = the plan's T)
+  };
+  std::optional<Mode> mode; ///< unset: Lock, an error if a device switches
+  bool allowChanges = false;
+  bool dryRun = false;
+  double startDelay = 0; ///< s between starting the command and iteration 0
+  unsigned iterations = 0; ///< Timeline: stop switching after N (0: never)
+  std::vector<std::string> command;
+};
+
+/// Applies `plan` to `devices` (one per plan device, in plan order) while
+/// `opts.command` runs, and restores the defaults afterwards. Writes what it
+/// does to `log`. Returns the command's exit status (128 + signal when a
+/// signal ended it), or -1 with `err` when nothing was run.
+int runPlan(const Plan &plan, const std::vector<Device *> &devices,
+            const RunPlanOptions &opts, llvm::raw_ostream &log,
+            std::string &err);
+
+} // namespace rt
+} // namespace energy
+
+#endif // RUNTIME_PLAN_PLAN_H

@@ -1,0 +1,325 @@
+//===- RunPlan.cpp - applying a plan around a command, restoring after ----===//
+//
+// Order of work: check every clock and cap against the devices (nothing is
+// touched on an error), then -- only with allowChanges -- take a ClockGuard
+// per device, set the caps and the first clocks, start the command, follow
+// the timeline (Timeline mode), wait, and let the guards restore the
+// defaults. While the command runs, the first SIGINT/SIGTERM/SIGHUP is
+// forwarded to it (its exit then takes the normal restore path); a second
+// one restores the devices at once and re-raises.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/plan/Plan.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <thread>
+
+extern char **environ;
+
+namespace energy {
+namespace rt {
+
+namespace {
+std::atomic<pid_t> runningChild{0};
+std::atomic<int> signalsSeen{0};
+
+extern "C" void forwardOrRestore(int sig) {
+  pid_t child = runningChild.load();
+  if (child > 0 && signalsSeen.fetch_add(1) == 0) {
+    ::kill(child, sig);
+    return;
+  }
+  restoreGuardedDevices();
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+constexpr int handledSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+/// Installs forwardOrRestore for the command's lifetime; the previous
+/// handlers come back on destruction.
+class SignalForwarding {
+public:
+  SignalForwarding() {
+    struct sigaction sa = {};
+    sa.sa_handler = forwardOrRestore;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < std::size(handledSignals); ++i)
+      sigaction(handledSignals[i], &sa, &previous[i]);
+  }
+  ~SignalForwarding() {
+    for (size_t i = 0; i < std::size(handledSignals); ++i)
+      sigaction(handledSignals[i], &previous[i], nullptr);
+  }
+
+private:
+  struct sigaction previous[std::size(handledSignals)];
+};
+
+std::string clockText(std::optional<int> mhz) {
+  return mhz ? std::to_string(*mhz) + " MHz" : std::string("default");
+}
+
+std::string watts(double w) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%g W", w);
+  return buf;
+}
+
+/// One clock change of the timeline: `offset` s into each iteration.
+struct Event {
+  double offset;
+  size_t device;
+  std::optional<int> mhz;
+};
+
+bool checkDevices(const Plan &plan, const std::vector<Device *> &devices,
+                  std::string &err) {
+  if (devices.size() != plan.devices.size()) {
+    err = "the plan has " + std::to_string(plan.devices.size()) +
+          " devices but " + std::to_string(devices.size()) + " were given";
+    return false;
+  }
+  for (size_t i = 0; i < devices.size(); ++i) {
+    const PlanDevice &pd = plan.devices[i];
+    std::vector<int> supported = devices[i]->supportedSmClocks();
+    for (const PlanRun &run : pd.runs)
+      if (run.smMhz && !std::count(supported.begin(), supported.end(),
+                                   *run.smMhz)) {
+        err = "device '" + pd.name + "' (" + devices[i]->identity() +
+              "): the plan's " + std::to_string(*run.smMhz) +
+              " MHz (from task '" + run.first +
+              "') is not a supported SM clock";
+        return false;
+      }
+    if (pd.powerCapW) {
+      PowerLimits lim;
+      if (!devices[i]->powerLimits(lim, err)) {
+        err = "device '" + pd.name + "': " + err;
+        return false;
+      }
+      if (*pd.powerCapW < lim.minW || *pd.powerCapW > lim.maxW) {
+        err = "device '" + pd.name + "': power cap " + watts(*pd.powerCapW) +
+              " outside [" + watts(lim.minW) + ", " + watts(lim.maxW) + "]";
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+/// Sets a clock (none: back to the default) and tracks what is commanded.
+bool applyClock(Device &dev, std::optional<int> mhz, std::string &err) {
+  return mhz ? dev.setSmClock(*mhz, err) : dev.resetSmClock(err);
+}
+} // namespace
+
+int runPlan(const Plan &plan, const std::vector<Device *> &devices,
+            const RunPlanOptions &opts, llvm::raw_ostream &log,
+            std::string &err) {
+  using Mode = RunPlanOptions::Mode;
+  if (!checkDevices(plan, devices, err))
+    return -1;
+  if (opts.command.empty() && !opts.dryRun) {
+    err = "no command to run (run-plan plan.json [options] -- CMD ARGS...)";
+    return -1;
+  }
+
+  // Lock needs one clock per device; Timeline follows every run.
+  for (const PlanDevice &pd : plan.devices) {
+    size_t distinct = 0;
+    for (size_t k = 0; k < pd.runs.size(); ++k) {
+      bool seen = false;
+      for (size_t j = 0; j < k; ++j)
+        seen |= pd.runs[j].smMhz == pd.runs[k].smMhz;
+      distinct += !seen;
+    }
+    if (distinct > 1 && opts.mode.value_or(Mode::Lock) == Mode::Lock) {
+      err = "device '" + pd.name + "' switches between " +
+            std::to_string(distinct) + " clocks (" +
+            std::to_string(pd.runs.size()) +
+            " runs per iteration); a single lock cannot apply it: use "
+            "--mode=timeline (open-loop switches at the planned times)";
+      return -1;
+    }
+  }
+  Mode mode = opts.mode.value_or(Mode::Lock);
+  std::vector<Event> events;
+  for (size_t i = 0; i < plan.devices.size(); ++i)
+    for (const PlanRun &run : plan.devices[i].runs)
+      events.push_back({run.start, i, run.smMhz});
+  std::sort(events.begin(), events.end(), [](const Event &a, const Event &b) {
+    return a.offset < b.offset || (a.offset == b.offset && a.device < b.device);
+  });
+
+  log << "run-plan: schedule '" << plan.schedule << "', "
+      << (mode == Mode::Lock ? "lock" : "timeline") << " mode, plan "
+      << llvm::formatv("{0:F4} s / {1:F1} J per iteration", plan.T, plan.E)
+      << "\n";
+  for (size_t i = 0; i < devices.size(); ++i) {
+    const PlanDevice &pd = plan.devices[i];
+    log << "  " << pd.name << " -> " << devices[i]->identity() << ": ";
+    if (mode == Mode::Lock)
+      log << "SM clock " << clockText(pd.runs.empty() ? std::nullopt
+                                                      : pd.runs[0].smMhz);
+    else
+      log << pd.runs.size() << " clock runs per iteration";
+    if (pd.powerCapW)
+      log << ", power cap " << watts(*pd.powerCapW);
+    log << "\n";
+    if (mode == Mode::Timeline && opts.dryRun)
+      for (const PlanRun &run : pd.runs)
+        log << llvm::formatv("    at {0,10:F6} s  {1,-9} from {2} ({3} "
+                             "tasks)\n",
+                             run.start, clockText(run.smMhz), run.first,
+                             run.tasks);
+  }
+  if (opts.dryRun) {
+    log << "run-plan: dry run, nothing changed\n";
+    return 0;
+  }
+  if (!opts.allowChanges) {
+    err = "run-plan changes SM clocks and power limits; pass "
+          "--allow-clock-changes to apply the plan (the defaults are "
+          "restored on exit) or --dry-run to print what it would do";
+    return -1;
+  }
+
+  // From here every device is guarded: any return restores it.
+  std::vector<std::unique_ptr<ClockGuard>> guards;
+  for (Device *d : devices)
+    guards.push_back(std::make_unique<ClockGuard>(*d));
+  std::vector<std::optional<int>> commanded(devices.size());
+  for (size_t i = 0; i < devices.size(); ++i) {
+    const PlanDevice &pd = plan.devices[i];
+    if (pd.powerCapW && !devices[i]->setPowerLimit(*pd.powerCapW, err)) {
+      err = "device '" + pd.name + "': " + err;
+      return -1;
+    }
+    if (!pd.runs.empty()) {
+      commanded[i] = pd.runs[0].smMhz;
+      if (!applyClock(*devices[i], commanded[i], err)) {
+        err = "device '" + pd.name + "': " + err;
+        return -1;
+      }
+    }
+  }
+  std::vector<uint64_t> counterBefore;
+  for (Device *d : devices)
+    counterBefore.push_back(d->energyCounterMilliJoules());
+
+  std::vector<char *> argv;
+  for (const std::string &a : opts.command)
+    argv.push_back(const_cast<char *>(a.c_str()));
+  argv.push_back(nullptr);
+  SignalForwarding forwarding;
+  signalsSeen = 0;
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point started = Clock::now();
+  pid_t child = 0;
+  int rc = ::posix_spawnp(&child, argv[0], nullptr, nullptr, argv.data(),
+                          environ);
+  if (rc != 0) {
+    err = "cannot run '" + opts.command[0] + "': " + std::strerror(rc);
+    return -1;
+  }
+  runningChild = child;
+
+  // Follow the timeline until the command exits.
+  size_t next = 0, applied = 0;
+  unsigned iteration = 0;
+  double worstLate = 0;
+  std::string switchErr;
+  int status = 0;
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(Clock::now() - started).count();
+  };
+  for (;;) {
+    pid_t r = ::waitpid(child, &status, mode == Mode::Timeline ? WNOHANG : 0);
+    if (r == child)
+      break;
+    if (r < 0 && errno != EINTR) {
+      err = std::string("waitpid: ") + std::strerror(errno);
+      break;
+    }
+    if (mode != Mode::Timeline || events.empty())
+      continue;
+    if (opts.iterations && iteration >= opts.iterations) {
+      // Done switching: keep waiting for the command only.
+      if (::waitpid(child, &status, 0) == child)
+        break;
+      continue;
+    }
+    double due = opts.startDelay + iteration * plan.T + events[next].offset;
+    double now = elapsed();
+    if (now < due) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(
+          std::min(due - now, 0.005)));
+      continue;
+    }
+    const Event &e = events[next];
+    if (commanded[e.device] != e.mhz) {
+      std::string why;
+      if (!applyClock(*devices[e.device], e.mhz, why) && switchErr.empty())
+        switchErr = plan.devices[e.device].name + ": " + why;
+      commanded[e.device] = e.mhz;
+      ++applied;
+      worstLate = std::max(worstLate, now - due);
+    }
+    if (++next == events.size()) {
+      next = 0;
+      ++iteration;
+    }
+  }
+  runningChild = 0;
+  double wall = elapsed();
+
+  int exitCode = WIFEXITED(status)     ? WEXITSTATUS(status)
+                 : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
+                                       : 1;
+  log << llvm::formatv("run-plan: command exited with {0} after {1:F3} s",
+                       exitCode, wall);
+  if (mode == Mode::Timeline) {
+    double begun = wall < opts.startDelay
+                       ? 0
+                       : std::floor((wall - opts.startDelay) / plan.T) + 1;
+    if (opts.iterations)
+      begun = std::min(begun, double(opts.iterations));
+    log << llvm::formatv("; {0} clock switches in {1} iteration(s) begun, "
+                         "worst lateness {2:F3} ms",
+                         applied, uint64_t(begun), worstLate * 1e3);
+  }
+  log << "\n";
+  if (!switchErr.empty())
+    log << "run-plan: warning: a clock switch failed: " << switchErr << "\n";
+  for (size_t i = 0; i < devices.size(); ++i) {
+    if (devices[i]->simulated())
+      continue; // virtual time: nothing was measured while the command ran
+    double joules =
+        (devices[i]->energyCounterMilliJoules() - counterBefore[i]) / 1e3;
+    log << llvm::formatv("  {0}: {1:F1} J measured, {2:F1} W average\n",
+                         plan.devices[i].name, joules,
+                         wall > 0 ? joules / wall : 0.0);
+  }
+  guards.clear(); // restore now, before reporting it
+  log << "run-plan: restored default clocks and power limits on "
+      << devices.size() << " device(s)\n";
+  return exitCode;
+}
+
+} // namespace rt
+} // namespace energy
