@@ -170,10 +170,12 @@ struct EnergyFillSignaturesPass
     return success();
   }
 
-  void fillFromModel(ModuleOp module) {
+  /// Fills the tasks for which `wanted` holds from the model file.
+  LogicalResult fillFromModel(ModuleOp module,
+                              llvm::function_ref<bool(sched::TaskOp)> wanted) {
     ModelFile mf;
     if (failed(readModel(module.getLoc(), mf)))
-      return signalPassFailure();
+      return failure();
     const calculus::TokenLaw &law = mf.law;
     const calculus::FlopByteModel &fb = mf.fb;
     double relSigma = mf.relSigma;
@@ -185,7 +187,7 @@ struct EnergyFillSignaturesPass
       // EnergyLens Eq. 4 prices a whole inference run: tasks of kind
       // "inference" with theta input_tokens, max_tokens, batch, tp, pp.
       module.walk([&](sched::TaskOp task) {
-        if (task.getKind() != "inference")
+        if (task.getKind() != "inference" || !wanted(task))
           return;
         auto num = [&](StringRef key) { return thetaNumber(task, key); };
         auto nin = num("input_tokens"), nout = num("max_tokens"),
@@ -220,15 +222,13 @@ struct EnergyFillSignaturesPass
         task->setAttr("energy.method",
                       StringAttr::get(ctx, "analytical: energylens"));
       });
-      if (bad)
-        signalPassFailure();
-      return;
+      return failure(bad);
     }
     if (kind == "flop-byte") {
       module.walk([&](sched::TaskOp task) {
         bool decode = task.getKind() == "decode",
              prefill = task.getKind() == "prefill";
-        if (!decode && !prefill)
+        if ((!decode && !prefill) || !wanted(task))
           return;
         auto num = [&](StringRef key) { return thetaNumber(task, key); };
         double T = taskDuration(task);
@@ -251,12 +251,10 @@ struct EnergyFillSignaturesPass
         task->setAttr("energy.method",
                       StringAttr::get(ctx, "analytical: flop-byte"));
       });
-      if (bad)
-        signalPassFailure();
-      return;
+      return failure(bad);
     }
     module.walk([&](sched::TaskOp task) {
-      if (task.getKind() != "decode")
+      if (task.getKind() != "decode" || !wanted(task))
         return;
       auto num = [&](StringRef key) { return thetaNumber(task, key); };
       auto B = num("batch"), L = num("mean_history"), Mw = num("weight_bytes"),
@@ -291,23 +289,72 @@ struct EnergyFillSignaturesPass
       task->setAttr("energy.method",
                     StringAttr::get(ctx, "analytical: token-law"));
     });
-    if (bad)
-      signalPassFailure();
+    return failure(bad);
   }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (db.empty() == model.empty()) {
-      emitError(module.getLoc(),
-                "energy-fill-signatures: needs exactly one of db=PATH and "
-                "model=PATH");
+    if (db.empty() && model.empty()) {
+      emitError(module.getLoc(), "energy-fill-signatures: needs db=PATH, "
+                                 "model=PATH or both");
       return signalPassFailure();
     }
-    if (!model.empty())
-      return fillFromModel(module);
+    if (!fallback.empty() && fallback != "model") {
+      emitError(module.getLoc(), "energy-fill-signatures: fallback='")
+          << fallback << "' is not a fallback; expected fallback=model";
+      return signalPassFailure();
+    }
+    if (fallback == "model" && (db.empty() || model.empty())) {
+      emitError(module.getLoc(), "energy-fill-signatures: fallback=model "
+                                 "needs both db=PATH and model=PATH");
+      return signalPassFailure();
+    }
+    // Tasks whose DB key is missing and that fall back to the model.
+    llvm::DenseSet<Operation *> fallbackTasks;
+    if (!db.empty() && failed(fillFromDb(module, fallbackTasks)))
+      return signalPassFailure();
+    if (model.empty())
+      return;
+    // The DB wins where it has the key; the model prices the rest.
+    auto wanted = [&](sched::TaskOp task) {
+      return !task.getDbAttr() || fallbackTasks.contains(task);
+    };
+    if (failed(fillFromModel(module, wanted)))
+      return signalPassFailure();
+    // Mark every fallback estimate; a task the model cannot price is an error.
+    bool bad = false;
+    for (Operation *op : fallbackTasks) {
+      auto task = cast<sched::TaskOp>(op);
+      auto method = task->getAttrOfType<StringAttr>("energy.method");
+      if (!method) {
+        task.emitOpError("signature-DB key '")
+            << task.getDbAttr().getValue() << "' is not in " << db
+            << " and the model (" << model << ") does not price tasks of kind '"
+            << task.getKind().value_or("") << "'";
+        bad = true;
+        continue;
+      }
+      task->setAttr("energy.method",
+                    StringAttr::get(&getContext(),
+                                    "estimate: " + method.getValue().str() +
+                                        " (db key '" +
+                                        task.getDbAttr().getValue().str() +
+                                        "' missing)"));
+    }
+    if (bad)
+      return signalPassFailure();
+    if (!fallbackTasks.empty())
+      emitWarning(module.getLoc(), "energy-fill-signatures: ")
+          << fallbackTasks.size()
+          << " task(s) priced by the model because their DB key is missing "
+             "(marked energy.method = \"estimate: ...\")";
+  }
+
+  LogicalResult fillFromDb(ModuleOp module,
+                           llvm::DenseSet<Operation *> &fallbackTasks) {
     llvm::StringMap<std::vector<DbEntry>> entries;
     if (failed(readDb(module.getLoc(), db, entries)))
-      return signalPassFailure();
+      return failure();
     MLIRContext *ctx = &getContext();
     Builder b(ctx);
     auto sigOf = [&](const DbEntry &e) {
@@ -329,6 +376,10 @@ struct EnergyFillSignaturesPass
       if (!key)
         return;
       auto it = entries.find(key.getValue());
+      if (it == entries.end() && fallback == "model") {
+        fallbackTasks.insert(task);
+        return;
+      }
       if (it == entries.end()) {
         task.emitOpError("signature-DB key '")
             << key.getValue() << "' is not in " << db;
@@ -369,8 +420,7 @@ struct EnergyFillSignaturesPass
         checkStatic(el, dev.getStaticPower().convertToDouble(),
                     it->second.front(), key.getValue());
     });
-    if (bad)
-      signalPassFailure();
+    return failure(bad);
   }
 };
 

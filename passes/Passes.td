@@ -241,12 +241,20 @@ def EnergyFillSignatures : Pass<"energy-fill-signatures", "::mlir::ModuleOp"> {
     docs/MODELS.md): energy per useful token e(q_w, q_kv, tau), iteration
     energy B e, d = B e - s T, var_d = B^2 x' Cov x; such signatures carry
     `energy.method = "analytical: token-law"`.
+
+    Both `db=` and `model=` may be given: the DB fills the tasks with a `db`
+    key, the model the others. A missing DB key is an error naming it;
+    `fallback=model` prices such a task with the model instead, marks it
+    `energy.method = "estimate: <model> (db key 'k' missing)"` and warns
+    with the count (an error if the model does not price its kind).
   }];
   let options = [
     Option<"db", "db", "std::string", /*default=*/"\"\"",
            "the signature DB (JSON)">,
     Option<"model", "model", "std::string", /*default=*/"\"\"",
            "a fitted model file (JSON) for analytical signatures">,
+    Option<"fallback", "fallback", "std::string", /*default=*/"\"\"",
+           "for DB keys that are missing: 'model' (a marked estimate)">,
   ];
 }
 
