@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "calculus/SharedParameters.h"
 #include "calculus/Signature.h"
 #include "dialect/Energy/Energy.h"
 #include "dialect/Energy/EnergyTree.h"
@@ -17,6 +18,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <map>
 
 namespace energy {
 #define GEN_PASS_DEF_ENERGYEVALUATE
@@ -50,6 +52,52 @@ llvm::json::Object summarize(const calculus::Signature &sig,
                             {"T_clark_s", sig.clarkT}};
 }
 
+/// Correlation through shared model parameters (calculus/SharedParameters.h):
+/// sums the `energy.grad` of the elements that count towards `root` (a
+/// measured composite replaces its parts) and returns the correction to the
+/// root's var_d and the shared variance itself.
+LogicalResult sharedParameters(Operation *root, DictionaryAttr sets,
+                               double &correction, double &sharedVariance) {
+  correction = sharedVariance = 0;
+  calculus::SharedParameterSums sums;
+  std::string err;
+  WalkResult r = root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<CompositeOp>(op))
+      return WalkResult::skip();
+    auto grad = op->getAttrOfType<DictionaryAttr>("energy.grad");
+    if (!grad)
+      return WalkResult::advance();
+    for (NamedAttribute set : grad) {
+      auto g = dyn_cast<DenseF64ArrayAttr>(set.getValue());
+      if (!g) {
+        op->emitOpError("energy.grad entries must be array<f64: ...>");
+        return WalkResult::interrupt();
+      }
+      ArrayRef<double> v = g.asArrayRef();
+      if (!sums.add(set.getName().str(), std::vector<double>(v.begin(), v.end()),
+                    1.0, err)) {
+        op->emitOpError("energy.grad: ") << err;
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  if (r.wasInterrupted())
+    return failure();
+  if (sums.empty())
+    return success();
+  std::map<std::string, std::vector<double>> cov;
+  if (sets)
+    for (NamedAttribute set : sets)
+      if (auto c = dyn_cast<DenseF64ArrayAttr>(set.getValue()))
+        cov[set.getName().str()] = std::vector<double>(c.asArrayRef().begin(),
+                                                      c.asArrayRef().end());
+  if (!sums.correction(cov, correction, sharedVariance, err))
+    return root->emitOpError("shared model parameters: ")
+           << err << " (the module's energy.shared_params)";
+  return success();
+}
+
 StringRef nameOf(Operation *op) {
   if (auto name = op->getAttrOfType<StringAttr>("sym_name"))
     return name.getValue();
@@ -67,7 +115,7 @@ struct EnergyEvaluatePass
   }
 
   void printSummary(Operation *op, const calculus::Signature &sig,
-                    calculus::Interval iv) {
+                    calculus::Interval iv, double sharedVariance) {
     auto q = [](double v, Dimension dim) { return formatQuantity(v, dim, 5); };
     auto pct = [&](double part) {
       return sig.E() > 0 ? llvm::formatv("{0:F1}%", 100 * part / sig.E()).str()
@@ -80,6 +128,9 @@ struct EnergyEvaluatePass
     os << llvm::formatv("  energy   {0}  +- {1} (1 sigma)\n",
                         q(sig.E(), Dimension::Energy),
                         q(sig.sigmaE(), Dimension::Energy));
+    if (sharedVariance > 0)
+      os << llvm::formatv("    of which shared model parameters  +- {0}\n",
+                          q(std::sqrt(sharedVariance), Dimension::Energy));
     os << llvm::formatv("  {0:F1}% interval  [{1}, {2}]\n",
                         100 * double(confidence), q(iv.lo, Dimension::Energy),
                         q(iv.hi, Dimension::Energy));
@@ -110,6 +161,8 @@ struct EnergyEvaluatePass
     MLIRContext *ctx = &getContext();
     Builder b(ctx);
     llvm::json::Array roots, composites;
+    auto sharedSets =
+        module->getAttrOfType<DictionaryAttr>("energy.shared_params");
     bool failedAny = false;
 
     auto onComposite = [&](Operation *op, const calculus::Signature &sig) {
@@ -132,12 +185,25 @@ struct EnergyEvaluatePass
         return WalkResult::advance();
       FailureOr<calculus::Signature> sig =
           composeTree(op, TreeMode::Evaluate, onComposite);
-      if (failed(sig)) {
+      double correction, sharedVariance;
+      if (failed(sig) ||
+          failed(sharedParameters(op, sharedSets, correction, sharedVariance))) {
         failedAny = true;
         return WalkResult::skip();
       }
+      // The composed var_d (and var_E, where var_d enters additively under
+      // every operator) treats the elements as independent; add the
+      // covariance their shared model parameters induce.
+      sig->varD = std::max(0.0, sig->varD + correction);
+      sig->varE = std::max(0.0, sig->varE + correction);
+      if (correction != 0 && !isa<CompositeOp>(op) && !isa<ElementOp>(op))
+        op->setAttr("closure",
+                    SignatureAttr::get(ctx, sig->T, sig->d,
+                                       std::sqrt(sig->varT),
+                                       std::sqrt(sig->varD), sig->s,
+                                       sig->sigmaE()));
       calculus::Interval iv = calculus::predictionInterval(*sig, confidence);
-      NamedAttribute fields[] = {
+      SmallVector<NamedAttribute> fields = {
           b.getNamedAttr("E_J", b.getF64FloatAttr(sig->E())),
           b.getNamedAttr("T_s", b.getF64FloatAttr(sig->T)),
           b.getNamedAttr("d_J", b.getF64FloatAttr(sig->d)),
@@ -148,9 +214,12 @@ struct EnergyEvaluatePass
           b.getNamedAttr("confidence", b.getF64FloatAttr(confidence)),
           b.getNamedAttr("T_clark_s", b.getF64FloatAttr(sig->clarkT)),
       };
+      if (sharedVariance > 0)
+        fields.push_back(b.getNamedAttr(
+            "sigma_shared_J", b.getF64FloatAttr(std::sqrt(sharedVariance))));
       op->setAttr("energy.total", b.getDictionaryAttr(fields));
       if (summary)
-        printSummary(op, *sig, iv);
+        printSummary(op, *sig, iv, sharedVariance);
       if (!report.empty()) {
         llvm::json::Object entry = summarize(*sig, confidence);
         entry["name"] = nameOf(op);
@@ -159,6 +228,8 @@ struct EnergyEvaluatePass
         // The Reduction Theorem's worst-case bias (--energy-reduce).
         if (auto bias = op->getAttrOfType<FloatAttr>("energy.bias_bound_J"))
           entry["bias_bound_J"] = bias.getValueAsDouble();
+        if (sharedVariance > 0)
+          entry["sigma_shared_J"] = std::sqrt(sharedVariance);
         if (double n = outputTokens(op); n > 0) {
           entry["output_tokens"] = int64_t(n);
           entry["J_per_output_token"] = sig->E() / n;

@@ -1,5 +1,6 @@
 //===- FillSignatures.cpp - --energy-fill-signatures ----------------------===//
 
+#include "calculus/SharedParameters.h"
 #include "calculus/models/EnergyLens.h"
 #include "calculus/models/FlopByte.h"
 #include "calculus/models/TokenLaw.h"
@@ -12,6 +13,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 #include <algorithm>
 #include <cmath>
@@ -52,6 +54,11 @@ struct ModelFile {
   calculus::FlopByteModel fb;
   calculus::EnergyLens lens;
   double relSigma = 0;
+  /// Covariance of the parameters every priced element shares (row-major;
+  /// empty: none declared). Token law: its 4 coefficients; EnergyLens: its
+  /// 12 parameters; FLOP/byte: (joules_per_flop, joules_per_byte) from the
+  /// optional "coefficient_covariance".
+  std::vector<double> sharedCov;
 };
 
 using rt::DbEntry;
@@ -120,6 +127,24 @@ struct EnergyFillSignaturesPass
           return bad(std::string("'") + f.key + "' must be non-negative");
         *f.slot = *v;
       }
+      if (const llvm::json::Value *cc = o->get("coefficient_covariance")) {
+        const llvm::json::Array *a = cc->getAsArray();
+        if (!a || a->size() != 4)
+          return bad("'coefficient_covariance' must be the 4 entries of the "
+                     "(joules_per_flop, joules_per_byte) covariance");
+        for (const llvm::json::Value &v : *a) {
+          std::optional<double> x = v.getAsNumber();
+          if (!x || !std::isfinite(*x))
+            return bad("'coefficient_covariance' entries must be numbers");
+          mf.sharedCov.push_back(*x);
+        }
+        if (mf.sharedCov[0] < 0 || mf.sharedCov[3] < 0 ||
+            mf.sharedCov[1] != mf.sharedCov[2] ||
+            mf.sharedCov[1] * mf.sharedCov[1] >
+                mf.sharedCov[0] * mf.sharedCov[3] * (1 + 1e-12))
+          return bad("'coefficient_covariance' must be symmetric positive "
+                     "semi-definite");
+      }
       return success();
     }
     if (name == "energylens") {
@@ -143,6 +168,7 @@ struct EnergyFillSignaturesPass
           return bad("covariance entries must be numbers");
         mf.lens.cov[size_t(i)] = *v;
       }
+      mf.sharedCov.assign(mf.lens.cov.begin(), mf.lens.cov.end());
       return success();
     }
     if (name != "token-law")
@@ -167,6 +193,7 @@ struct EnergyFillSignaturesPass
         return bad("covariance entries must be numbers");
       law.cov[i] = *v;
     }
+    mf.sharedCov.assign(law.cov.begin(), law.cov.end());
     return success();
   }
 
@@ -181,6 +208,40 @@ struct EnergyFillSignaturesPass
     double relSigma = mf.relSigma;
     const std::string &kind = mf.kind;
     MLIRContext *ctx = &getContext();
+    // Elements priced by this file share its parameters: each gets its
+    // gradient d(d)/d(theta) in `energy.grad`, and the module records the
+    // covariance in `energy.shared_params`, so that compositions add the
+    // correlation (calculus/SharedParameters.h).
+    // The set is named after the model kind and file name (a different
+    // covariance under the same name gets a suffix); an all-zero covariance
+    // shares nothing.
+    bool shared = llvm::any_of(mf.sharedCov, [](double c) { return c != 0; });
+    std::string setId =
+        kind + ":" + llvm::sys::path::filename(model).str();
+    if (shared) {
+      NamedAttrList sets;
+      if (auto old = module->getAttrOfType<DictionaryAttr>(
+              "energy.shared_params"))
+        sets.append(old.getValue());
+      auto cov = DenseF64ArrayAttr::get(ctx, mf.sharedCov);
+      for (int k = 2; sets.get(setId) && sets.get(setId) != cov; ++k)
+        setId = kind + ":" + llvm::sys::path::filename(model).str() + "#" +
+                std::to_string(k);
+      sets.set(setId, cov);
+      module->setAttr("energy.shared_params", sets.getDictionary(ctx));
+    }
+    auto markShared = [&](sched::TaskOp task, ArrayRef<double> g) {
+      if (!shared)
+        return;
+      NamedAttribute entry(StringAttr::get(ctx, setId),
+                           DenseF64ArrayAttr::get(ctx, g));
+      task->setAttr("energy.grad", DictionaryAttr::get(ctx, {entry}));
+    };
+    auto sharedVariance = [&](ArrayRef<double> g) {
+      return shared ? calculus::quadraticForm(
+                          std::vector<double>(g.begin(), g.end()), mf.sharedCov)
+                    : 0.0;
+    };
     SymbolTableCollection symbols;
     bool bad = false;
     if (kind == "energylens") {
@@ -221,6 +282,7 @@ struct EnergyFillSignaturesPass
             std::nullopt, std::nullopt));
         task->setAttr("energy.method",
                       StringAttr::get(ctx, "analytical: energylens"));
+        markShared(task, mf.lens.gradient(row));
       });
       return failure(bad);
     }
@@ -246,10 +308,15 @@ struct EnergyFillSignaturesPass
                                          ? calculus::decodeEnergy(fb, *a, *b2)
                                          : calculus::prefillEnergy(fb, *a, *b2);
         double d = e.total();
-        task.setSigAttr(SignatureAttr::get(ctx, T, d, 0, relSigma * d,
-                                           std::nullopt, std::nullopt));
+        std::array<double, 2> g = e.gradient();
+        // Independent residual plus the shared coefficients' part.
+        double sigma = std::sqrt(relSigma * d * relSigma * d +
+                                 sharedVariance(g));
+        task.setSigAttr(SignatureAttr::get(ctx, T, d, 0, sigma, std::nullopt,
+                                           std::nullopt));
         task->setAttr("energy.method",
                       StringAttr::get(ctx, "analytical: flop-byte"));
+        markShared(task, g);
       });
       return failure(bad);
     }
@@ -288,6 +355,12 @@ struct EnergyFillSignaturesPass
                                          std::nullopt, std::nullopt));
       task->setAttr("energy.method",
                     StringAttr::get(ctx, "analytical: token-law"));
+      // d = B e - s T: d(d)/d(coef) = B (qw, qkv, tau, 1).
+      std::array<double, 4> g =
+          calculus::TokenLaw::gradient(x.qw, x.qkv, x.tau);
+      for (double &gi : g)
+        gi *= *B;
+      markShared(task, g);
     });
     return failure(bad);
   }

@@ -33,6 +33,21 @@ struct Materializer {
   SmallVector<FlatSymbolRefAttr> deviceRefs;
   Location loc;
 
+  DictionaryAttr scaleGrad(DictionaryAttr grad, double scale) {
+    SmallVector<NamedAttribute> out;
+    for (NamedAttribute set : grad) {
+      auto g = dyn_cast<DenseF64ArrayAttr>(set.getValue());
+      if (!g)
+        continue; // the evaluator names malformed entries
+      SmallVector<double> scaled(g.asArrayRef());
+      for (double &x : scaled)
+        x *= scale;
+      out.push_back(
+          b.getNamedAttr(set.getName(), b.getDenseF64ArrayAttr(scaled)));
+    }
+    return b.getDictionaryAttr(out);
+  }
+
   template <typename OpTy>
   OpTy composite(StringAttr name) {
     auto op = OpTy::create(b, loc, name, SignatureAttr());
@@ -55,8 +70,14 @@ struct Materializer {
                                     std::sqrt(share.varT),
                                     std::sqrt(share.varD), std::nullopt,
                                     std::nullopt);
-      ElementOp::create(b, taskOp->getLoc(), name, deviceRefs[n.device], sig,
-                        OpPointAttr());
+      auto el = ElementOp::create(b, taskOp->getLoc(), name,
+                                  deviceRefs[n.device], sig, OpPointAttr());
+      // Shared model parameters follow the share of d each element takes.
+      if (auto grad = taskOp->getAttrOfType<DictionaryAttr>("energy.grad")) {
+        double whole = g.schedule.tasks[n.task].d;
+        double scale = whole > 0 ? share.d / whole : 1.0;
+        el->setAttr("energy.grad", scale == 1.0 ? grad : scaleGrad(grad, scale));
+      }
       return;
     }
     case calculus::LoweredNode::Idle:

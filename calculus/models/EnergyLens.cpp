@@ -41,7 +41,7 @@ double EnergyLens::predict(const EnergyLensRow &r) const {
 
 namespace {
 /// Gradient of Eq. 4 in the parameters, by central differences.
-Eigen::VectorXd gradient(const double *phi, const EnergyLensRow &r) {
+Eigen::VectorXd parameterGradient(const double *phi, const EnergyLensRow &r) {
   Eigen::VectorXd g(P);
   double f[P];
   std::copy(phi, phi + P, f);
@@ -130,9 +130,18 @@ void linearStart(const std::vector<EnergyLensRow> &rows, double *f) {
 } // namespace
 
 double EnergyLens::predictionVariance(const EnergyLensRow &r) const {
-  Eigen::VectorXd g = gradient(phi.data(), r);
+  Eigen::VectorXd g = parameterGradient(phi.data(), r);
   Eigen::Map<const Eigen::Matrix<double, P, P, Eigen::RowMajor>> C(cov.data());
   return g.dot(C * g);
+}
+
+std::array<double, EnergyLens::kParams>
+EnergyLens::gradient(const EnergyLensRow &r) const {
+  Eigen::VectorXd g = parameterGradient(phi.data(), r);
+  std::array<double, kParams> out;
+  for (int i = 0; i < P; ++i)
+    out[size_t(i)] = g[i];
+  return out;
 }
 
 double EnergyLens::standardError(int i) const {
@@ -193,7 +202,7 @@ bool fitEnergyLens(const std::vector<EnergyLensRow> &rows, EnergyLens &out,
   // rather than a failed fit.
   Eigen::MatrixXd J(Eigen::Index(rows.size()), P);
   for (size_t k = 0; k < rows.size(); ++k)
-    J.row(Eigen::Index(k)) = gradient(bestPhi, rows[k]).transpose() / rows[k].e;
+    J.row(Eigen::Index(k)) = parameterGradient(bestPhi, rows[k]).transpose() / rows[k].e;
   double s2 = best / double(rows.size() - P);
   Eigen::MatrixXd JtJ = J.transpose() * J;
   Eigen::MatrixXd C = s2 * JtJ.completeOrthogonalDecomposition().pseudoInverse();

@@ -44,6 +44,8 @@ struct EnergyLens {
   double predict(const EnergyLensRow &r) const;
   /// Delta-method variance of a prediction: g' Cov g.
   double predictionVariance(const EnergyLensRow &r) const;
+  /// d predict / d phi (central differences), the g of g' Cov g.
+  std::array<double, kParams> gradient(const EnergyLensRow &r) const;
   double standardError(int i) const;
 };
 

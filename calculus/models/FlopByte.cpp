@@ -15,6 +15,8 @@ FlopByteEnergy prefillEnergy(const FlopByteModel &m, double tokens,
   e.weights = m.joulesPerByte * m.memoryFactor * m.weightBytes;
   e.kvWrite = m.joulesPerByte * m.memoryFactor * m.kvBytesPerToken * tokens;
   e.attentionRead = 0; // prefill attends within the prompt (on chip)
+  e.flops = flops;
+  e.bytes = m.memoryFactor * (m.weightBytes + m.kvBytesPerToken * tokens);
   return e;
 }
 
@@ -29,6 +31,9 @@ FlopByteEnergy decodeEnergy(const FlopByteModel &m, double batch,
   e.kvWrite = m.joulesPerByte * m.memoryFactor * m.kvBytesPerToken * batch;
   e.attentionRead =
       m.joulesPerByte * m.memoryFactor * m.kvBytesPerToken * historySum;
+  e.flops = flops;
+  e.bytes = m.memoryFactor *
+            (m.weightBytes + m.kvBytesPerToken * (batch + historySum));
   return e;
 }
 

@@ -21,6 +21,8 @@
 #ifndef CALCULUS_MODELS_FLOPBYTE_H
 #define CALCULUS_MODELS_FLOPBYTE_H
 
+#include <array>
+
 namespace energy {
 namespace calculus {
 
@@ -36,7 +38,11 @@ struct FlopByteModel {
 
 struct FlopByteEnergy {
   double compute = 0, weights = 0, kvWrite = 0, attentionRead = 0; ///< J
+  double flops = 0, bytes = 0; ///< the counts (bytes: physical)
   double total() const { return compute + weights + kvWrite + attentionRead; }
+  /// d total / d (joulesPerFlop, joulesPerByte): the accounting is linear
+  /// in its two coefficients.
+  std::array<double, 2> gradient() const { return {flops, bytes}; }
 };
 
 /// Prefill of `tokens` prompt tokens whose squares sum to `tokenSquares`.

@@ -36,6 +36,11 @@ struct TokenLaw {
   double predict(double qw, double qkv, double tau) const;
   /// Variance of the prediction from the coefficients' covariance.
   double predictionVariance(double qw, double qkv, double tau) const;
+  /// d predict / d coef = (qw, qkv, tau, 1): the prediction is linear in
+  /// the coefficients.
+  static std::array<double, 4> gradient(double qw, double qkv, double tau) {
+    return {qw, qkv, tau, 1};
+  }
   double standardError(int i) const;
 };
 
