@@ -56,6 +56,12 @@ bool measureSequence(Device &dev, const std::vector<KernelSpec> &seq,
                      const ProtocolOptions &opts, double &E, double &varE,
                      std::string &err);
 
+/// Measures a set of kernels run concurrently (one stream each) as one
+/// composite, for the deviation test against their `par` composition.
+bool measureConcurrent(Device &dev, const std::vector<KernelSpec> &set,
+                       const ProtocolOptions &opts, double &E, double &varE,
+                       std::string &err);
+
 /// Writes measurements as a version-1 signature DB (docs/SIGNATURE-DB.md).
 std::string signatureDbJson(const std::string &device,
                             const std::vector<Measurement> &entries,

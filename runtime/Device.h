@@ -67,6 +67,9 @@ public:
       total += run(k);
     return total;
   }
+  /// Runs the kernels concurrently (one stream each) to completion;
+  /// returns the set's makespan, or -1 where the backend cannot.
+  virtual double runConcurrent(const std::vector<KernelSpec> &) { return -1; }
   /// Stays idle for `seconds`.
   virtual void idle(double seconds) = 0;
 };

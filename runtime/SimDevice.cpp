@@ -231,6 +231,32 @@ double SimDevice::runRepeated(const KernelSpec &k, unsigned reps) {
   return T;
 }
 
+double SimDevice::modelConcurrentTime(const std::vector<KernelSpec> &ks) const {
+  double longest = 0, compute = 0, memory = 0;
+  for (const KernelSpec &k : ks) {
+    int f = effectiveClock(k);
+    longest = std::max(longest, timeAt(k, f));
+    compute += k.flops / (p.peakFlops * f / p.fmaxMhz);
+    memory += k.bytes / p.memBandwidth;
+  }
+  if (!contention)
+    return longest;
+  return std::max(longest, std::max(compute, memory) + p.launchOverhead);
+}
+
+double SimDevice::runConcurrent(const std::vector<KernelSpec> &ks) {
+  if (ks.empty())
+    return 0;
+  std::normal_distribution<double> n01(0, 1);
+  double T = modelConcurrentTime(ks) *
+             std::max(0.5, 1 + p.timeNoise * n01(gen));
+  double d = 0;
+  for (const KernelSpec &k : ks)
+    d += modelDynamicEnergy(k) * std::max(0.5, 1 + p.powerNoise * n01(gen));
+  busy(T, T > 0 ? d / T : 0);
+  return T;
+}
+
 void SimDevice::idle(double seconds) { busy(seconds, 0); }
 
 } // namespace rt

@@ -16,6 +16,12 @@
 //    updates only every `counterPeriod` seconds and in 1 mJ steps (NVML's
 //    total-energy counter behaves this way on recent GPUs).
 //  - Noise: seeded Gaussian jitter on each kernel's time and power.
+//  - Concurrent kernels (runConcurrent): dynamic energy is per unit of work
+//    (C V^2 f per cycle, a fixed energy per byte), so it adds. With
+//    `contention` off, each kernel runs as if alone and the set takes the
+//    longest kernel's time (the context-free algebra's assumption); with it
+//    on, the kernels share the SMs and HBM bandwidth as a fluid: the set
+//    takes max(sum of compute times, sum of memory times, longest kernel).
 //  - Power limit: like the driver's power capping at steady state, a kernel
 //    whose power at the set clock exceeds the limit runs at the highest
 //    supported clock at or below it whose power fits (fmin if none does).
@@ -84,8 +90,11 @@ public:
   double runRepeated(const KernelSpec &k, unsigned reps) override;
   void idle(double seconds) override;
 
+  double runConcurrent(const std::vector<KernelSpec> &ks) override;
+
   /// Mechanism switches (ground truth for the contexts issue).
   bool thermalCoupling = false;
+  bool contention = false; ///< SM and HBM sharing between concurrent kernels
 
   /// Mirror the SM clock into this file (tests of restore-on-signal watch it
   /// from another process, like a GPU's clocks outlive the process that set
@@ -101,6 +110,8 @@ public:
   double modelDynamicEnergy(const KernelSpec &k) const;
   /// The clock a kernel actually runs at under the power limit.
   int effectiveClock(const KernelSpec &k) const;
+  /// The noise-free makespan of a concurrent set (the model above).
+  double modelConcurrentTime(const std::vector<KernelSpec> &ks) const;
   double staticPower() const;
   const SimParams &params() const { return p; }
 

@@ -10,6 +10,20 @@ namespace energy {
 namespace rt {
 
 namespace {
+/// The kernel's key names the microbenchmark ("fma", "copy", "gemm",
+/// "attention", "flush"); its flops or bytes give the size.
+std::pair<Microbenchmark, size_t> benchmarkFor(const KernelSpec &k) {
+  if (k.key.rfind("fma", 0) == 0)
+    return {Microbenchmark::Fma, size_t(k.flops / (1024.0 * 256 * 4))};
+  if (k.key.rfind("copy", 0) == 0)
+    return {Microbenchmark::Copy, size_t(k.bytes / 2)};
+  if (k.key.rfind("gemm", 0) == 0)
+    return {Microbenchmark::Gemm, size_t(std::cbrt(k.flops / 2))};
+  if (k.key.rfind("attention", 0) == 0)
+    return {Microbenchmark::Attention, size_t(std::cbrt(k.flops / 4))};
+  return {Microbenchmark::FlushL2, size_t(k.bytes)};
+}
+
 /// NVML for identity, clocks and the energy counter; CUDA for the kernels.
 class CudaDevice : public Device {
 public:
@@ -42,27 +56,20 @@ public:
   /// The kernel's key names the microbenchmark ("fma", "copy", "gemm",
   /// "attention", "flush"); its flops or bytes give the size.
   double run(const KernelSpec &k) override {
-    Microbenchmark which;
-    size_t size;
-    if (k.key.rfind("fma", 0) == 0) {
-      which = Microbenchmark::Fma;
-      size = size_t(k.flops / (1024.0 * 256 * 4));
-    } else if (k.key.rfind("copy", 0) == 0) {
-      which = Microbenchmark::Copy;
-      size = size_t(k.bytes / 2);
-    } else if (k.key.rfind("gemm", 0) == 0) {
-      which = Microbenchmark::Gemm;
-      size = size_t(std::cbrt(k.flops / 2));
-    } else if (k.key.rfind("attention", 0) == 0) {
-      which = Microbenchmark::Attention;
-      size = size_t(std::cbrt(k.flops / 4));
-    } else {
-      which = Microbenchmark::FlushL2;
-      size = size_t(k.bytes);
-    }
+    auto [which, size] = benchmarkFor(k);
     double seconds = -1;
     std::string err;
     if (!runMicrobenchmark(which, size, 1, seconds, err))
+      return -1;
+    return seconds;
+  }
+  double runConcurrent(const std::vector<KernelSpec> &ks) override {
+    std::vector<std::pair<Microbenchmark, size_t>> set;
+    for (const KernelSpec &k : ks)
+      set.push_back(benchmarkFor(k));
+    double seconds = -1;
+    std::string err;
+    if (!runMicrobenchmarksConcurrently(set, seconds, err))
       return -1;
     return seconds;
   }

@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -93,6 +94,104 @@ bool check(cudaError_t e, std::string &err, const char *what) {
   return false;
 }
 
+/// A microbenchmark's device buffers.
+struct Buffers {
+  void *a = nullptr, *b = nullptr, *c = nullptr, *d = nullptr;
+  size_t bytes = 0;
+  ~Buffers() {
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(c);
+    cudaFree(d);
+  }
+};
+
+bool allocate(energy::rt::Microbenchmark which, size_t size, Buffers &buf,
+              std::string &err) {
+  using energy::rt::Microbenchmark;
+  switch (which) {
+  case Microbenchmark::Fma:
+    buf.bytes = 1024 * 256 * sizeof(float);
+    break;
+  case Microbenchmark::Copy:
+  case Microbenchmark::FlushL2:
+    buf.bytes = size;
+    break;
+  case Microbenchmark::Gemm:
+  case Microbenchmark::Attention:
+    buf.bytes = size * size * sizeof(float);
+    break;
+  }
+  return check(cudaMalloc(&buf.a, buf.bytes), err, "cudaMalloc") &&
+         check(cudaMalloc(&buf.b, buf.bytes), err, "cudaMalloc") &&
+         check(cudaMalloc(&buf.c, buf.bytes), err, "cudaMalloc") &&
+         check(cudaMalloc(&buf.d, buf.bytes), err, "cudaMalloc") &&
+         check(cudaMemset(buf.a, 0, buf.bytes), err, "cudaMemset") &&
+         check(cudaMemset(buf.b, 0, buf.bytes), err, "cudaMemset");
+}
+
+void launch(energy::rt::Microbenchmark which, size_t size, Buffers &buf,
+            cudaStream_t stream) {
+  using energy::rt::Microbenchmark;
+  switch (which) {
+  case Microbenchmark::Fma:
+    fmaLoop<<<1024, 256, 0, stream>>>(static_cast<float *>(buf.a), int(size));
+    break;
+  case Microbenchmark::Copy:
+    copyKernel<<<1024, 256, 0, stream>>>(static_cast<const float4 *>(buf.a),
+                                         static_cast<float4 *>(buf.b),
+                                         buf.bytes / 16);
+    break;
+  case Microbenchmark::Gemm: {
+    dim3 block(Tile, Tile),
+        grid((size + Tile - 1) / Tile, (size + Tile - 1) / Tile);
+    gemmTiled<<<grid, block, 0, stream>>>(static_cast<float *>(buf.a),
+                                          static_cast<float *>(buf.b),
+                                          static_cast<float *>(buf.c),
+                                          int(size));
+    break;
+  }
+  case Microbenchmark::Attention:
+    attentionRow<<<int(size), 128, size * sizeof(float), stream>>>(
+        static_cast<float *>(buf.a), static_cast<float *>(buf.b),
+        static_cast<float *>(buf.c), static_cast<float *>(buf.d), int(size),
+        int(size));
+    break;
+  case Microbenchmark::FlushL2:
+    flushL2<<<1024, 256, 0, stream>>>(static_cast<volatile int *>(buf.a),
+                                      buf.bytes / 4);
+    break;
+  }
+}
+
+/// Events and streams released on every path.
+struct Timing {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  std::vector<cudaStream_t> streams;
+  std::vector<cudaEvent_t> done;
+  ~Timing() {
+    for (cudaEvent_t e : done)
+      cudaEventDestroy(e);
+    for (cudaStream_t st : streams)
+      cudaStreamDestroy(st);
+    if (start)
+      cudaEventDestroy(start);
+    if (stop)
+      cudaEventDestroy(stop);
+  }
+};
+
+bool elapsed(Timing &t, double &seconds, std::string &err) {
+  float ms = 0;
+  if (!check(cudaEventSynchronize(t.stop), err, "kernel") ||
+      !check(cudaGetLastError(), err, "launch") ||
+      !check(cudaEventElapsedTime(&ms, t.start, t.stop), err,
+             "cudaEventElapsedTime"))
+    return false;
+  seconds = ms * 1e-3;
+  return true;
+}
+
 } // namespace
 
 namespace energy {
@@ -100,76 +199,60 @@ namespace rt {
 
 bool runMicrobenchmark(Microbenchmark which, size_t size, int repeats,
                        double &seconds, std::string &err) {
-  cudaEvent_t start, stop;
-  if (!check(cudaEventCreate(&start), err, "cudaEventCreate") ||
-      !check(cudaEventCreate(&stop), err, "cudaEventCreate"))
+  Timing t;
+  Buffers buf;
+  if (!check(cudaEventCreate(&t.start), err, "cudaEventCreate") ||
+      !check(cudaEventCreate(&t.stop), err, "cudaEventCreate") ||
+      !allocate(which, size, buf, err))
     return false;
-  void *a = nullptr, *b = nullptr, *c = nullptr, *d = nullptr;
-  size_t bytes = 0;
-  switch (which) {
-  case Microbenchmark::Fma:
-    bytes = 1024 * 256 * sizeof(float);
-    break;
-  case Microbenchmark::Copy:
-  case Microbenchmark::FlushL2:
-    bytes = size;
-    break;
-  case Microbenchmark::Gemm:
-  case Microbenchmark::Attention:
-    bytes = size * size * sizeof(float);
-    break;
+  cudaEventRecord(t.start);
+  for (int r = 0; r < repeats; ++r)
+    launch(which, size, buf, nullptr);
+  cudaEventRecord(t.stop);
+  double total;
+  if (!elapsed(t, total, err))
+    return false;
+  seconds = total / repeats;
+  return true;
+}
+
+bool runMicrobenchmarksConcurrently(
+    const std::vector<std::pair<Microbenchmark, size_t>> &kernels,
+    double &seconds, std::string &err) {
+  Timing t;
+  std::vector<Buffers> bufs(kernels.size());
+  if (!check(cudaEventCreate(&t.start), err, "cudaEventCreate") ||
+      !check(cudaEventCreate(&t.stop), err, "cudaEventCreate"))
+    return false;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    cudaStream_t st;
+    cudaEvent_t e;
+    if (!check(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), err,
+               "cudaStreamCreate"))
+      return false;
+    t.streams.push_back(st);
+    if (!check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), err,
+               "cudaEventCreate"))
+      return false;
+    t.done.push_back(e);
+    if (!allocate(kernels[i].first, kernels[i].second, bufs[i], err))
+      return false;
   }
-  bool ok = check(cudaMalloc(&a, bytes), err, "cudaMalloc") &&
-            check(cudaMalloc(&b, bytes), err, "cudaMalloc") &&
-            check(cudaMalloc(&c, bytes), err, "cudaMalloc") &&
-            check(cudaMalloc(&d, bytes), err, "cudaMalloc") &&
-            check(cudaMemset(a, 0, bytes), err, "cudaMemset") &&
-            check(cudaMemset(b, 0, bytes), err, "cudaMemset");
-  if (ok) {
-    cudaEventRecord(start);
-    for (int r = 0; r < repeats; ++r) {
-      switch (which) {
-      case Microbenchmark::Fma:
-        fmaLoop<<<1024, 256>>>(static_cast<float *>(a), int(size));
-        break;
-      case Microbenchmark::Copy:
-        copyKernel<<<1024, 256>>>(static_cast<const float4 *>(a),
-                                  static_cast<float4 *>(b), bytes / 16);
-        break;
-      case Microbenchmark::Gemm: {
-        dim3 block(Tile, Tile), grid((size + Tile - 1) / Tile,
-                                     (size + Tile - 1) / Tile);
-        gemmTiled<<<grid, block>>>(static_cast<float *>(a),
-                                   static_cast<float *>(b),
-                                   static_cast<float *>(c), int(size));
-        break;
-      }
-      case Microbenchmark::Attention:
-        attentionRow<<<int(size), 128, size * sizeof(float)>>>(
-            static_cast<float *>(a), static_cast<float *>(b),
-            static_cast<float *>(c), static_cast<float *>(d), int(size),
-            int(size));
-        break;
-      case Microbenchmark::FlushL2:
-        flushL2<<<1024, 256>>>(static_cast<volatile int *>(a), bytes / 4);
-        break;
-      }
-    }
-    cudaEventRecord(stop);
-    ok = check(cudaEventSynchronize(stop), err, "kernel") &&
-         check(cudaGetLastError(), err, "launch");
-    float ms = 0;
-    if (ok && check(cudaEventElapsedTime(&ms, start, stop), err,
-                    "cudaEventElapsedTime"))
-      seconds = ms * 1e-3 / repeats;
+  if (!check(cudaDeviceSynchronize(), err, "cudaDeviceSynchronize"))
+    return false;
+  // Every stream starts after `start` and `stop` waits for all of them:
+  // the elapsed time is the concurrent set's makespan.
+  cudaStream_t first = t.streams.front();
+  cudaEventRecord(t.start, first);
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    cudaStreamWaitEvent(t.streams[i], t.start, 0);
+    launch(kernels[i].first, kernels[i].second, bufs[i], t.streams[i]);
+    cudaEventRecord(t.done[i], t.streams[i]);
   }
-  cudaFree(a);
-  cudaFree(b);
-  cudaFree(c);
-  cudaFree(d);
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  return ok;
+  for (cudaEvent_t e : t.done)
+    cudaStreamWaitEvent(first, e, 0);
+  cudaEventRecord(t.stop, first);
+  return elapsed(t, seconds, err);
 }
 
 } // namespace rt

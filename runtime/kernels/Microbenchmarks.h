@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace energy {
 namespace rt {
@@ -16,6 +18,13 @@ enum class Microbenchmark { Fma, Copy, Gemm, Attention, FlushL2 };
 /// bytes, or the GEMM / attention dimension.
 bool runMicrobenchmark(Microbenchmark which, size_t size, int repeats,
                        double &seconds, std::string &err);
+
+/// Runs the microbenchmarks once each, concurrently on separate streams,
+/// and reports the set's makespan (from an event every stream waits on to
+/// one that waits on every stream).
+bool runMicrobenchmarksConcurrently(
+    const std::vector<std::pair<Microbenchmark, size_t>> &kernels,
+    double &seconds, std::string &err);
 
 } // namespace rt
 } // namespace energy

@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -231,6 +232,28 @@ TEST(Characterize, ThermalCouplingMakesLongCompositesFail) {
   EXPECT_TRUE(calculus::deviates(pred.E(), pred.varE, E, varE, 0.95))
       << "predicted " << pred.E() << " measured " << E;
   EXPECT_GT(E, pred.E());
+}
+
+// Concurrent kernels on the simulated device: dynamic energy adds (it is
+// per unit of work); the makespan is the longest kernel without contention
+// and the fluid sharing of SMs and HBM with it: two copies take twice one
+// copy's memory time, a compute-bound GEMM hides under a copy.
+TEST(SimDevice, ContentionSharesBandwidthBetweenConcurrentKernels) {
+  SimDevice dev = a100();
+  const SimParams &p = dev.params();
+  double copyMem = copy.bytes / p.memBandwidth;
+  EXPECT_NEAR(dev.modelConcurrentTime({copy, copy}), dev.modelTime(copy),
+              1e-15);
+  dev.contention = true;
+  EXPECT_NEAR(dev.modelConcurrentTime({copy, copy}),
+              2 * copyMem + p.launchOverhead, 1e-15);
+  double gemmCompute = gemm.flops / p.peakFlops;
+  double gemmMem = gemm.bytes / p.memBandwidth;
+  EXPECT_NEAR(dev.modelConcurrentTime({gemm, copy}),
+              std::max({dev.modelTime(gemm), dev.modelTime(copy),
+                        std::max(gemmCompute, gemmMem + copyMem) +
+                            p.launchOverhead}),
+              1e-15);
 }
 
 TEST(Nvml, MissingLibraryIsAClearError) {

@@ -5,7 +5,8 @@
 //       [--thermal] -o db.json
 //   energy-prof probe --device cuda:0|sim:h100
 //   energy-prof measure-composite --device sim:a100 --kernels kernels.json
-//       --sequence gemm,copy,gemm --name layer [--runs N] -o measured.json
+//       --sequence gemm,copy,gemm | --concurrent copy,copy [--contention]
+//       --name layer [--runs N] -o measured.json
 //   energy-prof merge rank0.json rank1.json ... -o db.json
 //   energy-prof fit --model token-law|energylens --data runs.csv -o model.json
 //   energy-prof run-plan plan.json --device cuda|sim:h100|cuda:0,cuda:1
@@ -78,6 +79,15 @@ static cl::opt<bool> thermal("thermal",
 static cl::list<std::string> sequence(
     "sequence", cl::desc("measure-composite: kernel keys run back to back"),
     cl::CommaSeparated, cl::cat(category));
+static cl::list<std::string> concurrent(
+    "concurrent",
+    cl::desc("measure-composite: kernel keys run concurrently (one stream "
+             "each)"),
+    cl::CommaSeparated, cl::cat(category));
+static cl::opt<bool> contention(
+    "contention",
+    cl::desc("simulated device: SM and HBM sharing between concurrent kernels"),
+    cl::cat(category));
 static cl::opt<std::string> compositeName(
     "name", cl::desc("measure-composite: the composite's symbol name"),
     cl::cat(category));
@@ -119,6 +129,7 @@ static std::unique_ptr<Device> openDevice(StringRef name, std::string &err) {
     }
     auto dev = std::make_unique<SimDevice>(p, seed);
     dev->thermalCoupling = thermal;
+    dev->contention = contention;
     return dev;
   }
   unsigned index;
@@ -394,8 +405,9 @@ static int merge() {
 /// `--energy-check-deviation="measured=..."` reads: mean energy per
 /// repetition and the standard error of that mean.
 static int measureComposite(Device &dev) {
-  if (sequence.empty() || compositeName.empty())
-    return fail("measure-composite needs --sequence and --name");
+  if (sequence.empty() == concurrent.empty() || compositeName.empty())
+    return fail("measure-composite needs --name and one of --sequence and "
+                "--concurrent");
   if (dev.run(KernelSpec{"probe", 1, 1}) < 0)
     return fail(dev.identity() + ": running kernels needs the CUDA "
                 "microbenchmarks, which are not built yet");
@@ -403,17 +415,20 @@ static int measureComposite(Device &dev) {
   std::string err;
   if (!readKernels(kernels, err))
     return fail(err);
-  for (const std::string &key : sequence) {
+  bool parallel = !concurrent.empty();
+  for (const std::string &key : parallel ? concurrent : sequence) {
     auto it = llvm::find_if(kernels, [&](const KernelSpec &k) { return k.key == key; });
     if (it == kernels.end())
-      return fail("--sequence names '" + key + "', which " + kernelsFile +
+      return fail(std::string(parallel ? "--concurrent" : "--sequence") +
+                  " names '" + key + "', which " + kernelsFile +
                   " does not define");
     seq.push_back(*it);
   }
   ProtocolOptions opts;
   opts.runs = runs;
   double E = 0, varE = 0;
-  if (!measureSequence(dev, seq, opts, E, varE, err))
+  if (!(parallel ? measureConcurrent(dev, seq, opts, E, varE, err)
+                 : measureSequence(dev, seq, opts, E, varE, err)))
     return fail(err);
   json::Object doc{{compositeName,
                     json::Object{{"E_J", E},
