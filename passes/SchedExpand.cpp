@@ -133,6 +133,39 @@ struct SchedExpandPass
     std::optional<double> power;
     if (auto p = op.getDynamicPowerAttr())
       power = p.getValueAsDouble();
+    if (op.getGranularity() == "run") {
+      // The whole run as one task for run-level models (EnergyLens Eq. 4).
+      uint64_t inputTokens = 0, maxTokens = 0;
+      for (const calculus::Request &r : reqs) {
+        inputTokens += r.prompt;
+        maxTokens = std::max<uint64_t>(maxTokens, r.output);
+      }
+      double start = steps.empty() ? 0 : steps.front().start, end = start;
+      for (const calculus::ServeStep &st : steps)
+        end = std::max(end, st.start + st.duration);
+      double T = end - start;
+      NamedAttribute theta[] = {
+          b.getNamedAttr("batch", b.getI64IntegerAttr(op.getMaxBatch())),
+          b.getNamedAttr("input_tokens",
+                         b.getI64IntegerAttr(int64_t(inputTokens))),
+          b.getNamedAttr("max_tokens", b.getI64IntegerAttr(int64_t(maxTokens))),
+          b.getNamedAttr("pp", b.getI64IntegerAttr(op.getPp())),
+          b.getNamedAttr("requests",
+                         b.getI64IntegerAttr(int64_t(reqs.size()))),
+          b.getNamedAttr("tp", b.getI64IntegerAttr(op.getTp()))};
+      SignatureAttr sig;
+      if (power)
+        sig = SignatureAttr::get(&getContext(), T, *power * T, 0, 0,
+                                 std::nullopt, std::nullopt);
+      TaskOp::create(b, loc, b.getStringAttr(prefix + "_run"), devRef,
+                     IntegerAttr(), ArrayAttr(), ArrayAttr(), FloatAttr(),
+                     b.getStringAttr("inference"), b.getDictionaryAttr(theta),
+                     b.getF64FloatAttr(start),
+                     sig ? FloatAttr() : b.getF64FloatAttr(T), sig,
+                     StringAttr(), ArrayAttr());
+      op.erase();
+      return success();
+    }
     StringAttr prev;
     size_t decodeIndex = 0, prefillIndex = 0;
     for (const calculus::ServeStep &st : steps) {

@@ -248,6 +248,9 @@ LogicalResult ServeOp::verify() {
   if (getPolicy() != "static" && getPolicy() != "continuous")
     return emitOpError("unknown policy \"")
            << getPolicy() << "\"; expected \"static\" or \"continuous\"";
+  if (getGranularity() != "iterations" && getGranularity() != "run")
+    return emitOpError("unknown granularity \"")
+           << getGranularity() << "\"; expected \"iterations\" or \"run\"";
   bool generated = getNumRequestsAttr() || getArrivalRateAttr() ||
                    getPromptMinAttr() || getPromptMaxAttr() ||
                    getOutputMinAttr() || getOutputMaxAttr();

@@ -184,6 +184,13 @@ def Sched_ServeOp : Sched_Op<"serve", [Symbol]> {
     history over its outputs) and `mean_history`. Energies are left to
     signature providers, unless `dynamic_power` (W) is given as an explicit
     model: d = dynamic_power x T.
+
+    `granularity = "run"` instead emits the whole run as one task of kind
+    "inference" (for run-level models such as EnergyLens Eq. 4) whose theta
+    holds `input_tokens` (sum of prompts), `max_tokens` (the longest
+    output), `batch` (max_batch), `tp`, `pp` (degrees, default 1) and
+    `requests`, lasting from the first step's start to the last one's end
+    under the same time model. The default "iterations" gives the steps.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        F64Attr:$weight_bytes, F64Attr:$kv_bytes_per_token,
@@ -201,7 +208,10 @@ def Sched_ServeOp : Sched_Op<"serve", [Symbol]> {
                        F64Attr:$hbm_bandwidth, F64Attr:$prefill_tokens_per_s,
                        F64Attr:$iteration_overhead,
                        StrAttr:$device_kind, F64Attr:$static_power,
-                       OptionalAttr<F64Attr>:$dynamic_power);
+                       OptionalAttr<F64Attr>:$dynamic_power,
+                       DefaultValuedAttr<StrAttr, "\"iterations\"">:$granularity,
+                       DefaultValuedAttr<ConfinedAttr<I64Attr, [IntPositive]>, "1">:$tp,
+                       DefaultValuedAttr<ConfinedAttr<I64Attr, [IntPositive]>, "1">:$pp);
   let assemblyFormat = "$sym_name attr-dict";
   let hasVerifier = 1;
 }
