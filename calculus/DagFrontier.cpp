@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <map>
 #include <unordered_map>
 
 namespace energy {
@@ -261,10 +263,67 @@ double dagEnergy(const Schedule &sched,
   return P * end + d;
 }
 
+namespace {
+/// Exact frontier by enumeration (mixed-radix counter over the Pareto
+/// options; incremental dynamic-energy sum; one longest-path pass each).
+void enumerateFrontier(const Dag &dag, const std::vector<TaskOptions> &opts,
+                       double P, bool keepChoices,
+                       std::vector<DagPoint> &frontier) {
+  size_t n = opts.size();
+  std::vector<uint32_t> c(n, 0);
+  std::vector<double> T(n), scratch(n);
+  double dsum = 0;
+  for (size_t t = 0; t < n; ++t) {
+    T[t] = opts[t].T[0];
+    dsum += opts[t].d[0];
+  }
+  // Best energy (and its combination) per makespan.
+  std::map<double, std::pair<double, std::vector<uint32_t>>> best;
+  while (true) {
+    double M = dag.forward(T, scratch);
+    double E = P * M + dsum;
+    auto it = best.find(M);
+    if (it == best.end())
+      best.emplace(M, std::make_pair(E, keepChoices ? c : std::vector<uint32_t>()));
+    else if (E < it->second.first) {
+      it->second.first = E;
+      if (keepChoices)
+        it->second.second = c;
+    }
+    size_t k = 0;
+    for (; k < n; ++k) {
+      dsum -= opts[k].d[c[k]];
+      if (++c[k] < opts[k].T.size()) {
+        T[k] = opts[k].T[c[k]];
+        dsum += opts[k].d[c[k]];
+        break;
+      }
+      c[k] = 0;
+      T[k] = opts[k].T[0];
+      dsum += opts[k].d[0];
+    }
+    if (k == n)
+      break;
+  }
+  for (auto &[M, v] : best) {
+    DagPoint p;
+    p.T = M;
+    p.E = v.first;
+    if (keepChoices) {
+      p.choice.resize(n);
+      for (size_t t = 0; t < n; ++t)
+        p.choice[t] = opts[t].original[v.second[t]];
+    }
+    frontier.push_back(std::move(p));
+  }
+}
+} // namespace
+
 bool dagFrontier(const Schedule &sched,
                  const std::vector<std::vector<Option>> &options,
                  const DagFrontierSettings &settings,
-                 std::vector<DagPoint> &frontier, std::string &err) {
+                 std::vector<DagPoint> &frontier, std::string &err,
+                 DagFrontierResult *result) {
   size_t n = sched.tasks.size();
   frontier.clear();
   if (options.size() != n) {
@@ -304,6 +363,18 @@ bool dagFrontier(const Schedule &sched,
       }
   }
 
+  // Small problems: exact.
+  uint64_t combinations = 1;
+  for (const TaskOptions &o : opts)
+    combinations = combinations > UINT64_MAX / o.T.size()
+                       ? UINT64_MAX
+                       : combinations * o.T.size();
+  uint64_t steps = n + dag.succ.size();
+  bool exact = settings.exactBudget > 0 &&
+               combinations <= settings.exactBudget / std::max<uint64_t>(steps, 1);
+  if (result)
+    *result = {exact, combinations};
+
   double step = settings.step;
   // The slowest useful configuration bounds the sweep.
   std::vector<double> Tslow(n), scratch(n);
@@ -313,7 +384,9 @@ bool dagFrontier(const Schedule &sched,
 
   // Several greedy rules, merged: each is myopic in its own way (knapsack
   // effects on shared paths); their union is markedly closer to optimal.
-  for (int rule = 0; rule < 3; ++rule) {
+  if (exact)
+    enumerateFrontier(dag, opts, P, settings.keepChoices, frontier);
+  for (int rule = 0; rule < (exact ? 0 : 3); ++rule) {
     Sweep sw(dag, opts, rule);
     if (!(step > 0))
       step = sw.makespan > 0 ? sw.makespan / 1000 : 1e-3;

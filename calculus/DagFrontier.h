@@ -14,6 +14,11 @@
 // D' > D, so the sweep never undoes work: the whole frontier costs
 // O(moves x (V + E)) where moves <= tasks x options.
 //
+// Small problems are solved exactly instead: when enumerating every
+// combination of the tasks' Pareto options costs at most `exactBudget`
+// longest-path steps (product x (V + E)), the frontier is the exact one;
+// `DagFrontierResult::exact` says which method produced it.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef CALCULUS_DAGFRONTIER_H
@@ -42,6 +47,17 @@ struct DagFrontierSettings {
   double quantum = 0;
   /// Keep the choice vector of every frontier point (for planning).
   bool keepChoices = true;
+  /// Enumerate exactly when (product of the tasks' Pareto option counts) x
+  /// (tasks + edges) is at most this (0: never). The default covers 12
+  /// tasks x 4 options with their edges, about a second here.
+  uint64_t exactBudget = uint64_t(1) << 30;
+};
+
+/// How a frontier was obtained.
+struct DagFrontierResult {
+  bool exact = false;       ///< every combination enumerated
+  uint64_t combinations = 0; ///< the product of Pareto option counts
+                             ///< (saturating at 2^64 - 1)
 };
 
 /// The (T, E) frontier of a schedule whose task t may run at any of
@@ -53,7 +69,8 @@ struct DagFrontierSettings {
 bool dagFrontier(const Schedule &sched,
                  const std::vector<std::vector<Option>> &options,
                  const DagFrontierSettings &settings,
-                 std::vector<DagPoint> &frontier, std::string &err);
+                 std::vector<DagPoint> &frontier, std::string &err,
+                 DagFrontierResult *result = nullptr);
 
 /// Energy of the schedule with each task at `choice` (interval accounting
 /// with the blocking-power model): P * makespan + sum of d.

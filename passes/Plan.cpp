@@ -85,9 +85,11 @@ struct Choices {
   }
 };
 
+/// The schedule's frontier; `method` says how it was obtained (written on
+/// the schedule as `energy.frontier_method`).
 FailureOr<std::vector<calculus::DagPoint>>
 computeFrontier(ScheduleOp sched, const Choices &c, double step, double quantum,
-                bool keepChoices) {
+                bool keepChoices, calculus::DagFrontierResult &method) {
   calculus::DagFrontierSettings settings;
   settings.step = step;
   settings.quantum = quantum;
@@ -95,8 +97,20 @@ computeFrontier(ScheduleOp sched, const Choices &c, double step, double quantum,
   std::vector<calculus::DagPoint> front;
   std::string err;
   if (!calculus::dagFrontier(c.graph.schedule, c.options, settings, front,
-                             err))
+                             err, &method))
     return sched.emitOpError("frontier: ") << err;
+  Builder b(sched.getContext());
+  std::string combos =
+      method.combinations == UINT64_MAX
+          ? std::string(">= 2^64")
+          : std::to_string(method.combinations);
+  sched->setAttr("energy.frontier_method",
+                 b.getStringAttr(method.exact
+                                     ? "exact: all " + combos +
+                                           " combinations enumerated"
+                                     : "greedy deadline sweep over " + combos +
+                                           " combinations; optimality not "
+                                           "certified"));
   return front;
 }
 
@@ -109,7 +123,8 @@ struct EnergyFrontierPass
       FailureOr<Choices> c = Choices::build(sched);
       if (failed(c))
         return signalPassFailure();
-      auto front = computeFrontier(sched, *c, step, quantum, false);
+      calculus::DagFrontierResult method;
+      auto front = computeFrontier(sched, *c, step, quantum, false, method);
       if (failed(front))
         return signalPassFailure();
       size_t limit = points ? unsigned(points) : front->size();
@@ -150,7 +165,8 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     FailureOr<Choices> c = Choices::build(sched);
     if (failed(c))
       return failure();
-    auto front = computeFrontier(sched, *c, step, quantum, true);
+    calculus::DagFrontierResult method;
+    auto front = computeFrontier(sched, *c, step, quantum, true, method);
     if (failed(front))
       return failure();
     double baseT;
@@ -194,6 +210,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     }
     double saving = baseE > 0 ? 100 * (1 - best->E / baseE) : 0;
     NamedAttribute fields[] = {
+        b.getNamedAttr("exact", b.getBoolAttr(method.exact)),
         b.getNamedAttr("baseline_T_s", b.getF64FloatAttr(baseT)),
         b.getNamedAttr("baseline_E_J", b.getF64FloatAttr(baseE)),
         b.getNamedAttr("T_s", b.getF64FloatAttr(best->T)),
@@ -210,6 +227,10 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       llvm::outs() << "@" << sched.getSymName() << " plan ("
                    << front->size() << " frontier points, objective "
                    << objective << ")\n";
+      llvm::outs() << "  frontier  "
+                   << cast<StringAttr>(sched->getAttr("energy.frontier_method"))
+                          .getValue()
+                   << "\n";
       llvm::outs() << "  fastest   " << q(fastest, Dimension::Time)
                    << "  energy-minimal "
                    << q(front->back().T, Dimension::Time) << " at "

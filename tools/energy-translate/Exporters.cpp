@@ -108,7 +108,9 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
                                         {"E_J", dictNumber(plan, "baseline_E_J")}}},
         {"plan", llvm::json::Object{{"T_s", dictNumber(plan, "T_s")},
                                     {"E_J", dictNumber(plan, "E_J")},
-                                    {"saving_pct", dictNumber(plan, "saving_pct")}}},
+                                    {"saving_pct", dictNumber(plan, "saving_pct")},
+                                    {"exact", plan.getAs<BoolAttr>("exact") &&
+                                                  plan.getAs<BoolAttr>("exact").getValue()}}},
         {"devices", std::move(devices)}});
   }
   if (schedules.empty())
