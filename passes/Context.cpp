@@ -6,6 +6,14 @@
 //    on an energy.device (K/W, J/K, degC, 1/K, degC, degC, 1/K);
 //  - `energy.capacity = {hbm = 1.0, ...}` on a device and
 //    `energy.demand = {hbm = 0.4, ...}` on elements (contention, Axiom P5);
+//  - `energy.cache = {l2_bytes = C}` on a device, and on elements
+//    `energy.traffic = B` (bytes through L2) and, for an element that reuses
+//    an earlier one's data, `energy.reuses = @producer` with
+//    `energy.warm = #energy.sig<...>` (its signature with the data
+//    resident; its `sig` is the cold, characterized one);
+//  - `energy.power_delivery = {energy_per_watt = a, time_constant = tau}`
+//    on a device: every element pays the transient of its current-draw step
+//    from the previous element's (or idle) power;
 //  - `energy.insensitive` on an element that no entry context affects.
 //
 //===----------------------------------------------------------------------===//
@@ -19,6 +27,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <cmath>
 
@@ -46,8 +55,18 @@ SignatureAttr toAttr(MLIRContext *ctx, const calculus::Signature &s) {
 struct DeviceInfo {
   double staticPower = 0;
   std::optional<calculus::ThermalModel> thermal;
+  std::optional<calculus::CacheModel> cache;
+  std::optional<calculus::PowerDeliveryModel> delivery;
   DictionaryAttr capacity;
 };
+
+/// A device's entry context at some point of its timeline.
+struct DeviceState {
+  std::optional<double> theta; ///< temperature (thermal model)
+  double traffic = 0;          ///< cumulative L2 traffic, bytes
+  std::optional<double> power; ///< the previous element's mean power
+};
+using State = DenseMap<StringAttr, DeviceState>;
 
 /// Reads the mechanisms of every energy.device in the module.
 FailureOr<DenseMap<StringAttr, DeviceInfo>> readDevices(ModuleOp module) {
@@ -56,39 +75,63 @@ FailureOr<DenseMap<StringAttr, DeviceInfo>> readDevices(ModuleOp module) {
   module.walk([&](energy::DeviceOp dev) {
     DeviceInfo info;
     info.staticPower = dev.getStaticPower().convertToDouble();
+    // A float of a mechanism's parameter dictionary; errors name both.
+    auto get = [&](DictionaryAttr dict, StringRef name, StringRef key,
+                   double &slot, bool required) {
+      Attribute a = dict.get(key);
+      if (!a) {
+        if (required) {
+          dev.emitOpError(name) << " needs '" << key << "'";
+          bad = true;
+        }
+        return;
+      }
+      auto f = dyn_cast<FloatAttr>(a);
+      if (!f) {
+        dev.emitOpError(name) << " '" << key << "' must be a float";
+        bad = true;
+        return;
+      }
+      slot = f.getValueAsDouble();
+    };
     if (auto th = dev->getAttrOfType<DictionaryAttr>("energy.thermal")) {
       calculus::ThermalModel m;
-      auto get = [&](StringRef key, double &slot, bool required) {
-        Attribute a = th.get(key);
-        if (!a) {
-          if (required) {
-            dev.emitOpError("energy.thermal needs '") << key << "'";
-            bad = true;
-          }
-          return;
-        }
-        auto f = dyn_cast<FloatAttr>(a);
-        if (!f) {
-          dev.emitOpError("energy.thermal '") << key << "' must be a float";
-          bad = true;
-          return;
-        }
-        slot = f.getValueAsDouble();
-      };
-      get("resistance", m.resistance, true);
-      get("capacitance", m.capacitance, true);
-      get("ambient", m.ambient, true);
+      StringRef n = "energy.thermal";
+      get(th, n, "resistance", m.resistance, true);
+      get(th, n, "capacitance", m.capacitance, true);
+      get(th, n, "ambient", m.ambient, true);
       m.reference = m.ambient;
-      get("reference", m.reference, false);
-      get("leakage", m.leakage, false);
-      get("throttle_at", m.throttleAt, false);
-      get("throttle_slope", m.throttleSlope, false);
+      get(th, n, "reference", m.reference, false);
+      get(th, n, "leakage", m.leakage, false);
+      get(th, n, "throttle_at", m.throttleAt, false);
+      get(th, n, "throttle_slope", m.throttleSlope, false);
       if (!bad && (!(m.resistance > 0) || !(m.capacitance > 0))) {
         dev.emitOpError("energy.thermal resistance and capacitance must be "
                         "positive");
         bad = true;
       }
       info.thermal = m;
+    }
+    if (auto c = dev->getAttrOfType<DictionaryAttr>("energy.cache")) {
+      calculus::CacheModel m;
+      get(c, "energy.cache", "l2_bytes", m.capacity, true);
+      if (!bad && !(m.capacity > 0)) {
+        dev.emitOpError("energy.cache l2_bytes must be positive");
+        bad = true;
+      }
+      info.cache = m;
+    }
+    if (auto pd = dev->getAttrOfType<DictionaryAttr>("energy.power_delivery")) {
+      calculus::PowerDeliveryModel m;
+      StringRef n = "energy.power_delivery";
+      get(pd, n, "energy_per_watt", m.energyPerWatt, true);
+      get(pd, n, "time_constant", m.timeConstant, true);
+      if (!bad && (!(m.energyPerWatt >= 0) || !(m.timeConstant > 0))) {
+        dev.emitOpError("energy.power_delivery needs energy_per_watt >= 0 "
+                        "and time_constant > 0");
+        bad = true;
+      }
+      info.delivery = m;
     }
     info.capacity = dev->getAttrOfType<DictionaryAttr>("energy.capacity");
     out[dev.getSymNameAttr()] = info;
@@ -108,19 +151,23 @@ public:
   Propagator(MLIRContext *ctx, DenseMap<StringAttr, DeviceInfo> &devices)
       : ctx(ctx), devices(devices) {}
 
-  /// `theta` holds each device's temperature at the subtree's start and is
+  /// `state` holds each device's context at the subtree's start and is
   /// advanced to its end.
-  FailureOr<Realized> visit(Operation *op, DenseMap<StringAttr, double> &theta);
+  FailureOr<Realized> visit(Operation *op, State &state);
 
 private:
-  double &temperature(StringAttr dev, DenseMap<StringAttr, double> &theta) {
-    auto it = theta.find(dev);
-    if (it == theta.end())
-      it = theta.insert({dev, devices[dev].thermal->reference}).first;
-    return it->second;
+  double &temperature(StringAttr dev, State &state) {
+    DeviceState &ds = state[dev];
+    if (!ds.theta)
+      ds.theta = devices[dev].thermal->reference;
+    return *ds.theta;
   }
-  FailureOr<Realized> element(ElementOp el, DenseMap<StringAttr, double> &theta,
-                              double slowdown);
+  FailureOr<Realized> element(ElementOp el, State &state, double slowdown);
+  /// The cache entry context: the cold signature `s` moved towards the
+  /// element's warm one by the residency of the data it reuses.
+  LogicalResult cacheContext(ElementOp el, const DeviceInfo &info,
+                             DeviceState &ds, calculus::Signature &s,
+                             bool &changed);
 
   MLIRContext *ctx;
   DenseMap<StringAttr, DeviceInfo> &devices;
@@ -128,16 +175,49 @@ private:
   /// element sees the par's entry temperature; the device's temperature is
   /// advanced once, over the whole par.
   DenseSet<StringAttr> frozen;
+  /// Cumulative L2 traffic on its device at the end of each element.
+  DenseMap<StringAttr, double> trafficAfter;
 };
 
-FailureOr<Realized> Propagator::element(ElementOp el,
-                                        DenseMap<StringAttr, double> &theta,
+LogicalResult Propagator::cacheContext(ElementOp el, const DeviceInfo &info,
+                                       DeviceState &ds, calculus::Signature &s,
+                                       bool &changed) {
+  auto reuses = el->getAttrOfType<FlatSymbolRefAttr>("energy.reuses");
+  auto warm = el->getAttrOfType<SignatureAttr>("energy.warm");
+  if (!reuses && !warm)
+    return success();
+  if (!reuses || !warm)
+    return el.emitOpError("energy.reuses and energy.warm go together (the "
+                          "producer whose data it reuses, and its signature "
+                          "with that data resident)");
+  if (!info.cache)
+    return el.emitOpError("reuses cached data but its device declares no "
+                          "energy.cache = {l2_bytes = ...}");
+  auto it = trafficAfter.find(reuses.getAttr());
+  if (it == trafficAfter.end())
+    return el.emitOpError("energy.reuses ")
+           << reuses << " names no earlier element on its device";
+  double between = ds.traffic - it->second;
+  double r = info.cache->residency(between);
+  calculus::CacheSignature cs{
+      s, calculus::Signature::measured(
+             warm.staticPower().value_or(s.s), warm.time(),
+             warm.dynamicEnergy(), warm.sigmaTime() * warm.sigmaTime(),
+             warm.sigmaDynamic() * warm.sigmaDynamic(), {})};
+  s = cs.at(r);
+  el->setAttr("energy.residency", FloatAttr::get(Float64Type::get(ctx), r));
+  changed = true;
+  return success();
+}
+
+FailureOr<Realized> Propagator::element(ElementOp el, State &state,
                                         double slowdown) {
   StringAttr dev = el.getDeviceAttr().getAttr();
   auto found = devices.find(dev);
   if (found == devices.end())
     return el.emitOpError("runs on unknown device ") << el.getDeviceAttr();
   DeviceInfo &info = found->second;
+  DeviceState &ds = state[dev];
   // The null-context signature: kept from an earlier propagation, else the
   // element's own.
   auto null = el->getAttrOfType<SignatureAttr>(kNullSig);
@@ -150,10 +230,13 @@ FailureOr<Realized> Propagator::element(ElementOp el,
       null.dynamicEnergy(), null.sigmaTime() * null.sigmaTime(),
       null.sigmaDynamic() * null.sigmaDynamic(), {});
   bool changed = false;
+  bool sensitive = !el->hasAttr("energy.insensitive");
+  if (sensitive && failed(cacheContext(el, info, ds, s, changed)))
+    return failure();
   if (info.thermal) {
-    double &th = temperature(dev, theta);
+    double &th = temperature(dev, state);
     el->setAttr(kEntry, FloatAttr::get(Float64Type::get(ctx), th));
-    if (!el->hasAttr("energy.insensitive")) {
+    if (sensitive) {
       s = info.thermal->atTemperature(s, th);
       changed = true;
     }
@@ -166,6 +249,24 @@ FailureOr<Realized> Propagator::element(ElementOp el,
     el->setAttr(kSlowdown, FloatAttr::get(Float64Type::get(ctx), slowdown));
     changed = true;
   }
+  double power = s.T > 0 ? s.E() / s.T : s.s;
+  if (info.delivery && sensitive) {
+    // The current-draw step from the previous element (or idle, at the
+    // static power, on the device's first element).
+    double dP = power - ds.power.value_or(info.staticPower);
+    double extra = info.delivery->extraEnergy(dP, s.T);
+    if (extra > 0) {
+      s.d += extra;
+      s.varE = s.s * s.s * s.varT + s.varD;
+      el->setAttr("energy.delivery_J",
+                  FloatAttr::get(Float64Type::get(ctx), extra));
+      changed = true;
+    }
+  }
+  ds.power = power;
+  if (auto traffic = el->getAttrOfType<FloatAttr>("energy.traffic"))
+    ds.traffic += traffic.getValueAsDouble();
+  trafficAfter[el.getSymNameAttr()] = ds.traffic;
   if (changed) {
     if (!el->hasAttr(kNullSig))
       el->setAttr(kNullSig, null);
@@ -174,23 +275,25 @@ FailureOr<Realized> Propagator::element(ElementOp el,
   return Realized{s.T, s.d};
 }
 
-FailureOr<Realized> Propagator::visit(Operation *op,
-                                      DenseMap<StringAttr, double> &theta) {
+FailureOr<Realized> Propagator::visit(Operation *op, State &state) {
   if (auto el = dyn_cast<ElementOp>(op))
-    return element(el, theta, 1);
+    return element(el, state, 1);
   if (auto idle = dyn_cast<IdleOp>(op)) {
     StringAttr dev = idle.getDeviceAttr().getAttr();
     double T = idle.getDuration().convertToDouble();
     auto it = devices.find(dev);
-    if (it != devices.end() && it->second.thermal) {
-      const calculus::ThermalModel &m = *it->second.thermal;
-      double &th = temperature(dev, theta);
-      // The device idles at its leakage-dependent static power.
-      double s = it->second.staticPower *
-                 std::max(0.0, 1 + m.leakage * (th - m.reference));
-      idle->setAttr(kIdleStatic, FloatAttr::get(Float64Type::get(ctx), s));
-      if (!frozen.contains(dev))
-        th = m.exit(th, s, T);
+    if (it != devices.end()) {
+      double s = it->second.staticPower;
+      if (it->second.thermal) {
+        const calculus::ThermalModel &m = *it->second.thermal;
+        double &th = temperature(dev, state);
+        // The device idles at its leakage-dependent static power.
+        s *= std::max(0.0, 1 + m.leakage * (th - m.reference));
+        idle->setAttr(kIdleStatic, FloatAttr::get(Float64Type::get(ctx), s));
+        if (!frozen.contains(dev))
+          th = m.exit(th, s, T);
+      }
+      state[dev].power = s;
     }
     return Realized{T, 0};
   }
@@ -202,7 +305,7 @@ FailureOr<Realized> Propagator::visit(Operation *op,
   Realized r;
   if (isa<SeqOp>(op)) {
     for (Operation &child : op->getRegion(0).front()) {
-      FailureOr<Realized> c = visit(&child, theta);
+      FailureOr<Realized> c = visit(&child, state);
       if (failed(c))
         return failure();
       r.T += c->T;
@@ -212,7 +315,7 @@ FailureOr<Realized> Propagator::visit(Operation *op,
   }
   if (isa<MultiOp>(op)) {
     for (Operation &child : op->getRegion(0).front()) {
-      FailureOr<Realized> c = visit(&child, theta); // disjoint devices
+      FailureOr<Realized> c = visit(&child, state); // disjoint devices
       if (failed(c))
         return failure();
       r.T = std::max(r.T, c->T);
@@ -233,9 +336,9 @@ FailureOr<Realized> Propagator::visit(Operation *op,
     return dev ? WalkResult::interrupt() : WalkResult::advance();
   });
   bool thermal = dev && devices.count(dev) && devices[dev].thermal;
-  double th0 = thermal ? temperature(dev, theta) : 0;
+  double th0 = thermal ? temperature(dev, state) : 0;
   bool outermost = dev && frozen.insert(dev).second;
-  DenseMap<StringAttr, double> entry = theta;
+  State entry = state;
   // Co-runners: the direct element operands' demands on shared resources
   // (elements nested in a sequence are not modelled as co-runners).
   llvm::MapVector<StringAttr, double> demand;
@@ -252,8 +355,9 @@ FailureOr<Realized> Propagator::visit(Operation *op,
         if (auto k = cap.getAs<FloatAttr>(res))
           slowdown = std::max(slowdown, calculus::contentionSlowdown(
                                             {total}, k.getValueAsDouble()));
+  double trafficIn = dev ? entry[dev].traffic : 0, trafficOut = trafficIn;
   for (Operation &child : par.getBody().front()) {
-    DenseMap<StringAttr, double> mine = entry;
+    State mine = entry;
     FailureOr<Realized> c;
     if (auto el = dyn_cast<ElementOp>(child);
         el && el->hasAttr("energy.demand"))
@@ -264,14 +368,20 @@ FailureOr<Realized> Propagator::visit(Operation *op,
       return failure();
     r.T = std::max(r.T, c->T);
     r.d += c->d;
+    if (dev)
+      trafficOut += mine[dev].traffic - trafficIn;
   }
   if (outermost)
     frozen.erase(dev);
-  // The device heats over the par at its mean power.
-  if (thermal && outermost) {
+  if (dev && devices.count(dev)) {
     double s = devices[dev].staticPower;
-    theta[dev] = devices[dev].thermal->exit(
-        th0, r.T > 0 ? (s * r.T + r.d) / r.T : 0, r.T);
+    DeviceState &ds = state[dev];
+    ds.traffic = trafficOut;
+    // The next element steps from the par's mean power.
+    ds.power = r.T > 0 ? (s * r.T + r.d) / r.T : s;
+    // The device heats over the par at its mean power.
+    if (thermal && outermost)
+      ds.theta = devices[dev].thermal->exit(th0, *ds.power, r.T);
   }
   return r;
 }
@@ -287,8 +397,8 @@ struct EnergyPropagateContextPass
     WalkResult r = getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (!isTreeRoot(op))
         return WalkResult::advance();
-      DenseMap<StringAttr, double> theta; // every device starts at null
-      if (failed(prop.visit(op, theta)))
+      State state; // every device starts at the null context
+      if (failed(prop.visit(op, state)))
         return WalkResult::interrupt();
       return WalkResult::skip();
     });
@@ -435,16 +545,32 @@ struct EnergyReducePass
         }
         continue;
       }
-      if (e->predecessor) {
+      // Entry contexts: which mechanisms moved it, and from where (the
+      // producer of reused data for the cache; else the predecessor).
+      SmallVector<StringRef> mechanisms;
+      auto producer = e->op->getAttrOfType<FlatSymbolRefAttr>("energy.reuses");
+      if (e->op->hasAttr("energy.residency"))
+        mechanisms.push_back("cache");
+      if (e->op->hasAttr(kEntry) && e->predecessor)
+        mechanisms.push_back("thermal");
+      if (e->op->hasAttr("energy.delivery_J"))
+        mechanisms.push_back("power-delivery");
+      FlatSymbolRefAttr from =
+          mechanisms.size() == 1 && mechanisms[0] == "cache" && producer
+              ? producer
+          : e->predecessor
+              ? FlatSymbolRefAttr::get(e->predecessor.getSymNameAttr())
+              : producer;
+      if (from && !mechanisms.empty()) {
+        std::string names = llvm::join(mechanisms, "+");
         InteractionOp::create(
-            ob, e->op.getLoc(),
-            FlatSymbolRefAttr::get(e->predecessor.getSymNameAttr()),
+            ob, e->op.getLoc(), from,
             FlatSymbolRefAttr::get(e->op.getSymNameAttr()), ob.getUnitAttr(),
-            ob.getStringAttr("thermal"), ob.getF64FloatAttr(perturbation),
+            ob.getStringAttr(names), ob.getF64FloatAttr(perturbation),
             FloatAttr());
         if (auto diag = remark(e->op))
-          *diag << "entry context from @" << e->predecessor.getSymName()
-                << " (thermal) shifts its energy by "
+          *diag << "entry context from " << from << " (" << names
+                << ") shifts its energy by "
                 << formatQuantity(perturbation, Dimension::Energy, 4)
                 << ": not reducible";
       }

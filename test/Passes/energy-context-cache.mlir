@@ -1,0 +1,89 @@
+// RUN: not energy-opt %s --energy-propagate-context -split-input-file 2>/dev/null | FileCheck %s
+// RUN: not energy-opt %s --energy-propagate-context --energy-reduce -split-input-file 2>&1 | FileCheck %s --check-prefix=REDUCE
+// RUN: not energy-opt %s --energy-propagate-context -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=ERR
+
+// Cache entry context: a 40 MB L2. @c reuses @a's data; between them @b
+// moves 8 MB through the L2, so the residency is 1 - 8/40 = 0.8 and @c
+// realizes cold + 0.8 (warm - cold): T = 2 - 0.8 x 1 = 1.2 ms,
+// d = 400 - 0.8 x 100 = 320 mJ.
+energy.device @g kind "A100" static 60 W {energy.cache = {l2_bytes = 4.0e7}}
+// CHECK-LABEL: energy.seq @layer
+// CHECK: energy.element @c on @g sig <s = 60 W, T = {{1.2|1.20000000[0-9]*|1.1999999[0-9]*}} ms, d = {{320|320.0000000[0-9]*|319.999999[0-9]*}} mJ>
+// CHECK-SAME: energy.null_sig = #energy.sig<T = 2 ms, d = 400 mJ>
+// CHECK-SAME: energy.residency = {{8.000000e-01|0.8000000[0-9]*|0.7999999[0-9]*}} : f64
+energy.seq @layer {
+  energy.element @a on @g sig <T = 2 ms, d = 500 mJ> {energy.traffic = 1.6e7}
+  energy.element @b on @g sig <T = 1 ms, d = 100 mJ> {energy.traffic = 8.0e6}
+  energy.element @c on @g sig <T = 2 ms, d = 400 mJ> {energy.traffic = 1.2e7, energy.reuses = @a, energy.warm = #energy.sig<T = 1 ms, d = 300 mJ>}
+}
+// The warm reuse moves @c by (1.2 ms x 60 W + 320 mJ) - (2 ms x 60 W +
+// 400 mJ) = -128 mJ, far beyond its (zero) sigma: not reducible, and the
+// interaction edge names the producer and the mechanism.
+// REDUCE: remark: entry context from @a (cache) shifts its energy by -128 mJ: not reducible
+// REDUCE: energy.interaction @a -> @c mechanism "cache" perturbation -128 mJ
+
+// -----
+
+// 50 MB between producer and consumer flush a 40 MB L2: residency 0, @c
+// stays at its cold signature.
+energy.device @g kind "A100" static 60 W {energy.cache = {l2_bytes = 4.0e7}}
+// CHECK-LABEL: energy.seq @flushed
+// CHECK: energy.element @c on @g sig <s = 60 W, T = 2 ms, d = 400 mJ> {{.*}}energy.residency = 0.000000e+00 : f64
+energy.seq @flushed {
+  energy.element @a on @g sig <T = 2 ms, d = 500 mJ> {energy.traffic = 1.6e7}
+  energy.element @b on @g sig <T = 1 ms, d = 100 mJ> {energy.traffic = 5.0e7}
+  energy.element @c on @g sig <T = 2 ms, d = 400 mJ> {energy.reuses = @a, energy.warm = #energy.sig<T = 1 ms, d = 300 mJ>}
+}
+
+// -----
+
+// Power delivery: 100 uJ per watt of current-draw step, tau = 10 us. @x
+// (300 W over 50 us) steps up 200 W from idle and pays
+// 1e-4 x 200 x (1 - e^-5) = 19.8652 mJ; @y (500 W over 1 s) steps up
+// another 200 W and pays 20 mJ on 400 J -- only short elements see more
+// than a rounding.
+energy.device @h kind "H100" static 100 W {energy.power_delivery = {energy_per_watt = 1.0e-4, time_constant = 1.0e-5}}
+// CHECK-LABEL: energy.seq @steps
+// CHECK: energy.element @x on @h sig <s = 100 W, T = 50 us, d = 29.8652{{[0-9]*}} mJ> {energy.delivery_J = 0.019865{{[0-9]*}} : f64
+// CHECK: energy.element @y on @h sig <s = 100 W, T = 1 s, d = 400.02{{0*[0-9]*}} J> {energy.delivery_J = 2.000000e-02 : f64
+energy.seq @steps {
+  energy.element @x on @h sig <T = 50 us, d = 10 mJ>
+  energy.element @y on @h sig <T = 1 s, d = 400 J>
+}
+
+// -----
+
+// Bad declarations are named.
+// ERR: error: 'energy.element' op energy.reuses and energy.warm go together
+energy.device @g kind "A100" static 60 W {energy.cache = {l2_bytes = 4.0e7}}
+energy.seq @s {
+  energy.element @a on @g sig <T = 2 ms, d = 500 mJ>
+  energy.element @c on @g sig <T = 2 ms, d = 400 mJ> {energy.reuses = @a}
+}
+
+// -----
+
+// ERR: error: 'energy.element' op reuses cached data but its device declares no energy.cache = {l2_bytes = ...}
+energy.device @g kind "A100" static 60 W
+energy.seq @s {
+  energy.element @a on @g sig <T = 2 ms, d = 500 mJ>
+  energy.element @c on @g sig <T = 2 ms, d = 400 mJ> {energy.reuses = @a, energy.warm = #energy.sig<T = 1 ms, d = 300 mJ>}
+}
+
+// -----
+
+// ERR: error: 'energy.element' op energy.reuses @z names no earlier element on its device
+energy.device @g kind "A100" static 60 W {energy.cache = {l2_bytes = 4.0e7}}
+energy.seq @s {
+  energy.element @c on @g sig <T = 2 ms, d = 400 mJ> {energy.reuses = @z, energy.warm = #energy.sig<T = 1 ms, d = 300 mJ>}
+}
+
+// -----
+
+// ERR: error: 'energy.device' op energy.cache l2_bytes must be positive
+energy.device @g kind "A100" static 60 W {energy.cache = {l2_bytes = 0.0}}
+
+// -----
+
+// ERR: error: 'energy.device' op energy.power_delivery needs 'time_constant'
+energy.device @g kind "A100" static 60 W {energy.power_delivery = {energy_per_watt = 1.0e-4}}
