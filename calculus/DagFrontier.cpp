@@ -229,6 +229,191 @@ struct Sweep {
   }
 };
 
+/// Max flow (Dinic) for the crash step's minimum cut.
+class MaxFlow {
+public:
+  static constexpr double Inf = 1e300;
+  /// Empties the network for `nodes` nodes, keeping the storage (one
+  /// network per crash step).
+  void reset(size_t nodes) {
+    head.assign(nodes, -1);
+    to.clear();
+    next.clear();
+    cap_.clear();
+  }
+  void arc(int u, int v, double cap) {
+    to.push_back(v), cap_.push_back(cap), next.push_back(head[u]);
+    head[u] = int(to.size()) - 1;
+    to.push_back(u), cap_.push_back(0), next.push_back(head[v]);
+    head[v] = int(to.size()) - 1;
+  }
+  /// Returns the flow value (>= Inf / 2: no finite cut).
+  double run(int s, int t) {
+    double total = 0;
+    while (levels(s, t)) {
+      iter = head;
+      while (double f = push(s, t, Inf)) {
+        total += f;
+        if (total >= Inf / 2)
+          return total;
+      }
+    }
+    return total;
+  }
+  /// Nodes reachable from `s` in the residual graph (the cut's source side).
+  const std::vector<char> &sourceSide(int s) {
+    seen.assign(head.size(), 0);
+    std::vector<int> &stack = queue;
+    stack.assign(1, s);
+    seen[s] = 1;
+    while (!stack.empty()) {
+      int u = stack.back();
+      stack.pop_back();
+      for (int e = head[u]; e >= 0; e = next[e])
+        if (cap_[e] > eps && !seen[to[e]]) {
+          seen[to[e]] = 1;
+          stack.push_back(to[e]);
+        }
+    }
+    return seen;
+  }
+
+private:
+  static constexpr double eps = 1e-12;
+  bool levels(int s, int t) {
+    level.assign(head.size(), -1);
+    queue.assign(1, s);
+    level[s] = 0;
+    for (size_t i = 0; i < queue.size(); ++i)
+      for (int e = head[queue[i]]; e >= 0; e = next[e])
+        if (cap_[e] > eps && level[to[e]] < 0) {
+          level[to[e]] = level[queue[i]] + 1;
+          queue.push_back(to[e]);
+        }
+    return level[t] >= 0;
+  }
+  /// Blocking-flow DFS: pushes as much of `f` as it can from `u`,
+  /// continuing along further arcs after a partial success.
+  double push(int u, int t, double f) {
+    if (u == t)
+      return f;
+    double pushed = 0;
+    for (int &e = iter[u]; e >= 0; e = next[e]) {
+      if (cap_[e] <= eps || level[to[e]] != level[u] + 1)
+        continue;
+      double g = push(to[e], t, std::min(f - pushed, cap_[e]));
+      if (g <= 0)
+        continue;
+      if (cap_[e] < Inf / 2)
+        cap_[e] -= g;
+      if (cap_[e ^ 1] < Inf / 2)
+        cap_[e ^ 1] += g;
+      pushed += g;
+      if (pushed >= f || pushed >= Inf / 2)
+        return pushed; // keep iter[u] at e: it may have capacity left
+    }
+    level[u] = -1; // a dead end for the rest of this phase
+    return pushed;
+  }
+  std::vector<int> head, to, next, iter, level, queue;
+  std::vector<double> cap_;
+  std::vector<char> seen;
+};
+
+/// The crash sweep, from the energy-minimal end (every task at its slowest
+/// useful option) towards the fastest makespan, in the spirit of Phillips
+/// and Dessouky (Perseus's solver): each step shortens, by one option, the
+/// minimum-cost cut of the critical subgraph (costs: dynamic energy per
+/// second saved), so every critical path gets shorter; then the greedy
+/// fill re-lengthens tasks into the slack the step left. It complements the
+/// forward sweep, which is myopic far from the fastest makespan.
+void crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
+                double P, bool keepChoices, std::vector<DagPoint> &out) {
+  size_t n = opts.size();
+  Sweep sw(dag, opts, /*rule=*/0);
+  for (uint32_t t = 0; t < n; ++t)
+    sw.set(t, uint32_t(opts[t].T.size() - 1));
+  sw.makespan = dag.forward(sw.T, sw.es);
+  auto record = [&] {
+    DagPoint p;
+    p.T = sw.makespan;
+    p.E = P * sw.makespan + sw.dsum;
+    if (keepChoices) {
+      p.choice.resize(n);
+      for (size_t t = 0; t < n; ++t)
+        p.choice[t] = opts[t].original[sw.cur[t]];
+    }
+    out.push_back(std::move(p));
+  };
+  record();
+  // Each step strictly shortens the makespan; the cap is a guard.
+  size_t maxSteps = 0;
+  for (const TaskOptions &o : opts)
+    maxSteps += o.T.size();
+  std::vector<uint32_t> crit;
+  std::vector<int> node(n, -1);
+  MaxFlow flow;
+  for (size_t step = 0; step < maxSteps; ++step) {
+    double M = sw.makespan;
+    dag.backward(sw.T, M, sw.ls);
+    double tol = 1e-9 * std::max(M, 1e-9);
+    auto critical = [&](uint32_t t) { return sw.ls[t] - sw.es[t] <= tol; };
+    // Nodes: source 0, sink 1, critical task k: in 2 + 2k, out 3 + 2k.
+    // The critical subgraph: critical tasks (in and out nodes joined by an
+    // arc whose capacity is the energy per second of shortening it by one
+    // option) and the tight edges between them (uncuttable). Without
+    // reverse arcs a path may cross the cut twice (it is then shortened
+    // twice): valid, and measured as good and faster than forcing single
+    // crossings.
+    crit.clear();
+    for (uint32_t t = 0; t < n; ++t) {
+      node[t] = -1;
+      if (critical(t)) {
+        node[t] = int(crit.size());
+        crit.push_back(t);
+      }
+    }
+    flow.reset(2 + 2 * crit.size());
+    auto in = [&](uint32_t t) { return 2 + 2 * node[t]; };
+    auto outN = [&](uint32_t t) { return 3 + 2 * node[t]; };
+    for (uint32_t t : crit) {
+      uint32_t c = sw.cur[t];
+      double cap = c == 0 ? MaxFlow::Inf
+                          : (opts[t].d[c - 1] - opts[t].d[c]) /
+                                std::max(opts[t].T[c] - opts[t].T[c - 1], 1e-15);
+      flow.arc(in(t), outN(t), cap);
+      if (sw.es[t] <= tol)
+        flow.arc(0, in(t), MaxFlow::Inf);
+      if (sw.es[t] + sw.T[t] >= M - tol)
+        flow.arc(outN(t), 1, MaxFlow::Inf);
+      for (uint32_t i = dag.succStart[t]; i < dag.succStart[t + 1]; ++i) {
+        const Edge &e = dag.succ[i];
+        if (node[e.to] < 0)
+          continue;
+        double ready = e.startToStart ? sw.es[t] + e.lag : sw.es[t] + sw.T[t];
+        if (std::abs(sw.es[e.to] - ready) <= tol)
+          flow.arc(e.startToStart ? in(t) : outN(t), in(e.to), MaxFlow::Inf);
+      }
+    }
+    if (flow.run(0, 1) >= MaxFlow::Inf / 2)
+      return; // a critical path of fastest options: the fastest makespan
+    const std::vector<char> &side = flow.sourceSide(0);
+    bool moved = false;
+    for (uint32_t t : crit)
+      if (side[in(t)] && !side[outN(t)] && sw.cur[t] > 0) {
+        sw.set(t, sw.cur[t] - 1);
+        moved = true;
+      }
+    if (!moved)
+      return;
+    sw.makespan = dag.forward(sw.T, sw.es);
+    if (sw.makespan >= M - tol)
+      return; // no progress (a guard; the cut shortens every path)
+    sw.fill(sw.makespan);
+    record();
+  }
+}
+
 double quantize(double t, double q) {
   if (q <= 0)
     return t;
@@ -386,16 +571,24 @@ bool dagFrontier(const Schedule &sched,
   // effects on shared paths); their union is markedly closer to optimal.
   if (exact)
     enumerateFrontier(dag, opts, P, settings.keepChoices, frontier);
-  for (int rule = 0; rule < (exact ? 0 : 3); ++rule) {
+  size_t totalOptions = 0;
+  for (const TaskOptions &o : opts)
+    totalOptions += o.T.size();
+  // The crash sweep first (pipelines: it carries the frontier), then the
+  // forward sweeps where they are cheap (up to 2,000 task options: small
+  // random DAGs need them); on larger schedules they add nothing measurable
+  // once the crash sweep has run (Bloom, 4 x 32 and 8 x 64 x 73: the same
+  // frontier) and cost up to 40 times more.
+  if (!exact && settings.crash)
+    crashSweep(dag, opts, P, settings.keepChoices, frontier);
+  int rules = exact ? 0 : totalOptions <= 2000 || !settings.crash ? 3 : 0;
+  for (int rule = 0; rule < rules; ++rule) {
     Sweep sw(dag, opts, rule);
     if (!(step > 0))
       step = sw.makespan > 0 ? sw.makespan / 1000 : 1e-3;
     // Refinement costs O(tasks x fill) per call: used on small schedules
     // (up to ~20,000 task options), where it closes part of the greedy's
     // gap; large ones keep the linear sweep.
-    size_t totalOptions = 0;
-    for (const TaskOptions &o : opts)
-      totalOptions += o.T.size();
     // Small schedules (the brute-force scale) refine exhaustively at every
     // deadline -- a deadline without a greedy move can still hold a better
     // configuration; medium ones refine one step after moves, sparsely.

@@ -5,7 +5,9 @@
 //   E = P * makespan + sum_i d_i(option_i),  P = sum of device static power
 // (Perseus's "blocking power" model). The discrete problem is NP-hard.
 //
-// Algorithm (docs/FRONTIER.md): a deadline sweep with continuation.
+// Algorithms (docs/FRONTIER.md): a crash sweep from the energy-minimal end
+// (minimum cuts of the critical subgraph, Phillips-Dessouky style), and,
+// on small schedules, a forward deadline sweep with continuation.
 // Start from every task's fastest option; for increasing deadlines D, fill
 // slack greedily: compute earliest starts and latest finishes against D
 // (O(V + E) with dependency and stream-order edges), and move the task whose
@@ -51,6 +53,9 @@ struct DagFrontierSettings {
   /// (tasks + edges) is at most this (0: never). The default covers 12
   /// tasks x 4 options with their edges, about a second here.
   uint64_t exactBudget = uint64_t(1) << 30;
+  /// Also run the crash sweep from the energy-minimal end (min-cut steps on
+  /// the critical subgraph); its points join the Pareto union.
+  bool crash = true;
 };
 
 /// How a frontier was obtained.

@@ -108,7 +108,7 @@ computeFrontier(ScheduleOp sched, const Choices &c, double step, double quantum,
                  b.getStringAttr(method.exact
                                      ? "exact: all " + combos +
                                            " combinations enumerated"
-                                     : "greedy deadline sweep over " + combos +
+                                     : "heuristic (crash and deadline sweeps) over " + combos +
                                            " combinations; optimality not "
                                            "certified"));
   return front;
