@@ -41,6 +41,10 @@ void meanVar(const std::vector<double> &x, double &mean, double &var) {
 } // namespace
 
 bool nullContext(Device &dev, const ProtocolOptions &opts, std::string &err) {
+  // Evict the L2: stream a buffer larger than any current GPU's L2 (A100
+  // 40 MB, H100 50 MB, H200 60 MB) through it. Backends without kernels
+  // (plain NVML) cannot, and report -1.
+  dev.run(KernelSpec{"flush", 0, 2 * kL2FlushBytes});
   // Idle until the temperature settles within the band: it changes by less
   // than `band` over a further second.
   double waited = 0, prev = dev.temperature();
@@ -81,6 +85,7 @@ bool characterize(Device &dev, const KernelSpec &k, const ProtocolOptions &opts,
   double s;
   if (!measureStaticPower(dev, opts, s, err))
     return false;
+  double entryTemperature = dev.temperature();
   double Test = dev.run(k); // warm-up and estimate
   unsigned reps = std::max(1u, unsigned(std::ceil(opts.window / std::max(Test, 1e-9))));
   std::vector<double> Ts, ds;
@@ -101,6 +106,12 @@ bool characterize(Device &dev, const KernelSpec &k, const ProtocolOptions &opts,
   out.key = k.key;
   out.smMhz = dev.currentSmClock();
   out.s = s;
+  out.l2 = "flushed";
+  out.entryTemperature = entryTemperature;
+  PowerLimits limits;
+  std::string ignored;
+  if (dev.powerLimits(limits, ignored))
+    out.powerLimit = limits.currentW;
   meanVar(Ts, out.T, out.varT);
   meanVar(ds, out.d, out.varD);
   out.runs = opts.runs;
@@ -216,7 +227,26 @@ std::string signatureDbJson(const std::string &device,
        << ", \"T_s\": " << m.T << ", \"d_J\": " << m.d
        << ", \"sigma_T_s\": " << std::sqrt(m.varT)
        << ", \"sigma_d_J\": " << std::sqrt(m.varD) << ", \"runs\": " << m.runs
-       << ", \"method\": " << jsonString(method) << "}";
+       << ", \"method\": " << jsonString(method);
+    // The context, as far as it was recorded.
+    std::string ctx;
+    auto field = [&](const std::string &f) { ctx += (ctx.empty() ? "" : ", ") + f; };
+    if (!m.l2.empty())
+      field("\"l2\": " + jsonString(m.l2));
+    std::ostringstream num;
+    num.precision(17);
+    if (std::isfinite(m.entryTemperature)) {
+      num << m.entryTemperature;
+      field("\"entry_temperature_C\": " + num.str());
+      num.str("");
+    }
+    if (m.powerLimit > 0) {
+      num << m.powerLimit;
+      field("\"power_limit_W\": " + num.str());
+    }
+    if (!ctx.empty())
+      os << ", \"context\": {" << ctx << "}";
+    os << "}";
   }
   os << "\n  ]\n}\n";
   return os.str();

@@ -1,8 +1,10 @@
 //===- Characterize.h - The characterization protocol -----------*- C++ -*-===//
 //
 // The paper's sections 3.4 and 5.2, on any Device:
-//  1. null context: idle until the temperature is within `band` of the
-//     idle temperature (a real backend also runs the L2 flush kernel);
+//  1. null context: stream 2 x kL2FlushBytes through the L2 (the flush
+//     kernel), then idle until the temperature is within `band` of the
+//     idle temperature; each measurement records this context (L2
+//     flushed, entry temperature, power limit) for the signature DB;
 //  2. static power: the ready device's draw at the operating point, over
 //     whole counter periods;
 //  3. windows: the energy counter updates every ~100 ms, so a kernel is
@@ -17,6 +19,7 @@
 
 #include "runtime/Device.h"
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -37,6 +40,12 @@ struct Measurement {
   double s = 0, T = 0, d = 0; ///< W, s, J per invocation
   double varT = 0, varD = 0;
   unsigned runs = 0;
+  /// The context of the runs (docs/SIGNATURE-DB.md): L2 state ("" when not
+  /// known), temperature when the runs began (NaN: not read), power limit
+  /// (0: not read).
+  std::string l2;
+  double entryTemperature = std::numeric_limits<double>::quiet_NaN();
+  double powerLimit = 0;
 };
 
 /// Static power at the current clock, from the counter over whole periods.

@@ -25,6 +25,10 @@ struct PowerLimits {
   double currentW = 0;
 };
 
+/// Bytes at least as large as the L2 of current GPUs (A100 40 MB, H100
+/// 50 MB, H200 60 MB); the null context streams twice this through it.
+constexpr double kL2FlushBytes = 64e6;
+
 /// A kernel the runtime can launch: its work and memory traffic, which the
 /// simulated device turns into time and power; real backends launch the
 /// matching CUDA microbenchmark.

@@ -60,7 +60,7 @@ bool readSignatureDb(const std::string &path, SignatureDb &out,
         return bad("values must be finite and non-negative");
     if (*mhz <= 0)
       return bad("sm_mhz must be positive");
-    DbEntry entry{key->str(), *mhz, *s, *T, *d, *sT, *sd, 0, ""};
+    DbEntry entry{key->str(), *mhz, *s, *T, *d, *sT, *sd, 0, "", "", {}, {}};
     if (const llvm::json::Value *r = e->get("runs")) {
       std::optional<int64_t> runs = r->getAsInteger();
       if (!runs || *runs <= 0)
@@ -72,6 +72,31 @@ bool readSignatureDb(const std::string &path, SignatureDb &out,
       if (!method)
         return bad("method must be a string");
       entry.method = method->str();
+    }
+    if (const llvm::json::Value *c = e->get("context")) {
+      const llvm::json::Object *ctx = c->getAsObject();
+      if (!ctx)
+        return bad("context must be an object");
+      if (const llvm::json::Value *l2 = ctx->get("l2")) {
+        std::optional<llvm::StringRef> v = l2->getAsString();
+        if (!v || (*v != "flushed" && *v != "warm" && *v != "unknown"))
+          return bad("context.l2 must be \"flushed\", \"warm\" or "
+                     "\"unknown\"");
+        entry.l2 = v->str();
+      }
+      if (const llvm::json::Value *t = ctx->get("entry_temperature_C")) {
+        std::optional<double> v = t->getAsNumber();
+        if (!v || !std::isfinite(*v) || *v < -273.15)
+          return bad("context.entry_temperature_C must be a temperature in "
+                     "degC");
+        entry.entryTemperature = *v;
+      }
+      if (const llvm::json::Value *w = ctx->get("power_limit_W")) {
+        std::optional<double> v = w->getAsNumber();
+        if (!v || !std::isfinite(*v) || *v <= 0)
+          return bad("context.power_limit_W must be positive");
+        entry.powerLimit = *v;
+      }
     }
     out.entries.push_back(std::move(entry));
   }
@@ -97,7 +122,9 @@ bool poolSignatureDbs(const std::vector<SignatureDb> &shards,
   for (size_t i = 0; i < devices.size(); ++i)
     out.device += (i ? ", " : "") + devices[i];
   out.entries.clear();
-  for (auto &[id, g] : groups) {
+  for (auto &group : groups) {
+    const std::pair<std::string, int64_t> &id = group.first;
+    Group &g = group.second;
     auto where = [&](size_t part) {
       return names[g.parts[part].second] + " (key '" + id.first + "' at " +
              std::to_string(id.second) + " MHz)";
@@ -114,10 +141,28 @@ bool poolSignatureDbs(const std::vector<SignatureDb> &shards,
               g.parts[0].first->method + "' in " + where(0);
         return false;
       }
+      // Runs in different contexts are different signatures, not one
+      // sample: the L2 state and the power limit must agree.
+      const DbEntry &first = *g.parts[0].first;
+      if (e.l2 != first.l2 || e.powerLimit != first.powerLimit) {
+        err = where(p) + ": measured in another context (L2 state or power "
+                         "limit) than " + where(0);
+        return false;
+      }
       N += double(e.runs);
     }
     DbEntry m{id.first, id.second, 0, 0, 0, 0, 0, int64_t(N),
-              g.parts[0].first->method};
+              g.parts[0].first->method, g.parts[0].first->l2,
+              {}, g.parts[0].first->powerLimit};
+    bool allTemps = true;
+    double temp = 0;
+    for (auto &[e, shard] : g.parts) {
+      allTemps &= e->entryTemperature.has_value();
+      if (e->entryTemperature)
+        temp += double(e->runs) / N * *e->entryTemperature;
+    }
+    if (allTemps)
+      m.entryTemperature = temp; // run-weighted mean
     for (auto &[e, shard] : g.parts) {
       double w = double(e->runs) / N;
       m.s += w * e->s;
@@ -149,6 +194,15 @@ std::string writeSignatureDb(const SignatureDb &db) {
       o["runs"] = e.runs;
     if (!e.method.empty())
       o["method"] = e.method;
+    llvm::json::Object ctx;
+    if (!e.l2.empty())
+      ctx["l2"] = e.l2;
+    if (e.entryTemperature)
+      ctx["entry_temperature_C"] = *e.entryTemperature;
+    if (e.powerLimit)
+      ctx["power_limit_W"] = *e.powerLimit;
+    if (!ctx.empty())
+      o["context"] = std::move(ctx);
     entries.push_back(std::move(o));
   }
   llvm::json::Object doc{{"version", 1},

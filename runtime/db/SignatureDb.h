@@ -10,6 +10,7 @@
 #define RUNTIME_DB_SIGNATUREDB_H
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,11 @@ struct DbEntry {
   double s = 0, T = 0, d = 0, sigmaT = 0, sigmaD = 0;
   int64_t runs = 0;   ///< 0 when the file does not say
   std::string method; ///< "" when the file does not say
+  /// The context it was measured in (docs/SIGNATURE-DB.md), when recorded:
+  /// L2 state ("flushed", "warm" or "unknown"; "" when not said), the
+  /// device temperature at the start of the runs, the power limit.
+  std::string l2 = {};
+  std::optional<double> entryTemperature = {}, powerLimit = {};
 };
 
 struct SignatureDb {
