@@ -21,6 +21,15 @@
 // longest-path steps (product x (V + E)), the frontier is the exact one;
 // `DagFrontierResult::exact` says which method produced it.
 //
+// Certified gaps: every flow f through the DAG (finish-to-start edges; each
+// source-sink path's durations add up to at most the makespan M) gives, for
+// every configuration with M <= D,
+//   E = P M + sum_i d_i >= sum_i min_k (d_ik + f_i T_ik) + (P - F) M
+// with F the flow's value (sum_i f_i t_i <= F M), hence a lower bound
+// (taking M = D when F > P, the fastest makespan when F <= P). The crash
+// sweep's minimum-cut flows are such flows; each frontier point carries
+// the best bound among them.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef CALCULUS_DAGFRONTIER_H
@@ -30,6 +39,7 @@
 #include "calculus/Schedule.h"
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace energy {
@@ -39,6 +49,9 @@ struct DagPoint {
   double T = 0; ///< makespan, s
   double E = 0; ///< P * T + sum of d, J
   std::vector<uint32_t> choice; ///< per task, index into its options
+  /// A certified lower bound on the least energy of any configuration with
+  /// makespan <= T (E itself when the frontier is exact); NaN if none.
+  double lowerBound = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct DagFrontierSettings {
@@ -63,6 +76,9 @@ struct DagFrontierResult {
   bool exact = false;       ///< every combination enumerated
   uint64_t combinations = 0; ///< the product of Pareto option counts
                              ///< (saturating at 2^64 - 1)
+  /// The largest (E - lowerBound) / lowerBound over the frontier: 0 when
+  /// exact; from the Lagrangian bounds otherwise.
+  double worstGap = 0;
 };
 
 /// The (T, E) frontier of a schedule whose task t may run at any of

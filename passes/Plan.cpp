@@ -104,13 +104,20 @@ computeFrontier(ScheduleOp sched, const Choices &c, double step, double quantum,
       method.combinations == UINT64_MAX
           ? std::string(">= 2^64")
           : std::to_string(method.combinations);
+  std::string gap =
+      std::isfinite(method.worstGap)
+          ? llvm::formatv("every point within {0:F2}% of the optimum at its "
+                          "time (Lagrangian bound)",
+                          100 * method.worstGap)
+                .str()
+          : std::string("optimality not certified");
   sched->setAttr("energy.frontier_method",
                  b.getStringAttr(method.exact
                                      ? "exact: all " + combos +
                                            " combinations enumerated"
-                                     : "heuristic (crash and deadline sweeps) over " + combos +
-                                           " combinations; optimality not "
-                                           "certified"));
+                                     : "heuristic (crash and deadline "
+                                       "sweeps) over " +
+                                           combos + " combinations; " + gap));
   return front;
 }
 
@@ -209,8 +216,13 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
         taskOp->setAttr("energy.dvfs", op);
     }
     double saving = baseE > 0 ? 100 * (1 - best->E / baseE) : 0;
+    double lowerBound = std::isnan(best->lowerBound) ? 0 : best->lowerBound;
+    double gapPct =
+        lowerBound > 0 ? 100 * (best->E - lowerBound) / lowerBound : -1;
     NamedAttribute fields[] = {
         b.getNamedAttr("exact", b.getBoolAttr(method.exact)),
+        b.getNamedAttr("lower_bound_J", b.getF64FloatAttr(lowerBound)),
+        b.getNamedAttr("gap_pct", b.getF64FloatAttr(gapPct)),
         b.getNamedAttr("baseline_T_s", b.getF64FloatAttr(baseT)),
         b.getNamedAttr("baseline_E_J", b.getF64FloatAttr(baseE)),
         b.getNamedAttr("T_s", b.getF64FloatAttr(best->T)),
@@ -242,6 +254,11 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
                    << q(best->E, Dimension::Energy)
                    << llvm::formatv("  ({0:F2}% less energy, limit {1})\n",
                                     saving, q(limit, Dimension::Time));
+      if (gapPct >= 0)
+        llvm::outs() << "  bound     no configuration this fast uses less "
+                        "than "
+                     << q(lowerBound, Dimension::Energy)
+                     << llvm::formatv(" (plan within {0:F2}%)\n", gapPct);
     }
     return success();
   }

@@ -110,7 +110,8 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
                                     {"E_J", dictNumber(plan, "E_J")},
                                     {"saving_pct", dictNumber(plan, "saving_pct")},
                                     {"exact", plan.getAs<BoolAttr>("exact") &&
-                                                  plan.getAs<BoolAttr>("exact").getValue()}}},
+                                                  plan.getAs<BoolAttr>("exact").getValue()},
+                                    {"gap_pct", dictNumber(plan, "gap_pct")}}},
         {"devices", std::move(devices)}});
   }
   if (schedules.empty())
