@@ -13,6 +13,10 @@ namespace rt {
 
 enum class Microbenchmark { Fma, Copy, Gemm, Attention, FlushL2 };
 
+/// The GEMM microbenchmark's implementation: cuBLAS (loaded at run time
+/// when present) or the tiled kernel.
+const char *gemmImplementation();
+
 /// Runs a microbenchmark `repeats` times back to back and reports the mean
 /// time per launch from CUDA events. `size`: FMA iterations, copy/flush
 /// bytes, or the GEMM / attention dimension.

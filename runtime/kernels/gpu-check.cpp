@@ -12,6 +12,7 @@
 #include "calculus/Signature.h"
 #include "runtime/Characterize.h"
 #include "runtime/kernels/CudaDevice.h"
+#include "runtime/kernels/Microbenchmarks.h"
 
 #include <cmath>
 #include <cstdio>
@@ -26,8 +27,9 @@ int main() {
     std::fprintf(stderr, "gpu-check: %s\n", err.c_str());
     return 2;
   }
-  std::printf("device: %s, SM clock %d MHz (not changed)\n",
-              dev->identity().c_str(), dev->currentSmClock());
+  std::printf("device: %s, SM clock %d MHz (not changed); gemm: %s\n",
+              dev->identity().c_str(), dev->currentSmClock(),
+              gemmImplementation());
   std::vector<KernelSpec> kernels = {
       {"fma", 1024.0 * 256 * 4 * 20000, 0},
       {"copy", 0, 2.0 * 512 * 1024 * 1024},
