@@ -52,6 +52,7 @@ struct ModelFile {
   std::string kind;
   calculus::TokenLaw law;
   calculus::FlopByteModel fb;
+  std::optional<calculus::FlopByteClocks> clocks; ///< flop-byte "clocks"
   calculus::EnergyLens lens;
   double relSigma = 0;
   /// Covariance of the parameters every priced element shares (row-major;
@@ -126,6 +127,39 @@ struct EnergyFillSignaturesPass
         if (!(*v >= 0))
           return bad(std::string("'") + f.key + "' must be non-negative");
         *f.slot = *v;
+      }
+      if (const llvm::json::Value *cv = o->get("clocks")) {
+        const llvm::json::Object *c = cv->getAsObject();
+        if (!c)
+          return bad("'clocks' must be an object");
+        calculus::FlopByteClocks k;
+        struct {
+          const char *key;
+          double *slot;
+        } cf[] = {{"fmax_mhz", &k.fmaxMhz}, {"fmin_mhz", &k.fminMhz},
+                  {"vmin", &k.vmin},        {"vmax", &k.vmax},
+                  {"peak_flops", &k.peakFlops}};
+        for (auto &f : cf) {
+          std::optional<double> v = c->getNumber(f.key);
+          if (!v || !std::isfinite(*v) || *v <= 0)
+            return bad(std::string("'clocks' needs a positive '") + f.key +
+                       "'");
+          *f.slot = *v;
+        }
+        if (!(k.fmaxMhz > k.fminMhz) || !(k.vmax >= k.vmin))
+          return bad("'clocks' needs fmax_mhz > fmin_mhz and vmax >= vmin");
+        const llvm::json::Array *list = c->getArray("sm_mhz");
+        if (!list || list->empty())
+          return bad("'clocks' needs a non-empty 'sm_mhz' list");
+        for (const llvm::json::Value &v : *list) {
+          std::optional<double> f = v.getAsNumber();
+          if (!f || *f < k.fminMhz || *f > k.fmaxMhz ||
+              *f != std::floor(*f))
+            return bad("'clocks' sm_mhz entries must be whole MHz within "
+                       "[fmin_mhz, fmax_mhz]");
+          k.smMhz.push_back(*f);
+        }
+        mf.clocks = k;
       }
       if (const llvm::json::Value *cc = o->get("coefficient_covariance")) {
         const llvm::json::Array *a = cc->getAsArray();
@@ -317,6 +351,22 @@ struct EnergyFillSignaturesPass
         task->setAttr("energy.method",
                       StringAttr::get(ctx, "analytical: flop-byte"));
         markShared(task, g);
+        if (mf.clocks) {
+          // An operating set per task: the planner can slow memory-bound
+          // phases (calculus/models/FlopByte.h).
+          SmallVector<Attribute> opts;
+          for (double mhz : mf.clocks->smMhz) {
+            calculus::FlopByteOption o =
+                calculus::atClock(fb, *mf.clocks, e, T, mhz);
+            opts.push_back(OptionAttr::get(
+                ctx,
+                OpPointAttr::get(ctx, int64_t(mhz), std::nullopt,
+                                 std::nullopt, std::nullopt),
+                SignatureAttr::get(ctx, o.T, o.d, 0, relSigma * o.d,
+                                   std::nullopt, std::nullopt)));
+          }
+          task.setOptionsAttr(ArrayAttr::get(ctx, opts));
+        }
       });
       return failure(bad);
     }

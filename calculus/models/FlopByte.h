@@ -22,6 +22,7 @@
 #define CALCULUS_MODELS_FLOPBYTE_H
 
 #include <array>
+#include <vector>
 
 namespace energy {
 namespace calculus {
@@ -44,6 +45,26 @@ struct FlopByteEnergy {
   /// in its two coefficients.
   std::array<double, 2> gradient() const { return {flops, bytes}; }
 };
+
+/// Operating points for FLOP/byte-priced tasks (documented model, inputs
+/// not measurements): a linear V-f curve from (fminMhz, vmin) to (fmaxMhz,
+/// vmax); the compute energy per FLOP scales as V(f)^2 (C V^2 per cycle),
+/// the energy per byte does not; the task's time at fmax, T0 (its
+/// roofline duration), holds until its compute alone takes longer:
+/// T(f) = max(T0, FLOPs / (peakFlops f / fmax)).
+struct FlopByteClocks {
+  std::vector<double> smMhz; ///< the options, MHz
+  double fmaxMhz = 0, fminMhz = 0, vmin = 0, vmax = 0;
+  double peakFlops = 0; ///< FLOP/s at fmax
+};
+
+struct FlopByteOption {
+  double T = 0, d = 0;
+};
+
+/// The task at SM clock `mhz`, from its energies and time at fmax.
+FlopByteOption atClock(const FlopByteModel &m, const FlopByteClocks &c,
+                       const FlopByteEnergy &e, double T0, double mhz);
 
 /// Prefill of `tokens` prompt tokens whose squares sum to `tokenSquares`.
 FlopByteEnergy prefillEnergy(const FlopByteModel &m, double tokens,

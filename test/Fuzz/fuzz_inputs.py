@@ -95,7 +95,9 @@ flop_byte = (b'{"version": 1, "model": "flop-byte", "parameters": 7e9, '
              b'"attention_flops_per_pair": 524288, "weight_bytes": 1.4e10, '
              b'"kv_bytes_per_token": 524288, "joules_per_flop": 5e-13, '
              b'"joules_per_byte": 8e-12, "memory_factor": 1, "relative_sigma": 0.1, '
-             b'"coefficient_covariance": [2.5e-27, 0, 0, 6.4e-25]}')
+             b'"coefficient_covariance": [2.5e-27, 0, 0, 6.4e-25], "clocks": {"sm_mhz": '
+             b'[1980, 1080], "fmax_mhz": 1980, "fmin_mhz": 210, "vmin": 0.7, '
+             b'"vmax": 1.05, "peak_flops": 9.89e14}}')
 serve = seed(os.path.join(src, "examples", "serve", "chat-7b.mlir"))
 cases += [
     ("db", db, ".json",
