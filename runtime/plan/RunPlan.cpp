@@ -231,13 +231,30 @@ int runPlan(const Plan &plan, const std::vector<Device *> &devices,
   using Clock = std::chrono::steady_clock;
   Clock::time_point started = Clock::now();
   pid_t child = 0;
-  int rc = ::posix_spawnp(&child, argv[0], nullptr, nullptr, argv.data(),
+  // A signal between the spawn and knowing the child's pid would find no
+  // child to forward to: block them over the spawn (the child gets an
+  // empty mask), record the pid, then let pending ones through.
+  sigset_t handled, previousMask;
+  sigemptyset(&handled);
+  for (int sig : handledSignals)
+    sigaddset(&handled, sig);
+  ::sigprocmask(SIG_BLOCK, &handled, &previousMask);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t empty;
+  sigemptyset(&empty);
+  posix_spawnattr_setsigmask(&attr, &empty);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+  int rc = ::posix_spawnp(&child, argv[0], nullptr, &attr, argv.data(),
                           environ);
+  posix_spawnattr_destroy(&attr);
+  if (rc == 0)
+    runningChild = child;
+  ::sigprocmask(SIG_SETMASK, &previousMask, nullptr);
   if (rc != 0) {
     err = "cannot run '" + opts.command[0] + "': " + std::strerror(rc);
     return -1;
   }
-  runningChild = child;
 
   // Follow the timeline until the command exits.
   size_t next = 0, applied = 0;
