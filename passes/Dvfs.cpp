@@ -3,6 +3,7 @@
 #include "calculus/PowerCap.h"
 #include "dialect/Energy/Energy.h"
 #include "dialect/Sched/Sched.h"
+#include "dialect/Sched/SchedGraph.h"
 #include "passes/CsvTable.h"
 #include "passes/Passes.h"
 
@@ -107,6 +108,7 @@ struct EnergyEmitDvfsPass
       for (TaskOp task : sched.getBody().getOps<TaskOp>())
         lanes[{task.getDeviceAttr(), task.getStream().value_or(0)}].push_back(
             task);
+      int64_t switches = 0;
       for (auto &[key, tasks] : lanes) {
         OpPointAttr prev;
         for (TaskOp task : tasks) {
@@ -118,6 +120,7 @@ struct EnergyEmitDvfsPass
             continue;
           }
           SignatureAttr cost = switchCost.lookup(task.getDeviceAttr().getAttr());
+          switches += prev ? 1 : 0;
           if (prev && cost) {
             OpBuilder ob(task);
             SmallVector<NamedAttribute> theta;
@@ -138,7 +141,40 @@ struct EnergyEmitDvfsPass
           prev = clock;
         }
       }
+      if (failed(accountSwitches(sched, switches)))
+        return signalPassFailure();
     }
+  }
+
+  /// The plan's time and energy with its clock switches: re-timed as
+  /// scheduled (the switches take their declared time on their device), so
+  /// `energy.plan` says what the switches cost.
+  LogicalResult accountSwitches(ScheduleOp sched, int64_t switches) {
+    auto plan = sched->getAttrOfType<DictionaryAttr>("energy.plan");
+    if (!plan)
+      return success();
+    FailureOr<SchedGraph> g =
+        SchedGraph::build(sched, SchedGraph::Need::Signatures);
+    if (failed(g))
+      return failure();
+    std::vector<double> start;
+    if (failed(g->startTimes(sched, start, /*ignoreFixed=*/true)))
+      return failure();
+    const calculus::Schedule &s = g->schedule;
+    double end = 0, d = 0, P = 0;
+    for (size_t t = 0; t < s.tasks.size(); ++t) {
+      end = std::max(end, start[t] + s.tasks[t].duration);
+      d += s.tasks[t].d;
+    }
+    for (const calculus::ScheduleDevice &dev : s.devices)
+      P += dev.staticPower;
+    Builder b(sched.getContext());
+    NamedAttrList fields(plan.getValue());
+    fields.set("switches", b.getI64IntegerAttr(switches));
+    fields.set("T_with_switches_s", b.getF64FloatAttr(end));
+    fields.set("E_with_switches_J", b.getF64FloatAttr(P * end + d));
+    sched->setAttr("energy.plan", fields.getDictionary(sched.getContext()));
+    return success();
   }
 };
 

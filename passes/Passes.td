@@ -155,7 +155,9 @@ def EnergyEmitDvfs : Pass<"energy-emit-dvfs", "::mlir::ModuleOp"> {
     clock-switch cost (`energy.switch = #energy.sig<T = ..., d = ...>` on the
     `sched.device`) a `sched.task` of kind "dvfs-switch" with that signature
     is inserted before the first task of each new run, so re-lowering charges
-    the transition.
+    the transition. A planned schedule's `energy.plan` then also says what
+    the switches cost: `switches` (clock changes), `T_with_switches_s` and
+    `E_with_switches_J` (the schedule re-timed with the switch tasks).
   }];
 }
 

@@ -22,3 +22,15 @@ sched.schedule @s {
 // = 0.46 J + 3.8 J = 4.26 J.
 // EVAL: energy.multi @s -> sig <s = 10 W, T = {{46 ms|0.04600*[0-9]* s}}, d = 3.8 J
 // EVAL-SAME: E_J = 4.26
+
+// A planned schedule learns what its switches cost: 2 clock changes, the
+// re-timed makespan 46 ms and energy 4.26 J (as above) next to the plan's
+// own 44 ms / 4.14 J.
+// CHECK-LABEL: sched.schedule @planned attributes {energy.plan = {E_J = 4.140000e+00 : f64, E_with_switches_J = {{4.26[0-9]*e\+00|4.26[0-9]*}} : f64, T_s = 4.400000e-02 : f64, T_with_switches_s = {{4.6[0-9]*e-02|0.0460000[0-9]*}} : f64, switches = 2 : i64}}
+sched.schedule @planned attributes {energy.plan = {T_s = 4.4e-2, E_J = 4.14}} {
+  sched.device @h kind "X" static 10 W {energy.switch = #energy.sig<T = 1 ms, d = 50 mJ>}
+  sched.task @a on @h sig <T = 10 ms, d = 1 J> attributes {energy.dvfs = #energy.op_point<sm_mhz = 1200>}
+  sched.task @b on @h sig <T = 10 ms, d = 1 J> attributes {energy.dvfs = #energy.op_point<sm_mhz = 1200>}
+  sched.task @c on @h sig <T = 14 ms, d = 700 mJ> attributes {energy.dvfs = #energy.op_point<sm_mhz = 900>}
+  sched.task @d on @h sig <T = 10 ms, d = 1 J> attributes {energy.dvfs = #energy.op_point<sm_mhz = 1200>}
+}

@@ -98,6 +98,18 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
           entry["power_cap_W"] = w->value;
       devices.push_back(std::move(entry));
     }
+    llvm::json::Object planJson{
+        {"T_s", dictNumber(plan, "T_s")},
+        {"E_J", dictNumber(plan, "E_J")},
+        {"saving_pct", dictNumber(plan, "saving_pct")},
+        {"exact", plan.getAs<BoolAttr>("exact") &&
+                      plan.getAs<BoolAttr>("exact").getValue()},
+        {"gap_pct", dictNumber(plan, "gap_pct")}};
+    if (auto n = plan.getAs<IntegerAttr>("switches"))
+      planJson["with_switches"] = llvm::json::Object{
+          {"switches", n.getInt()},
+          {"T_s", dictNumber(plan, "T_with_switches_s")},
+          {"E_J", dictNumber(plan, "E_with_switches_J")}};
     StringRef objective = "energy";
     if (auto o = plan.getAs<StringAttr>("objective"))
       objective = o.getValue();
@@ -106,12 +118,7 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
         {"objective", objective.str()},
         {"baseline", llvm::json::Object{{"T_s", dictNumber(plan, "baseline_T_s")},
                                         {"E_J", dictNumber(plan, "baseline_E_J")}}},
-        {"plan", llvm::json::Object{{"T_s", dictNumber(plan, "T_s")},
-                                    {"E_J", dictNumber(plan, "E_J")},
-                                    {"saving_pct", dictNumber(plan, "saving_pct")},
-                                    {"exact", plan.getAs<BoolAttr>("exact") &&
-                                                  plan.getAs<BoolAttr>("exact").getValue()},
-                                    {"gap_pct", dictNumber(plan, "gap_pct")}}},
+        {"plan", std::move(planJson)},
         {"devices", std::move(devices)}});
   }
   if (schedules.empty())
