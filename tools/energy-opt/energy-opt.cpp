@@ -3,6 +3,15 @@
 // mlir-opt with the energy dialects and passes, plus builtin/func and the
 // upstream transforms (-canonicalize, -cse, ...).
 //
+// Two printing defaults differ from mlir-opt, for schedules with millions
+// of ops (measured on 10^6 elements: output 10.4 s -> 4.4 s):
+//  - `--mlir-print-local-scope`: no alias table (the alias pass walks every
+//    attribute of every op; our dialects define no aliases);
+//  - `--mlir-print-assume-verified` while `--verify-each` is on (the
+//    default): the module was verified after parsing and after every pass,
+//    so printing does not verify it again.
+// Either can be turned back off by passing it explicitly (`=false`).
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/Registration.h"
@@ -12,7 +21,39 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/ADT/StringRef.h"
+
+#include <vector>
+
 int main(int argc, char **argv) {
+  std::vector<char *> args(argv, argv + argc);
+  auto given = [&](llvm::StringRef name) {
+    for (int i = 1; i < argc; ++i) {
+      llvm::StringRef a(argv[i]);
+      a = a.ltrim('-');
+      if (a == name || a.starts_with((name + "=").str()))
+        return true;
+    }
+    return false;
+  };
+  auto off = [&](llvm::StringRef name) {
+    for (int i = 1; i < argc; ++i) {
+      llvm::StringRef a = llvm::StringRef(argv[i]).ltrim('-');
+      if (a == (name + "=false").str() || a == (name + "=0").str())
+        return true;
+    }
+    return false;
+  };
+  static char localScope[] = "--mlir-print-local-scope";
+  static char assumeVerified[] = "--mlir-print-assume-verified";
+  if (!given("mlir-print-local-scope"))
+    args.insert(args.begin() + 1, localScope);
+  if (!given("mlir-print-assume-verified") && !off("verify-each"))
+    args.insert(args.begin() + 1, assumeVerified);
+  argc = int(args.size());
+  args.push_back(nullptr);
+  argv = args.data();
+
   mlir::DialectRegistry registry;
   energy::registerAllEnergy(registry);
   registry.insert<mlir::func::FuncDialect>();
