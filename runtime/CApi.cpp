@@ -6,6 +6,7 @@
 #include "runtime/Nvml.h"
 #include "runtime/SimDevice.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -13,12 +14,14 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 using namespace energy::rt;
 
 namespace {
 struct Region {
   bool open = false;
+  int smMhz = 0; ///< the clock of its last run
   uint64_t startMj = 0;
   double startT = 0;
   unsigned count = 0;
@@ -32,6 +35,10 @@ struct State {
   double staticPower = 0;
   std::map<std::string, Region> regions;
   std::string error;
+  /// Plan following: region -> SM clock; the guard restores the defaults.
+  std::map<std::string, int> planClocks;
+  std::unique_ptr<ClockGuard> guard;
+  unsigned switches = 0;
 } state;
 
 thread_local std::string lastError;
@@ -61,11 +68,15 @@ int er_init(const char *device) {
   if (name.empty())
     return fail("no device: pass one or set ENERGY_RT_DEVICE");
   std::string err;
+  state.guard.reset(); // a re-init restores the previous device first
   if (name.rfind("sim:", 0) == 0) {
     SimParams p;
     if (!simParamsFor(name.substr(4), p))
       return fail("unknown simulated device '" + name + "'");
     auto sim = std::make_unique<SimDevice>(p, 1 + er_rank());
+    // Tests watch the simulated clock from outside, as a GPU's outlives us.
+    if (const char *mirror = std::getenv("ENERGY_RT_SIM_STATE"))
+      sim->clockStateFile = mirror;
     state.sim = sim.get();
     state.dev = std::move(sim);
   } else if (name.rfind("cuda:", 0) == 0) {
@@ -80,6 +91,8 @@ int er_init(const char *device) {
   if (!measureStaticPower(*state.dev, opts, state.staticPower, err))
     return fail(err);
   state.regions.clear();
+  state.planClocks.clear();
+  state.switches = 0;
   return 0;
 }
 
@@ -90,6 +103,15 @@ int er_begin(const char *name) {
   Region &r = state.regions[name];
   if (r.open)
     return fail(std::string("region '") + name + "' is already open");
+  auto planned = state.planClocks.find(name);
+  if (planned != state.planClocks.end() &&
+      planned->second != state.dev->currentSmClock()) {
+    std::string err;
+    if (!state.dev->setSmClock(planned->second, err))
+      return fail(std::string("region '") + name + "': " + err);
+    ++state.switches;
+  }
+  r.smMhz = state.dev->currentSmClock();
   r.open = true;
   r.startMj = state.dev->energyCounterMilliJoules();
   r.startT = state.dev->now();
@@ -146,7 +168,7 @@ int er_flush(const char *path) {
     double meanT = r.sumT / n, meanE = r.sumE / n;
     Measurement m;
     m.key = name;
-    m.smMhz = state.dev->currentSmClock();
+    m.smMhz = r.smMhz;
     m.s = state.staticPower;
     m.T = meanT;
     m.d = std::max(0.0, meanE - state.staticPower * meanT);
@@ -168,12 +190,78 @@ int er_flush(const char *path) {
 
 void er_shutdown(void) {
   std::lock_guard<std::mutex> lock(state.mu);
+  state.guard.reset(); // restores the default clocks first
+  state.planClocks.clear();
   state.dev.reset();
   state.sim = nullptr;
   state.regions.clear();
 }
 
 const char *er_last_error(void) { return lastError.c_str(); }
+
+int er_plan_clock(const char *name, int sm_mhz) {
+  std::lock_guard<std::mutex> lock(state.mu);
+  if (!state.dev)
+    return fail("er_plan_clock before er_init");
+  const char *allow = std::getenv("ENERGY_RT_ALLOW_CLOCK_CHANGES");
+  if (!allow || std::string(allow) != "1")
+    return fail("following a plan changes SM clocks: set "
+                "ENERGY_RT_ALLOW_CLOCK_CHANGES=1 to allow it (the defaults "
+                "are restored at er_shutdown, at exit and on SIGINT/SIGTERM)");
+  std::vector<int> supported = state.dev->supportedSmClocks();
+  if (std::find(supported.begin(), supported.end(), sm_mhz) == supported.end())
+    return fail(std::string("region '") + (name ? name : "") + "': " +
+                std::to_string(sm_mhz) + " MHz is not a supported SM clock of " +
+                state.dev->identity());
+  if (!state.guard)
+    state.guard = std::make_unique<ClockGuard>(*state.dev);
+  state.planClocks[name ? name : ""] = sm_mhz;
+  return 0;
+}
+
+int er_plan_load(const char *path) {
+  FILE *f = std::fopen(path ? path : "", "r");
+  if (!f)
+    return fail(std::string("cannot read '") + (path ? path : "") + "'");
+  char line[4096];
+  int lineNo = 0, rc = 0;
+  while (rc == 0 && std::fgets(line, sizeof line, f)) {
+    ++lineNo;
+    std::string text(line);
+    size_t hash = text.find('#');
+    if (hash != std::string::npos)
+      text.resize(hash);
+    char name[4096];
+    int mhz = 0;
+    char extra = 0;
+    int n = std::sscanf(text.c_str(), " %4095s %d %c", name, &mhz, &extra);
+    if (n == EOF || n <= 0)
+      continue; // blank or comment
+    if (n != 2 || mhz <= 0) {
+      rc = fail(std::string(path) + ":" + std::to_string(lineNo) +
+                ": expected \"name sm_mhz\"");
+      break;
+    }
+    if (er_plan_clock(name, mhz) != 0) {
+      rc = fail(std::string(path) + ":" + std::to_string(lineNo) + ": " +
+                lastError);
+      break;
+    }
+  }
+  std::fclose(f);
+  return rc;
+}
+
+int er_sm_clock(int *sm_mhz, unsigned *switches) {
+  std::lock_guard<std::mutex> lock(state.mu);
+  if (!state.dev)
+    return fail("er_sm_clock before er_init");
+  if (sm_mhz)
+    *sm_mhz = state.dev->currentSmClock();
+  if (switches)
+    *switches = state.switches;
+  return 0;
+}
 
 int er_sim_run(double flops, double bytes) {
   std::lock_guard<std::mutex> lock(state.mu);

@@ -36,6 +36,19 @@ int er_rank(void);
  * examples without a GPU). */
 int er_sim_run(double flops, double bytes);
 
+/* Following a DVFS plan inside the process, instruction by instruction (as
+ * Perseus does): er_plan_clock maps a region name to an SM clock, and
+ * er_begin(name) then sets that clock before the region when the device is
+ * not already at it. Changing clocks is an explicit opt-in: the environment
+ * must hold ENERGY_RT_ALLOW_CLOCK_CHANGES=1. The default clocks come back
+ * at er_shutdown, at exit and on SIGINT/SIGTERM. er_plan_load reads
+ * "name sm_mhz" lines ('#' comments), as `energy-prof plan-clocks` writes
+ * them from a plan file (docs/PLAN.md). */
+int er_plan_clock(const char *name, int sm_mhz);
+int er_plan_load(const char *path);
+/* The device's current SM clock and the clock changes made for the plan. */
+int er_sm_clock(int *sm_mhz, unsigned *switches);
+
 #ifdef __cplusplus
 }
 #endif

@@ -162,6 +162,8 @@ bool parsePlan(const std::string &text, const std::string &file,
       order.push_back(std::move(task));
     }
     dev.tasks = unsigned(order.size());
+    for (const Task &t : order)
+      dev.taskClocks.push_back({t.name, t.mhz});
     // Runs: maximal groups of consecutive tasks at one clock.
     size_t next = 0;
     for (size_t k = 0; k < runs->size(); ++k) {

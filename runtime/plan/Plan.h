@@ -37,6 +37,8 @@ struct PlanRun {
 struct PlanDevice {
   std::string name;
   std::vector<PlanRun> runs;
+  /// Every task in planned start order with its clock (none: default).
+  std::vector<std::pair<std::string, std::optional<int>>> taskClocks;
   std::optional<double> powerCapW;
   unsigned tasks = 0;
 };

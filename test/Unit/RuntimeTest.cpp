@@ -316,4 +316,72 @@ TEST(CApi, RegionsAccumulateAndFlushPerRank) {
   ::unsetenv("RANK");
 }
 
+// Following a plan in-process: the opt-in, the clocks set at each planned
+// region's begin (and kept across unplanned ones), the per-region clock in
+// the flushed DB, and the defaults restored at er_shutdown -- watched from
+// outside through the simulated device's mirrored clock.
+TEST(CApi, FollowsAPlanRegionByRegion) {
+  std::string mirror = ::testing::TempDir() + "energy-rt-plan-clock-" +
+                       std::to_string(::getpid());
+  ::setenv("ENERGY_RT_SIM_STATE", mirror.c_str(), 1);
+  ::unsetenv("ENERGY_RT_ALLOW_CLOCK_CHANGES");
+  ASSERT_EQ(er_init("sim:a100"), 0) << er_last_error();
+  EXPECT_EQ(er_plan_clock("F0", 900), -1) << "changing clocks is opt-in";
+  EXPECT_NE(std::string(er_last_error()).find("ENERGY_RT_ALLOW_CLOCK_CHANGES"),
+            std::string::npos);
+  ::setenv("ENERGY_RT_ALLOW_CLOCK_CHANGES", "1", 1);
+  EXPECT_EQ(er_plan_clock("F0", 901), -1) << "not a supported clock";
+  std::string plan = ::testing::TempDir() + "energy-rt-plan.txt";
+  {
+    FILE *f = std::fopen(plan.c_str(), "w");
+    std::fputs("# iteration on stage0\nF0 900\n\nB0 1200  # backward\n", f);
+    std::fclose(f);
+  }
+  ASSERT_EQ(er_plan_load(plan.c_str()), 0) << er_last_error();
+  int mhz = 0;
+  unsigned switches = 0;
+  auto region = [&](const char *name) {
+    ASSERT_EQ(er_begin(name), 0) << er_last_error();
+    ASSERT_EQ(er_sm_clock(&mhz, &switches), 0);
+    ASSERT_EQ(er_sim_run(1e12, 1e9), 0);
+    ASSERT_EQ(er_end(name), 0) << er_last_error();
+  };
+  region("F0");
+  EXPECT_EQ(mhz, 900);
+  EXPECT_EQ(switches, 1u);
+  EXPECT_EQ(readFile(mirror), "900");
+  region("optimizer"); // not in the plan: the clock persists
+  EXPECT_EQ(mhz, 900);
+  region("B0");
+  EXPECT_EQ(mhz, 1200);
+  region("F0");
+  EXPECT_EQ(mhz, 900);
+  EXPECT_EQ(switches, 3u);
+  std::string db = ::testing::TempDir() + "energy-rt-plan-db.json";
+  ASSERT_EQ(er_flush(db.c_str()), 0) << er_last_error();
+  std::string json = readFile(db);
+  EXPECT_NE(json.find("\"key\": \"B0\", \"sm_mhz\": 1200"), std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"key\": \"F0\", \"sm_mhz\": 900"), std::string::npos);
+  er_shutdown();
+  EXPECT_EQ(readFile(mirror), "1410") << "defaults restored at shutdown";
+  // A malformed plan line is named.
+  ASSERT_EQ(er_init("sim:a100"), 0);
+  {
+    FILE *f = std::fopen(plan.c_str(), "w");
+    std::fputs("F0 900\nB0 fast\n", f);
+    std::fclose(f);
+  }
+  EXPECT_EQ(er_plan_load(plan.c_str()), -1);
+  EXPECT_NE(std::string(er_last_error()).find("plan.txt:2: expected"),
+            std::string::npos)
+      << er_last_error();
+  er_shutdown();
+  ::unsetenv("ENERGY_RT_ALLOW_CLOCK_CHANGES");
+  ::unsetenv("ENERGY_RT_SIM_STATE");
+  std::remove(plan.c_str());
+  std::remove(db.c_str());
+  std::remove(mirror.c_str());
+}
+
 } // namespace

@@ -9,6 +9,8 @@
 //       --name layer [--runs N] -o measured.json
 //   energy-prof merge rank0.json rank1.json ... -o db.json
 //   energy-prof fit --model token-law|energylens --data runs.csv -o model.json
+//   energy-prof plan-clocks plan.json --plan-device stage0 [--schedule S]
+//       -o clocks.txt      ("task sm_mhz" lines for er_plan_load)
 //   energy-prof run-plan plan.json --device cuda|sim:h100|cuda:0,cuda:1
 //       [--schedule NAME] [--mode lock|timeline] [--dry-run]
 //       [--allow-clock-changes] [--start-delay S] [--iterations N] -- CMD ...
@@ -47,7 +49,8 @@ using namespace energy::rt;
 
 static cl::OptionCategory category("energy-prof options");
 static cl::opt<std::string> command(cl::Positional, cl::Required,
-                                    cl::desc("<characterize|measure-composite|probe|fit|merge|run-plan>"),
+                                    cl::desc("<characterize|measure-composite|probe|fit|merge|run-plan|"
+                                             "plan-clocks>"),
                                     cl::cat(category));
 static cl::list<std::string> shardFiles(cl::Positional,
                                         cl::desc("[merge: shard.json ...] "
@@ -93,6 +96,9 @@ static cl::opt<std::string> compositeName(
     cl::cat(category));
 static cl::opt<std::string> planSchedule(
     "schedule", cl::desc("run-plan: the plan's schedule (when it has several)"),
+    cl::cat(category));
+static cl::opt<std::string> planDevice(
+    "plan-device", cl::desc("plan-clocks: the plan's device"),
     cl::cat(category));
 static cl::opt<std::string> planMode(
     "mode", cl::desc("run-plan: lock (one clock per device) or timeline "
@@ -502,6 +508,34 @@ static int runPlanCommand(std::vector<std::string> command) {
   return rc;
 }
 
+/// plan-clocks: one device's planned clock per task, as the C API's
+/// er_plan_load reads them (tasks at the default clock are left out).
+static int planClocksCommand() {
+  if (shardFiles.size() != 1)
+    return fail("plan-clocks needs exactly one plan file");
+  auto buf = MemoryBuffer::getFileOrSTDIN(shardFiles[0]);
+  if (!buf)
+    return fail(shardFiles[0] + ": cannot read: " + buf.getError().message());
+  Plan plan;
+  std::string err;
+  if (!parsePlan((*buf)->getBuffer().str(), shardFiles[0], planSchedule, plan,
+                 err))
+    return fail(err);
+  std::string names;
+  for (const PlanDevice &d : plan.devices) {
+    names += (names.empty() ? "" : ", ") + d.name;
+    if (d.name != planDevice)
+      continue;
+    std::string text = "# " + plan.schedule + " on " + d.name +
+                       ": task sm_mhz (energy-prof plan-clocks)\n";
+    for (const auto &[task, mhz] : d.taskClocks)
+      if (mhz)
+        text += task + " " + std::to_string(*mhz) + "\n";
+    return writeOutput(text);
+  }
+  return fail("plan-clocks needs --plan-device, one of: " + names);
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -518,6 +552,8 @@ int main(int argc, char **argv) {
                               "energy-prof: measure kernels into signatures\n");
   if (command == "run-plan")
     return runPlanCommand(std::move(child));
+  if (command == "plan-clocks")
+    return planClocksCommand();
   if (!child.empty())
     return fail("'--' is only for run-plan's command");
   if (command == "fit")
@@ -542,7 +578,7 @@ int main(int argc, char **argv) {
   if (command != "characterize" && command != "measure-composite")
     return fail("unknown command '" + command +
                 "'; expected characterize, measure-composite, probe, fit, "
-                "merge or run-plan");
+                "merge, run-plan or plan-clocks");
   if (kernelsFile.empty())
     return fail(command + " needs --kernels");
   if (runs < 2)
