@@ -2,6 +2,8 @@
 
 #include "calculus/Context.h"
 
+#include <limits>
+
 #include <algorithm>
 #include <cmath>
 
@@ -66,6 +68,61 @@ double contentionSlowdown(const std::vector<double> &demands,
   if (!(capacity > 0) || total <= capacity)
     return 1;
   return total / capacity;
+}
+
+std::vector<std::vector<double>>
+coRunLanes(const std::vector<std::vector<LaneElement>> &lanes,
+           const std::vector<double> &capacity) {
+  size_t L = lanes.size();
+  std::vector<std::vector<double>> realized(L);
+  std::vector<size_t> at(L, 0);           // the active element per lane
+  std::vector<double> left(L, 0), began(L, 0); // work left; its start time
+  for (size_t l = 0; l < L; ++l) {
+    realized[l].resize(lanes[l].size());
+    if (!lanes[l].empty())
+      left[l] = lanes[l][0].T;
+  }
+  double now = 0;
+  while (true) {
+    // The slowdown of the current active set.
+    std::vector<double> D(capacity.size(), 0);
+    bool any = false;
+    for (size_t l = 0; l < L; ++l) {
+      if (at[l] >= lanes[l].size())
+        continue;
+      any = true;
+      const std::vector<double> &dem = lanes[l][at[l]].demand;
+      for (size_t r = 0; r < D.size() && r < dem.size(); ++r)
+        D[r] += dem[r];
+    }
+    if (!any)
+      break;
+    double slow = 1;
+    for (size_t r = 0; r < D.size(); ++r)
+      if (capacity[r] > 0)
+        slow = std::max(slow, D[r] / capacity[r]);
+    // Advance to the next completion (work left x slowdown).
+    auto rate = [&](size_t l) {
+      return lanes[l][at[l]].wallClock ? 1.0 : 1.0 / slow;
+    };
+    double dt = std::numeric_limits<double>::infinity();
+    for (size_t l = 0; l < L; ++l)
+      if (at[l] < lanes[l].size())
+        dt = std::min(dt, left[l] / rate(l));
+    now += dt;
+    for (size_t l = 0; l < L; ++l) {
+      if (at[l] >= lanes[l].size())
+        continue;
+      left[l] -= dt * rate(l);
+      if (left[l] <= 1e-15 * std::max(1.0, lanes[l][at[l]].T)) {
+        realized[l][at[l]] = now - began[l];
+        began[l] = now;
+        if (++at[l] < lanes[l].size())
+          left[l] = lanes[l][at[l]].T;
+      }
+    }
+  }
+  return realized;
 }
 
 double contextDeviation(const Signature &a, const Signature &b) {

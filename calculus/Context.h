@@ -79,6 +79,25 @@ struct PowerDeliveryModel {
 /// Axiom P5: demand above capacity slows every co-runner by D / K.
 double contentionSlowdown(const std::vector<double> &demands, double capacity);
 
+/// One element of a co-running lane: its isolated time and its demand on
+/// each shared resource (indices into the capacities).
+struct LaneElement {
+  double T = 0;
+  std::vector<double> demand;
+  bool wallClock = false; ///< an idle gap: elapses at rate 1, no demand
+};
+
+/// Co-runners nested in sequences (Axiom P5 over time): each lane runs its
+/// elements back to back; at every instant the active elements (one per
+/// lane) progress at rate 1 / s with s = max(1, max_r D_r / K_r) over the
+/// (idle gaps elapse in wall time)
+/// resources' summed demands D_r and capacities K_r. An event simulation
+/// (one event per element completion) returns each element's realized time,
+/// lane by lane. Capacities <= 0 are unlimited.
+std::vector<std::vector<double>>
+coRunLanes(const std::vector<std::vector<LaneElement>> &lanes,
+           const std::vector<double> &capacity);
+
 /// Eq. 11 (and Eq. 12 with co-run against isolation values): the deviation
 /// of an element's energy between two contexts,
 /// Ds T' + DT s' + Ds DT + Dd, with primes the second context's values.

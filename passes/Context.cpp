@@ -177,7 +177,78 @@ private:
   DenseSet<StringAttr> frozen;
   /// Cumulative L2 traffic on its device at the end of each element.
   DenseMap<StringAttr, double> trafficAfter;
+  /// Contention slowdowns of co-runners nested in sequences (set by their
+  /// par before its operands are visited).
+  DenseMap<Operation *, double> coRunSlowdown;
+  /// The time-resolved co-run of a par whose operands include flat
+  /// sequences; false when it has none (Axiom P5's constant form applies).
+  bool nestedCoRun(ParOp par, const DeviceInfo &info);
 };
+
+bool Propagator::nestedCoRun(ParOp par, const DeviceInfo &info) {
+  if (!info.capacity)
+    return false;
+  auto flatSeq = [](Operation *op) {
+    auto seq = dyn_cast<SeqOp>(op);
+    return seq && llvm::all_of(seq.getBody().front(), [](Operation &c) {
+             return isa<ElementOp, IdleOp>(c);
+           });
+  };
+  if (llvm::none_of(par.getBody().front(),
+                    [&](Operation &c) { return flatSeq(&c); }))
+    return false;
+  SmallVector<StringAttr> resources;
+  std::vector<double> capacity;
+  for (NamedAttribute a : info.capacity)
+    if (auto f = dyn_cast<FloatAttr>(a.getValue())) {
+      resources.push_back(a.getName());
+      capacity.push_back(f.getValueAsDouble());
+    }
+  std::vector<std::vector<calculus::LaneElement>> lanes;
+  std::vector<std::vector<Operation *>> laneOps;
+  auto add = [&](Operation *op, std::vector<calculus::LaneElement> &lane,
+                 std::vector<Operation *> &ops) {
+    calculus::LaneElement le;
+    if (auto idle = dyn_cast<IdleOp>(op)) {
+      le.T = idle.getDuration().convertToDouble();
+      le.wallClock = true;
+    } else {
+      auto el = cast<ElementOp>(op);
+      auto sig = el->getAttrOfType<SignatureAttr>(kNullSig);
+      if (!sig)
+        sig = el.getSigAttr();
+      le.T = sig ? sig.time() : 0;
+      le.demand.assign(resources.size(), 0);
+      if (auto d = el->getAttrOfType<DictionaryAttr>("energy.demand"))
+        for (size_t r = 0; r < resources.size(); ++r)
+          if (auto f = d.getAs<FloatAttr>(resources[r]))
+            le.demand[r] = f.getValueAsDouble();
+    }
+    lane.push_back(le);
+    ops.push_back(op);
+  };
+  for (Operation &child : par.getBody().front()) {
+    std::vector<calculus::LaneElement> lane;
+    std::vector<Operation *> ops;
+    if (isa<ElementOp>(child))
+      add(&child, lane, ops);
+    else if (flatSeq(&child))
+      for (Operation &inner : cast<SeqOp>(child).getBody().front())
+        add(&inner, lane, ops);
+    else
+      continue; // deeper structures are not modelled as co-runners
+    lanes.push_back(std::move(lane));
+    laneOps.push_back(std::move(ops));
+  }
+  std::vector<std::vector<double>> realized =
+      calculus::coRunLanes(lanes, capacity);
+  for (size_t l = 0; l < lanes.size(); ++l)
+    for (size_t k = 0; k < lanes[l].size(); ++k)
+      if (!lanes[l][k].wallClock && lanes[l][k].T > 0 &&
+          realized[l][k] > lanes[l][k].T * (1 + 1e-12))
+        coRunSlowdown[laneOps[l][k]] = realized[l][k] / lanes[l][k].T;
+  return true;
+}
 
 LogicalResult Propagator::cacheContext(ElementOp el, const DeviceInfo &info,
                                        DeviceState &ds, calculus::Signature &s,
@@ -277,7 +348,7 @@ FailureOr<Realized> Propagator::element(ElementOp el, State &state,
 
 FailureOr<Realized> Propagator::visit(Operation *op, State &state) {
   if (auto el = dyn_cast<ElementOp>(op))
-    return element(el, state, 1);
+    return element(el, state, coRunSlowdown.lookup_or(el, 1.0));
   if (auto idle = dyn_cast<IdleOp>(op)) {
     StringAttr dev = idle.getDeviceAttr().getAttr();
     double T = idle.getDuration().convertToDouble();
@@ -349,7 +420,11 @@ FailureOr<Realized> Propagator::visit(Operation *op, State &state) {
           if (auto f = dyn_cast<FloatAttr>(a.getValue()))
             demand[a.getName()] += f.getValueAsDouble();
   double slowdown = 1;
-  if (dev && devices.count(dev))
+  // Co-runners nested in sequences: the time-resolved form (it reduces to
+  // Axiom P5 while the co-runner set is constant); direct elements only:
+  // Axiom P5's constant slowdown, D / K over the whole par.
+  bool nested = dev && devices.count(dev) && nestedCoRun(par, devices[dev]);
+  if (!nested && dev && devices.count(dev))
     if (DictionaryAttr cap = devices[dev].capacity)
       for (auto &[res, total] : demand)
         if (auto k = cap.getAs<FloatAttr>(res))
@@ -360,7 +435,7 @@ FailureOr<Realized> Propagator::visit(Operation *op, State &state) {
     State mine = entry;
     FailureOr<Realized> c;
     if (auto el = dyn_cast<ElementOp>(child);
-        el && el->hasAttr("energy.demand"))
+        el && el->hasAttr("energy.demand") && !nested)
       c = element(el, mine, slowdown);
     else
       c = visit(&child, mine);
@@ -527,12 +602,25 @@ struct EnergyReducePass
       double perturbation = e->realized.E() - e->null.E();
       bool contention = e->op->hasAttr(kSlowdown);
       if (contention) {
-        // Runtime interference: undirected edges to its co-runners.
-        for (Operation &sib : e->op->getBlock()->getOperations()) {
-          auto other = dyn_cast<ElementOp>(&sib);
-          if (!other || other == e->op || !other->hasAttr(kSlowdown) ||
-              other->isBeforeInBlock(e->op))
-            continue;
+        // Runtime interference: undirected edges to its co-runners, the
+        // slowed elements of the enclosing par's other operands (each pair
+        // once: from the earlier operand).
+        auto par = e->op->getParentOfType<ParOp>();
+        auto laneOf = [&](Operation *op) -> Operation * {
+          while (op && op->getParentOp() != par.getOperation())
+            op = op->getParentOp();
+          return op;
+        };
+        Operation *mine = par ? laneOf(e->op) : nullptr;
+        SmallVector<ElementOp> corunners;
+        if (par)
+          par.walk([&](ElementOp other) {
+            Operation *lane = laneOf(other);
+            if (other != e->op && other->hasAttr(kSlowdown) && lane != mine &&
+                mine->isBeforeInBlock(lane))
+              corunners.push_back(other);
+          });
+        for (ElementOp other : corunners) {
           double otherPert = perturbationOf.lookup(other);
           InteractionOp::create(
               ob, e->op.getLoc(), FlatSymbolRefAttr::get(e->op.getSymNameAttr()),

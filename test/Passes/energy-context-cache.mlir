@@ -87,3 +87,24 @@ energy.device @g kind "A100" static 60 W {energy.cache = {l2_bytes = 0.0}}
 
 // ERR: error: 'energy.device' op energy.power_delivery needs 'time_constant'
 energy.device @g kind "A100" static 60 W {energy.power_delivery = {energy_per_watt = 1.0e-4}}
+
+// -----
+
+// Co-runners nested in a sequence (capacity 1 of HBM): @a (2 s, 0.6) then
+// @b (2 s, 0.2) beside @c (3 s, 0.6). While @a and @c co-run the demand
+// is 1.2: both progress at 1/1.2 and @a ends at 2.4 s with @c 2 s in; then
+// @b + @c fit: @c ends at 3.4 s, @b at 4.4 s. Slowdowns: @a 1.2, @c 3.4/3,
+// @b none.
+energy.device @g kind "A100" static 60 W {energy.capacity = {hbm = 1.0}}
+// CHECK-LABEL: energy.par @nested
+// CHECK: energy.element @a on @g sig <s = 60 W, T = {{2.4|2.39999[0-9]*|2.40000[0-9]*}} s, d = 10 J> {energy.contention_slowdown = {{1.2[0-9]*e\+00|1.2[0-9]*}} : f64, energy.demand = {hbm = 6.000000e-01 : f64}
+// CHECK: energy.element @b on @g sig <T = 2 s, d = 5 J> {energy.demand = {hbm = 2.000000e-01 : f64}}
+// CHECK: energy.element @c on @g sig <s = 60 W, T = {{3.4|3.39999[0-9]*|3.40000[0-9]*}} s, d = 15 J> {energy.contention_slowdown = 1.1333{{[0-9]*}} : f64
+energy.par @nested {
+  energy.seq {
+    energy.element @a on @g sig <T = 2 s, d = 10 J> {energy.demand = {hbm = 0.6}}
+    energy.element @b on @g sig <T = 2 s, d = 5 J> {energy.demand = {hbm = 0.2}}
+  }
+  energy.element @c on @g sig <T = 3 s, d = 15 J> {energy.demand = {hbm = 0.6}}
+}
+// REDUCE: energy.interaction @a -- @c mechanism "contention" perturbation 24 J, 24 J

@@ -108,6 +108,39 @@ TEST(Thermal, PrefixFailureThatEveryPairPasses) {
   EXPECT_EQ(firstIrreduciblePrefix(chain, m, 30, 0.95), expected);
 }
 
+// Co-runners nested in sequences, by hand: lane 1 runs a (2 s, 0.6 of
+// HBM) then b (2 s, 0.2), lane 2 runs c (3 s, 0.6); capacity 1. While a and
+// c co-run the demand is 1.2: both progress at 1/1.2, a ends at 2.4 s with
+// c 2 s into its work; then b + c demand 0.8 fits: c ends at 3.4 s, b at
+// 4.4 s. Realized: a 2.4, b 2.0, c 3.4.
+TEST(Contention, CoRunnersNestedInSequences) {
+  std::vector<std::vector<LaneElement>> lanes = {
+      {{2, {0.6}}, {2, {0.2}}}, {{3, {0.6}}}};
+  auto r = coRunLanes(lanes, {1.0});
+  EXPECT_NEAR(r[0][0], 2.4, 1e-12);
+  EXPECT_NEAR(r[0][1], 2.0, 1e-12);
+  EXPECT_NEAR(r[1][0], 3.4, 1e-12);
+  // An idle gap elapses in wall time and demands nothing: lane 1 idles
+  // 1 s, then a; c runs alone for 1 s, then a and c (2 s of work each)
+  // co-run at 1/1.2 and both end at 1 + 2.4 = 3.4 s: a took 2.4 s.
+  lanes = {{{1, {}, true}, {2, {0.6}}}, {{3, {0.6}}}};
+  r = coRunLanes(lanes, {1.0});
+  EXPECT_NEAR(r[0][0], 1.0, 1e-12);
+  EXPECT_NEAR(r[0][1], 2.4, 1e-12);
+  EXPECT_NEAR(r[1][0], 3.4, 1e-12);
+  // While the co-runner set is constant this is Axiom P5: D / K.
+  lanes = {{{2, {0.6}}}, {{2, {0.9}}}};
+  r = coRunLanes(lanes, {1.0});
+  EXPECT_NEAR(r[0][0], 2 * contentionSlowdown({0.6, 0.9}, 1.0), 1e-12);
+  EXPECT_NEAR(r[1][0], 3.0, 1e-12);
+  // Within capacity nothing changes; unlimited capacity likewise.
+  r = coRunLanes({{{2, {0.3}}}, {{1, {0.3}}}}, {1.0});
+  EXPECT_DOUBLE_EQ(r[0][0], 2);
+  EXPECT_DOUBLE_EQ(r[1][0], 1);
+  r = coRunLanes({{{2, {5}}}, {{1, {5}}}}, {0.0});
+  EXPECT_DOUBLE_EQ(r[0][0], 2);
+}
+
 TEST(Contention, ThreeWaySaturationThatEveryPairFits) {
   std::vector<double> three{0.4, 0.4, 0.4};
   EXPECT_EQ(contentionSlowdown({0.4, 0.4}, 1.0), 1.0);
