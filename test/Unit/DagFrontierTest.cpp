@@ -176,47 +176,19 @@ TEST(DagFrontier, TwelveTasksAreExact) {
 
 TEST(DagFrontier, WithinOnePercentOfBruteForceOnSmallDags) {
   std::mt19937_64 g(99);
-  std::uniform_int_distribution<int> nTasks(3, 8), nDev(1, 3), T(1, 12),
-      D(0, 40), nOpt(2, 4);
   double worst = 0;
   for (int c = 0; c < 60; ++c) {
-    Schedule s;
-    int devs = nDev(g), n = nTasks(g);
-    for (int d = 0; d < devs; ++d)
-      s.devices.push_back({double(1 + g() % 6)});
-    std::vector<std::vector<Option>> opts(n);
-    for (int t = 0; t < n; ++t) {
-      ScheduleTask task;
-      task.devices = {uint32_t(g() % devs)};
-      task.stream = g() % 2;
-      for (int k = 0; k < t; ++k)
-        if (g() % 4 == 0)
-          task.deps.push_back({uint32_t(k)});
-      s.tasks.push_back(task);
-      int k = nOpt(g);
-      for (int i = 0; i < k; ++i)
-        opts[t].push_back({double(T(g)), double(D(g)), 0});
-    }
-    // Brute force over every combination.
-    std::vector<uint32_t> choice(n, 0);
-    std::vector<std::pair<double, double>> all;
-    while (true) {
-      double M;
-      double E = dagEnergy(s, opts, choice, 0, &M);
-      all.push_back({M, E});
-      int k = 0;
-      while (k < n && ++choice[k] == opts[k].size())
-        choice[k++] = 0;
-      if (k == n)
-        break;
-    }
+    SmallDag dag = randomDag(g, 3, 8);
+    const Schedule &s = dag.s;
+    const std::vector<std::vector<Option>> &opts = dag.opts;
+    // The Pareto-min of every combination (brute force).
+    std::vector<std::pair<double, double>> all = bruteForce(dag);
     std::vector<DagPoint> front;
     std::string err;
     DagFrontierSettings settings;
     settings.exactBudget = 0; // the heuristic sweep, measured below
     ASSERT_TRUE(dagFrontier(s, opts, settings, front, err)) << err;
     std::vector<std::pair<double, double>> ours;
-    std::sort(all.begin(), all.end());
     for (const DagPoint &p : front) {
       ours.push_back({p.T, p.E});
       // Every point is a real configuration with that energy.

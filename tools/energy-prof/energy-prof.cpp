@@ -444,6 +444,18 @@ static int measureComposite(Device &dev) {
   return writeJson(std::move(doc));
 }
 
+/// The plan file named by the first positional argument (`--schedule`
+/// picks one of several).
+static bool readPlan(Plan &plan, std::string &err) {
+  auto buf = MemoryBuffer::getFileOrSTDIN(shardFiles[0]);
+  if (!buf) {
+    err = shardFiles[0] + ": cannot read: " + buf.getError().message();
+    return false;
+  }
+  return parsePlan((*buf)->getBuffer().str(), shardFiles[0], planSchedule,
+                   plan, err);
+}
+
 /// run-plan: one device per plan device. `--device` is a list with one
 /// entry per plan device, or one entry for all: `cuda` (cuda:0, cuda:1, ...
 /// in plan order) or a simulated kind (a separate instance each).
@@ -453,13 +465,9 @@ static int runPlanCommand(std::vector<std::string> command) {
   if (deviceName.empty())
     return fail("run-plan needs --device (cuda, cuda:0,cuda:1,... or "
                 "sim:<kind>)");
-  auto buf = MemoryBuffer::getFileOrSTDIN(shardFiles[0]);
-  if (!buf)
-    return fail(shardFiles[0] + ": cannot read: " + buf.getError().message());
   Plan plan;
   std::string err;
-  if (!parsePlan((*buf)->getBuffer().str(), shardFiles[0], planSchedule, plan,
-                 err))
+  if (!readPlan(plan, err))
     return fail(err);
   RunPlanOptions opts;
   if (planMode == "lock")
@@ -513,13 +521,9 @@ static int runPlanCommand(std::vector<std::string> command) {
 static int planClocksCommand() {
   if (shardFiles.size() != 1)
     return fail("plan-clocks needs exactly one plan file");
-  auto buf = MemoryBuffer::getFileOrSTDIN(shardFiles[0]);
-  if (!buf)
-    return fail(shardFiles[0] + ": cannot read: " + buf.getError().message());
   Plan plan;
   std::string err;
-  if (!parsePlan((*buf)->getBuffer().str(), shardFiles[0], planSchedule, plan,
-                 err))
+  if (!readPlan(plan, err))
     return fail(err);
   std::string names;
   for (const PlanDevice &d : plan.devices) {
