@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace energy {
 #define GEN_PASS_DEF_ENERGYFILLSIGNATURES
@@ -73,11 +74,17 @@ LogicalResult readDb(Location loc, StringRef path,
   if (!rt::readSignatureDb(path.str(), db, err))
     return emitError(loc, "energy-fill-signatures: ") << err;
   for (DbEntry &e : db.entries)
-    out[e.key].push_back(std::move(e));
+    if (e.l2 != "warm") // a warm-cache entry is a context, not an option
+      out[e.key].push_back(std::move(e));
+  // Fastest first: highest clock, then the highest (or no) power limit.
+  auto limit = [](const DbEntry &e) {
+    return e.powerLimit.value_or(std::numeric_limits<double>::infinity());
+  };
   for (auto &kv : out)
     std::sort(kv.second.begin(), kv.second.end(),
-              [](const DbEntry &a, const DbEntry &b) {
-                return a.smMhz > b.smMhz;
+              [&](const DbEntry &a, const DbEntry &b) {
+                return a.smMhz > b.smMhz ||
+                       (a.smMhz == b.smMhz && limit(a) > limit(b));
               });
   return success();
 }
@@ -512,11 +519,19 @@ struct EnergyFillSignaturesPass
       const std::vector<DbEntry> &es = it->second;
       task.setSigAttr(sigOf(es.front())); // the highest clock
       if (es.size() > 1) {
+        // Power limits are part of the operating point only where the DB
+        // swept them (more than one limit for this key).
+        bool capped = llvm::any_of(es, [&](const DbEntry &e) {
+          return e.powerLimit != es.front().powerLimit;
+        });
         SmallVector<Attribute> opts;
         for (const DbEntry &e : es)
           opts.push_back(OptionAttr::get(
               ctx,
-              OpPointAttr::get(ctx, e.smMhz, std::nullopt, std::nullopt,
+              OpPointAttr::get(ctx, e.smMhz, std::nullopt,
+                               capped && e.powerLimit
+                                   ? std::optional<Real>(Real{*e.powerLimit})
+                                   : std::nullopt,
                                std::nullopt),
               sigOf(e)));
         task.setOptionsAttr(b.getArrayAttr(opts));

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 namespace energy {
 namespace rt {
@@ -109,25 +110,31 @@ bool poolSignatureDbs(const std::vector<SignatureDb> &shards,
   struct Group {
     std::vector<std::pair<const DbEntry *, size_t>> parts; // entry, shard
   };
-  std::map<std::pair<std::string, int64_t>, Group> groups;
+  // One group per signature: key, clock and context (L2 state, power
+  // limit; -1 when not recorded) -- runs in another context are another
+  // signature, kept apart rather than pooled.
+  using GroupKey = std::tuple<std::string, int64_t, std::string, double>;
+  std::map<GroupKey, Group> groups;
   std::vector<std::string> devices;
   for (size_t k = 0; k < shards.size(); ++k) {
     if (std::find(devices.begin(), devices.end(), shards[k].device) ==
         devices.end())
       devices.push_back(shards[k].device);
     for (const DbEntry &e : shards[k].entries)
-      groups[{e.key, e.smMhz}].parts.push_back({&e, k});
+      groups[{e.key, e.smMhz, e.l2, e.powerLimit.value_or(-1)}]
+          .parts.push_back({&e, k});
   }
   out.device.clear();
   for (size_t i = 0; i < devices.size(); ++i)
     out.device += (i ? ", " : "") + devices[i];
   out.entries.clear();
   for (auto &group : groups) {
-    const std::pair<std::string, int64_t> &id = group.first;
+    const std::string &key = std::get<0>(group.first);
+    int64_t mhz = std::get<1>(group.first);
     Group &g = group.second;
     auto where = [&](size_t part) {
-      return names[g.parts[part].second] + " (key '" + id.first + "' at " +
-             std::to_string(id.second) + " MHz)";
+      return names[g.parts[part].second] + " (key '" + key + "' at " +
+             std::to_string(mhz) + " MHz)";
     };
     double N = 0;
     for (size_t p = 0; p < g.parts.size(); ++p) {
@@ -141,17 +148,10 @@ bool poolSignatureDbs(const std::vector<SignatureDb> &shards,
               g.parts[0].first->method + "' in " + where(0);
         return false;
       }
-      // Runs in different contexts are different signatures, not one
-      // sample: the L2 state and the power limit must agree.
-      const DbEntry &first = *g.parts[0].first;
-      if (e.l2 != first.l2 || e.powerLimit != first.powerLimit) {
-        err = where(p) + ": measured in another context (L2 state or power "
-                         "limit) than " + where(0);
-        return false;
-      }
+
       N += double(e.runs);
     }
-    DbEntry m{id.first, id.second, 0, 0, 0, 0, 0, int64_t(N),
+    DbEntry m{key, mhz, 0, 0, 0, 0, 0, int64_t(N),
               g.parts[0].first->method, g.parts[0].first->l2,
               {}, g.parts[0].first->powerLimit};
     bool allTemps = true;

@@ -1,7 +1,8 @@
 //===- energy-prof.cpp - characterize kernels into a signature DB ---------===//
 //
 //   energy-prof characterize --device sim:a100 --kernels kernels.json
-//       [--runs N] [--clocks 1410,1200 --allow-clock-changes] [--seed S]
+//       [--runs N] [--clocks 1410,1200] [--power-limits 400,250]
+//       [--allow-clock-changes] [--seed S]
 //       [--thermal] -o db.json
 //   energy-prof probe --device cuda:0|sim:h100
 //   energy-prof measure-composite --device sim:a100 --kernels kernels.json
@@ -71,6 +72,9 @@ static cl::opt<unsigned> runs("runs", cl::desc("independent runs"),
                               cl::init(10), cl::cat(category));
 static cl::list<int> clocks("clocks", cl::desc("SM clocks to sweep (MHz)"),
                             cl::CommaSeparated, cl::cat(category));
+static cl::list<double> powerLimitsW(
+    "power-limits", cl::desc("power limits to sweep (W), at each clock"),
+    cl::CommaSeparated, cl::cat(category));
 static cl::opt<bool> allowClockChanges(
     "allow-clock-changes",
     cl::desc("allow changing SM clocks (restored on exit)"), cl::cat(category));
@@ -589,9 +593,10 @@ int main(int argc, char **argv) {
     return fail("--runs must be at least 2");
   if (command == "measure-composite")
     return measureComposite(*dev);
-  if (!clocks.empty() && !allowClockChanges)
-    return fail("--clocks changes the device's SM clock: add "
-                "--allow-clock-changes to allow it (it is restored on exit)");
+  if ((!clocks.empty() || !powerLimitsW.empty()) && !allowClockChanges)
+    return fail("--clocks and --power-limits change the device's settings: "
+                "add --allow-clock-changes to allow it (they are restored on "
+                "exit)");
   if (dev->run(KernelSpec{"probe", 1, 1}) < 0)
     return fail(dev->identity() + ": running kernels needs the CUDA "
                 "microbenchmarks, which are not built yet");
@@ -606,14 +611,21 @@ int main(int argc, char **argv) {
     std::vector<int> sweep(clocks.begin(), clocks.end());
     if (sweep.empty())
       sweep.push_back(dev->currentSmClock());
+    std::vector<double> limits(powerLimitsW.begin(), powerLimitsW.end());
     for (int mhz : sweep) {
       if (mhz != dev->currentSmClock() && !dev->setSmClock(mhz, err))
         return fail(err);
-      for (const KernelSpec &k : kernels) {
-        Measurement m;
-        if (!characterize(*dev, k, opts, m, err))
-          return fail(k.key + ": " + err);
-        entries.push_back(m);
+      // Each limit is an operating point of its own (Zeus's knob); none
+      // given: the limit in force.
+      for (size_t i = 0; i < std::max<size_t>(limits.size(), 1); ++i) {
+        if (!limits.empty() && !dev->setPowerLimit(limits[i], err))
+          return fail(err);
+        for (const KernelSpec &k : kernels) {
+          Measurement m;
+          if (!characterize(*dev, k, opts, m, err))
+            return fail(k.key + ": " + err);
+          entries.push_back(m);
+        }
       }
     }
   }
