@@ -84,7 +84,8 @@ cases = [
 ]
 db = (b'{"version": 1, "device": "sim:A100", "entries": [{"key": "gemm", '
       b'"sm_mhz": 1410, "s_W": 60, "T_s": 0.001, "d_J": 0.2, "sigma_T_s": 1e-6,'
-      b' "sigma_d_J": 1e-3, "runs": 5, "method": "simulated"}, {"key": "gemm",'
+      b' "sigma_d_J": 1e-3, "runs": 5, "method": "simulated", "context": {"l2": '
+      b'"flushed", "entry_temperature_C": 41.5, "power_limit_W": 400}}, {"key": "gemm",'
       b' "sm_mhz": 1005, "s_W": 55, "T_s": 0.0014, "d_J": 0.15, "sigma_T_s": 0,'
       b' "sigma_d_J": 0, "runs": 5, "method": "simulated"}]}')
 lens_csv = b"input_tokens,max_tokens,batch,tp,pp,e,cell\n" + b"".join(

@@ -580,7 +580,16 @@ int main(int argc, char **argv) {
     outs() << dev->identity() << ": SM clock " << dev->currentSmClock()
            << " MHz, energy counter " << dev->energyCounterMilliJoules()
            << " mJ, " << dev->temperature() << " degC, "
-           << dev->supportedSmClocks().size() << " supported SM clocks\n";
+           << dev->supportedSmClocks().size() << " supported SM clocks";
+    PowerLimits lim;
+    std::string why;
+    if (dev->powerLimits(lim, why))
+      outs() << formatv(", power limit {0:F0} W (default {1:F0} W, range "
+                        "{2:F0}-{3:F0} W)",
+                        lim.currentW, lim.defaultW, lim.minW, lim.maxW);
+    else
+      outs() << ", power limit unknown (" << why << ")";
+    outs() << "\n";
     return 0;
   }
   if (command != "characterize" && command != "measure-composite")
