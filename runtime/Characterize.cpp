@@ -42,7 +42,7 @@ void meanVar(const std::vector<double> &x, double &mean, double &var) {
 
 bool nullContext(Device &dev, const ProtocolOptions &opts, std::string &err) {
   // Evict the L2: stream a buffer larger than any current GPU's L2 (A100
-  // 40 MB, H100 50 MB, H200 60 MB) through it. Backends without kernels
+  // 40 MB, H100/H200 50 MB) through it. Backends without kernels
   // (plain NVML) cannot, and report -1.
   dev.run(KernelSpec{"flush", 0, 2 * kL2FlushBytes});
   // Idle until the temperature settles within the band: it changes by less

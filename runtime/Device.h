@@ -25,8 +25,8 @@ struct PowerLimits {
   double currentW = 0;
 };
 
-/// Bytes at least as large as the L2 of current GPUs (A100 40 MB, H100
-/// 50 MB, H200 60 MB); the null context streams twice this through it.
+/// Bytes at least as large as the L2 of current GPUs (A100 40 MB,
+/// H100/H200 50 MB); the null context streams twice this through it.
 constexpr double kL2FlushBytes = 64e6;
 
 /// A kernel the runtime can launch: its work and memory traffic, which the
@@ -35,7 +35,10 @@ constexpr double kL2FlushBytes = 64e6;
 struct KernelSpec {
   std::string key;
   double flops = 0; ///< floating-point operations
-  double bytes = 0; ///< DRAM bytes moved
+  double bytes = 0; ///< DRAM bytes moved (cold: nothing resident in L2)
+  /// The key of a kernel whose data this one reads: when that kernel ran
+  /// last, part of `bytes` can come from L2 instead of DRAM.
+  std::string reuses = {};
 };
 
 class Device {

@@ -16,6 +16,11 @@
 //    updates only every `counterPeriod` seconds and in 1 mJ steps (NVML's
 //    total-energy counter behaves this way on recent GPUs).
 //  - Noise: seeded Gaussian jitter on each kernel's time and power.
+//  - L2 residency (switch `cacheResidency`): after a kernel runs, up to
+//    l2Bytes of its data stay resident; a kernel that `reuses` the last
+//    kernel's data reads min(resident, bytes) from L2 instead of DRAM (no
+//    DRAM time or energy for those bytes). The flush kernel evicts. Off,
+//    every kernel reads all its bytes from DRAM (the null context).
 //  - Concurrent kernels (runConcurrent): dynamic energy is per unit of work
 //    (C V^2 f per cycle, a fixed energy per byte), so it adds. With
 //    `contention` off, each kernel runs as if alone and the set takes the
@@ -27,9 +32,9 @@
 //    supported clock at or below it whose power fits (fmin if none does).
 //
 // Parameter sets follow NVIDIA's published figures (A100-SXM4 80GB: 400 W
-// TDP, 1410 MHz max SM clock, 312 dense BF16 TFLOP/s, 2.04 TB/s; H100-SXM5:
-// 700 W, 1980 MHz, 989 TFLOP/s, 3.35 TB/s; H200: 700 W, 1980 MHz,
-// 989 TFLOP/s, 4.8 TB/s); static power and the V-f endpoints are modelling
+// TDP, 1410 MHz max SM clock, 312 dense BF16 TFLOP/s, 2.04 TB/s, 40 MB L2;
+// H100-SXM5: 700 W, 1980 MHz, 989 TFLOP/s, 3.35 TB/s, 50 MB L2; H200:
+// 700 W, 1980 MHz, 989 TFLOP/s, 4.8 TB/s, 50 MB L2); static power and the V-f endpoints are modelling
 // choices within those envelopes. The power-limit ranges (A100 100-400 W,
 // H100/H200 200-700 W, default = TDP) are modelling choices in the range
 // nvidia-smi reports for these boards.
@@ -62,6 +67,7 @@ struct SimParams {
   double counterPeriod = 0.1;       ///< s between counter updates
   double timeNoise = 0.01, powerNoise = 0.01; ///< relative sigma
   double minPowerLimit = 100, tdp = 400;      ///< W (default limit = tdp)
+  double l2Bytes = 40e6;                      ///< L2 capacity
 };
 
 /// Known parameter sets: "a100", "h100", "h200" (case-insensitive, with or
@@ -95,6 +101,7 @@ public:
   /// Mechanism switches (ground truth for the contexts issue).
   bool thermalCoupling = false;
   bool contention = false; ///< SM and HBM sharing between concurrent kernels
+  bool cacheResidency = false; ///< reused data served from L2
 
   /// Mirror the SM clock into this file (tests of restore-on-signal watch it
   /// from another process, like a GPU's clocks outlive the process that set
@@ -121,11 +128,16 @@ private:
   double dynamicEnergyAt(const KernelSpec &k, int mhz) const;
   void publishClock() const;
   void advance(double seconds, double dynamicPower);
+  /// The kernel as it runs now: its DRAM bytes less what L2 holds for it.
+  KernelSpec asRun(const KernelSpec &k) const;
+  void leaveResident(const KernelSpec &k);
   void busy(double seconds, double dynamicPower);
 
   SimParams p;
   int clock;
   double limit; // W
+  std::string residentKey; // whose data the L2 holds
+  double residentBytes = 0;
   double theta, time = 0, energy = 0; // J, exact
   double lastUpdate = 0;
   uint64_t visibleMilliJoules = 0;

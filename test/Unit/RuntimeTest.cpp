@@ -234,6 +234,30 @@ TEST(Characterize, ThermalCouplingMakesLongCompositesFail) {
   EXPECT_GT(E, pred.E());
 }
 
+// L2 residency on the simulated A100 (40 MB): a consumer of the last
+// kernel's data reads min(resident, bytes) from L2; the flush kernel
+// evicts; a producer larger than L2 leaves only 40 MB. Times by the model
+// (1 % noise: 5 % tolerance).
+TEST(SimDevice, CacheResidencyServesReusedDataFromL2) {
+  SimDevice dev = a100(5);
+  dev.cacheResidency = true;
+  const KernelSpec produce{"produce", 0, 2e7};
+  const KernelSpec consume{"consume", 0, 2e7, "produce"};
+  double cold = dev.modelTime(consume);
+  double warm = dev.modelTime(KernelSpec{"consume", 0, 0});
+  dev.run(produce);
+  EXPECT_NEAR(dev.run(consume), warm, 0.05 * warm);
+  dev.run(KernelSpec{"flush", 0, 2 * kL2FlushBytes});
+  EXPECT_NEAR(dev.run(consume), cold, 0.05 * cold) << "evicted";
+  dev.run(KernelSpec{"produce", 0, 6e7});
+  const KernelSpec big{"consume", 0, 6e7, "produce"};
+  double partial = dev.modelTime(KernelSpec{"consume", 0, 2e7});
+  EXPECT_NEAR(dev.run(big), partial, 0.05 * partial) << "40 of 60 MB hit";
+  dev.cacheResidency = false;
+  dev.run(produce);
+  EXPECT_NEAR(dev.run(consume), cold, 0.05 * cold) << "mechanism off";
+}
+
 // Concurrent kernels on the simulated device: dynamic energy adds (it is
 // per unit of work); the makespan is the longest kernel without contention
 // and the fluid sharing of SMs and HBM with it: two copies take twice one

@@ -16,7 +16,8 @@
 //       [--schedule NAME] [--mode lock|timeline] [--dry-run]
 //       [--allow-clock-changes] [--start-delay S] [--iterations N] -- CMD ...
 //
-// kernels.json: [{"key": "gemm", "flops": 1.4e11, "bytes": 2e8}, ...].
+// kernels.json: [{"key": "gemm", "flops": 1.4e11, "bytes": 2e8}, ...];
+// optional "reuses": the key of a kernel whose data it reads.
 // Clock changes happen only with --allow-clock-changes and are undone on
 // every unwinding exit path (ClockGuard).
 //
@@ -91,6 +92,9 @@ static cl::list<std::string> concurrent(
     cl::desc("measure-composite: kernel keys run concurrently (one stream "
              "each)"),
     cl::CommaSeparated, cl::cat(category));
+static cl::opt<bool> cacheResidency(
+    "cache", cl::desc("simulated device: L2 residency of reused data on"),
+    cl::cat(category));
 static cl::opt<bool> contention(
     "contention",
     cl::desc("simulated device: SM and HBM sharing between concurrent kernels"),
@@ -140,6 +144,7 @@ static std::unique_ptr<Device> openDevice(StringRef name, std::string &err) {
     auto dev = std::make_unique<SimDevice>(p, seed);
     dev->thermalCoupling = thermal;
     dev->contention = contention;
+    dev->cacheResidency = cacheResidency;
     return dev;
   }
   unsigned index;
@@ -184,7 +189,16 @@ static bool readKernels(std::vector<KernelSpec> &out, std::string &err) {
       err = where + "flops and bytes must be non-negative, not both zero";
       return false;
     }
-    out.push_back({key->str(), *flops, *bytes});
+    KernelSpec k{key->str(), *flops, *bytes};
+    if (const json::Value *r = o->get("reuses")) {
+      std::optional<StringRef> reuses = r->getAsString();
+      if (!reuses || reuses->empty()) {
+        err = where + "\"reuses\" must name a kernel";
+        return false;
+      }
+      k.reuses = reuses->str();
+    }
+    out.push_back(std::move(k));
   }
   return true;
 }
