@@ -68,14 +68,21 @@ using rt::DbEntry;
 /// Reads and validates a version-1 DB (runtime/db), grouped by key with
 /// the fastest clock first; errors name the file and entry.
 LogicalResult readDb(Location loc, StringRef path,
-                     llvm::StringMap<std::vector<DbEntry>> &out) {
+                     llvm::StringMap<std::vector<DbEntry>> &out,
+                     llvm::StringMap<DbEntry> &warm) {
   rt::SignatureDb db;
   std::string err;
   if (!rt::readSignatureDb(path.str(), db, err))
     return emitError(loc, "energy-fill-signatures: ") << err;
-  for (DbEntry &e : db.entries)
-    if (e.l2 != "warm") // a warm-cache entry is a context, not an option
-      out[e.key].push_back(std::move(e));
+  for (DbEntry &e : db.entries) {
+    if (e.l2 == "warm") { // a cache context, not an option: the fastest
+      DbEntry &w = warm[e.key];
+      if (w.key.empty() || e.smMhz > w.smMhz)
+        w = e;
+      continue;
+    }
+    out[e.key].push_back(std::move(e));
+  }
   // Fastest first: highest clock, then the highest (or no) power limit.
   auto limit = [](const DbEntry &e) {
     return e.powerLimit.value_or(std::numeric_limits<double>::infinity());
@@ -483,7 +490,8 @@ struct EnergyFillSignaturesPass
   LogicalResult fillFromDb(ModuleOp module,
                            llvm::DenseSet<Operation *> &fallbackTasks) {
     llvm::StringMap<std::vector<DbEntry>> entries;
-    if (failed(readDb(module.getLoc(), db, entries)))
+    llvm::StringMap<DbEntry> warm;
+    if (failed(readDb(module.getLoc(), db, entries, warm)))
       return failure();
     MLIRContext *ctx = &getContext();
     Builder b(ctx);
@@ -553,6 +561,11 @@ struct EnergyFillSignaturesPass
         return;
       }
       el.setSigAttr(sigOf(it->second.front()));
+      // The warm signature for the cache context of an element that
+      // declares whose data it reuses (docs/CONTEXTS.md).
+      auto w = warm.find(key.getValue());
+      if (w != warm.end() && el->hasAttr("energy.reuses"))
+        el->setAttr("energy.warm", sigOf(w->second));
       if (auto dev = symbols.lookupNearestSymbolFrom<energy::DeviceOp>(
               el, el.getDeviceAttr()))
         checkStatic(el, dev.getStaticPower().convertToDouble(),

@@ -118,6 +118,62 @@ bool characterize(Device &dev, const KernelSpec &k, const ProtocolOptions &opts,
   return true;
 }
 
+bool characterizeWarm(Device &dev, const KernelSpec &consumer,
+                      const KernelSpec &producer, const ProtocolOptions &opts,
+                      Measurement &out, std::string &err) {
+  Measurement prod;
+  if (!characterize(dev, producer, opts, prod, err))
+    return false;
+  if (!nullContext(dev, opts, err))
+    return false;
+  double s;
+  if (!measureStaticPower(dev, opts, s, err))
+    return false;
+  double entryTemperature = dev.temperature();
+  double pair = dev.run(producer) + dev.run(consumer); // warm-up, estimate
+  if (pair < 0) {
+    err = dev.identity() + ": the backend cannot run these kernels";
+    return false;
+  }
+  unsigned reps =
+      std::max(1u, unsigned(std::ceil(opts.window / std::max(pair, 1e-9))));
+  std::vector<double> Ts, ds;
+  for (unsigned r = 0; r < opts.runs; ++r) {
+    uint64_t e0, e1;
+    double t0, t1;
+    if (!alignToCounter(dev, e0, t0, err))
+      return false;
+    double busy = 0;
+    for (unsigned k = 0; k < reps; ++k) {
+      busy += dev.run(producer);
+      busy += dev.run(consumer);
+    }
+    if (!alignToCounter(dev, e1, t1, err))
+      return false;
+    double E = double(e1 - e0) * 1e-3;
+    Ts.push_back(busy / reps);
+    ds.push_back((E - s * (t1 - t0)) / reps);
+  }
+  double pairT, pairVarT, pairD, pairVarD;
+  meanVar(Ts, pairT, pairVarT);
+  meanVar(ds, pairD, pairVarD);
+  out.key = consumer.key;
+  out.smMhz = dev.currentSmClock();
+  out.s = s;
+  out.T = std::max(0.0, pairT - prod.T);
+  out.d = std::max(0.0, pairD - prod.d);
+  out.varT = pairVarT + prod.varT;
+  out.varD = pairVarD + prod.varD;
+  out.runs = opts.runs;
+  out.l2 = "warm";
+  out.entryTemperature = entryTemperature;
+  PowerLimits limits;
+  std::string ignored;
+  if (dev.powerLimits(limits, ignored))
+    out.powerLimit = limits.currentW;
+  return true;
+}
+
 namespace {
 /// Measures `once` (which runs the composite and returns its busy time) as
 /// one element: null context, static power, n aligned runs, each repeating

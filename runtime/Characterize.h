@@ -59,6 +59,15 @@ bool nullContext(Device &dev, const ProtocolOptions &opts, std::string &err);
 bool characterize(Device &dev, const KernelSpec &k, const ProtocolOptions &opts,
                   Measurement &out, std::string &err);
 
+/// Characterizes `consumer` warm: right after `producer`, whose data it
+/// reuses (the L2 holding it). The protocol measures producer-consumer pairs
+/// repeated in each window and the producer alone (cold), and reports the
+/// difference -- the consumer's per-invocation signature in that context
+/// (`l2 = "warm"`); variances add.
+bool characterizeWarm(Device &dev, const KernelSpec &consumer,
+                      const KernelSpec &producer, const ProtocolOptions &opts,
+                      Measurement &out, std::string &err);
+
 /// Measures a sequence of kernels run back to back as one composite (for
 /// the deviation test): total energy per repetition and its variance.
 bool measureSequence(Device &dev, const std::vector<KernelSpec> &seq,

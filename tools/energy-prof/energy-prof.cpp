@@ -648,6 +648,18 @@ int main(int argc, char **argv) {
           if (!characterize(*dev, k, opts, m, err))
             return fail(k.key + ": " + err);
           entries.push_back(m);
+          // A kernel that reuses another's data: also its warm signature.
+          if (k.reuses.empty())
+            continue;
+          auto producer = llvm::find_if(
+              kernels, [&](const KernelSpec &p) { return p.key == k.reuses; });
+          if (producer == kernels.end())
+            return fail(k.key + ": reuses '" + k.reuses + "', which " +
+                        kernelsFile + " does not define");
+          Measurement warm;
+          if (!characterizeWarm(*dev, k, *producer, opts, warm, err))
+            return fail(k.key + " (warm): " + err);
+          entries.push_back(warm);
         }
       }
     }
