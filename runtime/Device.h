@@ -48,6 +48,9 @@ public:
   /// True for the simulated model (its time is virtual: no wall-clock
   /// energy to read).
   virtual bool simulated() const { return false; }
+  /// Whether a kernel's `reuses` really runs on the producer's data (so a
+  /// warm characterization means something).
+  virtual bool runsOnReusedData() const { return false; }
   virtual std::vector<int> supportedSmClocks() const = 0; ///< MHz, descending
   virtual int currentSmClock() const = 0;
   /// Changes the SM clock; callers hold a ClockGuard (explicit opt-in).

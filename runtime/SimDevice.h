@@ -80,6 +80,7 @@ public:
 
   std::string identity() const override;
   bool simulated() const override { return true; }
+  bool runsOnReusedData() const override { return true; }
   std::vector<int> supportedSmClocks() const override;
   int currentSmClock() const override { return clock; }
   bool setSmClock(int mhz, std::string &err) override;

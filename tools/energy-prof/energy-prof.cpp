@@ -648,9 +648,17 @@ int main(int argc, char **argv) {
           if (!characterize(*dev, k, opts, m, err))
             return fail(k.key + ": " + err);
           entries.push_back(m);
-          // A kernel that reuses another's data: also its warm signature.
+          // A kernel that reuses another's data: also its warm signature,
+          // where the backend really runs it on the producer's data.
           if (k.reuses.empty())
             continue;
+          if (!dev->runsOnReusedData()) {
+            WithColor::warning(errs(), "energy-prof")
+                << dev->identity() << " does not run '" << k.key
+                << "' on '" << k.reuses
+                << "''s data; no warm entry (cold only)\n";
+            continue;
+          }
           auto producer = llvm::find_if(
               kernels, [&](const KernelSpec &p) { return p.key == k.reuses; });
           if (producer == kernels.end())
