@@ -210,8 +210,15 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       if (!taskOp)
         continue;
       uint32_t j = best->choice[t];
-      if (SignatureAttr sig = c->sigs[t][j])
+      if (SignatureAttr sig = c->sigs[t][j]) {
         taskOp.setSigAttr(sig);
+        // The task now takes its option's time; a recorded duration and
+        // start belonged to the old timing (the plan re-times the schedule
+        // from its dependencies and stream order).
+        if (taskOp.getDurationAttr())
+          taskOp.setDurationAttr(b.getF64FloatAttr(sig.time()));
+      }
+      taskOp.removeStartAttr();
       if (OpPointAttr op = c->opPoints[t][j])
         taskOp->setAttr("energy.dvfs", op);
     }
