@@ -74,46 +74,79 @@ bool measureStaticPower(Device &dev, const ProtocolOptions &opts, double &s,
   return true;
 }
 
+namespace {
+/// What the protocol's windows measure: static power, the entry
+/// temperature, and per-repetition busy times and dynamic energies.
+struct Windows {
+  double s = 0, entryTemperature = 0;
+  std::vector<double> T, d;
+};
+
+/// The protocol after the null context: static power, then `probe` (a
+/// warm-up whose time sets how many repetitions fill a window; < 0: the
+/// backend cannot run it), then n runs, each `repeat(reps)` (returning its
+/// busy time) inside counter-aligned windows; the window's energy less
+/// static power over the window is dynamic.
+bool measureWindows(Device &dev, const ProtocolOptions &opts,
+                    const std::function<double()> &probe,
+                    const std::function<double(unsigned)> &repeat,
+                    Windows &w, std::string &err) {
+  if (!nullContext(dev, opts, err))
+    return false;
+  if (!measureStaticPower(dev, opts, w.s, err))
+    return false;
+  w.entryTemperature = dev.temperature();
+  double estimate = probe();
+  if (estimate < 0) {
+    err = dev.identity() + ": the backend cannot run these kernels";
+    return false;
+  }
+  unsigned reps = std::max(
+      1u, unsigned(std::ceil(opts.window / std::max(estimate, 1e-9))));
+  for (unsigned r = 0; r < opts.runs; ++r) {
+    uint64_t e0, e1;
+    double t0, t1;
+    if (!alignToCounter(dev, e0, t0, err))
+      return false;
+    double busy = repeat(reps);
+    if (!alignToCounter(dev, e1, t1, err))
+      return false;
+    double E = double(e1 - e0) * 1e-3;
+    w.T.push_back(busy / reps);
+    w.d.push_back((E - w.s * (t1 - t0)) / reps);
+  }
+  return true;
+}
+
+/// The measurement's context for the signature DB.
+void recordContext(Device &dev, const std::string &l2,
+                   double entryTemperature, Measurement &out) {
+  out.smMhz = dev.currentSmClock();
+  out.l2 = l2;
+  out.entryTemperature = entryTemperature;
+  PowerLimits limits;
+  std::string ignored;
+  if (dev.powerLimits(limits, ignored))
+    out.powerLimit = limits.currentW;
+}
+} // namespace
+
 bool characterize(Device &dev, const KernelSpec &k, const ProtocolOptions &opts,
                   Measurement &out, std::string &err) {
   if (opts.runs < 2) {
     err = "need at least two runs for a variance";
     return false;
   }
-  if (!nullContext(dev, opts, err))
+  Windows w;
+  if (!measureWindows(
+          dev, opts, [&] { return dev.run(k); },
+          [&](unsigned reps) { return dev.runRepeated(k, reps); }, w, err))
     return false;
-  double s;
-  if (!measureStaticPower(dev, opts, s, err))
-    return false;
-  double entryTemperature = dev.temperature();
-  double Test = dev.run(k); // warm-up and estimate
-  unsigned reps = std::max(1u, unsigned(std::ceil(opts.window / std::max(Test, 1e-9))));
-  std::vector<double> Ts, ds;
-  for (unsigned r = 0; r < opts.runs; ++r) {
-    uint64_t e0, e1;
-    double t0, t1;
-    if (!alignToCounter(dev, e0, t0, err))
-      return false;
-    double busy = dev.runRepeated(k, reps);
-    if (!alignToCounter(dev, e1, t1, err))
-      return false;
-    double E = double(e1 - e0) * 1e-3;
-    // Static power over the whole aligned window; the rest is dynamic.
-    double d = E - s * (t1 - t0);
-    Ts.push_back(busy / reps);
-    ds.push_back(d / reps);
-  }
   out.key = k.key;
-  out.smMhz = dev.currentSmClock();
-  out.s = s;
-  out.l2 = "flushed";
-  out.entryTemperature = entryTemperature;
-  PowerLimits limits;
-  std::string ignored;
-  if (dev.powerLimits(limits, ignored))
-    out.powerLimit = limits.currentW;
-  meanVar(Ts, out.T, out.varT);
-  meanVar(ds, out.d, out.varD);
+  out.s = w.s;
+  recordContext(dev, "flushed", w.entryTemperature, out);
+  meanVar(w.T, out.T, out.varT);
+  meanVar(w.d, out.d, out.varD);
   out.runs = opts.runs;
   return true;
 }
@@ -124,53 +157,32 @@ bool characterizeWarm(Device &dev, const KernelSpec &consumer,
   Measurement prod;
   if (!characterize(dev, producer, opts, prod, err))
     return false;
-  if (!nullContext(dev, opts, err))
+  Windows w;
+  auto pair = [&] {
+    double t = dev.run(producer); // in this order: the consumer reuses
+    return t + dev.run(consumer);
+  };
+  if (!measureWindows(
+          dev, opts, pair,
+          [&](unsigned reps) {
+            double busy = 0;
+            for (unsigned k = 0; k < reps; ++k)
+              busy += pair();
+            return busy;
+          },
+          w, err))
     return false;
-  double s;
-  if (!measureStaticPower(dev, opts, s, err))
-    return false;
-  double entryTemperature = dev.temperature();
-  double pair = dev.run(producer) + dev.run(consumer); // warm-up, estimate
-  if (pair < 0) {
-    err = dev.identity() + ": the backend cannot run these kernels";
-    return false;
-  }
-  unsigned reps =
-      std::max(1u, unsigned(std::ceil(opts.window / std::max(pair, 1e-9))));
-  std::vector<double> Ts, ds;
-  for (unsigned r = 0; r < opts.runs; ++r) {
-    uint64_t e0, e1;
-    double t0, t1;
-    if (!alignToCounter(dev, e0, t0, err))
-      return false;
-    double busy = 0;
-    for (unsigned k = 0; k < reps; ++k) {
-      busy += dev.run(producer);
-      busy += dev.run(consumer);
-    }
-    if (!alignToCounter(dev, e1, t1, err))
-      return false;
-    double E = double(e1 - e0) * 1e-3;
-    Ts.push_back(busy / reps);
-    ds.push_back((E - s * (t1 - t0)) / reps);
-  }
   double pairT, pairVarT, pairD, pairVarD;
-  meanVar(Ts, pairT, pairVarT);
-  meanVar(ds, pairD, pairVarD);
+  meanVar(w.T, pairT, pairVarT);
+  meanVar(w.d, pairD, pairVarD);
   out.key = consumer.key;
-  out.smMhz = dev.currentSmClock();
-  out.s = s;
+  out.s = w.s;
   out.T = std::max(0.0, pairT - prod.T);
   out.d = std::max(0.0, pairD - prod.d);
   out.varT = pairVarT + prod.varT;
   out.varD = pairVarD + prod.varD;
   out.runs = opts.runs;
-  out.l2 = "warm";
-  out.entryTemperature = entryTemperature;
-  PowerLimits limits;
-  std::string ignored;
-  if (dev.powerLimits(limits, ignored))
-    out.powerLimit = limits.currentW;
+  recordContext(dev, "warm", w.entryTemperature, out);
   return true;
 }
 
