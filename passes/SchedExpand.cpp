@@ -1,15 +1,15 @@
 //===- SchedExpand.cpp - --sched-expand -----------------------------------===//
 //
 // Thin pass: the instruction orders and dependencies are
-// calculus/Pipeline.cpp; this file reads the generator's attributes and
-// writes the tasks as IR.
+// calculus/Pipeline.cpp, read by passes/PipelineGen.cpp; this file writes
+// the tasks as IR.
 //
 //===----------------------------------------------------------------------===//
 
-#include "calculus/Pipeline.h"
 #include "calculus/Serve.h"
 #include "dialect/Sched/Sched.h"
 #include "passes/Passes.h"
+#include "passes/PipelineGen.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -25,45 +25,6 @@ using namespace energy;
 using namespace energy::sched;
 
 namespace {
-
-/// The per-virtual-stage entry of a "one for all or one per stage" attr.
-Attribute perStage(Attribute attr, uint32_t vs, bool options) {
-  if (!attr)
-    return {};
-  auto arr = dyn_cast<ArrayAttr>(attr);
-  if (!arr)
-    return attr;
-  // An operating set is itself an array of options.
-  if (options && !arr.empty() && isa<OptionAttr>(arr[0]))
-    return attr;
-  return arr[vs];
-}
-
-calculus::StageCost costOf(SignatureAttr sig) {
-  return {sig.time(), sig.dynamicEnergy(), sig.sigmaTime() * sig.sigmaTime(),
-          sig.sigmaDynamic() * sig.sigmaDynamic()};
-}
-
-/// The signature a task runs with: its own, or its operating set's default
-/// option -- the highest SM clock (GPUs run at their maximum clock unless
-/// told otherwise, and Perseus measures savings against it); without clocks,
-/// the fastest option.
-SignatureAttr effectiveSig(Attribute sig, Attribute options) {
-  if (auto s = dyn_cast_or_null<SignatureAttr>(sig))
-    return s;
-  OptionAttr best;
-  auto better = [](OptionAttr a, OptionAttr b) {
-    std::optional<int64_t> ca = a.getOpPoint().getSmMhz(),
-                           cb = b.getOpPoint().getSmMhz();
-    if (ca && cb && *ca != *cb)
-      return *ca > *cb;
-    return a.getSig().time() < b.getSig().time();
-  };
-  for (Attribute o : cast<ArrayAttr>(options))
-    if (!best || better(cast<OptionAttr>(o), best))
-      best = cast<OptionAttr>(o);
-  return best.getSig();
-}
 
 struct SchedExpandPass
     : public energy::impl::SchedExpandBase<SchedExpandPass> {
@@ -209,90 +170,32 @@ struct SchedExpandPass
   }
 
   LogicalResult expand(PipelineOp p) {
-    auto sched = dyn_cast<ScheduleOp>(p->getParentOp());
-    if (!sched)
+    if (!isa<ScheduleOp>(p->getParentOp()))
       return p.emitOpError("must be inside a sched.schedule to be expanded");
-    calculus::PipelineSpec spec;
-    std::string kindName = p.getSchedule().str();
-    calculus::parsePipelineKind(kindName, spec.kind); // verified
-    spec.stages = p.getStages();
-    spec.microbatches = p.getMicrobatches();
-    spec.chunks = p.getChunks();
-    spec.dataParallel = p.getDataParallel();
-    spec.tensorParallel = p.getTensorParallel();
-    spec.staticPowerPerGpu = p.getStaticPower().convertToDouble();
-    spec.allreduceLag = p.getAllreduceLag().convertToDouble();
-    uint32_t V = spec.stages * spec.chunks;
-    SmallVector<SignatureAttr> fwd, bwd, wgt;
-    SmallVector<Attribute> fwdOpts, bwdOpts;
-    for (uint32_t vs = 0; vs < V; ++vs) {
-      fwdOpts.push_back(perStage(p.getForwardOptionsAttr(), vs, true));
-      bwdOpts.push_back(perStage(p.getBackwardOptionsAttr(), vs, true));
-      fwd.push_back(
-          effectiveSig(perStage(p.getForwardAttr(), vs, false), fwdOpts[vs]));
-      bwd.push_back(
-          effectiveSig(perStage(p.getBackwardAttr(), vs, false), bwdOpts[vs]));
-      spec.forward.push_back(costOf(fwd[vs]));
-      spec.backward.push_back(costOf(bwd[vs]));
-      if (spec.kind == calculus::PipelineKind::ZBH1) {
-        wgt.push_back(cast<SignatureAttr>(perStage(p.getWeightAttr(), vs, false)));
-        spec.weight.push_back(costOf(wgt[vs]));
-      }
-    }
-    if (auto ar = p.getAllreduceAttr())
-      spec.allreduce = costOf(ar);
-
-    calculus::Schedule built;
-    std::vector<calculus::PipelineTaskInfo> info;
-    std::string err;
-    if (!calculus::buildPipeline(spec, built, info, err))
-      return p.emitOpError(err);
+    FailureOr<PipelineGen> gen = PipelineGen::build(p);
+    if (failed(gen))
+      return failure();
+    const calculus::PipelineSpec &spec = gen->spec;
+    const std::vector<calculus::PipelineTaskInfo> &info = gen->info;
+    const calculus::Schedule &built = gen->schedule;
 
     OpBuilder b(p);
     Location loc = p.getLoc();
-    bool dp = spec.dataParallel > 1;
+    bool dp = gen->dataParallel();
     // Devices: one per (replica, rank), a lockstep group of tp GPUs.
-    std::string kind = p.getDeviceKind().str();
-    if (spec.tensorParallel > 1)
-      kind = std::to_string(spec.tensorParallel) + "x" + kind;
+    StringAttr kind = b.getStringAttr(gen->deviceKind);
     SmallVector<FlatSymbolRefAttr> devices;
-    for (uint32_t r = 0; r < spec.dataParallel; ++r)
-      for (uint32_t s = 0; s < spec.stages; ++s) {
-        std::string name = "stage" + std::to_string(s);
-        if (dp)
-          name += "_r" + std::to_string(r);
-        auto dev = sched::DeviceOp::create(
-            b, loc, b.getStringAttr(name), b.getStringAttr(kind),
-            b.getF64FloatAttr(built.devices[r * spec.stages + s].staticPower),
-            OpPointAttr());
-        devices.push_back(FlatSymbolRefAttr::get(dev.getSymNameAttr()));
-      }
+    for (uint32_t d = 0; d < built.devices.size(); ++d) {
+      auto dev = sched::DeviceOp::create(
+          b, loc, b.getStringAttr(gen->deviceName(d)), kind,
+          b.getF64FloatAttr(built.devices[d].staticPower), OpPointAttr());
+      devices.push_back(FlatSymbolRefAttr::get(dev.getSymNameAttr()));
+    }
     // Names of every task first: dependencies may point forward.
     SmallVector<StringAttr> names;
     names.reserve(info.size());
-    for (const calculus::PipelineTaskInfo &ti : info) {
-      std::string name;
-      switch (ti.kind) {
-      case calculus::PipelineTaskInfo::F:
-        name = "F";
-        break;
-      case calculus::PipelineTaskInfo::B:
-        name = "B";
-        break;
-      case calculus::PipelineTaskInfo::W:
-        name = "W";
-        break;
-      case calculus::PipelineTaskInfo::AllReduce:
-        name = "AR" + std::to_string(ti.vstage);
-        break;
-      }
-      if (ti.kind != calculus::PipelineTaskInfo::AllReduce) {
-        name += std::to_string(ti.vstage) + "_" + std::to_string(ti.microbatch);
-        if (dp)
-          name += "_r" + std::to_string(ti.replica);
-      }
-      names.push_back(b.getStringAttr(name));
-    }
+    for (size_t t = 0; t < info.size(); ++t)
+      names.push_back(b.getStringAttr(gen->taskName(t)));
     auto refs = [&](const std::vector<calculus::Dependency> &deps,
                     bool startToStart) {
       SmallVector<Attribute> out;
@@ -338,17 +241,17 @@ struct SchedExpandPass
       StringAttr kindAttr;
       switch (ti.kind) {
       case calculus::PipelineTaskInfo::F:
-        sig = fwd[ti.vstage];
-        options = fwdOpts[ti.vstage];
+        sig = gen->forward[ti.vstage];
+        options = gen->forwardOptions[ti.vstage];
         kindAttr = fKind;
         break;
       case calculus::PipelineTaskInfo::B:
-        sig = bwd[ti.vstage];
-        options = bwdOpts[ti.vstage];
+        sig = gen->backward[ti.vstage];
+        options = gen->backwardOptions[ti.vstage];
         kindAttr = bKind;
         break;
       default:
-        sig = wgt[ti.vstage];
+        sig = gen->weight[ti.vstage];
         kindAttr = wKind;
         break;
       }

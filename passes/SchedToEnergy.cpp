@@ -9,6 +9,7 @@
 #include "dialect/Energy/Energy.h"
 #include "dialect/Sched/SchedGraph.h"
 #include "passes/Passes.h"
+#include "passes/PipelineGen.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
@@ -28,10 +29,15 @@ namespace {
 
 struct Materializer {
   OpBuilder &b;
-  const SchedGraph &g;
+  const calculus::Schedule &schedule;
   const calculus::LoweredTree &tree;
   SmallVector<FlatSymbolRefAttr> deviceRefs;
   Location loc;
+  /// Where the tasks come from: their ops, or a pipeline lowered without
+  /// expansion (its tasks located at the generator).
+  ArrayRef<Operation *> taskOps;
+  const PipelineGen *gen = nullptr;
+  std::optional<Location> genLoc;
 
   DictionaryAttr scaleGrad(DictionaryAttr grad, double scale) {
     SmallVector<NamedAttribute> out;
@@ -59,22 +65,33 @@ struct Materializer {
     const calculus::LoweredNode &n = tree.nodes[id];
     switch (n.kind) {
     case calculus::LoweredNode::Element: {
-      Operation *taskOp = g.taskOps[n.task];
-      calculus::Signature share = calculus::taskShare(g.schedule, n.task,
+      Operation *taskOp = gen ? nullptr : taskOps[n.task];
+      calculus::Signature share = calculus::taskShare(schedule, n.task,
                                                       n.device);
-      StringAttr name = SymbolTable::getSymbolName(taskOp);
-      if (isa<CollectiveOp>(taskOp))
+      StringAttr name;
+      bool collective;
+      if (taskOp) {
+        name = SymbolTable::getSymbolName(taskOp);
+        collective = isa<CollectiveOp>(taskOp);
+      } else {
+        name = b.getStringAttr(gen->taskName(n.task));
+        collective =
+            gen->info[n.task].kind == calculus::PipelineTaskInfo::AllReduce;
+      }
+      if (collective)
         name = b.getStringAttr(name.getValue() + "." +
                                deviceRefs[n.device].getValue());
       auto sig = SignatureAttr::get(b.getContext(), share.T, share.d,
                                     std::sqrt(share.varT),
                                     std::sqrt(share.varD), std::nullopt,
                                     std::nullopt);
-      auto el = ElementOp::create(b, taskOp->getLoc(), name,
+      auto el = ElementOp::create(b, taskOp ? taskOp->getLoc() : *genLoc, name,
                                   deviceRefs[n.device], sig, OpPointAttr());
       // Shared model parameters follow the share of d each element takes.
+      if (!taskOp)
+        return;
       if (auto grad = taskOp->getAttrOfType<DictionaryAttr>("energy.grad")) {
-        double whole = g.schedule.tasks[n.task].d;
+        double whole = schedule.tasks[n.task].d;
         double scale = whole > 0 ? share.d / whole : 1.0;
         el->setAttr("energy.grad", scale == 1.0 ? grad : scaleGrad(grad, scale));
       }
@@ -114,29 +131,81 @@ struct SchedToEnergyPass
         return signalPassFailure();
   }
 
-  LogicalResult lower(ScheduleOp sched, SymbolTable &symbols) {
-    FailureOr<SchedGraph> g =
-        SchedGraph::build(sched, SchedGraph::Need::Signatures);
-    if (failed(g))
-      return failure();
-    std::vector<double> start;
-    if (failed(g->startTimes(sched, start)))
-      return failure();
-    calculus::LoweredTree tree = calculus::lowerSchedule(g->schedule, start);
+  /// A schedule whose whole body is one pipeline generator is lowered
+  /// straight from the calculus: the same tree, names and locations as
+  /// --sched-expand followed by this pass, without materializing its tasks.
+  static PipelineOp onlyPipeline(ScheduleOp sched) {
+    Block &body = sched.getBody().front();
+    if (!llvm::hasSingleElement(body))
+      return {};
+    return dyn_cast<PipelineOp>(body.front());
+  }
 
+  LogicalResult lower(ScheduleOp sched, SymbolTable &symbols) {
+    struct DeviceDecl {
+      Location loc;
+      StringAttr name, kind;
+      FloatAttr staticPower;
+      OpPointAttr opPoint;
+    };
+    SmallVector<DeviceDecl> devices;
+    std::optional<SchedGraph> graph;
+    std::optional<PipelineGen> gen;
+    const calculus::Schedule *schedule;
     OpBuilder b(sched);
+    std::vector<double> start;
+    if (PipelineOp pipe = onlyPipeline(sched)) {
+      FailureOr<PipelineGen> built = PipelineGen::build(pipe);
+      if (failed(built))
+        return failure();
+      gen = std::move(*built);
+      schedule = &gen->schedule;
+      StringAttr kind = b.getStringAttr(gen->deviceKind);
+      for (uint32_t d = 0; d < schedule->devices.size(); ++d)
+        devices.push_back({pipe.getLoc(), b.getStringAttr(gen->deviceName(d)),
+                           kind,
+                           b.getF64FloatAttr(schedule->devices[d].staticPower),
+                           OpPointAttr()});
+      std::vector<uint32_t> cycle;
+      if (!calculus::computeStartTimes(*schedule, start, cycle))
+        return pipe.emitOpError("cannot be timed: its dependencies form a "
+                                "cycle");
+    } else {
+      FailureOr<SchedGraph> g =
+          SchedGraph::build(sched, SchedGraph::Need::Signatures);
+      if (failed(g))
+        return failure();
+      graph = std::move(*g);
+      schedule = &graph->schedule;
+      if (failed(graph->startTimes(sched, start)))
+        return failure();
+      for (sched::DeviceOp dev : graph->deviceOps)
+        devices.push_back({dev.getLoc(), dev.getSymNameAttr(),
+                           dev.getKindAttr(), dev.getStaticPowerAttr(),
+                           dev.getOpPointAttr()});
+    }
+    calculus::LoweredTree tree = calculus::lowerSchedule(*schedule, start);
+
     b.setInsertionPointAfter(sched);
-    Materializer m{b, *g, tree, {}, sched.getLoc()};
-    for (sched::DeviceOp dev : g->deviceOps) {
-      if (symbols.lookup(dev.getSymName()))
-        return dev.emitOpError("cannot be lowered: the module already has a "
-                               "symbol @")
-               << dev.getSymName();
-      auto edev = energy::DeviceOp::create(
-          b, dev.getLoc(), dev.getSymNameAttr(), dev.getKindAttr(),
-          dev.getStaticPowerAttr(), dev.getOpPointAttr());
+    Materializer m{b, *schedule, tree, {}, sched.getLoc(), {}, nullptr, {}};
+    if (graph)
+      m.taskOps = graph->taskOps;
+    if (gen) {
+      m.gen = &*gen;
+      m.genLoc = onlyPipeline(sched).getLoc();
+    }
+    for (const DeviceDecl &dev : devices) {
+      if (Operation *clash = symbols.lookup(dev.name))
+        return emitError(dev.loc, "device @")
+                   .append(dev.name.getValue(),
+                           " cannot be lowered: the module already has a "
+                           "symbol of that name")
+                   .attachNote(clash->getLoc())
+               << "defined here";
+      auto edev = energy::DeviceOp::create(b, dev.loc, dev.name, dev.kind,
+                                           dev.staticPower, dev.opPoint);
       symbols.insert(edev);
-      m.deviceRefs.push_back(FlatSymbolRefAttr::get(dev.getSymNameAttr()));
+      m.deviceRefs.push_back(FlatSymbolRefAttr::get(dev.name));
     }
     // Root: multi over the devices, each a seq named after its device.
     auto root = m.composite<MultiOp>(sched.getSymNameAttr());
