@@ -5,6 +5,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -24,10 +25,12 @@ struct KinetoOptions {
 
 /// PyTorch profiler / Kineto Chrome traces, one file per rank (.json or
 /// .json.gz). Writes a per-rank summary to `summary`. Errors are printed to
-/// llvm::errs() with file and event index; returns null on error.
+/// llvm::errs() with file and event index; returns null on error. Phases
+/// (reading, building the IR, verifying) are timed under `timing`.
 mlir::OwningOpRef<mlir::ModuleOp> importKineto(mlir::MLIRContext *ctx,
                                                const KinetoOptions &opts,
-                                               llvm::raw_ostream &summary);
+                                               llvm::raw_ostream &summary,
+                                               mlir::TimingScope &timing);
 
 struct StageProfileOptions {
   std::string file;

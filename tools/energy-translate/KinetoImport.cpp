@@ -106,7 +106,8 @@ class Importer {
 public:
   explicit Importer(const KinetoOptions &opts) : opts(opts) {}
   bool load(size_t fileIndex);
-  OwningOpRef<ModuleOp> build(MLIRContext *ctx, llvm::raw_ostream &summary);
+  OwningOpRef<ModuleOp> build(MLIRContext *ctx, llvm::raw_ostream &summary,
+                              TimingScope &timing);
 
   std::vector<Rank> ranks;
 
@@ -368,7 +369,9 @@ bool Importer::load(size_t fileIndex) {
 StringRef collectiveKey(StringRef name) { return name.split('(').first; }
 
 OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
-                                      llvm::raw_ostream &summary) {
+                                      llvm::raw_ostream &summary,
+                                      TimingScope &timing) {
+  TimingScope buildTiming = timing.nest("Build schedule IR");
   std::sort(ranks.begin(), ranks.end(),
             [](const Rank &a, const Rank &b) { return a.rank < b.rank; });
   // Static power per rank device.
@@ -576,6 +579,8 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
                                                  "for every GPU event",
                                                  *opts.dynamicPower)
                                        .str()));
+  buildTiming.stop();
+  TimingScope verifyTiming = timing.nest("Verify");
   if (failed(verify(*module)))
     return nullptr;
   return module;
@@ -585,14 +590,18 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
 
 OwningOpRef<ModuleOp> energy::importKineto(MLIRContext *ctx,
                                            const KinetoOptions &opts,
-                                           llvm::raw_ostream &summary) {
+                                           llvm::raw_ostream &summary,
+                                           TimingScope &timing) {
   if (opts.files.empty()) {
     llvm::WithColor::error() << "--import-kineto needs at least one trace\n";
     return nullptr;
   }
   Importer imp(opts);
-  for (size_t i = 0; i < opts.files.size(); ++i)
-    if (!imp.load(i))
-      return nullptr;
-  return imp.build(ctx, summary);
+  {
+    TimingScope readTiming = timing.nest("Read and scan traces");
+    for (size_t i = 0; i < opts.files.size(); ++i)
+      if (!imp.load(i))
+        return nullptr;
+  }
+  return imp.build(ctx, summary, timing);
 }

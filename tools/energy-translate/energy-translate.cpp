@@ -16,6 +16,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -78,6 +79,7 @@ static cl::opt<std::string> summaryFile(
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
+  mlir::registerDefaultTimingManagerCLOptions();
   cl::ParseCommandLineOptions(argc, argv, "energy-translate: import traces "
                                           "and profiles into the sched dialect\n");
   if (int(importKinetoFlag) + int(importStageProfileFlag) +
@@ -117,6 +119,9 @@ int main(int argc, char **argv) {
     });
   }
 
+  mlir::DefaultTimingManager timing;
+  mlir::applyDefaultTimingManagerCLOptions(timing);
+  mlir::TimingScope root = timing.getRootScope();
   mlir::OwningOpRef<mlir::ModuleOp> module;
   if (importKinetoFlag) {
     energy::KinetoOptions opts;
@@ -135,7 +140,7 @@ int main(int argc, char **argv) {
         return 1;
       }
     }
-    module = energy::importKineto(&ctx, opts, sfile ? *sfile : errs());
+    module = energy::importKineto(&ctx, opts, sfile ? *sfile : errs(), root);
   } else {
     if (inputs.size() != 1) {
       WithColor::error() << "--import-stage-profile takes one CSV file\n";
@@ -155,6 +160,7 @@ int main(int argc, char **argv) {
   // The importers verified the module; printing need not verify it again,
   // and local scope skips the alias table (a walk over every attribute of
   // every op; our dialects define no aliases).
+  mlir::TimingScope outputTiming = root.nest("Output");
   return writeOutput([&](raw_ostream &os) {
     module->print(os, mlir::OpPrintingFlags().assumeVerified().useLocalScope());
     return true;
