@@ -369,9 +369,11 @@ struct Hull {
   }
 };
 
+/// `states` (optional) receives the configuration of every recorded point.
 void crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
                 double P, bool keepChoices, std::vector<DagPoint> &out,
-                std::vector<FlowBound> &bounds) {
+                std::vector<FlowBound> &bounds,
+                std::vector<std::vector<uint32_t>> *states) {
   size_t n = opts.size();
   Sweep sw(dag, opts, /*rule=*/0);
   for (uint32_t t = 0; t < n; ++t)
@@ -389,6 +391,8 @@ void crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
     out.push_back(std::move(p));
   };
   record();
+  if (states)
+    states->push_back(sw.cur);
   // Each step strictly shortens the makespan; the cap is a guard.
   size_t maxSteps = 0;
   for (const TaskOptions &o : opts)
@@ -474,6 +478,8 @@ void crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
       return; // no progress (a guard; the cut shortens every path)
     sw.fill(sw.makespan);
     record();
+    if (states)
+      states->push_back(sw.cur);
   }
 }
 
@@ -643,8 +649,42 @@ bool dagFrontier(const Schedule &sched,
   // once the crash sweep has run (Bloom, 4 x 32 and 8 x 64 x 73: the same
   // frontier) and cost up to 40 times more.
   std::vector<FlowBound> bounds;
+  // Seeded sweeps (medium schedules, up to 20,000 task options): the crash
+  // sweep only ever speeds up, and the fill after each cut is myopic, so it
+  // can pass by configurations that a fill from one of its faster states
+  // reaches. From crash states at least 0.1 % of the makespan apart, fill
+  // against deadlines growing geometrically (x1.3 from one step) up to 3 %
+  // beyond the state's makespan. Bloom/A40 against Perseus's frontier, worst
+  // point: 12 microbatches +0.58 % -> -0.07 %, 48: -1.66 % -> -1.68 %.
+  bool seeded = !exact && settings.crash && totalOptions <= 20000;
+  std::vector<std::vector<uint32_t>> states;
   if (!exact && settings.crash)
-    crashSweep(dag, opts, P, settings.keepChoices, frontier, bounds);
+    crashSweep(dag, opts, P, settings.keepChoices, frontier, bounds,
+               seeded ? &states : nullptr);
+  double lastSeed = std::numeric_limits<double>::infinity();
+  for (const std::vector<uint32_t> &state : states) {
+    Sweep sw(dag, opts, /*rule=*/0);
+    for (uint32_t t = 0; t < n; ++t)
+      sw.set(t, state[t]);
+    double base = sw.makespan = dag.forward(sw.T, sw.es);
+    if (base > lastSeed - 1e-3 * base)
+      continue; // seeds at least 0.1 % of the makespan apart
+    lastSeed = base;
+    double first = step > 0 ? step : base / 1000;
+    for (double inc = first; inc <= 0.03 * base; inc *= 1.3) {
+      if (!sw.fill(base + inc))
+        continue;
+      DagPoint p;
+      p.T = sw.makespan;
+      p.E = P * sw.makespan + sw.dsum;
+      if (settings.keepChoices) {
+        p.choice.resize(n);
+        for (size_t t = 0; t < n; ++t)
+          p.choice[t] = opts[t].original[sw.cur[t]];
+      }
+      frontier.push_back(std::move(p));
+    }
+  }
   int rules = exact ? 0 : totalOptions <= 2000 || !settings.crash ? 3 : 0;
   for (int rule = 0; rule < rules; ++rule) {
     Sweep sw(dag, opts, rule);
