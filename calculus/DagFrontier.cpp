@@ -281,6 +281,82 @@ public:
     return seen;
   }
 
+  /// Every minimum cut is a node set closed under residual arcs that holds
+  /// `s` and not `t`. Ranks the nodes so that each S_k = {rank <= k} is
+  /// such a set, nested in k: 0 for the nodes reachable from `s`, 1, 2, ...
+  /// for the strongly connected components of the rest, each after every
+  /// component it reaches (Tarjan's output order), and INT_MAX for the
+  /// nodes that reach `t`. Call after run().
+  void cutRanks(int s, int t, std::vector<int> &rank) {
+    int N = int(head.size());
+    rank.assign(N, std::numeric_limits<int>::max());
+    // Nodes that reach t: backwards over arcs with residual capacity.
+    std::vector<char> reachesSink(N, 0);
+    std::vector<int> &stack = queue;
+    stack.assign(1, t);
+    reachesSink[t] = 1;
+    while (!stack.empty()) {
+      int v = stack.back();
+      stack.pop_back();
+      for (int e = head[v]; e >= 0; e = next[e])
+        if (cap_[e ^ 1] > eps && !reachesSink[to[e]]) {
+          reachesSink[to[e]] = 1;
+          stack.push_back(to[e]);
+        }
+    }
+    const std::vector<char> &fromSource = sourceSide(s);
+    for (int v = 0; v < N; ++v)
+      if (fromSource[v])
+        rank[v] = 0;
+    // Tarjan, iteratively, over the nodes in neither set.
+    std::vector<int> index(N, -1), low(N, 0), sccStack, callStack, arcAt(N);
+    std::vector<char> onStack(N, 0);
+    int counter = 0, component = 0;
+    for (int root = 0; root < N; ++root) {
+      if (fromSource[root] || reachesSink[root] || index[root] >= 0)
+        continue;
+      callStack.assign(1, root);
+      index[root] = low[root] = counter++;
+      arcAt[root] = head[root];
+      sccStack.push_back(root);
+      onStack[root] = 1;
+      while (!callStack.empty()) {
+        int u = callStack.back();
+        int &e = arcAt[u];
+        if (e >= 0) {
+          int v = to[e];
+          bool follow = cap_[e] > eps && !fromSource[v];
+          e = next[e];
+          if (!follow)
+            continue;
+          if (index[v] < 0) {
+            index[v] = low[v] = counter++;
+            arcAt[v] = head[v];
+            sccStack.push_back(v);
+            onStack[v] = 1;
+            callStack.push_back(v);
+          } else if (onStack[v]) {
+            low[u] = std::min(low[u], index[v]);
+          }
+          continue;
+        }
+        callStack.pop_back();
+        if (!callStack.empty())
+          low[callStack.back()] = std::min(low[callStack.back()], low[u]);
+        if (low[u] == index[u]) {
+          ++component;
+          int v;
+          do {
+            v = sccStack.back();
+            sccStack.pop_back();
+            onStack[v] = 0;
+            rank[v] = component;
+          } while (v != u);
+        }
+      }
+    }
+  }
+
 private:
   static constexpr double eps = 1e-12;
   bool levels(int s, int t) {
@@ -398,7 +474,8 @@ void crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
   for (const TaskOptions &o : opts)
     maxSteps += o.T.size();
   std::vector<uint32_t> crit;
-  std::vector<int> node(n, -1), taskArc(n, -1);
+  std::vector<int> node(n, -1), taskArc(n, -1), rank;
+  std::vector<std::pair<int, uint32_t>> spans, active;
   MaxFlow flow;
   double baseC = 0; // the zero flow: every task at its least d
   std::vector<Hull> hulls;
@@ -464,13 +541,63 @@ void crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
       }
       bounds.push_back({C, F});
     }
-    const std::vector<char> &side = flow.sourceSide(0);
-    bool moved = false;
+    // Several minimum cuts per flow: while every critical path shrinks by
+    // less than the least float outside the critical subgraph, that
+    // subgraph and its arcs' costs stay as they are except on the tasks
+    // just cut, so a minimum cut disjoint from those is still a minimum cut
+    // -- the step Phillips-Dessouky would take next, without a new flow.
+    // The nested minimum cuts S_k of this flow (MaxFlow::cutRanks) cut
+    // task t for k in [rank(in t), rank(out t)); walking k upwards and
+    // taking a cut only once every task of the last one has left gives
+    // disjoint ones. The first is the source side, as one cut per step.
+    double margin = std::numeric_limits<double>::infinity();
+    for (uint32_t t = 0; t < n; ++t)
+      if (node[t] < 0)
+        margin = std::min(margin, sw.ls[t] - sw.es[t]);
+    flow.cutRanks(0, 1, rank);
+    spans.clear();
     for (uint32_t t : crit)
-      if (side[in(t)] && !side[outN(t)] && sw.cur[t] > 0) {
-        sw.set(t, sw.cur[t] - 1);
-        moved = true;
+      if (rank[in(t)] < rank[outN(t)])
+        spans.push_back({rank[in(t)], t});
+    std::sort(spans.begin(), spans.end());
+    active.clear();
+    size_t nextSpan = 0;
+    double shortened = 0;
+    bool moved = false;
+    for (int k = 0;;) {
+      while (nextSpan < spans.size() && spans[nextSpan].first <= k) {
+        uint32_t t = spans[nextSpan++].second;
+        active.push_back({-rank[outN(t)], t});
+        std::push_heap(active.begin(), active.end());
       }
+      while (!active.empty() && -active.front().first <= k) {
+        std::pop_heap(active.begin(), active.end());
+        active.pop_back();
+      }
+      if (active.empty())
+        break;
+      // The cut S_k: every active task; it shortens each critical path by
+      // at least its smallest step.
+      double least = std::numeric_limits<double>::infinity();
+      int leave = k;
+      for (auto &[negOut, t] : active) {
+        if (sw.cur[t] == 0) { // an infinite arc: not a finite cut
+          least = -1;
+          break;
+        }
+        least = std::min(least, opts[t].T[sw.cur[t]] - opts[t].T[sw.cur[t] - 1]);
+        leave = std::max(leave, -negOut);
+      }
+      if (least < 0 || (moved && shortened + least > margin - tol))
+        break;
+      for (auto &[negOut, t] : active)
+        sw.set(t, sw.cur[t] - 1);
+      moved = true;
+      shortened += least;
+      if (leave == std::numeric_limits<int>::max())
+        break; // a task of this cut stays cut in every later one
+      k = leave;
+    }
     if (!moved)
       return;
     sw.makespan = dag.forward(sw.T, sw.es);
