@@ -16,6 +16,11 @@
 // D' > D, so the sweep never undoes work: the whole frontier costs
 // O(moves x (V + E)) where moves <= tasks x options.
 //
+// Series-parallel schedules (chains, fork-joins, independent devices; any
+// size) are solved exactly through their decomposition: series composition
+// is the Pareto of the Minkowski sum, parallel takes each side's cheapest
+// point within every window.
+//
 // Small problems are solved exactly instead: when enumerating every
 // combination of the tasks' Pareto options costs at most `exactBudget`
 // longest-path steps (product x (V + E)), the frontier is the exact one;
@@ -69,11 +74,17 @@ struct DagFrontierSettings {
   /// Also run the crash sweep from the energy-minimal end (min-cut steps on
   /// the critical subgraph); its points join the Pareto union.
   bool crash = true;
+  /// Series-parallel schedules are solved exactly through their
+  /// decomposition while the frontier compositions cost at most this many
+  /// point pairs (0: never).
+  uint64_t seriesParallelBudget = uint64_t(1) << 27;
 };
 
 /// How a frontier was obtained.
 struct DagFrontierResult {
-  bool exact = false;       ///< every combination enumerated
+  bool exact = false;       ///< the frontier is the exact one
+  bool seriesParallel = false; ///< exact through a series-parallel
+                               ///< decomposition (else by enumeration)
   uint64_t combinations = 0; ///< the product of Pareto option counts
                              ///< (saturating at 2^64 - 1)
   /// The largest (E - lowerBound) / lowerBound over the frontier: 0 when

@@ -111,13 +111,15 @@ computeFrontier(ScheduleOp sched, const Choices &c, double step, double quantum,
                           100 * method.worstGap)
                 .str()
           : std::string("optimality not certified");
-  sched->setAttr("energy.frontier_method",
-                 b.getStringAttr(method.exact
-                                     ? "exact: all " + combos +
-                                           " combinations enumerated"
-                                     : "heuristic (crash and deadline "
-                                       "sweeps) over " +
-                                           combos + " combinations; " + gap));
+  std::string how =
+      method.seriesParallel
+          ? "exact: series-parallel decomposition over " + combos +
+                " combinations"
+      : method.exact
+          ? "exact: all " + combos + " combinations enumerated"
+          : "heuristic (crash and deadline sweeps) over " + combos +
+                " combinations; " + gap;
+  sched->setAttr("energy.frontier_method", b.getStringAttr(how));
   return front;
 }
 

@@ -111,9 +111,140 @@ TEST(DagFrontier, ExactModeEqualsBruteForce) {
   DagFrontierResult result;
   DagFrontierSettings settings;
   settings.exactBudget = 8;
+  settings.seriesParallelBudget = 0;
   ASSERT_TRUE(dagFrontier(d.s, d.opts, settings, front, err, &result));
   EXPECT_FALSE(result.exact);
   EXPECT_GT(result.combinations, 1u);
+}
+
+/// A random vertex-series-parallel DAG: tasks composed in series (every
+/// sink of the first part before every source of the second) or in
+/// parallel, each task on its own stream so that stream order adds nothing.
+struct SpPart {
+  std::vector<uint32_t> sources, sinks;
+};
+SpPart randomSp(std::mt19937_64 &g, SmallDag &d, int tasks) {
+  if (tasks == 1) {
+    uint32_t t = uint32_t(d.s.tasks.size());
+    ScheduleTask task;
+    task.devices = {uint32_t(g() % d.s.devices.size())};
+    task.stream = t; // its own stream
+    d.s.tasks.push_back(task);
+    std::uniform_int_distribution<int> T(1, 9), D(0, 30), nOpt(1, 3);
+    d.opts.emplace_back();
+    for (int i = 0, k = nOpt(g); i < k; ++i)
+      d.opts.back().push_back({double(T(g)), double(D(g)), 0});
+    return {{t}, {t}};
+  }
+  int left = 1 + int(g() % (tasks - 1));
+  SpPart a = randomSp(g, d, left), b = randomSp(g, d, tasks - left);
+  if (g() % 2) { // series
+    for (uint32_t v : b.sources)
+      for (uint32_t u : a.sinks)
+        d.s.tasks[v].deps.push_back({u});
+    return {a.sources, b.sinks};
+  }
+  a.sources.insert(a.sources.end(), b.sources.begin(), b.sources.end());
+  a.sinks.insert(a.sinks.end(), b.sinks.begin(), b.sinks.end());
+  return a;
+}
+
+// Series-parallel schedules are exact through their decomposition: equal to
+// brute force point for point (choices included), and reported as such.
+TEST(DagFrontier, SeriesParallelEqualsBruteForce) {
+  std::mt19937_64 g(11);
+  for (int c = 0; c < 60; ++c) {
+    SmallDag d;
+    d.s.devices = {{2.0}, {3.5}};
+    randomSp(g, d, 2 + c % 9);
+    std::vector<DagPoint> front;
+    std::string err;
+    DagFrontierResult result;
+    DagFrontierSettings settings;
+    settings.exactBudget = 0; // not by enumeration
+    ASSERT_TRUE(dagFrontier(d.s, d.opts, settings, front, err, &result))
+        << err;
+    EXPECT_TRUE(result.exact) << "case " << c;
+    EXPECT_TRUE(result.seriesParallel) << "case " << c;
+    std::vector<std::pair<double, double>> brute = bruteForce(d);
+    ASSERT_EQ(front.size(), brute.size()) << "case " << c;
+    for (size_t i = 0; i < front.size(); ++i) {
+      EXPECT_DOUBLE_EQ(front[i].T, brute[i].first);
+      EXPECT_NEAR(front[i].E, brute[i].second, 1e-9);
+      EXPECT_EQ(front[i].lowerBound, front[i].E);
+      double M;
+      EXPECT_NEAR(dagEnergy(d.s, d.opts, front[i].choice, 0, &M), front[i].E,
+                  1e-9);
+      EXPECT_DOUBLE_EQ(M, front[i].T);
+    }
+  }
+}
+
+// Not series-parallel: the "N" (a -> c, a -> d, b -> d) and a start-to-start
+// edge; the answer comes from the other methods.
+TEST(DagFrontier, NotSeriesParallel) {
+  SmallDag n;
+  n.s.devices = {{1.0}};
+  for (uint32_t t = 0; t < 4; ++t) {
+    ScheduleTask task;
+    task.devices = {0};
+    task.stream = t;
+    n.s.tasks.push_back(task);
+    n.opts.push_back({{1, 5, 0}, {2, 1, 0}});
+  }
+  n.s.tasks[2].deps = {{0}};
+  n.s.tasks[3].deps = {{0}, {1}};
+  std::vector<DagPoint> front;
+  std::string err;
+  DagFrontierResult result;
+  ASSERT_TRUE(dagFrontier(n.s, n.opts, {}, front, err, &result)) << err;
+  EXPECT_TRUE(result.exact); // by enumeration
+  EXPECT_FALSE(result.seriesParallel);
+  SmallDag chain;
+  chain.s.devices = {{1.0}};
+  for (uint32_t t = 0; t < 2; ++t) {
+    ScheduleTask task;
+    task.devices = {0};
+    task.stream = t;
+    chain.s.tasks.push_back(task);
+    chain.opts.push_back({{1, 5, 0}, {2, 1, 0}});
+  }
+  chain.s.tasks[1].deps = {{0, /*startToStart=*/true, 0.5}};
+  ASSERT_TRUE(dagFrontier(chain.s, chain.opts, {}, front, err, &result));
+  EXPECT_FALSE(result.seriesParallel);
+}
+
+// A chain far beyond enumeration, from first principles: n identical tasks
+// with options (1 s, 10 J) and (2 s, 4 J) on one device of 1 W. With k slow
+// tasks T = n + k and E = (n + k) + 10 n - 6 k = 11 n - 5 k: every k is on
+// the frontier, and the exact answer is those n + 1 points.
+TEST(DagFrontier, LongChainIsExact) {
+  const uint32_t n = 2000;
+  SmallDag d;
+  d.s.devices = {{1.0}};
+  for (uint32_t t = 0; t < n; ++t) {
+    ScheduleTask task;
+    task.devices = {0};
+    if (t)
+      task.deps = {{t - 1}};
+    d.s.tasks.push_back(task);
+    d.opts.push_back({{2, 4, 0}, {1, 10, 0}});
+  }
+  std::vector<DagPoint> front;
+  std::string err;
+  DagFrontierResult result;
+  ASSERT_TRUE(dagFrontier(d.s, d.opts, {}, front, err, &result)) << err;
+  EXPECT_TRUE(result.exact);
+  EXPECT_TRUE(result.seriesParallel);
+  ASSERT_EQ(front.size(), n + 1);
+  for (uint32_t k = 0; k <= n; ++k) {
+    EXPECT_DOUBLE_EQ(front[k].T, n + k);
+    EXPECT_DOUBLE_EQ(front[k].E, 11.0 * n - 5.0 * k);
+    uint32_t slow = 0;
+    for (uint32_t c : front[k].choice)
+      slow += c == 0; // option 0 is the slow one
+    EXPECT_EQ(slow, k);
+  }
 }
 
 // Issue 4's small-DAG scale at its largest: 12 tasks on a pipeline-like
@@ -167,6 +298,7 @@ TEST(DagFrontier, TwelveTasksAreExact) {
   }
   DagFrontierSettings sweep;
   sweep.exactBudget = 0;
+  sweep.seriesParallelBudget = 0;
   std::vector<DagPoint> greedy;
   ASSERT_TRUE(dagFrontier(four.s, four.opts, sweep, greedy, err, &result));
   EXPECT_FALSE(result.exact);
@@ -187,6 +319,7 @@ TEST(DagFrontier, WithinOnePercentOfBruteForceOnSmallDags) {
     std::string err;
     DagFrontierSettings settings;
     settings.exactBudget = 0; // the heuristic sweep, measured below
+    settings.seriesParallelBudget = 0;
     ASSERT_TRUE(dagFrontier(s, opts, settings, front, err)) << err;
     std::vector<std::pair<double, double>> ours;
     for (const DagPoint &p : front) {
