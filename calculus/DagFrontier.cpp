@@ -25,9 +25,13 @@ struct Dag {
   std::vector<uint32_t> succStart, predStart;
   std::vector<Edge> succ, pred; // pred[].to is the predecessor
   std::vector<uint32_t> topo;
+  std::vector<double> release; ///< per task: earliest start
 
   bool build(const Schedule &s, std::string &err) {
     size_t n = s.tasks.size();
+    release.resize(n);
+    for (size_t t = 0; t < n; ++t)
+      release[t] = s.tasks[t].release;
     std::vector<std::pair<uint32_t, Edge>> edges; // (from, edge)
     std::unordered_map<uint64_t, uint32_t> last;
     for (uint32_t t = 0; t < n; ++t) {
@@ -80,6 +84,15 @@ struct Dag {
       err = "the schedule's dependencies and stream order form a cycle";
       return false;
     }
+    // Makespans count from the schedule's start, as the lowering does: the
+    // earliest release of a task without predecessors (any other task
+    // starts after one of those), whatever the options.
+    double origin = std::numeric_limits<double>::infinity();
+    for (size_t v = 0; v < n; ++v)
+      if (predStart[v] == predStart[v + 1])
+        origin = std::min(origin, release[v]);
+    for (double &r : release)
+      r = std::max(0.0, r - origin);
     return true;
   }
 
@@ -87,7 +100,7 @@ struct Dag {
   double forward(const std::vector<double> &T, std::vector<double> &es) const {
     double end = 0;
     for (uint32_t v : topo) {
-      double st = 0;
+      double st = release[v];
       for (uint32_t i = predStart[v]; i < predStart[v + 1]; ++i) {
         const Edge &e = pred[i];
         st = std::max(st, e.startToStart ? es[e.to] + e.lag : es[e.to] + T[e.to]);
@@ -514,7 +527,7 @@ void crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
                           : (opts[t].d[c - 1] - opts[t].d[c]) /
                                 std::max(opts[t].T[c] - opts[t].T[c - 1], 1e-15);
       taskArc[node[t]] = flow.arc(in(t), outN(t), cap);
-      if (sw.es[t] <= tol)
+      if (sw.es[t] <= dag.release[t] + tol) // from the start or its release
         flow.arc(0, in(t), MaxFlow::Inf);
       if (sw.es[t] + sw.T[t] >= M - tol)
         flow.arc(outN(t), 1, MaxFlow::Inf);
@@ -633,9 +646,12 @@ double dagEnergy(const Schedule &sched,
   std::vector<double> start;
   std::vector<uint32_t> cycle;
   computeStartTimes(timed, start, cycle);
-  double end = 0;
+  // From the schedule's start (the earliest release), as the lowering counts.
+  double origin = start.empty() ? 0 : *std::min_element(start.begin(), start.end());
+  double end = origin;
   for (size_t t = 0; t < timed.tasks.size(); ++t)
     end = std::max(end, start[t] + timed.tasks[t].duration);
+  end -= origin;
   double P = 0;
   for (const ScheduleDevice &dev : sched.devices)
     P += dev.staticPower;
@@ -658,8 +674,8 @@ namespace {
 /// structure: their presence answers no.
 struct SpTree {
   struct Node {
-    enum Kind : uint8_t { Leaf, Series, Parallel } kind;
-    uint32_t a, b; ///< Leaf: a = the task; else the two children
+    enum Kind : uint8_t { Leaf, Release, Series, Parallel } kind;
+    uint32_t a, b; ///< Leaf and Release: a = the task; else the children
   };
   std::vector<Node> nodes; ///< children before parents
   uint32_t root = 0;
@@ -771,8 +787,13 @@ bool decomposeSeriesParallel(const Dag &dag, size_t n, SpTree &tree) {
   }
   for (uint32_t v = 0; v < n; ++v) {
     addEdge(2 + 2 * v, 3 + 2 * v, v);
-    if (preds[v].empty())
+    // A release time is a fixed-length edge from the source.
+    if (dag.release[v] > 0) {
+      tree.nodes.push_back({SpTree::Node::Release, v, 0});
+      addEdge(0, 2 + 2 * v, uint32_t(tree.nodes.size() - 1));
+    } else if (preds[v].empty()) {
       addEdge(0, 2 + 2 * v, SpZero);
+    }
     if (succs[v].empty())
       addEdge(3 + 2 * v, 1, SpZero);
     if (junctionFrom[v] != UINT32_MAX)
@@ -816,7 +837,8 @@ bool decomposeSeriesParallel(const Dag &dag, size_t n, SpTree &tree) {
 /// makespan). Back-pointers rebuild each point's choices. Returns false
 /// when the work would exceed `budget` point pairs (the caller falls back).
 bool seriesParallelFrontier(const SpTree &tree,
-                            const std::vector<TaskOptions> &opts, double P,
+                            const std::vector<TaskOptions> &opts,
+                            const std::vector<double> &release, double P,
                             bool keepChoices, uint64_t budget,
                             std::vector<DagPoint> &out) {
   struct Front {
@@ -851,6 +873,11 @@ bool seriesParallelFrontier(const SpTree &tree,
     if (node.kind == SpTree::Node::Leaf) {
       r.T = opts[node.a].T;
       r.d = opts[node.a].d;
+      continue;
+    }
+    if (node.kind == SpTree::Node::Release) {
+      r.T = {release[node.a]};
+      r.d = {0};
       continue;
     }
     const Front &A = f[node.a], &B = f[node.b];
@@ -908,6 +935,8 @@ bool seriesParallelFrontier(const SpTree &tree,
           point.choice[node.a] = opts[node.a].original[q];
           continue;
         }
+        if (node.kind == SpTree::Node::Release)
+          continue;
         stack.push_back({node.a, f[k].ia[q]});
         stack.push_back({node.b, f[k].ib[q]});
       }
@@ -1038,7 +1067,7 @@ bool dagFrontier(const Schedule &sched,
     SpTree sp;
     std::vector<DagPoint> spFrontier;
     if (decomposeSeriesParallel(dag, n, sp) &&
-        seriesParallelFrontier(sp, opts, P, settings.keepChoices,
+        seriesParallelFrontier(sp, opts, dag.release, P, settings.keepChoices,
                                settings.seriesParallelBudget, spFrontier)) {
       frontier = std::move(spFrontier);
       if (result) {

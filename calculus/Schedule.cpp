@@ -146,7 +146,7 @@ bool computeStartTimes(const Schedule &s, std::vector<double> &start,
     if (task.fixedStart >= 0) {
       start[t] = task.fixedStart;
     } else {
-      double st = 0;
+      double st = task.release;
       for (const Dependency &dep : task.deps)
         st = std::max(st, dep.startToStart
                               ? start[dep.pred] + dep.lag

@@ -53,6 +53,8 @@ struct ScheduleTask {
   double varT = 0, varD = 0;
   /// Fixed start (an imported trace's measured time); negative when free.
   double fixedStart = -1;
+  /// Earliest start whatever the dependencies (a request's arrival), s.
+  double release = 0;
   std::vector<Dependency> deps;
 };
 
@@ -62,8 +64,8 @@ struct Schedule {
 };
 
 /// Start times by list scheduling: each task starts when its dependencies
-/// allow and its stream on each of its devices is free, streams executing in
-/// program order. Fixed starts are kept (and still order their streams).
+/// and its release time allow and its stream on each of its devices is free,
+/// streams executing in program order. Fixed starts are kept (and still order their streams).
 /// On a dependency cycle returns false and fills `cycle` with the task ids
 /// along it.
 bool computeStartTimes(const Schedule &sched, std::vector<double> &start,

@@ -134,7 +134,8 @@ struct EnergyEmitDvfsPass
                 ob, task.getLoc(),
                 ob.getStringAttr(task.getSymName() + ".switch"),
                 task.getDeviceAttr(), task.getStreamAttr(), ArrayAttr(),
-                ArrayAttr(), FloatAttr(), ob.getStringAttr("dvfs-switch"),
+                ArrayAttr(), FloatAttr(), FloatAttr(),
+                ob.getStringAttr("dvfs-switch"),
                 ob.getDictionaryAttr(theta), FloatAttr(), FloatAttr(), cost,
                 StringAttr(), ArrayAttr());
           }

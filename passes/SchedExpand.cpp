@@ -120,8 +120,8 @@ struct SchedExpandPass
                                  std::nullopt, std::nullopt);
       TaskOp::create(b, loc, b.getStringAttr(prefix + "_run"), devRef,
                      IntegerAttr(), ArrayAttr(), ArrayAttr(), FloatAttr(),
-                     b.getStringAttr("inference"), b.getDictionaryAttr(theta),
-                     b.getF64FloatAttr(start),
+                     b.getF64FloatAttr(start), b.getStringAttr("inference"),
+                     b.getDictionaryAttr(theta), FloatAttr(),
                      sig ? FloatAttr() : b.getF64FloatAttr(T), sig,
                      StringAttr(), ArrayAttr());
       op.erase();
@@ -155,12 +155,23 @@ struct SchedExpandPass
         sig = SignatureAttr::get(&getContext(), st.duration,
                                  *power * st.duration, 0, 0, std::nullopt,
                                  std::nullopt);
+      // A prefill may not start before its requests arrive; everything
+      // else follows from the chain. List scheduling with these releases
+      // reproduces the simulated timeline, and stays right when the
+      // signatures are later filled by a model with other durations.
+      FloatAttr release;
+      if (!isDecode) {
+        double arrival = 0;
+        for (uint32_t r : st.requests)
+          arrival = std::max(arrival, reqs[r].arrival);
+        release = b.getF64FloatAttr(arrival);
+      }
       TaskOp::create(
           b, loc, name, devRef, IntegerAttr(),
           prev ? b.getArrayAttr({FlatSymbolRefAttr::get(prev)}) : ArrayAttr(),
-          ArrayAttr(), FloatAttr(),
+          ArrayAttr(), FloatAttr(), release,
           b.getStringAttr(isDecode ? "decode" : "prefill"),
-          b.getDictionaryAttr(theta), b.getF64FloatAttr(st.start),
+          b.getDictionaryAttr(theta), FloatAttr(),
           sig ? FloatAttr() : b.getF64FloatAttr(st.duration), sig,
           StringAttr(), ArrayAttr());
       prev = name;
@@ -257,7 +268,8 @@ struct SchedExpandPass
       }
       TaskOp::create(b, loc, names[t], devices[ti.replica * spec.stages + rank],
                      IntegerAttr(), refs(task.deps, false), ArrayAttr(),
-                     FloatAttr(), kindAttr, b.getDictionaryAttr(theta),
+                     FloatAttr(), FloatAttr(), kindAttr,
+                     b.getDictionaryAttr(theta),
                      FloatAttr(), FloatAttr(), sig, StringAttr(),
                      cast_or_null<ArrayAttr>(options));
     }

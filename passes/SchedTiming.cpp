@@ -22,7 +22,7 @@ struct SchedTimingPass
     Builder b(&getContext());
     WalkResult r = getOperation()->walk([&](ScheduleOp sched) {
       FailureOr<SchedGraph> g =
-          SchedGraph::build(sched, SchedGraph::Need::Signatures);
+          SchedGraph::build(sched, SchedGraph::Need::Durations);
       if (failed(g))
         return WalkResult::interrupt();
       std::vector<double> start;

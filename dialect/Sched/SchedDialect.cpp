@@ -116,6 +116,18 @@ static LogicalResult verifyTaskCommon(OpTy op) {
 }
 
 LogicalResult TaskOp::verify() {
+  if (auto release = getReleaseAttr()) {
+    double r = release.getValueAsDouble();
+    if (!(r >= 0) || !std::isfinite(r))
+      return emitOpError("release time must be finite and non-negative; got ")
+             << formatQuantity(r, Dimension::Time);
+    if (auto start = getStartAttr();
+        start && start.getValueAsDouble() < r * (1 - 1e-12))
+      return emitOpError("starts at ")
+             << formatQuantity(start.getValueAsDouble(), Dimension::Time)
+             << ", before its release time "
+             << formatQuantity(r, Dimension::Time);
+  }
   if (auto dur = getDurationAttr()) {
     double t = dur.getValueAsDouble();
     if (!(t >= 0) || !std::isfinite(t))

@@ -76,7 +76,7 @@ FailureOr<SchedGraph> SchedGraph::build(ScheduleOp op, Need need) {
       for (uint32_t i = 0; i < parts; ++i)
         g.taskOps.push_back(&child);
     } else if (isa<PipelineOp, ServeOp>(child)) {
-      if (need == Need::Signatures)
+      if (need != Need::Structure)
         return child.emitOpError(
             "is a generator; run --sched-expand before timing or lowering");
     } else {
@@ -137,6 +137,8 @@ FailureOr<SchedGraph> SchedGraph::build(ScheduleOp op, Need need) {
         return failure();
       if (auto start = op.getStartAttr())
         task.fixedStart = start.getValueAsDouble();
+      if (auto release = op.getReleaseAttr())
+        task.release = release.getValueAsDouble();
       if (SignatureAttr sig = op.getSigAttr()) {
         task.duration = sig.time();
         task.d = sig.dynamicEnergy();
@@ -146,6 +148,10 @@ FailureOr<SchedGraph> SchedGraph::build(ScheduleOp op, Need need) {
         return missingSignature(op);
       } else if (auto dur = op.getDurationAttr()) {
         task.duration = dur.getValueAsDouble();
+      } else if (need == Need::Durations) {
+        return op.emitOpError("@")
+               << op.getSymName()
+               << " has no duration: give it `for <time>` or a signature";
       }
       ++t;
       continue;
@@ -199,7 +205,7 @@ FailureOr<SchedGraph> SchedGraph::build(ScheduleOp op, Need need) {
       task.d = sig.dynamicEnergy();
       task.varT = sig.sigmaTime() * sig.sigmaTime();
       task.varD = sig.sigmaDynamic() * sig.sigmaDynamic();
-    } else if (need == Need::Signatures) {
+    } else if (need != Need::Structure) {
       return missingSignature(coll);
     }
     ++t;

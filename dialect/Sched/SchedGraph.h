@@ -24,6 +24,7 @@ struct SchedGraph {
 
   enum class Need {
     Structure,  ///< symbols, dependencies; signatures optional
+    Durations,  ///< every task needs T (a signature or a measured `for`)
     Signatures, ///< every task needs T and d
   };
   /// Builds the graph; emits located diagnostics and fails on bad symbols

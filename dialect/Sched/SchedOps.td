@@ -53,7 +53,9 @@ def Sched_TaskOp : Sched_Op<"task", [Symbol]> {
     duration without an energy (an imported trace before its signatures are
     filled; it must agree with `sig`'s T when both are given). `options` is
     the operating set: the (operating point, T, d[, s]) choices for
-    planning.
+    planning. `release <time>` is the earliest time the task may start
+    whatever its dependencies (a request's arrival): timing, lowering and
+    planning respect it, and a fixed `start` may not precede it.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        FlatSymbolRefAttr:$device,
@@ -61,6 +63,7 @@ def Sched_TaskOp : Sched_Op<"task", [Symbol]> {
                        OptionalAttr<FlatSymbolRefArrayAttr>:$after,
                        OptionalAttr<FlatSymbolRefArrayAttr>:$with,
                        OptionalAttr<F64Attr>:$lag,
+                       OptionalAttr<F64Attr>:$release,
                        OptionalAttr<StrAttr>:$kind,
                        OptionalAttr<DictionaryAttr>:$theta,
                        OptionalAttr<F64Attr>:$start,
@@ -71,7 +74,8 @@ def Sched_TaskOp : Sched_Op<"task", [Symbol]> {
                                     "operating set">>:$options);
   let assemblyFormat = [{
     $sym_name `on` $device (`stream` $stream^)? (`after` $after^)?
-    (`with` $with^)? `` custom<OptionalTime>("\"lag\"", $lag) (`kind` $kind^)?
+    (`with` $with^)? `` custom<OptionalTime>("\"lag\"", $lag)
+    `` custom<OptionalTime>("\"release\"", $release) (`kind` $kind^)?
     ($theta^)? `` custom<OptionalTime>("\"start\"", $start)
     `` custom<OptionalTime>("\"for\"", $duration) (`sig` $sig^)?
     (`db` $db^)? (`options` $options^)? attr-dict-with-keyword

@@ -1,4 +1,5 @@
 // RUN: energy-opt %s --sched-expand -split-input-file -verify-diagnostics | FileCheck %s
+// RUN: energy-opt %s --sched-expand --sched-timing -split-input-file -verify-diagnostics | FileCheck %s --check-prefix=TIMING
 
 // Continuous batching: requests 0 and 1 arrive at 0 s and prefill together;
 // request 2 arrives at 20 ms, joins at the next iteration boundary after its
@@ -10,9 +11,18 @@
 // Outputs: 3 + 2 + 2 = 7 useful tokens, recorded for per-token reporting.
 // CHECK-LABEL: sched.schedule @inference attributes {energy.output_tokens = 7 : i64}
 // CHECK:      sched.device @chat_gpu kind "H100-SXM5" static 100 W
-// CHECK-NEXT: sched.task @chat_prefill0 on @chat_gpu kind "prefill" {requests = [0, 1], token_squares = 1.250000e+04 : f64, tokens = 150 : i64} start 0 s sig <T = 16 ms, d = 6.4 J>
-// CHECK-NEXT: sched.task @chat_decode0 on @chat_gpu after [@chat_prefill0] kind "decode" {batch = 2 : i64, history = 1.500000e+02 : f64, kv_bytes_per_token = 1.310720e+05 : f64, mean_history = 7.500000e+01 : f64, weight_bytes = 1.500000e+10 : f64} start 16 ms sig <T = 6.0065536 ms
-// CHECK-NEXT: sched.task @chat_prefill1 on @chat_gpu after [@chat_decode0] kind "prefill" {requests = [2], token_squares = 1.000000e+02 : f64, tokens = 10 : i64}
+// A prefill may not start before its requests arrive (`release`); list
+// scheduling from there reproduces the simulated timeline (TIMING): decode
+// 0 at 16 ms, request 2's prefill at 22.0065536 ms (it arrived at 20 ms,
+// during decode 0), then 2 ms of prefill.
+// CHECK-NEXT: sched.task @chat_prefill0 on @chat_gpu release 0 s kind "prefill" {requests = [0, 1], token_squares = 1.250000e+04 : f64, tokens = 150 : i64} sig <T = 16 ms, d = 6.4 J>
+// CHECK-NEXT: sched.task @chat_decode0 on @chat_gpu after [@chat_prefill0] kind "decode" {batch = 2 : i64, history = 1.500000e+02 : f64, kv_bytes_per_token = 1.310720e+05 : f64, mean_history = 7.500000e+01 : f64, weight_bytes = 1.500000e+10 : f64} sig <T = 6.0065536 ms
+// CHECK-NEXT: sched.task @chat_prefill1 on @chat_gpu after [@chat_decode0] release 20 ms kind "prefill" {requests = [2], token_squares = 1.000000e+02 : f64, tokens = 10 : i64}
+// TIMING-LABEL: sched.schedule @inference
+// TIMING: sched.task @chat_prefill0 {{.*}} start 0 s sig
+// TIMING: sched.task @chat_decode0 {{.*}} start 16 ms sig
+// TIMING: sched.task @chat_prefill1 {{.*}} start 22.0065536 ms sig <T = 2 ms
+// TIMING: sched.task @chat_decode1 {{.*}} start 24.0065536 ms sig
 // CHECK-NEXT: sched.task @chat_decode1 {{.*}} {batch = 3 : i64, history = 1.620000e+02 : f64
 // CHECK-NEXT: sched.task @chat_decode2 {{.*}} {batch = 2 : i64, history = 1.130000e+02 : f64
 // CHECK-NOT:  sched.task
@@ -26,11 +36,23 @@ sched.schedule @inference {
 // order, no joins. Without a power model the tasks carry measured-style
 // durations (`for`) and no energy.
 // CHECK-LABEL: sched.schedule @batchy
-// CHECK: sched.task @gen_prefill0 on @gen_gpu kind "prefill" {requests = [0, 1], token_squares = {{.*}} : f64, tokens = {{[0-9]+}} : i64} start {{.*}} for {{.*}}
+// CHECK: sched.task @gen_prefill0 on @gen_gpu release {{.*}} kind "prefill" {requests = [0, 1], token_squares = {{.*}} : f64, tokens = {{[0-9]+}} : i64} for {{.*}}
 // CHECK: sched.task @gen_prefill1 {{.*}} {requests = [2, 3]
 // CHECK: sched.task @gen_prefill2 {{.*}} {requests = [4]
 sched.schedule @batchy {
   sched.serve @gen {weight_bytes = 1.5e10, kv_bytes_per_token = 131072.0, max_batch = 2, policy = "static", num_requests = 5, arrival_rate = 10.0, prompt_min = 10, prompt_max = 100, output_min = 1, output_max = 4, seed = 7, hbm_bandwidth = 3.0e12, prefill_tokens_per_s = 10000.0, iteration_overhead = 0.001, device_kind = "H100-SXM5", static_power = 100.0}
+}
+
+// -----
+
+// The engine idles between requests: request 1 arrives at 500 ms, long after
+// request 0 is done (prefill 1 ms + 10 / 10^4 s = 2 ms, one decode step).
+// Its prefill is released at 500 ms and list scheduling waits for it.
+// TIMING-LABEL: sched.schedule @idle
+// TIMING: sched.task @s_prefill0 {{.*}} release 0 s {{.*}} start 0 s
+// TIMING: sched.task @s_prefill1 {{.*}} release 500 ms {{.*}} start 500 ms
+sched.schedule @idle {
+  sched.serve @s {weight_bytes = 1.5e10, kv_bytes_per_token = 131072.0, max_batch = 4, policy = "continuous", requests = [[0.0, 10, 1], [0.5, 10, 1]], hbm_bandwidth = 3.0e12, prefill_tokens_per_s = 10000.0, iteration_overhead = 0.001, device_kind = "H100-SXM5", static_power = 100.0, dynamic_power = 400.0}
 }
 
 // -----

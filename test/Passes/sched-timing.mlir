@@ -37,6 +37,6 @@ sched.schedule @dead {
 
 sched.schedule @nosig {
   sched.device @g kind "A100" static 60 W
-  // expected-error @+1 {{'sched.task' op @x has no signature: give it `sig <T = ..., d = ...>` or fill it from a signature database}}
+  // expected-error @+1 {{'sched.task' op @x has no duration: give it `for <time>` or a signature}}
   sched.task @x on @g db "key"
 }

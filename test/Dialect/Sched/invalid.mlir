@@ -128,3 +128,19 @@ sched.schedule @s {
   // expected-error @+1 {{'sched.task' op measured duration 2 ms disagrees with its signature's T = 1 ms}}
   sched.task @a on @g for 2 ms sig <T = 1 ms, d = 1 J>
 }
+
+// -----
+
+sched.schedule @s {
+  sched.device @g kind "A100" static 60 W
+  // expected-error @+1 {{'sched.task' op starts at 1 ms, before its release time 2 ms}}
+  sched.task @a on @g release 2 ms start 1 ms sig <T = 1 ms, d = 1 J>
+}
+
+// -----
+
+sched.schedule @s {
+  sched.device @g kind "A100" static 60 W
+  // expected-error @+1 {{'sched.task' op release time must be finite and non-negative; got -2 ms}}
+  sched.task @a on @g release -2 ms sig <T = 1 ms, d = 1 J>
+}

@@ -7,7 +7,7 @@
 // CHECK-NEXT:    sched.device @gpu1 kind "A100-SXM4" static 60 W at <sm_mhz = 1410>
 // CHECK-NEXT:    sched.task @F0_0 on @gpu0 kind "forward" {microbatch = 0 : i64, stage = 0 : i64} sig <T = 50 ms, d = 20 J>
 // CHECK-NEXT:    sched.task @F1_0 on @gpu1 after [@F0_0] kind "forward" sig <T = 50 ms, d = 20 J> options [#energy.option<sm_mhz = 1410, T = 50 ms, d = 20 J>, #energy.option<sm_mhz = 1200, T = 58 ms, d = 16 J>]
-// CHECK-NEXT:    sched.task @B1_0 on @gpu1 stream 1 after [@F1_0] kind "backward" start 100 ms sig <T = 100 ms, d = 45 J, sigma_T = 1 ms>
+// CHECK-NEXT:    sched.task @B1_0 on @gpu1 stream 1 after [@F1_0] release 80 ms kind "backward" start 100 ms sig <T = 100 ms, d = 45 J, sigma_T = 1 ms>
 // CHECK-NEXT:    sched.task @B0_0 on @gpu0 after [@B1_0] kind "backward" db "llama3-8b/stage0/bwd"
 // CHECK-NEXT:    sched.collective @ar0 on [@gpu0, @gpu1] stream 2 with [@B0_0, @B1_0] lag 10 ms kind "allreduce" sig <T = 30 ms, d = 6 J>
 // CHECK-NEXT:  }
@@ -16,7 +16,7 @@ sched.schedule @iter {
   sched.device @gpu1 kind "A100-SXM4" static 60 W at #energy.op_point<sm_mhz = 1410>
   sched.task @F0_0 on @gpu0 kind "forward" {stage = 0, microbatch = 0} sig <T = 50 ms, d = 20 J>
   sched.task @F1_0 on @gpu1 after [@F0_0] kind "forward" sig <T = 50 ms, d = 20 J> options [#energy.option<sm_mhz = 1410, T = 50 ms, d = 20 J>, #energy.option<T = 58 ms, d = 16 J, sm_mhz = 1200>]
-  sched.task @B1_0 on @gpu1 stream 1 after [@F1_0] kind "backward" start 0.1 s sig <T = 100 ms, d = 45 J, sigma_T = 1 ms>
+  sched.task @B1_0 on @gpu1 stream 1 after [@F1_0] release 80 ms kind "backward" start 0.1 s sig <T = 100 ms, d = 45 J, sigma_T = 1 ms>
   sched.task @B0_0 on @gpu0 after [@B1_0] kind "backward" db "llama3-8b/stage0/bwd"
   sched.collective @ar0 on [@gpu0, @gpu1] stream 2 with [@B0_0, @B1_0] lag 10 ms kind "allreduce" sig <T = 30 ms, d = 6 J>
 }
