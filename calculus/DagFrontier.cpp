@@ -631,6 +631,77 @@ double quantize(double t, double q) {
 
 } // namespace
 
+double dagEnergyWithSwitches(const Schedule &sched,
+                             const std::vector<std::vector<Option>> &options,
+                             const std::vector<uint32_t> &choice,
+                             const std::vector<std::vector<int64_t>> &clocks,
+                             const std::vector<SwitchCost> &deviceCost,
+                             double quantum, double *makespan,
+                             uint32_t *switches) {
+  size_t n = sched.tasks.size();
+  // Which tasks a switch precedes, in program order per lane.
+  std::vector<char> switchBefore(n, 0);
+  std::map<std::pair<uint32_t, uint32_t>, int64_t> laneClock;
+  uint32_t count = 0;
+  for (size_t t = 0; t < n; ++t) {
+    const ScheduleTask &task = sched.tasks[t];
+    int64_t clock = clocks[t][choice[t]];
+    if (clock < 0 || task.devices.size() != 1)
+      continue;
+    auto [it, first] =
+        laneClock.try_emplace({task.devices[0], task.stream}, clock);
+    if (!first && it->second != clock) {
+      ++count;
+      switchBefore[t] = deviceCost[task.devices[0]].declared;
+    }
+    it->second = clock;
+  }
+  Schedule timed;
+  timed.devices = sched.devices;
+  std::vector<uint32_t> index(n);
+  double d = 0;
+  for (size_t t = 0; t < n; ++t) {
+    const ScheduleTask &task = sched.tasks[t];
+    if (switchBefore[t]) {
+      const SwitchCost &c = deviceCost[task.devices[0]];
+      ScheduleTask sw;
+      sw.devices = task.devices;
+      sw.stream = task.stream;
+      sw.duration = c.T;
+      sw.d = c.d;
+      d += c.d;
+      timed.tasks.push_back(std::move(sw));
+    }
+    index[t] = uint32_t(timed.tasks.size());
+    ScheduleTask copy = task;
+    const Option &o = options[t][choice[t]];
+    copy.duration = quantize(o.T, quantum);
+    copy.d = o.d;
+    copy.fixedStart = -1;
+    d += o.d;
+    timed.tasks.push_back(std::move(copy));
+  }
+  for (ScheduleTask &task : timed.tasks)
+    for (Dependency &dep : task.deps)
+      dep.pred = index[dep.pred];
+  std::vector<double> start;
+  std::vector<uint32_t> cycle;
+  computeStartTimes(timed, start, cycle);
+  double origin =
+      start.empty() ? 0 : *std::min_element(start.begin(), start.end());
+  double end = origin;
+  for (size_t t = 0; t < timed.tasks.size(); ++t)
+    end = std::max(end, start[t] + timed.tasks[t].duration);
+  double P = 0;
+  for (const ScheduleDevice &dev : sched.devices)
+    P += dev.staticPower;
+  if (makespan)
+    *makespan = end - origin;
+  if (switches)
+    *switches = count;
+  return P * (end - origin) + d;
+}
+
 double dagEnergy(const Schedule &sched,
                  const std::vector<std::vector<Option>> &options,
                  const std::vector<uint32_t> &choice, double quantum,

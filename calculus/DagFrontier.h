@@ -104,6 +104,29 @@ bool dagFrontier(const Schedule &sched,
                  std::vector<DagPoint> &frontier, std::string &err,
                  DagFrontierResult *result = nullptr);
 
+/// What one clock switch costs on a device (its `energy.switch`).
+struct SwitchCost {
+  bool declared = false;
+  double T = 0, d = 0;
+};
+
+/// The schedule with each task at `choice` and its clock switches
+/// (docs/PLAN.md): on each (device, stream) lane, in program order, a
+/// single-device task whose clock (`clocks[t][option]`, -1 for none) differs
+/// from the lane's previous clocked task counts one switch; where its device
+/// declares a cost, a switch task of that cost runs on the lane just before
+/// it (waiting for nothing else, so it may hide in idle time), as
+/// --energy-emit-dvfs inserts it. Returns P * makespan + sum of d (switches
+/// included), the makespan from the schedule's start in `makespan` and the
+/// number of switches in `switches`.
+double dagEnergyWithSwitches(const Schedule &sched,
+                             const std::vector<std::vector<Option>> &options,
+                             const std::vector<uint32_t> &choice,
+                             const std::vector<std::vector<int64_t>> &clocks,
+                             const std::vector<SwitchCost> &deviceCost,
+                             double quantum, double *makespan,
+                             uint32_t *switches);
+
 /// Energy of the schedule with each task at `choice` (interval accounting
 /// with the blocking-power model): P * makespan + sum of d.
 double dagEnergy(const Schedule &sched,

@@ -162,11 +162,15 @@ struct EnergyEmitDvfsPass
     if (failed(g->startTimes(sched, start, /*ignoreFixed=*/true)))
       return failure();
     const calculus::Schedule &s = g->schedule;
-    double end = 0, d = 0, P = 0;
+    // From the schedule's start (its earliest release), as the lowering and
+    // the planner count.
+    double origin = start.empty() ? 0 : *llvm::min_element(start);
+    double end = origin, d = 0, P = 0;
     for (size_t t = 0; t < s.tasks.size(); ++t) {
       end = std::max(end, start[t] + s.tasks[t].duration);
       d += s.tasks[t].d;
     }
+    end -= origin;
     for (const calculus::ScheduleDevice &dev : s.devices)
       P += dev.staticPower;
     Builder b(sched.getContext());

@@ -1,0 +1,60 @@
+// RUN: energy-opt %s --energy-plan="max-slowdown=25" -split-input-file | FileCheck %s
+// RUN: energy-opt %s --energy-plan="max-slowdown=25" --energy-emit-dvfs -split-input-file | FileCheck %s --check-prefix=EMIT
+
+// The planner weighs each candidate with what its clock switches cost. One
+// device of 10 W runs @a -> @b -> @c; only @b may slow down (900 MHz:
+// 14 ms, 0.7 J instead of 10 ms, 1 J). Frontier: (30 ms, 3.30 J) all at
+// 1200 MHz, (34 ms, 3.04 J) with @b at 900. Limit: 30 ms x 1.25 = 37.5 ms.
+//
+// Without a declared switch cost: @b at 900 MHz, 3.04 J.
+// CHECK-LABEL: sched.schedule @free
+// CHECK-SAME: E_J = 3.04
+// CHECK-NOT: switches
+// CHECK: sched.task @b {{.*}}energy.dvfs = #energy.op_point<sm_mhz = 900>
+sched.schedule @free {
+  sched.device @g kind "X" static 10 W
+  sched.task @a on @g sig <T = 10 ms, d = 1 J> options [#energy.option<sm_mhz = 1200, T = 10 ms, d = 1 J>]
+  sched.task @b on @g after [@a] sig <T = 10 ms, d = 1 J> options [#energy.option<sm_mhz = 1200, T = 10 ms, d = 1 J>, #energy.option<sm_mhz = 900, T = 14 ms, d = 700 mJ>]
+  sched.task @c on @g after [@b] sig <T = 10 ms, d = 1 J> options [#energy.option<sm_mhz = 1200, T = 10 ms, d = 1 J>]
+}
+
+// -----
+
+// Switches at 1 ms and 50 mJ: slowing @b takes two (1200 -> 900 -> 1200):
+// 36 ms and 0.36 + 2.7 + 0.1 = 3.16 J, still below 3.30 J: kept, and the
+// emitted switches give the same figures. The saving is counted with the
+// switches: 1 - 3.16 / 3.30 = 4.24 %.
+// CHECK-LABEL: sched.schedule @cheap
+// CHECK-SAME: E_J = 3.04
+// CHECK-SAME: E_with_switches_J = {{3.1599[0-9]*|3.16[0-9]*}}
+// CHECK-SAME: T_with_switches_s = {{0.036|3.6[0-9]*e-02}}
+// CHECK-SAME: saving_pct = 4.24
+// CHECK-SAME: switches = 2
+// CHECK: sched.task @b {{.*}}energy.dvfs = #energy.op_point<sm_mhz = 900>
+// EMIT-LABEL: sched.schedule @cheap
+// EMIT-SAME: E_with_switches_J = {{3.1599[0-9]*|3.16[0-9]*}}
+// EMIT-SAME: switches = 2
+// EMIT: sched.task @b.switch on @g kind "dvfs-switch"
+// EMIT: sched.task @c.switch on @g kind "dvfs-switch"
+sched.schedule @cheap {
+  sched.device @g kind "X" static 10 W {energy.switch = #energy.sig<T = 1 ms, d = 50 mJ>}
+  sched.task @a on @g sig <T = 10 ms, d = 1 J> options [#energy.option<sm_mhz = 1200, T = 10 ms, d = 1 J>]
+  sched.task @b on @g after [@a] sig <T = 10 ms, d = 1 J> options [#energy.option<sm_mhz = 1200, T = 10 ms, d = 1 J>, #energy.option<sm_mhz = 900, T = 14 ms, d = 700 mJ>]
+  sched.task @c on @g after [@b] sig <T = 10 ms, d = 1 J> options [#energy.option<sm_mhz = 1200, T = 10 ms, d = 1 J>]
+}
+
+// -----
+
+// Switches at 1 ms and 200 mJ: slowing @b would cost 0.36 + 2.7 + 0.4 =
+// 3.46 J > 3.30 J, so the plan keeps every task at 1200 MHz (no switch).
+// CHECK-LABEL: sched.schedule @costly
+// CHECK-SAME: E_J = 3.3
+// CHECK-SAME: E_with_switches_J = 3.3
+// CHECK-SAME: switches = 0
+// CHECK: sched.task @b {{.*}}energy.dvfs = #energy.op_point<sm_mhz = 1200>
+sched.schedule @costly {
+  sched.device @g kind "X" static 10 W {energy.switch = #energy.sig<T = 1 ms, d = 200 mJ>}
+  sched.task @a on @g sig <T = 10 ms, d = 1 J> options [#energy.option<sm_mhz = 1200, T = 10 ms, d = 1 J>]
+  sched.task @b on @g after [@a] sig <T = 10 ms, d = 1 J> options [#energy.option<sm_mhz = 1200, T = 10 ms, d = 1 J>, #energy.option<sm_mhz = 900, T = 14 ms, d = 700 mJ>]
+  sched.task @c on @g after [@b] sig <T = 10 ms, d = 1 J> options [#energy.option<sm_mhz = 1200, T = 10 ms, d = 1 J>]
+}
