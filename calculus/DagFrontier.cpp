@@ -458,6 +458,121 @@ struct Hull {
   }
 };
 
+/// Tighter certificates for medium schedules: the Lagrangian bound of
+/// DagFrontier.h maximized over flows by projected subgradient ascent on
+/// path flows. For a flow made of finish-to-start chains p with amounts a_p
+/// (F = sum a_p, f_i = sum over chains through i), the bound at deadline D
+/// is L(a) = sum_i min_k (d_ik + f_i T_ik) + (P - F) R with R = D if F > P,
+/// else the fastest makespan; its subgradient in a_p is (sum over p of the
+/// minimizing options' times) - R. Each step adds flow to the longest chain
+/// under the current minimizers and moves every chain's amount along its
+/// subgradient (kept >= 0). Every iterate is a valid bound, so the best one
+/// is kept. Computed at up to 64 deadlines from the energy-minimal end
+/// (flows warm-start as D shrinks); a point at T takes the best bound of the
+/// deadlines >= T.
+void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
+                       double P, double fastest, int iterations,
+                       std::vector<DagPoint> &frontier) {
+  size_t n = opts.size();
+  if (frontier.empty())
+    return;
+  std::vector<Hull> hulls;
+  hulls.reserve(n);
+  for (const TaskOptions &o : opts)
+    hulls.emplace_back(o);
+  std::vector<size_t> grid;
+  size_t G = std::min<size_t>(64, frontier.size());
+  for (size_t g = 0; g < G; ++g)
+    grid.push_back(G == 1 ? frontier.size() - 1
+                          : g * (frontier.size() - 1) / (G - 1));
+  grid.erase(std::unique(grid.begin(), grid.end()), grid.end());
+  struct Chain {
+    std::vector<uint32_t> tasks;
+    double amount;
+  };
+  std::vector<Chain> chains;
+  std::vector<double> f(n, 0), T(n), len(n);
+  std::vector<int64_t> from(n);
+  std::vector<double> bound(grid.size(), -std::numeric_limits<double>::infinity());
+  for (size_t gi = grid.size(); gi-- > 0;) {
+    double D = frontier[grid[gi]].T;
+    for (int it = 0; it < iterations; ++it) {
+      double F = 0;
+      for (const Chain &c : chains)
+        F += c.amount;
+      double R = F > P ? D : fastest;
+      // The minimizers and the bound.
+      double sum = 0;
+      for (size_t t = 0; t < n; ++t) {
+        const Hull &h = hulls[t];
+        double best = std::numeric_limits<double>::infinity();
+        for (size_t k = 0; k < h.T.size(); ++k) {
+          double v = h.d[k] + f[t] * h.T[k];
+          if (v > best)
+            break;
+          best = v;
+          T[t] = h.T[k];
+        }
+        sum += best;
+      }
+      bound[gi] = std::max(bound[gi], sum + (P - F) * R);
+      // The longest finish-to-start chain under those times.
+      double longest = -1;
+      int64_t end = -1;
+      for (uint32_t v : dag.topo) {
+        double best = 0;
+        from[v] = -1;
+        for (uint32_t i = dag.predStart[v]; i < dag.predStart[v + 1]; ++i) {
+          const Edge &e = dag.pred[i];
+          if (!e.startToStart && len[e.to] > best) {
+            best = len[e.to];
+            from[v] = e.to;
+          }
+        }
+        len[v] = best + T[v];
+        if (len[v] > longest) {
+          longest = len[v];
+          end = v;
+        }
+      }
+      double step = 0.5 * P / std::max(R, 1e-12) / std::sqrt(1.0 + it);
+      // Existing chains move along their subgradients.
+      for (Chain &c : chains) {
+        double l = 0;
+        for (uint32_t t : c.tasks)
+          l += T[t];
+        double next = std::max(0.0, c.amount + step * (l - R));
+        for (uint32_t t : c.tasks)
+          f[t] += next - c.amount;
+        c.amount = next;
+      }
+      if (longest > R) {
+        Chain c;
+        for (int64_t v = end; v >= 0; v = from[v])
+          c.tasks.push_back(uint32_t(v));
+        c.amount = step * (longest - R);
+        for (uint32_t t : c.tasks)
+          f[t] += c.amount;
+        chains.push_back(std::move(c));
+      }
+      // Chains that lost all their flow are dropped.
+      chains.erase(std::remove_if(chains.begin(), chains.end(),
+                                  [](const Chain &c) { return c.amount <= 0; }),
+                   chains.end());
+    }
+  }
+  // Each point: the best bound among deadlines at or above its time.
+  for (size_t p = 0; p < frontier.size(); ++p) {
+    double lb = -std::numeric_limits<double>::infinity();
+    for (size_t gi = 0; gi < grid.size(); ++gi)
+      if (frontier[grid[gi]].T >= frontier[p].T)
+        lb = std::max(lb, bound[gi]);
+    if (std::isfinite(lb) &&
+        (std::isnan(frontier[p].lowerBound) || lb > frontier[p].lowerBound))
+      frontier[p].lowerBound = std::min(lb, frontier[p].E);
+  }
+}
+
 /// `states` (optional) receives the configuration of every recorded point.
 void crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
                 double P, bool keepChoices, std::vector<DagPoint> &out,
@@ -1268,13 +1383,17 @@ bool dagFrontier(const Schedule &sched,
     double lb = -std::numeric_limits<double>::infinity();
     for (const FlowBound &b : bounds)
       lb = std::max(lb, b.C + (P - b.F) * (b.F > P ? p.T : fastest));
-
-    if (bounds.empty())
-      continue;
-    p.lowerBound = std::min(lb, p.E); // rounding: never above a real point
-    if (p.lowerBound > 0)
-      worst = std::max(worst, (p.E - p.lowerBound) / p.lowerBound);
+    if (!bounds.empty())
+      p.lowerBound = std::min(lb, p.E); // rounding: never above a real point
   }
+  // Up to 50,000 task options: 40 subgradient steps per deadline.
+  // Bloom/A40, exact option times: every point within 4.87 % -> 3.91 % (12
+  // microbatches) and 6.33 % -> 3.5 % (48).
+  if (!exact && totalOptions <= 50000)
+    subgradientBounds(dag, opts, P, fastest, 40, frontier);
+  for (DagPoint &p : frontier)
+    if (!exact && !std::isnan(p.lowerBound) && p.lowerBound > 0)
+      worst = std::max(worst, (p.E - p.lowerBound) / p.lowerBound);
   if (result)
     result->worstGap = exact ? 0 : bounds.empty() ? INFINITY : worst;
   return true;
