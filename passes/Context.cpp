@@ -593,6 +593,8 @@ struct EnergyReducePass
         return std::nullopt;
       return op->emitRemark();
     };
+    // Entry-context failures whose prefix can be wrapped (below).
+    SmallVector<Entry *> prefixes;
     // Co-runners' perturbations, for undirected edges.
     DenseMap<Operation *, double> perturbationOf;
     for (Entry &o : entries)
@@ -649,6 +651,8 @@ struct EnergyReducePass
           : e->predecessor
               ? FlatSymbolRefAttr::get(e->predecessor.getSymNameAttr())
               : producer;
+      if (e->predecessor && !mechanisms.empty())
+        prefixes.push_back(e);
       if (from && !mechanisms.empty()) {
         std::string names = llvm::join(mechanisms, "+");
         InteractionOp::create(
@@ -667,6 +671,67 @@ struct EnergyReducePass
       mlir::emitRemark(root->getLoc()) << remarks - maxRemarks
                          << " more irreducible elements (see the "
                             "energy.interaction edges)";
+    wrapPrefixes(prefixes, entries);
+  }
+
+  /// An element whose entry context from its predecessor breaks the
+  /// reduction is wrapped, with that predecessor, in an `energy.composite`
+  /// marked `energy.needs_characterization`: the prefix to characterize as a
+  /// whole. Consecutive failures grow one composite (a chain heating up
+  /// step by step is one prefix). Its signature, until measured, is the
+  /// context-dependent closure of its parts (`energy.estimate = "context
+  /// model"`), so the evaluation is unchanged. Only elements that follow
+  /// their predecessor directly in one sequence are wrapped; the others keep
+  /// their mark and interaction edge.
+  void wrapPrefixes(ArrayRef<Entry *> failing, std::vector<Entry> &entries) {
+    if (failing.empty())
+      return;
+    MLIRContext *ctx = &getContext();
+    DenseMap<Operation *, const Entry *> entryOf;
+    for (const Entry &e : entries)
+      entryOf[e.op] = &e;
+    DenseMap<Operation *, calculus::Signature> closureOf; // our composites
+    for (Entry *e : failing) {
+      Operation *last = e->op;
+      Operation *first = e->predecessor;
+      auto grown = dyn_cast<CompositeOp>(first->getParentOp());
+      if (grown && closureOf.count(grown))
+        first = grown;
+      if (first->getBlock() != last->getBlock() ||
+          first->getNextNode() != last || !isa<SeqOp>(last->getParentOp()))
+        continue;
+      const Entry *mine = entryOf.lookup(last);
+      calculus::CompositionError err;
+      calculus::Signature closure =
+          grown && first == grown.getOperation()
+              ? calculus::seq(closureOf[grown], mine->realized, err)
+              : calculus::seq(entryOf.lookup(first)->realized, mine->realized,
+                              err);
+      if (err)
+        continue; // not one device: leave the marks
+      CompositeOp comp;
+      if (grown && first == grown.getOperation()) {
+        comp = grown;
+        last->moveBefore(&comp.getBody().front(), comp.getBody().front().end());
+      } else {
+        OpBuilder ob(first);
+        comp = CompositeOp::create(
+            ob, first->getLoc(),
+            StringAttr::get(ctx, SymbolTable::getSymbolName(first).getValue() +
+                                     ".prefix"),
+            SignatureAttr());
+        Block &body = comp.getBody().emplaceBlock();
+        first->moveBefore(&body, body.end());
+        last->moveBefore(&body, body.end());
+        comp->setAttr("energy.needs_characterization", UnitAttr::get(ctx));
+        comp->setAttr("energy.estimate", StringAttr::get(ctx, "context model"));
+      }
+      closureOf[comp] = closure;
+      comp.setSigAttr(SignatureAttr::get(ctx, closure.T, closure.d,
+                                         std::sqrt(closure.varT),
+                                         std::sqrt(closure.varD), closure.s,
+                                         std::nullopt));
+    }
   }
 };
 

@@ -18,8 +18,37 @@ energy.seq @hot_first {
 // REMARK: remark: entry context from @hot (thermal) shifts its energy by 10.56 J: not reducible
 // REDUCE: energy.seq @hot_first -> sig <s = 61.508{{[0-9]*}} W, T = 7 s, d = 1.54 kJ
 // REDUCE-SAME: E_J = 1970.55{{[0-9]*}}
-// REDUCE: energy.element @cool {{.*}}energy.needs_characterization
+// The irreducible prefix is wrapped for characterization as a whole; until
+// measured, its signature is the context model's closure (same total).
+// REDUCE-NEXT: energy.composite @hot.prefix sig <s = 61.508{{[0-9]*}} W, T = 7 s, d = 1.54 kJ, sigma_d = 1.414{{[0-9]*}} J> attributes {energy.estimate = "context model", energy.needs_characterization} {
+// REDUCE-NEXT: energy.element @hot
+// REDUCE-NEXT: energy.element @cool {{.*}}energy.needs_characterization
+// REDUCE-NEXT: {{^ *[}]$}}
 // REDUCE: energy.interaction @hot -> @cool mechanism "thermal" perturbation 10.55{{[0-9]*}} J{{$}}
+
+// -----
+
+// A chain heating step by step: @c2 and @c3 both fail from their
+// predecessors' heat, so one composite grows over the whole prefix. By hand
+// (static power 60 W x (1 + 0.004 (theta - 30))): 60 x 5 + 1440 + 65.2795 x 2
+// + 100 + 64.4511 x 2 + 100 = 2199.46 J, with or without the composite.
+// REDUCE-LABEL: energy.seq @chain
+// REDUCE-SAME: E_J = 2199.46{{[0-9]*}}
+// REDUCE-NEXT: energy.composite @h1.prefix sig <s = 62.162{{[0-9]*}} W, T = 9 s, d = 1.64 kJ
+// REDUCE-NEXT: energy.element @h1
+// REDUCE-NEXT: energy.element @c2
+// REDUCE-NEXT: energy.element @c3
+// REDUCE-NEXT: {{^ *[}]$}}
+// REDUCE: energy.interaction @h1 -> @c2 mechanism "thermal"
+// REDUCE: energy.interaction @c2 -> @c3 mechanism "thermal"
+// REMARK: remark: entry context from @h1 (thermal)
+// REMARK: remark: entry context from @c2 (thermal)
+energy.device @gpu kind "A100" static 60 W {energy.thermal = {resistance = 0.1, capacitance = 50.0, ambient = 30.0, leakage = 0.004}}
+energy.seq @chain {
+  energy.element @h1 on @gpu sig <T = 5 s, d = 1440 J, sigma_d = 1 J> {energy.insensitive}
+  energy.element @c2 on @gpu sig <T = 2 s, d = 100 J, sigma_d = 1 J>
+  energy.element @c3 on @gpu sig <T = 2 s, d = 100 J, sigma_d = 1 J>
+}
 
 // -----
 
