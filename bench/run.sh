@@ -43,6 +43,10 @@ echo "the same through 1,048,576 sched.task ops (--sched-expand first):"
 { /usr/bin/time -f "TIME %e %M" "$OPT" "$TMP/pipe1m.mlir" --sched-expand \
     --sched-to-energy --energy-evaluate -o /dev/null \
     --mlir-timing; } 2>&1 | grep -E "Sched|Energy|Output|TIME"
+echo "Kineto import, synthetic trace of 10^6 trace events (250,000 GPU kernels with their launches and flows):"
+[ -s "$TMP/k250k.json" ] || python3 "$here/gen_kineto.py" --events 250000 --seed 1 > "$TMP/k250k.json"
+/usr/bin/time -f "TIME %e %M" "$BUILD/bin/energy-translate" --import-kineto \
+  "$TMP/k250k.json" --static-power 80 --summary /dev/null -o /dev/null 2>&1 | grep TIME
 echo "Kineto import, synthetic trace of 10^6 GPU events (4 x 10^6 trace events):"
 [ -s "$TMP/k1m.json" ] || python3 "$here/gen_kineto.py" --events 1000000 --seed 1 > "$TMP/k1m.json"
 /usr/bin/time -f "TIME %e %M" "$BUILD/bin/energy-translate" --import-kineto \
