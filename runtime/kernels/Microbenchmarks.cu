@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -132,6 +133,7 @@ private:
 struct Buffers {
   void *a = nullptr, *b = nullptr, *c = nullptr, *d = nullptr;
   size_t bytes = 0;
+  energy::rt::Microbenchmark kind = energy::rt::Microbenchmark::Fma;
   ~Buffers() {
     cudaFree(a);
     cudaFree(b);
@@ -262,6 +264,63 @@ bool runMicrobenchmark(Microbenchmark which, size_t size, int repeats,
     return false;
   seconds = total / repeats;
   return true;
+}
+
+namespace {
+/// The previous chained run's buffers, kept so that the next one can read
+/// its output in place.
+std::unique_ptr<Buffers> &previousRun() {
+  static std::unique_ptr<Buffers> prev;
+  return prev;
+}
+
+/// The buffer a microbenchmark writes, and the one it reads first.
+void *outputOf(Microbenchmark which, Buffers &buf) {
+  switch (which) {
+  case Microbenchmark::Copy:
+    return buf.b;
+  case Microbenchmark::Gemm:
+    return buf.c;
+  case Microbenchmark::Attention:
+    return buf.d;
+  case Microbenchmark::Fma:
+  case Microbenchmark::FlushL2:
+    return buf.a;
+  }
+  return nullptr;
+}
+} // namespace
+
+bool runMicrobenchmarkChained(Microbenchmark which, size_t size,
+                              bool reusePrevious, double &seconds,
+                              bool &reused, std::string &err) {
+  Timing t;
+  auto buf = std::make_unique<Buffers>();
+  if (!check(cudaEventCreate(&t.start), err, "cudaEventCreate") ||
+      !check(cudaEventCreate(&t.stop), err, "cudaEventCreate") ||
+      !allocate(which, size, *buf, err))
+    return false;
+  std::unique_ptr<Buffers> &prev = previousRun();
+  // The FMA loop and the flush read nothing; the others read `a` first.
+  bool reads = which == Microbenchmark::Copy || which == Microbenchmark::Gemm ||
+               which == Microbenchmark::Attention;
+  void *own = buf->a;
+  reused = false;
+  if (reusePrevious && reads && prev && prev->bytes >= buf->bytes) {
+    buf->a = outputOf(prev->kind, *prev);
+    reused = buf->a != nullptr;
+    if (!reused)
+      buf->a = own;
+  }
+  cudaEventRecord(t.start);
+  launch(which, size, *buf, nullptr);
+  cudaEventRecord(t.stop);
+  bool ok = elapsed(t, seconds, err);
+  if (reused)
+    buf->a = own; // this run owns (and frees) its own buffers only
+  buf->kind = which;
+  prev = std::move(buf);
+  return ok;
 }
 
 bool runMicrobenchmarksConcurrently(

@@ -23,6 +23,15 @@ const char *gemmImplementation();
 bool runMicrobenchmark(Microbenchmark which, size_t size, int repeats,
                        double &seconds, std::string &err);
 
+/// Runs a microbenchmark once, as the consumer of the previous run's output
+/// when `reusePrevious` (its first input buffer is that output, read where
+/// it was written, so whatever the L2 still holds of it is warm) and that
+/// output is large enough; otherwise on fresh buffers. Its own output is
+/// kept for the next call. `reused` says whether the data was reused.
+bool runMicrobenchmarkChained(Microbenchmark which, size_t size,
+                              bool reusePrevious, double &seconds,
+                              bool &reused, std::string &err);
+
 /// Runs the microbenchmarks once each, concurrently on separate streams,
 /// and reports the set's makespan (from an event every stream waits on to
 /// one that waits on every stream).

@@ -88,5 +88,21 @@ int main() {
               "measured %.4f J +- %.4f: %s\n",
               pp.E(), pp.sigmaE(), Ep, std::sqrt(varEp),
               failsPar ? "DEVIATES (Eq. 23: contention)" : "consistent");
+  // Warm data (informational: the L2 effect is the hardware's to show). A
+  // 16 MB copy whose consumer copies its output again: characterized cold
+  // (after the L2 flush) and warm (right after its producer, reading the
+  // producer's output in place).
+  KernelSpec producer{"copy-l2", 0, 2.0 * 16 * 1024 * 1024};
+  KernelSpec consumer{"copy-l2-next", 0, 2.0 * 16 * 1024 * 1024, "copy-l2"};
+  Measurement cold, warm;
+  if (!characterize(*dev, consumer, opts, cold, err) ||
+      !characterizeWarm(*dev, consumer, producer, opts, warm, err)) {
+    std::fprintf(stderr, "gpu-check: warm characterization: %s\n",
+                 err.c_str());
+    return 2;
+  }
+  std::printf("16 MB copy reading its producer's output: cold %.4f ms / "
+              "%.5f J, warm %.4f ms / %.5f J (informational)\n",
+              cold.T * 1e3, cold.d, warm.T * 1e3, warm.d);
   return fails || failsPar ? 1 : 0;
 }
