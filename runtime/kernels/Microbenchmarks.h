@@ -17,17 +17,14 @@ enum class Microbenchmark { Fma, Copy, Gemm, Attention, FlushL2 };
 /// when present) or the tiled kernel.
 const char *gemmImplementation();
 
-/// Runs a microbenchmark `repeats` times back to back and reports the mean
-/// time per launch from CUDA events. `size`: FMA iterations, copy/flush
-/// bytes, or the GEMM / attention dimension.
-bool runMicrobenchmark(Microbenchmark which, size_t size, int repeats,
-                       double &seconds, std::string &err);
-
-/// Runs a microbenchmark once, as the consumer of the previous run's output
-/// when `reusePrevious` (its first input buffer is that output, read where
-/// it was written, so whatever the L2 still holds of it is warm) and that
-/// output is large enough; otherwise on fresh buffers. Its own output is
-/// kept for the next call. `reused` says whether the data was reused.
+/// Runs a microbenchmark once and reports its time from CUDA events.
+/// `size`: FMA iterations, copy/flush bytes, or the GEMM / attention
+/// dimension. Buffers are allocated and zeroed once per kernel and size and
+/// kept, so that repeated runs in a measurement window launch kernels only.
+/// With `reusePrevious` (and a previous run whose output is large enough)
+/// it runs as the consumer of the previous run's output: its first input
+/// buffer is that output, read in place, so whatever the L2 still holds of
+/// it is warm. `reused` says whether it did.
 bool runMicrobenchmarkChained(Microbenchmark which, size_t size,
                               bool reusePrevious, double &seconds,
                               bool &reused, std::string &err);
