@@ -2,6 +2,8 @@
 
 #include "calculus/Context.h"
 
+#include <functional>
+
 #include <limits>
 
 #include <algorithm>
@@ -70,59 +72,118 @@ double contentionSlowdown(const std::vector<double> &demands,
   return total / capacity;
 }
 
-std::vector<std::vector<double>>
-coRunLanes(const std::vector<std::vector<LaneElement>> &lanes,
-           const std::vector<double> &capacity) {
-  size_t L = lanes.size();
-  std::vector<std::vector<double>> realized(L);
-  std::vector<size_t> at(L, 0);           // the active element per lane
-  std::vector<double> left(L, 0), began(L, 0); // work left; its start time
-  for (size_t l = 0; l < L; ++l) {
-    realized[l].resize(lanes[l].size());
-    if (!lanes[l].empty())
-      left[l] = lanes[l][0].T;
-  }
+std::vector<double> coRun(const std::vector<CoRunNode> &nodes, uint32_t root,
+                          const std::vector<double> &capacity) {
+  size_t n = nodes.size();
+  std::vector<double> realized(n, 0), left(n, 0), began(n, 0);
+  std::vector<uint32_t> parent(n, UINT32_MAX), cursor(n, 0);
+  for (uint32_t v = 0; v < n; ++v)
+    for (uint32_t c : nodes[v].children)
+      parent[c] = v;
+  std::vector<uint32_t> active; // running leaves
   double now = 0;
-  while (true) {
+  // Starting a node starts its first leaves; finishing one moves its
+  // parent on. Zero-length leaves finish at the next event (dt = 0).
+  std::function<void(uint32_t)> start, finish;
+  start = [&](uint32_t v) {
+    const CoRunNode &node = nodes[v];
+    switch (node.kind) {
+    case CoRunNode::Leaf:
+      left[v] = node.leaf.T;
+      began[v] = now;
+      active.push_back(v);
+      return;
+    case CoRunNode::Seq:
+      cursor[v] = 0;
+      if (node.children.empty())
+        return finish(v);
+      return start(node.children[0]);
+    case CoRunNode::Par:
+      cursor[v] = 0; // children finished
+      if (node.children.empty())
+        return finish(v);
+      for (uint32_t c : node.children)
+        start(c);
+      return;
+    }
+  };
+  finish = [&](uint32_t v) {
+    uint32_t p = parent[v];
+    if (p == UINT32_MAX || v == root)
+      return;
+    const CoRunNode &up = nodes[p];
+    if (up.kind == CoRunNode::Seq) {
+      if (++cursor[p] < up.children.size())
+        start(up.children[cursor[p]]);
+      else
+        finish(p);
+    } else if (++cursor[p] == up.children.size()) {
+      finish(p);
+    }
+  };
+  start(root);
+  std::vector<uint32_t> done;
+  while (!active.empty()) {
     // The slowdown of the current active set.
     std::vector<double> D(capacity.size(), 0);
-    bool any = false;
-    for (size_t l = 0; l < L; ++l) {
-      if (at[l] >= lanes[l].size())
-        continue;
-      any = true;
-      const std::vector<double> &dem = lanes[l][at[l]].demand;
-      for (size_t r = 0; r < D.size() && r < dem.size(); ++r)
-        D[r] += dem[r];
+    for (uint32_t v : active) {
+      const LaneElement &le = nodes[v].leaf;
+      for (size_t r = 0; r < D.size() && r < le.demand.size(); ++r)
+        D[r] += le.demand[r];
     }
-    if (!any)
-      break;
     double slow = 1;
     for (size_t r = 0; r < D.size(); ++r)
       if (capacity[r] > 0)
         slow = std::max(slow, D[r] / capacity[r]);
-    // Advance to the next completion (work left x slowdown).
-    auto rate = [&](size_t l) {
-      return lanes[l][at[l]].wallClock ? 1.0 : 1.0 / slow;
+    auto rate = [&](uint32_t v) {
+      return nodes[v].leaf.wallClock ? 1.0 : 1.0 / slow;
     };
+    // Advance to the next completion (work left x slowdown).
     double dt = std::numeric_limits<double>::infinity();
-    for (size_t l = 0; l < L; ++l)
-      if (at[l] < lanes[l].size())
-        dt = std::min(dt, left[l] / rate(l));
+    for (uint32_t v : active)
+      dt = std::min(dt, left[v] / rate(v));
     now += dt;
-    for (size_t l = 0; l < L; ++l) {
-      if (at[l] >= lanes[l].size())
-        continue;
-      left[l] -= dt * rate(l);
-      if (left[l] <= 1e-15 * std::max(1.0, lanes[l][at[l]].T)) {
-        realized[l][at[l]] = now - began[l];
-        began[l] = now;
-        if (++at[l] < lanes[l].size())
-          left[l] = lanes[l][at[l]].T;
-      }
+    done.clear();
+    std::vector<uint32_t> still;
+    for (uint32_t v : active) {
+      left[v] -= dt * rate(v);
+      if (left[v] <= 1e-15 * std::max(1.0, nodes[v].leaf.T))
+        done.push_back(v);
+      else
+        still.push_back(v);
+    }
+    active.swap(still);
+    for (uint32_t v : done) {
+      realized[v] = now - began[v];
+      finish(v);
     }
   }
   return realized;
+}
+
+std::vector<std::vector<double>>
+coRunLanes(const std::vector<std::vector<LaneElement>> &lanes,
+           const std::vector<double> &capacity) {
+  // A par of sequences.
+  std::vector<CoRunNode> nodes(1);
+  nodes[0].kind = CoRunNode::Par;
+  std::vector<std::vector<uint32_t>> leafOf(lanes.size());
+  for (size_t l = 0; l < lanes.size(); ++l) {
+    uint32_t seq = uint32_t(nodes.size());
+    nodes.push_back({CoRunNode::Seq, {}, {}});
+    nodes[0].children.push_back(seq);
+    for (const LaneElement &le : lanes[l]) {
+      leafOf[l].push_back(uint32_t(nodes.size()));
+      nodes[seq].children.push_back(uint32_t(nodes.size()));
+      nodes.push_back({CoRunNode::Leaf, le, {}});
+    }
+  }
+  std::vector<double> realized = coRun(nodes, 0, capacity);
+  std::vector<std::vector<double>> out(lanes.size());
+  for (size_t l = 0; l < lanes.size(); ++l)
+    for (uint32_t v : leafOf[l])
+      out[l].push_back(realized[v]);
+  return out;
 }
 
 double contextDeviation(const Signature &a, const Signature &b) {

@@ -98,6 +98,25 @@ std::vector<std::vector<double>>
 coRunLanes(const std::vector<std::vector<LaneElement>> &lanes,
            const std::vector<double> &capacity);
 
+/// A co-run program: a node is a leaf (an element or an idle gap) or a
+/// composition of its children, in sequence (one after another) or in
+/// parallel (all at once; done when every child is). Nodes refer to their
+/// children by index.
+struct CoRunNode {
+  enum Kind : uint8_t { Leaf, Seq, Par } kind = Leaf;
+  LaneElement leaf;
+  std::vector<uint32_t> children;
+};
+
+/// The time-resolved co-run of any nesting of sequences and pars (Axiom P5
+/// over time, as coRunLanes): at every instant the active leaves progress
+/// at rate 1 / max(1, max_r D_r / K_r) over their summed demands (idle gaps
+/// in wall time); a leaf's completion starts its sequence's next child, a
+/// par ends with its last child. Returns each leaf's realized time, indexed
+/// by node (0 for compositions).
+std::vector<double> coRun(const std::vector<CoRunNode> &nodes, uint32_t root,
+                          const std::vector<double> &capacity);
+
 /// Eq. 11 (and Eq. 12 with co-run against isolation values): the deviation
 /// of an element's energy between two contexts,
 /// Ds T' + DT s' + Ds DT + Dd, with primes the second context's values.

@@ -30,6 +30,7 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <cmath>
+#include <functional>
 
 namespace energy {
 #define GEN_PASS_DEF_ENERGYPROPAGATECONTEXT
@@ -180,22 +181,23 @@ private:
   /// Contention slowdowns of co-runners nested in sequences (set by their
   /// par before its operands are visited).
   DenseMap<Operation *, double> coRunSlowdown;
-  /// The time-resolved co-run of a par whose operands include flat
-  /// sequences; false when it has none (Axiom P5's constant form applies).
+  /// Pars inside another par's time-resolved co-run: their elements'
+  /// slowdowns come from that run.
+  DenseSet<Operation *> coveredPars;
+  /// The time-resolved co-run of a par whose operands include sequences
+  /// (nested at any depth); false when it has none (Axiom P5's constant
+  /// form applies). True for a par an enclosing run already covers.
   bool nestedCoRun(ParOp par, const DeviceInfo &info);
 };
 
 bool Propagator::nestedCoRun(ParOp par, const DeviceInfo &info) {
-  if (!info.capacity)
-    return false;
-  auto flatSeq = [](Operation *op) {
-    auto seq = dyn_cast<SeqOp>(op);
-    return seq && llvm::all_of(seq.getBody().front(), [](Operation &c) {
-             return isa<ElementOp, IdleOp>(c);
-           });
-  };
+  if (!info.capacity || coveredPars.contains(par))
+    return coveredPars.contains(par); // an enclosing par's run covers it
+  // The time-resolved form applies when some operand is a sequence (at any
+  // depth: a par in a seq in a par...); direct elements alone keep Axiom
+  // P5's constant form.
   if (llvm::none_of(par.getBody().front(),
-                    [&](Operation &c) { return flatSeq(&c); }))
+                    [](Operation &c) { return isa<SeqOp>(c); }))
     return false;
   SmallVector<StringAttr> resources;
   std::vector<double> capacity;
@@ -204,49 +206,73 @@ bool Propagator::nestedCoRun(ParOp par, const DeviceInfo &info) {
       resources.push_back(a.getName());
       capacity.push_back(f.getValueAsDouble());
     }
-  std::vector<std::vector<calculus::LaneElement>> lanes;
-  std::vector<std::vector<Operation *>> laneOps;
-  auto add = [&](Operation *op, std::vector<calculus::LaneElement> &lane,
-                 std::vector<Operation *> &ops) {
-    calculus::LaneElement le;
+  // The program: elements and idles are leaves, seqs and pars compose.
+  // An operand holding anything else (a measured composite, a multi) is not
+  // modelled as a co-runner.
+  std::vector<calculus::CoRunNode> nodes;
+  std::vector<Operation *> opOf;
+  SmallVector<ParOp> inner;
+  std::function<std::optional<uint32_t>(Operation *)> build =
+      [&](Operation *op) -> std::optional<uint32_t> {
+    uint32_t id = uint32_t(nodes.size());
+    nodes.emplace_back();
+    opOf.push_back(op);
     if (auto idle = dyn_cast<IdleOp>(op)) {
-      le.T = idle.getDuration().convertToDouble();
-      le.wallClock = true;
-    } else {
-      auto el = cast<ElementOp>(op);
+      nodes[id].leaf.T = idle.getDuration().convertToDouble();
+      nodes[id].leaf.wallClock = true;
+      return id;
+    }
+    if (auto el = dyn_cast<ElementOp>(op)) {
       auto sig = el->getAttrOfType<SignatureAttr>(kNullSig);
       if (!sig)
         sig = el.getSigAttr();
+      calculus::LaneElement &le = nodes[id].leaf;
       le.T = sig ? sig.time() : 0;
       le.demand.assign(resources.size(), 0);
       if (auto d = el->getAttrOfType<DictionaryAttr>("energy.demand"))
         for (size_t r = 0; r < resources.size(); ++r)
           if (auto f = d.getAs<FloatAttr>(resources[r]))
             le.demand[r] = f.getValueAsDouble();
+      return id;
     }
-    lane.push_back(le);
-    ops.push_back(op);
+    if (!isa<SeqOp, ParOp>(op))
+      return std::nullopt;
+    nodes[id].kind = isa<SeqOp>(op) ? calculus::CoRunNode::Seq
+                                    : calculus::CoRunNode::Par;
+    if (auto p = dyn_cast<ParOp>(op); p && p != par)
+      inner.push_back(p);
+    std::vector<uint32_t> children;
+    for (Operation &child : op->getRegion(0).front()) {
+      std::optional<uint32_t> c = build(&child);
+      if (!c)
+        return std::nullopt;
+      children.push_back(*c);
+    }
+    nodes[id].children = std::move(children);
+    return id;
   };
+  uint32_t root = uint32_t(nodes.size());
+  nodes.emplace_back();
+  opOf.push_back(par);
+  nodes[root].kind = calculus::CoRunNode::Par;
   for (Operation &child : par.getBody().front()) {
-    std::vector<calculus::LaneElement> lane;
-    std::vector<Operation *> ops;
-    if (isa<ElementOp>(child))
-      add(&child, lane, ops);
-    else if (flatSeq(&child))
-      for (Operation &inner : cast<SeqOp>(child).getBody().front())
-        add(&inner, lane, ops);
-    else
-      continue; // deeper structures are not modelled as co-runners
-    lanes.push_back(std::move(lane));
-    laneOps.push_back(std::move(ops));
+    size_t mark = nodes.size(), innerMark = inner.size();
+    if (std::optional<uint32_t> c = build(&child)) {
+      nodes[root].children.push_back(*c);
+      continue;
+    }
+    nodes.resize(mark); // not modelled: drop what this operand added
+    opOf.resize(mark);
+    inner.resize(innerMark);
   }
-  std::vector<std::vector<double>> realized =
-      calculus::coRunLanes(lanes, capacity);
-  for (size_t l = 0; l < lanes.size(); ++l)
-    for (size_t k = 0; k < lanes[l].size(); ++k)
-      if (!lanes[l][k].wallClock && lanes[l][k].T > 0 &&
-          realized[l][k] > lanes[l][k].T * (1 + 1e-12))
-        coRunSlowdown[laneOps[l][k]] = realized[l][k] / lanes[l][k].T;
+  std::vector<double> realized = calculus::coRun(nodes, root, capacity);
+  for (size_t v = 0; v < nodes.size(); ++v)
+    if (nodes[v].kind == calculus::CoRunNode::Leaf &&
+        !nodes[v].leaf.wallClock && nodes[v].leaf.T > 0 &&
+        realized[v] > nodes[v].leaf.T * (1 + 1e-12))
+      coRunSlowdown[opOf[v]] = realized[v] / nodes[v].leaf.T;
+  for (ParOp p : inner)
+    coveredPars.insert(p);
   return true;
 }
 
@@ -596,6 +622,9 @@ struct EnergyReducePass
     // Entry-context failures whose prefix can be wrapped (below).
     SmallVector<Entry *> prefixes;
     // Co-runners' perturbations, for undirected edges.
+    DenseSet<Operation *> failingOps;
+    for (Entry *e : failing)
+      failingOps.insert(e->op);
     DenseMap<Operation *, double> perturbationOf;
     for (Entry &o : entries)
       perturbationOf[o.op] = o.realized.E() - o.null.E();
@@ -604,24 +633,39 @@ struct EnergyReducePass
       double perturbation = e->realized.E() - e->null.E();
       bool contention = e->op->hasAttr(kSlowdown);
       if (contention) {
-        // Runtime interference: undirected edges to its co-runners, the
-        // slowed elements of the enclosing par's other operands (each pair
-        // once: from the earlier operand).
-        auto par = e->op->getParentOfType<ParOp>();
-        auto laneOf = [&](Operation *op) -> Operation * {
-          while (op && op->getParentOp() != par.getOperation())
-            op = op->getParentOp();
-          return op;
-        };
-        Operation *mine = par ? laneOf(e->op) : nullptr;
+        // Runtime interference: undirected edges to its co-runners -- the
+        // slowed elements of the outermost enclosing par (the co-run's
+        // scope) whose lowest common ancestor with it is a par, i.e. that
+        // run concurrently with it at any depth (each pair once: between two
+        // failing ones, from the one the walk meets first).
+        ParOp par;
+        for (Operation *up = e->op->getParentOp(); up && isa<SeqOp, ParOp>(up);
+             up = up->getParentOp())
+          if (auto p = dyn_cast<ParOp>(up))
+            par = p;
         SmallVector<ElementOp> corunners;
-        if (par)
+        if (par) {
+          DenseSet<Operation *> mine;
+          for (Operation *up = e->op; up && up != par; up = up->getParentOp())
+            mine.insert(up);
+          mine.insert(par);
+          bool after = false;
           par.walk([&](ElementOp other) {
-            Operation *lane = laneOf(other);
-            if (other != e->op && other->hasAttr(kSlowdown) && lane != mine &&
-                mine->isBeforeInBlock(lane))
+            if (other == e->op) {
+              after = true;
+              return;
+            }
+            // A failing co-runner met earlier drew this edge already.
+            if (!other->hasAttr(kSlowdown) ||
+                (!after && failingOps.contains(other)))
+              return;
+            Operation *lca = other;
+            while (!mine.contains(lca))
+              lca = lca->getParentOp();
+            if (isa<ParOp>(lca))
               corunners.push_back(other);
           });
+        }
         for (ElementOp other : corunners) {
           double otherPert = perturbationOf.lookup(other);
           InteractionOp::create(

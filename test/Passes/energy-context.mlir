@@ -98,3 +98,33 @@ energy.par @two {
   energy.element @v on @g sig <T = 10 ms, d = 1 J> {energy.demand = {hbm = 0.4}}
 }
 
+
+// -----
+
+// Co-runners nested deeper (a par in a seq in a par), every element needing
+// half the HBM bandwidth. By hand: @a and @d co-run within capacity; @a
+// ends at 1 s; @b, @c and @d then demand 1.5 and run at 1/1.5: @b and @c
+// end at 2.5 s (1.5 s each), @d at 3.5 s (1 + 1.5 + 1: slowdown 3.5/3).
+energy.device @g kind "H100" static 100 W {energy.capacity = {hbm = 1.0}}
+// CHECK-LABEL: energy.par @deep
+// CHECK: energy.element @a on @g sig <T = 1 s, d = 1 J> {energy.demand
+// CHECK: energy.element @b on @g sig <s = 100 W, T = 1.5 s, d = 1 J> {energy.contention_slowdown = 1.5
+// CHECK: energy.element @c on @g sig <s = 100 W, T = 1.5 s, d = 1 J> {energy.contention_slowdown = 1.5
+// CHECK: energy.element @d on @g sig <s = 100 W, T = 3.5 s, d = 1 J> {energy.contention_slowdown = 1.1666
+// Undirected edges between every pair that runs concurrently: @b -- @c
+// (the inner par), @b -- @d and @c -- @d (the outer one); none with @a.
+// REDUCE-LABEL: energy.par @deep -> sig <s = 100 W, T = 3.5 s, d = 4 J
+// REDUCE-DAG: energy.interaction @b -- @c mechanism "contention"
+// REDUCE-DAG: energy.interaction @b -- @d mechanism "contention"
+// REDUCE-DAG: energy.interaction @c -- @d mechanism "contention"
+// REDUCE-NOT: energy.interaction @a
+energy.par @deep {
+  energy.seq {
+    energy.element @a on @g sig <T = 1 s, d = 1 J> {energy.demand = {hbm = 0.5}}
+    energy.par {
+      energy.element @b on @g sig <T = 1 s, d = 1 J> {energy.demand = {hbm = 0.5}}
+      energy.element @c on @g sig <T = 1 s, d = 1 J> {energy.demand = {hbm = 0.5}}
+    }
+  }
+  energy.element @d on @g sig <T = 3 s, d = 1 J> {energy.demand = {hbm = 0.5}}
+}

@@ -141,6 +141,36 @@ TEST(Contention, CoRunnersNestedInSequences) {
   EXPECT_DOUBLE_EQ(r[0][0], 2);
 }
 
+// Deeper nesting: par{ seq{a, par{b, c}}, d }, every element demanding 0.5
+// of a capacity of 1. By hand: a and d co-run within capacity, a ends at
+// 1 s; then b, c and d demand 1.5: rate 1/1.5, so b and c (1 s of work each)
+// end at 1 + 1.5 = 2.5 s while d does 1 s more of its 3; d alone then ends
+// at 3.5 s. Realized: a 1, b 1.5, c 1.5, d 3.5.
+TEST(Contention, CoRunnersNestedDeeper) {
+  std::vector<CoRunNode> nodes(7);
+  nodes[0] = {CoRunNode::Par, {}, {1, 6}};
+  nodes[1] = {CoRunNode::Seq, {}, {2, 3}};
+  nodes[2] = {CoRunNode::Leaf, {1, {0.5}}, {}};
+  nodes[3] = {CoRunNode::Par, {}, {4, 5}};
+  nodes[4] = {CoRunNode::Leaf, {1, {0.5}}, {}};
+  nodes[5] = {CoRunNode::Leaf, {1, {0.5}}, {}};
+  nodes[6] = {CoRunNode::Leaf, {3, {0.5}}, {}};
+  std::vector<double> r = coRun(nodes, 0, {1.0});
+  EXPECT_NEAR(r[2], 1.0, 1e-12);
+  EXPECT_NEAR(r[4], 1.5, 1e-12);
+  EXPECT_NEAR(r[5], 1.5, 1e-12);
+  EXPECT_NEAR(r[6], 3.5, 1e-12);
+  // An empty sequence and a zero-length element finish at once.
+  nodes = {{CoRunNode::Par, {}, {1, 2}},
+           {CoRunNode::Seq, {}, {}},
+           {CoRunNode::Seq, {}, {3, 4}},
+           {CoRunNode::Leaf, {0, {0.5}}, {}},
+           {CoRunNode::Leaf, {2, {0.5}}, {}}};
+  r = coRun(nodes, 0, {1.0});
+  EXPECT_EQ(r[3], 0.0);
+  EXPECT_NEAR(r[4], 2.0, 1e-12);
+}
+
 TEST(Contention, ThreeWaySaturationThatEveryPairFits) {
   std::vector<double> three{0.4, 0.4, 0.4};
   EXPECT_EQ(contentionSlowdown({0.4, 0.4}, 1.0), 1.0);
