@@ -27,6 +27,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <cmath>
@@ -619,8 +620,10 @@ struct EnergyReducePass
         return std::nullopt;
       return op->emitRemark();
     };
-    // Entry-context failures whose prefix can be wrapped (below).
+    // Entry-context failures whose prefix can be wrapped, and the pars
+    // whose co-runners interfere (below).
     SmallVector<Entry *> prefixes;
+    llvm::SetVector<ParOp> coRunScopes;
     // Co-runners' perturbations, for undirected edges.
     DenseSet<Operation *> failingOps;
     for (Entry *e : failing)
@@ -644,6 +647,8 @@ struct EnergyReducePass
           if (auto p = dyn_cast<ParOp>(up))
             par = p;
         SmallVector<ElementOp> corunners;
+        if (par)
+          coRunScopes.insert(par);
         if (par) {
           DenseSet<Operation *> mine;
           for (Operation *up = e->op; up && up != par; up = up->getParentOp())
@@ -715,7 +720,51 @@ struct EnergyReducePass
       mlir::emitRemark(root->getLoc()) << remarks - maxRemarks
                          << " more irreducible elements (see the "
                             "energy.interaction edges)";
+    wrapCoRuns(root, coRunScopes.getArrayRef());
     wrapPrefixes(prefixes, entries);
+  }
+
+  /// A par whose co-runners interfere beyond the bound is wrapped in an
+  /// `energy.composite` marked `energy.needs_characterization` (the set to
+  /// characterize concurrently, e.g. with `energy-prof measure-composite
+  /// --concurrent`), its estimate the context model's closure of the par.
+  void wrapCoRuns(Operation *root, ArrayRef<ParOp> pars) {
+    if (pars.empty())
+      return;
+    DenseMap<Operation *, calculus::Signature> closure;
+    DenseSet<Operation *> wanted;
+    for (ParOp p : pars)
+      wanted.insert(p);
+    if (failed(composeTree(root, TreeMode::Evaluate,
+                           [&](Operation *op, const calculus::Signature &sig) {
+                             if (wanted.contains(op))
+                               closure[op] = sig;
+                           })))
+      return; // the evaluation reports it; the marks and edges stand
+    MLIRContext *ctx = &getContext();
+    for (ParOp par : pars) {
+      auto it = closure.find(par);
+      if (it == closure.end())
+        continue;
+      const calculus::Signature &c = it->second;
+      std::string name;
+      if (auto sym = par.getSymNameAttr())
+        name = sym.getValue().str() + ".corun";
+      else
+        par.walk([&](ElementOp el) {
+          name = el.getSymName().str() + ".corun";
+          return WalkResult::interrupt();
+        });
+      OpBuilder ob(par);
+      auto comp = CompositeOp::create(
+          ob, par.getLoc(), StringAttr::get(ctx, name),
+          SignatureAttr::get(ctx, c.T, c.d, std::sqrt(c.varT),
+                             std::sqrt(c.varD), c.s, std::nullopt));
+      Block &body = comp.getBody().emplaceBlock();
+      par->moveBefore(&body, body.end());
+      comp->setAttr("energy.needs_characterization", UnitAttr::get(ctx));
+      comp->setAttr("energy.estimate", StringAttr::get(ctx, "context model"));
+    }
   }
 
   /// An element whose entry context from its predecessor breaks the

@@ -85,6 +85,8 @@ energy.device @g kind "H100" static 100 W {energy.capacity = {hbm = 1.0}}
 // CHECK-LABEL: energy.par @three
 // CHECK: energy.element @x on @g sig <s = 100 W, T = 12.0{{[0-9]*}} ms, d = 1 J> {energy.contention_slowdown = 1.2{{[0-9]*}} : f64, energy.demand = {hbm = 4.000000e-01 : f64}, energy.null_sig = #energy.sig<T = 10 ms, d = 1 J>}
 // REMARK: remark: runtime interference with @y (contention): not reducible
+// REDUCE: energy.composite @three.corun sig <s = 100 W, T = 12.0{{[0-9]*}} ms, d = 3 J> attributes {energy.estimate = "context model", energy.needs_characterization
+// REDUCE-NEXT: energy.par @three
 // REDUCE: energy.interaction @x -- @y mechanism "contention"
 energy.par @three {
   energy.element @x on @g sig <T = 10 ms, d = 1 J> {energy.demand = {hbm = 0.4}}
@@ -113,6 +115,9 @@ energy.device @g kind "H100" static 100 W {energy.capacity = {hbm = 1.0}}
 // CHECK: energy.element @d on @g sig <s = 100 W, T = 3.5 s, d = 1 J> {energy.contention_slowdown = 1.1666
 // Undirected edges between every pair that runs concurrently: @b -- @c
 // (the inner par), @b -- @d and @c -- @d (the outer one); none with @a.
+// The interfering co-run is wrapped for characterization as one set, its
+// estimate the context model's closure (3.5 s, 100 W x 3.5 s + 4 J = 354 J).
+// REDUCE: energy.composite @deep.corun sig <s = 100 W, T = 3.5 s, d = 4 J> attributes {energy.estimate = "context model", energy.needs_characterization, energy.total = {E_J = 3.540000e+02
 // REDUCE-LABEL: energy.par @deep -> sig <s = 100 W, T = 3.5 s, d = 4 J
 // REDUCE-DAG: energy.interaction @b -- @c mechanism "contention"
 // REDUCE-DAG: energy.interaction @b -- @d mechanism "contention"
