@@ -159,6 +159,20 @@ struct Sweep {
     makespan = dag.forward(T, es);
   }
 
+  /// The current configuration as a frontier point (P: the schedule's
+  /// static power); its choices in the caller's option indices.
+  DagPoint point(double P, bool keepChoices) const {
+    DagPoint p;
+    p.T = makespan;
+    p.E = P * makespan + dsum;
+    if (keepChoices) {
+      p.choice.resize(n);
+      for (size_t t = 0; t < n; ++t)
+        p.choice[t] = opts[t].original[cur[t]];
+    }
+    return p;
+  }
+
   void set(uint32_t t, uint32_t j) {
     if (logging)
       log.push_back({t, cur[t]});
@@ -583,17 +597,7 @@ void crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
   for (uint32_t t = 0; t < n; ++t)
     sw.set(t, uint32_t(opts[t].T.size() - 1));
   sw.makespan = dag.forward(sw.T, sw.es);
-  auto record = [&] {
-    DagPoint p;
-    p.T = sw.makespan;
-    p.E = P * sw.makespan + sw.dsum;
-    if (keepChoices) {
-      p.choice.resize(n);
-      for (size_t t = 0; t < n; ++t)
-        p.choice[t] = opts[t].original[sw.cur[t]];
-    }
-    out.push_back(std::move(p));
-  };
+  auto record = [&] { out.push_back(sw.point(P, keepChoices)); };
   record();
   if (states)
     states->push_back(sw.cur);
@@ -746,6 +750,28 @@ double quantize(double t, double q) {
 
 } // namespace
 
+namespace {
+/// P * makespan + d for a schedule with its durations set, timed by list
+/// scheduling; the makespan counts from the schedule's start (its earliest
+/// release), as the lowering does.
+double timedEnergy(const Schedule &timed, double d, double *makespan) {
+  std::vector<double> start;
+  std::vector<uint32_t> cycle;
+  computeStartTimes(timed, start, cycle);
+  double origin =
+      start.empty() ? 0 : *std::min_element(start.begin(), start.end());
+  double end = origin;
+  for (size_t t = 0; t < timed.tasks.size(); ++t)
+    end = std::max(end, start[t] + timed.tasks[t].duration);
+  double P = 0;
+  for (const ScheduleDevice &dev : timed.devices)
+    P += dev.staticPower;
+  if (makespan)
+    *makespan = end - origin;
+  return P * (end - origin) + d;
+}
+} // namespace
+
 double dagEnergyWithSwitches(const Schedule &sched,
                              const std::vector<std::vector<Option>> &options,
                              const std::vector<uint32_t> &choice,
@@ -799,22 +825,9 @@ double dagEnergyWithSwitches(const Schedule &sched,
   for (ScheduleTask &task : timed.tasks)
     for (Dependency &dep : task.deps)
       dep.pred = index[dep.pred];
-  std::vector<double> start;
-  std::vector<uint32_t> cycle;
-  computeStartTimes(timed, start, cycle);
-  double origin =
-      start.empty() ? 0 : *std::min_element(start.begin(), start.end());
-  double end = origin;
-  for (size_t t = 0; t < timed.tasks.size(); ++t)
-    end = std::max(end, start[t] + timed.tasks[t].duration);
-  double P = 0;
-  for (const ScheduleDevice &dev : sched.devices)
-    P += dev.staticPower;
-  if (makespan)
-    *makespan = end - origin;
   if (switches)
     *switches = count;
-  return P * (end - origin) + d;
+  return timedEnergy(timed, d, makespan);
 }
 
 double dagEnergy(const Schedule &sched,
@@ -829,21 +842,7 @@ double dagEnergy(const Schedule &sched,
     timed.tasks[t].fixedStart = -1;
     d += o.d;
   }
-  std::vector<double> start;
-  std::vector<uint32_t> cycle;
-  computeStartTimes(timed, start, cycle);
-  // From the schedule's start (the earliest release), as the lowering counts.
-  double origin = start.empty() ? 0 : *std::min_element(start.begin(), start.end());
-  double end = origin;
-  for (size_t t = 0; t < timed.tasks.size(); ++t)
-    end = std::max(end, start[t] + timed.tasks[t].duration);
-  end -= origin;
-  double P = 0;
-  for (const ScheduleDevice &dev : sched.devices)
-    P += dev.staticPower;
-  if (makespan)
-    *makespan = end;
-  return P * end + d;
+  return timedEnergy(timed, d, makespan);
 }
 
 namespace {
@@ -1309,15 +1308,7 @@ bool dagFrontier(const Schedule &sched,
     for (double inc = first; inc <= 0.03 * base; inc *= 1.3) {
       if (!sw.fill(base + inc))
         continue;
-      DagPoint p;
-      p.T = sw.makespan;
-      p.E = P * sw.makespan + sw.dsum;
-      if (settings.keepChoices) {
-        p.choice.resize(n);
-        for (size_t t = 0; t < n; ++t)
-          p.choice[t] = opts[t].original[sw.cur[t]];
-      }
-      frontier.push_back(std::move(p));
+      frontier.push_back(sw.point(P, settings.keepChoices));
     }
   }
   int rules = exact ? 0 : totalOptions <= 2000 || !settings.crash ? 3 : 0;
@@ -1343,15 +1334,7 @@ bool dagFrontier(const Schedule &sched,
       if (refining && (moved || small) && index % refineEvery == 0)
         sw.refine(D, /*exhaustive=*/small);
       if (moved || D == fastest || small) {
-        DagPoint p;
-        p.T = sw.makespan;
-        p.E = P * sw.makespan + sw.dsum;
-        if (settings.keepChoices) {
-          p.choice.resize(n);
-          for (size_t t = 0; t < n; ++t)
-            p.choice[t] = opts[t].original[sw.cur[t]];
-        }
-        frontier.push_back(std::move(p));
+        frontier.push_back(sw.point(P, settings.keepChoices));
       }
     }
   }
