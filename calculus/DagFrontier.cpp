@@ -751,24 +751,14 @@ double quantize(double t, double q) {
 } // namespace
 
 namespace {
-/// P * makespan + d for a schedule with its durations set, timed by list
-/// scheduling; the makespan counts from the schedule's start (its earliest
-/// release), as the lowering does.
-double timedEnergy(const Schedule &timed, double d, double *makespan) {
+/// Interval accounting for a schedule with its durations and energies set,
+/// timed by list scheduling; the makespan counts from the schedule's start
+/// (its earliest release), as the lowering does.
+double timedEnergy(const Schedule &timed, double *makespan) {
   std::vector<double> start;
   std::vector<uint32_t> cycle;
   computeStartTimes(timed, start, cycle);
-  double origin =
-      start.empty() ? 0 : *std::min_element(start.begin(), start.end());
-  double end = origin;
-  for (size_t t = 0; t < timed.tasks.size(); ++t)
-    end = std::max(end, start[t] + timed.tasks[t].duration);
-  double P = 0;
-  for (const ScheduleDevice &dev : timed.devices)
-    P += dev.staticPower;
-  if (makespan)
-    *makespan = end - origin;
-  return P * (end - origin) + d;
+  return intervalAccountingEnergy(timed, start, makespan);
 }
 } // namespace
 
@@ -800,7 +790,6 @@ double dagEnergyWithSwitches(const Schedule &sched,
   Schedule timed;
   timed.devices = sched.devices;
   std::vector<uint32_t> index(n);
-  double d = 0;
   for (size_t t = 0; t < n; ++t) {
     const ScheduleTask &task = sched.tasks[t];
     if (switchBefore[t]) {
@@ -810,7 +799,6 @@ double dagEnergyWithSwitches(const Schedule &sched,
       sw.stream = task.stream;
       sw.duration = c.T;
       sw.d = c.d;
-      d += c.d;
       timed.tasks.push_back(std::move(sw));
     }
     index[t] = uint32_t(timed.tasks.size());
@@ -819,7 +807,6 @@ double dagEnergyWithSwitches(const Schedule &sched,
     copy.duration = quantize(o.T, quantum);
     copy.d = o.d;
     copy.fixedStart = -1;
-    d += o.d;
     timed.tasks.push_back(std::move(copy));
   }
   for (ScheduleTask &task : timed.tasks)
@@ -827,7 +814,7 @@ double dagEnergyWithSwitches(const Schedule &sched,
       dep.pred = index[dep.pred];
   if (switches)
     *switches = count;
-  return timedEnergy(timed, d, makespan);
+  return timedEnergy(timed, makespan);
 }
 
 double dagEnergy(const Schedule &sched,
@@ -835,14 +822,13 @@ double dagEnergy(const Schedule &sched,
                  const std::vector<uint32_t> &choice, double quantum,
                  double *makespan) {
   Schedule timed = sched;
-  double d = 0;
   for (size_t t = 0; t < timed.tasks.size(); ++t) {
     const Option &o = options[t][choice[t]];
     timed.tasks[t].duration = quantize(o.T, quantum);
+    timed.tasks[t].d = o.d;
     timed.tasks[t].fixedStart = -1;
-    d += o.d;
   }
-  return timedEnergy(timed, d, makespan);
+  return timedEnergy(timed, makespan);
 }
 
 namespace {

@@ -330,7 +330,8 @@ Signature evaluateLowered(const Schedule &s, const LoweredTree &tree,
 }
 
 double intervalAccountingEnergy(const Schedule &s,
-                                const std::vector<double> &start) {
+                                const std::vector<double> &start,
+                                double *makespan) {
   double origin = std::numeric_limits<double>::infinity(), end = 0, d = 0;
   for (uint32_t t = 0; t < s.tasks.size(); ++t) {
     origin = std::min(origin, start[t]);
@@ -342,6 +343,8 @@ double intervalAccountingEnergy(const Schedule &s,
   double staticPower = 0;
   for (const ScheduleDevice &dev : s.devices)
     staticPower += dev.staticPower;
+  if (makespan)
+    *makespan = end - origin;
   return staticPower * (end - origin) + d;
 }
 

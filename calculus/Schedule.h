@@ -113,8 +113,11 @@ Signature evaluateLowered(const Schedule &sched, const LoweredTree &tree,
 
 /// Interval accounting (CALCULUS.md section 6): sum over devices of
 /// s_dev * makespan plus the sum of every task's dynamic energy.
+/// The makespan (from the earliest start to the latest end) goes to
+/// `makespan` when given.
 double intervalAccountingEnergy(const Schedule &sched,
-                                const std::vector<double> &start);
+                                const std::vector<double> &start,
+                                double *makespan = nullptr);
 
 } // namespace calculus
 } // namespace energy

@@ -161,23 +161,16 @@ struct EnergyEmitDvfsPass
     std::vector<double> start;
     if (failed(g->startTimes(sched, start, /*ignoreFixed=*/true)))
       return failure();
-    const calculus::Schedule &s = g->schedule;
     // From the schedule's start (its earliest release), as the lowering and
     // the planner count.
-    double origin = start.empty() ? 0 : *llvm::min_element(start);
-    double end = origin, d = 0, P = 0;
-    for (size_t t = 0; t < s.tasks.size(); ++t) {
-      end = std::max(end, start[t] + s.tasks[t].duration);
-      d += s.tasks[t].d;
-    }
-    end -= origin;
-    for (const calculus::ScheduleDevice &dev : s.devices)
-      P += dev.staticPower;
+    double end;
+    double energy =
+        calculus::intervalAccountingEnergy(g->schedule, start, &end);
     Builder b(sched.getContext());
     NamedAttrList fields(plan.getValue());
     fields.set("switches", b.getI64IntegerAttr(switches));
     fields.set("T_with_switches_s", b.getF64FloatAttr(end));
-    fields.set("E_with_switches_J", b.getF64FloatAttr(P * end + d));
+    fields.set("E_with_switches_J", b.getF64FloatAttr(energy));
     sched->setAttr("energy.plan", fields.getDictionary(sched.getContext()));
     return success();
   }
