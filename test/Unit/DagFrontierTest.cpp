@@ -180,6 +180,39 @@ TEST(DagFrontier, SeriesParallelEqualsBruteForce) {
   }
 }
 
+// Larger series-parallel schedules (15-40 tasks, beyond brute force): every
+// point of the decomposition's frontier is a real configuration, and no
+// heuristic point (the sweeps alone) is ever below it.
+TEST(DagFrontier, SeriesParallelNeverAboveTheSweeps) {
+  std::mt19937_64 g(5);
+  for (int c = 0; c < 20; ++c) {
+    SmallDag d;
+    d.s.devices = {{2.0}, {3.5}, {1.0}};
+    randomSp(g, d, 15 + c);
+    std::string err;
+    std::vector<DagPoint> sp, sweep;
+    DagFrontierResult result;
+    DagFrontierSettings exact;
+    exact.exactBudget = 0;
+    ASSERT_TRUE(dagFrontier(d.s, d.opts, exact, sp, err, &result)) << err;
+    ASSERT_TRUE(result.seriesParallel) << "case " << c;
+    DagFrontierSettings heuristic = exact;
+    heuristic.seriesParallelBudget = 0;
+    ASSERT_TRUE(dagFrontier(d.s, d.opts, heuristic, sweep, err)) << err;
+    std::vector<std::pair<double, double>> spFront;
+    for (const DagPoint &p : sp) {
+      double M;
+      EXPECT_NEAR(dagEnergy(d.s, d.opts, p.choice, 0, &M), p.E, 1e-9);
+      EXPECT_DOUBLE_EQ(M, p.T);
+      spFront.push_back({p.T, p.E});
+    }
+    for (const DagPoint &p : sweep)
+      EXPECT_LE(bestAt(spFront, p.T), p.E + 1e-9) << "case " << c;
+    // Both end at the same fastest makespan.
+    EXPECT_DOUBLE_EQ(sp.front().T, sweep.front().T) << "case " << c;
+  }
+}
+
 // Not series-parallel: the "N" (a -> c, a -> d, b -> d) and a start-to-start
 // edge; the answer comes from the other methods.
 TEST(DagFrontier, NotSeriesParallel) {
