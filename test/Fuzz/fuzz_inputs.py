@@ -6,7 +6,9 @@ diagnostic (exit 1) or success (exit 0) passes.
 
 Seeds: the bundled IR, a Kineto trace, the Perseus CSV, a measurements JSON,
 a signature DB (merge), an EnergyLens fit CSV, a FLOP/byte model file, the
-serving example and a DVFS plan (run-plan --dry-run).
+serving example, a DVFS plan (run-plan --dry-run), pipelines lowered from
+the generator, planned schedules with switch costs, and context trees
+through reduction.
 Mutations (seeded, reproducible): byte flips, deletions, duplications,
 truncation, splicing in tokens that parsers special-case.
 """
@@ -119,6 +121,23 @@ cases += [
     ("serve", serve, ".mlir",
      lambda f: [os.path.join(tools, "energy-opt"), f, "--sched-expand",
                 "--sched-to-energy", "-o", os.devnull]),
+    # Pipelines lowered straight from the generator, and planned.
+    ("pipeline", seed(os.path.join(src, "test", "Passes",
+                                   "sched-to-energy-direct.mlir")), ".mlir",
+     lambda f: [os.path.join(tools, "energy-opt"), f, "-split-input-file",
+                "--sched-to-energy", "--energy-evaluate", "-o", os.devnull]),
+    # Planning with switch costs, releases and series-parallel frontiers.
+    ("plan-ir", seed(os.path.join(src, "test", "Passes",
+                                  "energy-plan-switches.mlir")), ".mlir",
+     lambda f: [os.path.join(tools, "energy-opt"), f, "-split-input-file",
+                "--energy-plan=max-slowdown=25", "--energy-emit-dvfs",
+                "-o", os.devnull]),
+    # Contexts, reduction (wrapping what fails) and evaluation.
+    ("contexts", seed(os.path.join(src, "test", "Passes",
+                                   "energy-context.mlir")), ".mlir",
+     lambda f: [os.path.join(tools, "energy-opt"), f, "-split-input-file",
+                "--energy-propagate-context", "--energy-reduce",
+                "--energy-evaluate", "-o", os.devnull]),
 ]
 crashes = 0
 runs = 0
