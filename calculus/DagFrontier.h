@@ -1,13 +1,15 @@
 //===- DagFrontier.h - Time-energy frontiers of scheduled DAGs --*- C++ -*-===//
 //
-// Pipeline schedules are not series-parallel, so their frontier is a
-// time-cost tradeoff over the dependency DAG with
+// A schedule's frontier is a time-cost tradeoff over its dependency DAG
+// (pipelines are not series-parallel) with
 //   E = P * makespan + sum_i d_i(option_i),  P = sum of device static power
 // (Perseus's "blocking power" model). The discrete problem is NP-hard.
 //
 // Algorithms (docs/FRONTIER.md): a crash sweep from the energy-minimal end
-// (minimum cuts of the critical subgraph, Phillips-Dessouky style), and,
-// on small schedules, a forward deadline sweep with continuation.
+// (minimum cuts of the critical subgraph, Phillips-Dessouky style, several
+// disjoint ones per max-flow while the critical subgraph cannot change),
+// seeded sweeps from its states (medium schedules) and, on small schedules,
+// a forward deadline sweep with continuation.
 // Start from every task's fastest option; for increasing deadlines D, fill
 // slack greedily: compute earliest starts and latest finishes against D
 // (O(V + E) with dependency and stream-order edges), and move the task whose
@@ -32,8 +34,12 @@
 //   E = P M + sum_i d_i >= sum_i min_k (d_ik + f_i T_ik) + (P - F) M
 // with F the flow's value (sum_i f_i t_i <= F M), hence a lower bound
 // (taking M = D when F > P, the fastest makespan when F <= P). The crash
-// sweep's minimum-cut flows are such flows; each frontier point carries
-// the best bound among them.
+// sweep's minimum-cut flows are such flows; up to 50,000 task options the
+// bound is also maximized over chain flows by projected subgradient ascent.
+// Each frontier point carries the best bound found.
+//
+// Release times (ScheduleTask::release) delay a task's earliest start in
+// every method; makespans count from the schedule's start.
 //
 //===----------------------------------------------------------------------===//
 
