@@ -721,7 +721,7 @@ struct EnergyReducePass
                          << " more irreducible elements (see the "
                             "energy.interaction edges)";
     wrapCoRuns(root, coRunScopes.getArrayRef());
-    wrapPrefixes(prefixes, entries);
+    wrapPrefixes(prefixes, entries, devices);
   }
 
   /// A par whose co-runners interfere beyond the bound is wrapped in an
@@ -774,9 +774,11 @@ struct EnergyReducePass
   /// step by step is one prefix). Its signature, until measured, is the
   /// context-dependent closure of its parts (`energy.estimate = "context
   /// model"`), so the evaluation is unchanged. Only elements that follow
-  /// their predecessor directly in one sequence are wrapped; the others keep
-  /// their mark and interaction edge.
-  void wrapPrefixes(ArrayRef<Entry *> failing, std::vector<Entry> &entries) {
+  /// their predecessor in one sequence, at most with idles between, are
+  /// wrapped (the idles with them); the others keep their mark and
+  /// interaction edge.
+  void wrapPrefixes(ArrayRef<Entry *> failing, std::vector<Entry> &entries,
+                    DenseMap<StringAttr, DeviceInfo> &devices) {
     if (failing.empty())
       return;
     MLIRContext *ctx = &getContext();
@@ -791,20 +793,50 @@ struct EnergyReducePass
       if (grown && closureOf.count(grown))
         first = grown;
       if (first->getBlock() != last->getBlock() ||
-          first->getNextNode() != last || !isa<SeqOp>(last->getParentOp()))
+          !isa<SeqOp>(last->getParentOp()))
+        continue;
+      // Only idles may stand between them (the gap belongs to the prefix).
+      SmallVector<IdleOp> gaps;
+      bool adjacent = true;
+      for (Operation *op = first->getNextNode(); op && op != last;
+           op = op->getNextNode()) {
+        auto idle = dyn_cast<IdleOp>(op);
+        if (!idle) {
+          adjacent = false;
+          break;
+        }
+        gaps.push_back(idle);
+      }
+      if (!adjacent || !first->isBeforeInBlock(last))
         continue;
       const Entry *mine = entryOf.lookup(last);
       calculus::CompositionError err;
-      calculus::Signature closure =
-          grown && first == grown.getOperation()
-              ? calculus::seq(closureOf[grown], mine->realized, err)
-              : calculus::seq(entryOf.lookup(first)->realized, mine->realized,
-                              err);
+      calculus::Signature closure = grown && first == grown.getOperation()
+                                        ? closureOf[grown]
+                                        : entryOf.lookup(first)->realized;
+      for (IdleOp idle : gaps) {
+        // The idle's realized static power (its entry temperature's), else
+        // the device's.
+        StringAttr dev = idle.getDeviceAttr().getAttr();
+        double s = devices.count(dev) ? devices[dev].staticPower : 0;
+        if (auto realized = idle->getAttrOfType<FloatAttr>(kIdleStatic))
+          s = realized.getValueAsDouble();
+        closure = calculus::seq(
+            closure,
+            calculus::Signature::idle(s, idle.getDuration().convertToDouble(),
+                                      mine->realized.devices),
+            err);
+      }
+      if (!err)
+        closure = calculus::seq(closure, mine->realized, err);
       if (err)
         continue; // not one device: leave the marks
       CompositeOp comp;
       if (grown && first == grown.getOperation()) {
         comp = grown;
+        for (IdleOp idle : gaps)
+          idle->moveBefore(&comp.getBody().front(),
+                           comp.getBody().front().end());
         last->moveBefore(&comp.getBody().front(), comp.getBody().front().end());
       } else {
         OpBuilder ob(first);
@@ -815,6 +847,8 @@ struct EnergyReducePass
             SignatureAttr());
         Block &body = comp.getBody().emplaceBlock();
         first->moveBefore(&body, body.end());
+        for (IdleOp idle : gaps)
+          idle->moveBefore(&body, body.end());
         last->moveBefore(&body, body.end());
         comp->setAttr("energy.needs_characterization", UnitAttr::get(ctx));
         comp->setAttr("energy.estimate", StringAttr::get(ctx, "context model"));

@@ -133,3 +133,22 @@ energy.par @deep {
   }
   energy.element @d on @g sig <T = 3 s, d = 1 J> {energy.demand = {hbm = 0.5}}
 }
+
+// -----
+
+// An idle between the heating element and the sensitive one belongs to the
+// prefix: the composite wraps all three. By hand (static power at the
+// realized temperatures): 60 x 5 + 1440 + 65.2795 x 1 (the idle) +
+// 64.6065 x 2 + 100 = 2034.49 J, with or without the composite.
+// REDUCE-LABEL: energy.seq @gap
+// REDUCE-SAME: E_J = 2034.49{{[0-9]*}}
+// REDUCE-NEXT: energy.composite @h.prefix sig <s = 61.81{{[0-9]*}} W, T = 8 s, d = 1.54 kJ
+// REDUCE-NEXT: energy.element @h
+// REDUCE-NEXT: energy.idle on @gpu for 1 s {energy.idle_static = 65.279
+// REDUCE-NEXT: energy.element @c
+energy.device @gpu kind "A100" static 60 W {energy.thermal = {resistance = 0.1, capacitance = 50.0, ambient = 30.0, leakage = 0.004}}
+energy.seq @gap {
+  energy.element @h on @gpu sig <T = 5 s, d = 1440 J, sigma_d = 1 J> {energy.insensitive}
+  energy.idle on @gpu for 1 s
+  energy.element @c on @gpu sig <T = 2 s, d = 100 J, sigma_d = 1 J>
+}
