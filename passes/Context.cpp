@@ -48,6 +48,7 @@ constexpr const char *kNullSig = "energy.null_sig";
 constexpr const char *kEntry = "energy.entry_temperature";
 constexpr const char *kSlowdown = "energy.contention_slowdown";
 constexpr const char *kIdleStatic = "energy.idle_static";
+constexpr const char *kThermalSigs = "energy.thermal_sigs";
 
 SignatureAttr toAttr(MLIRContext *ctx, const calculus::Signature &s) {
   return SignatureAttr::get(ctx, s.T, s.d, std::sqrt(s.varT),
@@ -165,6 +166,13 @@ private:
     return *ds.theta;
   }
   FailureOr<Realized> element(ElementOp el, State &state, double slowdown);
+  /// An element characterized at several entry temperatures
+  /// (`energy.thermal_sigs`): its signature at `theta`, linear between the
+  /// two nearest entries, clamped to the first and last.
+  FailureOr<calculus::Signature> measuredAtTemperature(ElementOp el,
+                                                       ArrayAttr table,
+                                                       const DeviceInfo &info,
+                                                       double theta);
   /// The cache entry context: the cold signature `s` moved towards the
   /// element's warm one by the residency of the data it reuses.
   LogicalResult cacheContext(ElementOp el, const DeviceInfo &info,
@@ -308,6 +316,52 @@ LogicalResult Propagator::cacheContext(ElementOp el, const DeviceInfo &info,
   return success();
 }
 
+FailureOr<calculus::Signature>
+Propagator::measuredAtTemperature(ElementOp el, ArrayAttr table,
+                                  const DeviceInfo &info, double theta) {
+  std::vector<std::pair<double, calculus::Signature>> points;
+  for (Attribute a : table) {
+    auto entry = dyn_cast<DictionaryAttr>(a);
+    auto at = entry ? entry.getAs<FloatAttr>("entry_C") : FloatAttr();
+    auto sig = entry ? entry.getAs<SignatureAttr>("sig") : SignatureAttr();
+    if (!at || !sig)
+      return el.emitOpError(kThermalSigs)
+             << " entries are {entry_C = <degC>, sig = #energy.sig<...>}";
+    double t = at.getValueAsDouble();
+    if (!points.empty() && !(t > points.back().first))
+      return el.emitOpError(kThermalSigs)
+             << " must list increasing entry temperatures";
+    // Without a measured static power, the device's at that temperature.
+    double s = sig.staticPower().value_or(
+        info.thermal
+            ->atTemperature(calculus::Signature::measured(info.staticPower, 0,
+                                                          0, 0, 0, {}),
+                            t)
+            .s);
+    points.push_back(
+        {t, calculus::Signature::measured(
+                s, sig.time(), sig.dynamicEnergy(),
+                sig.sigmaTime() * sig.sigmaTime(),
+                sig.sigmaDynamic() * sig.sigmaDynamic(), {})});
+  }
+  if (points.empty())
+    return el.emitOpError(kThermalSigs) << " is empty";
+  if (theta <= points.front().first)
+    return points.front().second;
+  if (theta >= points.back().first)
+    return points.back().second;
+  size_t k = 1;
+  while (points[k].first < theta)
+    ++k;
+  const auto &[t0, a] = points[k - 1];
+  const auto &[t1, b] = points[k];
+  double w = (theta - t0) / (t1 - t0);
+  auto mix = [w](double x, double y) { return x + w * (y - x); };
+  return calculus::Signature::measured(mix(a.s, b.s), mix(a.T, b.T),
+                                       mix(a.d, b.d), mix(a.varT, b.varT),
+                                       mix(a.varD, b.varD), {});
+}
+
 FailureOr<Realized> Propagator::element(ElementOp el, State &state,
                                         double slowdown) {
   StringAttr dev = el.getDeviceAttr().getAttr();
@@ -335,7 +389,15 @@ FailureOr<Realized> Propagator::element(ElementOp el, State &state,
     double &th = temperature(dev, state);
     el->setAttr(kEntry, FloatAttr::get(Float64Type::get(ctx), th));
     if (sensitive) {
-      s = info.thermal->atTemperature(s, th);
+      if (auto table = el->getAttrOfType<ArrayAttr>(kThermalSigs)) {
+        FailureOr<calculus::Signature> measured =
+            measuredAtTemperature(el, table, info, th);
+        if (failed(measured))
+          return failure();
+        s = *measured;
+      } else {
+        s = info.thermal->atTemperature(s, th);
+      }
       changed = true;
     }
     if (!frozen.contains(dev))

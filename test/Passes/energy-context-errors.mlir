@@ -14,3 +14,19 @@ energy.device @bad kind "X" static 1 W {energy.thermal = {resistance = 0.1, capa
 
 // expected-error@+1 {{'energy.device' op energy.thermal resistance and capacitance must be positive}}
 energy.device @bad kind "X" static 1 W {energy.thermal = {resistance = 0.0, capacitance = 1.0, ambient = 30.0}}
+
+// -----
+
+energy.device @gpu kind "A100" static 60 W {energy.thermal = {resistance = 0.1, capacitance = 50.0, ambient = 30.0, leakage = 0.004}}
+energy.seq @s {
+  // expected-error@+1 {{'energy.element' op energy.thermal_sigs must list increasing entry temperatures}}
+  energy.element @c on @gpu sig <T = 2 s, d = 100 J> {energy.thermal_sigs = [{entry_C = 60.0, sig = #energy.sig<T = 2 s, d = 100 J>}, {entry_C = 30.0, sig = #energy.sig<T = 2 s, d = 90 J>}]}
+}
+
+// -----
+
+energy.device @gpu kind "A100" static 60 W {energy.thermal = {resistance = 0.1, capacitance = 50.0, ambient = 30.0, leakage = 0.004}}
+energy.seq @s {
+  // expected-error@+1 {{'energy.element' op energy.thermal_sigs entries are {entry_C = <degC>, sig = #energy.sig<...>}}}
+  energy.element @c on @gpu sig <T = 2 s, d = 100 J> {energy.thermal_sigs = [{entry_C = 60.0}]}
+}

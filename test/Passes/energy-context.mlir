@@ -152,3 +152,18 @@ energy.seq @gap {
   energy.idle on @gpu for 1 s
   energy.element @c on @gpu sig <T = 2 s, d = 100 J, sigma_d = 1 J>
 }
+
+// -----
+
+// An element characterized at several entry temperatures takes its measured
+// signature at the realized one, linear between the nearest entries: @cool
+// enters at 51.998 degC (after @hot), w = 21.998 / 30 = 0.73326: T = 2 +
+// 0.2 w = 2.14665 s, d = 100 + 10 w = 107.3326 J, and (no measured s) the
+// static power at that temperature, 60 x (1 + 0.004 x 21.998) = 65.2795 W.
+// CHECK-LABEL: energy.seq @measured
+// CHECK: energy.element @cool on @gpu sig <s = 65.2794{{[0-9]*}} W, T = 2.14665{{[0-9]*}} s, d = 107.3325{{[0-9]*}} J, sigma_d = 1 J>
+energy.device @gpu kind "A100" static 60 W {energy.thermal = {resistance = 0.1, capacitance = 50.0, ambient = 30.0, leakage = 0.004}}
+energy.seq @measured {
+  energy.element @hot on @gpu sig <T = 5 s, d = 1440 J, sigma_d = 1 J> {energy.insensitive}
+  energy.element @cool on @gpu sig <T = 2 s, d = 100 J, sigma_d = 1 J> {energy.thermal_sigs = [{entry_C = 30.0, sig = #energy.sig<T = 2 s, d = 100 J, sigma_d = 1 J>}, {entry_C = 60.0, sig = #energy.sig<T = 2.2 s, d = 110 J, sigma_d = 1 J>}]}
+}
