@@ -49,6 +49,7 @@ constexpr const char *kEntry = "energy.entry_temperature";
 constexpr const char *kSlowdown = "energy.contention_slowdown";
 constexpr const char *kIdleStatic = "energy.idle_static";
 constexpr const char *kThermalSigs = "energy.thermal_sigs";
+constexpr const char *kContentionSigs = "energy.contention_sigs";
 
 SignatureAttr toAttr(MLIRContext *ctx, const calculus::Signature &s) {
   return SignatureAttr::get(ctx, s.T, s.d, std::sqrt(s.varT),
@@ -166,13 +167,14 @@ private:
     return *ds.theta;
   }
   FailureOr<Realized> element(ElementOp el, State &state, double slowdown);
-  /// An element characterized at several entry temperatures
-  /// (`energy.thermal_sigs`): its signature at `theta`, linear between the
-  /// two nearest entries, clamped to the first and last.
-  FailureOr<calculus::Signature> measuredAtTemperature(ElementOp el,
-                                                       ArrayAttr table,
-                                                       const DeviceInfo &info,
-                                                       double theta);
+  /// An element characterized at several contexts (`energy.thermal_sigs`:
+  /// entry temperatures, key `entry_C`; `energy.contention_sigs`: co-run
+  /// slowdowns, key `slowdown`): its signature at `x`, linear between the
+  /// two nearest entries, clamped to the first and last. An entry without a
+  /// measured `s` takes `staticAt(key value)`.
+  FailureOr<calculus::Signature>
+  measuredAt(ElementOp el, StringRef attr, StringRef key, double x,
+             llvm::function_ref<double(double)> staticAt);
   /// The cache entry context: the cold signature `s` moved towards the
   /// element's warm one by the residency of the data it reuses.
   LogicalResult cacheContext(ElementOp el, const DeviceInfo &info,
@@ -317,49 +319,45 @@ LogicalResult Propagator::cacheContext(ElementOp el, const DeviceInfo &info,
 }
 
 FailureOr<calculus::Signature>
-Propagator::measuredAtTemperature(ElementOp el, ArrayAttr table,
-                                  const DeviceInfo &info, double theta) {
+Propagator::measuredAt(ElementOp el, StringRef attr, StringRef key, double x,
+                       llvm::function_ref<double(double)> staticAt) {
+  auto table = el->getAttrOfType<ArrayAttr>(attr);
+  if (!table)
+    return el.emitOpError(attr) << " must be an array of {" << key
+                                << " = <number>, sig = #energy.sig<...>}";
   std::vector<std::pair<double, calculus::Signature>> points;
   for (Attribute a : table) {
     auto entry = dyn_cast<DictionaryAttr>(a);
-    auto at = entry ? entry.getAs<FloatAttr>("entry_C") : FloatAttr();
+    auto at = entry ? entry.getAs<FloatAttr>(key) : FloatAttr();
     auto sig = entry ? entry.getAs<SignatureAttr>("sig") : SignatureAttr();
     if (!at || !sig)
-      return el.emitOpError(kThermalSigs)
-             << " entries are {entry_C = <degC>, sig = #energy.sig<...>}";
-    double t = at.getValueAsDouble();
-    if (!points.empty() && !(t > points.back().first))
-      return el.emitOpError(kThermalSigs)
-             << " must list increasing entry temperatures";
-    // Without a measured static power, the device's at that temperature.
-    double s = sig.staticPower().value_or(
-        info.thermal
-            ->atTemperature(calculus::Signature::measured(info.staticPower, 0,
-                                                          0, 0, 0, {}),
-                            t)
-            .s);
+      return el.emitOpError(attr) << " entries are {" << key
+                                  << " = <number>, sig = #energy.sig<...>}";
+    double v = at.getValueAsDouble();
+    if (!points.empty() && !(v > points.back().first))
+      return el.emitOpError(attr) << " must list increasing " << key;
     points.push_back(
-        {t, calculus::Signature::measured(
-                s, sig.time(), sig.dynamicEnergy(),
-                sig.sigmaTime() * sig.sigmaTime(),
+        {v, calculus::Signature::measured(
+                sig.staticPower().value_or(staticAt(v)), sig.time(),
+                sig.dynamicEnergy(), sig.sigmaTime() * sig.sigmaTime(),
                 sig.sigmaDynamic() * sig.sigmaDynamic(), {})});
   }
   if (points.empty())
-    return el.emitOpError(kThermalSigs) << " is empty";
-  if (theta <= points.front().first)
+    return el.emitOpError(attr) << " is empty";
+  if (x <= points.front().first)
     return points.front().second;
-  if (theta >= points.back().first)
+  if (x >= points.back().first)
     return points.back().second;
   size_t k = 1;
-  while (points[k].first < theta)
+  while (points[k].first < x)
     ++k;
-  const auto &[t0, a] = points[k - 1];
-  const auto &[t1, b] = points[k];
-  double w = (theta - t0) / (t1 - t0);
-  auto mix = [w](double x, double y) { return x + w * (y - x); };
-  return calculus::Signature::measured(mix(a.s, b.s), mix(a.T, b.T),
-                                       mix(a.d, b.d), mix(a.varT, b.varT),
-                                       mix(a.varD, b.varD), {});
+  const auto &[x0, lo] = points[k - 1];
+  const auto &[x1, hi] = points[k];
+  double w = (x - x0) / (x1 - x0);
+  auto mix = [w](double u, double v) { return u + w * (v - u); };
+  return calculus::Signature::measured(mix(lo.s, hi.s), mix(lo.T, hi.T),
+                                       mix(lo.d, hi.d), mix(lo.varT, hi.varT),
+                                       mix(lo.varD, hi.varD), {});
 }
 
 FailureOr<Realized> Propagator::element(ElementOp el, State &state,
@@ -389,9 +387,16 @@ FailureOr<Realized> Propagator::element(ElementOp el, State &state,
     double &th = temperature(dev, state);
     el->setAttr(kEntry, FloatAttr::get(Float64Type::get(ctx), th));
     if (sensitive) {
-      if (auto table = el->getAttrOfType<ArrayAttr>(kThermalSigs)) {
-        FailureOr<calculus::Signature> measured =
-            measuredAtTemperature(el, table, info, th);
+      if (el->hasAttr(kThermalSigs)) {
+        // Without a measured s: the device's at that temperature.
+        FailureOr<calculus::Signature> measured = measuredAt(
+            el, kThermalSigs, "entry_C", th, [&](double t) {
+              return info.thermal
+                  ->atTemperature(calculus::Signature::measured(
+                                      info.staticPower, 0, 0, 0, 0, {}),
+                                  t)
+                  .s;
+            });
         if (failed(measured))
           return failure();
         s = *measured;
@@ -404,8 +409,20 @@ FailureOr<Realized> Propagator::element(ElementOp el, State &state,
       th = info.thermal->exit(th, s.T > 0 ? s.E() / s.T : 0, s.T);
   }
   if (slowdown > 1) {
-    s.T *= slowdown;
-    s.varT *= slowdown * slowdown;
+    if (el->hasAttr(kContentionSigs)) {
+      // Characterized under co-runners: the measured signature at this
+      // slowdown (its static power, unless measured, as realized so far).
+      double sNow = s.s;
+      FailureOr<calculus::Signature> measured =
+          measuredAt(el, kContentionSigs, "slowdown", slowdown,
+                     [&](double) { return sNow; });
+      if (failed(measured))
+        return failure();
+      s = *measured;
+    } else {
+      s.T *= slowdown;
+      s.varT *= slowdown * slowdown;
+    }
     el->setAttr(kSlowdown, FloatAttr::get(Float64Type::get(ctx), slowdown));
     changed = true;
   }

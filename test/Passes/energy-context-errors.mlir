@@ -19,7 +19,7 @@ energy.device @bad kind "X" static 1 W {energy.thermal = {resistance = 0.0, capa
 
 energy.device @gpu kind "A100" static 60 W {energy.thermal = {resistance = 0.1, capacitance = 50.0, ambient = 30.0, leakage = 0.004}}
 energy.seq @s {
-  // expected-error@+1 {{'energy.element' op energy.thermal_sigs must list increasing entry temperatures}}
+  // expected-error@+1 {{'energy.element' op energy.thermal_sigs must list increasing entry_C}}
   energy.element @c on @gpu sig <T = 2 s, d = 100 J> {energy.thermal_sigs = [{entry_C = 60.0, sig = #energy.sig<T = 2 s, d = 100 J>}, {entry_C = 30.0, sig = #energy.sig<T = 2 s, d = 90 J>}]}
 }
 
@@ -27,6 +27,15 @@ energy.seq @s {
 
 energy.device @gpu kind "A100" static 60 W {energy.thermal = {resistance = 0.1, capacitance = 50.0, ambient = 30.0, leakage = 0.004}}
 energy.seq @s {
-  // expected-error@+1 {{'energy.element' op energy.thermal_sigs entries are {entry_C = <degC>, sig = #energy.sig<...>}}}
+  // expected-error@+1 {{'energy.element' op energy.thermal_sigs entries are {entry_C = <number>, sig = #energy.sig<...>}}}
   energy.element @c on @gpu sig <T = 2 s, d = 100 J> {energy.thermal_sigs = [{entry_C = 60.0}]}
+}
+
+// -----
+
+energy.device @g kind "H100" static 100 W {energy.capacity = {hbm = 1.0}}
+energy.par @p {
+  // expected-error@+1 {{'energy.element' op energy.contention_sigs entries are {slowdown = <number>, sig = #energy.sig<...>}}}
+  energy.element @x on @g sig <T = 10 ms, d = 1 J> {energy.demand = {hbm = 0.6}, energy.contention_sigs = [{slowdown = "high", sig = #energy.sig<T = 10 ms, d = 1 J>}]}
+  energy.element @y on @g sig <T = 10 ms, d = 1 J> {energy.demand = {hbm = 0.6}}
 }

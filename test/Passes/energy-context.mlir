@@ -167,3 +167,19 @@ energy.seq @measured {
   energy.element @hot on @gpu sig <T = 5 s, d = 1440 J, sigma_d = 1 J> {energy.insensitive}
   energy.element @cool on @gpu sig <T = 2 s, d = 100 J, sigma_d = 1 J> {energy.thermal_sigs = [{entry_C = 30.0, sig = #energy.sig<T = 2 s, d = 100 J, sigma_d = 1 J>}, {entry_C = 60.0, sig = #energy.sig<T = 2.2 s, d = 110 J, sigma_d = 1 J>}]}
 }
+
+// -----
+
+// Characterized under co-runners: @x was measured alone (10 ms, 1 J) and at
+// slowdown 1.5 (14 ms, 1.3 J). Two co-runners at 0.6 of the HBM each demand
+// 1.2: slowdown 1.2, w = 0.2 / 0.5 = 0.4: T = 10 + 0.4 x 4 = 11.6 ms,
+// d = 1 + 0.4 x 0.3 = 1.12 J (instead of the model's 12 ms, 1 J); @y, without
+// a table, takes the model's 12 ms.
+// CHECK-LABEL: energy.par @measured_corun
+// CHECK: energy.element @x on @g sig <s = 100 W, T = 11.6{{[0-9]*}} ms, d = 1.12{{[0-9]*}} J> {energy.contention_sigs
+// CHECK: energy.element @y on @g sig <s = 100 W, T = 12{{(.0*[0-9]*)?}} ms, d = 1 J>
+energy.device @g kind "H100" static 100 W {energy.capacity = {hbm = 1.0}}
+energy.par @measured_corun {
+  energy.element @x on @g sig <T = 10 ms, d = 1 J> {energy.demand = {hbm = 0.6}, energy.contention_sigs = [{slowdown = 1.0, sig = #energy.sig<T = 10 ms, d = 1 J>}, {slowdown = 1.5, sig = #energy.sig<T = 14 ms, d = 1.3 J>}]}
+  energy.element @y on @g sig <T = 10 ms, d = 1 J> {energy.demand = {hbm = 0.6}}
+}
