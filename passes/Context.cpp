@@ -202,8 +202,10 @@ private:
 };
 
 bool Propagator::nestedCoRun(ParOp par, const DeviceInfo &info) {
-  if (!info.capacity || coveredPars.contains(par))
-    return coveredPars.contains(par); // an enclosing par's run covers it
+  if (coveredPars.contains(par))
+    return true; // an enclosing par's run covers it
+  if (!info.capacity)
+    return false;
   // The time-resolved form applies when some operand is a sequence (at any
   // depth: a par in a seq in a par...); direct elements alone keep Axiom
   // P5's constant form.

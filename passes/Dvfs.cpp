@@ -99,9 +99,13 @@ struct EnergyEmitDvfsPass
     Builder b(ctx);
     for (ScheduleOp sched : getOperation().getOps<ScheduleOp>()) {
       llvm::DenseMap<StringAttr, SignatureAttr> switchCost;
-      for (sched::DeviceOp dev : sched.getBody().getOps<sched::DeviceOp>())
-        if (auto sig = dev->getAttrOfType<SignatureAttr>("energy.switch"))
-          switchCost[dev.getSymNameAttr()] = sig;
+      for (sched::DeviceOp dev : sched.getBody().getOps<sched::DeviceOp>()) {
+        FailureOr<SignatureAttr> sig = switchCostOf(dev);
+        if (failed(sig))
+          return signalPassFailure();
+        if (*sig)
+          switchCost[dev.getSymNameAttr()] = *sig;
+      }
       // Program order per (device, stream).
       llvm::MapVector<std::pair<Attribute, int64_t>, SmallVector<TaskOp>>
           lanes;
@@ -154,12 +158,9 @@ struct EnergyEmitDvfsPass
     auto plan = sched->getAttrOfType<DictionaryAttr>("energy.plan");
     if (!plan)
       return success();
-    FailureOr<SchedGraph> g =
-        SchedGraph::build(sched, SchedGraph::Need::Signatures);
-    if (failed(g))
-      return failure();
     std::vector<double> start;
-    if (failed(g->startTimes(sched, start, /*ignoreFixed=*/true)))
+    FailureOr<SchedGraph> g = SchedGraph::buildAsPlanned(sched, start);
+    if (failed(g))
       return failure();
     // From the schedule's start (its earliest release), as the lowering and
     // the planner count.

@@ -190,12 +190,15 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     const calculus::Schedule &sched0 = c->graph.schedule;
     std::vector<calculus::SwitchCost> switchCost(sched0.devices.size());
     bool switching = false;
-    for (size_t dv = 0; dv < c->graph.deviceOps.size(); ++dv)
-      if (auto sig = c->graph.deviceOps[dv]->getAttrOfType<SignatureAttr>(
-              "energy.switch")) {
-        switchCost[dv] = {true, sig.time(), sig.dynamicEnergy()};
+    for (size_t dv = 0; dv < c->graph.deviceOps.size(); ++dv) {
+      FailureOr<SignatureAttr> sig = switchCostOf(c->graph.deviceOps[dv]);
+      if (failed(sig))
+        return failure();
+      if (*sig) {
+        switchCost[dv] = {true, sig->time(), sig->dynamicEnergy()};
         switching = true;
       }
+    }
     std::vector<std::vector<int64_t>> clocks;
     if (switching) {
       DenseMap<Attribute, int64_t> ids;

@@ -154,7 +154,8 @@ struct SchedToEnergyPass
     const calculus::Schedule *schedule;
     OpBuilder b(sched);
     std::vector<double> start;
-    if (PipelineOp pipe = onlyPipeline(sched)) {
+    PipelineOp pipe = onlyPipeline(sched);
+    if (pipe) {
       FailureOr<PipelineGen> built = PipelineGen::build(pipe);
       if (failed(built))
         return failure();
@@ -192,7 +193,7 @@ struct SchedToEnergyPass
       m.taskOps = graph->taskOps;
     if (gen) {
       m.gen = &*gen;
-      m.genLoc = onlyPipeline(sched).getLoc();
+      m.genLoc = pipe.getLoc();
     }
     for (const DeviceDecl &dev : devices) {
       if (Operation *clash = symbols.lookup(dev.name))

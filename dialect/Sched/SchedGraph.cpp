@@ -212,3 +212,22 @@ FailureOr<SchedGraph> SchedGraph::build(ScheduleOp op, Need need) {
   }
   return g;
 }
+
+FailureOr<SchedGraph> SchedGraph::buildAsPlanned(ScheduleOp op,
+                                                 std::vector<double> &start) {
+  FailureOr<SchedGraph> g = build(op, Need::Signatures);
+  if (failed(g) || failed(g->startTimes(op, start, /*ignoreFixed=*/true)))
+    return failure();
+  return g;
+}
+
+FailureOr<SignatureAttr> energy::sched::switchCostOf(DeviceOp dev) {
+  Attribute a = dev->getAttr("energy.switch");
+  if (!a)
+    return SignatureAttr();
+  if (auto sig = dyn_cast<SignatureAttr>(a))
+    return sig;
+  return dev.emitOpError("energy.switch must be the cost of one clock "
+                         "switch, #energy.sig<T = ..., d = ...>; got ")
+         << a;
+}

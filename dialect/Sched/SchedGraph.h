@@ -39,7 +39,18 @@ struct SchedGraph {
   /// is an error on `op` naming its tasks.
   mlir::LogicalResult startTimes(ScheduleOp op, std::vector<double> &start,
                                  bool ignoreFixed = false) const;
+
+  /// The schedule as a plan runs it: every task needs its signature, and
+  /// start times come from dependencies, stream order and releases
+  /// (recorded starts belong to an older timing).
+  static mlir::FailureOr<SchedGraph> buildAsPlanned(ScheduleOp op,
+                                                    std::vector<double> &start);
 };
+
+/// A device's declared clock-switch cost (`energy.switch =
+/// #energy.sig<T = ..., d = ...>`): null when it declares none, a located
+/// error when the attribute is not a signature.
+mlir::FailureOr<SignatureAttr> switchCostOf(DeviceOp dev);
 
 } // namespace sched
 } // namespace energy

@@ -39,3 +39,19 @@ energy.par @p {
   energy.element @x on @g sig <T = 10 ms, d = 1 J> {energy.demand = {hbm = 0.6}, energy.contention_sigs = [{slowdown = "high", sig = #energy.sig<T = 10 ms, d = 1 J>}]}
   energy.element @y on @g sig <T = 10 ms, d = 1 J> {energy.demand = {hbm = 0.6}}
 }
+
+// -----
+
+energy.device @gpu kind "A100" static 60 W {energy.thermal = {resistance = 0.1, capacitance = 50.0, ambient = 30.0, leakage = 0.004}}
+energy.seq @s {
+  // expected-error@+1 {{'energy.element' op energy.thermal_sigs is empty}}
+  energy.element @c on @gpu sig <T = 2 s, d = 100 J> {energy.thermal_sigs = []}
+}
+
+// -----
+
+energy.device @gpu kind "A100" static 60 W {energy.thermal = {resistance = 0.1, capacitance = 50.0, ambient = 30.0, leakage = 0.004}}
+energy.seq @s {
+  // expected-error@+1 {{'energy.element' op energy.thermal_sigs must be an array of {entry_C = <number>, sig = #energy.sig<...>}}}
+  energy.element @c on @gpu sig <T = 2 s, d = 100 J> {energy.thermal_sigs = 3.0}
+}

@@ -34,13 +34,10 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
     auto plan = sched->getAttrOfType<DictionaryAttr>("energy.plan");
     if (!plan)
       continue;
-    FailureOr<SchedGraph> g =
-        SchedGraph::build(sched, SchedGraph::Need::Signatures);
+    std::vector<double> start; // the plan's own timing, not recorded starts
+    FailureOr<SchedGraph> g = SchedGraph::buildAsPlanned(sched, start);
     if (failed(g))
       return failure();
-    std::vector<double> start;
-    if (failed(g->startTimes(sched, start, /*ignoreFixed=*/true)))
-      return failure(); // the plan's own timing, not recorded starts
     const calculus::Schedule &timed = g->schedule;
     llvm::json::Array devices;
     for (uint32_t dev = 0; dev < timed.devices.size(); ++dev) {
