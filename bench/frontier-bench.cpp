@@ -73,13 +73,16 @@ int main(int argc, char **argv) {
     opts.push_back(i.kind == PipelineTaskInfo::F ? fwd[i.vstage] : bwd[i.vstage]);
   auto t0 = std::chrono::steady_clock::now();
   std::vector<DagPoint> front;
-  if (!dagFrontier(sched, opts, settings, front, err)) {
+  DagFrontierResult result;
+  if (!dagFrontier(sched, opts, settings, front, err, &result)) {
     std::fprintf(stderr, "%s\n", err.c_str());
     return 1;
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("tasks %zu, options per task %zu, frontier points %zu, %.3f s\n",
-              sched.tasks.size(), opts[0].size(), front.size(), secs);
+  std::printf("tasks %zu, options per task %zu, frontier points %zu, %.3f s, "
+              "certified worst gap %.2f %%\n",
+              sched.tasks.size(), opts[0].size(), front.size(), secs,
+              100 * result.worstGap);
   size_t stride = front.size() > 10 ? front.size() / 10 : 1;
   for (size_t i = 0; i < front.size(); i += stride)
     std::printf("  T = %.4f s  E = %.1f J\n", front[i].T, front[i].E);
