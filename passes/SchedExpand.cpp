@@ -203,16 +203,22 @@ struct SchedExpandPass
       devices.push_back(FlatSymbolRefAttr::get(dev.getSymNameAttr()));
     }
     // Names of every task first: dependencies may point forward.
+    // (and one symbol reference each, shared by its dependents).
     SmallVector<StringAttr> names;
+    SmallVector<Attribute> symbols;
     names.reserve(info.size());
-    for (size_t t = 0; t < info.size(); ++t)
+    symbols.reserve(info.size());
+    for (size_t t = 0; t < info.size(); ++t) {
       names.push_back(b.getStringAttr(gen->taskName(t)));
+      symbols.push_back(FlatSymbolRefAttr::get(names.back()));
+    }
+    SmallVector<Attribute, 4> out;
     auto refs = [&](const std::vector<calculus::Dependency> &deps,
                     bool startToStart) {
-      SmallVector<Attribute> out;
+      out.clear();
       for (const calculus::Dependency &d : deps)
         if (d.startToStart == startToStart)
-          out.push_back(FlatSymbolRefAttr::get(names[d.pred]));
+          out.push_back(symbols[d.pred]);
       return out.empty() ? ArrayAttr() : b.getArrayAttr(out);
     };
     StringAttr fKind = b.getStringAttr("forward"),

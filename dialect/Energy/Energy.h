@@ -60,6 +60,45 @@ void printQuantity(mlir::AsmPrinter &printer, double value, Dimension dim);
 /// parseQuantity into an F64 attribute (custom directives of both dialects).
 mlir::ParseResult parseQuantityAttr(mlir::AsmParser &parser,
                                     mlir::FloatAttr &attr, Dimension dim);
+
+/// Hand-written assembly of large-count ops (both dialects). ODS's
+/// generated printers pass `getAttrs()` to the attr-dict printer, which
+/// builds and uniques a dictionary of every inherent attribute of every op
+/// only to elide them all; ours print the discardable ones.
+///
+/// `attr-dict` (`attributes {...}` with `withKeyword`), rejecting an
+/// inherent attribute given there.
+template <typename OpT>
+mlir::ParseResult parseOpAttrDict(mlir::OpAsmParser &parser,
+                                  mlir::OperationState &result,
+                                  bool withKeyword) {
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  if (withKeyword ? parser.parseOptionalAttrDictWithKeyword(result.attributes)
+                  : parser.parseOptionalAttrDict(result.attributes))
+    return mlir::failure();
+  return OpT::verifyInherentAttrs(result.name, result.attributes, [&]() {
+    return parser.emitError(loc)
+           << "'" << result.name.getStringRef() << "' op ";
+  });
+}
+/// `(keyword $attr)?`.
+template <typename AttrT>
+mlir::ParseResult parseOptionalKeywordAttr(mlir::OpAsmParser &parser,
+                                           llvm::StringRef keyword,
+                                           AttrT &attr, mlir::Type type) {
+  if (mlir::failed(parser.parseOptionalKeyword(keyword)))
+    return mlir::success();
+  return parser.parseCustomAttributeWithFallback(attr, type);
+}
+/// The discardable attributes only, as `attr-dict` prints them.
+inline void printDiscardableAttrs(mlir::OpAsmPrinter &p, mlir::Operation *op,
+                                  bool withKeyword) {
+  auto attrs = op->getDiscardableAttrDictionary().getValue();
+  if (withKeyword)
+    p.printOptionalAttrDictWithKeyword(attrs);
+  else
+    p.printOptionalAttrDict(attrs);
+}
 } // namespace energy
 
 #endif // DIALECT_ENERGY_ENERGY_H

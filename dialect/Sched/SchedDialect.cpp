@@ -83,6 +83,69 @@ static void printQuantityList(OpAsmPrinter &p, Operation *, StringRef keyword,
 #include "dialect/Sched/SchedOps.cpp.inc"
 
 //===----------------------------------------------------------------------===//
+// sched.task assembly, by hand (see parseOpAttrDict in Energy.h); the format
+// is the one documented in SchedOps.td.
+//===----------------------------------------------------------------------===//
+
+ParseResult TaskOp::parse(OpAsmParser &parser, OperationState &result) {
+  auto &props = result.getOrAddProperties<Properties>();
+  Builder &b = parser.getBuilder();
+  Type none = b.getType<NoneType>();
+  if (parser.parseSymbolName(props.sym_name) || parser.parseKeyword("on") ||
+      parser.parseCustomAttributeWithFallback(props.device, none) ||
+      parseOptionalKeywordAttr(parser, "stream", props.stream,
+                               b.getIntegerType(64)) ||
+      parseOptionalKeywordAttr(parser, "after", props.after, none) ||
+      parseOptionalKeywordAttr(parser, "with", props.with, none) ||
+      parseOptionalTime(parser, "lag", props.lag) ||
+      parseOptionalTime(parser, "release", props.release) ||
+      parseOptionalKeywordAttr(parser, "kind", props.kind, none))
+    return failure();
+  OptionalParseResult theta = parser.parseOptionalAttribute(props.theta, none);
+  if (theta.has_value() && failed(*theta))
+    return failure();
+  if (parseOptionalTime(parser, "start", props.start) ||
+      parseOptionalTime(parser, "for", props.duration) ||
+      parseOptionalKeywordAttr(parser, "sig", props.sig, Type{}) ||
+      parseOptionalKeywordAttr(parser, "db", props.db, none) ||
+      parseOptionalKeywordAttr(parser, "options", props.options, none))
+    return failure();
+  return parseOpAttrDict<TaskOp>(parser, result, /*withKeyword=*/true);
+}
+
+void TaskOp::print(OpAsmPrinter &p) {
+  auto keyword = [&](StringRef kw, Attribute attr) {
+    if (!attr)
+      return;
+    p << ' ' << kw << ' ';
+    p.printAttributeWithoutType(attr);
+  };
+  p << ' ';
+  p.printSymbolName(getSymName());
+  p << " on ";
+  p.printAttributeWithoutType(getDeviceAttr());
+  keyword("stream", getStreamAttr());
+  keyword("after", getAfterAttr());
+  keyword("with", getWithAttr());
+  printOptionalTime(p, *this, "lag", getLagAttr());
+  printOptionalTime(p, *this, "release", getReleaseAttr());
+  keyword("kind", getKindAttr());
+  if (DictionaryAttr theta = getThetaAttr()) {
+    p << ' ';
+    p.printAttributeWithoutType(theta);
+  }
+  printOptionalTime(p, *this, "start", getStartAttr());
+  printOptionalTime(p, *this, "for", getDurationAttr());
+  if (SignatureAttr sig = getSigAttr()) {
+    p << " sig ";
+    p.printStrippedAttrOrType(sig);
+  }
+  keyword("db", getDbAttr());
+  keyword("options", getOptionsAttr());
+  printDiscardableAttrs(p, *this, /*withKeyword=*/true);
+}
+
+//===----------------------------------------------------------------------===//
 // Verifiers. Per-op checks here; symbols, cycles and stream overlaps once per
 // schedule, in ScheduleOp::verifyRegions.
 //===----------------------------------------------------------------------===//

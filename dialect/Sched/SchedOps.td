@@ -72,14 +72,14 @@ def Sched_TaskOp : Sched_Op<"task", [Symbol]> {
                        OptionalAttr<StrAttr>:$db,
                        OptionalAttr<TypedArrayAttrBase<Energy_OptionAttr,
                                     "operating set">>:$options);
-  let assemblyFormat = [{
-    $sym_name `on` $device (`stream` $stream^)? (`after` $after^)?
-    (`with` $with^)? `` custom<OptionalTime>("\"lag\"", $lag)
-    `` custom<OptionalTime>("\"release\"", $release) (`kind` $kind^)?
-    ($theta^)? `` custom<OptionalTime>("\"start\"", $start)
-    `` custom<OptionalTime>("\"for\"", $duration) (`sig` $sig^)?
-    (`db` $db^)? (`options` $options^)? attr-dict-with-keyword
-  }];
+  // $sym_name `on` $device (`stream` $stream^)? (`after` $after^)?
+  // (`with` $with^)? custom<OptionalTime>("lag", $lag)
+  // custom<OptionalTime>("release", $release) (`kind` $kind^)? ($theta^)?
+  // custom<OptionalTime>("start", $start) custom<OptionalTime>("for",
+  // $duration) (`sig` $sig^)? (`db` $db^)? (`options` $options^)?
+  // attr-dict-with-keyword -- by hand (SchedDialect.cpp) so that printing
+  // does not materialize the properties as a dictionary per task.
+  let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
 }
 

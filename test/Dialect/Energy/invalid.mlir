@@ -181,3 +181,11 @@ energy.seq {
   builtin.module {
   }
 }
+
+// -----
+
+energy.device @a kind "A100" static 60 W
+// An inherent attribute spelled in the attribute dictionary is checked
+// like the keyword form.
+// expected-error @+1 {{'energy.element' op attribute 'sig' failed to satisfy constraint}}
+energy.element @x on @a {sig = 1 : i64}

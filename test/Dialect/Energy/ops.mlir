@@ -81,3 +81,20 @@ func.func @attrs() attributes {energy.sig = #energy.sig<T = 0 s, d = 0 J, s = 0 
 // CHECK: energy.interaction @F0 -- @F1 mechanism "contention" perturbation 3 J, 4.5 J{{$}}
 energy.interaction @F0 -> @B0 mechanism "thermal" perturbation 12 J
 energy.interaction @F0 -- @F1 mechanism "contention" perturbation 3 J, 4500 mJ
+
+// Discardable attributes round-trip on the hand-written formats (element,
+// idle, seq/par/multi print only these, never their inherent attributes).
+// CHECK: energy.multi @tagged -> sig <T = 2 ms, d = 1 J> attributes {note = "m"} {
+// CHECK-NEXT: energy.seq attributes {note = "s"} {
+// CHECK-NEXT: energy.element @t0 on @tp2 sig <T = 1 ms, d = 1 J> at <sm_mhz = 1200> {note = "e"}
+// CHECK-NEXT: energy.idle on @tp2 for 1 ms {note = "i"}
+// CHECK: energy.par @tp attributes {note = "p"} {
+energy.multi @tagged -> sig #energy.sig<T = 2 ms, d = 1 J> attributes {note = "m"} {
+  energy.seq attributes {note = "s"} {
+    energy.element @t0 on @tp2 sig #energy.sig<T = 1 ms, d = 1 J> at #energy.op_point<sm_mhz = 1200> {note = "e"}
+    energy.idle on @tp2 for 1 ms {note = "i"}
+  }
+  energy.par @tp attributes {note = "p"} {
+    energy.element @t1 on @gpu0
+  }
+}
