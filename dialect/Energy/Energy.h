@@ -81,6 +81,15 @@ mlir::ParseResult parseOpAttrDict(mlir::OpAsmParser &parser,
            << "'" << result.name.getStringRef() << "' op ";
   });
 }
+/// `keyword $attr`.
+template <typename AttrT>
+mlir::ParseResult parseKeywordAttr(mlir::OpAsmParser &parser,
+                                   llvm::StringRef keyword, AttrT &attr,
+                                   mlir::Type type) {
+  if (parser.parseKeyword(keyword))
+    return mlir::failure();
+  return parser.parseCustomAttributeWithFallback(attr, type);
+}
 /// `(keyword $attr)?`.
 template <typename AttrT>
 mlir::ParseResult parseOptionalKeywordAttr(mlir::OpAsmParser &parser,
@@ -89,6 +98,19 @@ mlir::ParseResult parseOptionalKeywordAttr(mlir::OpAsmParser &parser,
   if (mlir::failed(parser.parseOptionalKeyword(keyword)))
     return mlir::success();
   return parser.parseCustomAttributeWithFallback(attr, type);
+}
+/// ` keyword $attr` when `attr` is set; builtin attributes print without
+/// their type, ours (`stripped`) without the dialect prefix.
+template <typename AttrT>
+void printKeywordAttr(mlir::OpAsmPrinter &p, llvm::StringRef keyword,
+                      AttrT attr, bool stripped = false) {
+  if (!attr)
+    return;
+  p << ' ' << keyword << ' ';
+  if (stripped)
+    p.printStrippedAttrOrType(attr); // needs the concrete attribute class
+  else
+    p.printAttributeWithoutType(attr);
 }
 /// The discardable attributes only, as `attr-dict` prints them.
 inline void printDiscardableAttrs(mlir::OpAsmPrinter &p, mlir::Operation *op,

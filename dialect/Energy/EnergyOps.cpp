@@ -150,11 +150,10 @@ void InteractionOp::print(OpAsmPrinter &p) {
 
 ParseResult ElementOp::parse(OpAsmParser &parser, OperationState &result) {
   auto &props = result.getOrAddProperties<Properties>();
-  if (parser.parseSymbolName(props.sym_name) || parser.parseKeyword("on") ||
-      parser.parseCustomAttributeWithFallback(
-          props.device, parser.getBuilder().getType<NoneType>()))
-    return failure();
-  if (parseOptionalKeywordAttr(parser, "sig", props.sig, Type{}) ||
+  Type none = parser.getBuilder().getType<NoneType>();
+  if (parser.parseSymbolName(props.sym_name) ||
+      parseKeywordAttr(parser, "on", props.device, none) ||
+      parseOptionalKeywordAttr(parser, "sig", props.sig, Type{}) ||
       parseOptionalKeywordAttr(parser, "at", props.op_point, Type{}))
     return failure();
   return parseOpAttrDict<ElementOp>(parser, result, /*withKeyword=*/false);
@@ -163,24 +162,16 @@ ParseResult ElementOp::parse(OpAsmParser &parser, OperationState &result) {
 void ElementOp::print(OpAsmPrinter &p) {
   p << ' ';
   p.printSymbolName(getSymName());
-  p << " on ";
-  p.printAttributeWithoutType(getDeviceAttr());
-  if (SignatureAttr sig = getSigAttr()) {
-    p << " sig ";
-    p.printStrippedAttrOrType(sig);
-  }
-  if (OpPointAttr point = getOpPointAttr()) {
-    p << " at ";
-    p.printStrippedAttrOrType(point);
-  }
+  printKeywordAttr(p, "on", getDeviceAttr());
+  printKeywordAttr(p, "sig", getSigAttr(), /*stripped=*/true);
+  printKeywordAttr(p, "at", getOpPointAttr(), /*stripped=*/true);
   printDiscardableAttrs(p, *this, /*withKeyword=*/false);
 }
 
 ParseResult IdleOp::parse(OpAsmParser &parser, OperationState &result) {
   auto &props = result.getOrAddProperties<Properties>();
-  if (parser.parseKeyword("on") ||
-      parser.parseCustomAttributeWithFallback(
-          props.device, parser.getBuilder().getType<NoneType>()) ||
+  if (parseKeywordAttr(parser, "on", props.device,
+                       parser.getBuilder().getType<NoneType>()) ||
       parser.parseKeyword("for") ||
       parseIdleSpan(parser, props.duration, props.dynamic))
     return failure();
@@ -188,8 +179,7 @@ ParseResult IdleOp::parse(OpAsmParser &parser, OperationState &result) {
 }
 
 void IdleOp::print(OpAsmPrinter &p) {
-  p << " on ";
-  p.printAttributeWithoutType(getDeviceAttr());
+  printKeywordAttr(p, "on", getDeviceAttr());
   p << " for ";
   printIdleSpan(p, *this, getDurationAttr(), getDynamicAttr());
   printDiscardableAttrs(p, *this, /*withKeyword=*/false);
@@ -221,8 +211,8 @@ static void printComposition(OpT op, OpAsmPrinter &p) {
     p.printSymbolName(name.getValue());
   }
   if (SignatureAttr closure = op.getClosureAttr()) {
-    p << " -> sig ";
-    p.printStrippedAttrOrType(closure);
+    p << " ->";
+    printKeywordAttr(p, "sig", closure, /*stripped=*/true);
   }
   printDiscardableAttrs(p, op, /*withKeyword=*/true);
   p << ' ';

@@ -91,8 +91,8 @@ ParseResult TaskOp::parse(OpAsmParser &parser, OperationState &result) {
   auto &props = result.getOrAddProperties<Properties>();
   Builder &b = parser.getBuilder();
   Type none = b.getType<NoneType>();
-  if (parser.parseSymbolName(props.sym_name) || parser.parseKeyword("on") ||
-      parser.parseCustomAttributeWithFallback(props.device, none) ||
+  if (parser.parseSymbolName(props.sym_name) ||
+      parseKeywordAttr(parser, "on", props.device, none) ||
       parseOptionalKeywordAttr(parser, "stream", props.stream,
                                b.getIntegerType(64)) ||
       parseOptionalKeywordAttr(parser, "after", props.after, none) ||
@@ -114,34 +114,24 @@ ParseResult TaskOp::parse(OpAsmParser &parser, OperationState &result) {
 }
 
 void TaskOp::print(OpAsmPrinter &p) {
-  auto keyword = [&](StringRef kw, Attribute attr) {
-    if (!attr)
-      return;
-    p << ' ' << kw << ' ';
-    p.printAttributeWithoutType(attr);
-  };
   p << ' ';
   p.printSymbolName(getSymName());
-  p << " on ";
-  p.printAttributeWithoutType(getDeviceAttr());
-  keyword("stream", getStreamAttr());
-  keyword("after", getAfterAttr());
-  keyword("with", getWithAttr());
+  printKeywordAttr(p, "on", getDeviceAttr());
+  printKeywordAttr(p, "stream", getStreamAttr());
+  printKeywordAttr(p, "after", getAfterAttr());
+  printKeywordAttr(p, "with", getWithAttr());
   printOptionalTime(p, *this, "lag", getLagAttr());
   printOptionalTime(p, *this, "release", getReleaseAttr());
-  keyword("kind", getKindAttr());
+  printKeywordAttr(p, "kind", getKindAttr());
   if (DictionaryAttr theta = getThetaAttr()) {
     p << ' ';
     p.printAttributeWithoutType(theta);
   }
   printOptionalTime(p, *this, "start", getStartAttr());
   printOptionalTime(p, *this, "for", getDurationAttr());
-  if (SignatureAttr sig = getSigAttr()) {
-    p << " sig ";
-    p.printStrippedAttrOrType(sig);
-  }
-  keyword("db", getDbAttr());
-  keyword("options", getOptionsAttr());
+  printKeywordAttr(p, "sig", getSigAttr(), /*stripped=*/true);
+  printKeywordAttr(p, "db", getDbAttr());
+  printKeywordAttr(p, "options", getOptionsAttr());
   printDiscardableAttrs(p, *this, /*withKeyword=*/true);
 }
 
