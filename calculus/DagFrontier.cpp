@@ -225,6 +225,25 @@ struct Sweep {
     }
   }
 
+  /// Slack filling in one pass (large schedules): every task grows within
+  /// its free float -- until its first finish-to-start successor's earliest
+  /// start, or D -- which moves no earliest start, so all grow at once.
+  void freeFloatFill(double D) {
+    for (uint32_t t = 0; t < n; ++t) {
+      const TaskOptions &o = opts[t];
+      double limit = D - es[t];
+      for (uint32_t i = dag.succStart[t]; i < dag.succStart[t + 1]; ++i)
+        if (!dag.succ[i].startToStart)
+          limit = std::min(limit, es[dag.succ[i].to] - es[t]);
+      uint32_t j = cur[t];
+      while (j + 1 < o.T.size() && o.T[j + 1] <= limit + 1e-12 * D)
+        ++j;
+      if (j != cur[t])
+        set(t, j);
+    }
+    makespan = dag.forward(T, es);
+  }
+
   /// Local search: speed one task up (by one option, or to every faster
   /// option when `exhaustive`) and refill; keep it when the dynamic energy
   /// drops (the freed slack lets others save more).
@@ -588,9 +607,11 @@ void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
 }
 
 /// `states` (optional) receives the configuration of every recorded point.
-void crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
-                double P, bool keepChoices, std::vector<DagPoint> &out,
-                std::vector<FlowBound> &bounds,
+/// Returns false when `workBudget` (task visits, 0: none) ran out before
+/// the fastest makespan was reached.
+bool crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
+                double P, bool keepChoices, uint64_t workBudget,
+                std::vector<DagPoint> &out, std::vector<FlowBound> &bounds,
                 std::vector<std::vector<uint32_t>> *states) {
   size_t n = opts.size();
   Sweep sw(dag, opts, /*rule=*/0);
@@ -617,7 +638,10 @@ void crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
     hulls.emplace_back(o);
   }
   bounds.push_back({baseC, 0});
+  uint64_t work = 0;
   for (size_t step = 0; step < maxSteps; ++step) {
+    if (workBudget && work > workBudget)
+      return false;
     double M = sw.makespan;
     dag.backward(sw.T, M, sw.ls);
     double tol = 1e-9 * std::max(M, 1e-9);
@@ -659,9 +683,12 @@ void crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
           flow.arc(e.startToStart ? in(t) : outN(t), in(e.to), MaxFlow::Inf);
       }
     }
+    // Passes over every task (backward, scans, forward, fill) and the
+    // critical subgraph's network.
+    work += 4 * n + 8 * crit.size();
     double F = flow.run(0, 1);
     if (F >= MaxFlow::Inf / 2)
-      return; // a critical path of fastest options: the fastest makespan
+      return true; // a critical path of fastest options: the fastest makespan
     // This flow certifies a bound (see DagFrontier.h): tasks without flow
     // contribute their least d.
     {
@@ -731,15 +758,16 @@ void crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
       k = leave;
     }
     if (!moved)
-      return;
+      return true;
     sw.makespan = dag.forward(sw.T, sw.es);
     if (sw.makespan >= M - tol)
-      return; // no progress (a guard; the cut shortens every path)
+      return true; // no progress (a guard; the cut shortens every path)
     sw.fill(sw.makespan);
     record();
     if (states)
       states->push_back(sw.cur);
   }
+  return true;
 }
 
 double quantize(double t, double q) {
@@ -1278,9 +1306,19 @@ bool dagFrontier(const Schedule &sched,
   // point: 12 microbatches +0.58 % -> -0.07 %, 48: -1.66 % -> -1.68 %.
   bool seeded = !exact && settings.crash && totalOptions <= 20000;
   std::vector<std::vector<uint32_t>> states;
-  if (!exact && settings.crash)
-    crashSweep(dag, opts, P, settings.keepChoices, frontier, bounds,
-               seeded ? &states : nullptr);
+  bool truncated = false;
+  double stoppedAt = 0;
+  if (!exact && settings.crash &&
+      !crashSweep(dag, opts, P, settings.keepChoices, settings.crashWorkBudget,
+                  frontier, bounds, seeded ? &states : nullptr)) {
+    // Out of budget: the fastest configuration closes the range (its tasks
+    // slowed within their free floats), the points in between are missing.
+    truncated = true;
+    stoppedAt = frontier.back().T;
+    Sweep fast(dag, opts, /*rule=*/0);
+    fast.freeFloatFill(fast.makespan);
+    frontier.push_back(fast.point(P, settings.keepChoices));
+  }
   double lastSeed = std::numeric_limits<double>::infinity();
   for (const std::vector<uint32_t> &state : states) {
     Sweep sw(dag, opts, /*rule=*/0);
@@ -1363,8 +1401,14 @@ bool dagFrontier(const Schedule &sched,
   for (DagPoint &p : frontier)
     if (!exact && !std::isnan(p.lowerBound) && p.lowerBound > 0)
       worst = std::max(worst, (p.E - p.lowerBound) / p.lowerBound);
-  if (result)
+  if (result) {
     result->worstGap = exact ? 0 : bounds.empty() ? INFINITY : worst;
+    if (truncated) {
+      result->truncated = true;
+      result->gapFrom = frontier.front().T;
+      result->gapTo = stoppedAt;
+    }
+  }
   return true;
 }
 

@@ -95,6 +95,10 @@ def EnergyFrontier : Pass<"energy-frontier", "::mlir::ModuleOp"> {
            "deadline step of the sweep in seconds (0: makespan / 1000)">,
     Option<"quantum", "quantum", "double", /*default=*/"0",
            "floor option times to this many seconds (Perseus: 0.001)">,
+    Option<"crashBudget", "crash-budget", "uint64_t",
+           /*default=*/"2147483648",
+           "work budget of the crash sweep in task visits (0: none); past "
+           "it the frontier is truncated, with a warning">,
   ];
 }
 
@@ -125,6 +129,10 @@ def EnergyPlan : Pass<"energy-plan", "::mlir::ModuleOp"> {
            "floor option times to this many seconds (Perseus: 0.001)">,
     Option<"summary", "summary", "bool", /*default=*/"false",
            "print the plan's summary to stdout">,
+    Option<"crashBudget", "crash-budget", "uint64_t",
+           /*default=*/"2147483648",
+           "work budget of the crash sweep in task visits (0: none); past "
+           "it the frontier is truncated, with a warning">,
   ];
 }
 

@@ -89,11 +89,13 @@ struct Choices {
 /// the schedule as `energy.frontier_method`).
 FailureOr<std::vector<calculus::DagPoint>>
 computeFrontier(ScheduleOp sched, const Choices &c, double step, double quantum,
-                bool keepChoices, calculus::DagFrontierResult &method) {
+                uint64_t crashBudget, bool keepChoices,
+                calculus::DagFrontierResult &method) {
   calculus::DagFrontierSettings settings;
   settings.step = step;
   settings.quantum = quantum;
   settings.keepChoices = keepChoices;
+  settings.crashWorkBudget = crashBudget;
   std::vector<calculus::DagPoint> front;
   std::string err;
   if (!calculus::dagFrontier(c.graph.schedule, c.options, settings, front,
@@ -119,6 +121,17 @@ computeFrontier(ScheduleOp sched, const Choices &c, double step, double quantum,
           ? "exact: all " + combos + " combinations enumerated"
           : "heuristic (crash and deadline sweeps) over " + combos +
                 " combinations; " + gap;
+  if (method.truncated) {
+    std::string missing = llvm::formatv(
+        "truncated: the crash sweep's work budget (crash-budget={0}) ran out "
+        "at makespan {1:F4} s; no points between {2:F4} s (the fastest "
+        "configuration) and {1:F4} s",
+        crashBudget, method.gapTo, method.gapFrom);
+    how += "; " + missing;
+    // At the schedule's location only: the op itself may hold millions of
+    // tasks.
+    mlir::emitWarning(sched.getLoc(), "frontier ") << missing;
+  }
   sched->setAttr("energy.frontier_method", b.getStringAttr(how));
   return front;
 }
@@ -133,7 +146,8 @@ struct EnergyFrontierPass
       if (failed(c))
         return signalPassFailure();
       calculus::DagFrontierResult method;
-      auto front = computeFrontier(sched, *c, step, quantum, false, method);
+      auto front =
+          computeFrontier(sched, *c, step, quantum, crashBudget, false, method);
       if (failed(front))
         return signalPassFailure();
       size_t limit = points ? unsigned(points) : front->size();
@@ -175,7 +189,8 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     if (failed(c))
       return failure();
     calculus::DagFrontierResult method;
-    auto front = computeFrontier(sched, *c, step, quantum, true, method);
+    auto front =
+        computeFrontier(sched, *c, step, quantum, crashBudget, true, method);
     if (failed(front))
       return failure();
     double baseT;

@@ -40,6 +40,9 @@ def Energy_ElementOp : Energy_Op<"element"> {
     device's unless the signature overrides it (`s = 61 W`). An element
     without a signature is valid IR (a later pass fills it) but cannot be
     evaluated.
+
+    Syntax: `energy.element @name on @device (sig <...>)? (at <...>)?
+    attr-dict`.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, FlatSymbolRefAttr:$device,
                        OptionalAttr<Energy_SignatureAttr>:$sig,
@@ -60,6 +63,9 @@ def Energy_IdleOp : Energy_Op<"idle"> {
     Zero dynamic energy, the static power of its device, a duration set by
     the schedule (CALCULUS.md section 1). A `dynamic` energy may be written
     only to be rejected: idle elements have none.
+
+    Syntax: `energy.idle on @device for <time> (dynamic <energy>)?
+    attr-dict`.
   }];
   let arguments = (ins FlatSymbolRefAttr:$device, F64Attr:$duration,
                        OptionalAttr<F64Attr>:$dynamic);
@@ -92,6 +98,9 @@ def Energy_SeqOp : Energy_CompositionOp<"seq", "⊗"> {
     `T = sum T_i`, `d = sum d_i`, `var_E = sum var_E_i` (CALCULUS.md
     section 2). `--energy-evaluate` attaches the closure signature as
     `-> sig <...>` (Property 5.3: every composite is an element).
+
+    Syntax (also par and multi): `energy.seq (@name)? (-> sig <...>)?
+    (attributes {...})? { ... }`.
   }];
 }
 

@@ -56,6 +56,11 @@ def Sched_TaskOp : Sched_Op<"task", [Symbol]> {
     planning. `release <time>` is the earliest time the task may start
     whatever its dependencies (a request's arrival): timing, lowering and
     planning respect it, and a fixed `start` may not precede it.
+
+    Syntax: `sched.task @name on @device (stream N)? (after [...])?
+    (with [...])? (lag <time>)? (release <time>)? (kind "...")? ({theta})?
+    (start <time>)? (for <time>)? (sig <...>)? (db "key")? (options [...])?
+    (attributes {...})?`.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        FlatSymbolRefAttr:$device,

@@ -687,3 +687,58 @@ TEST(DagFrontier, PerseusOtherPublishedFrontiers) {
 }
 
 } // namespace
+
+// A crash sweep out of its work budget stops where it is; the frontier then
+// holds its points so far and the fastest configuration, and says which
+// range it misses. Every point is a real configuration (re-timed here by
+// interval accounting), the fastest one is as fast as every task at its
+// fastest option, and nothing lies in the reported gap.
+TEST(DagFrontier, CrashBudgetTruncates) {
+  PerseusCase c = bloom(12, 70.38);
+  std::string err;
+  std::vector<uint32_t> fastestChoice(c.opts.size());
+  for (size_t t = 0; t < c.opts.size(); ++t)
+    for (uint32_t k = 0; k < c.opts[t].size(); ++k)
+      if (c.opts[t][k].T < c.opts[t][fastestChoice[t]].T)
+        fastestChoice[t] = k;
+  double Tfast;
+  dagEnergy(c.sched, c.opts, fastestChoice, 0, &Tfast);
+
+  DagFrontierSettings full;
+  full.crashWorkBudget = 0;
+  std::vector<DagPoint> whole;
+  DagFrontierResult wholeHow;
+  ASSERT_TRUE(dagFrontier(c.sched, c.opts, full, whole, err, &wholeHow)) << err;
+  EXPECT_FALSE(wholeHow.truncated);
+
+  DagFrontierSettings small;
+  small.crashWorkBudget = 3000000; // about half of what the whole sweep needs
+  std::vector<DagPoint> part;
+  DagFrontierResult how;
+  ASSERT_TRUE(dagFrontier(c.sched, c.opts, small, part, err, &how)) << err;
+  ASSERT_TRUE(how.truncated);
+  EXPECT_GE(part.size(), 3u); // the fastest point and some of the sweep
+  EXPECT_LT(part.size(), whole.size());
+  EXPECT_NEAR(part.front().T, Tfast, 1e-9);
+  EXPECT_EQ(how.gapFrom, part.front().T);
+  EXPECT_GT(how.gapTo, how.gapFrom);
+  for (size_t i = 0; i < part.size(); ++i) {
+    double T;
+    double E = dagEnergy(c.sched, c.opts, part[i].choice, 0, &T);
+    EXPECT_NEAR(T, part[i].T, 1e-9);
+    EXPECT_NEAR(E, part[i].E, 1e-9 * E);
+    EXPECT_FALSE(part[i].T > how.gapFrom + 1e-12 &&
+                 part[i].T < how.gapTo - 1e-12)
+        << "a point inside the reported gap at " << part[i].T;
+    if (i)
+      EXPECT_LT(part[i].E, part[i - 1].E); // Pareto: slower is cheaper
+  }
+  // The part it did compute is the untruncated sweep's: at every one of its
+  // times the whole frontier is at least as good.
+  std::vector<std::pair<double, double>> w;
+  for (auto &p : whole)
+    w.push_back({p.T, p.E});
+  for (auto &p : part)
+    if (p.T >= how.gapTo)
+      EXPECT_LE(bestAt(w, p.T), p.E * (1 + 1e-12));
+}
