@@ -770,6 +770,44 @@ bool crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
   return true;
 }
 
+/// Cheap configurations across the whole range (a truncated sweep's gap):
+/// every task at its fastest option, and for `prices` dynamic-energy prices
+/// lambda (J per second, geometric between the tasks' smallest and largest
+/// hull slopes) every task at the option minimizing d + lambda T; each then
+/// slowed within its free float. O(prices x (options + V + E)); real
+/// configurations, joined to the frontier only where they are Pareto.
+void priceFill(const Dag &dag, const std::vector<TaskOptions> &opts, double P,
+               bool keepChoices, int prices, std::vector<DagPoint> &out) {
+  Sweep fast(dag, opts, /*rule=*/0);
+  fast.freeFloatFill(fast.makespan);
+  out.push_back(fast.point(P, keepChoices));
+  double lo = std::numeric_limits<double>::infinity(), hi = 0;
+  for (const TaskOptions &o : opts)
+    for (size_t k = 1; k < o.T.size(); ++k) {
+      double slope = (o.d[k - 1] - o.d[k]) / std::max(o.T[k] - o.T[k - 1], 1e-15);
+      lo = std::min(lo, slope);
+      hi = std::max(hi, slope);
+    }
+  if (!(hi > 0) || !(lo < hi))
+    return;
+  lo = std::max(lo, hi * 1e-6);
+  for (int i = 0; i < prices; ++i) {
+    double lambda = lo * std::pow(hi / lo, (i + 0.5) / prices);
+    Sweep sw(dag, opts, /*rule=*/0);
+    for (uint32_t t = 0; t < opts.size(); ++t) {
+      const TaskOptions &o = opts[t];
+      uint32_t best = 0;
+      for (uint32_t k = 1; k < o.T.size(); ++k)
+        if (o.d[k] + lambda * o.T[k] < o.d[best] + lambda * o.T[best])
+          best = k;
+      sw.set(t, best);
+    }
+    sw.makespan = dag.forward(sw.T, sw.es);
+    sw.freeFloatFill(sw.makespan);
+    out.push_back(sw.point(P, keepChoices));
+  }
+}
+
 double quantize(double t, double q) {
   if (q <= 0)
     return t;
@@ -1311,13 +1349,12 @@ bool dagFrontier(const Schedule &sched,
   if (!exact && settings.crash &&
       !crashSweep(dag, opts, P, settings.keepChoices, settings.crashWorkBudget,
                   frontier, bounds, seeded ? &states : nullptr)) {
-    // Out of budget: the fastest configuration closes the range (its tasks
-    // slowed within their free floats), the points in between are missing.
+    // Out of budget: the fastest configuration closes the range and price
+    // points cross the gap (priceFill); the sweep's points in between are
+    // missing.
     truncated = true;
     stoppedAt = frontier.back().T;
-    Sweep fast(dag, opts, /*rule=*/0);
-    fast.freeFloatFill(fast.makespan);
-    frontier.push_back(fast.point(P, settings.keepChoices));
+    priceFill(dag, opts, P, settings.keepChoices, 32, frontier);
   }
   double lastSeed = std::numeric_limits<double>::infinity();
   for (const std::vector<uint32_t> &state : states) {

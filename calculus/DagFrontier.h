@@ -83,8 +83,9 @@ struct DagFrontierSettings {
   /// Work budget of the crash sweep, in task visits (each step visits every
   /// task a few times and its critical subgraph in the max-flow); 0: none.
   /// When it runs out the sweep stops where it is and the frontier gets the
-  /// fastest configuration (each task slowed within its free float) instead
-  /// of the points in between (`DagFrontierResult::truncated`). The default,
+  /// fastest configuration and 32 price points (each task at its option
+  /// minimizing d + lambda T, then slowed within its free float) instead of
+  /// the sweep's points in between (`DagFrontierResult::truncated`). The default,
   /// 2^31, is about 30 s on 131,072 tasks x 73 options here and far beyond
   /// what schedules of a few thousand tasks need.
   uint64_t crashWorkBudget = uint64_t(1) << 31;
@@ -104,9 +105,9 @@ struct DagFrontierResult {
   /// The largest (E - lowerBound) / lowerBound over the frontier: 0 when
   /// exact; from the Lagrangian bounds otherwise.
   double worstGap = 0;
-  /// The crash sweep ran out of its work budget: the frontier has no
-  /// points with makespans strictly between `gapFrom` (its fastest point)
-  /// and `gapTo` (where the sweep stopped), s.
+  /// The crash sweep ran out of its work budget: between `gapFrom` (the
+  /// frontier's fastest point) and `gapTo` (where the sweep stopped), s,
+  /// the frontier holds only price points (DagFrontierSettings).
   bool truncated = false;
   double gapFrom = 0, gapTo = 0;
 };

@@ -124,8 +124,8 @@ computeFrontier(ScheduleOp sched, const Choices &c, double step, double quantum,
   if (method.truncated) {
     std::string missing = llvm::formatv(
         "truncated: the crash sweep's work budget (crash-budget={0}) ran out "
-        "at makespan {1:F4} s; no points between {2:F4} s (the fastest "
-        "configuration) and {1:F4} s",
+        "at makespan {1:F4} s; between {2:F4} s (the fastest "
+        "configuration) and {1:F4} s only price points (docs/FRONTIER.md)",
         crashBudget, method.gapTo, method.gapFrom);
     how += "; " + missing;
     // At the schedule's location only: the op itself may hold millions of

@@ -689,10 +689,10 @@ TEST(DagFrontier, PerseusOtherPublishedFrontiers) {
 } // namespace
 
 // A crash sweep out of its work budget stops where it is; the frontier then
-// holds its points so far and the fastest configuration, and says which
-// range it misses. Every point is a real configuration (re-timed here by
-// interval accounting), the fastest one is as fast as every task at its
-// fastest option, and nothing lies in the reported gap.
+// holds its points so far, the fastest configuration and price points
+// across the gap, and says which range the sweep missed. Every point is a
+// real configuration (re-timed here by interval accounting) and the fastest
+// one is as fast as every task at its fastest option.
 TEST(DagFrontier, CrashBudgetTruncates) {
   PerseusCase c = bloom(12, 70.38);
   std::string err;
@@ -722,17 +722,17 @@ TEST(DagFrontier, CrashBudgetTruncates) {
   EXPECT_NEAR(part.front().T, Tfast, 1e-9);
   EXPECT_EQ(how.gapFrom, part.front().T);
   EXPECT_GT(how.gapTo, how.gapFrom);
+  int inGap = 0; // price points
   for (size_t i = 0; i < part.size(); ++i) {
     double T;
     double E = dagEnergy(c.sched, c.opts, part[i].choice, 0, &T);
     EXPECT_NEAR(T, part[i].T, 1e-9);
     EXPECT_NEAR(E, part[i].E, 1e-9 * E);
-    EXPECT_FALSE(part[i].T > how.gapFrom + 1e-12 &&
-                 part[i].T < how.gapTo - 1e-12)
-        << "a point inside the reported gap at " << part[i].T;
+    inGap += part[i].T > how.gapFrom + 1e-12 && part[i].T < how.gapTo - 1e-12;
     if (i)
       EXPECT_LT(part[i].E, part[i - 1].E); // Pareto: slower is cheaper
   }
+  EXPECT_GT(inGap, 0) << "price points cross the gap";
   // The part it did compute is the untruncated sweep's: at every one of its
   // times the whole frontier is at least as good.
   std::vector<std::pair<double, double>> w;
