@@ -308,6 +308,9 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       planFields.set("T_with_switches_s", b.getF64FloatAttr(bestCost.T));
       planFields.set("E_with_switches_J", b.getF64FloatAttr(bestCost.E));
     }
+    if (method.truncated) // the range the crash sweep did not reach, s
+      planFields.set("frontier_truncated",
+                     b.getF64ArrayAttr({method.gapFrom, method.gapTo}));
     sched->setAttr("energy.plan", planFields.getDictionary(ctx));
 
     if (summary) {

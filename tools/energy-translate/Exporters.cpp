@@ -102,6 +102,12 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
         {"exact", plan.getAs<BoolAttr>("exact") &&
                       plan.getAs<BoolAttr>("exact").getValue()},
         {"gap_pct", dictNumber(plan, "gap_pct")}};
+    if (auto gap = plan.getAs<ArrayAttr>("frontier_truncated");
+        gap && gap.size() == 2 && isa<FloatAttr>(gap[0]) &&
+        isa<FloatAttr>(gap[1]))
+      planJson["frontier_truncated_s"] = llvm::json::Array{
+          cast<FloatAttr>(gap[0]).getValueAsDouble(),
+          cast<FloatAttr>(gap[1]).getValueAsDouble()};
     if (auto n = plan.getAs<IntegerAttr>("switches"))
       planJson["with_switches"] = llvm::json::Object{
           {"switches", n.getInt()},
