@@ -78,6 +78,18 @@ def SchedToEnergy : Pass<"sched-to-energy", "::mlir::ModuleOp"> {
   let dependentDialects = ["::energy::EnergyDialect"];
 }
 
+// The frontier options --energy-frontier and --energy-plan share.
+defvar FrontierOptions = [
+    Option<"step", "step", "double", /*default=*/"0",
+           "deadline step of the sweep in seconds (0: makespan / 1000)">,
+    Option<"quantum", "quantum", "double", /*default=*/"0",
+           "floor option times to this many seconds (Perseus: 0.001)">,
+    Option<"crashBudget", "crash-budget", "uint64_t",
+           /*default=*/"2147483648",
+           "work budget of the crash sweep in task visits (0: none); past "
+           "it the frontier is truncated, with a warning">
+];
+
 def EnergyFrontier : Pass<"energy-frontier", "::mlir::ModuleOp"> {
   let summary = "Compute each schedule's iteration time-energy frontier";
   let description = [{
@@ -91,15 +103,7 @@ def EnergyFrontier : Pass<"energy-frontier", "::mlir::ModuleOp"> {
   let options = [
     Option<"points", "points", "unsigned", /*default=*/"64",
            "at most this many points in the attribute (0: all)">,
-    Option<"step", "step", "double", /*default=*/"0",
-           "deadline step of the sweep in seconds (0: makespan / 1000)">,
-    Option<"quantum", "quantum", "double", /*default=*/"0",
-           "floor option times to this many seconds (Perseus: 0.001)">,
-    Option<"crashBudget", "crash-budget", "uint64_t",
-           /*default=*/"2147483648",
-           "work budget of the crash sweep in task visits (0: none); past "
-           "it the frontier is truncated, with a warning">,
-  ];
+  ] # FrontierOptions;
 }
 
 def EnergyPlan : Pass<"energy-plan", "::mlir::ModuleOp"> {
@@ -123,17 +127,9 @@ def EnergyPlan : Pass<"energy-plan", "::mlir::ModuleOp"> {
            "largest slowdown over the fastest makespan, in percent">,
     Option<"objective", "objective", "std::string", /*default=*/"\"energy\"",
            "energy, edp or ed2p">,
-    Option<"step", "step", "double", /*default=*/"0",
-           "deadline step of the sweep in seconds (0: makespan / 1000)">,
-    Option<"quantum", "quantum", "double", /*default=*/"0",
-           "floor option times to this many seconds (Perseus: 0.001)">,
     Option<"summary", "summary", "bool", /*default=*/"false",
            "print the plan's summary to stdout">,
-    Option<"crashBudget", "crash-budget", "uint64_t",
-           /*default=*/"2147483648",
-           "work budget of the crash sweep in task visits (0: none); past "
-           "it the frontier is truncated, with a warning">,
-  ];
+  ] # FrontierOptions;
 }
 
 def EnergyPowerCap : Pass<"energy-power-cap", "::mlir::ModuleOp"> {
