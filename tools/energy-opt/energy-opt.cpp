@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Registration.h"
+#include "tools/HugePageHeap.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -26,6 +27,7 @@
 #include <vector>
 
 int main(int argc, char **argv) {
+  energy::tools::adviseHugePageHeap();
   std::vector<char *> args(argv, argv + argc);
   auto given = [&](llvm::StringRef name) {
     for (int i = 1; i < argc; ++i) {

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tools/HugePageHeap.h"
 #include "passes/Registration.h"
 #include "tools/energy-translate/Importers.h"
 
@@ -77,6 +78,7 @@ static cl::opt<std::string> summaryFile(
     cl::init(""), cl::cat(category));
 
 int main(int argc, char **argv) {
+  energy::tools::adviseHugePageHeap();
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
   mlir::registerDefaultTimingManagerCLOptions();
