@@ -34,8 +34,10 @@
 //   E = P M + sum_i d_i >= sum_i min_k (d_ik + f_i T_ik) + (P - F) M
 // with F the flow's value (sum_i f_i t_i <= F M), hence a lower bound
 // (taking M = D when F > P, the fastest makespan when F <= P). The crash
-// sweep's minimum-cut flows are such flows; up to 50,000 task options the
-// bound is also maximized over chain flows by projected subgradient ascent.
+// sweep's minimum-cut flows are such flows; up to 50,000 task options (and
+// for a truncated frontier's few points at any size, within ~2^32 option
+// visits) the bound is also maximized over chain flows by projected
+// subgradient ascent.
 // Each frontier point carries the best bound found.
 //
 // Release times (ScheduleTask::release) delay a task's earliest start in
