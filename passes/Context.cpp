@@ -238,7 +238,7 @@ bool Propagator::nestedCoRun(ParOp par, const DeviceInfo &info) {
     if (auto el = dyn_cast<ElementOp>(op)) {
       auto sig = el->getAttrOfType<SignatureAttr>(kNullSig);
       if (!sig)
-        sig = el.getSigAttr();
+        sig = el.getSigAsAttr();
       calculus::LaneElement &le = nodes[id].leaf;
       le.T = sig ? sig.time() : 0;
       le.demand.assign(resources.size(), 0);
@@ -374,7 +374,7 @@ FailureOr<Realized> Propagator::element(ElementOp el, State &state,
   // element's own.
   auto null = el->getAttrOfType<SignatureAttr>(kNullSig);
   if (!null)
-    null = el.getSigAttr();
+    null = el.getSigAsAttr();
   if (!null)
     return el.emitOpError("@") << el.getSymName() << " has no signature";
   calculus::Signature s = calculus::Signature::measured(
@@ -449,7 +449,7 @@ FailureOr<Realized> Propagator::element(ElementOp el, State &state,
   if (changed) {
     if (!el->hasAttr(kNullSig))
       el->setAttr(kNullSig, null);
-    el.setSigAttr(toAttr(ctx, s));
+    el.setSigFromAttr(toAttr(ctx, s));
   }
   return Realized{s.T, s.d};
 }
@@ -641,7 +641,7 @@ struct EnergyReducePass
     root->walk<WalkOrder::PreOrder>([&](ElementOp el) {
       StringAttr dev = el.getDeviceAttr().getAttr();
       double sdev = devices.count(dev) ? devices[dev].staticPower : 0;
-      SignatureAttr sig = el.getSigAttr();
+      SignatureAttr sig = el.getSigAsAttr();
       if (!sig)
         return;
       auto nullAttr = el->getAttrOfType<SignatureAttr>(kNullSig);
@@ -674,7 +674,7 @@ struct EnergyReducePass
       // Reduce: the context-independent form, with its bias bound.
       for (Entry &e : entries)
         if (auto nullAttr = e.op->getAttrOfType<SignatureAttr>(kNullSig)) {
-          e.op.setSigAttr(nullAttr);
+          e.op.setSigFromAttr(nullAttr);
           e.op->removeAttr(kNullSig);
           e.op->removeAttr(kEntry);
           e.op->removeAttr(kSlowdown);

@@ -189,7 +189,7 @@ struct EnergyCheckDeviationPass
       }
       // Elements are checked too.
       root->walk([&](ElementOp el) {
-        auto sig = el.getSigAttr();
+        auto sig = el.getSigAsAttr();
         if (!sig)
           return;
         auto dev = SymbolTable::lookupNearestSymbolFrom<energy::DeviceOp>(

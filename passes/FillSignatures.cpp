@@ -560,7 +560,7 @@ struct EnergyFillSignaturesPass
         bad = true;
         return;
       }
-      el.setSigAttr(sigOf(it->second.front()));
+      el.setSigFromAttr(sigOf(it->second.front()));
       // The warm signature for the cache context of an element that
       // declares whose data it reuses (docs/CONTEXTS.md).
       auto w = warm.find(key.getValue());

@@ -81,10 +81,8 @@ struct Materializer {
       if (collective)
         name = b.getStringAttr(name.getValue() + "." +
                                deviceRefs[n.device].getValue());
-      auto sig = SignatureAttr::get(b.getContext(), share.T, share.d,
-                                    std::sqrt(share.varT),
-                                    std::sqrt(share.varD), std::nullopt,
-                                    std::nullopt);
+      SigData sig{share.T, share.d, std::sqrt(share.varT),
+                  std::sqrt(share.varD), std::nullopt, std::nullopt};
       auto el = ElementOp::create(b, taskOp ? taskOp->getLoc() : *genLoc, name,
                                   deviceRefs[n.device], sig, OpPointAttr());
       // Shared model parameters follow the share of d each element takes.

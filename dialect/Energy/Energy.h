@@ -40,12 +40,65 @@ struct Real {
 inline llvm::hash_code hash_value(Real r) {
   return llvm::hash_value(llvm::bit_cast<uint64_t>(r.value));
 }
+
+/// A signature's fields as plain doubles (W, s, J), as `#energy.sig` holds
+/// them. `energy.element` stores its signature this way, inline in the op
+/// (a property): a uniqued attribute per element cost 0.9 s of a 10^6-
+/// element parse (bench/RESULTS.md). The accessors match SignatureAttr's.
+struct SigData {
+  double T = 0, d = 0, sigmaT = 0, sigmaD = 0;
+  std::optional<double> s, sigmaE;
+
+  double time() const { return T; }
+  double dynamicEnergy() const { return d; }
+  double sigmaTime() const { return sigmaT; }
+  double sigmaDynamic() const { return sigmaD; }
+  std::optional<double> staticPower() const { return s; }
+  std::optional<double> sigmaEnergy() const { return sigmaE; }
+
+  /// Bitwise, as attribute uniquing compares.
+  bool operator==(const SigData &o) const {
+    auto opt = [](std::optional<double> a, std::optional<double> b) {
+      return a.has_value() == b.has_value() &&
+             (!a || Real{*a} == Real{*b});
+    };
+    return Real{T} == Real{o.T} && Real{d} == Real{o.d} &&
+           Real{sigmaT} == Real{o.sigmaT} && Real{sigmaD} == Real{o.sigmaD} &&
+           opt(s, o.s) && opt(sigmaE, o.sigmaE);
+  }
+  bool operator!=(const SigData &o) const { return !(*this == o); }
+};
+inline llvm::hash_code hash_value(const SigData &v) {
+  return llvm::hash_combine(Real{v.T}, Real{v.d}, Real{v.sigmaT},
+                            Real{v.sigmaD}, Real::optional(v.s),
+                            Real::optional(v.sigmaE));
+}
 } // namespace energy
 
 #include "dialect/Energy/EnergyDialect.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "dialect/Energy/EnergyAttrs.h.inc"
+
+namespace energy {
+/// Between SigData and `#energy.sig` (SignatureAttr).
+SigData sigData(SignatureAttr attr);
+SignatureAttr sigAttr(mlir::MLIRContext *ctx, const SigData &v);
+/// The checks of SignatureAttr::verify (Axiom P1: finite, non-negative).
+mlir::LogicalResult
+verifySigData(llvm::function_ref<mlir::InFlightDiagnostic()> emit,
+              const SigData &v);
+/// `<T = ..., d = ..., ...>`, as `#energy.sig` writes its fields.
+mlir::ParseResult parseSigData(mlir::AsmParser &parser, SigData &v);
+void printSigData(mlir::AsmPrinter &printer, const SigData &v);
+/// energy.element's `sig` property as an attribute (generic form,
+/// bytecode): `#energy.sig<...>`, or `none` when absent; and back.
+mlir::Attribute sigPropertyAttr(mlir::MLIRContext *ctx,
+                                const std::optional<SigData> &v);
+mlir::LogicalResult
+sigPropertyFromAttr(std::optional<SigData> &v, mlir::Attribute attr,
+                    llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+} // namespace energy
 
 #define GET_OP_CLASSES
 #include "dialect/Energy/EnergyOps.h.inc"

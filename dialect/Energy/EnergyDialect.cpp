@@ -137,16 +137,21 @@ struct SigFields {
     return ParseResult(success());
   }
 
+  /// The fields, checked; errors at `loc`.
+  ParseResult data(AsmParser &parser, SMLoc loc, SigData &v) const {
+    if (!values[1] || !values[2])
+      return parser.emitError(loc) << "a signature needs both the time `T` "
+                                      "and the dynamic energy `d`";
+    v = SigData{*values[1], *values[2], values[3].value_or(0),
+                values[4].value_or(0), values[0], values[5]};
+    return verifySigData([&] { return parser.emitError(loc); }, v);
+  }
+
   SignatureAttr build(AsmParser &parser, SMLoc loc) const {
-    if (!values[1] || !values[2]) {
-      parser.emitError(loc) << "a signature needs both the time `T` and the "
-                               "dynamic energy `d`";
+    SigData v;
+    if (data(parser, loc, v))
       return {};
-    }
-    return parser.getChecked<SignatureAttr>(
-        loc, parser.getContext(), Real{*values[1]}, Real{*values[2]},
-        Real{values[3].value_or(0)}, Real{values[4].value_or(0)},
-        Real::optional(values[0]), Real::optional(values[5]));
+    return sigAttr(parser.getContext(), v);
   }
 };
 
@@ -183,26 +188,72 @@ static ParseResult parseKeyedList(
       });
 }
 
-Attribute SignatureAttr::parse(AsmParser &parser, Type) {
+ParseResult energy::parseSigData(AsmParser &parser, SigData &v) {
   SMLoc loc = parser.getCurrentLocation();
   SigFields fields;
   if (parseKeyedList(parser, "signature", "s, T, d, sigma_T, sigma_d or sigma_E",
                      [&](StringRef key, SMLoc keyLoc) {
                        return fields.parse(parser, key, keyLoc);
                      }))
-    return {};
-  return fields.build(parser, loc);
+    return failure();
+  return fields.data(parser, loc, v);
 }
 
-static void printSigFields(AsmPrinter &printer, SignatureAttr sig);
+Attribute SignatureAttr::parse(AsmParser &parser, Type) {
+  SigData v;
+  if (parseSigData(parser, v))
+    return {};
+  return sigAttr(parser.getContext(), v);
+}
 
-void SignatureAttr::print(AsmPrinter &printer) const {
+static void printSigFields(AsmPrinter &printer, const SigData &sig);
+
+void energy::printSigData(AsmPrinter &printer, const SigData &v) {
   printer << "<";
-  printSigFields(printer, *this);
+  printSigFields(printer, v);
   printer << ">";
 }
 
-static void printSigFields(AsmPrinter &printer, SignatureAttr sig) {
+void SignatureAttr::print(AsmPrinter &printer) const {
+  printSigData(printer, sigData(*this));
+}
+
+SigData energy::sigData(SignatureAttr a) {
+  return SigData{a.time(),         a.dynamicEnergy(), a.sigmaTime(),
+                 a.sigmaDynamic(), a.staticPower(),   a.sigmaEnergy()};
+}
+
+SignatureAttr energy::sigAttr(MLIRContext *ctx, const SigData &v) {
+  return SignatureAttr::get(ctx, v.T, v.d, v.sigmaT, v.sigmaD, v.s, v.sigmaE);
+}
+
+Attribute energy::sigPropertyAttr(MLIRContext *ctx,
+                                  const std::optional<SigData> &v) {
+  if (!v)
+    return TypeAttr::get(NoneType::get(ctx));
+  return sigAttr(ctx, *v);
+}
+
+LogicalResult
+energy::sigPropertyFromAttr(std::optional<SigData> &v, Attribute attr,
+                            function_ref<InFlightDiagnostic()> emitError) {
+  if (auto t = dyn_cast<TypeAttr>(attr); t && isa<NoneType>(t.getValue())) {
+    v = std::nullopt;
+    return success();
+  }
+  auto sig = dyn_cast<SignatureAttr>(attr);
+  if (!sig) {
+    if (emitError)
+      return emitError() << "expected a signature `#energy.sig<...>` or "
+                            "`none` for property `sig`; got "
+                         << attr;
+    return failure();
+  }
+  v = sigData(sig);
+  return success();
+}
+
+static void printSigFields(AsmPrinter &printer, const SigData &sig) {
   if (auto s = sig.staticPower())
     printer << "s = " << formatQuantity(*s, Dimension::Power) << ", ";
   printer << "T = " << formatQuantity(sig.time(), Dimension::Time)
@@ -226,25 +277,32 @@ static LogicalResult checkNonNegative(function_ref<InFlightDiagnostic()> emit,
                 << formatQuantity(v, dim);
 }
 
+LogicalResult energy::verifySigData(function_ref<InFlightDiagnostic()> emit,
+                                    const SigData &v) {
+  if (failed(checkNonNegative(emit, "time T", v.T, Dimension::Time)) ||
+      failed(checkNonNegative(emit, "dynamic energy d", v.d,
+                              Dimension::Energy)) ||
+      failed(checkNonNegative(emit, "standard deviation sigma_T", v.sigmaT,
+                              Dimension::Time)) ||
+      failed(checkNonNegative(emit, "standard deviation sigma_d", v.sigmaD,
+                              Dimension::Energy)))
+    return failure();
+  if (v.s && failed(checkNonNegative(emit, "static power s", *v.s,
+                                     Dimension::Power)))
+    return failure();
+  if (v.sigmaE && failed(checkNonNegative(emit, "standard deviation sigma_E",
+                                          *v.sigmaE, Dimension::Energy)))
+    return failure();
+  return success();
+}
+
 LogicalResult SignatureAttr::verify(function_ref<InFlightDiagnostic()> emit,
                                     Real T, Real d, Real sigmaT, Real sigmaD,
                                     std::optional<Real> s,
                                     std::optional<Real> sigmaE) {
-  if (failed(checkNonNegative(emit, "time T", T.value, Dimension::Time)) ||
-      failed(checkNonNegative(emit, "dynamic energy d", d.value,
-                              Dimension::Energy)) ||
-      failed(checkNonNegative(emit, "standard deviation sigma_T", sigmaT.value,
-                              Dimension::Time)) ||
-      failed(checkNonNegative(emit, "standard deviation sigma_d", sigmaD.value,
-                              Dimension::Energy)))
-    return failure();
-  if (s && failed(checkNonNegative(emit, "static power s", s->value,
-                                   Dimension::Power)))
-    return failure();
-  if (sigmaE && failed(checkNonNegative(emit, "standard deviation sigma_E",
-                                        sigmaE->value, Dimension::Energy)))
-    return failure();
-  return success();
+  return verifySigData(emit, SigData{T.value, d.value, sigmaT.value,
+                                     sigmaD.value, Real::unwrap(s),
+                                     Real::unwrap(sigmaE)});
 }
 
 //===----------------------------------------------------------------------===//
@@ -361,7 +419,7 @@ void OptionAttr::print(AsmPrinter &printer) const {
   printer << "<";
   if (printOpPointFields(printer, getOpPoint()))
     printer << ", ";
-  printSigFields(printer, getSig());
+  printSigFields(printer, sigData(getSig()));
   printer << ">";
 }
 

@@ -63,7 +63,29 @@ LogicalResult DeviceOp::verify() {
   return success();
 }
 
-LogicalResult ElementOp::verify() { return verifyIfRoot(*this); }
+SignatureAttr ElementOp::getSigAsAttr() {
+  const std::optional<SigData> &sig = getProperties().sig;
+  return sig ? sigAttr(getContext(), *sig) : SignatureAttr();
+}
+
+void ElementOp::setSigFromAttr(SignatureAttr sig) {
+  getProperties().sig =
+      sig ? std::optional<SigData>(sigData(sig)) : std::nullopt;
+}
+
+LogicalResult ElementOp::verify() {
+  // The signature is a property, not an attribute: one spelled in the
+  // attribute dictionary would be kept as an unrelated discardable one.
+  if ((*this)->getDiscardableAttr("sig"))
+    return emitOpError("has an attribute 'sig': the signature is written "
+                       "`sig <T = ..., d = ...>` after the device, not in "
+                       "the attribute dictionary");
+  // The parser checked it; builders and passes may set any value.
+  if (const std::optional<SigData> &sig = getProperties().sig;
+      sig && failed(verifySigData([&] { return emitOpError(); }, *sig)))
+    return failure();
+  return verifyIfRoot(*this);
+}
 
 LogicalResult IdleOp::verify() {
   double t = getDuration().convertToDouble();
@@ -152,9 +174,28 @@ ParseResult ElementOp::parse(OpAsmParser &parser, OperationState &result) {
   auto &props = result.getOrAddProperties<Properties>();
   Type none = parser.getBuilder().getType<NoneType>();
   if (parser.parseSymbolName(props.sym_name) ||
-      parseKeywordAttr(parser, "on", props.device, none) ||
-      parseOptionalKeywordAttr(parser, "sig", props.sig, Type{}) ||
-      parseOptionalKeywordAttr(parser, "at", props.op_point, Type{}))
+      parseKeywordAttr(parser, "on", props.device, none))
+    return failure();
+  if (succeeded(parser.parseOptionalKeyword("sig"))) {
+    // `sig <...>` into the property; `sig #energy.sig<...>` also reads.
+    SMLoc loc = parser.getCurrentLocation();
+    Attribute full;
+    OptionalParseResult given = parser.parseOptionalAttribute(full);
+    if (given.has_value()) {
+      if (failed(*given))
+        return failure();
+      auto sig = dyn_cast<SignatureAttr>(full);
+      if (!sig)
+        return parser.emitError(loc) << "expected a signature, got " << full;
+      props.sig = sigData(sig);
+    } else {
+      SigData v;
+      if (parseSigData(parser, v))
+        return failure();
+      props.sig = v;
+    }
+  }
+  if (parseOptionalKeywordAttr(parser, "at", props.op_point, Type{}))
     return failure();
   return parseOpAttrDict<ElementOp>(parser, result, /*withKeyword=*/false);
 }
@@ -163,7 +204,10 @@ void ElementOp::print(OpAsmPrinter &p) {
   p << ' ';
   p.printSymbolName(getSymName());
   printKeywordAttr(p, "on", getDeviceAttr());
-  printKeywordAttr(p, "sig", getSigAttr(), /*stripped=*/true);
+  if (const std::optional<SigData> &sig = getProperties().sig) {
+    p << " sig ";
+    printSigData(p, *sig);
+  }
   printKeywordAttr(p, "at", getOpPointAttr(), /*stripped=*/true);
   printDiscardableAttrs(p, *this, /*withKeyword=*/false);
 }

@@ -30,6 +30,30 @@ def Energy_DeviceOp : Energy_Op<"device", [Symbol]> {
   let hasVerifier = 1;
 }
 
+// An element's signature, stored inline (energy::SigData): no attribute is
+// created or uniqued per element. The generic form and bytecode still show
+// it as `#energy.sig<...>`; absent, it is left out.
+def Energy_SigProp
+    : Property<"std::optional<::energy::SigData>", "optional signature"> {
+  let defaultValue = "std::nullopt";
+  let convertToAttribute = [{
+    return ::energy::sigPropertyAttr($_ctxt, $_storage);
+  }];
+  let convertFromAttribute = [{
+    return ::energy::sigPropertyFromAttr($_storage, $_attr, $_diag);
+  }];
+  let hashProperty = "::llvm::hash_value($_storage)";
+  let writeToMlirBytecode = [{
+    $_writer.writeAttribute(::energy::sigPropertyAttr($_ctxt, $_storage))
+  }];
+  let readFromMlirBytecode = [{
+    ::mlir::Attribute attr;
+    if (::mlir::failed($_reader.readAttribute(attr)) ||
+        ::mlir::failed(::energy::sigPropertyFromAttr($_storage, attr, nullptr)))
+      return ::mlir::failure();
+  }];
+}
+
 def Energy_ElementOp : Energy_Op<"element"> {
   let summary = "an energy element: a kernel, layer, stage, step or job";
   let description = [{
@@ -45,8 +69,14 @@ def Energy_ElementOp : Energy_Op<"element"> {
     attr-dict`.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, FlatSymbolRefAttr:$device,
-                       OptionalAttr<Energy_SignatureAttr>:$sig,
+                       Energy_SigProp:$sig,
                        OptionalAttr<Energy_OpPointAttr>:$op_point);
+  let extraClassDeclaration = [{
+    /// The signature as `#energy.sig` (built and uniqued on each call; null
+    /// when absent), and set from one (null clears it).
+    SignatureAttr getSigAsAttr();
+    void setSigFromAttr(SignatureAttr sig);
+  }];
   // `$sym_name on $device (sig $sig)? (at $op_point)? attr-dict`, written
   // by hand so that printing does not materialize the properties as a
   // dictionary per op (EnergyOps.cpp; 10^6 elements print 2x faster).

@@ -110,7 +110,7 @@ FailureOr<Signature> TreeComposer::visit(Operation *op) {
         FailureOr<uint32_t> dev = lookupDevice(el, el.getDeviceAttr());
         if (failed(dev))
           return failure();
-        SignatureAttr sig = el.getSigAttr();
+        const std::optional<SigData> &sig = el.getProperties().sig;
         if (!sig) {
           if (mode == TreeMode::Evaluate)
             return el.emitOpError("@")
@@ -120,10 +120,9 @@ FailureOr<Signature> TreeComposer::visit(Operation *op) {
           return Signature::idle(devices[*dev].staticPower, 0,
                                  DeviceSet::single(*dev));
         }
-        double s = sig.staticPower().value_or(devices[*dev].staticPower);
-        return Signature::measured(s, sig.time(), sig.dynamicEnergy(),
-                                   sig.sigmaTime() * sig.sigmaTime(),
-                                   sig.sigmaDynamic() * sig.sigmaDynamic(),
+        double s = sig->s.value_or(devices[*dev].staticPower);
+        return Signature::measured(s, sig->T, sig->d, sig->sigmaT * sig->sigmaT,
+                                   sig->sigmaD * sig->sigmaD,
                                    DeviceSet::single(*dev));
       })
       .Case([&](IdleOp idle) -> FailureOr<Signature> {

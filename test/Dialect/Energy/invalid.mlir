@@ -187,5 +187,13 @@ energy.seq {
 energy.device @a kind "A100" static 60 W
 // An inherent attribute spelled in the attribute dictionary is checked
 // like the keyword form.
-// expected-error @+1 {{'energy.element' op attribute 'sig' failed to satisfy constraint}}
+// expected-error @+1 {{'energy.element' op has an attribute 'sig': the signature is written `sig <T = ..., d = ...>` after the device, not in the attribute dictionary}}
 energy.element @x on @a {sig = 1 : i64}
+
+// -----
+
+energy.device @a kind "A100" static 60 W
+// The generic form holds the signature as a property: `#energy.sig<...>`
+// or `none`, nothing else.
+// expected-error @+1 {{expected a signature `#energy.sig<...>` or `none` for property `sig`; got 1 : i64}}
+"energy.element"() <{sym_name = "x", device = @a, sig = 1 : i64}> : () -> ()
