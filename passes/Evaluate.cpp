@@ -167,10 +167,8 @@ struct EnergyEvaluatePass
 
     auto onComposite = [&](Operation *op, const calculus::Signature &sig) {
       if (!isa<CompositeOp>(op))
-        op->setAttr("closure",
-                    SignatureAttr::get(ctx, sig.T, sig.d, std::sqrt(sig.varT),
-                                       std::sqrt(sig.varD), sig.s,
-                                       sig.sigmaE()));
+        setClosure(op, SigData{sig.T, sig.d, std::sqrt(sig.varT),
+                               std::sqrt(sig.varD), sig.s, sig.sigmaE()});
       if (!report.empty()) {
         llvm::json::Object entry = summarize(sig, confidence);
         entry["name"] = nameOf(op);
@@ -197,11 +195,8 @@ struct EnergyEvaluatePass
       sig->varD = std::max(0.0, sig->varD + correction);
       sig->varE = std::max(0.0, sig->varE + correction);
       if (correction != 0 && !isa<CompositeOp>(op) && !isa<ElementOp>(op))
-        op->setAttr("closure",
-                    SignatureAttr::get(ctx, sig->T, sig->d,
-                                       std::sqrt(sig->varT),
-                                       std::sqrt(sig->varD), sig->s,
-                                       sig->sigmaE()));
+        setClosure(op, SigData{sig->T, sig->d, std::sqrt(sig->varT),
+                               std::sqrt(sig->varD), sig->s, sig->sigmaE()});
       calculus::Interval iv = calculus::predictionInterval(*sig, confidence);
       SmallVector<NamedAttribute> fields = {
           b.getNamedAttr("E_J", b.getF64FloatAttr(sig->E())),

@@ -56,7 +56,7 @@ struct Materializer {
 
   template <typename OpTy>
   OpTy composite(StringAttr name) {
-    auto op = OpTy::create(b, loc, name, SignatureAttr());
+    auto op = OpTy::create(b, loc, name, std::nullopt);
     op.getBody().emplaceBlock();
     return op;
   }

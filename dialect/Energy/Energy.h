@@ -104,6 +104,12 @@ sigPropertyFromAttr(std::optional<SigData> &v, mlir::Attribute attr,
 #include "dialect/Energy/EnergyOps.h.inc"
 
 namespace energy {
+/// Sets the `closure` of an energy.seq, energy.par or energy.multi (other
+/// ops: nothing).
+void setClosure(mlir::Operation *op, const SigData &closure);
+} // namespace energy
+
+namespace energy {
 /// Parses `<number> <unit>` of dimension `dim` into base SI units, with a
 /// located diagnostic for a missing or wrong unit.
 mlir::ParseResult parseQuantity(mlir::AsmParser &parser, Dimension dim,

@@ -63,6 +63,45 @@ LogicalResult DeviceOp::verify() {
   return success();
 }
 
+/// `<...>` into a signature property; `#energy.sig<...>` also reads.
+static ParseResult parseSigProperty(OpAsmParser &parser,
+                                    std::optional<SigData> &prop) {
+  SMLoc loc = parser.getCurrentLocation();
+  Attribute full;
+  OptionalParseResult given = parser.parseOptionalAttribute(full);
+  if (given.has_value()) {
+    if (failed(*given))
+      return failure();
+    auto sig = dyn_cast<SignatureAttr>(full);
+    if (!sig)
+      return parser.emitError(loc) << "expected a signature, got " << full;
+    prop = sigData(sig);
+    return success();
+  }
+  SigData v;
+  if (parseSigData(parser, v))
+    return failure();
+  prop = v;
+  return success();
+}
+
+/// A signature property spelled as a discardable attribute would be kept
+/// as an unrelated one; and one set by a builder is checked like a parsed
+/// one.
+static LogicalResult verifySigProperty(Operation *op, StringRef name,
+                                       const std::optional<SigData> &prop) {
+  if (op->getDiscardableAttr(name))
+    return op->emitOpError("has an attribute '")
+           << name << "': the " << (name == "sig" ? "signature" : "closure")
+           << " is written `" << (name == "sig" ? "" : "-> ")
+           << "sig <T = ..., d = ...>` "
+           << (name == "sig" ? "after the device" : "after the name")
+           << ", not in the attribute dictionary";
+  if (prop && failed(verifySigData([&] { return op->emitOpError(); }, *prop)))
+    return failure();
+  return success();
+}
+
 SignatureAttr ElementOp::getSigAsAttr() {
   const std::optional<SigData> &sig = getProperties().sig;
   return sig ? sigAttr(getContext(), *sig) : SignatureAttr();
@@ -74,15 +113,7 @@ void ElementOp::setSigFromAttr(SignatureAttr sig) {
 }
 
 LogicalResult ElementOp::verify() {
-  // The signature is a property, not an attribute: one spelled in the
-  // attribute dictionary would be kept as an unrelated discardable one.
-  if ((*this)->getDiscardableAttr("sig"))
-    return emitOpError("has an attribute 'sig': the signature is written "
-                       "`sig <T = ..., d = ...>` after the device, not in "
-                       "the attribute dictionary");
-  // The parser checked it; builders and passes may set any value.
-  if (const std::optional<SigData> &sig = getProperties().sig;
-      sig && failed(verifySigData([&] { return emitOpError(); }, *sig)))
+  if (failed(verifySigProperty(*this, "sig", getProperties().sig)))
     return failure();
   return verifyIfRoot(*this);
 }
@@ -98,15 +129,27 @@ LogicalResult IdleOp::verify() {
   return verifyIfRoot(*this);
 }
 
-static LogicalResult verifyComposition(Operation *op) {
+template <typename OpT>
+static LogicalResult verifyComposition(OpT op) {
   if (op->getRegion(0).empty() || op->getRegion(0).front().empty())
     return op->emitOpError("must contain at least one element or composition");
+  if (failed(verifySigProperty(op, "closure", op.getProperties().closure)))
+    return failure();
   return verifyIfRoot(op);
 }
 
 LogicalResult SeqOp::verifyRegions() { return verifyComposition(*this); }
 LogicalResult ParOp::verifyRegions() { return verifyComposition(*this); }
 LogicalResult MultiOp::verifyRegions() { return verifyComposition(*this); }
+
+void energy::setClosure(Operation *op, const SigData &closure) {
+  if (auto seq = dyn_cast<SeqOp>(op))
+    seq.setClosure(closure);
+  else if (auto par = dyn_cast<ParOp>(op))
+    par.setClosure(closure);
+  else if (auto multi = dyn_cast<MultiOp>(op))
+    multi.setClosure(closure);
+}
 
 LogicalResult CompositeOp::verifyRegions() {
   if (getBody().empty() || getBody().front().empty())
@@ -176,25 +219,9 @@ ParseResult ElementOp::parse(OpAsmParser &parser, OperationState &result) {
   if (parser.parseSymbolName(props.sym_name) ||
       parseKeywordAttr(parser, "on", props.device, none))
     return failure();
-  if (succeeded(parser.parseOptionalKeyword("sig"))) {
-    // `sig <...>` into the property; `sig #energy.sig<...>` also reads.
-    SMLoc loc = parser.getCurrentLocation();
-    Attribute full;
-    OptionalParseResult given = parser.parseOptionalAttribute(full);
-    if (given.has_value()) {
-      if (failed(*given))
-        return failure();
-      auto sig = dyn_cast<SignatureAttr>(full);
-      if (!sig)
-        return parser.emitError(loc) << "expected a signature, got " << full;
-      props.sig = sigData(sig);
-    } else {
-      SigData v;
-      if (parseSigData(parser, v))
-        return failure();
-      props.sig = v;
-    }
-  }
+  if (succeeded(parser.parseOptionalKeyword("sig")) &&
+      parseSigProperty(parser, props.sig))
+    return failure();
   if (parseOptionalKeywordAttr(parser, "at", props.op_point, Type{}))
     return failure();
   return parseOpAttrDict<ElementOp>(parser, result, /*withKeyword=*/false);
@@ -235,8 +262,7 @@ static ParseResult parseComposition(OpAsmParser &parser,
   auto &props = result.getOrAddProperties<typename OpT::Properties>();
   (void)parser.parseOptionalSymbolName(props.sym_name);
   if (succeeded(parser.parseOptionalArrow()) &&
-      (parser.parseKeyword("sig") ||
-       parser.parseCustomAttributeWithFallback(props.closure, Type{})))
+      (parser.parseKeyword("sig") || parseSigProperty(parser, props.closure)))
     return failure();
   if (parseOpAttrDict<OpT>(parser, result, /*withKeyword=*/true))
     return failure();
@@ -254,9 +280,9 @@ static void printComposition(OpT op, OpAsmPrinter &p) {
     p << ' ';
     p.printSymbolName(name.getValue());
   }
-  if (SignatureAttr closure = op.getClosureAttr()) {
-    p << " ->";
-    printKeywordAttr(p, "sig", closure, /*stripped=*/true);
+  if (const std::optional<SigData> &closure = op.getProperties().closure) {
+    p << " -> sig ";
+    printSigData(p, *closure);
   }
   printDiscardableAttrs(p, op, /*withKeyword=*/true);
   p << ' ';
@@ -295,8 +321,8 @@ struct FlattenNested : OpRewritePattern<OpTy> {
     rewriter.inlineBlockBefore(&inner.getBody().front(), inner);
     rewriter.eraseOp(inner);
     // The parent's closure, if any, was computed for another fold order.
-    if (outer.getClosureAttr())
-      rewriter.modifyOpInPlace(outer, [&] { outer.removeClosureAttr(); });
+    if (outer.getProperties().closure)
+      rewriter.modifyOpInPlace(outer, [&] { outer.setClosure(std::nullopt); });
     return success();
   }
 };

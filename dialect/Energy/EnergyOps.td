@@ -30,8 +30,8 @@ def Energy_DeviceOp : Energy_Op<"device", [Symbol]> {
   let hasVerifier = 1;
 }
 
-// An element's signature, stored inline (energy::SigData): no attribute is
-// created or uniqued per element. The generic form and bytecode still show
+// An element's signature or a composition's closure, stored inline
+// (energy::SigData): no attribute is created or uniqued per op. The generic form and bytecode still show
 // it as `#energy.sig<...>`; absent, it is left out.
 def Energy_SigProp
     : Property<"std::optional<::energy::SigData>", "optional signature"> {
@@ -109,7 +109,7 @@ def Energy_IdleOp : Energy_Op<"idle"> {
 class Energy_CompositionOp<string mnemonic, string symbol>
     : Energy_Op<mnemonic, [NoTerminator, SingleBlock, NoRegionArguments]> {
   let arguments = (ins OptionalAttr<SymbolNameAttr>:$sym_name,
-                       OptionalAttr<Energy_SignatureAttr>:$closure);
+                       Energy_SigProp:$closure);
   let regions = (region SizedRegion<1>:$body);
   // `($sym_name^)? (-> sig $closure^)? attr-dict-with-keyword $body`, by
   // hand for the same reason as energy.element.

@@ -197,3 +197,19 @@ energy.device @a kind "A100" static 60 W
 // or `none`, nothing else.
 // expected-error @+1 {{expected a signature `#energy.sig<...>` or `none` for property `sig`; got 1 : i64}}
 "energy.element"() <{sym_name = "x", device = @a, sig = 1 : i64}> : () -> ()
+
+// -----
+
+energy.device @a kind "A100" static 60 W
+// expected-error @+1 {{'energy.seq' op has an attribute 'closure': the closure is written `-> sig <T = ..., d = ...>` after the name, not in the attribute dictionary}}
+energy.seq attributes {closure = #energy.sig<T = 1 s, d = 1 J>} {
+  energy.element @x on @a sig <T = 1 s, d = 1 J>
+}
+
+// -----
+
+energy.device @a kind "A100" static 60 W
+// expected-error @+1 {{expected a signature, got "fast"}}
+energy.seq -> sig "fast" {
+  energy.element @x on @a sig <T = 1 s, d = 1 J>
+}

@@ -84,6 +84,12 @@ energy.interaction @F0 -- @F1 mechanism "contention" perturbation 3 J, 4500 mJ
 
 // Discardable attributes round-trip on the hand-written formats (element,
 // idle, seq/par/multi print only these, never their inherent attributes).
+// Signatures and closures are properties: the generic form spells them as
+// `#energy.sig<...>`, or `none` when absent.
+// GENERIC: "energy.multi"() <{closure = #energy.sig<T = 2 ms, d = 1 J>, sym_name = "tagged"}> ({
+// GENERIC: "energy.seq"() <{closure = none}> ({
+// GENERIC: "energy.element"() <{device = @tp2, op_point = #energy.op_point<sm_mhz = 1200>, sig = #energy.sig<T = 1 ms, d = 1 J>, sym_name = "t0"}> {note = "e"}
+// GENERIC: "energy.element"() <{device = @gpu0, sig = none, sym_name = "t1"}>
 // CHECK: energy.multi @tagged -> sig <T = 2 ms, d = 1 J> attributes {note = "m"} {
 // CHECK-NEXT: energy.seq attributes {note = "s"} {
 // CHECK-NEXT: energy.element @t0 on @tp2 sig <T = 1 ms, d = 1 J> at <sm_mhz = 1200> {note = "e"}
