@@ -7,7 +7,9 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 using namespace mlir;
 using namespace energy;
@@ -38,6 +40,8 @@ public:
       : mode(mode), onComposite(onComposite) {}
 
   FailureOr<Signature> visit(Operation *op);
+  /// Duplicate names, once the whole tree is visited (Verify mode).
+  LogicalResult checkNames();
 
 private:
   FailureOr<uint32_t> lookupDevice(Operation *user, FlatSymbolRefAttr sym);
@@ -51,7 +55,9 @@ private:
   function_ref<void(Operation *, const Signature &)> onComposite;
   DenseMap<Attribute, uint32_t> deviceIds;
   SmallVector<DeviceInfo> devices;
-  DenseMap<StringAttr, Operation *> names;
+  /// (name, op) in visit order; sorted and scanned at the end: cheaper than
+  /// a hash map over the million names of a large tree.
+  std::vector<std::pair<StringAttr, Operation *>> names;
 };
 } // namespace
 
@@ -82,12 +88,36 @@ LogicalResult TreeComposer::checkName(Operation *op, StringAttr name) {
   // Names are the verifier's business; evaluation runs on verified IR.
   if (!name || mode != TreeMode::Verify)
     return success();
-  auto [it, inserted] = names.try_emplace(name, op);
-  if (inserted)
+  names.push_back({name, op});
+  return success();
+}
+
+LogicalResult TreeComposer::checkNames() {
+  // Sorted by name, then visit order: each run of equal names starts with
+  // its first definition. Reported: the duplicate met first in the walk, as
+  // a walk with a map would.
+  std::vector<uint32_t> order(names.size());
+  for (uint32_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const void *na = names[a].first.getAsOpaquePointer();
+    const void *nb = names[b].first.getAsOpaquePointer();
+    return na < nb || (na == nb && a < b);
+  });
+  uint32_t dup = UINT32_MAX, first = 0;
+  for (size_t i = 1; i < order.size(); ++i)
+    if (names[order[i]].first == names[order[i - 1]].first &&
+        (i < 2 || names[order[i - 2]].first != names[order[i]].first) &&
+        order[i] < dup) {
+      dup = order[i];
+      first = order[i - 1];
+    }
+  if (dup == UINT32_MAX)
     return success();
-  InFlightDiagnostic diag = op->emitOpError("duplicate name @")
-                            << name.getValue() << " in one energy tree";
-  diag.attachNote(it->second->getLoc()) << "first defined here";
+  InFlightDiagnostic diag = names[dup].second->emitOpError("duplicate name @")
+                            << names[dup].first.getValue()
+                            << " in one energy tree";
+  diag.attachNote(names[first].second->getLoc()) << "first defined here";
   return failure();
 }
 
@@ -255,5 +285,8 @@ FailureOr<Signature> energy::composeTree(
     Operation *root, TreeMode mode,
     function_ref<void(Operation *, const Signature &)> onComposite) {
   TreeComposer composer(mode, onComposite);
-  return composer.visit(root);
+  FailureOr<Signature> sig = composer.visit(root);
+  if (failed(sig) || failed(composer.checkNames()))
+    return failure();
+  return sig;
 }

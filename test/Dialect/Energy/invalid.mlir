@@ -123,6 +123,23 @@ energy.seq {
 
 // -----
 
+// Several duplicates: the one met first in the walk is reported, with the
+// first definition of its name (a composition's name counts too).
+energy.device @a kind "A100" static 60 W
+energy.seq @y {
+  energy.element @x on @a sig <T = 1 ms, d = 1 J>
+  // expected-note @+1 {{first defined here}}
+  energy.element @z on @a sig <T = 1 ms, d = 1 J>
+  energy.par {
+    // expected-error @+1 {{'energy.element' op duplicate name @z in one energy tree}}
+    energy.element @z on @a sig <T = 1 ms, d = 1 J>
+    energy.element @x on @a sig <T = 1 ms, d = 1 J>
+    energy.element @y on @a sig <T = 1 ms, d = 1 J>
+  }
+}
+
+// -----
+
 energy.device @a kind "A100" static 60 W
 // expected-error @+1 {{'kg' is not a time unit; expected one of s, ms, us, ns}}
 energy.element @x on @a sig <T = 1 kg, d = 1 J>
