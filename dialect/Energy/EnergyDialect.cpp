@@ -72,7 +72,8 @@ ParseResult energy::parseQuantity(AsmParser &parser, Dimension dim,
     return parser.emitError(unitLoc)
            << "expected a " << dimensionName(dim) << " unit ("
            << acceptedUnits(dim) << ") after the number";
-  std::optional<int> exp10 = unitExponent(unit.str(), dim);
+  std::optional<int> exp10 =
+      unitExponent(std::string_view(unit.data(), unit.size()), dim);
   if (!exp10)
     return parser.emitError(unitLoc)
            << "'" << unit << "' is not a " << dimensionName(dim)
@@ -117,14 +118,21 @@ namespace {
 struct SigFields {
   std::optional<double> values[6];
 
+  /// The index of `key` in sigFields, or -1 (a switch, not six string
+  /// compares: this runs four times per element of a parsed tree).
+  static int fieldIndex(StringRef key) {
+    if (key.size() == 1)
+      return key[0] == 's' ? 0 : key[0] == 'T' ? 1 : key[0] == 'd' ? 2 : -1;
+    if (key.size() == 7 && key.starts_with("sigma_"))
+      return key[6] == 'T' ? 3 : key[6] == 'd' ? 4 : key[6] == 'E' ? 5 : -1;
+    return -1;
+  }
+
   /// Parses `= <quantity>` for `key` if it is a signature key; returns
   /// nullopt when the key is not one.
   std::optional<ParseResult> parse(AsmParser &parser, StringRef key,
                                    SMLoc keyLoc) {
-    int idx = -1;
-    for (int i = 0; i < 6; ++i)
-      if (key == sigFields[i].key)
-        idx = i;
+    int idx = fieldIndex(key);
     if (idx < 0)
       return std::nullopt;
     if (values[idx])

@@ -67,6 +67,10 @@ def Energy_ElementOp : Energy_Op<"element"> {
 
     Syntax: `energy.element @name on @device (sig <...>)? (at <...>)?
     attr-dict`.
+
+    Storage: `sig` is a property holding the signature's fields as doubles
+    (`energy::SigData`), not a uniqued attribute; the generic form writes it
+    `sig = #energy.sig<...>`, or `sig = none` when absent.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, FlatSymbolRefAttr:$device,
                        Energy_SigProp:$sig,
@@ -130,7 +134,8 @@ def Energy_SeqOp : Energy_CompositionOp<"seq", "⊗"> {
     `-> sig <...>` (Property 5.3: every composite is an element).
 
     Syntax (also par and multi): `energy.seq (@name)? (-> sig <...>)?
-    (attributes {...})? { ... }`.
+    (attributes {...})? { ... }`. The closure is a property like an
+    element's `sig` (generic form: `closure = #energy.sig<...>` or `none`).
   }];
 }
 

@@ -101,10 +101,10 @@ const char *acceptedUnits(Dimension dim) {
   return "";
 }
 
-std::optional<int> unitExponent(const std::string &unit, Dimension dim) {
+std::optional<int> unitExponent(std::string_view unit, Dimension dim) {
   Units units = unitsOf(dim);
   for (const UnitDef *u = units.begin; u != units.end; ++u)
-    if (unit == u->name)
+    if (unit == std::string_view(u->name))
       return u->exp10;
   return std::nullopt;
 }

@@ -14,6 +14,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace energy {
 
@@ -25,7 +26,7 @@ const char *baseUnit(Dimension dim);
 const char *acceptedUnits(Dimension dim);
 /// Power of ten of `unit` (ms -> -3), or nullopt if `unit` is not a unit of
 /// `dim`.
-std::optional<int> unitExponent(const std::string &unit, Dimension dim);
+std::optional<int> unitExponent(std::string_view unit, Dimension dim);
 /// The value of `mantissa` x 10^exp10, where `mantissa` stands for its
 /// shortest decimal representation; correctly rounded.
 double applyScale(double mantissa, int exp10);

@@ -171,6 +171,25 @@ energy.element @x on @a sig <E = 1 J, T = 1 ms, d = 1 J>
 // -----
 
 energy.device @a kind "A100" static 60 W
+// Near misses of the field names are unknown too.
+// expected-error @+1 {{unknown signature field 'sigma_X'; expected s, T, d, sigma_T, sigma_d or sigma_E}}
+energy.element @x on @a sig <T = 1 ms, d = 1 J, sigma_X = 1 us>
+
+// -----
+
+energy.device @a kind "A100" static 60 W
+// expected-error @+1 {{unknown signature field 'sigmaxT'; expected s, T, d, sigma_T, sigma_d or sigma_E}}
+energy.element @x on @a sig <T = 1 ms, d = 1 J, sigmaxT = 1 us>
+
+// -----
+
+energy.device @a kind "A100" static 60 W
+// expected-error @+1 {{'ks' is not a time unit; expected one of s, ms, us, ns}}
+energy.element @x on @a sig <T = 1 ks, d = 1 J>
+
+// -----
+
+energy.device @a kind "A100" static 60 W
 // expected-error @+1 {{signature field 'T' given twice}}
 energy.element @x on @a sig <T = 1 ms, T = 2 ms, d = 1 J>
 

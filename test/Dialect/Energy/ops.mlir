@@ -30,6 +30,13 @@ energy.seq @attention {
   }
 }
 
+// All six signature fields, in any order, print in the canonical order.
+// CHECK-LABEL: energy.seq @six {
+// CHECK-NEXT: energy.element @all on @tp2 sig <s = 70 W, T = 2 ms, d = 3 J, sigma_T = 4 us, sigma_d = 5 mJ, sigma_E = 6 mJ>
+energy.seq @six {
+  energy.element @all on @tp2 sig <sigma_E = 6 mJ, sigma_d = 5 mJ, sigma_T = 4 us, d = 3 J, T = 2 ms, s = 70 W>
+}
+
 // Units normalize to the prefix that reads best; keys in any order; the
 // static-power override and an operating point on an element.
 // CHECK-LABEL: energy.multi @step {
