@@ -12,6 +12,7 @@
 #include "calculus/DagFrontier.h"
 #include "calculus/Pipeline.h"
 
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -84,9 +85,16 @@ int main(int argc, char **argv) {
               sched.tasks.size(), opts[0].size(), front.size(), secs,
               100 * result.worstGap);
   size_t stride = front.size() > 10 ? front.size() / 10 : 1;
+  auto show = [&](const DagPoint &p, const char *tail) {
+    std::printf("  T = %.4f s  E = %.1f J", p.T, p.E);
+    if (!std::isnan(p.lowerBound) && p.lowerBound > 0)
+      std::printf("  (bound %.1f J, gap %.2f %%)", p.lowerBound,
+                  100 * (p.E - p.lowerBound) / p.lowerBound);
+    std::printf("%s\n", tail);
+  };
   for (size_t i = 0; i < front.size(); i += stride)
-    std::printf("  T = %.4f s  E = %.1f J\n", front[i].T, front[i].E);
-  std::printf("  T = %.4f s  E = %.1f J (last)\n", front.back().T, front.back().E);
+    show(front[i], "");
+  show(front.back(), " (last)");
   if (argc > 6) {
     std::ofstream out(argv[6]);
     out << "time_s,energy_J\n";
