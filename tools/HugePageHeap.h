@@ -47,9 +47,16 @@ inline void adviseHugePageHeap() {
   void *after = sbrk(0);
   for (int i = 0; i < n; ++i)
     std::free(blocks[i]);
+  if (after == before) {
+    // No reservation (e.g. strict overcommit refused it; glibc then falls
+    // back to mmap): back to glibc's default pad, so later growth does not
+    // keep asking for a GiB.
+    (void)mallopt(M_TOP_PAD, 128 * 1024);
+    return;
+  }
   auto lo = (reinterpret_cast<std::uintptr_t>(before) + huge - 1) & ~(huge - 1);
   auto hi = reinterpret_cast<std::uintptr_t>(after) & ~(huge - 1);
-  if (after != before && hi > lo)
+  if (hi > lo)
     (void)madvise(reinterpret_cast<void *>(lo), hi - lo, MADV_HUGEPAGE);
 #endif
 }
