@@ -4,6 +4,8 @@
 // And through the generic form.
 // RUN: energy-opt %s -mlir-print-op-generic | energy-opt | FileCheck %s
 // RUN: energy-opt %s -mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
+// And through bytecode (the signature and closure properties included).
+// RUN: energy-opt %s -emit-bytecode | energy-opt | FileCheck %s
 
 // CHECK: energy.device @tp2 kind "2xA100-SXM4" static 120 W
 // GENERIC: "energy.device"() <{kind = "2xA100-SXM4", static_power = 1.200000e+02 : f64, sym_name = "tp2"}>
