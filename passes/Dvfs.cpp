@@ -140,7 +140,7 @@ struct EnergyEmitDvfsPass
                 task.getDeviceAttr(), task.getStreamAttr(), ArrayAttr(),
                 ArrayAttr(), FloatAttr(), FloatAttr(),
                 ob.getStringAttr("dvfs-switch"),
-                ob.getDictionaryAttr(theta), FloatAttr(), FloatAttr(), cost,
+                ob.getDictionaryAttr(theta), std::nullopt, std::nullopt, cost,
                 StringAttr(), ArrayAttr());
           }
           prev = clock;

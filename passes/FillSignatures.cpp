@@ -43,9 +43,9 @@ std::optional<double> thetaNumber(sched::TaskOp task, StringRef key) {
 
 /// The task's duration: `for`, else its signature's time; -1 when neither.
 double taskDuration(sched::TaskOp task) {
-  return task.getDurationAttr() ? task.getDurationAttr().getValueAsDouble()
-         : task.getSigAttr()    ? task.getSigAttr().time()
-                                : -1;
+  return task.getDuration()  ? *task.getDuration()
+         : task.getSigAttr() ? task.getSigAttr().time()
+                             : -1;
 }
 
 /// A model file's contents (docs/MODELS.md).

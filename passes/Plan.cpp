@@ -277,10 +277,10 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
         // The task now takes its option's time; a recorded duration and
         // start belonged to the old timing (the plan re-times the schedule
         // from its dependencies and stream order).
-        if (taskOp.getDurationAttr())
-          taskOp.setDurationAttr(b.getF64FloatAttr(sig.time()));
+        if (taskOp.getDuration())
+          taskOp.setDuration(sig.time());
       }
-      taskOp.removeStartAttr();
+      taskOp.setStart(std::nullopt);
       if (OpPointAttr op = c->opPoints[t][j])
         taskOp->setAttr("energy.dvfs", op);
     }

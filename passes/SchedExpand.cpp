@@ -121,8 +121,8 @@ struct SchedExpandPass
       TaskOp::create(b, loc, b.getStringAttr(prefix + "_run"), devRef,
                      IntegerAttr(), ArrayAttr(), ArrayAttr(), FloatAttr(),
                      b.getF64FloatAttr(start), b.getStringAttr("inference"),
-                     b.getDictionaryAttr(theta), FloatAttr(),
-                     sig ? FloatAttr() : b.getF64FloatAttr(T), sig,
+                     b.getDictionaryAttr(theta), std::nullopt,
+                     sig ? std::nullopt : std::optional<double>(T), sig,
                      StringAttr(), ArrayAttr());
       op.erase();
       return success();
@@ -171,8 +171,8 @@ struct SchedExpandPass
           prev ? b.getArrayAttr({FlatSymbolRefAttr::get(prev)}) : ArrayAttr(),
           ArrayAttr(), FloatAttr(), release,
           b.getStringAttr(isDecode ? "decode" : "prefill"),
-          b.getDictionaryAttr(theta), FloatAttr(),
-          sig ? FloatAttr() : b.getF64FloatAttr(st.duration), sig,
+          b.getDictionaryAttr(theta), std::nullopt,
+          sig ? std::nullopt : std::optional<double>(st.duration), sig,
           StringAttr(), ArrayAttr());
       prev = name;
     }
@@ -276,7 +276,7 @@ struct SchedExpandPass
                      IntegerAttr(), refs(task.deps, false), ArrayAttr(),
                      FloatAttr(), FloatAttr(), kindAttr,
                      b.getDictionaryAttr(theta),
-                     FloatAttr(), FloatAttr(), sig, StringAttr(),
+                     std::nullopt, std::nullopt, sig, StringAttr(),
                      cast_or_null<ArrayAttr>(options));
     }
     p.erase();

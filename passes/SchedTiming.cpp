@@ -37,7 +37,11 @@ struct SchedTimingPass
           t += starts.size();
           continue;
         }
-        g->taskOps[t]->setAttr("start", b.getF64FloatAttr(start[t]));
+        if (auto task = dyn_cast<TaskOp>(g->taskOps[t]))
+          task.setStart(start[t]);
+        else
+          cast<CollectiveOp>(g->taskOps[t]).setStartAttr(
+              b.getF64FloatAttr(start[t]));
         ++t;
       }
       return WalkResult::advance();

@@ -13,6 +13,16 @@
 
 #include "dialect/Sched/SchedDialect.h.inc"
 
+namespace energy::sched {
+/// sched.task's `start` / `duration` properties as attributes (generic
+/// form, bytecode): an f64 FloatAttr, or `none` when absent; and back.
+mlir::Attribute timePropertyAttr(mlir::MLIRContext *ctx,
+                                 const std::optional<double> &v);
+mlir::LogicalResult
+timePropertyFromAttr(std::optional<double> &v, mlir::Attribute attr,
+                     llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+} // namespace energy::sched
+
 #define GET_OP_CLASSES
 #include "dialect/Sched/SchedOps.h.inc"
 

@@ -49,6 +49,49 @@ static void printOptionalTime(OpAsmPrinter &p, Operation *, StringRef keyword,
   p << " " << keyword << " ";
   printQuantity(p, attr.getValueAsDouble(), Dimension::Time);
 }
+/// The same for a time property (sched.task's start and duration).
+static ParseResult parseOptionalTime(OpAsmParser &parser, StringRef keyword,
+                                     std::optional<double> &prop) {
+  if (failed(parser.parseOptionalKeyword(keyword)))
+    return success();
+  double v;
+  if (parseQuantity(parser, Dimension::Time, v))
+    return failure();
+  prop = v;
+  return success();
+}
+static void printOptionalTime(OpAsmPrinter &p, StringRef keyword,
+                              const std::optional<double> &prop) {
+  if (!prop)
+    return;
+  p << " " << keyword << " ";
+  printQuantity(p, *prop, Dimension::Time);
+}
+
+Attribute sched::timePropertyAttr(MLIRContext *ctx,
+                                  const std::optional<double> &v) {
+  if (!v)
+    return TypeAttr::get(NoneType::get(ctx));
+  return FloatAttr::get(Float64Type::get(ctx), *v);
+}
+
+LogicalResult
+sched::timePropertyFromAttr(std::optional<double> &v, Attribute attr,
+                            function_ref<InFlightDiagnostic()> emitError) {
+  if (auto t = dyn_cast<TypeAttr>(attr); t && isa<NoneType>(t.getValue())) {
+    v = std::nullopt;
+    return success();
+  }
+  auto f = dyn_cast<FloatAttr>(attr);
+  if (!f || !f.getType().isF64()) {
+    if (emitError)
+      return emitError() << "expected an f64 time in seconds or `none`; got "
+                         << attr;
+    return failure();
+  }
+  v = f.getValueAsDouble();
+  return success();
+}
 
 /// `[keyword [<quantity>, ...]]` for an F64 array in base units.
 static ParseResult parseQuantityList(OpAsmParser &parser, StringRef keyword,
@@ -127,8 +170,8 @@ void TaskOp::print(OpAsmPrinter &p) {
     p << ' ';
     p.printAttributeWithoutType(theta);
   }
-  printOptionalTime(p, *this, "start", getStartAttr());
-  printOptionalTime(p, *this, "for", getDurationAttr());
+  printOptionalTime(p, "start", getProperties().start);
+  printOptionalTime(p, "for", getProperties().duration);
   printKeywordAttr(p, "sig", getSigAttr(), /*stripped=*/true);
   printKeywordAttr(p, "db", getDbAttr());
   printKeywordAttr(p, "options", getOptionsAttr());
@@ -149,7 +192,7 @@ LogicalResult sched::DeviceOp::verify() {
 }
 
 template <typename OpTy>
-static LogicalResult verifyTaskCommon(OpTy op) {
+static LogicalResult verifyTaskCommon(OpTy op, std::optional<double> start) {
   if (auto stream = op.getStreamAttr(); stream && stream.getInt() < 0)
     return op.emitOpError("stream must be non-negative; got ")
            << stream.getInt();
@@ -160,29 +203,34 @@ static LogicalResult verifyTaskCommon(OpTy op) {
                std::isfinite(lag.getValueAsDouble())))
     return op.emitOpError("lag must be finite and non-negative; got ")
            << formatQuantity(lag.getValueAsDouble(), Dimension::Time);
-  if (auto start = op.getStartAttr();
-      start && !(start.getValueAsDouble() >= 0 &&
-                 std::isfinite(start.getValueAsDouble())))
+  if (start && !(*start >= 0 && std::isfinite(*start)))
     return op.emitOpError("start time must be finite and non-negative; got ")
-           << formatQuantity(start.getValueAsDouble(), Dimension::Time);
+           << formatQuantity(*start, Dimension::Time);
   return success();
 }
 
 LogicalResult TaskOp::verify() {
+  // `start` and `duration` are properties: spelled in the attribute
+  // dictionary they would be kept as unrelated discardable attributes.
+  for (StringRef name : {"start", "duration"})
+    if ((*this)->getDiscardableAttr(name))
+      return emitOpError("has an attribute '")
+             << name << "': write `" << (name == "start" ? "start" : "for")
+             << " <time>` after the workload parameters instead";
   if (auto release = getReleaseAttr()) {
     double r = release.getValueAsDouble();
     if (!(r >= 0) || !std::isfinite(r))
       return emitOpError("release time must be finite and non-negative; got ")
              << formatQuantity(r, Dimension::Time);
-    if (auto start = getStartAttr();
-        start && start.getValueAsDouble() < r * (1 - 1e-12))
+    if (std::optional<double> start = getStart();
+        start && *start < r * (1 - 1e-12))
       return emitOpError("starts at ")
-             << formatQuantity(start.getValueAsDouble(), Dimension::Time)
+             << formatQuantity(*start, Dimension::Time)
              << ", before its release time "
              << formatQuantity(r, Dimension::Time);
   }
-  if (auto dur = getDurationAttr()) {
-    double t = dur.getValueAsDouble();
+  if (std::optional<double> dur = getDuration()) {
+    double t = *dur;
     if (!(t >= 0) || !std::isfinite(t))
       return emitOpError("duration must be finite and non-negative; got ")
              << formatQuantity(t, Dimension::Time);
@@ -192,7 +240,7 @@ LogicalResult TaskOp::verify() {
              << " disagrees with its signature's T = "
              << formatQuantity(sig.time(), Dimension::Time);
   }
-  return verifyTaskCommon(*this);
+  return verifyTaskCommon(*this, getStart());
 }
 
 LogicalResult CollectiveOp::verify() {
@@ -231,7 +279,10 @@ LogicalResult CollectiveOp::verify() {
       !getDurationsAttr())
     return emitOpError("per-device `starts`, `energies` or `streams` need "
                        "per-device `durations`");
-  return verifyTaskCommon(*this);
+  std::optional<double> start;
+  if (FloatAttr attr = getStartAttr())
+    start = attr.getValueAsDouble();
+  return verifyTaskCommon(*this, start);
 }
 
 /// A per-stage attribute: one signature for all, or an array of one per

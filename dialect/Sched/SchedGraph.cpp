@@ -135,8 +135,8 @@ FailureOr<SchedGraph> SchedGraph::build(ScheduleOp op, Need need) {
       if (failed(addDeps(op, op.getAfterAttr(), false, 0, task.deps)) ||
           failed(addDeps(op, op.getWithAttr(), true, lag, task.deps)))
         return failure();
-      if (auto start = op.getStartAttr())
-        task.fixedStart = start.getValueAsDouble();
+      if (std::optional<double> start = op.getStart())
+        task.fixedStart = *start;
       if (auto release = op.getReleaseAttr())
         task.release = release.getValueAsDouble();
       if (SignatureAttr sig = op.getSigAttr()) {
@@ -146,8 +146,8 @@ FailureOr<SchedGraph> SchedGraph::build(ScheduleOp op, Need need) {
         task.varD = sig.sigmaDynamic() * sig.sigmaDynamic();
       } else if (need == Need::Signatures) {
         return missingSignature(op);
-      } else if (auto dur = op.getDurationAttr()) {
-        task.duration = dur.getValueAsDouble();
+      } else if (std::optional<double> dur = op.getDuration()) {
+        task.duration = *dur;
       } else if (need == Need::Durations) {
         return op.emitOpError("@")
                << op.getSymName()

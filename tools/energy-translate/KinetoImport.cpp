@@ -526,8 +526,8 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
           : e.kind == GpuEvent::Memcpy ? kMemcpy
                                        : kMemset,
           b.getDictionaryAttr({b.getNamedAttr("name", b.getStringAttr(e.name))}),
-          b.getF64FloatAttr(seconds(e.ts)),
-          sig ? FloatAttr() : b.getF64FloatAttr(duration(e.dur)), sig,
+          seconds(e.ts),
+          sig ? std::nullopt : std::optional<double>(duration(e.dur)), sig,
           StringAttr(), ArrayAttr());
     }
     summary << llvm::formatv(

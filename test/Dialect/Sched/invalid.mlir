@@ -144,3 +144,45 @@ sched.schedule @s {
   // expected-error @+1 {{'sched.task' op release time must be finite and non-negative; got -2 ms}}
   sched.task @a on @g release -2 ms sig <T = 1 ms, d = 1 J>
 }
+
+// -----
+
+sched.schedule @s {
+  sched.device @g kind "A100" static 60 W
+  // expected-error @+1 {{'sched.task' op start time must be finite and non-negative; got -1 ms}}
+  sched.task @a on @g start -1 ms sig <T = 1 ms, d = 1 J>
+}
+
+// -----
+
+sched.schedule @s {
+  sched.device @g kind "A100" static 60 W
+  // expected-error @+1 {{'sched.task' op duration must be finite and non-negative; got -3 us}}
+  sched.task @a on @g for -3 us
+}
+
+// -----
+
+sched.schedule @s {
+  sched.device @g kind "A100" static 60 W
+  // `start` is a property, not an attribute of the dictionary.
+  // expected-error @+1 {{'sched.task' op has an attribute 'start': write `start <time>` after the workload parameters instead}}
+  sched.task @a on @g for 1 ms attributes {start = 1.0 : f64}
+}
+
+// -----
+
+sched.schedule @s {
+  sched.device @g kind "A100" static 60 W
+  // expected-error @+1 {{'sched.task' op has an attribute 'duration': write `for <time>` after the workload parameters instead}}
+  sched.task @a on @g start 1 ms attributes {duration = 1.0 : f64}
+}
+
+// -----
+
+sched.schedule @s {
+  sched.device @g kind "A100" static 60 W
+  // The generic form holds a time property as an f64 or `none`.
+  // expected-error @+1 {{expected an f64 time in seconds or `none`; got "soon"}}
+  "sched.task"() <{sym_name = "a", device = @g, start = "soon"}> : () -> ()
+}

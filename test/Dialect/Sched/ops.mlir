@@ -1,6 +1,11 @@
 // RUN: energy-opt %s | FileCheck %s
 // RUN: energy-opt %s | energy-opt | FileCheck %s
 // RUN: energy-opt %s -mlir-print-op-generic | energy-opt | FileCheck %s
+// RUN: energy-opt %s -emit-bytecode | energy-opt | FileCheck %s
+// A task's start and duration are properties: an f64, or `none`.
+// RUN: energy-opt %s -mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
+// GENERIC: "sched.task"() <{device = @gpu0, duration = none, kind = "forward", sig = #energy.sig<T = 50 ms, d = 20 J>, start = none, sym_name = "F0_0"
+// GENERIC: "sched.task"() <{device = @r0, duration = 7.9999999999999996E-6 : f64, kind = "kernel", start = 1.000000e-05 : f64, stream = 7 : i64, sym_name = "k0"
 
 // CHECK-LABEL: sched.schedule @iter {
 // CHECK-NEXT:    sched.device @gpu0 kind "A100-SXM4" static 60 W
