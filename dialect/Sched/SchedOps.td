@@ -20,9 +20,12 @@ def Sched_TimeProp
   let convertFromAttribute = [{
     return ::energy::sched::timePropertyFromAttr($_storage, $_attr, $_diag);
   }];
+  // Consistent with ==: 0.0 and -0.0 compare equal, so hash alike.
   let hashProperty = [{
-    ::llvm::hash_value($_storage ? ::llvm::bit_cast<uint64_t>(*$_storage)
-                                 : uint64_t(0))
+    ::llvm::hash_combine($_storage.has_value(),
+                         $_storage && *$_storage != 0
+                             ? ::llvm::bit_cast<uint64_t>(*$_storage)
+                             : uint64_t(0))
   }];
   let writeToMlirBytecode = [{
     $_writer.writeAttribute(::energy::sched::timePropertyAttr($_ctxt, $_storage))
