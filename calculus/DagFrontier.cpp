@@ -244,6 +244,36 @@ struct Sweep {
     makespan = dag.forward(T, es);
   }
 
+  /// Slack filling in one backward pass (large schedules): in reverse
+  /// topological order each task takes the slowest option that still ends
+  /// by its successors' latest starts (already placed) and D, starting no
+  /// earlier than its earliest start; it is then placed as late as that
+  /// allows. Total float, not only free float, is converted -- first by
+  /// the tasks nearest the end. Needs `es` current; feasible by
+  /// construction (every predecessor, placed later, ends by the start given
+  /// here), so the makespan stays <= D.
+  void latestStartFill(double D) {
+    for (size_t k = n; k-- > 0;) {
+      uint32_t t = dag.topo[k];
+      double lf = D, lsBound = std::numeric_limits<double>::infinity();
+      for (uint32_t i = dag.succStart[t]; i < dag.succStart[t + 1]; ++i) {
+        const Edge &e = dag.succ[i];
+        if (e.startToStart)
+          lsBound = std::min(lsBound, ls[e.to] - e.lag);
+        else
+          lf = std::min(lf, ls[e.to]);
+      }
+      const TaskOptions &o = opts[t];
+      uint32_t j = cur[t];
+      while (j + 1 < o.T.size() && o.T[j + 1] <= lf - es[t] + 1e-12 * D)
+        ++j;
+      if (j != cur[t])
+        set(t, j);
+      ls[t] = std::min(lf - T[t], lsBound);
+    }
+    makespan = dag.forward(T, es);
+  }
+
   /// Local search: speed one task up (by one option, or to every faster
   /// option when `exhaustive`) and refill; keep it when the dynamic energy
   /// drops (the freed slack lets others save more).
@@ -774,11 +804,13 @@ bool crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
 /// every task at its fastest option, and for `prices` dynamic-energy prices
 /// lambda (J per second, geometric between the tasks' smallest and largest
 /// hull slopes) every task at the option minimizing d + lambda T; each then
-/// slowed within its free float. O(prices x (options + V + E)); real
+/// slowed within its float (latestStartFill, then freeFloatFill). O(prices
+/// x (options + V + E)); real
 /// configurations, joined to the frontier only where they are Pareto.
 void priceFill(const Dag &dag, const std::vector<TaskOptions> &opts, double P,
                bool keepChoices, int prices, std::vector<DagPoint> &out) {
   Sweep fast(dag, opts, /*rule=*/0);
+  fast.latestStartFill(fast.makespan);
   fast.freeFloatFill(fast.makespan);
   out.push_back(fast.point(P, keepChoices));
   double lo = std::numeric_limits<double>::infinity(), hi = 0;
@@ -803,6 +835,7 @@ void priceFill(const Dag &dag, const std::vector<TaskOptions> &opts, double P,
       sw.set(t, best);
     }
     sw.makespan = dag.forward(sw.T, sw.es);
+    sw.latestStartFill(sw.makespan);
     sw.freeFloatFill(sw.makespan);
     out.push_back(sw.point(P, keepChoices));
   }

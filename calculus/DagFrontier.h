@@ -86,7 +86,7 @@ struct DagFrontierSettings {
   /// task a few times and its critical subgraph in the max-flow); 0: none.
   /// When it runs out the sweep stops where it is and the frontier gets the
   /// fastest configuration and 32 price points (each task at its option
-  /// minimizing d + lambda T, then slowed within its free float) instead of
+  /// minimizing d + lambda T, then slowed within its float) instead of
   /// the sweep's points in between (`DagFrontierResult::truncated`). The default,
   /// 2^31, is about 30 s on 131,072 tasks x 73 options here and far beyond
   /// what schedules of a few thousand tasks need.

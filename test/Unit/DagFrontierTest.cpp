@@ -693,6 +693,113 @@ TEST(DagFrontier, PerseusOtherPublishedFrontiers) {
 // across the gap, and says which range the sweep missed. Every point is a
 // real configuration (re-timed here by interval accounting) and the fastest
 // one is as fast as every task at its fastest option.
+// A truncated frontier's points (the fastest configuration and the price
+// points, each filled within its float in two passes) on random DAGs with
+// start-to-start edges and release times: each is the real configuration
+// it names, never better than the optimum at its makespan, and its bound
+// never above that optimum.
+TEST(DagFrontier, TruncatedPointsAreRealOnRandomDags) {
+  std::mt19937_64 g(11);
+  int truncatedCases = 0;
+  for (int c = 0; c < 60; ++c) {
+    SmallDag d = randomDag(g, 4, 8);
+    for (size_t t = 0; t < d.s.tasks.size(); ++t) {
+      if (g() % 3 == 0)
+        d.s.tasks[t].release = double(g() % 10);
+      for (Dependency &dep : d.s.tasks[t].deps)
+        if (g() % 3 == 0) {
+          dep.startToStart = true;
+          dep.lag = double(g() % 5);
+        }
+    }
+    DagFrontierSettings settings;
+    settings.exactBudget = 0;    // the heuristics, not enumeration
+    settings.crashWorkBudget = 1; // out of budget at once: price points
+    std::vector<DagPoint> front;
+    std::string err;
+    DagFrontierResult how;
+    ASSERT_TRUE(dagFrontier(d.s, d.opts, settings, front, err, &how)) << err;
+    truncatedCases += how.truncated;
+    // Filling keeps the fastest configuration's makespan: the frontier
+    // starts at the all-fastest makespan.
+    std::vector<uint32_t> fastest(d.opts.size(), 0);
+    for (size_t t = 0; t < d.opts.size(); ++t)
+      for (uint32_t k = 0; k < d.opts[t].size(); ++k)
+        if (d.opts[t][k].T < d.opts[t][fastest[t]].T)
+          fastest[t] = k;
+    double Tfast;
+    dagEnergy(d.s, d.opts, fastest, 0, &Tfast);
+    ASSERT_FALSE(front.empty());
+    EXPECT_NEAR(front.front().T, Tfast, 1e-9) << "case " << c;
+    std::vector<std::pair<double, double>> brute = bruteForce(d);
+    for (const DagPoint &p : front) {
+      double M;
+      EXPECT_NEAR(dagEnergy(d.s, d.opts, p.choice, 0, &M), p.E, 1e-9)
+          << "case " << c;
+      EXPECT_NEAR(M, p.T, 1e-9) << "case " << c;
+      double best = bestAt(brute, p.T);
+      EXPECT_GE(p.E, best - 1e-9) << "case " << c;
+      if (!std::isnan(p.lowerBound))
+        EXPECT_LE(p.lowerBound, best + 1e-9) << "case " << c;
+    }
+  }
+  EXPECT_GT(truncatedCases, 30);
+  // Large enough (> 2,000 Pareto task options) that no forward sweep runs:
+  // the fastest point is the filled all-fastest configuration itself.
+  for (int c = 0; c < 2; ++c) {
+    // 520 tasks x 4 options on 3 devices, each depending on up to two of
+    // the 20 tasks before it.
+    SmallDag d;
+    for (int k = 0; k < 3; ++k)
+      d.s.devices.push_back({double(1 + g() % 6)});
+    d.opts.resize(520);
+    for (uint32_t t = 0; t < 520; ++t) {
+      ScheduleTask task;
+      task.devices = {uint32_t(g() % 3)};
+      task.stream = g() % 2;
+      if (g() % 3 == 0)
+        task.release = double(g() % 50);
+      for (int k = 0; k < 2 && t > 0; ++k)
+        if (g() % 2 == 0) {
+          Dependency dep{uint32_t(t - 1 - g() % std::min<uint32_t>(t, 20))};
+          if (g() % 3 == 0) {
+            dep.startToStart = true;
+            dep.lag = double(g() % 5);
+          }
+          task.deps.push_back(dep);
+        }
+      d.s.tasks.push_back(task);
+      // Four Pareto options (slower is cheaper), so that the 2,080 task
+      // options stay above the forward sweeps' 2,000.
+      double T0 = double(1 + g() % 12), d0 = double(20 + g() % 41);
+      for (int i = 0; i < 4; ++i)
+        d.opts[t].push_back({T0 * (1 + 0.25 * i), d0 * (1 - 0.2 * i), 0});
+    }
+    DagFrontierSettings settings;
+    settings.crashWorkBudget = 1;
+    std::vector<DagPoint> front;
+    std::string err;
+    DagFrontierResult how;
+    ASSERT_TRUE(dagFrontier(d.s, d.opts, settings, front, err, &how)) << err;
+    ASSERT_TRUE(how.truncated);
+    std::vector<uint32_t> fastest(d.opts.size(), 0);
+    for (size_t t = 0; t < d.opts.size(); ++t)
+      for (uint32_t k = 0; k < d.opts[t].size(); ++k)
+        if (d.opts[t][k].T < d.opts[t][fastest[t]].T)
+          fastest[t] = k;
+    double Tfast;
+    double Efast = dagEnergy(d.s, d.opts, fastest, 0, &Tfast);
+    ASSERT_FALSE(front.empty());
+    EXPECT_NEAR(front.front().T, Tfast, 1e-9) << "large case " << c;
+    EXPECT_LE(front.front().E, Efast + 1e-9) << "large case " << c;
+    for (const DagPoint &p : front) {
+      double M;
+      EXPECT_NEAR(dagEnergy(d.s, d.opts, p.choice, 0, &M), p.E, 1e-6 * p.E);
+      EXPECT_NEAR(M, p.T, 1e-9);
+    }
+  }
+}
+
 TEST(DagFrontier, CrashBudgetTruncates) {
   PerseusCase c = bloom(12, 70.38);
   std::string err;
