@@ -91,6 +91,15 @@ verifySigData(llvm::function_ref<mlir::InFlightDiagnostic()> emit,
 /// `<T = ..., d = ..., ...>`, as `#energy.sig` writes its fields.
 mlir::ParseResult parseSigData(mlir::AsmParser &parser, SigData &v);
 void printSigData(mlir::AsmPrinter &printer, const SigData &v);
+/// How the generic form and bytecode write an absent optional property of
+/// our dialects: `none` (a TypeAttr of NoneType).
+inline mlir::Attribute absentPropertyAttr(mlir::MLIRContext *ctx) {
+  return mlir::TypeAttr::get(mlir::NoneType::get(ctx));
+}
+inline bool isAbsentPropertyAttr(mlir::Attribute attr) {
+  auto t = llvm::dyn_cast<mlir::TypeAttr>(attr);
+  return t && llvm::isa<mlir::NoneType>(t.getValue());
+}
 /// energy.element's `sig` property as an attribute (generic form,
 /// bytecode): `#energy.sig<...>`, or `none` when absent; and back.
 mlir::Attribute sigPropertyAttr(mlir::MLIRContext *ctx,

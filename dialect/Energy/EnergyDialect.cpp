@@ -238,14 +238,14 @@ SignatureAttr energy::sigAttr(MLIRContext *ctx, const SigData &v) {
 Attribute energy::sigPropertyAttr(MLIRContext *ctx,
                                   const std::optional<SigData> &v) {
   if (!v)
-    return TypeAttr::get(NoneType::get(ctx));
+    return absentPropertyAttr(ctx);
   return sigAttr(ctx, *v);
 }
 
 LogicalResult
 energy::sigPropertyFromAttr(std::optional<SigData> &v, Attribute attr,
                             function_ref<InFlightDiagnostic()> emitError) {
-  if (auto t = dyn_cast<TypeAttr>(attr); t && isa<NoneType>(t.getValue())) {
+  if (isAbsentPropertyAttr(attr)) {
     v = std::nullopt;
     return success();
   }

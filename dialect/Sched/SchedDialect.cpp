@@ -71,14 +71,14 @@ static void printOptionalTime(OpAsmPrinter &p, StringRef keyword,
 Attribute sched::timePropertyAttr(MLIRContext *ctx,
                                   const std::optional<double> &v) {
   if (!v)
-    return TypeAttr::get(NoneType::get(ctx));
+    return absentPropertyAttr(ctx);
   return FloatAttr::get(Float64Type::get(ctx), *v);
 }
 
 LogicalResult
 sched::timePropertyFromAttr(std::optional<double> &v, Attribute attr,
                             function_ref<InFlightDiagnostic()> emitError) {
-  if (auto t = dyn_cast<TypeAttr>(attr); t && isa<NoneType>(t.getValue())) {
+  if (isAbsentPropertyAttr(attr)) {
     v = std::nullopt;
     return success();
   }

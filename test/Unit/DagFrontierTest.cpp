@@ -29,6 +29,17 @@ double bestAt(const std::vector<std::pair<double, double>> &front, double t) {
   return best;
 }
 
+/// Each task's fastest option.
+std::vector<uint32_t>
+fastestChoices(const std::vector<std::vector<Option>> &opts) {
+  std::vector<uint32_t> fastest(opts.size(), 0);
+  for (size_t t = 0; t < opts.size(); ++t)
+    for (uint32_t k = 0; k < opts[t].size(); ++k)
+      if (opts[t][k].T < opts[t][fastest[t]].T)
+        fastest[t] = k;
+  return fastest;
+}
+
 /// Random small DAGs: devices with static power, tasks on streams with
 /// random dependencies, 2-4 options each.
 struct SmallDag {
@@ -722,11 +733,7 @@ TEST(DagFrontier, TruncatedPointsAreRealOnRandomDags) {
     truncatedCases += how.truncated;
     // Filling keeps the fastest configuration's makespan: the frontier
     // starts at the all-fastest makespan.
-    std::vector<uint32_t> fastest(d.opts.size(), 0);
-    for (size_t t = 0; t < d.opts.size(); ++t)
-      for (uint32_t k = 0; k < d.opts[t].size(); ++k)
-        if (d.opts[t][k].T < d.opts[t][fastest[t]].T)
-          fastest[t] = k;
+    std::vector<uint32_t> fastest = fastestChoices(d.opts);
     double Tfast;
     dagEnergy(d.s, d.opts, fastest, 0, &Tfast);
     ASSERT_FALSE(front.empty());
@@ -782,11 +789,7 @@ TEST(DagFrontier, TruncatedPointsAreRealOnRandomDags) {
     DagFrontierResult how;
     ASSERT_TRUE(dagFrontier(d.s, d.opts, settings, front, err, &how)) << err;
     ASSERT_TRUE(how.truncated);
-    std::vector<uint32_t> fastest(d.opts.size(), 0);
-    for (size_t t = 0; t < d.opts.size(); ++t)
-      for (uint32_t k = 0; k < d.opts[t].size(); ++k)
-        if (d.opts[t][k].T < d.opts[t][fastest[t]].T)
-          fastest[t] = k;
+    std::vector<uint32_t> fastest = fastestChoices(d.opts);
     double Tfast;
     double Efast = dagEnergy(d.s, d.opts, fastest, 0, &Tfast);
     ASSERT_FALSE(front.empty());
@@ -803,11 +806,7 @@ TEST(DagFrontier, TruncatedPointsAreRealOnRandomDags) {
 TEST(DagFrontier, CrashBudgetTruncates) {
   PerseusCase c = bloom(12, 70.38);
   std::string err;
-  std::vector<uint32_t> fastestChoice(c.opts.size());
-  for (size_t t = 0; t < c.opts.size(); ++t)
-    for (uint32_t k = 0; k < c.opts[t].size(); ++k)
-      if (c.opts[t][k].T < c.opts[t][fastestChoice[t]].T)
-        fastestChoice[t] = k;
+  std::vector<uint32_t> fastestChoice = fastestChoices(c.opts);
   double Tfast;
   dagEnergy(c.sched, c.opts, fastestChoice, 0, &Tfast);
 
