@@ -66,7 +66,6 @@ struct SigData {
            Real{sigmaT} == Real{o.sigmaT} && Real{sigmaD} == Real{o.sigmaD} &&
            opt(s, o.s) && opt(sigmaE, o.sigmaE);
   }
-  bool operator!=(const SigData &o) const { return !(*this == o); }
 };
 inline llvm::hash_code hash_value(const SigData &v) {
   return llvm::hash_combine(Real{v.T}, Real{v.d}, Real{v.sigmaT},

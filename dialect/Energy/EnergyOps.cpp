@@ -88,14 +88,13 @@ static ParseResult parseSigProperty(OpAsmParser &parser,
 /// A signature property spelled as a discardable attribute would be kept
 /// as an unrelated one; and one set by a builder is checked like a parsed
 /// one.
+/// `howWritten` completes "has an attribute '<name>': the ...".
 static LogicalResult verifySigProperty(Operation *op, StringRef name,
+                                       StringRef howWritten,
                                        const std::optional<SigData> &prop) {
   if (op->getDiscardableAttr(name))
     return op->emitOpError("has an attribute '")
-           << name << "': the " << (name == "sig" ? "signature" : "closure")
-           << " is written `" << (name == "sig" ? "" : "-> ")
-           << "sig <T = ..., d = ...>` "
-           << (name == "sig" ? "after the device" : "after the name")
+           << name << "': the " << howWritten
            << ", not in the attribute dictionary";
   if (prop && failed(verifySigData([&] { return op->emitOpError(); }, *prop)))
     return failure();
@@ -113,7 +112,10 @@ void ElementOp::setSigFromAttr(SignatureAttr sig) {
 }
 
 LogicalResult ElementOp::verify() {
-  if (failed(verifySigProperty(*this, "sig", getProperties().sig)))
+  if (failed(verifySigProperty(*this, "sig",
+                               "signature is written `sig <T = ..., d = ...>` "
+                               "after the device",
+                               getProperties().sig)))
     return failure();
   return verifyIfRoot(*this);
 }
@@ -133,7 +135,10 @@ template <typename OpT>
 static LogicalResult verifyComposition(OpT op) {
   if (op->getRegion(0).empty() || op->getRegion(0).front().empty())
     return op->emitOpError("must contain at least one element or composition");
-  if (failed(verifySigProperty(op, "closure", op.getProperties().closure)))
+  if (failed(verifySigProperty(op, "closure",
+                               "closure is written `-> sig <T = ..., d = "
+                               "...>` after the name",
+                               op.getProperties().closure)))
     return failure();
   return verifyIfRoot(op);
 }

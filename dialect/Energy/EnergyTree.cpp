@@ -45,7 +45,8 @@ public:
 
 private:
   FailureOr<uint32_t> lookupDevice(Operation *user, FlatSymbolRefAttr sym);
-  LogicalResult checkName(Operation *op, StringAttr name);
+  /// Records a name for checkNames (Verify mode only).
+  void recordName(Operation *op, StringAttr name);
   FailureOr<Signature> visitComposition(Operation *op, calculus::Op kind,
                                         StringAttr name);
   FailureOr<Signature> visitMeasuredComposite(CompositeOp op);
@@ -84,12 +85,10 @@ FailureOr<uint32_t> TreeComposer::lookupDevice(Operation *user,
   return id;
 }
 
-LogicalResult TreeComposer::checkName(Operation *op, StringAttr name) {
+void TreeComposer::recordName(Operation *op, StringAttr name) {
   // Names are the verifier's business; evaluation runs on verified IR.
-  if (!name || mode != TreeMode::Verify)
-    return success();
-  names.push_back({name, op});
-  return success();
+  if (name && mode == TreeMode::Verify)
+    names.push_back({name, op});
 }
 
 LogicalResult TreeComposer::checkNames() {
@@ -135,8 +134,7 @@ std::string TreeComposer::describe(const DeviceSet &set) const {
 FailureOr<Signature> TreeComposer::visit(Operation *op) {
   return TypeSwitch<Operation *, FailureOr<Signature>>(op)
       .Case([&](ElementOp el) -> FailureOr<Signature> {
-        if (failed(checkName(el, el.getSymNameAttr())))
-          return failure();
+        recordName(el, el.getSymNameAttr());
         FailureOr<uint32_t> dev = lookupDevice(el, el.getDeviceAttr());
         if (failed(dev))
           return failure();
@@ -187,8 +185,7 @@ FailureOr<Signature> TreeComposer::visit(Operation *op) {
 FailureOr<Signature> TreeComposer::visitComposition(Operation *op,
                                                     calculus::Op kind,
                                                     StringAttr name) {
-  if (failed(checkName(op, name)))
-    return failure();
+  recordName(op, name);
   calculus::Composer composer(kind);
   unsigned index = 0;
   for (Operation &child : op->getRegion(0).front()) {
@@ -246,8 +243,7 @@ FailureOr<Signature> TreeComposer::visitComposition(Operation *op,
 }
 
 FailureOr<Signature> TreeComposer::visitMeasuredComposite(CompositeOp op) {
-  if (failed(checkName(op, op.getSymNameAttr())))
-    return failure();
+  recordName(op, op.getSymNameAttr());
   DeviceSet union_;
   bool any = false;
   for (Operation &child : op.getBody().front()) {
