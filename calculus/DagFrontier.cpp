@@ -535,16 +535,17 @@ struct Hull {
 /// deadlines >= T.
 void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
                        double P, double fastest, int iterations,
-                       std::vector<DagPoint> &frontier) {
+                       size_t deadlines, const std::vector<DagPoint> &frontier,
+                       std::vector<FlowBound> &bounds) {
   size_t n = opts.size();
-  if (frontier.empty())
+  if (frontier.empty() || deadlines == 0)
     return;
   std::vector<Hull> hulls;
   hulls.reserve(n);
   for (const TaskOptions &o : opts)
     hulls.emplace_back(o);
   std::vector<size_t> grid;
-  size_t G = std::min<size_t>(64, frontier.size());
+  size_t G = std::min<size_t>(deadlines, frontier.size());
   for (size_t g = 0; g < G; ++g)
     grid.push_back(G == 1 ? frontier.size() - 1
                           : g * (frontier.size() - 1) / (G - 1));
@@ -556,9 +557,10 @@ void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
   std::vector<Chain> chains;
   std::vector<double> f(n, 0), T(n), len(n);
   std::vector<int64_t> from(n);
-  std::vector<double> bound(grid.size(), -std::numeric_limits<double>::infinity());
   for (size_t gi = grid.size(); gi-- > 0;) {
     double D = frontier[grid[gi]].T;
+    FlowBound best{0, 0};
+    double bestValue = -std::numeric_limits<double>::infinity();
     for (int it = 0; it < iterations; ++it) {
       double F = 0;
       for (const Chain &c : chains)
@@ -578,7 +580,10 @@ void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
         }
         sum += best;
       }
-      bound[gi] = std::max(bound[gi], sum + (P - F) * R);
+      if (sum + (P - F) * R > bestValue) {
+        bestValue = sum + (P - F) * R;
+        best = {sum, F};
+      }
       // The longest finish-to-start chain under those times.
       double longest = -1;
       int64_t end = -1;
@@ -623,16 +628,9 @@ void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
                                   [](const Chain &c) { return c.amount <= 0; }),
                    chains.end());
     }
-  }
-  // Each point: the best bound among deadlines at or above its time.
-  for (size_t p = 0; p < frontier.size(); ++p) {
-    double lb = -std::numeric_limits<double>::infinity();
-    for (size_t gi = 0; gi < grid.size(); ++gi)
-      if (frontier[grid[gi]].T >= frontier[p].T)
-        lb = std::max(lb, bound[gi]);
-    if (std::isfinite(lb) &&
-        (std::isnan(frontier[p].lowerBound) || lb > frontier[p].lowerBound))
-      frontier[p].lowerBound = std::min(lb, frontier[p].E);
+    // The best iterate's flow bounds every point, not only this deadline's.
+    if (std::isfinite(bestValue))
+      bounds.push_back(best);
   }
 }
 
@@ -839,6 +837,251 @@ void priceFill(const Dag &dag, const std::vector<TaskOptions> &opts, double P,
     sw.freeFloatFill(sw.makespan);
     out.push_back(sw.point(P, keepChoices));
   }
+}
+
+/// Tasks on one (device, stream) lane with identical options form a class
+/// (a pipeline stage's forward or backward passes over the microbatches).
+struct Classes {
+  std::vector<uint32_t> of, ordinal;    ///< per task: its class, its rank in it
+  std::vector<uint32_t> lane, rep, count; ///< per class
+  size_t lanes = 0;
+
+  Classes(const Schedule &sched, const std::vector<TaskOptions> &opts) {
+    size_t n = opts.size();
+    std::unordered_map<uint64_t, uint32_t> laneOf;
+    std::vector<uint32_t> taskLane(n), order(n);
+    for (uint32_t t = 0; t < n; ++t) {
+      const ScheduleTask &task = sched.tasks[t];
+      uint64_t key =
+          (uint64_t(task.devices.empty() ? 0 : task.devices[0]) << 32) |
+          task.stream;
+      taskLane[t] = laneOf.emplace(key, uint32_t(laneOf.size())).first->second;
+      order[t] = t;
+    }
+    lanes = laneOf.size();
+    auto less = [&](uint32_t a, uint32_t b) {
+      if (taskLane[a] != taskLane[b])
+        return taskLane[a] < taskLane[b];
+      if (opts[a].T != opts[b].T)
+        return opts[a].T < opts[b].T;
+      return opts[a].d < opts[b].d;
+    };
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      return less(a, b) || (!less(b, a) && a < b); // program order in a class
+    });
+    of.resize(n);
+    ordinal.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      uint32_t t = order[i];
+      if (i == 0 || less(order[i - 1], t)) {
+        lane.push_back(taskLane[t]);
+        rep.push_back(t);
+        count.push_back(0);
+      }
+      of[t] = uint32_t(rep.size() - 1);
+      ordinal[t] = count.back()++; // program order within the class
+    }
+  }
+};
+
+/// Large schedules with repeated structure (docs/FRONTIER.md, "class
+/// sweep"): for a lane busy-time budget c, each lane spends it like the
+/// continuous relaxation would -- its classes' lower-convex-hull segments,
+/// scaled by class size, bought cheapest rate first, the last one by part
+/// of its class (every k-th task, in program order) -- so the bottleneck
+/// lane sets the pace and the others convert their slack. Each
+/// configuration is then measured exactly (longest path) and improved where
+/// the uniform choice is weakest, the pipeline's ramps: a task on *every*
+/// critical path (path counts from both ends, modulo 2^61 - 1, multiply to
+/// the total) shortens the makespan by whatever it saves, so it takes the
+/// option minimizing d + lambda T at the bottleneck lane's marginal rate
+/// lambda (`rounds` times). Finally it is slowed within its float. Between
+/// the fastest budget and the fastest makespan (critical paths crossing
+/// several lanes' ramps), every critical task moves one option faster per
+/// step (`fastSteps` at most), each state filled and recorded. O((budgets x
+/// rounds + fastSteps) x (V + E)); real configurations, joined where Pareto.
+/// Returns false (adding nothing) when classes are not at least 8 tasks on
+/// average.
+bool classSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
+                const Schedule &sched, double P, bool keepChoices,
+                int budgets, int rounds, int fastSteps,
+                std::vector<DagPoint> &out) {
+  size_t n = opts.size();
+  Classes cl(sched, opts);
+  size_t classes = cl.rep.size(), lanes = cl.lanes;
+  if (classes * 8 > n || budgets < 1)
+    return false;
+  // Per class: lower convex hull vertices (option indices, slowest first).
+  std::vector<std::vector<uint32_t>> hull(classes);
+  for (uint32_t c = 0; c < classes; ++c) {
+    const TaskOptions &o = opts[cl.rep[c]];
+    std::vector<uint32_t> &h = hull[c];
+    for (size_t k = o.T.size(); k-- > 0;) {
+      while (h.size() >= 2) {
+        uint32_t a = h[h.size() - 2], b = h.back();
+        double cross = (o.T[b] - o.T[a]) * (o.d[k] - o.d[a]) -
+                       (o.d[b] - o.d[a]) * (o.T[k] - o.T[a]);
+        if (cross < 0)
+          break;
+        h.pop_back();
+      }
+      h.push_back(uint32_t(k));
+    }
+  }
+  // Per lane: hull segments, cheapest speed-up per second first (within a
+  // class the rates grow towards the fast end, so its segments come in order).
+  struct Seg {
+    double rate, saved; // J/s; lane busy time saved, s
+    uint32_t cls, vertex; // from hull[cls][vertex] to hull[cls][vertex + 1]
+  };
+  std::vector<std::vector<Seg>> segs(lanes);
+  std::vector<double> slowBusy(lanes, 0), fastBusy(lanes, 0);
+  for (uint32_t c = 0; c < classes; ++c) {
+    const TaskOptions &o = opts[cl.rep[c]];
+    const std::vector<uint32_t> &h = hull[c];
+    double k = cl.count[c];
+    slowBusy[cl.lane[c]] += k * o.T[h.front()];
+    fastBusy[cl.lane[c]] += k * o.T[h.back()];
+    for (uint32_t v = 0; v + 1 < h.size(); ++v) {
+      double dt = o.T[h[v]] - o.T[h[v + 1]], dd = o.d[h[v + 1]] - o.d[h[v]];
+      segs[cl.lane[c]].push_back({dd / std::max(dt, 1e-15), k * dt, c, v});
+    }
+  }
+  for (std::vector<Seg> &l : segs)
+    std::sort(l.begin(), l.end(), [](const Seg &a, const Seg &b) {
+      return a.rate < b.rate ||
+             (a.rate == b.rate &&
+              (a.cls < b.cls || (a.cls == b.cls && a.vertex < b.vertex)));
+    });
+  double lo = 0, hi = 0;
+  uint32_t bottleneck = 0;
+  for (uint32_t l = 0; l < lanes; ++l) {
+    lo = std::max(lo, fastBusy[l]);
+    if (slowBusy[l] > hi) {
+      hi = slowBusy[l];
+      bottleneck = l;
+    }
+  }
+  const uint64_t mod = (uint64_t(1) << 61) - 1;
+  auto mulmod = [&](uint64_t x, uint64_t y) {
+    return uint64_t((unsigned __int128)x * y % mod);
+  };
+  std::vector<uint32_t> vert(classes), partial(classes);
+  std::vector<uint64_t> head(n), tail(n);
+  Sweep sw(dag, opts, /*rule=*/0);
+  for (int b = 0; b <= budgets; ++b) {
+    double c = hi - (hi - lo) * b / budgets;
+    std::fill(vert.begin(), vert.end(), 0);
+    std::fill(partial.begin(), partial.end(), 0);
+    double lambda = 0;
+    for (uint32_t l = 0; l < lanes; ++l) {
+      double need = slowBusy[l] - c;
+      for (const Seg &sg : segs[l]) {
+        if (need <= 0)
+          break;
+        if (l == bottleneck)
+          lambda = sg.rate;
+        if (sg.saved <= need) {
+          vert[sg.cls] = sg.vertex + 1;
+          need -= sg.saved;
+        } else {
+          partial[sg.cls] =
+              uint32_t(std::ceil(need / sg.saved * cl.count[sg.cls] - 1e-9));
+          need = 0;
+        }
+      }
+    }
+    for (uint32_t t = 0; t < n; ++t) {
+      uint32_t k = cl.of[t], v = vert[k];
+      uint64_t r = partial[k], cnt = cl.count[k], i = cl.ordinal[t];
+      if (r && (i + 1) * r / cnt > i * r / cnt)
+        ++v;
+      sw.set(t, hull[k][v]);
+    }
+    sw.makespan = dag.forward(sw.T, sw.es);
+    for (int round = 0; round < rounds && lambda > 0; ++round) {
+      double M = sw.makespan;
+      dag.backward(sw.T, M, sw.ls);
+      double tol = 1e-9 * std::max(M, 1e-9);
+      auto critical = [&](uint32_t t) { return sw.ls[t] - sw.es[t] <= tol; };
+      auto tight = [&](uint32_t u, uint32_t v, const Edge &e) {
+        double ready = e.startToStart ? sw.es[u] + e.lag : sw.es[u] + sw.T[u];
+        return std::abs(sw.es[v] - ready) <= tol;
+      };
+      uint64_t total = 0; // critical paths, modulo 2^61 - 1
+      for (uint32_t v : dag.topo) {
+        head[v] = 0;
+        if (!critical(v))
+          continue;
+        uint64_t cnt = sw.es[v] <= dag.release[v] + tol ? 1 : 0;
+        for (uint32_t i = dag.predStart[v]; i < dag.predStart[v + 1]; ++i) {
+          const Edge &e = dag.pred[i];
+          if (critical(e.to) && tight(e.to, v, e))
+            cnt = (cnt + head[e.to]) % mod;
+        }
+        head[v] = cnt;
+        if (sw.es[v] + sw.T[v] >= M - tol)
+          total = (total + cnt) % mod;
+      }
+      bool moved = false;
+      for (size_t k = n; k-- > 0;) {
+        uint32_t v = dag.topo[k];
+        tail[v] = 0;
+        if (!critical(v))
+          continue;
+        uint64_t cnt = sw.es[v] + sw.T[v] >= M - tol ? 1 : 0;
+        for (uint32_t i = dag.succStart[v]; i < dag.succStart[v + 1]; ++i) {
+          const Edge &e = dag.succ[i];
+          if (critical(e.to) && tight(v, e.to, e))
+            cnt = (cnt + tail[e.to]) % mod;
+        }
+        tail[v] = cnt;
+        if (sw.cur[v] == 0 || mulmod(head[v], cnt) != total)
+          continue;
+        const TaskOptions &o = opts[v];
+        uint32_t best = sw.cur[v];
+        for (uint32_t j = 0; j < sw.cur[v]; ++j)
+          if (o.d[j] + lambda * o.T[j] < o.d[best] + lambda * o.T[best])
+            best = j;
+        if (best != sw.cur[v]) {
+          sw.set(v, best); // its successors' counts are already final
+          moved = true;
+        }
+      }
+      if (!moved)
+        break;
+      sw.makespan = dag.forward(sw.T, sw.es);
+    }
+    if (b == budgets) {
+      // Towards the fastest makespan, which no budget reaches when critical
+      // paths cross several lanes' ramps: every critical task one option
+      // faster, `fastSteps` times at most, each state then filled (131,072
+      // tasks: the fastest point 6.21 -> 5.62 MJ, certified within 1.6 %).
+      Sweep state = sw;
+      for (int k = 0; k < fastSteps; ++k) {
+        state.makespan = dag.forward(state.T, state.es);
+        dag.backward(state.T, state.makespan, state.ls);
+        double tol = 1e-9 * std::max(state.makespan, 1e-9);
+        bool moved = false;
+        for (uint32_t t = 0; t < n; ++t)
+          if (state.ls[t] - state.es[t] <= tol && state.cur[t] != 0) {
+            state.set(t, state.cur[t] - 1);
+            moved = true;
+          }
+        if (!moved)
+          break;
+        state.makespan = dag.forward(state.T, state.es);
+        Sweep filled = state;
+        filled.latestStartFill(filled.makespan);
+        filled.freeFloatFill(filled.makespan);
+        out.push_back(filled.point(P, keepChoices));
+      }
+    }
+    sw.latestStartFill(sw.makespan);
+    sw.freeFloatFill(sw.makespan);
+    out.push_back(sw.point(P, keepChoices));
+  }
+  return true;
 }
 
 double quantize(double t, double q) {
@@ -1379,7 +1622,19 @@ bool dagFrontier(const Schedule &sched,
   std::vector<std::vector<uint32_t>> states;
   bool truncated = false;
   double stoppedAt = 0;
-  if (!exact && settings.crash &&
+  // Large schedules with repeated structure: the class sweep instead.
+  bool classSwept = !exact && settings.crash &&
+                    totalOptions > settings.classSweepAbove &&
+                    classSweep(dag, opts, sched, P, settings.keepChoices,
+                               settings.classBudgets, /*rounds=*/3,
+                               /*fastSteps=*/400, frontier);
+  if (classSwept) { // and the fastest configuration, slowed within its float
+    Sweep fast(dag, opts, /*rule=*/0);
+    fast.latestStartFill(fast.makespan);
+    fast.freeFloatFill(fast.makespan);
+    frontier.push_back(fast.point(P, settings.keepChoices));
+  }
+  if (!exact && settings.crash && !classSwept &&
       !crashSweep(dag, opts, P, settings.keepChoices, settings.crashWorkBudget,
                   frontier, bounds, seeded ? &states : nullptr)) {
     // Out of budget: the fastest configuration closes the range and price
@@ -1452,6 +1707,19 @@ bool dagFrontier(const Schedule &sched,
     Tfast[t] = opts[t].T.front();
   double fastest = dag.forward(Tfast, es); // no configuration is faster
 
+  // Up to 50,000 task options: subgradient-maximized flows at 64 deadlines,
+  // 40 steps each. Bloom/A40, exact option times: every point within 4.87 %
+  // -> 3.91 % (12 microbatches) and 6.33 % -> 3.5 % (48). Truncated and
+  // class-swept frontiers get them at any size, at as many deadlines as fit
+  // in ~2^32 option visits (131,072 tasks x 73 options: 11 deadlines, ~3 s).
+  size_t deadlines = totalOptions <= 50000 ? 64 : 0;
+  if (truncated || classSwept)
+    deadlines = std::min<size_t>(
+        64, size_t(4294967296.0 / (40.0 * double(totalOptions))));
+  if (!exact)
+    subgradientBounds(dag, opts, P, fastest, 40, deadlines, frontier, bounds);
+  // Every flow's bound holds at every time (DagFrontier.h): each point takes
+  // the best.
   for (DagPoint &p : frontier) {
     if (exact) {
       p.lowerBound = p.E;
@@ -1463,24 +1731,12 @@ bool dagFrontier(const Schedule &sched,
     if (!bounds.empty())
       p.lowerBound = std::min(lb, p.E); // rounding: never above a real point
   }
-  // Up to 50,000 task options: 40 subgradient steps per deadline.
-  // Bloom/A40, exact option times: every point within 4.87 % -> 3.91 % (12
-  // microbatches) and 6.33 % -> 3.5 % (48). A truncated frontier has few
-  // points (one deadline each), so its certificate gets the same 40 steps
-  // at any size while they cost at most ~2^32 option visits (131,072 tasks x
-  // 73 options, 11 points: 3 s, worst certified gap 86.9 % -> 16.7 %).
-  bool certify = totalOptions <= 50000;
-  if (truncated)
-    certify = double(totalOptions) * double(std::min<size_t>(64, frontier.size())) *
-                  40.0 <=
-              4294967296.0;
-  if (!exact && certify)
-    subgradientBounds(dag, opts, P, fastest, 40, frontier);
   for (DagPoint &p : frontier)
     if (!exact && !std::isnan(p.lowerBound) && p.lowerBound > 0)
       worst = std::max(worst, (p.E - p.lowerBound) / p.lowerBound);
   if (result) {
     result->worstGap = exact ? 0 : bounds.empty() ? INFINITY : worst;
+    result->classSweep = classSwept;
     if (truncated) {
       result->truncated = true;
       result->gapFrom = frontier.front().T;

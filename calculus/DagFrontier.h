@@ -9,7 +9,10 @@
 // (minimum cuts of the critical subgraph, Phillips-Dessouky style, several
 // disjoint ones per max-flow while the critical subgraph cannot change),
 // seeded sweeps from its states (medium schedules) and, on small schedules,
-// a forward deadline sweep with continuation.
+// a forward deadline sweep with continuation; large schedules with repeated
+// structure (pipelines' microbatches) get the class sweep instead (lane
+// busy-time budgets spent per class on convex hulls, ramp tasks priced at
+// the bottleneck's marginal rate, every configuration measured exactly).
 // Start from every task's fastest option; for increasing deadlines D, fill
 // slack greedily: compute earliest starts and latest finishes against D
 // (O(V + E) with dependency and stream-order edges), and move the task whose
@@ -91,6 +94,16 @@ struct DagFrontierSettings {
   /// 2^31, is about 30 s on 131,072 tasks x 73 options here and far beyond
   /// what schedules of a few thousand tasks need.
   uint64_t crashWorkBudget = uint64_t(1) << 31;
+  /// Above this many task options (summed over tasks), a schedule with
+  /// repeated structure -- (device, stream) lanes whose tasks share few
+  /// distinct operating sets, 8 tasks or more per class on average, as a
+  /// pipeline's microbatches do -- gets the class sweep instead of the crash
+  /// sweep (docs/FRONTIER.md): `classBudgets` + 1 lane busy-time budgets from
+  /// the slowest to the fastest, each a real configuration. 2^18 keeps the
+  /// crash sweep up to 8 stages x 64 microbatches x 73 options (74,752) and
+  /// beyond; 64 x 1,024 x 73 (9.6 M) takes the class sweep.
+  uint64_t classSweepAbove = uint64_t(1) << 18;
+  int classBudgets = 1000;
   /// Series-parallel schedules are solved exactly through their
   /// decomposition while the frontier compositions cost at most this many
   /// point pairs (0: never).
@@ -112,6 +125,8 @@ struct DagFrontierResult {
   /// the frontier holds only price points (DagFrontierSettings).
   bool truncated = false;
   double gapFrom = 0, gapTo = 0;
+  /// Obtained by the class sweep (DagFrontierSettings::classSweepAbove).
+  bool classSweep = false;
 };
 
 /// The (T, E) frontier of a schedule whose task t may run at any of

@@ -89,13 +89,14 @@ struct Choices {
 /// the schedule as `energy.frontier_method`).
 FailureOr<std::vector<calculus::DagPoint>>
 computeFrontier(ScheduleOp sched, const Choices &c, double step, double quantum,
-                uint64_t crashBudget, bool keepChoices,
+                uint64_t crashBudget, uint64_t classSweepAbove, bool keepChoices,
                 calculus::DagFrontierResult &method) {
   calculus::DagFrontierSettings settings;
   settings.step = step;
   settings.quantum = quantum;
   settings.keepChoices = keepChoices;
   settings.crashWorkBudget = crashBudget;
+  settings.classSweepAbove = classSweepAbove;
   std::vector<calculus::DagPoint> front;
   std::string err;
   if (!calculus::dagFrontier(c.graph.schedule, c.options, settings, front,
@@ -119,6 +120,9 @@ computeFrontier(ScheduleOp sched, const Choices &c, double step, double quantum,
                 " combinations"
       : method.exact
           ? "exact: all " + combos + " combinations enumerated"
+      : method.classSweep
+          ? "heuristic (class sweep over the schedule's repeated structure) "
+            "over " + combos + " combinations; " + gap
           : "heuristic (crash and deadline sweeps) over " + combos +
                 " combinations; " + gap;
   if (method.truncated) {
@@ -147,7 +151,8 @@ struct EnergyFrontierPass
         return signalPassFailure();
       calculus::DagFrontierResult method;
       auto front =
-          computeFrontier(sched, *c, step, quantum, crashBudget, false, method);
+          computeFrontier(sched, *c, step, quantum, crashBudget, classSweepAbove,
+                          false, method);
       if (failed(front))
         return signalPassFailure();
       size_t limit = points ? unsigned(points) : front->size();
@@ -190,7 +195,8 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       return failure();
     calculus::DagFrontierResult method;
     auto front =
-        computeFrontier(sched, *c, step, quantum, crashBudget, true, method);
+        computeFrontier(sched, *c, step, quantum, crashBudget, classSweepAbove,
+                          true, method);
     if (failed(front))
       return failure();
     double baseT;

@@ -2,6 +2,8 @@
 // RUN: not energy-opt %s --energy-plan="deadline=1" 2>&1 | FileCheck %s --check-prefix=DEADLINE
 // RUN: not energy-opt %s --energy-plan="crash-budget=-5" 2>&1 | FileCheck %s --check-prefix=BUDGET
 // RUN: not energy-opt %s --energy-frontier="crash-budget=abc" 2>&1 | FileCheck %s --check-prefix=BUDGET
+// RUN: not energy-opt %s --energy-frontier="class-sweep-above=-1" 2>&1 | FileCheck %s --check-prefix=CLASS
+// CLASS: for the --class-sweep-above option: {{.*}} value invalid
 // BUDGET: for the --crash-budget option: {{.*}} value invalid
 
 // OBJ: energy-plan: objective must be energy, edp or ed2p; got 'speed'

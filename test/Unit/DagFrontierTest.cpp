@@ -860,3 +860,65 @@ TEST(DagFrontier, CrashBudgetTruncates) {
   EXPECT_NEAR(how.worstGap, worst, 1e-12);
   EXPECT_LT(how.worstGap, 0.5);
 }
+
+// The class sweep (large schedules with repeated structure), forced on
+// Perseus's Bloom/A40 pipelines where the crash sweep's frontier is the
+// reference: every point is a real configuration (re-measured from its
+// choices), the frontier is Pareto and starts at the fastest makespan, its
+// certified bounds never exceed a real configuration as fast, and it stays
+// within a few percent of the crash sweep everywhere.
+TEST(DagFrontier, ClassSweepOnPipelines) {
+  for (int mb : {12, 48}) {
+    PerseusCase c = bloom(mb, 70.38);
+    std::string err;
+    double Tfast;
+    dagEnergy(c.sched, c.opts, fastestChoices(c.opts), 0, &Tfast);
+    std::vector<DagPoint> crash, cls;
+    DagFrontierResult crashHow, how;
+    ASSERT_TRUE(dagFrontier(c.sched, c.opts, {}, crash, err, &crashHow)) << err;
+    EXPECT_FALSE(crashHow.classSweep);
+    DagFrontierSettings forced;
+    forced.classSweepAbove = 0;
+    ASSERT_TRUE(dagFrontier(c.sched, c.opts, forced, cls, err, &how)) << err;
+    ASSERT_TRUE(how.classSweep);
+    EXPECT_FALSE(how.exact);
+    EXPECT_FALSE(how.truncated);
+    ASSERT_GE(cls.size(), 10u) << mb;
+    EXPECT_NEAR(cls.front().T, Tfast, 1e-9);
+    std::vector<std::pair<double, double>> w;
+    for (auto &p : crash)
+      w.push_back({p.T, p.E});
+    double worst = 0, worstVsCrash = 0;
+    for (size_t i = 0; i < cls.size(); ++i) {
+      const DagPoint &p = cls[i];
+      double T;
+      double E = dagEnergy(c.sched, c.opts, p.choice, 0, &T);
+      EXPECT_NEAR(T, p.T, 1e-9);
+      EXPECT_NEAR(E, p.E, 1e-9 * E);
+      if (i)
+        EXPECT_LT(p.E, cls[i - 1].E);
+      ASSERT_FALSE(std::isnan(p.lowerBound));
+      EXPECT_LE(p.lowerBound, p.E);
+      EXPECT_LE(p.lowerBound, bestAt(w, p.T) * (1 + 1e-12));
+      worst = std::max(worst, (p.E - p.lowerBound) / p.lowerBound);
+      worstVsCrash = std::max(worstVsCrash, p.E / bestAt(w, p.T) - 1);
+    }
+    EXPECT_NEAR(how.worstGap, worst, 1e-12);
+    std::printf("  %d microbatches: %zu points, worst certified gap %.2f %%, "
+                "at most %.2f %% above the crash sweep\n",
+                mb, cls.size(), 100 * worst, 100 * worstVsCrash);
+    EXPECT_LT(worstVsCrash, 0.04) << mb;
+  }
+  // Without repeated structure (every task its own operating set) the crash
+  // sweep runs.
+  std::mt19937_64 g(7);
+  SmallDag d = randomDag(g, 30, 30);
+  DagFrontierSettings forced;
+  forced.classSweepAbove = 0;
+  forced.exactBudget = 0;
+  std::vector<DagPoint> front;
+  DagFrontierResult how;
+  std::string err;
+  ASSERT_TRUE(dagFrontier(d.s, d.opts, forced, front, err, &how)) << err;
+  EXPECT_FALSE(how.classSweep);
+}
