@@ -900,16 +900,16 @@ struct Classes {
 /// several lanes' ramps), every critical task moves one option faster per
 /// step (`fastSteps` at most), each state filled and recorded. O((budgets x
 /// rounds + fastSteps) x (V + E)); real configurations, joined where Pareto.
-/// Returns false (adding nothing) when classes are not at least 8 tasks on
-/// average.
+/// Returns false (adding nothing) when classes hold fewer than `minAverage`
+/// tasks on average.
 bool classSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
                 const Schedule &sched, double P, bool keepChoices,
-                int budgets, int rounds, int fastSteps,
+                int budgets, double minAverage, int rounds, int fastSteps,
                 std::vector<DagPoint> &out) {
   size_t n = opts.size();
   Classes cl(sched, opts);
   size_t classes = cl.rep.size(), lanes = cl.lanes;
-  if (classes * 8 > n || budgets < 1)
+  if (double(classes) * minAverage > double(n) || budgets < 1)
     return false;
   // Per class: lower convex hull vertices (option indices, slowest first).
   std::vector<std::vector<uint32_t>> hull(classes);
@@ -1626,7 +1626,8 @@ bool dagFrontier(const Schedule &sched,
   bool classSwept = !exact && settings.crash &&
                     totalOptions > settings.classSweepAbove &&
                     classSweep(dag, opts, sched, P, settings.keepChoices,
-                               settings.classBudgets, /*rounds=*/3,
+                               settings.classBudgets,
+                               settings.classMinAverage, /*rounds=*/3,
                                /*fastSteps=*/400, frontier);
   if (classSwept) { // and the fastest configuration, slowed within its float
     Sweep fast(dag, opts, /*rule=*/0);

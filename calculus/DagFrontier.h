@@ -103,7 +103,10 @@ struct DagFrontierSettings {
   /// crash sweep up to 8 stages x 64 microbatches x 73 options (74,752) and
   /// beyond; 64 x 1,024 x 73 (9.6 M) takes the class sweep.
   uint64_t classSweepAbove = uint64_t(1) << 18;
+  /// The class sweep's budgets (plus one) and the least average class size
+  /// that counts as repeated structure.
   int classBudgets = 1000;
+  double classMinAverage = 8;
   /// Series-parallel schedules are solved exactly through their
   /// decomposition while the frontier compositions cost at most this many
   /// point pairs (0: never).

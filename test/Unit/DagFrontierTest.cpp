@@ -922,3 +922,60 @@ TEST(DagFrontier, ClassSweepOnPipelines) {
   ASSERT_TRUE(dagFrontier(d.s, d.opts, forced, front, err, &how)) << err;
   EXPECT_FALSE(how.classSweep);
 }
+
+// The class sweep on random DAGs with repeated structure (each lane's tasks
+// draw their operating sets from a pool of two, so classes hold several
+// tasks; releases and start-to-start lags included), against brute force:
+// every point is a real configuration, never below the optimum, its bound
+// never above it, and the frontier starts at the fastest makespan.
+TEST(DagFrontier, ClassSweepPointsAreRealOnRandomDags) {
+  std::mt19937_64 g(23);
+  int swept = 0;
+  for (int c = 0; c < 60; ++c) {
+    SmallDag d = randomDag(g, 7, 9);
+    std::map<std::pair<uint32_t, uint32_t>, std::vector<uint32_t>> lanes;
+    for (uint32_t t = 0; t < d.s.tasks.size(); ++t) {
+      ScheduleTask &task = d.s.tasks[t];
+      std::vector<uint32_t> &pool = lanes[{task.devices[0], task.stream}];
+      if (pool.size() < 2)
+        pool.push_back(t);
+      else
+        d.opts[t] = d.opts[pool[g() % 2]];
+      if (g() % 4 == 0)
+        task.release = double(g() % 10);
+      for (Dependency &dep : task.deps)
+        if (g() % 4 == 0) {
+          dep.startToStart = true;
+          dep.lag = double(g() % 5);
+        }
+    }
+    DagFrontierSettings settings;
+    settings.exactBudget = 0;
+    settings.seriesParallelBudget = 0;
+    settings.classSweepAbove = 0;
+    settings.classBudgets = 50;
+    settings.classMinAverage = 1.2; // small DAGs: classes of a few tasks
+    std::vector<DagPoint> front;
+    std::string err;
+    DagFrontierResult how;
+    ASSERT_TRUE(dagFrontier(d.s, d.opts, settings, front, err, &how)) << err;
+    swept += how.classSweep;
+    double Tfast;
+    dagEnergy(d.s, d.opts, fastestChoices(d.opts), 0, &Tfast);
+    ASSERT_FALSE(front.empty());
+    EXPECT_NEAR(front.front().T, Tfast, 1e-9) << "case " << c;
+    std::vector<std::pair<double, double>> brute = bruteForce(d);
+    for (const DagPoint &p : front) {
+      double M;
+      EXPECT_NEAR(dagEnergy(d.s, d.opts, p.choice, 0, &M), p.E, 1e-9)
+          << "case " << c;
+      EXPECT_NEAR(M, p.T, 1e-9) << "case " << c;
+      double best = bestAt(brute, p.T);
+      EXPECT_GE(p.E, best - 1e-9) << "case " << c;
+      if (!std::isnan(p.lowerBound))
+        EXPECT_LE(p.lowerBound, best + 1e-9) << "case " << c;
+    }
+  }
+  std::printf("  %d of 60 swept by class\n", swept);
+  EXPECT_GE(swept, 40);
+}
