@@ -1,7 +1,7 @@
 //===- frontier-bench.cpp - schedule frontier on a stage profile ----------===//
 //
 //   frontier-bench PROFILE.csv MICROBATCHES BLOCKING_W [QUANTUM_S [STEP_S
-//                  [OUT.csv]]]
+//                  [OUT.csv [CLASS_BUDGETS]]]]
 //
 // Builds the 1F1B pipeline of the profile's stages, computes the whole
 // iteration time-energy frontier (calculus/DagFrontier.h), and prints the
@@ -41,6 +41,8 @@ int main(int argc, char **argv) {
     settings.quantum = std::stod(argv[4]);
   if (argc > 5)
     settings.step = std::stod(argv[5]);
+  if (argc > 7) // the class sweep's budgets (large pipelines)
+    settings.classBudgets = std::stoi(argv[7]);
   std::map<int, std::vector<Option>> fwd, bwd;
   std::string line;
   std::getline(in, line);

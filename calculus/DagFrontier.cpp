@@ -968,6 +968,19 @@ bool classSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
   };
   std::vector<uint32_t> vert(classes), partial(classes);
   std::vector<uint64_t> head(n), tail(n);
+  // Only Pareto points keep their choices (1,400 candidates x 131,072 tasks
+  // would be 730 MB of choices).
+  std::vector<DagPoint> kept;
+  auto keep = [&](const Sweep &state) {
+    double T = state.makespan, E = P * T + state.dsum;
+    for (const DagPoint &q : kept)
+      if (q.T <= T && q.E <= E)
+        return;
+    kept.erase(std::remove_if(kept.begin(), kept.end(),
+                              [&](const DagPoint &q) { return T <= q.T && E <= q.E; }),
+               kept.end());
+    kept.push_back(state.point(P, keepChoices));
+  };
   Sweep sw(dag, opts, /*rule=*/0);
   for (int b = 0; b <= budgets; ++b) {
     double c = hi - (hi - lo) * b / budgets;
@@ -1074,13 +1087,15 @@ bool classSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
         Sweep filled = state;
         filled.latestStartFill(filled.makespan);
         filled.freeFloatFill(filled.makespan);
-        out.push_back(filled.point(P, keepChoices));
+        keep(filled);
       }
     }
     sw.latestStartFill(sw.makespan);
     sw.freeFloatFill(sw.makespan);
-    out.push_back(sw.point(P, keepChoices));
+    keep(sw);
   }
+  out.insert(out.end(), std::make_move_iterator(kept.begin()),
+             std::make_move_iterator(kept.end()));
   return true;
 }
 

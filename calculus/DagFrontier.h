@@ -105,7 +105,7 @@ struct DagFrontierSettings {
   uint64_t classSweepAbove = uint64_t(1) << 18;
   /// The class sweep's budgets (plus one) and the least average class size
   /// that counts as repeated structure.
-  int classBudgets = 1000;
+  int classBudgets = 500;
   double classMinAverage = 8;
   /// Series-parallel schedules are solved exactly through their
   /// decomposition while the frontier compositions cost at most this many
