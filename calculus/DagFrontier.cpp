@@ -148,6 +148,8 @@ struct Sweep {
   /// (task, previous option) of moves made while logging, for undo.
   std::vector<std::pair<uint32_t, uint32_t>> log;
   bool logging = false;
+  /// Task visits of the greedy fill's passes (the crash sweep's budget).
+  uint64_t fillVisits = 0;
 
   Sweep(const Dag &dag, const std::vector<TaskOptions> &opts, int rule)
       : dag(dag), opts(opts), rule(rule), n(opts.size()), cur(n, 0), T(n),
@@ -186,6 +188,7 @@ struct Sweep {
     bool moved = false;
     while (true) {
       dag.backward(T, D, ls);
+      fillVisits += 3 * n; // backward, scan, forward
       double bestRate = 0;
       uint32_t bestTask = UINT32_MAX, bestOpt = 0;
       for (uint32_t t = 0; t < n; ++t) {
@@ -326,6 +329,8 @@ public:
   }
   /// The flow on arc `e` (an index returned by arc()).
   double flowOn(int e) const { return cap_[e ^ 1]; }
+  /// Arcs and nodes visited so far (the crash sweep's budget).
+  uint64_t steps = 0;
   /// Returns the flow value (>= Inf / 2: no finite cut).
   double run(int s, int t) {
     double total = 0;
@@ -439,8 +444,9 @@ private:
     level.assign(head.size(), -1);
     queue.assign(1, s);
     level[s] = 0;
+    steps += head.size();
     for (size_t i = 0; i < queue.size(); ++i)
-      for (int e = head[queue[i]]; e >= 0; e = next[e])
+      for (int e = head[queue[i]]; e >= 0; e = next[e], ++steps)
         if (cap_[e] > eps && level[to[e]] < 0) {
           level[to[e]] = level[queue[i]] + 1;
           queue.push_back(to[e]);
@@ -454,6 +460,7 @@ private:
       return f;
     double pushed = 0;
     for (int &e = iter[u]; e >= 0; e = next[e]) {
+      ++steps;
       if (cap_[e] <= eps || level[to[e]] != level[u] + 1)
         continue;
       double g = push(to[e], t, std::min(f - pushed, cap_[e]));
@@ -711,10 +718,12 @@ bool crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
           flow.arc(e.startToStart ? in(t) : outN(t), in(e.to), MaxFlow::Inf);
       }
     }
-    // Passes over every task (backward, scans, forward, fill) and the
-    // critical subgraph's network.
-    work += 4 * n + 8 * crit.size();
+    // Passes over every task (backward, scans, forward) and the max-flow's
+    // visits of the critical subgraph's network (the fill adds its own).
+    work += 4 * n;
+    flow.steps = 0;
     double F = flow.run(0, 1);
+    work += flow.steps;
     if (F >= MaxFlow::Inf / 2)
       return true; // a critical path of fastest options: the fastest makespan
     // This flow certifies a bound (see DagFrontier.h): tasks without flow
@@ -791,6 +800,8 @@ bool crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
     if (sw.makespan >= M - tol)
       return true; // no progress (a guard; the cut shortens every path)
     sw.fill(sw.makespan);
+    work += sw.fillVisits; // a fill may take many passes
+    sw.fillVisits = 0;
     record();
     if (states)
       states->push_back(sw.cur);
@@ -900,16 +911,16 @@ struct Classes {
 /// several lanes' ramps), every critical task moves one option faster per
 /// step (`fastSteps` at most), each state filled and recorded. O((budgets x
 /// rounds + fastSteps) x (V + E)); real configurations, joined where Pareto.
-/// Returns false (adding nothing) when classes hold fewer than `minAverage`
-/// tasks on average.
+/// Returns false (adding nothing) when classes hold fewer than `minPerLane`
+/// tasks per lane on average.
 bool classSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
                 const Schedule &sched, double P, bool keepChoices,
-                int budgets, double minAverage, int rounds, int fastSteps,
+                int budgets, double minPerLane, int rounds, int fastSteps,
                 std::vector<DagPoint> &out) {
   size_t n = opts.size();
   Classes cl(sched, opts);
   size_t classes = cl.rep.size(), lanes = cl.lanes;
-  if (double(classes) * minAverage > double(n) || budgets < 1)
+  if (double(classes) * minPerLane * double(lanes) > double(n) || budgets < 1)
     return false;
   // Per class: lower convex hull vertices (option indices, slowest first).
   std::vector<std::vector<uint32_t>> hull(classes);
@@ -1642,7 +1653,7 @@ bool dagFrontier(const Schedule &sched,
                     totalOptions > settings.classSweepAbove &&
                     classSweep(dag, opts, sched, P, settings.keepChoices,
                                settings.classBudgets,
-                               settings.classMinAverage, /*rounds=*/3,
+                               settings.classMinPerLane, /*rounds=*/3,
                                /*fastSteps=*/400, frontier);
   if (classSwept) { // and the fastest configuration, slowed within its float
     Sweep fast(dag, opts, /*rule=*/0);

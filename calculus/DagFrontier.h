@@ -85,28 +85,37 @@ struct DagFrontierSettings {
   /// Also run the crash sweep from the energy-minimal end (min-cut steps on
   /// the critical subgraph); its points join the Pareto union.
   bool crash = true;
-  /// Work budget of the crash sweep, in task visits (each step visits every
-  /// task a few times and its critical subgraph in the max-flow); 0: none.
+  /// Work budget of the crash sweep, in visits (each step visits every task
+  /// a few times, the max-flow's nodes and arcs as Dinic scans them, and
+  /// every pass of the fill after the cut); 0: none.
   /// When it runs out the sweep stops where it is and the frontier gets the
   /// fastest configuration and 32 price points (each task at its option
   /// minimizing d + lambda T, then slowed within its float) instead of
-  /// the sweep's points in between (`DagFrontierResult::truncated`). The default,
-  /// 2^31, is about 30 s on 131,072 tasks x 73 options here and far beyond
-  /// what schedules of a few thousand tasks need.
+  /// the sweep's points in between (`DagFrontierResult::truncated`). The
+  /// default, 2^31, is about 10 s on 64 stages x 64 microbatches x 73
+  /// options here and far beyond what 8 x 64 or 16 x 64 need (0.8 s, 5.5 s).
+  /// (Before the max-flow's and the fill's visits were counted, 64 x 64 ran
+  /// 71 s, and 16 x 256 over 120 s, within the same budget.)
   uint64_t crashWorkBudget = uint64_t(1) << 31;
-  /// Above this many task options (summed over tasks), a schedule with
-  /// repeated structure -- (device, stream) lanes whose tasks share few
-  /// distinct operating sets, 8 tasks or more per class on average, as a
-  /// pipeline's microbatches do -- gets the class sweep instead of the crash
-  /// sweep (docs/FRONTIER.md): `classBudgets` + 1 lane busy-time budgets from
-  /// the slowest to the fastest, each a real configuration. 2^18 keeps the
-  /// crash sweep up to 8 stages x 64 microbatches x 73 options (74,752) and
-  /// beyond; 64 x 1,024 x 73 (9.6 M) takes the class sweep.
-  uint64_t classSweepAbove = uint64_t(1) << 18;
-  /// The class sweep's budgets (plus one) and the least average class size
-  /// that counts as repeated structure.
+  /// Above this many task options (summed over tasks, each task's (T, d)
+  /// Pareto set), a schedule with repeated structure -- (device, stream)
+  /// lanes whose tasks share few distinct operating sets, classes of many
+  /// tasks (`classMinPerLane`), as a pipeline's microbatches make -- gets the class
+  /// sweep instead of the crash sweep (docs/FRONTIER.md): `classBudgets` + 1
+  /// lane busy-time budgets from the slowest to the fastest, each a real
+  /// configuration. On the synthetic Perseus profile at a 10 ms quantum the
+  /// crash sweep takes 0.8 s on 8 stages x 64 microbatches (25,408 Pareto
+  /// options) and 5.5 s on 16 x 64 (50,304), but 71 s on 64 x 64 (199,744)
+  /// and over 120 s on 16 x 256 (201,216): 2^16 sends those to the class sweep.
+  uint64_t classSweepAbove = uint64_t(1) << 16;
+  /// The class sweep's budgets (plus one), and how many tasks per lane a
+  /// class must hold on average for the structure to count as repeated: a
+  /// pipeline's ramps take about one task of each class per lane (stage),
+  /// so 2 leaves at least half of every class to the steady state (64
+  /// stages x 1,024 microbatches: 16 per lane; 16 x 256: 8; 64 x 64: 1 --
+  /// all ramp, the uniform choice is weak there: certified gap 14.7 %).
   int classBudgets = 500;
-  double classMinAverage = 8;
+  double classMinPerLane = 2;
   /// Series-parallel schedules are solved exactly through their
   /// decomposition while the frontier compositions cost at most this many
   /// point pairs (0: never).

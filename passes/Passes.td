@@ -89,10 +89,10 @@ defvar FrontierOptions = [
            "work budget of the crash sweep in task visits (0: none); past "
            "it the frontier is truncated, with a warning">,
     Option<"classSweepAbove", "class-sweep-above", "uint64_t",
-           /*default=*/"262144",
-           "above this many task options a schedule with repeated structure "
-           "(pipeline microbatches) gets the class sweep instead of the "
-           "crash sweep (docs/FRONTIER.md)">
+           /*default=*/"65536",
+           "above this many (Pareto) task options a schedule with repeated "
+           "structure (pipeline microbatches) gets the class sweep instead "
+           "of the crash sweep (docs/FRONTIER.md)">
 ];
 
 def EnergyFrontier : Pass<"energy-frontier", "::mlir::ModuleOp"> {

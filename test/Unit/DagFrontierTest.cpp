@@ -879,6 +879,7 @@ TEST(DagFrontier, ClassSweepOnPipelines) {
     EXPECT_FALSE(crashHow.classSweep);
     DagFrontierSettings forced;
     forced.classSweepAbove = 0;
+    forced.classMinPerLane = 1; // 12 microbatches on 8 stages: 1.5 per lane
     ASSERT_TRUE(dagFrontier(c.sched, c.opts, forced, cls, err, &how)) << err;
     ASSERT_TRUE(how.classSweep);
     EXPECT_FALSE(how.exact);
@@ -954,7 +955,7 @@ TEST(DagFrontier, ClassSweepPointsAreRealOnRandomDags) {
     settings.seriesParallelBudget = 0;
     settings.classSweepAbove = 0;
     settings.classBudgets = 50;
-    settings.classMinAverage = 1.2; // small DAGs: classes of a few tasks
+    settings.classMinPerLane = 0.2; // small DAGs: classes of a few tasks
     std::vector<DagPoint> front;
     std::string err;
     DagFrontierResult how;
