@@ -537,9 +537,10 @@ struct Hull {
 /// minimizing options' times) - R. Each step adds flow to the longest chain
 /// under the current minimizers and moves every chain's amount along its
 /// subgradient (kept >= 0). Every iterate is a valid bound, so the best one
-/// is kept. Computed at up to 64 deadlines from the energy-minimal end
-/// (flows warm-start as D shrinks); a point at T takes the best bound of the
-/// deadlines >= T.
+/// is kept. Computed at up to `deadlines` frontier times from the
+/// energy-minimal end (flows warm-start as D shrinks); each deadline's best
+/// flow goes to `bounds` as (C, F), whose bound C + (P - F) M holds at every
+/// time, so the caller applies all of them to every point.
 void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
                        double P, double fastest, int iterations,
                        size_t deadlines, const std::vector<DagPoint> &frontier,
@@ -1736,7 +1737,7 @@ bool dagFrontier(const Schedule &sched,
 
   // Up to 50,000 task options: subgradient-maximized flows at 64 deadlines,
   // 40 steps each. Bloom/A40, exact option times: every point within 4.87 %
-  // -> 3.91 % (12 microbatches) and 6.33 % -> 3.5 % (48). Truncated and
+  // -> 3.56 % (12 microbatches) and 6.33 % -> 3.26 % (48). Truncated and
   // class-swept frontiers get them at any size, at as many deadlines as fit
   // in ~2^32 option visits (131,072 tasks x 73 options: 11 deadlines, ~3 s).
   size_t deadlines = totalOptions <= 50000 ? 64 : 0;
