@@ -499,7 +499,8 @@ struct FlowBound {
 /// options is attained at a hull vertex, and along the hull (slowest first)
 /// the values fall, then rise.
 struct Hull {
-  std::vector<double> T, d; // slowest first
+  std::vector<double> T, d;    // slowest first
+  std::vector<uint32_t> index; // the vertices' option indices
   explicit Hull(const TaskOptions &o) {
     for (size_t k = o.T.size(); k-- > 0;) {
       while (T.size() >= 2) {
@@ -511,9 +512,11 @@ struct Hull {
           break;
         T.pop_back();
         d.pop_back();
+        index.pop_back();
       }
       T.push_back(o.T[k]);
       d.push_back(o.d[k]);
+      index.push_back(uint32_t(k));
     }
   }
   double lagrangian(double f) const {
@@ -925,21 +928,8 @@ bool classSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
     return false;
   // Per class: lower convex hull vertices (option indices, slowest first).
   std::vector<std::vector<uint32_t>> hull(classes);
-  for (uint32_t c = 0; c < classes; ++c) {
-    const TaskOptions &o = opts[cl.rep[c]];
-    std::vector<uint32_t> &h = hull[c];
-    for (size_t k = o.T.size(); k-- > 0;) {
-      while (h.size() >= 2) {
-        uint32_t a = h[h.size() - 2], b = h.back();
-        double cross = (o.T[b] - o.T[a]) * (o.d[k] - o.d[a]) -
-                       (o.d[b] - o.d[a]) * (o.T[k] - o.T[a]);
-        if (cross < 0)
-          break;
-        h.pop_back();
-      }
-      h.push_back(uint32_t(k));
-    }
-  }
+  for (uint32_t c = 0; c < classes; ++c)
+    hull[c] = Hull(opts[cl.rep[c]]).index;
   // Per lane: hull segments, cheapest speed-up per second first (within a
   // class the rates grow towards the fast end, so its segments come in order).
   struct Seg {

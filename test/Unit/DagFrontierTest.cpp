@@ -709,6 +709,29 @@ TEST(DagFrontier, PerseusOtherPublishedFrontiers) {
 // start-to-start edges and release times: each is the real configuration
 // it names, never better than the optimum at its makespan, and its bound
 // never above that optimum.
+/// A heuristic frontier of a small DAG against brute force: it starts at
+/// the all-fastest makespan, every point is the configuration its choices
+/// describe (re-measured), never below the optimum at its time, and its
+/// certified bound never above it.
+void expectRealAgainstBruteForce(const SmallDag &d,
+                                 const std::vector<DagPoint> &front, int c) {
+  double Tfast;
+  dagEnergy(d.s, d.opts, fastestChoices(d.opts), 0, &Tfast);
+  ASSERT_FALSE(front.empty());
+  EXPECT_NEAR(front.front().T, Tfast, 1e-9) << "case " << c;
+  std::vector<std::pair<double, double>> brute = bruteForce(d);
+  for (const DagPoint &p : front) {
+    double M;
+    EXPECT_NEAR(dagEnergy(d.s, d.opts, p.choice, 0, &M), p.E, 1e-9)
+        << "case " << c;
+    EXPECT_NEAR(M, p.T, 1e-9) << "case " << c;
+    double best = bestAt(brute, p.T);
+    EXPECT_GE(p.E, best - 1e-9) << "case " << c;
+    if (!std::isnan(p.lowerBound))
+      EXPECT_LE(p.lowerBound, best + 1e-9) << "case " << c;
+  }
+}
+
 TEST(DagFrontier, TruncatedPointsAreRealOnRandomDags) {
   std::mt19937_64 g(11);
   int truncatedCases = 0;
@@ -733,22 +756,7 @@ TEST(DagFrontier, TruncatedPointsAreRealOnRandomDags) {
     truncatedCases += how.truncated;
     // Filling keeps the fastest configuration's makespan: the frontier
     // starts at the all-fastest makespan.
-    std::vector<uint32_t> fastest = fastestChoices(d.opts);
-    double Tfast;
-    dagEnergy(d.s, d.opts, fastest, 0, &Tfast);
-    ASSERT_FALSE(front.empty());
-    EXPECT_NEAR(front.front().T, Tfast, 1e-9) << "case " << c;
-    std::vector<std::pair<double, double>> brute = bruteForce(d);
-    for (const DagPoint &p : front) {
-      double M;
-      EXPECT_NEAR(dagEnergy(d.s, d.opts, p.choice, 0, &M), p.E, 1e-9)
-          << "case " << c;
-      EXPECT_NEAR(M, p.T, 1e-9) << "case " << c;
-      double best = bestAt(brute, p.T);
-      EXPECT_GE(p.E, best - 1e-9) << "case " << c;
-      if (!std::isnan(p.lowerBound))
-        EXPECT_LE(p.lowerBound, best + 1e-9) << "case " << c;
-    }
+    expectRealAgainstBruteForce(d, front, c);
   }
   EXPECT_GT(truncatedCases, 30);
   // Large enough (> 2,000 Pareto task options) that no forward sweep runs:
@@ -961,21 +969,7 @@ TEST(DagFrontier, ClassSweepPointsAreRealOnRandomDags) {
     DagFrontierResult how;
     ASSERT_TRUE(dagFrontier(d.s, d.opts, settings, front, err, &how)) << err;
     swept += how.classSweep;
-    double Tfast;
-    dagEnergy(d.s, d.opts, fastestChoices(d.opts), 0, &Tfast);
-    ASSERT_FALSE(front.empty());
-    EXPECT_NEAR(front.front().T, Tfast, 1e-9) << "case " << c;
-    std::vector<std::pair<double, double>> brute = bruteForce(d);
-    for (const DagPoint &p : front) {
-      double M;
-      EXPECT_NEAR(dagEnergy(d.s, d.opts, p.choice, 0, &M), p.E, 1e-9)
-          << "case " << c;
-      EXPECT_NEAR(M, p.T, 1e-9) << "case " << c;
-      double best = bestAt(brute, p.T);
-      EXPECT_GE(p.E, best - 1e-9) << "case " << c;
-      if (!std::isnan(p.lowerBound))
-        EXPECT_LE(p.lowerBound, best + 1e-9) << "case " << c;
-    }
+    expectRealAgainstBruteForce(d, front, c);
   }
   std::printf("  %d of 60 swept by class\n", swept);
   EXPECT_GE(swept, 40);
