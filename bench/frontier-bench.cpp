@@ -25,7 +25,8 @@ using namespace energy::calculus;
 int main(int argc, char **argv) {
   if (argc < 4) {
     std::fprintf(stderr, "usage: %s PROFILE.csv MICROBATCHES BLOCKING_W "
-                         "[QUANTUM_S [STEP_S]]\n", argv[0]);
+                         "[QUANTUM_S [STEP_S [OUT.csv [CLASS_BUDGETS]]]]\n",
+                 argv[0]);
     return 2;
   }
   std::ifstream in(argv[1]);
@@ -33,27 +34,42 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "%s: cannot read\n", argv[1]);
     return 1;
   }
-  uint32_t M = std::stoul(argv[2]);
-  double blocking = std::stod(argv[3]);
+  // Numbers are read with the std::sto* family; what was being read is
+  // named in the error instead of an uncaught exception.
+  std::string where = "MICROBATCHES";
+  uint32_t M = 0;
+  double blocking = 0;
   DagFrontierSettings settings;
   settings.keepChoices = false;
-  if (argc > 4)
-    settings.quantum = std::stod(argv[4]);
-  if (argc > 5)
-    settings.step = std::stod(argv[5]);
-  if (argc > 7) // the class sweep's budgets (large pipelines)
-    settings.classBudgets = std::stoi(argv[7]);
   std::map<int, std::vector<Option>> fwd, bwd;
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    std::stringstream ss(line);
-    std::string c[5];
-    for (auto &x : c)
-      std::getline(ss, x, ',');
-    double t = std::stod(c[3]), e = std::stod(c[4]);
-    (c[1] == "forward" ? fwd : bwd)[std::stoi(c[0])].push_back(
-        {t, e - blocking * t, blocking});
+  try {
+    M = std::stoul(argv[2]);
+    where = "BLOCKING_W";
+    blocking = std::stod(argv[3]);
+    where = "QUANTUM_S";
+    if (argc > 4)
+      settings.quantum = std::stod(argv[4]);
+    where = "STEP_S";
+    if (argc > 5)
+      settings.step = std::stod(argv[5]);
+    where = "CLASS_BUDGETS";
+    if (argc > 7) // the class sweep's budgets (large pipelines)
+      settings.classBudgets = std::stoi(argv[7]);
+    std::string line;
+    std::getline(in, line);
+    for (int row = 2; std::getline(in, line); ++row) {
+      where = std::string(argv[1]) + " line " + std::to_string(row);
+      std::stringstream ss(line);
+      std::string c[5];
+      for (auto &x : c)
+        std::getline(ss, x, ',');
+      double t = std::stod(c[3]), e = std::stod(c[4]);
+      (c[1] == "forward" ? fwd : bwd)[std::stoi(c[0])].push_back(
+          {t, e - blocking * t, blocking});
+    }
+  } catch (const std::exception &) {
+    std::fprintf(stderr, "%s: expected a number\n", where.c_str());
+    return 2;
   }
   PipelineSpec spec;
   spec.kind = PipelineKind::OneFOneB;

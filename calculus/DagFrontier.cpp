@@ -21,6 +21,11 @@ struct Edge {
 };
 
 /// Dependency and stream-order edges in CSR form plus a topological order.
+/// A (device, stream) lane: tasks on one run in program order.
+uint64_t laneKey(uint32_t device, uint32_t stream) {
+  return (uint64_t(device) << 32) | stream;
+}
+
 struct Dag {
   std::vector<uint32_t> succStart, predStart;
   std::vector<Edge> succ, pred; // pred[].to is the predecessor
@@ -38,7 +43,7 @@ struct Dag {
       for (const Dependency &d : s.tasks[t].deps)
         edges.push_back({d.pred, {t, d.startToStart, d.lag}});
       for (uint32_t dev : s.tasks[t].devices) {
-        uint64_t key = (uint64_t(dev) << 32) | s.tasks[t].stream;
+        uint64_t key = laneKey(dev, s.tasks[t].stream);
         auto it = last.find(key);
         if (it != last.end() && it->second != t)
           edges.push_back({it->second, {t, false, 0}});
@@ -275,6 +280,13 @@ struct Sweep {
       ls[t] = std::min(lf - T[t], lsBound);
     }
     makespan = dag.forward(T, es);
+  }
+
+  /// Slows every task within its float at the current makespan: the
+  /// backward pass, then the free-float pass (linear; large schedules).
+  void floatFill() {
+    latestStartFill(makespan);
+    freeFloatFill(makespan);
   }
 
   /// Local search: speed one task up (by one option, or to every faster
@@ -820,12 +832,18 @@ bool crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
 /// slowed within its float (latestStartFill, then freeFloatFill). O(prices
 /// x (options + V + E)); real
 /// configurations, joined to the frontier only where they are Pareto.
+/// Every task at its fastest option (the fastest makespan), then slowed
+/// within its float.
+DagPoint filledFastest(const Dag &dag, const std::vector<TaskOptions> &opts,
+                       double P, bool keepChoices) {
+  Sweep fast(dag, opts, /*rule=*/0);
+  fast.floatFill();
+  return fast.point(P, keepChoices);
+}
+
 void priceFill(const Dag &dag, const std::vector<TaskOptions> &opts, double P,
                bool keepChoices, int prices, std::vector<DagPoint> &out) {
-  Sweep fast(dag, opts, /*rule=*/0);
-  fast.latestStartFill(fast.makespan);
-  fast.freeFloatFill(fast.makespan);
-  out.push_back(fast.point(P, keepChoices));
+  out.push_back(filledFastest(dag, opts, P, keepChoices));
   double lo = std::numeric_limits<double>::infinity(), hi = 0;
   for (const TaskOptions &o : opts)
     for (size_t k = 1; k < o.T.size(); ++k) {
@@ -848,8 +866,7 @@ void priceFill(const Dag &dag, const std::vector<TaskOptions> &opts, double P,
       sw.set(t, best);
     }
     sw.makespan = dag.forward(sw.T, sw.es);
-    sw.latestStartFill(sw.makespan);
-    sw.freeFloatFill(sw.makespan);
+    sw.floatFill();
     out.push_back(sw.point(P, keepChoices));
   }
 }
@@ -868,8 +885,7 @@ struct Classes {
     for (uint32_t t = 0; t < n; ++t) {
       const ScheduleTask &task = sched.tasks[t];
       uint64_t key =
-          (uint64_t(task.devices.empty() ? 0 : task.devices[0]) << 32) |
-          task.stream;
+          laneKey(task.devices.empty() ? 0 : task.devices[0], task.stream);
       taskLane[t] = laneOf.emplace(key, uint32_t(laneOf.size())).first->second;
       order[t] = t;
     }
@@ -1087,13 +1103,11 @@ bool classSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
           break;
         state.makespan = dag.forward(state.T, state.es);
         Sweep filled = state;
-        filled.latestStartFill(filled.makespan);
-        filled.freeFloatFill(filled.makespan);
+        filled.floatFill();
         keep(filled);
       }
     }
-    sw.latestStartFill(sw.makespan);
-    sw.freeFloatFill(sw.makespan);
+    sw.floatFill();
     keep(sw);
   }
   out.insert(out.end(), std::make_move_iterator(kept.begin()),
@@ -1646,12 +1660,8 @@ bool dagFrontier(const Schedule &sched,
                                settings.classBudgets,
                                settings.classMinPerLane, /*rounds=*/3,
                                /*fastSteps=*/400, frontier);
-  if (classSwept) { // and the fastest configuration, slowed within its float
-    Sweep fast(dag, opts, /*rule=*/0);
-    fast.latestStartFill(fast.makespan);
-    fast.freeFloatFill(fast.makespan);
-    frontier.push_back(fast.point(P, settings.keepChoices));
-  }
+  if (classSwept) // and the fastest configuration
+    frontier.push_back(filledFastest(dag, opts, P, settings.keepChoices));
   if (!exact && settings.crash && !classSwept &&
       !crashSweep(dag, opts, P, settings.keepChoices, settings.crashWorkBudget,
                   frontier, bounds, seeded ? &states : nullptr)) {

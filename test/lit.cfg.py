@@ -20,6 +20,9 @@ config.substitutions.append(
     ("%energy_plugin", os.path.join(config.energy_lib_dir, "EnergyPlugin.so")))
 config.substitutions.append(("%energy_src", config.energy_src_root))
 config.substitutions.append(("%energy_tools", config.energy_tools_dir))
+config.substitutions.append(
+    ("%frontier_bench",
+     os.path.join(config.energy_obj_root, "bench", "frontier-bench")))
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
