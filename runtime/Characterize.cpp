@@ -194,7 +194,7 @@ namespace {
 /// per-repetition energies.
 bool measureComposite(Device &dev, const ProtocolOptions &opts,
                       const std::function<double()> &once, double &E,
-                      double &varE, std::string &err) {
+                      double &varE, std::string &err, double *busyT) {
   if (!nullContext(dev, opts, err))
     return false;
   double s;
@@ -210,6 +210,7 @@ bool measureComposite(Device &dev, const ProtocolOptions &opts,
   if (!nullContext(dev, opts, err))
     return false;
   std::vector<double> Es;
+  double busyTotal = 0;
   for (unsigned r = 0; r < opts.runs; ++r) {
     uint64_t e0, e1;
     double t0, t1;
@@ -229,15 +230,18 @@ bool measureComposite(Device &dev, const ProtocolOptions &opts,
     // Subtract the idle tail after the composites at the static power.
     double idleTail = (t1 - t0) - busy;
     Es.push_back((double(e1 - e0) * 1e-3 - s * idleTail) / reps);
+    busyTotal += busy;
   }
   meanVar(Es, E, varE);
+  if (busyT)
+    *busyT = busyTotal / (double(opts.runs) * reps);
   return true;
 }
 } // namespace
 
 bool measureSequence(Device &dev, const std::vector<KernelSpec> &seq,
                      const ProtocolOptions &opts, double &E, double &varE,
-                     std::string &err) {
+                     std::string &err, double *busyT) {
   return measureComposite(
       dev, opts,
       [&] {
@@ -250,14 +254,14 @@ bool measureSequence(Device &dev, const std::vector<KernelSpec> &seq,
         }
         return busy;
       },
-      E, varE, err);
+      E, varE, err, busyT);
 }
 
 bool measureConcurrent(Device &dev, const std::vector<KernelSpec> &set,
                        const ProtocolOptions &opts, double &E, double &varE,
-                       std::string &err) {
+                       std::string &err, double *busyT) {
   return measureComposite(
-      dev, opts, [&] { return dev.runConcurrent(set); }, E, varE, err);
+      dev, opts, [&] { return dev.runConcurrent(set); }, E, varE, err, busyT);
 }
 
 namespace {

@@ -69,16 +69,18 @@ bool characterizeWarm(Device &dev, const KernelSpec &consumer,
                       Measurement &out, std::string &err);
 
 /// Measures a sequence of kernels run back to back as one composite (for
-/// the deviation test): total energy per repetition and its variance.
+/// the deviation test): total energy per repetition and its variance;
+/// `busyT`, when given, receives the mean busy time per repetition.
 bool measureSequence(Device &dev, const std::vector<KernelSpec> &seq,
                      const ProtocolOptions &opts, double &E, double &varE,
-                     std::string &err);
+                     std::string &err, double *busyT = nullptr);
 
 /// Measures a set of kernels run concurrently (one stream each) as one
-/// composite, for the deviation test against their `par` composition.
+/// composite, for the deviation test against their `par` composition;
+/// `busyT`, when given, receives the mean makespan per repetition.
 bool measureConcurrent(Device &dev, const std::vector<KernelSpec> &set,
                        const ProtocolOptions &opts, double &E, double &varE,
-                       std::string &err);
+                       std::string &err, double *busyT = nullptr);
 
 /// Writes measurements as a version-1 signature DB (docs/SIGNATURE-DB.md).
 std::string signatureDbJson(const std::string &device,

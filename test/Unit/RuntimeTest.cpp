@@ -205,11 +205,21 @@ TEST(Characterize, MechanismsOffCompositionsPassTheDeviationTest) {
   ASSERT_TRUE(characterize(dev, gemm, opts, g, err));
   ASSERT_TRUE(characterize(dev, copy, opts, c, err));
   calculus::Signature pred = predict({g, c, g, g, c});
-  double E, varE;
+  double E, varE, busy = -1;
   ASSERT_TRUE(measureSequence(dev, {gemm, copy, gemm, gemm, copy}, opts, E,
-                              varE, err));
+                              varE, err, &busy));
   EXPECT_FALSE(calculus::deviates(pred.E(), pred.varE, E, varE, 0.95))
       << "predicted " << pred.E() << " measured " << E;
+  // The composite's busy time per repetition is the model's kernel times
+  // added (1 % timing noise averaged over the window: 2 % tolerance).
+  double modelT = 3 * dev.modelTime(gemm) + 2 * dev.modelTime(copy);
+  EXPECT_NEAR(busy, modelT, 0.02 * modelT);
+  // A concurrent set reports its makespan, the model's co-run time.
+  double Ep, varEp, makespan = -1;
+  ASSERT_TRUE(measureConcurrent(dev, {gemm, copy}, opts, Ep, varEp, err,
+                                &makespan));
+  double modelPar = dev.modelConcurrentTime({gemm, copy});
+  EXPECT_NEAR(makespan, modelPar, 0.02 * modelPar);
 }
 
 TEST(Characterize, ThermalCouplingMakesLongCompositesFail) {

@@ -3,17 +3,39 @@
 # repository root. Read-only on the GPU (never changes clocks, power limits
 # or any other setting). Builds what it needs, characterizes the CUDA
 # microbenchmarks at the current clocks through NVML's energy counter,
-# measures a sequential composite and compares it with the composed
-# prediction (Eq. 23). Prints a table; exits non-zero on failure.
+# measures a sequential and a concurrent composite and compares each with
+# the composed prediction (Eq. 23). Prints a table; exits 1 when the
+# sequential composite deviates (null contexts: it must compose), 2 when a
+# measurement fails. The concurrent pair contends for the SMs, so its par
+# prediction deviating is reported as the interaction it is, not a
+# failure. Arguments are passed to gpu-check (`--db FILE` writes the
+# measured signatures).
+#
+# With MLIR 22 installed it builds through CMake (target gpu-check); on a
+# bare CUDA machine (nvcc and g++, no MLIR) it compiles the runtime, the
+# kernels and the calculus' Signature.cpp directly with nvcc -- gpu-check
+# needs nothing else.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build-gpu}
-if [ ! -f "$BUILD/build.ninja" ]; then
-  cmake -G Ninja -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
-    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
-    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit >/dev/null
+MLIR_DIR=${MLIR_DIR:-/usr/lib/llvm-22/lib/cmake/mlir}
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+if [ -d "$MLIR_DIR" ]; then
+  if [ ! -f "$BUILD/build.ninja" ]; then
+    cmake -G Ninja -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+      -DMLIR_DIR="$MLIR_DIR" \
+      -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit >/dev/null
+  fi
+  ninja -C "$BUILD" gpu-check >/dev/null
+else
+  mkdir -p "$BUILD/bin"
+  "$NVCC" -O2 -std=c++17 -I. \
+    -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+    runtime/kernels/gpu-check.cpp runtime/kernels/CudaDevice.cpp \
+    runtime/kernels/Microbenchmarks.cu runtime/Characterize.cpp \
+    runtime/Nvml.cpp runtime/Guard.cpp calculus/Signature.cpp \
+    -ldl -o "$BUILD/bin/gpu-check"
 fi
-ninja -C "$BUILD" gpu-check >/dev/null
-nvidia-smi --query-gpu=name,clocks.sm,power.draw,temperature.gpu --format=csv || true
-"$BUILD/bin/gpu-check"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.draw,power.limit,temperature.gpu --format=csv || true
+"$BUILD/bin/gpu-check" "$@"
