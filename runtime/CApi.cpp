@@ -4,6 +4,7 @@
 
 #include "runtime/Characterize.h"
 #include "runtime/Nvml.h"
+#include "runtime/Sampler.h"
 #include "runtime/SimDevice.h"
 
 #include <algorithm>
@@ -28,10 +29,28 @@ struct Region {
   double sumE = 0, sumT = 0, sumE2 = 0, sumT2 = 0;
 };
 
+/// A finished run of a region whose energy waits for the counter to move
+/// past its end (real devices: the sampler's curve).
+struct Pending {
+  Region *region;
+  double t0, t1;
+};
+
+/// Pending runs resolved without waiting once this many accumulate.
+constexpr size_t kResolveBatch = 4096;
+/// How long er_result / er_flush wait for the counter to pass the last
+/// region's end (it updates about every 100 ms).
+constexpr double kCounterWait = 2.0;
+
 struct State {
   std::mutex mu;
   std::unique_ptr<Device> dev;
   SimDevice *sim = nullptr;
+  /// Real devices: the energy counter polled on a thread (Sampler.h);
+  /// simulated ones (virtual time) read it at region boundaries.
+  std::unique_ptr<EnergySampler> sampler;
+  std::vector<Pending> pending;
+  double resolvedUpTo = -1e300; ///< the curve's end at the last resolution
   double staticPower = 0;
   std::map<std::string, Region> regions;
   std::string error;
@@ -46,6 +65,47 @@ thread_local std::string lastError;
 int fail(const std::string &msg) {
   lastError = msg;
   return -1;
+}
+
+void account(Region &r, double E, double T) {
+  ++r.count;
+  r.sumE += E;
+  r.sumT += T;
+  r.sumE2 += E * E;
+  r.sumT2 += T * T;
+}
+
+/// Resolves pending runs against the sampler's curve (caller holds
+/// state.mu). Runs are pending in order of their ends, so the curve covers
+/// a prefix. With `wait`, first waits for the counter to pass the last end
+/// and fails if it does not. Then forgets the curve before the earliest run
+/// still needing it.
+bool resolvePending(bool wait, std::string &err) {
+  EnergySampler *s = state.sampler.get();
+  if (!s || state.pending.empty())
+    return true;
+  if (wait && !s->waitCovered(state.pending.back().t1, kCounterWait)) {
+    err = "the energy counter did not change within " +
+          std::to_string(kCounterWait) + " s of a region's end";
+    return false;
+  }
+  double covered = s->coveredUntil();
+  state.resolvedUpTo = covered;
+  size_t k = 0;
+  for (; k < state.pending.size() && state.pending[k].t1 <= covered; ++k) {
+    const Pending &p = state.pending[k];
+    double E;
+    if (!s->energy(p.t0, p.t1, 0, E, err, /*wait=*/false))
+      return false;
+    account(*p.region, E, p.t1 - p.t0);
+  }
+  state.pending.erase(state.pending.begin(), state.pending.begin() + k);
+  double oldest = state.pending.empty() ? covered : state.pending.front().t0;
+  for (auto &[name, r] : state.regions)
+    if (r.open)
+      oldest = std::min(oldest, r.startT);
+  s->dropBefore(oldest);
+  return true;
 }
 } // namespace
 
@@ -68,6 +128,9 @@ int er_init(const char *device) {
   if (name.empty())
     return fail("no device: pass one or set ENERGY_RT_DEVICE");
   std::string err;
+  state.sampler.reset(); // stops its thread before the device goes
+  state.pending.clear();
+  state.resolvedUpTo = -1e300;
   state.guard.reset(); // a re-init restores the previous device first
   if (name.rfind("sim:", 0) == 0) {
     SimParams p;
@@ -90,6 +153,14 @@ int er_init(const char *device) {
   ProtocolOptions opts;
   if (!measureStaticPower(*state.dev, opts, state.staticPower, err))
     return fail(err);
+  if (!state.sim) {
+    // Polled every 10 ms: a change is placed within 5 ms of when it
+    // happened, against the counter's 100 ms period.
+    state.sampler = std::make_unique<EnergySampler>(*state.dev, 0.01);
+    state.sampler->noteSmClock(state.dev->currentSmClock());
+    state.sampler->pollOnce(); // the curve starts before any region
+    state.sampler->start();
+  }
   state.regions.clear();
   state.planClocks.clear();
   state.switches = 0;
@@ -103,17 +174,25 @@ int er_begin(const char *name) {
   Region &r = state.regions[name];
   if (r.open)
     return fail(std::string("region '") + name + "' is already open");
+  // Real devices: the clock the sampler last read or the plan last set
+  // (an NVML read here would cost milliseconds).
+  auto clockNow = [] {
+    return state.sampler ? state.sampler->smClock()
+                         : state.dev->currentSmClock();
+  };
   auto planned = state.planClocks.find(name);
-  if (planned != state.planClocks.end() &&
-      planned->second != state.dev->currentSmClock()) {
+  if (planned != state.planClocks.end() && planned->second != clockNow()) {
     std::string err;
     if (!state.dev->setSmClock(planned->second, err))
       return fail(std::string("region '") + name + "': " + err);
+    if (state.sampler)
+      state.sampler->noteSmClock(planned->second);
     ++state.switches;
   }
-  r.smMhz = state.dev->currentSmClock();
+  r.smMhz = clockNow();
   r.open = true;
-  r.startMj = state.dev->energyCounterMilliJoules();
+  if (!state.sampler)
+    r.startMj = state.dev->energyCounterMilliJoules();
   r.startT = state.dev->now();
   return 0;
 }
@@ -126,14 +205,21 @@ int er_end(const char *name) {
   if (it == state.regions.end() || !it->second.open)
     return fail(std::string("region '") + name + "' is not open");
   Region &r = it->second;
-  double E = double(state.dev->energyCounterMilliJoules() - r.startMj) * 1e-3;
-  double T = state.dev->now() - r.startT;
+  double t1 = state.dev->now();
   r.open = false;
-  ++r.count;
-  r.sumE += E;
-  r.sumT += T;
-  r.sumE2 += E * E;
-  r.sumT2 += T * T;
+  if (state.sampler) {
+    state.pending.push_back({&r, r.startT, t1});
+    // Bounded memory: resolve once a batch waits and the counter moved.
+    if (state.pending.size() >= kResolveBatch &&
+        state.sampler->coveredUntil() > state.resolvedUpTo) {
+      std::string err;
+      if (!resolvePending(/*wait=*/false, err))
+        return fail(err);
+    }
+    return 0;
+  }
+  double E = double(state.dev->energyCounterMilliJoules() - r.startMj) * 1e-3;
+  account(r, E, t1 - r.startT);
   return 0;
 }
 
@@ -143,6 +229,9 @@ int er_result(const char *name, double *energy_j, double *time_s,
   auto it = state.regions.find(name);
   if (it == state.regions.end())
     return fail(std::string("no region '") + name + "'");
+  std::string err;
+  if (!resolvePending(/*wait=*/true, err))
+    return fail(err);
   if (energy_j)
     *energy_j = it->second.sumE;
   if (time_s)
@@ -156,6 +245,9 @@ int er_flush(const char *path) {
   std::lock_guard<std::mutex> lock(state.mu);
   if (!state.dev)
     return fail("er_flush before er_init");
+  std::string err;
+  if (!resolvePending(/*wait=*/true, err))
+    return fail(err);
   std::string p = path ? path : "";
   size_t at = p.find("%r");
   if (at != std::string::npos)
@@ -190,6 +282,8 @@ int er_flush(const char *path) {
 
 void er_shutdown(void) {
   std::lock_guard<std::mutex> lock(state.mu);
+  state.sampler.reset();
+  state.pending.clear();
   state.guard.reset(); // restores the default clocks first
   state.planClocks.clear();
   state.dev.reset();
@@ -257,7 +351,7 @@ int er_sm_clock(int *sm_mhz, unsigned *switches) {
   if (!state.dev)
     return fail("er_sm_clock before er_init");
   if (sm_mhz)
-    *sm_mhz = state.dev->currentSmClock();
+    *sm_mhz = state.dev->currentSmClock(); // a real read: not a hot path
   if (switches)
     *switches = state.switches;
   return 0;

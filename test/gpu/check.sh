@@ -9,7 +9,8 @@
 # measurement fails. The concurrent pair contends for the SMs, so its par
 # prediction deviating is reported as the interaction it is, not a
 # failure. Arguments are passed to gpu-check (`--db FILE` writes the
-# measured signatures).
+# measured signatures). Then capi-check runs the C API inside a user
+# program (regions around kernels on cuda:0; SHARD names its rank shard).
 #
 # With MLIR 22 installed it builds through CMake (target gpu-check); on a
 # bare CUDA machine (nvcc and g++, no MLIR) it compiles the runtime, the
@@ -27,15 +28,33 @@ if [ -d "$MLIR_DIR" ]; then
       -DMLIR_DIR="$MLIR_DIR" \
       -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit >/dev/null
   fi
-  ninja -C "$BUILD" gpu-check >/dev/null
+  ninja -C "$BUILD" gpu-check capi-check >/dev/null
 else
-  mkdir -p "$BUILD/bin"
-  "$NVCC" -O2 -std=c++17 -I. \
-    -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
-    runtime/kernels/gpu-check.cpp runtime/kernels/CudaDevice.cpp \
-    runtime/kernels/Microbenchmarks.cu runtime/Characterize.cpp \
-    runtime/Nvml.cpp runtime/Guard.cpp calculus/Signature.cpp \
-    -ldl -o "$BUILD/bin/gpu-check"
+  mkdir -p "$BUILD/obj" "$BUILD/bin"
+  RT="runtime/kernels/CudaDevice.cpp runtime/kernels/Microbenchmarks.cu
+      runtime/Characterize.cpp runtime/CApi.cpp runtime/Nvml.cpp
+      runtime/Guard.cpp runtime/Sampler.cpp runtime/SimDevice.cpp"
+  NVFLAGS="-O2 -std=c++17 -I. -gencode arch=compute_80,code=sm_80
+           -gencode arch=compute_90,code=sm_90"
+  # shellcheck disable=SC2086
+  "$NVCC" $NVFLAGS runtime/kernels/gpu-check.cpp calculus/Signature.cpp $RT \
+    -ldl -o "$BUILD/bin/gpu-check" &
+  # shellcheck disable=SC2086
+  "$NVCC" $NVFLAGS runtime/kernels/capi-check.cpp $RT \
+    -ldl -o "$BUILD/bin/capi-check"
+  wait $!
 fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.draw,power.limit,temperature.gpu --format=csv || true
-"$BUILD/bin/gpu-check" "$@"
+# CHECKS="gpu capi" (default) or either alone.
+CHECKS=${CHECKS:-gpu capi}
+rc=0 crc=0
+if [[ " $CHECKS " == *" gpu "* ]]; then
+  "$BUILD/bin/gpu-check" "$@" || rc=$?
+fi
+# The C API inside a user program: regions on cuda:0, a rank shard.
+if [[ " $CHECKS " == *" capi "* ]]; then
+  SHARD=${SHARD:-$BUILD/capi-rank%r.json}
+  RANK=${RANK:-0} "$BUILD/bin/capi-check" "$SHARD" || crc=$?
+fi
+echo "gpu-check exit $rc, capi-check exit $crc"
+exit $(( rc > crc ? rc : crc ))
