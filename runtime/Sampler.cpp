@@ -46,6 +46,10 @@ void EnergySampler::pollOnce() {
   bool isChange = false;
   {
     std::lock_guard<std::mutex> lock(mu);
+    // The counter only grows: a smaller value is a failed read (the NVML
+    // backend reports 0 then), skipped.
+    if (any && mj < lastMj)
+      return;
     if (!any) {
       timeline.add(t, mj); // the curve starts at the first reading
       any = true;

@@ -13,13 +13,17 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.energy_obj_root, "test")
 config.excludes = ["Unit", "Inputs", "CMakeLists.txt", "lit.cfg.py",
                    "lit.site.cfg.py", "kineto_counts.py", "fuzz_inputs.py",
-                   "make_runs.py"]
+                   "make_runs.py", "FakeNvml"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(
     ("%energy_plugin", os.path.join(config.energy_lib_dir, "EnergyPlugin.so")))
 config.substitutions.append(("%energy_src", config.energy_src_root))
 config.substitutions.append(("%energy_tools", config.energy_tools_dir))
+for variant in ("current", "old"):
+    config.substitutions.append(
+        ("%fake_nvml_" + variant,
+         os.path.join(config.energy_obj_root, "test", "fake-nvml-" + variant)))
 config.substitutions.append(
     ("%frontier_bench",
      os.path.join(config.energy_obj_root, "bench", "frontier-bench")))

@@ -1,0 +1,138 @@
+//===- NvmlTest.cpp - the NVML backend and C API on a driver double -------===//
+//
+// Run by test/Runtime/nvml-fake.test with fake-nvml/libnvidia-ml.so.1
+// (FakeNvml.c) first on LD_LIBRARY_PATH: the runtime's own dlopen/dlsym
+// path, NVML's error strings, and the C API's sampled energy counter.
+// FAKE_NVML_VARIANT=old: the library lacks the energy counter.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/Nvml.h"
+#include "runtime/include/energy_rt.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <dlfcn.h>
+#include <string>
+#include <thread>
+
+using namespace energy::rt;
+
+namespace {
+
+bool oldVariant() {
+  const char *v = std::getenv("FAKE_NVML_VARIANT");
+  return v && std::string(v) == "old";
+}
+
+double power() {
+  const char *v = std::getenv("FAKE_NVML_POWER_W");
+  return v ? std::atof(v) : 250;
+}
+
+/// The double's read count (not an NVML function).
+unsigned long long energyReads() {
+  void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (!lib)
+    return ~0ull;
+  auto f = reinterpret_cast<unsigned long long (*)()>(
+      dlsym(lib, "fakeNvmlEnergyReads"));
+  dlclose(lib);
+  return f ? f() : ~0ull;
+}
+
+TEST(Nvml, DriverCallsAndErrors) {
+  if (oldVariant())
+    GTEST_SKIP();
+  std::string err;
+  std::unique_ptr<Device> dev = openNvmlDevice(0, err);
+  ASSERT_TRUE(dev) << err;
+  EXPECT_EQ(dev->identity(), "nvml:Fake NVML (test double)");
+  EXPECT_EQ(dev->supportedSmClocks(), (std::vector<int>{1980, 1755, 1530, 1305}));
+  EXPECT_EQ(dev->currentSmClock(), 1980);
+  PowerLimits pl;
+  ASSERT_TRUE(dev->powerLimits(pl, err)) << err;
+  EXPECT_EQ(pl.minW, 200);
+  EXPECT_EQ(pl.maxW, 700);
+  EXPECT_EQ(pl.currentW, 700);
+  // Changes need permission the double (like a non-root user) lacks.
+  EXPECT_FALSE(dev->setSmClock(1530, err));
+  EXPECT_EQ(err, "nvmlDeviceSetGpuLockedClocks: Insufficient Permissions");
+  EXPECT_FALSE(dev->setPowerLimit(300, err));
+  EXPECT_NE(err.find("Insufficient Permissions"), std::string::npos) << err;
+  // The counter steps: two reads 250 ms apart differ by whole updates.
+  uint64_t a = dev->energyCounterMilliJoules();
+  std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  uint64_t b = dev->energyCounterMilliJoules();
+  double step = power() * 0.1 * 1e3;
+  EXPECT_GE(double(b - a), 2 * step - 1);
+  EXPECT_EQ(std::fmod(double(b - a) + 0.5, step) < 2, true) << b - a;
+  dev.reset();
+  EXPECT_FALSE(openNvmlDevice(1, err));
+  EXPECT_EQ(err, "nvmlDeviceGetHandleByIndex_v2(1): Invalid Argument");
+}
+
+TEST(Nvml, CApiRegionsReadTheSampledCounter) {
+  if (oldVariant())
+    GTEST_SKIP();
+  ASSERT_EQ(er_init("cuda:0"), 0) << er_last_error();
+  // Region boundaries do not call the driver: 1000 pairs while the
+  // sampler polls every 10 ms (reading per boundary would be 2000+).
+  unsigned long long before = energyReads();
+  auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 1000; ++i) {
+    ASSERT_EQ(er_begin("empty"), 0);
+    ASSERT_EQ(er_end("empty"), 0);
+  }
+  double loopS = std::chrono::duration<double>(
+                     std::chrono::steady_clock::now() - t0).count();
+  unsigned long long during = energyReads() - before;
+  EXPECT_LE(during, 2 + loopS / 0.01 * 2) << "in " << loopS << " s";
+  // A 300 ms region at constant power: P x T, within the placement of the
+  // counter's changes (half a 10 ms poll at each end, plus the polling
+  // thread's scheduling: 25 ms of P allowed in all).
+  ASSERT_EQ(er_begin("long"), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_EQ(er_end("long"), 0);
+  double E = 0, T = 0;
+  unsigned n = 0;
+  ASSERT_EQ(er_result("long", &E, &T, &n), 0) << er_last_error();
+  EXPECT_EQ(n, 1u);
+  EXPECT_GE(T, 0.3);
+  EXPECT_NEAR(E, power() * T, power() * 0.025) << "T = " << T;
+  // A region shorter than one counter update is charged its share, not 0
+  // or a whole step: twenty 5 ms regions spread over 0.4 s.
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_EQ(er_begin("short"), 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ASSERT_EQ(er_end("short"), 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(15));
+  }
+  ASSERT_EQ(er_result("short", &E, &T, &n), 0) << er_last_error();
+  EXPECT_EQ(n, 20u);
+  EXPECT_GT(E, 0);
+  EXPECT_NEAR(E / T, power(), 0.5 * power()) << "E = " << E << " T = " << T;
+  // The plan path asks for permission the double refuses, by name.
+  setenv("ENERGY_RT_ALLOW_CLOCK_CHANGES", "1", 1);
+  EXPECT_EQ(er_plan_clock("long", 1530), 0) << er_last_error();
+  EXPECT_EQ(er_begin("long"), -1);
+  EXPECT_NE(std::string(er_last_error()).find("Insufficient Permissions"),
+            std::string::npos)
+      << er_last_error();
+  er_shutdown();
+}
+
+TEST(NvmlOld, MissingSymbolIsNamed) {
+  if (!oldVariant())
+    GTEST_SKIP();
+  std::string err;
+  EXPECT_FALSE(openNvmlDevice(0, err));
+  EXPECT_EQ(err, "libnvidia-ml.so.1 lacks nvmlDeviceGetTotalEnergyConsumption");
+  EXPECT_EQ(er_init("cuda:0"), -1);
+  EXPECT_EQ(std::string(er_last_error()), err);
+}
+
+} // namespace
