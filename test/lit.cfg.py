@@ -24,6 +24,12 @@ for variant in ("current", "old"):
     config.substitutions.append(
         ("%fake_nvml_" + variant,
          os.path.join(config.energy_obj_root, "test", "fake-nvml-" + variant)))
+# The GPU check's programs exist where nvcc was found (built, not run, here).
+for tool in ("gpu-check", "capi-check"):
+    path = os.path.join(config.energy_tools_dir, tool)
+    if os.path.exists(path):
+        config.available_features.add(tool)
+        config.substitutions.append(("%" + tool.replace("-", "_"), path))
 config.substitutions.append(
     ("%frontier_bench",
      os.path.join(config.energy_obj_root, "bench", "frontier-bench")))

@@ -92,6 +92,13 @@ std::unique_ptr<Device> openCudaDevice(unsigned index, std::string &err) {
   std::unique_ptr<Device> nvml = openNvmlDevice(index, err);
   if (!nvml)
     return nullptr;
+  // NVML without a CUDA device behind it (no GPU, or a driver mismatch):
+  // say so now rather than as a failed kernel in the middle of a protocol.
+  std::string why;
+  if (!cudaDeviceUsable(why)) {
+    err = nvml->identity() + ": " + why;
+    return nullptr;
+  }
   return std::make_unique<CudaDevice>(std::move(nvml));
 }
 

@@ -267,6 +267,17 @@ bool elapsed(Timing &t, double &seconds, std::string &err) {
 namespace energy {
 namespace rt {
 
+bool cudaDeviceUsable(std::string &err) {
+  int n = 0;
+  if (!check(cudaGetDeviceCount(&n), err, "cudaGetDeviceCount"))
+    return false;
+  if (n < 1) {
+    err = "CUDA sees no device";
+    return false;
+  }
+  return true;
+}
+
 const char *gemmImplementation() {
   return Cublas::get().ok ? "cuBLAS sgemm" : "tiled CUDA kernel";
 }

@@ -38,6 +38,10 @@ int apiFailed(const char *what) {
 } // namespace
 
 int main(int argc, char **argv) {
+  if (argc > 2) {
+    std::fprintf(stderr, "usage: capi-check [SHARD_PATH]\n");
+    return 2;
+  }
   const char *shard = argc > 1 ? argv[1] : nullptr;
   // As a training process would: the CUDA context exists (and the
   // buffers) before er_init measures the ready device's static power.
@@ -45,6 +49,10 @@ int main(int argc, char **argv) {
     double secs;
     bool reused;
     std::string err;
+    if (!cudaDeviceUsable(err)) {
+      std::fprintf(stderr, "capi-check: %s\n", err.c_str());
+      return 2;
+    }
     if (!runMicrobenchmarkChained(Microbenchmark::Fma, 1000, false, secs,
                                   reused, err)) {
       std::fprintf(stderr, "capi-check: %s\n", err.c_str());
