@@ -10,18 +10,30 @@ namespace energy {
 namespace rt {
 
 namespace {
-/// The kernel's key names the microbenchmark ("fma", "copy", "gemm",
-/// "attention", "flush"); its flops or bytes give the size.
-std::pair<Microbenchmark, size_t> benchmarkFor(const KernelSpec &k) {
-  if (k.key.rfind("fma", 0) == 0)
-    return {Microbenchmark::Fma, size_t(k.flops / (1024.0 * 256 * 4))};
-  if (k.key.rfind("copy", 0) == 0)
-    return {Microbenchmark::Copy, size_t(k.bytes / 2)};
-  if (k.key.rfind("gemm", 0) == 0)
-    return {Microbenchmark::Gemm, size_t(std::cbrt(k.flops / 2))};
-  if (k.key.rfind("attention", 0) == 0)
-    return {Microbenchmark::Attention, size_t(std::cbrt(k.flops / 4))};
-  return {Microbenchmark::FlushL2, size_t(k.bytes)};
+/// The kernel's key names the microbenchmark by prefix ("fma", "copy",
+/// "gemm", "attention", "flush"); its flops or bytes give the size. False
+/// for any other key.
+bool benchmarkFor(const KernelSpec &k, Microbenchmark &which, size_t &size) {
+  auto is = [&](const char *prefix) { return k.key.rfind(prefix, 0) == 0; };
+  if (is("fma")) {
+    which = Microbenchmark::Fma;
+    size = size_t(k.flops / (1024.0 * 256 * 4));
+  } else if (is("copy")) {
+    which = Microbenchmark::Copy;
+    size = size_t(k.bytes / 2);
+  } else if (is("gemm")) {
+    which = Microbenchmark::Gemm;
+    size = size_t(std::cbrt(k.flops / 2));
+  } else if (is("attention")) {
+    which = Microbenchmark::Attention;
+    size = size_t(std::cbrt(k.flops / 4));
+  } else if (is("flush")) {
+    which = Microbenchmark::FlushL2;
+    size = size_t(k.bytes);
+  } else {
+    return false;
+  }
+  return true;
 }
 
 /// NVML for identity, clocks and the energy counter; CUDA for the kernels.
@@ -60,7 +72,10 @@ public:
   /// The kernel's key names the microbenchmark ("fma", "copy", "gemm",
   /// "attention", "flush"); its flops or bytes give the size.
   double run(const KernelSpec &k) override {
-    auto [which, size] = benchmarkFor(k);
+    Microbenchmark which;
+    size_t size;
+    if (!benchmarkFor(k, which, size))
+      return -1;
     double seconds = -1;
     std::string err;
     bool reused = false;
@@ -72,8 +87,13 @@ public:
   }
   double runConcurrent(const std::vector<KernelSpec> &ks) override {
     std::vector<std::pair<Microbenchmark, size_t>> set;
-    for (const KernelSpec &k : ks)
-      set.push_back(benchmarkFor(k));
+    for (const KernelSpec &k : ks) {
+      Microbenchmark which;
+      size_t size;
+      if (!benchmarkFor(k, which, size))
+        return -1;
+      set.emplace_back(which, size);
+    }
     double seconds = -1;
     std::string err;
     if (!runMicrobenchmarksConcurrently(set, seconds, err))
@@ -87,6 +107,16 @@ private:
   std::string lastKey; ///< the kernel that ran last (its output is kept)
 };
 } // namespace
+
+bool cudaCanRun(const KernelSpec &k, std::string &err) {
+  Microbenchmark which;
+  size_t size;
+  if (benchmarkFor(k, which, size))
+    return true;
+  err = "kernel '" + k.key + "': the CUDA backend runs the microbenchmarks, "
+        "named by the key's prefix: fma, copy, gemm, attention or flush";
+  return false;
+}
 
 std::unique_ptr<Device> openCudaDevice(unsigned index, std::string &err) {
   std::unique_ptr<Device> nvml = openNvmlDevice(index, err);

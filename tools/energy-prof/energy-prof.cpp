@@ -30,6 +30,9 @@
 #include "runtime/SimDevice.h"
 #include "runtime/db/SignatureDb.h"
 #include "runtime/plan/Plan.h"
+#if ENERGY_CUDA_KERNELS
+#include "runtime/kernels/CudaDevice.h"
+#endif
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -133,7 +136,11 @@ static int fail(const Twine &msg) {
   return 1;
 }
 
-static std::unique_ptr<Device> openDevice(StringRef name, std::string &err) {
+/// `cuda:<i>` devices: with `kernels` (characterize, measure-composite) the
+/// CUDA microbenchmarks run on them (built whenever nvcc was found);
+/// otherwise NVML alone (probe, run-plan: no CUDA context on the GPU).
+static std::unique_ptr<Device> openDevice(StringRef name, std::string &err,
+                                          bool kernels = false) {
   if (name.consume_front("sim:")) {
     SimParams p;
     if (!simParamsFor(name.str(), p)) {
@@ -148,11 +155,36 @@ static std::unique_ptr<Device> openDevice(StringRef name, std::string &err) {
     return dev;
   }
   unsigned index;
-  if (name.consume_front("cuda:") && !name.getAsInteger(10, index))
+  if (name.consume_front("cuda:") && !name.getAsInteger(10, index)) {
+#if ENERGY_CUDA_KERNELS
+    if (kernels)
+      return openCudaDevice(index, err);
+#else
+    (void)kernels;
+#endif
     return openNvmlDevice(index, err);
+  }
   err = "unknown device '" + name.str() + "'; expected sim:<a100|h100|h200> "
         "or cuda:<index>";
   return nullptr;
+}
+
+/// Whether `dev` can run every kernel: simulated devices run any; a GPU
+/// runs the CUDA microbenchmarks, named by the key's prefix.
+static bool canRunAll(Device &dev, const std::vector<KernelSpec> &kernels,
+                      std::string &err) {
+  if (dev.simulated())
+    return true;
+#if ENERGY_CUDA_KERNELS
+  for (const KernelSpec &k : kernels)
+    if (!cudaCanRun(k, err))
+      return false;
+  return true;
+#else
+  err = dev.identity() + ": running kernels needs the CUDA microbenchmarks; "
+        "this energy-prof was built without nvcc";
+  return false;
+#endif
 }
 
 static bool readKernels(std::vector<KernelSpec> &out, std::string &err) {
@@ -432,12 +464,11 @@ static int measureComposite(Device &dev) {
   if (sequence.empty() == concurrent.empty() || compositeName.empty())
     return fail("measure-composite needs --name and one of --sequence and "
                 "--concurrent");
-  if (dev.run(KernelSpec{"probe", 1, 1}) < 0)
-    return fail(dev.identity() + ": running kernels needs the CUDA "
-                "microbenchmarks, which are not built yet");
   std::vector<KernelSpec> kernels, seq;
   std::string err;
   if (!readKernels(kernels, err))
+    return fail(err);
+  if (!canRunAll(dev, kernels, err))
     return fail(err);
   bool parallel = !concurrent.empty();
   for (const std::string &key : parallel ? concurrent : sequence) {
@@ -587,13 +618,15 @@ int main(int argc, char **argv) {
   if (deviceName.empty())
     return fail(command + " needs --device");
   std::string err;
-  std::unique_ptr<Device> dev = openDevice(deviceName, err);
+  bool runsKernels =
+      command == "characterize" || command == "measure-composite";
+  std::unique_ptr<Device> dev = openDevice(deviceName, err, runsKernels);
   if (!dev)
     return fail(err);
   if (command == "probe") {
     outs() << dev->identity() << ": SM clock " << dev->currentSmClock()
            << " MHz, energy counter " << dev->energyCounterMilliJoules()
-           << " mJ, " << dev->temperature() << " degC, "
+           << " mJ, " << formatv("{0:F0}", dev->temperature()) << " degC, "
            << dev->supportedSmClocks().size() << " supported SM clocks";
     PowerLimits lim;
     std::string why;
@@ -620,12 +653,11 @@ int main(int argc, char **argv) {
     return fail("--clocks and --power-limits change the device's settings: "
                 "add --allow-clock-changes to allow it (they are restored on "
                 "exit)");
-  if (dev->run(KernelSpec{"probe", 1, 1}) < 0)
-    return fail(dev->identity() + ": running kernels needs the CUDA "
-                "microbenchmarks, which are not built yet");
   std::vector<KernelSpec> kernels;
   if (!readKernels(kernels, err))
     return fail(err);
+  if (std::string why; !canRunAll(*dev, kernels, why))
+    return fail(why);
   ProtocolOptions opts;
   opts.runs = runs;
   std::vector<Measurement> entries;

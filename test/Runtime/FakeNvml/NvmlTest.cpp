@@ -9,6 +9,9 @@
 
 #include "runtime/Nvml.h"
 #include "runtime/include/energy_rt.h"
+#if ENERGY_CUDA_KERNELS
+#include "runtime/kernels/CudaDevice.h"
+#endif
 
 #include <gtest/gtest.h>
 
@@ -134,5 +137,18 @@ TEST(NvmlOld, MissingSymbolIsNamed) {
   EXPECT_EQ(er_init("cuda:0"), -1);
   EXPECT_EQ(std::string(er_last_error()), err);
 }
+
+#if ENERGY_CUDA_KERNELS
+TEST(CudaBackend, RunsTheMicrobenchmarksByKeyPrefix) {
+  std::string err;
+  for (const char *key : {"fma", "copy-l2", "gemm", "attention", "flush"})
+    EXPECT_TRUE(cudaCanRun(KernelSpec{key, 1, 1}, err)) << key;
+  // Any other key is an error naming it, never a silent stand-in kernel.
+  EXPECT_FALSE(cudaCanRun(KernelSpec{"matmul_1", 1e9, 1e6}, err));
+  EXPECT_EQ(err, "kernel 'matmul_1': the CUDA backend runs the "
+                 "microbenchmarks, named by the key's prefix: fma, copy, "
+                 "gemm, attention or flush");
+}
+#endif
 
 } // namespace
