@@ -150,7 +150,7 @@ public:
         .count();
   }
   double run(const KernelSpec &) override {
-    return -1; // kernels need the CUDA microbenchmarks (not built yet)
+    return -1; // NVML alone runs no kernels: CudaDevice (runtime/kernels)
   }
   void idle(double seconds) override {
     auto until = std::chrono::steady_clock::now() +
