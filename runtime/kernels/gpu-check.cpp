@@ -4,8 +4,9 @@
 // setting. Characterizes the microbenchmarks at the card's current clocks
 // through NVML's energy counter, measures a sequential and a concurrent
 // composite of them, compares each with the composed prediction (Eq. 23)
-// and prints a table.
-// Exits non-zero when a check fails.
+// and prints a table. Exits 1 when the sequential composite deviates (with
+// null contexts it must compose), 2 when a measurement fails; the
+// concurrent pair's deviation is contention, reported, not a failure.
 //
 //===----------------------------------------------------------------------===//
 
