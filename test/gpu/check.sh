@@ -5,10 +5,9 @@
 # microbenchmarks at the current clocks through NVML's energy counter,
 # measures a sequential and a concurrent composite and compares each with
 # the composed prediction (Eq. 23). Prints a table; exits 1 when the
-# sequential composite deviates (null contexts: it must compose), 2 when a
-# measurement fails. The concurrent pair contends for the SMs, so its par
-# prediction deviating is reported as the interaction it is, not a
-# failure. Arguments are passed to gpu-check (`--db FILE` writes the
+# sequential composite deviates (null contexts: it must compose) or the
+# concurrent pair deviates without contention to explain it (the pair no
+# longer than its longer kernel), 2 when a measurement fails. Arguments are passed to gpu-check (`--db FILE` writes the
 # measured signatures). Then capi-check runs the C API inside a user
 # program (regions around kernels on cuda:0; SHARD names its rank shard).
 #
