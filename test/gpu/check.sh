@@ -7,8 +7,9 @@
 # the composed prediction (Eq. 23). Prints a table; exits 1 when the
 # sequential composite deviates (null contexts: it must compose) or the
 # concurrent pair deviates without contention to explain it (the pair no
-# longer than its longer kernel), 2 when a measurement fails. Arguments are passed to gpu-check (`--db FILE` writes the
-# measured signatures). Then capi-check runs the C API inside a user
+# longer than its longer kernel), 2 when a measurement fails. Arguments
+# are passed to gpu-check (`--db FILE` writes the measured signatures).
+# Then capi-check runs the C API inside a user
 # program (regions around kernels on cuda:0; SHARD names its rank shard).
 #
 # With MLIR 22 installed it builds through CMake (target gpu-check); on a
