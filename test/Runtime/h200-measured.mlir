@@ -7,7 +7,7 @@
 // RUN: FileCheck %s --check-prefix=DIAG < %t.err
 // The C API's rank shard written on the card (capi-check, RANK=3) is a
 // version-1 DB that energy-prof merge reads.
-// RUN: energy-prof merge %S/../../examples/data/h200/capi-rank3.json -o %t.db.json | FileCheck %s --check-prefix=MERGE
+// RUN: energy-prof merge %S/../../examples/data/h200/capi-rank3.json -o %t.db.json 2>&1 | FileCheck %s --check-prefix=MERGE
 // MERGE: merged 1 shards into 3 entries (device: nvml:NVIDIA H200)
 //
 // Sequential (section 2, Eq. 4): E = s * sum T + sum d with the card's ready
