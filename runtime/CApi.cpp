@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <pthread.h>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,8 @@ struct State {
   std::unique_ptr<EnergySampler> sampler;
   std::vector<Pending> pending;
   double resolvedUpTo = -1e300; ///< the curve's end at the last resolution
+  /// This process was forked from one that had called er_init.
+  bool forked = false;
   double staticPower = 0;
   std::map<std::string, Region> regions;
   std::string error;
@@ -65,6 +68,35 @@ thread_local std::string lastError;
 int fail(const std::string &msg) {
   lastError = msg;
   return -1;
+}
+
+/// fork() while initialized (a data loader's workers, say): the child has
+/// a copy of the state but not the sampler's thread, and the device's
+/// handles and settings are its parent's. The child forgets them without
+/// destroying them (a join would wait on a thread that is not there; the
+/// guard would reset the parent's clocks) and must call er_init itself.
+void beforeFork() { state.mu.lock(); }
+void afterForkParent() { state.mu.unlock(); }
+void afterForkChild() {
+  if (state.dev) {
+    (void)state.sampler.release();
+    (void)state.guard.release();
+    (void)state.dev.release();
+    state.sim = nullptr;
+    state.pending.clear();
+    state.regions.clear();
+    state.planClocks.clear();
+    state.forked = true;
+  }
+  state.mu.unlock();
+}
+
+/// The "not initialized" error of `fn`, naming a fork where there was one.
+int notInitialized(const char *fn) {
+  return fail(std::string(fn) +
+              (state.forked ? ": this process was forked after er_init; "
+                              "call er_init in it"
+                            : " before er_init"));
 }
 
 void account(Region &r, double E, double T) {
@@ -120,6 +152,10 @@ int er_rank(void) {
 }
 
 int er_init(const char *device) {
+  static std::once_flag forkHandlers;
+  std::call_once(forkHandlers, [] {
+    pthread_atfork(beforeFork, afterForkParent, afterForkChild);
+  });
   std::lock_guard<std::mutex> lock(state.mu);
   std::string name = device ? device : "";
   if (name.empty())
@@ -131,6 +167,7 @@ int er_init(const char *device) {
   state.sampler.reset(); // stops its thread before the device goes
   state.pending.clear();
   state.resolvedUpTo = -1e300;
+  state.forked = false;
   state.guard.reset(); // a re-init restores the previous device first
   if (name.rfind("sim:", 0) == 0) {
     SimParams p;
@@ -170,7 +207,7 @@ int er_init(const char *device) {
 int er_begin(const char *name) {
   std::lock_guard<std::mutex> lock(state.mu);
   if (!state.dev)
-    return fail("er_begin before er_init");
+    return notInitialized("er_begin");
   Region &r = state.regions[name];
   if (r.open)
     return fail(std::string("region '") + name + "' is already open");
@@ -200,7 +237,7 @@ int er_begin(const char *name) {
 int er_end(const char *name) {
   std::lock_guard<std::mutex> lock(state.mu);
   if (!state.dev)
-    return fail("er_end before er_init");
+    return notInitialized("er_end");
   auto it = state.regions.find(name);
   if (it == state.regions.end() || !it->second.open)
     return fail(std::string("region '") + name + "' is not open");
@@ -244,7 +281,7 @@ int er_result(const char *name, double *energy_j, double *time_s,
 int er_flush(const char *path) {
   std::lock_guard<std::mutex> lock(state.mu);
   if (!state.dev)
-    return fail("er_flush before er_init");
+    return notInitialized("er_flush");
   std::string err;
   if (!resolvePending(/*wait=*/true, err))
     return fail(err);
@@ -296,7 +333,7 @@ const char *er_last_error(void) { return lastError.c_str(); }
 int er_plan_clock(const char *name, int sm_mhz) {
   std::lock_guard<std::mutex> lock(state.mu);
   if (!state.dev)
-    return fail("er_plan_clock before er_init");
+    return notInitialized("er_plan_clock");
   const char *allow = std::getenv("ENERGY_RT_ALLOW_CLOCK_CHANGES");
   if (!allow || std::string(allow) != "1")
     return fail("following a plan changes SM clocks: set "
@@ -349,7 +386,7 @@ int er_plan_load(const char *path) {
 int er_sm_clock(int *sm_mhz, unsigned *switches) {
   std::lock_guard<std::mutex> lock(state.mu);
   if (!state.dev)
-    return fail("er_sm_clock before er_init");
+    return notInitialized("er_sm_clock");
   if (sm_mhz)
     *sm_mhz = state.dev->currentSmClock(); // a real read: not a hot path
   if (switches)

@@ -87,7 +87,9 @@ public:
 /// Restores the device's default clocks and default power limit when it goes
 /// out of scope (normal return, early error returns, exceptions) and, while
 /// alive, on SIGINT and SIGTERM: a signal handler resets every guarded
-/// device, then re-raises the signal with its default action.
+/// device, then re-raises the signal with its default action. Only in the
+/// process that made the guard: a forked child (which inherits the guard,
+/// the table and the handler) never resets its parent's settings.
 class ClockGuard {
 public:
   explicit ClockGuard(Device &d);
@@ -97,6 +99,7 @@ public:
 
 private:
   Device &dev;
+  int pid; ///< the process that made the guard
 };
 
 /// Resets every device currently held by a ClockGuard (clocks and power

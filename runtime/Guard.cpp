@@ -5,6 +5,7 @@
 #include <atomic>
 #include <csignal>
 #include <mutex>
+#include <unistd.h>
 
 namespace energy {
 namespace rt {
@@ -12,6 +13,11 @@ namespace rt {
 namespace {
 constexpr int maxGuarded = 64;
 std::atomic<Device *> guarded[maxGuarded];
+/// The process that guards them. A child forked from it (a data-loader
+/// worker, say) inherits the table and the signal handler, but the settings
+/// are its parent's to restore: a SIGTERM to the worker must not undo the
+/// parent's plan.
+std::atomic<pid_t> owner{0};
 std::once_flag installed;
 
 void resetDevice(Device &d) {
@@ -36,13 +42,16 @@ void install() {
 } // namespace
 
 void restoreGuardedDevices() {
+  if (getpid() != owner.load()) // async-signal-safe
+    return;
   for (auto &slot : guarded)
     if (Device *d = slot.exchange(nullptr))
       resetDevice(*d);
 }
 
-ClockGuard::ClockGuard(Device &d) : dev(d) {
+ClockGuard::ClockGuard(Device &d) : dev(d), pid(getpid()) {
   std::call_once(installed, install);
+  owner.store(pid);
   for (auto &slot : guarded) {
     Device *expected = nullptr;
     if (slot.compare_exchange_strong(expected, &d))
@@ -51,6 +60,8 @@ ClockGuard::ClockGuard(Device &d) : dev(d) {
 }
 
 ClockGuard::~ClockGuard() {
+  if (getpid() != pid)
+    return; // a forked child's copy: the parent restores its own settings
   for (auto &slot : guarded) {
     Device *expected = &dev;
     if (slot.compare_exchange_strong(expected, nullptr))

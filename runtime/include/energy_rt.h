@@ -15,6 +15,11 @@
  * for the counter to pass the last region's end. Simulated devices read
  * their counter at the boundaries.
  *
+ * A process forked after er_init (a data loader's workers) has none of
+ * this: its calls fail until it calls er_init itself, and neither its exit
+ * nor a signal to it touches the parent's sampler or restores the parent's
+ * clocks.
+ *
  * Every function returns 0 on success and -1 on error (er_last_error says
  * why). Thread-safe.
  *

@@ -160,6 +160,39 @@ TEST(SimDevice, ClocksAreRestoredWhenASweepIsKilled) {
   }
 }
 
+// A process that guards its clocks forks a worker (a data loader's, say);
+// the worker is terminated, and exits normally in a second round. Neither
+// may reset the parent's clock: the settings are the parent's to restore,
+// which it still does itself.
+TEST(SimDevice, AForkedChildNeverRestoresItsParentsClocks) {
+  for (bool signalled : {true, false}) {
+    std::string state = ::testing::TempDir() + "energy-clock-fork-" +
+                        std::to_string(::getpid()) + "-" +
+                        std::to_string(signalled);
+    {
+      SimDevice dev = a100();
+      dev.clockStateFile = state;
+      auto guard = std::make_unique<ClockGuard>(dev);
+      std::string err;
+      ASSERT_TRUE(dev.setSmClock(900, err)) << err;
+      pid_t child = ::fork();
+      ASSERT_GE(child, 0);
+      if (child == 0) {
+        if (signalled)
+          ::raise(SIGTERM); // the inherited handler runs here
+        guard.reset();      // the inherited guard's destructor
+        ::_exit(0);
+      }
+      int status = 0;
+      ::waitpid(child, &status, 0);
+      EXPECT_EQ(signalled, WIFSIGNALED(status));
+      EXPECT_EQ(readFile(state), "900") << "the child left the clock alone";
+    }
+    EXPECT_EQ(readFile(state), "1410") << "the parent restored it";
+    std::remove(state.c_str());
+  }
+}
+
 TEST(Characterize, RecoversTheModel) {
   SimDevice dev = a100(7);
   ProtocolOptions opts;

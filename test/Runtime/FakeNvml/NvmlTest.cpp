@@ -18,7 +18,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <csignal>
 #include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <string>
 #include <thread>
 
@@ -125,6 +128,45 @@ TEST(Nvml, CApiRegionsReadTheSampledCounter) {
   EXPECT_NE(std::string(er_last_error()).find("Insufficient Permissions"),
             std::string::npos)
       << er_last_error();
+  er_shutdown();
+}
+
+// fork() after er_init (a data loader's workers): the child has no sampler
+// thread and must not use (or, exiting, tear down) the parent's; it is told
+// to call er_init. The parent goes on measuring.
+TEST(Nvml, CApiAcrossFork) {
+  if (oldVariant())
+    GTEST_SKIP();
+  ASSERT_EQ(er_init("cuda:0"), 0) << er_last_error();
+  ASSERT_EQ(er_begin("before"), 0);
+  ASSERT_EQ(er_end("before"), 0);
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    bool told = er_begin("x") == -1 &&
+                std::string(er_last_error()).find("forked after er_init") !=
+                    std::string::npos;
+    er_shutdown();          // nothing of the parent's to stop or restore
+    std::exit(told ? 0 : 3); // static destructors run: no join, no hang
+  }
+  int status = -1;
+  for (int i = 0; i < 500 && ::waitpid(child, &status, WNOHANG) == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (status == -1) {
+    ::kill(child, SIGKILL);
+    ::waitpid(child, &status, 0);
+    FAIL() << "the forked child hung on exit";
+  }
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the child was not told to re-init";
+  // The parent's sampler still runs: a new region is measured.
+  ASSERT_EQ(er_begin("after"), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  ASSERT_EQ(er_end("after"), 0);
+  double E = 0, T = 0;
+  unsigned n = 0;
+  ASSERT_EQ(er_result("after", &E, &T, &n), 0) << er_last_error();
+  EXPECT_NEAR(E, power() * T, power() * 0.025);
   er_shutdown();
 }
 
