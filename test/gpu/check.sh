@@ -28,7 +28,7 @@ if [ -d "$MLIR_DIR" ]; then
       -DMLIR_DIR="$MLIR_DIR" \
       -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit >/dev/null
   fi
-  ninja -C "$BUILD" gpu-check capi-check >/dev/null
+  ninja -C "$BUILD" gpu-check capi-check energy-prof >/dev/null
 else
   mkdir -p "$BUILD/obj" "$BUILD/bin"
   RT="runtime/kernels/CudaDevice.cpp runtime/kernels/Microbenchmarks.cu
@@ -45,7 +45,8 @@ else
   wait $!
 fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.draw,power.limit,temperature.gpu --format=csv || true
-# CHECKS="gpu capi" (default) or either alone.
+# CHECKS="gpu capi" (default; plus energy-prof where one is built or given)
+# or any of gpu, capi, prof alone.
 CHECKS=${CHECKS:-gpu capi}
 rc=0 crc=0
 if [[ " $CHECKS " == *" gpu "* ]]; then
@@ -56,5 +57,23 @@ if [[ " $CHECKS " == *" capi "* ]]; then
   SHARD=${SHARD:-$BUILD/capi-rank%r.json}
   RANK=${RANK:-0} "$BUILD/bin/capi-check" "$SHARD" || crc=$?
 fi
-echo "gpu-check exit $rc, capi-check exit $crc"
-exit $(( rc > crc ? rc : crc ))
+# energy-prof on cuda:0 (probe, and characterize at the current clock: no
+# --clocks, nothing changed). It needs LLVM to build, not to run: on a
+# machine without MLIR, pass a prebuilt one as ENERGY_PROF (build/bin/
+# energy-prof from a machine that has it; it links LLVM Support statically).
+prc=0
+PROF=${ENERGY_PROF:-$BUILD/bin/energy-prof}
+if [[ " $CHECKS " == *" prof "* ]] || { [[ "$CHECKS" == "gpu capi" ]] && [ -x "$PROF" ]; }; then
+  KERNELS=$(mktemp)
+  printf '%s\n' '[{"key": "fma", "flops": 20971520000, "bytes": 0},' \
+    ' {"key": "copy", "flops": 0, "bytes": 1073741824},' \
+    ' {"key": "gemm", "flops": 17179869184, "bytes": 50331648}]' >"$KERNELS"
+  { "$PROF" probe --device cuda:0 &&
+    "$PROF" characterize --device cuda:0 --kernels "$KERNELS" --runs 3 \
+      -o "${PROF_DB:-$BUILD/energy-prof-cuda0.json}" &&
+    cat "${PROF_DB:-$BUILD/energy-prof-cuda0.json}"; } || prc=$?
+  rm -f "$KERNELS"
+fi
+echo "gpu-check exit $rc, capi-check exit $crc, energy-prof exit $prc"
+worst=$(( rc > crc ? rc : crc ))
+exit $(( worst > prc ? worst : prc ))
