@@ -50,6 +50,20 @@ unsigned long long energyReads() {
   return f ? f() : ~0ull;
 }
 
+/// One C API region of `ms` milliseconds of sleep; its totals from
+/// er_result. False (with the C API's error) when a call fails.
+struct RegionTotals {
+  double E = 0, T = 0;
+  unsigned n = 0;
+};
+bool sleepRegion(const char *name, int ms, RegionTotals &out) {
+  if (er_begin(name) != 0)
+    return false;
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  return er_end(name) == 0 &&
+         er_result(name, &out.E, &out.T, &out.n) == 0;
+}
+
 TEST(Nvml, DriverCallsAndErrors) {
   if (oldVariant())
     GTEST_SKIP();
@@ -100,15 +114,11 @@ TEST(Nvml, CApiRegionsReadTheSampledCounter) {
   // A 600 ms region at constant power: P x T, within the placement of the
   // counter's changes (half a 10 ms poll at each end when the polling
   // thread runs on time; 50 ms of P allowed in all, for a loaded machine).
-  ASSERT_EQ(er_begin("long"), 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(600));
-  ASSERT_EQ(er_end("long"), 0);
-  double E = 0, T = 0;
-  unsigned n = 0;
-  ASSERT_EQ(er_result("long", &E, &T, &n), 0) << er_last_error();
-  EXPECT_EQ(n, 1u);
-  EXPECT_GE(T, 0.6);
-  EXPECT_NEAR(E, power() * T, power() * 0.05) << "T = " << T;
+  RegionTotals r;
+  ASSERT_TRUE(sleepRegion("long", 600, r)) << er_last_error();
+  EXPECT_EQ(r.n, 1u);
+  EXPECT_GE(r.T, 0.6);
+  EXPECT_NEAR(r.E, power() * r.T, power() * 0.05) << "T = " << r.T;
   // A region shorter than one counter update is charged its share, not 0
   // or a whole step: twenty 5 ms regions spread over 0.4 s.
   for (int i = 0; i < 20; ++i) {
@@ -117,10 +127,11 @@ TEST(Nvml, CApiRegionsReadTheSampledCounter) {
     ASSERT_EQ(er_end("short"), 0);
     std::this_thread::sleep_for(std::chrono::milliseconds(15));
   }
-  ASSERT_EQ(er_result("short", &E, &T, &n), 0) << er_last_error();
-  EXPECT_EQ(n, 20u);
-  EXPECT_GT(E, 0);
-  EXPECT_NEAR(E / T, power(), 0.5 * power()) << "E = " << E << " T = " << T;
+  ASSERT_EQ(er_result("short", &r.E, &r.T, &r.n), 0) << er_last_error();
+  EXPECT_EQ(r.n, 20u);
+  EXPECT_GT(r.E, 0);
+  EXPECT_NEAR(r.E / r.T, power(), 0.5 * power())
+      << "E = " << r.E << " T = " << r.T;
   // The plan path asks for permission the double refuses, by name.
   setenv("ENERGY_RT_ALLOW_CLOCK_CHANGES", "1", 1);
   EXPECT_EQ(er_plan_clock("long", 1530), 0) << er_last_error();
@@ -160,13 +171,10 @@ TEST(Nvml, CApiAcrossFork) {
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0) << "the child was not told to re-init";
   // The parent's sampler still runs: a new region is measured.
-  ASSERT_EQ(er_begin("after"), 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(150));
-  ASSERT_EQ(er_end("after"), 0);
-  double E = 0, T = 0;
-  unsigned n = 0;
-  ASSERT_EQ(er_result("after", &E, &T, &n), 0) << er_last_error();
-  EXPECT_NEAR(E / T, power(), 0.5 * power()) << "E = " << E << " T = " << T;
+  RegionTotals r;
+  ASSERT_TRUE(sleepRegion("after", 150, r)) << er_last_error();
+  EXPECT_NEAR(r.E / r.T, power(), 0.5 * power())
+      << "E = " << r.E << " T = " << r.T;
   er_shutdown();
 }
 
