@@ -116,18 +116,15 @@ bool resolvePending(bool wait, std::string &err) {
   EnergySampler *s = state.sampler.get();
   if (!s || state.pending.empty())
     return true;
-  if (wait && !s->waitCovered(state.pending.back().t1, kCounterWait)) {
-    err = "the energy counter did not change within " +
-          std::to_string(kCounterWait) + " s of a region's end";
+  if (wait && !s->waitCovered(state.pending.back().t1, kCounterWait, err))
     return false;
-  }
   double covered = s->coveredUntil();
   state.resolvedUpTo = covered;
   size_t k = 0;
   for (; k < state.pending.size() && state.pending[k].t1 <= covered; ++k) {
     const Pending &p = state.pending[k];
     double E;
-    if (!s->energy(p.t0, p.t1, 0, E, err, /*wait=*/false))
+    if (!s->energy(p.t0, p.t1, E, err))
       return false;
     account(*p.region, E, p.t1 - p.t0);
   }

@@ -96,25 +96,25 @@ void EnergySampler::stop() {
   worker.join();
 }
 
-bool EnergySampler::energy(double a, double b, double timeout,
-                           double &joules, std::string &err, bool wait) {
-  std::unique_lock<std::mutex> lock(mu);
-  if (wait && timeline.coveredUntil() < b)
-    changed.wait_for(lock, std::chrono::duration<double>(timeout),
-                     [&] { return timeline.coveredUntil() >= b; });
+bool EnergySampler::energy(double a, double b, double &joules,
+                           std::string &err) const {
+  std::lock_guard<std::mutex> lock(mu);
   if (timeline.energy(a, b, joules))
     return true;
   err = timeline.coveredUntil() < b
-            ? "the energy counter did not change within " +
-                  std::to_string(timeout) + " s of a region's end"
+            ? "the energy counter has not changed since the region's end yet"
             : "a region began before the energy counter's first reading";
   return false;
 }
 
-bool EnergySampler::waitCovered(double t, double timeout) {
+bool EnergySampler::waitCovered(double t, double timeout, std::string &err) {
   std::unique_lock<std::mutex> lock(mu);
-  return changed.wait_for(lock, std::chrono::duration<double>(timeout),
-                          [&] { return timeline.coveredUntil() >= t; });
+  if (changed.wait_for(lock, std::chrono::duration<double>(timeout),
+                       [&] { return timeline.coveredUntil() >= t; }))
+    return true;
+  err = "the energy counter did not change within " + std::to_string(timeout) +
+        " s of a region's end";
+  return false;
 }
 
 void EnergySampler::dropBefore(double t) {

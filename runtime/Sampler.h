@@ -64,14 +64,13 @@ public:
   void pollOnce();
   void start();
   void stop();
-  /// Joules over [a, b] (device time), waiting up to `timeout` seconds of
-  /// wall time for the counter to change after `b`; false with `err` when
-  /// it does not (a stalled counter) or [a, b] starts before the first
-  /// reading. `wait = false` never waits.
-  bool energy(double a, double b, double timeout, double &joules,
-              std::string &err, bool wait = true);
-  /// Waits up to `timeout` seconds of wall time for a change after `t`.
-  bool waitCovered(double t, double timeout);
+  /// Joules over [a, b] (device time), never waiting; false with `err`
+  /// when the counter has not changed since `b` yet, or [a, b] starts
+  /// before the first reading.
+  bool energy(double a, double b, double &joules, std::string &err) const;
+  /// Waits up to `timeout` seconds of wall time for a change after `t`;
+  /// false with `err` when none comes (a stalled counter).
+  bool waitCovered(double t, double timeout, std::string &err);
   /// The last change's time, without the lock (-infinity before any).
   double coveredUntil() const {
     return covered.load(std::memory_order_acquire);

@@ -93,21 +93,21 @@ TEST(EnergySampler, RegionEnergyFromPolledSteps) {
   // error at each end of a region.
   double J = 0;
   std::string err;
-  ASSERT_TRUE(sampler.energy(0.123, 0.456, 0, J, err, false)) << err;
+  ASSERT_TRUE(sampler.energy(0.123, 0.456, J, err)) << err;
   EXPECT_NEAR(J, 150 * 0.333, 2 * 0.01 * 150);
   // Across the step from 150 to 450 W.
-  ASSERT_TRUE(sampler.energy(0.75, 1.55, 0, J, err, false)) << err;
+  ASSERT_TRUE(sampler.energy(0.75, 1.55, J, err)) << err;
   EXPECT_NEAR(J, 150 * 0.25 + 450 * 0.55, 0.01 * 150 + 0.01 * 450 + 1e-6);
   // A region shorter than one update still gets its share of the power,
   // not a 0 or a whole 45 J step as direct reads would (the placement
   // errors change the slope by at most 20 ms / 100 ms).
-  ASSERT_TRUE(sampler.energy(1.201, 1.204, 0, J, err, false)) << err;
+  ASSERT_TRUE(sampler.energy(1.201, 1.204, J, err)) << err;
   EXPECT_NEAR(J, 450 * 0.003, 0.2 * 450 * 0.003);
   EXPECT_EQ(sampler.smClock(), 1980);
   // Past the last update: no answer without waiting, and a stalled counter
   // is an error after the timeout (a real wait of 20 ms).
-  EXPECT_FALSE(sampler.energy(1.9, 2.5, 0, J, err, false));
-  EXPECT_FALSE(sampler.energy(1.9, 2.5, 0.02, J, err, true));
+  EXPECT_FALSE(sampler.energy(1.9, 2.5, J, err));
+  EXPECT_FALSE(sampler.waitCovered(2.5, 0.02, err));
   EXPECT_NE(err.find("did not change"), std::string::npos) << err;
   EXPECT_EQ(sampler.reads(), 201u);
   EXPECT_EQ(sampler.points(), 21u); // the first reading and 20 updates
