@@ -27,7 +27,8 @@
 #include <vector>
 
 int main(int argc, char **argv) {
-  energy::tools::adviseHugePageHeap();
+  energy::tools::adviseHugePageHeap(
+      energy::tools::inputsAtLeast(argc, argv, std::size_t(8) << 20));
   std::vector<char *> args(argv, argv + argc);
   auto given = [&](llvm::StringRef name) {
     for (int i = 1; i < argc; ++i) {
