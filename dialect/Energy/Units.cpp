@@ -12,7 +12,7 @@ namespace energy {
 
 namespace {
 struct UnitDef {
-  const char *name;
+  std::string_view name; // a length, not a strlen per comparison
   int exp10;
 };
 // Ordered from the largest down: formatting takes the first unit not larger
@@ -104,7 +104,7 @@ const char *acceptedUnits(Dimension dim) {
 std::optional<int> unitExponent(std::string_view unit, Dimension dim) {
   Units units = unitsOf(dim);
   for (const UnitDef *u = units.begin; u != units.end; ++u)
-    if (unit == std::string_view(u->name))
+    if (unit == u->name)
       return u->exp10;
   return std::nullopt;
 }
@@ -146,7 +146,7 @@ std::string formatQuantity(double value, Dimension dim, int significant) {
       base = u;
   if (value == 0 || !std::isfinite(value))
     return std::string(value == 0 ? "0" : std::isnan(value) ? "nan" : "inf") +
-           " " + base->name;
+           " " + std::string(base->name);
   double mag = std::fabs(value);
   const UnitDef *chosen = units.end - 1; // below every prefix: the smallest
   for (const UnitDef *u = units.begin; u != units.end; ++u)
@@ -162,7 +162,7 @@ std::string formatQuantity(double value, Dimension dim, int significant) {
   if (std::fabs(whole) < 1e15 && applyScale(whole, chosen->exp10) == value) {
     char buf[32];
     auto res = std::to_chars(buf, buf + sizeof(buf), (long long)whole);
-    return std::string(buf, res.ptr) + " " + chosen->name;
+    return std::string(buf, res.ptr) + " " + std::string(chosen->name);
   }
   Decimal d = shortestDecimal(value);
   // Mantissas stay positional unless far outside the prefix range.
@@ -170,11 +170,11 @@ std::string formatQuantity(double value, Dimension dim, int significant) {
     std::string text = positional(d, chosen->exp10);
     double m = std::strtod(text.c_str(), nullptr);
     if (applyScale(m, chosen->exp10) == value)
-      return text + " " + chosen->name;
+      return text + " " + std::string(chosen->name);
   }
   // Rare: no mantissa in that unit reproduces the double. The base unit
   // always does (the mantissa is the value itself).
-  return formatNumber(value) + " " + base->name;
+  return formatNumber(value) + " " + std::string(base->name);
 }
 
 std::string formatNumber(double value) {
