@@ -61,10 +61,14 @@ LogicalResult sharedParameters(Operation *root, DictionaryAttr sets,
   correction = sharedVariance = 0;
   calculus::SharedParameterSums sums;
   std::string err;
+  // One uniqued key, looked up among discardable attributes only: a lookup
+  // by string also compares it with every inherent attribute's name, per op.
+  StringAttr gradKey = StringAttr::get(root->getContext(), "energy.grad");
   WalkResult r = root->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (isa<CompositeOp>(op))
       return WalkResult::skip();
-    auto grad = op->getAttrOfType<DictionaryAttr>("energy.grad");
+    auto grad =
+        dyn_cast_or_null<DictionaryAttr>(op->getDiscardableAttr(gradKey));
     if (!grad)
       return WalkResult::advance();
     for (NamedAttribute set : grad) {
