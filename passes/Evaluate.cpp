@@ -186,7 +186,8 @@ struct EnergyEvaluatePass
       if (!isTreeRoot(op))
         return WalkResult::advance();
       FailureOr<calculus::Signature> sig =
-          composeTree(op, TreeMode::Evaluate, onComposite);
+          composeTree(op, TreeMode::Evaluate, onComposite,
+                      /*onCompositeIsThreadSafe=*/report.empty());
       double correction, sharedVariance;
       if (failed(sig) ||
           failed(sharedParameters(op, sharedSets, correction, sharedVariance))) {

@@ -3,11 +3,18 @@
 #include "dialect/Energy/EnergyTree.h"
 #include "dialect/Energy/Energy.h"
 
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/ThreadPool.h"
 
 #include <algorithm>
+#include <atomic>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,11 +49,28 @@ public:
   FailureOr<Signature> visit(Operation *op);
   /// Duplicate names, once the whole tree is visited (Verify mode).
   LogicalResult checkNames();
+  /// The recorded names as (name, index in the walk) sorted, and the check
+  /// on such keys for all the names (composeInParallel merges the parts').
+  using NameKey = std::pair<const void *, uint32_t>;
+  std::vector<NameKey> sortedNames() const;
+  LogicalResult checkSortedNames(ArrayRef<NameKey> keys);
+  size_t numNames() const { return names.size(); }
+  /// Records a name for checkNames (Verify mode only).
+  void recordName(Operation *op, StringAttr name);
+
+  /// For composing subtrees on several threads (composeInParallel): every
+  /// energy.device of `symbolTable` gets an id, in order, and a device not
+  /// among them fails the walk (quietly: it is a trial) instead of taking
+  /// the next id, so that all the threads' ids agree.
+  void declareDevices(Operation *symbolTable);
+  /// (Copies of a composer that declared its devices share its ids.)
+  /// Appends `from`'s names after this one's (the walk's order).
+  void appendNames(const TreeComposer &from) {
+    names.insert(names.end(), from.names.begin(), from.names.end());
+  }
 
 private:
   FailureOr<uint32_t> lookupDevice(Operation *user, FlatSymbolRefAttr sym);
-  /// Records a name for checkNames (Verify mode only).
-  void recordName(Operation *op, StringAttr name);
   FailureOr<Signature> visitComposition(Operation *op, calculus::Op kind,
                                         StringAttr name);
   FailureOr<Signature> visitMeasuredComposite(CompositeOp op);
@@ -56,6 +80,7 @@ private:
   function_ref<void(Operation *, const Signature &)> onComposite;
   DenseMap<Attribute, uint32_t> deviceIds;
   SmallVector<DeviceInfo> devices;
+  bool frozenDevices = false;
   /// (name, op) in visit order; sorted and scanned at the end: cheaper than
   /// a hash map over the million names of a large tree.
   std::vector<std::pair<StringAttr, Operation *>> names;
@@ -67,6 +92,8 @@ FailureOr<uint32_t> TreeComposer::lookupDevice(Operation *user,
   auto it = deviceIds.find(sym);
   if (it != deviceIds.end())
     return it->second;
+  if (frozenDevices)
+    return failure(); // a trial: the walk on one thread reports it
   Operation *found = SymbolTable::lookupNearestSymbolFrom(user, sym.getAttr());
   if (!found)
     return user->emitOpError("runs on unknown device ")
@@ -85,22 +112,44 @@ FailureOr<uint32_t> TreeComposer::lookupDevice(Operation *user,
   return id;
 }
 
+void TreeComposer::declareDevices(Operation *symbolTable) {
+  for (Region &region : symbolTable->getRegions())
+    for (Block &block : region)
+      for (auto device : block.getOps<DeviceOp>()) {
+        auto sym = FlatSymbolRefAttr::get(device.getSymNameAttr());
+        if (deviceIds.count(sym))
+          continue;
+        deviceIds[sym] = devices.size();
+        devices.push_back({device.getSymNameAttr(),
+                           device.getStaticPower().convertToDouble()});
+      }
+  frozenDevices = true;
+}
+
 void TreeComposer::recordName(Operation *op, StringAttr name) {
   // Names are the verifier's business; evaluation runs on verified IR.
   if (name && mode == TreeMode::Verify)
     names.push_back({name, op});
 }
 
-LogicalResult TreeComposer::checkNames() {
-  // Sorted by name, then visit order: each run of equal names starts with
-  // its first definition. Reported: the duplicate met first in the walk, as
-  // a walk with a map would.
+std::vector<TreeComposer::NameKey> TreeComposer::sortedNames() const {
   // (name, index) pairs sorted in place: no indirection into `names` per
   // comparison (a cache miss each at a million names).
-  std::vector<std::pair<const void *, uint32_t>> keys(names.size());
+  std::vector<NameKey> keys(names.size());
   for (uint32_t i = 0; i < keys.size(); ++i)
     keys[i] = {names[i].first.getAsOpaquePointer(), i};
   std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+LogicalResult TreeComposer::checkNames() {
+  return checkSortedNames(sortedNames());
+}
+
+LogicalResult TreeComposer::checkSortedNames(ArrayRef<NameKey> keys) {
+  // Sorted by name, then visit order: each run of equal names starts with
+  // its first definition. Reported: the duplicate met first in the walk, as
+  // a walk with a map would.
   uint32_t dup = UINT32_MAX, first = 0;
   for (size_t i = 1; i < keys.size(); ++i)
     if (keys[i].first == keys[i - 1].first &&
@@ -275,9 +324,120 @@ FailureOr<Signature> TreeComposer::visitMeasuredComposite(CompositeOp op) {
   return result;
 }
 
+namespace {
+/// Set on a thread that composes a subtree as a trial: its diagnostics are
+/// dropped. A trial that fails is redone on one thread, which reports the
+/// same diagnostics as always, in the walk's order.
+thread_local bool quietTrial = false;
+
+/// A seq/par/multi root with two or more children, in a multithreaded
+/// context: its children are composed as tasks on the context's thread pool
+/// (the calling thread takes its share), then the root from their
+/// signatures. nullopt: not split, or a trial failed (nothing reported);
+/// the caller composes the tree on one thread.
+std::optional<FailureOr<Signature>>
+composeInParallel(Operation *root, TreeMode mode,
+                  function_ref<void(Operation *, const Signature &)> onComposite) {
+  calculus::Op kind;
+  StringAttr name;
+  if (auto op = dyn_cast<SeqOp>(root))
+    kind = calculus::Op::Seq, name = op.getSymNameAttr();
+  else if (auto op = dyn_cast<ParOp>(root))
+    kind = calculus::Op::Par, name = op.getSymNameAttr();
+  else if (auto op = dyn_cast<MultiOp>(root))
+    kind = calculus::Op::Multi, name = op.getSymNameAttr();
+  else
+    return std::nullopt;
+  MLIRContext *ctx = root->getContext();
+  Operation *symbolTable = SymbolTable::getNearestSymbolTable(root);
+  if (!ctx->isMultithreadingEnabled() || !symbolTable ||
+      root->getRegion(0).empty())
+    return std::nullopt;
+  SmallVector<Operation *> children;
+  for (Operation &child : root->getRegion(0).front())
+    children.push_back(&child);
+  llvm::ThreadPoolInterface &pool = ctx->getThreadPool();
+  unsigned threads = std::min<size_t>(pool.getMaxConcurrency(), children.size());
+  if (threads < 2)
+    return std::nullopt;
+
+  TreeComposer top(mode, onComposite);
+  top.declareDevices(symbolTable);
+  std::vector<TreeComposer> parts(children.size(), top);
+  std::vector<std::optional<Signature>> sigs(children.size());
+  std::vector<std::vector<TreeComposer::NameKey>> partNames(children.size());
+  std::atomic<bool> ok{true};
+  std::atomic<size_t> next{0};
+  {
+    ScopedDiagnosticHandler drop(
+        ctx, [](Diagnostic &) { return success(quietTrial); });
+    auto work = [&] {
+      bool outer = quietTrial;
+      quietTrial = true;
+      for (size_t i; ok && (i = next++) < children.size();) {
+        FailureOr<Signature> sig = parts[i].visit(children[i]);
+        if (failed(sig)) {
+          ok = false;
+        } else {
+          sigs[i] = std::move(*sig);
+          partNames[i] = parts[i].sortedNames();
+        }
+      }
+      quietTrial = outer;
+    };
+    llvm::ThreadPoolTaskGroup group(pool);
+    for (unsigned t = 1; t < threads; ++t)
+      group.async(work);
+    work();
+    group.wait();
+  }
+  if (!ok)
+    return std::nullopt;
+  calculus::Composer composer(kind);
+  for (std::optional<Signature> &sig : sigs)
+    if (!composer.add(*sig))
+      return std::nullopt;
+  if (composer.empty())
+    return std::nullopt;
+  if (onComposite)
+    onComposite(root, composer.result());
+  // The names in the walk's order: the root's, then each part's. The parts'
+  // sorted keys, shifted to walk indices, stay sorted runs; merged pairwise.
+  top.recordName(root, name);
+  std::vector<TreeComposer::NameKey> keys = top.sortedNames();
+  std::vector<size_t> runEnds = {keys.size()};
+  for (size_t i = 0; i < parts.size(); ++i) {
+    auto offset = uint32_t(top.numNames());
+    for (const TreeComposer::NameKey &key : partNames[i])
+      keys.push_back({key.first, key.second + offset});
+    top.appendNames(parts[i]);
+    runEnds.push_back(keys.size());
+  }
+  std::vector<TreeComposer::NameKey> merged(keys.size());
+  for (size_t width = 1; width < runEnds.size(); width *= 2) {
+    for (size_t r = 0; r < runEnds.size(); r += 2 * width) {
+      size_t from = r == 0 ? 0 : runEnds[r - 1];
+      size_t mid = runEnds[std::min(r + width, runEnds.size()) - 1];
+      size_t to = runEnds[std::min(r + 2 * width, runEnds.size()) - 1];
+      std::merge(keys.begin() + from, keys.begin() + mid, keys.begin() + mid,
+                 keys.begin() + to, merged.begin() + from);
+    }
+    keys.swap(merged);
+  }
+  if (failed(top.checkSortedNames(keys)))
+    return FailureOr<Signature>(failure());
+  return FailureOr<Signature>(composer.result());
+}
+} // namespace
+
 FailureOr<Signature> energy::composeTree(
     Operation *root, TreeMode mode,
-    function_ref<void(Operation *, const Signature &)> onComposite) {
+    function_ref<void(Operation *, const Signature &)> onComposite,
+    bool onCompositeIsThreadSafe) {
+  if (!onComposite || onCompositeIsThreadSafe)
+    if (std::optional<FailureOr<Signature>> sig =
+            composeInParallel(root, mode, onComposite))
+      return *sig;
   TreeComposer composer(mode, onComposite);
   FailureOr<Signature> sig = composer.visit(root);
   if (failed(sig) || failed(composer.checkNames()))

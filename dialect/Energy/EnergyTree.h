@@ -32,10 +32,19 @@ bool isTreeRoot(mlir::Operation *op);
 /// Walks the tree rooted at `root` and composes it. `onComposite` (optional)
 /// sees every seq/par/multi/composite op with its signature, children first.
 /// Errors are emitted as located diagnostics.
+///
+/// In a multithreaded context a root's children are composed in parallel
+/// when there is no `onComposite` or it is `onCompositeIsThreadSafe` (then
+/// it is called for different ops at once, in no fixed order across the
+/// root's children). Diagnostics are unchanged: a subtree that fails is
+/// composed again on one thread, which reports it. (`--energy-evaluate` on
+/// the 10^6-element tree, two cores: 0.19 -> 0.15 s. The verifier that runs
+/// while MlirOptMain parses does not benefit: it parses with threading off.)
 mlir::FailureOr<calculus::Signature> composeTree(
     mlir::Operation *root, TreeMode mode,
     llvm::function_ref<void(mlir::Operation *, const calculus::Signature &)>
-        onComposite = nullptr);
+        onComposite = nullptr,
+    bool onCompositeIsThreadSafe = false);
 
 } // namespace energy
 
