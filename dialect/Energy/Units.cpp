@@ -38,42 +38,61 @@ Units unitsOf(Dimension dim) {
 }
 
 /// Shortest scientific digits of `v`: sign, digit string and the exponent of
-/// the first digit ("1.55e-03" -> "155", -3).
+/// the first digit ("1.55e-03" -> "155", -3). Fixed buffers: printing a
+/// million signatures formats four million quantities.
 struct Decimal {
   bool negative = false;
-  std::string digits;
+  char digits[24]; // at most 17 significant digits for a double
+  int len = 0;
   int exp10 = 0;
 };
 Decimal shortestDecimal(double v) {
   char buf[64];
   auto res = std::to_chars(buf, buf + sizeof(buf), v,
                            std::chars_format::scientific);
-  std::string text(buf, res.ptr);
   Decimal d;
-  size_t i = 0;
-  if (text[0] == '-') {
+  const char *p = buf;
+  if (*p == '-') {
     d.negative = true;
-    i = 1;
+    ++p;
   }
-  size_t e = text.find('e');
-  for (; i < e; ++i)
-    if (text[i] != '.')
-      d.digits += text[i];
-  d.exp10 = std::atoi(text.c_str() + e + 1);
+  for (; p < res.ptr && *p != 'e'; ++p)
+    if (*p != '.')
+      d.digits[d.len++] = *p;
+  int exp = 0;
+  if (p < res.ptr)
+    std::from_chars(p + 1 + (p[1] == '+'), res.ptr, exp);
+  d.exp10 = exp;
   return d;
 }
 
-/// Writes digits x 10^(exp10 - len + 1) in positional notation.
-std::string positional(const Decimal &d, int shift) {
+/// Writes digits x 10^(exp10 - len + 1 - shift) in positional notation into
+/// `out` (room for 64 chars); returns the length.
+int positional(const Decimal &d, int shift, char *out) {
   int point = d.exp10 - shift + 1; // digits before the decimal point
-  std::string s;
-  if (point <= 0)
-    s = "0." + std::string(-point, '0') + d.digits;
-  else if (point >= int(d.digits.size()))
-    s = d.digits + std::string(point - d.digits.size(), '0');
-  else
-    s = d.digits.substr(0, point) + "." + d.digits.substr(point);
-  return (d.negative ? "-" : "") + s;
+  int n = 0;
+  if (d.negative)
+    out[n++] = '-';
+  if (point <= 0) {
+    out[n++] = '0';
+    out[n++] = '.';
+    for (int i = 0; i < -point; ++i)
+      out[n++] = '0';
+    for (int i = 0; i < d.len; ++i)
+      out[n++] = d.digits[i];
+  } else if (point >= d.len) {
+    for (int i = 0; i < d.len; ++i)
+      out[n++] = d.digits[i];
+    for (int i = d.len; i < point; ++i)
+      out[n++] = '0';
+  } else {
+    for (int i = 0; i < point; ++i)
+      out[n++] = d.digits[i];
+    out[n++] = '.';
+    for (int i = point; i < d.len; ++i)
+      out[n++] = d.digits[i];
+  }
+  return n;
 }
 } // namespace
 
@@ -126,10 +145,19 @@ double applyScale(double mantissa, int exp10) {
     return exp10 > 0 ? mantissa * exactPow10[exp10]
                      : mantissa / exactPow10[-exp10];
   Decimal d = shortestDecimal(mantissa);
-  std::string text = (d.negative ? "-" : "") + d.digits + "e" +
-                     std::to_string(d.exp10 - int(d.digits.size()) + 1 + exp10);
+  char text[64];
+  int n = 0;
+  if (d.negative)
+    text[n++] = '-';
+  for (int i = 0; i < d.len; ++i)
+    text[n++] = d.digits[i];
+  text[n++] = 'e';
+  n = int(std::to_chars(text + n, text + sizeof(text),
+                        d.exp10 - d.len + 1 + exp10)
+              .ptr -
+          text);
   double out = 0;
-  std::from_chars(text.data(), text.data() + text.size(), out);
+  std::from_chars(text, text + n, out);
   return out;
 }
 
@@ -160,17 +188,26 @@ std::string formatQuantity(double value, Dimension dim, int significant) {
                                     : value * exactPow10[-chosen->exp10];
   whole = std::nearbyint(whole);
   if (std::fabs(whole) < 1e15 && applyScale(whole, chosen->exp10) == value) {
-    char buf[32];
-    auto res = std::to_chars(buf, buf + sizeof(buf), (long long)whole);
-    return std::string(buf, res.ptr) + " " + std::string(chosen->name);
+    char buf[40];
+    char *end = std::to_chars(buf, buf + 32, (long long)whole).ptr;
+    *end++ = ' ';
+    for (char c : chosen->name)
+      *end++ = c;
+    return std::string(buf, end);
   }
   Decimal d = shortestDecimal(value);
   // Mantissas stay positional unless far outside the prefix range.
   if (d.exp10 - chosen->exp10 < 9 && d.exp10 - chosen->exp10 > -6) {
-    std::string text = positional(d, chosen->exp10);
-    double m = std::strtod(text.c_str(), nullptr);
-    if (applyScale(m, chosen->exp10) == value)
-      return text + " " + std::string(chosen->name);
+    char text[80];
+    int n = positional(d, chosen->exp10, text);
+    double m = 0;
+    std::from_chars(text, text + n, m);
+    if (applyScale(m, chosen->exp10) == value) {
+      text[n++] = ' ';
+      for (char c : chosen->name)
+        text[n++] = c;
+      return std::string(text, n);
+    }
   }
   // Rare: no mantissa in that unit reproduces the double. The base unit
   // always does (the mantissa is the value itself).

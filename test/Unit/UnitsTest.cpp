@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <random>
 #include <string>
@@ -51,6 +53,53 @@ TEST(Units, RoundTripsExactly) {
     for (Dimension dim : {Dimension::Power, Dimension::Time, Dimension::Energy})
       EXPECT_EQ(parseBack(formatQuantity(v, dim), dim), v)
           << formatQuantity(v, dim);
+  }
+}
+
+/// The significant digits of a decimal numeral: no sign, point, exponent,
+/// leading or trailing zeros ("-0.00150" -> "15").
+std::string significantDigits(const std::string &numeral) {
+  std::string digits;
+  for (char c : numeral) {
+    if (c == 'e' || c == 'E')
+      break;
+    if (c >= '0' && c <= '9')
+      digits += c;
+  }
+  size_t first = digits.find_first_not_of('0');
+  if (first == std::string::npos)
+    return "";
+  digits = digits.substr(first);
+  return digits.substr(0, digits.find_last_not_of('0') + 1);
+}
+
+TEST(Units, PrintsTheShortestDigits) {
+  // Whatever unit is chosen, the mantissa carries exactly the digits of the
+  // shortest decimal that reads back as the double (what std::to_chars
+  // guarantees), so "1.55 ms" and never "1.5500000000000001 ms".
+  std::mt19937_64 gen(11);
+  std::uniform_real_distribution<double> exp10(-13, 7), unit(1, 10);
+  std::uniform_int_distribution<int> digits(1, 17);
+  for (int i = 0; i < 100000; ++i) {
+    double v = unit(gen) * std::pow(10.0, exp10(gen));
+    if (i % 2) { // also values with few digits, as measured data has
+      char buf[64];
+      std::snprintf(buf, sizeof(buf), "%.*e", digits(gen) - 1, v);
+      v = std::strtod(buf, nullptr);
+    }
+    if (i % 3 == 0)
+      v = -v;
+    char buf[64];
+    auto res = std::to_chars(buf, buf + sizeof(buf), v,
+                             std::chars_format::scientific);
+    std::string shortest = significantDigits(std::string(buf, res.ptr));
+    for (Dimension dim : {Dimension::Power, Dimension::Time, Dimension::Energy}) {
+      std::string text = formatQuantity(v, dim);
+      EXPECT_EQ(significantDigits(text.substr(0, text.find(' '))), shortest)
+          << text;
+      EXPECT_EQ(parseBack(text, dim), v) << text; // negatives too
+
+    }
   }
 }
 
