@@ -27,8 +27,7 @@
 #include <vector>
 
 int main(int argc, char **argv) {
-  energy::tools::adviseHugePageHeap(
-      energy::tools::inputsAtLeast(argc, argv, std::size_t(8) << 20));
+  energy::tools::adviseHugePageHeap();
   std::vector<char *> args(argv, argv + argc);
   auto given = [&](llvm::StringRef name) {
     for (int i = 1; i < argc; ++i) {

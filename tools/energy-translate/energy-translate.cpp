@@ -78,8 +78,7 @@ static cl::opt<std::string> summaryFile(
     cl::init(""), cl::cat(category));
 
 int main(int argc, char **argv) {
-  energy::tools::adviseHugePageHeap(
-      energy::tools::inputsAtLeast(argc, argv, std::size_t(8) << 20));
+  energy::tools::adviseHugePageHeap();
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
   mlir::registerDefaultTimingManagerCLOptions();
