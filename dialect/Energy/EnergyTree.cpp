@@ -71,6 +71,8 @@ public:
 
 private:
   FailureOr<uint32_t> lookupDevice(Operation *user, FlatSymbolRefAttr sym);
+  /// The next id, for `device` under the key `sym`.
+  uint32_t addDevice(Attribute sym, DeviceOp device);
   FailureOr<Signature> visitComposition(Operation *op, calculus::Op kind,
                                         StringAttr name);
   FailureOr<Signature> visitMeasuredComposite(CompositeOp op);
@@ -105,6 +107,10 @@ FailureOr<uint32_t> TreeComposer::lookupDevice(Operation *user,
             << "', not an energy.device")
                .attachNote(found->getLoc())
            << "symbol defined here";
+  return addDevice(sym, device);
+}
+
+uint32_t TreeComposer::addDevice(Attribute sym, DeviceOp device) {
   uint32_t id = devices.size();
   devices.push_back(
       {device.getSymNameAttr(), device.getStaticPower().convertToDouble()});
@@ -117,11 +123,8 @@ void TreeComposer::declareDevices(Operation *symbolTable) {
     for (Block &block : region)
       for (auto device : block.getOps<DeviceOp>()) {
         auto sym = FlatSymbolRefAttr::get(device.getSymNameAttr());
-        if (deviceIds.count(sym))
-          continue;
-        deviceIds[sym] = devices.size();
-        devices.push_back({device.getSymNameAttr(),
-                           device.getStaticPower().convertToDouble()});
+        if (!deviceIds.count(sym))
+          addDevice(sym, device);
       }
   frozenDevices = true;
 }
