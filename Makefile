@@ -10,7 +10,7 @@ PKGS   := libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22 \
           cmake ninja-build libgtest-dev libbenchmark-dev python3 zlib1g-dev \
           libeigen3-dev
 
-.PHONY: all deps configure build demo test bench docs clean
+.PHONY: all deps configure build demo demo-perseus test bench docs clean
 
 all: build
 
@@ -33,29 +33,58 @@ configure: deps $(BUILD)/build.ninja
 build: configure
 	ninja -C $(BUILD)
 
-# The main job on the bundled default example: Perseus's measured Bloom/A40
-# stage profile (8 stages, every SM clock) as a 1F1B pipeline with 12
-# microbatches, expanded, lowered to the energy calculus and evaluated.
-DEMO_PROFILE := examples/data/stage_profile_bloom+a40_bf16.csv
+# The main job, self-contained (no data from outside the repository): the
+# project's own loop on the simulated A100 for a GPT-style 1.3 B decoder on
+# 4 pipeline stages (examples/gpt-1.3b/README.md): characterize its kernels
+# at every SM clock into a signature DB, fill a 1F1B schedule from it,
+# evaluate, plan within 1% of the fastest iteration, export the plan,
+# re-lower and re-evaluate the planned iteration; then the paper's section
+# 2.4 attention layer.
+DEMO := examples/gpt-1.3b
+B    := $(BUILD)/bin
 demo: build
-	@echo "== import $(DEMO_PROFILE) (Perseus, Bloom on A40, 8 stages)"
-	$(BUILD)/bin/energy-translate --import-stage-profile $(DEMO_PROFILE) \
-	  --schedule 1f1b --microbatches 12 --device A40 -o $(BUILD)/demo-schedule.mlir
-	@echo "== expand 1F1B, lower to energy, evaluate (every task at its maximum clock)"
-	$(BUILD)/bin/energy-opt $(BUILD)/demo-schedule.mlir --sched-expand --sched-to-energy \
+	@echo "== 1. characterize: the kernels of $(DEMO)/kernels.json on sim:a100 at every SM clock"
+	@$(B)/energy-prof characterize --device sim:a100 --kernels $(DEMO)/kernels.json \
+	  --all-clocks --allow-clock-changes -o $(BUILD)/demo-db.json
+	@echo "   $$(grep -c '"key"' $(BUILD)/demo-db.json) entries ($$(grep -c '"composed"' $(BUILD)/demo-db.json) stage passes composed with seq) in $(BUILD)/demo-db.json"
+	@echo "== 2. fill the 1F1B schedule ($(DEMO)/pipeline.mlir) from the DB, expand, lower, evaluate (every stage at its highest clock)"
+	@$(B)/energy-opt $(DEMO)/pipeline.mlir --energy-fill-signatures=db=$(BUILD)/demo-db.json \
+	  -o $(BUILD)/demo-schedule.mlir
+	@$(B)/energy-opt $(BUILD)/demo-schedule.mlir --sched-expand --sched-to-energy \
 	  --energy-evaluate="summary=true report=$(BUILD)/demo-report.json" -o $(BUILD)/demo.mlir
-	@echo "== plan: the frontier's least-energy point within 1% of the fastest iteration"
-	$(BUILD)/bin/energy-opt $(BUILD)/demo-schedule.mlir --sched-expand \
+	@echo "== 3. plan: the frontier's least-energy point within 1% of the fastest iteration"
+	@$(B)/energy-opt $(BUILD)/demo-schedule.mlir --sched-expand \
 	  --energy-plan="max-slowdown=1 summary=true" --energy-emit-dvfs \
 	  -o $(BUILD)/demo-planned.mlir
-	$(BUILD)/bin/energy-translate --export-plan $(BUILD)/demo-planned.mlir \
-	  -o $(BUILD)/demo-plan.json
-	@echo "== the planned iteration, lowered and evaluated"
-	$(BUILD)/bin/energy-opt $(BUILD)/demo-planned.mlir --sched-to-energy \
+	@$(B)/energy-translate --export-plan $(BUILD)/demo-planned.mlir -o $(BUILD)/demo-plan.json
+	@echo "== 4. the planned iteration, re-lowered and re-evaluated"
+	@$(B)/energy-opt $(BUILD)/demo-planned.mlir --sched-to-energy \
 	  --energy-evaluate="summary=true" -o /dev/null
-	@echo "== the paper's section 2.4 attention layer"
-	$(BUILD)/bin/energy-opt examples/attention-tp2.mlir --energy-evaluate="summary=true" -o /dev/null
-	@echo "annotated IR: $(BUILD)/demo.mlir   report: $(BUILD)/demo-report.json   plan: $(BUILD)/demo-plan.json"
+	@echo "== 5. the paper's section 2.4 attention layer"
+	@$(B)/energy-opt examples/attention-tp2.mlir --energy-evaluate="summary=true" -o /dev/null
+	@echo "DB: $(BUILD)/demo-db.json  annotated IR: $(BUILD)/demo.mlir  report: $(BUILD)/demo-report.json  plan: $(BUILD)/demo-plan.json"
+
+# Perseus's measured Bloom/A40 stage profile (8 stages, every SM clock), read
+# in place from ../shared/data (never copied into the repository) as a 1F1B
+# pipeline of 12 microbatches: imported, expanded, lowered, evaluated and
+# planned.
+SHARED_DATA ?= $(abspath $(CURDIR)/../shared/data)
+PERSEUS_PROFILE := $(SHARED_DATA)/perseus/stage_profile_bloom+a40_bf16.csv
+demo-perseus: build
+	@test -f "$(PERSEUS_PROFILE)" || { echo "demo-perseus needs Perseus's profile at $(PERSEUS_PROFILE): put the shared data folder beside the checkout or set SHARED_DATA=/path/to/shared/data" >&2; exit 1; }
+	@echo "== import $(PERSEUS_PROFILE) (Perseus, Bloom on A40, 8 stages)"
+	$(B)/energy-translate --import-stage-profile $(PERSEUS_PROFILE) \
+	  --schedule 1f1b --microbatches 12 --device A40 -o $(BUILD)/perseus-schedule.mlir
+	@echo "== expand 1F1B, lower to energy, evaluate (every task at its maximum clock)"
+	$(B)/energy-opt $(BUILD)/perseus-schedule.mlir --sched-expand --sched-to-energy \
+	  --energy-evaluate="summary=true" -o /dev/null
+	@echo "== plan: the frontier's least-energy point within 1% of the fastest iteration"
+	$(B)/energy-opt $(BUILD)/perseus-schedule.mlir --sched-expand \
+	  --energy-plan="max-slowdown=1 summary=true" --energy-emit-dvfs \
+	  -o $(BUILD)/perseus-planned.mlir
+	$(B)/energy-translate --export-plan $(BUILD)/perseus-planned.mlir \
+	  -o $(BUILD)/perseus-plan.json
+	@echo "plan: $(BUILD)/perseus-plan.json"
 
 # Every suite: lit + FileCheck and GoogleTest, in one lit run.
 test: build

@@ -673,10 +673,16 @@ bool crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
   record();
   if (states)
     states->push_back(sw.cur);
-  // Each step strictly shortens the makespan; the cap is a guard.
+  // Each step strictly shortens the makespan, but the fill after it may
+  // slow tasks again, so the number of steps is not bounded by the options'
+  // count: the work budget bounds the sweep, and this cap (far above what
+  // the Perseus profiles need) only guards against a sweep that stalls.
+  // Reaching either is a truncation: the caller closes the range with the
+  // fastest configuration and price points.
   size_t maxSteps = 0;
   for (const TaskOptions &o : opts)
     maxSteps += o.T.size();
+  maxSteps = std::max<size_t>(64 * maxSteps, size_t(1) << 20);
   std::vector<uint32_t> crit;
   std::vector<int> node(n, -1), taskArc(n, -1), rank;
   std::vector<std::pair<int, uint32_t>> spans, active;
@@ -822,7 +828,7 @@ bool crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
     if (states)
       states->push_back(sw.cur);
   }
-  return true;
+  return false; // the step guard: truncated
 }
 
 /// Cheap configurations across the whole range (a truncated sweep's gap):
@@ -1671,6 +1677,23 @@ bool dagFrontier(const Schedule &sched,
     truncated = true;
     stoppedAt = frontier.back().T;
     priceFill(dag, opts, P, settings.keepChoices, 32, frontier);
+  }
+  // The invariant every heuristic frontier keeps: it starts at the fastest
+  // makespan (every task at its fastest option). A sweep that ended above
+  // it is closed like a truncated one.
+  if (!exact && !truncated && !frontier.empty()) {
+    std::vector<double> Tf(n), esf(n);
+    for (size_t t = 0; t < n; ++t)
+      Tf[t] = opts[t].T.front();
+    double fastestT = dag.forward(Tf, esf);
+    double reached = std::numeric_limits<double>::infinity();
+    for (const DagPoint &p : frontier)
+      reached = std::min(reached, p.T);
+    if (reached > fastestT * (1 + 1e-12)) {
+      truncated = true;
+      stoppedAt = reached;
+      priceFill(dag, opts, P, settings.keepChoices, 32, frontier);
+    }
   }
   double lastSeed = std::numeric_limits<double>::infinity();
   for (const std::vector<uint32_t> &state : states) {

@@ -507,7 +507,64 @@ struct EnergyFillSignaturesPass
             << " differs from the DB's " << formatQuantity(e.s, Dimension::Power, 5)
             << " for '" << key << "'; d = E - s T was measured against the DB's";
     };
+    // One option per entry. Power limits are part of the operating point
+    // only where the DB swept them (more than one limit for this key).
+    auto optionsOf = [&](const std::vector<DbEntry> &es) {
+      bool capped = llvm::any_of(es, [&](const DbEntry &e) {
+        return e.powerLimit != es.front().powerLimit;
+      });
+      SmallVector<Attribute> opts;
+      for (const DbEntry &e : es)
+        opts.push_back(OptionAttr::get(
+            ctx,
+            OpPointAttr::get(ctx, e.smMhz, std::nullopt,
+                             capped && e.powerLimit
+                                 ? std::optional<Real>(Real{*e.powerLimit})
+                                 : std::nullopt,
+                             std::nullopt),
+            sigOf(e)));
+      return b.getArrayAttr(opts);
+    };
     bool bad = false;
+    // Pipelines that name DB keys: every virtual stage's operating set from
+    // its key's entries (a key with one entry is a set of one); a signature
+    // given before is replaced, so that the set's highest clock is what the
+    // stage runs with.
+    module.walk([&](sched::PipelineOp p) {
+      int64_t stages = p.getStages() * p.getChunks();
+      auto fill = [&](Attribute keys, StringRef what) -> ArrayAttr {
+        if (!keys)
+          return {};
+        SmallVector<Attribute> sets;
+        for (int64_t vs = 0; vs < stages; ++vs) {
+          auto arr = dyn_cast<ArrayAttr>(keys);
+          StringRef key = cast<StringAttr>(arr ? arr[vs] : keys).getValue();
+          auto it = entries.find(key);
+          if (it == entries.end()) {
+            p.emitOpError("signature-DB key '")
+                << key << "' (" << what << " of virtual stage " << vs
+                << ") is not in " << db;
+            bad = true;
+            return {};
+          }
+          if (vs == 0)
+            checkStatic(p,
+                        p.getStaticPower().convertToDouble() *
+                            p.getTensorParallel(),
+                        it->second.front(), key);
+          sets.push_back(optionsOf(it->second));
+        }
+        return b.getArrayAttr(sets);
+      };
+      if (ArrayAttr f = fill(p.getForwardDbAttr(), "forward")) {
+        p.setForwardOptionsAttr(f);
+        p.removeForwardAttr();
+      }
+      if (ArrayAttr bw = fill(p.getBackwardDbAttr(), "backward")) {
+        p.setBackwardOptionsAttr(bw);
+        p.removeBackwardAttr();
+      }
+    });
     SymbolTableCollection symbols; // one hash table per symbol table
     module.walk([&](sched::TaskOp task) {
       StringAttr key = task.getDbAttr();
@@ -526,24 +583,8 @@ struct EnergyFillSignaturesPass
       }
       const std::vector<DbEntry> &es = it->second;
       task.setSigAttr(sigOf(es.front())); // the highest clock
-      if (es.size() > 1) {
-        // Power limits are part of the operating point only where the DB
-        // swept them (more than one limit for this key).
-        bool capped = llvm::any_of(es, [&](const DbEntry &e) {
-          return e.powerLimit != es.front().powerLimit;
-        });
-        SmallVector<Attribute> opts;
-        for (const DbEntry &e : es)
-          opts.push_back(OptionAttr::get(
-              ctx,
-              OpPointAttr::get(ctx, e.smMhz, std::nullopt,
-                               capped && e.powerLimit
-                                   ? std::optional<Real>(Real{*e.powerLimit})
-                                   : std::nullopt,
-                               std::nullopt),
-              sigOf(e)));
-        task.setOptionsAttr(b.getArrayAttr(opts));
-      }
+      if (es.size() > 1)
+        task.setOptionsAttr(optionsOf(es));
       if (auto dev = symbols.lookupNearestSymbolFrom<sched::DeviceOp>(
               task, task.getDeviceAttr()))
         checkStatic(task, dev.getStaticPower().convertToDouble(), es.front(),

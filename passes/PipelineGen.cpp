@@ -33,6 +33,8 @@ calculus::StageCost costOf(SignatureAttr sig) {
 SignatureAttr effectiveSig(Attribute sig, Attribute options) {
   if (auto s = dyn_cast_or_null<SignatureAttr>(sig))
     return s;
+  if (!options)
+    return {};
   OptionAttr best;
   auto better = [](OptionAttr a, OptionAttr b) {
     std::optional<int64_t> ca = a.getOpPoint().getSmMhz(),
@@ -62,12 +64,24 @@ FailureOr<PipelineGen> PipelineGen::build(PipelineOp p) {
   spec.allreduceLag = p.getAllreduceLag().convertToDouble();
   uint32_t V = spec.stages * spec.chunks;
   for (uint32_t vs = 0; vs < V; ++vs) {
+    g.forwardDb.push_back(
+        cast_or_null<StringAttr>(perStage(p.getForwardDbAttr(), vs, false)));
+    g.backwardDb.push_back(
+        cast_or_null<StringAttr>(perStage(p.getBackwardDbAttr(), vs, false)));
     g.forwardOptions.push_back(perStage(p.getForwardOptionsAttr(), vs, true));
     g.backwardOptions.push_back(perStage(p.getBackwardOptionsAttr(), vs, true));
     g.forward.push_back(effectiveSig(perStage(p.getForwardAttr(), vs, false),
                                      g.forwardOptions[vs]));
     g.backward.push_back(effectiveSig(perStage(p.getBackwardAttr(), vs, false),
                                       g.backwardOptions[vs]));
+    for (auto [what, sig, key] :
+         {std::tuple{"forward", g.forward[vs], g.forwardDb[vs]},
+          std::tuple{"backward", g.backward[vs], g.backwardDb[vs]}})
+      if (!sig)
+        return p.emitOpError("virtual stage ")
+               << vs << "'s " << what << " has only the signature-DB key '"
+               << key.getValue()
+               << "'; fill it first (--energy-fill-signatures=db=PATH)";
     spec.forward.push_back(costOf(g.forward[vs]));
     spec.backward.push_back(costOf(g.backward[vs]));
     if (spec.kind == calculus::PipelineKind::ZBH1) {

@@ -28,6 +28,8 @@ struct PipelineGen {
   /// set (null when none).
   llvm::SmallVector<SignatureAttr> forward, backward, weight;
   llvm::SmallVector<mlir::Attribute> forwardOptions, backwardOptions;
+  /// Per virtual stage: the signature-DB key (null when none).
+  llvm::SmallVector<mlir::StringAttr> forwardDb, backwardDb;
   std::string deviceKind; ///< "A100", or "2xA100" for tensor parallelism
 
   /// Reads and builds; a located error on `p` when the spec is invalid.

@@ -255,16 +255,18 @@ struct SchedExpandPass
             b.getNamedAttr("replica", b.getI64IntegerAttr(ti.replica)));
       SignatureAttr sig;
       Attribute options;
-      StringAttr kindAttr;
+      StringAttr kindAttr, db;
       switch (ti.kind) {
       case calculus::PipelineTaskInfo::F:
         sig = gen->forward[ti.vstage];
         options = gen->forwardOptions[ti.vstage];
+        db = gen->forwardDb[ti.vstage];
         kindAttr = fKind;
         break;
       case calculus::PipelineTaskInfo::B:
         sig = gen->backward[ti.vstage];
         options = gen->backwardOptions[ti.vstage];
+        db = gen->backwardDb[ti.vstage];
         kindAttr = bKind;
         break;
       default:
@@ -276,7 +278,7 @@ struct SchedExpandPass
                      IntegerAttr(), refs(task.deps, false), ArrayAttr(),
                      FloatAttr(), FloatAttr(), kindAttr,
                      b.getDictionaryAttr(theta),
-                     std::nullopt, std::nullopt, sig, StringAttr(),
+                     std::nullopt, std::nullopt, sig, db,
                      cast_or_null<ArrayAttr>(options));
     }
     p.erase();

@@ -299,7 +299,7 @@ std::string signatureDbJson(const std::string &device,
        << ", \"T_s\": " << m.T << ", \"d_J\": " << m.d
        << ", \"sigma_T_s\": " << std::sqrt(m.varT)
        << ", \"sigma_d_J\": " << std::sqrt(m.varD) << ", \"runs\": " << m.runs
-       << ", \"method\": " << jsonString(method);
+       << ", \"method\": " << jsonString(m.method.empty() ? method : m.method);
     // The context, as far as it was recorded.
     std::string ctx;
     auto field = [&](const std::string &f) { ctx += (ctx.empty() ? "" : ", ") + f; };

@@ -46,6 +46,9 @@ struct Measurement {
   std::string l2;
   double entryTemperature = std::numeric_limits<double>::quiet_NaN();
   double powerLimit = 0;
+  /// How the entry was obtained where it differs from the DB's method
+  /// ("composed": the calculus' seq of other entries); "" otherwise.
+  std::string method;
 };
 
 /// Static power at the current clock, from the counter over whole periods.

@@ -16,6 +16,31 @@ config.excludes = ["Unit", "Inputs", "CMakeLists.txt", "lit.cfg.py",
                    "make_runs.py", "FakeNvml"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
+
+# Datasets from public artifacts are read in place, never copied into the
+# repository: ENERGY_SHARED_DATA, else ../shared/data beside the checkout
+# (../shared/data/README.md lists every dataset with source and licence).
+# Where it is absent the tests that need it (`REQUIRES: shared-data`) are
+# UNSUPPORTED; CI sets ENERGY_REQUIRE_SHARED_DATA=1 so that they cannot be
+# skipped there.
+shared_data = os.path.abspath(
+    os.environ.get("ENERGY_SHARED_DATA")
+    or os.path.join(config.energy_src_root, "..", "shared", "data"))
+if os.path.isfile(os.path.join(shared_data, "README.md")):
+    config.available_features.add("shared-data")
+elif os.environ.get("ENERGY_REQUIRE_SHARED_DATA") == "1":
+    lit_config.fatal("ENERGY_REQUIRE_SHARED_DATA=1 but no shared data at %s"
+                     % shared_data)
+else:
+    lit_config.note("no shared data at %s (set ENERGY_SHARED_DATA): the "
+                    "tests that read real datasets are UNSUPPORTED (they "
+                    "need feature 'shared-data')" % shared_data)
+config.substitutions.append(("%shared_data", shared_data))
+config.environment["ENERGY_SHARED_DATA"] = shared_data
+config.substitutions.append(
+    ("%energy_realdata_tests",
+     os.path.join(config.energy_obj_root, "test", "RealData",
+                  "EnergyRealDataTests")))
 config.substitutions.append(
     ("%energy_plugin", os.path.join(config.energy_lib_dir, "EnergyPlugin.so")))
 config.substitutions.append(("%energy_src", config.energy_src_root))

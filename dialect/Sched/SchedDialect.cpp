@@ -339,10 +339,30 @@ LogicalResult PipelineOp::verify() {
   if (!(s >= 0) || !std::isfinite(s))
     return emitOpError("static_power must be finite and non-negative (W)");
   int64_t v = getStages() * getChunks();
-  if (!getForwardAttr() && !getForwardOptionsAttr())
-    return emitOpError("needs `forward` signatures or `forward_options`");
-  if (!getBackwardAttr() && !getBackwardOptionsAttr())
-    return emitOpError("needs `backward` signatures or `backward_options`");
+  if (!getForwardAttr() && !getForwardOptionsAttr() && !getForwardDbAttr())
+    return emitOpError(
+        "needs `forward` signatures, `forward_options` or `forward_db` keys");
+  if (!getBackwardAttr() && !getBackwardOptionsAttr() && !getBackwardDbAttr())
+    return emitOpError("needs `backward` signatures, `backward_options` or "
+                       "`backward_db` keys");
+  for (auto [name, attr] : {std::pair<StringRef, Attribute>{
+                                "forward_db", getForwardDbAttr()},
+                            {"backward_db", getBackwardDbAttr()}}) {
+    if (!attr || (isa<StringAttr>(attr) && !cast<StringAttr>(attr).empty()))
+      continue;
+    auto arr = dyn_cast<ArrayAttr>(attr);
+    if (!arr || !llvm::all_of(arr, [](Attribute a) {
+          auto s = dyn_cast<StringAttr>(a);
+          return s && !s.empty();
+        }))
+      return emitOpError("`")
+             << name << "` must be a non-empty key or an array of them, one "
+             << "per virtual stage";
+    if (int64_t(arr.size()) != v)
+      return emitOpError("`") << name << "` has " << arr.size()
+                              << " entries; need one per virtual stage (" << v
+                              << ")";
+  }
   if (kind == calculus::PipelineKind::ZBH1 && !getWeightAttr())
     return emitOpError("zb-h1 needs `weight` signatures (the W passes)");
   if (getDataParallel() > 1 && !getAllreduceAttr())

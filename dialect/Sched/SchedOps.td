@@ -180,7 +180,11 @@ def Sched_PipelineOp : Sched_Op<"pipeline", [Symbol]> {
     lockstep, collapsed into one device of `tensor_parallel x static_power`.
     `forward`, `backward` and `weight` (zb-h1) are one signature for every
     stage or an array with one per (virtual) stage; `forward_options` and
-    `backward_options` likewise give operating sets.
+    `backward_options` likewise give operating sets. `forward_db` and
+    `backward_db` name signature-DB keys instead (one string for every
+    stage or one per virtual stage): `--energy-fill-signatures` fills the
+    operating sets from the DB, and expansion and lowering refuse a stage
+    that has only a key.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        ConfinedAttr<I64Attr, [IntPositive]>:$stages,
@@ -196,6 +200,8 @@ def Sched_PipelineOp : Sched_Op<"pipeline", [Symbol]> {
                        OptionalAttr<AnyAttr>:$weight,
                        OptionalAttr<AnyAttr>:$forward_options,
                        OptionalAttr<AnyAttr>:$backward_options,
+                       OptionalAttr<AnyAttr>:$forward_db,
+                       OptionalAttr<AnyAttr>:$backward_db,
                        OptionalAttr<Energy_SignatureAttr>:$allreduce,
                        DefaultValuedAttr<F64Attr, "0.5">:$allreduce_lag);
   let assemblyFormat = "$sym_name attr-dict";

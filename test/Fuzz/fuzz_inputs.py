@@ -73,8 +73,10 @@ cases = [
      lambda f: [os.path.join(tools, "energy-translate"), "--import-kineto", f,
                 "--static-power", "50", "--summary", os.devnull, "-o",
                 os.devnull]),
-    ("profile", seed(os.path.join(src, "examples", "data",
-                                  "stage_profile_bloom+a40_bf16.csv"))[:2000],
+    ("profile", subprocess.run(
+        [sys.executable, os.path.join(src, "bench",
+                                      "synthetic_perseus_profile.py"), "2"],
+        check=True, capture_output=True).stdout[:2000],
      ".csv",
      lambda f: [os.path.join(tools, "energy-translate"),
                 "--import-stage-profile", f, "--microbatches", "2",

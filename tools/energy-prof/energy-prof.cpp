@@ -1,8 +1,8 @@
 //===- energy-prof.cpp - characterize kernels into a signature DB ---------===//
 //
 //   energy-prof characterize --device sim:a100 --kernels kernels.json
-//       [--runs N] [--clocks 1410,1200] [--power-limits 400,250]
-//       [--allow-clock-changes] [--seed S]
+//       [--runs N] [--clocks 1410,1200 | --all-clocks [--clock-stride K]]
+//       [--power-limits 400,250] [--allow-clock-changes] [--seed S]
 //       [--thermal] -o db.json
 //   energy-prof probe --device cuda:0|sim:h100
 //   energy-prof measure-composite --device sim:a100 --kernels kernels.json
@@ -16,13 +16,18 @@
 //       [--schedule NAME] [--mode lock|timeline] [--dry-run]
 //       [--allow-clock-changes] [--start-delay S] [--iterations N] -- CMD ...
 //
-// kernels.json: [{"key": "gemm", "flops": 1.4e11, "bytes": 2e8}, ...];
-// optional "reuses": the key of a kernel whose data it reads.
+// kernels.json (docs/SIGNATURE-DB.md, "The kernels file"):
+// [{"key": "gemm", "flops": 1.4e11, "bytes": 2e8}, ...]; optional "reuses":
+// the key of a kernel whose data it reads. A composite
+// {"key": "layer", "sequence": ["ln", ["gemm", 4]]} is not run: at every
+// operating point its entry is the sequential composition (calculus seq) of
+// its kernels' measured entries.
 // Clock changes happen only with --allow-clock-changes and are undone on
 // every unwinding exit path (ClockGuard).
 //
 //===----------------------------------------------------------------------===//
 
+#include "calculus/Signature.h"
 #include "calculus/models/EnergyLens.h"
 #include "calculus/models/TokenLaw.h"
 #include "runtime/Characterize.h"
@@ -76,6 +81,14 @@ static cl::opt<unsigned> runs("runs", cl::desc("independent runs"),
                               cl::init(10), cl::cat(category));
 static cl::list<int> clocks("clocks", cl::desc("SM clocks to sweep (MHz)"),
                             cl::CommaSeparated, cl::cat(category));
+static cl::opt<bool> allClocks(
+    "all-clocks", cl::desc("sweep every supported SM clock"),
+    cl::cat(category));
+static cl::opt<unsigned> clockStride(
+    "clock-stride",
+    cl::desc("with --all-clocks: every K-th supported clock, counted down "
+             "from the highest (which is always swept)"),
+    cl::init(1), cl::cat(category));
 static cl::list<double> powerLimitsW(
     "power-limits", cl::desc("power limits to sweep (W), at each clock"),
     cl::CommaSeparated, cl::cat(category));
@@ -187,7 +200,22 @@ static bool canRunAll(Device &dev, const std::vector<KernelSpec> &kernels,
 #endif
 }
 
-static bool readKernels(std::vector<KernelSpec> &out, std::string &err) {
+/// A composite entry of the kernels file: kernels run back to back, each
+/// `count` times.
+struct CompositeSpec {
+  std::string key;
+  std::vector<std::pair<std::string, unsigned>> parts;
+};
+
+/// Largest values a kernel may declare: 1e18 FLOP is ~17 minutes at an
+/// H200's dense bf16 peak, 1e15 bytes ~58 hours at its HBM bandwidth; a
+/// characterization repeats each kernel many times, so anything larger is a
+/// units mistake, not a kernel.
+constexpr double kMaxFlops = 1e18, kMaxBytes = 1e15;
+constexpr unsigned kMaxCount = 1000000;
+
+static bool readKernels(std::vector<KernelSpec> &out, std::string &err,
+                        std::vector<CompositeSpec> *composites = nullptr) {
   auto buf = MemoryBuffer::getFileOrSTDIN(kernelsFile);
   if (!buf) {
     err = kernelsFile + ": cannot read: " + buf.getError().message();
@@ -203,6 +231,8 @@ static bool readKernels(std::vector<KernelSpec> &out, std::string &err) {
     err = kernelsFile + ": expected a list of kernels";
     return false;
   }
+  std::set<std::string> keys;
+  std::vector<CompositeSpec> comps;
   for (size_t i = 0; i < arr->size(); ++i) {
     auto *o = (*arr)[i].getAsObject();
     std::string where = kernelsFile + ": kernel #" + std::to_string(i) + ": ";
@@ -211,14 +241,58 @@ static bool readKernels(std::vector<KernelSpec> &out, std::string &err) {
       return false;
     }
     std::optional<StringRef> key = o->getString("key");
+    if (key && !keys.insert(key->str()).second) {
+      err = where + "duplicate key '" + key->str() + "'";
+      return false;
+    }
+    if (const json::Value *sq = o->get("sequence")) {
+      const json::Array *items = sq->getAsArray();
+      if (!key || key->empty() || !items || items->empty() ||
+          o->get("flops") || o->get("bytes")) {
+        err = where + "a composite needs \"key\" and a non-empty "
+                      "\"sequence\" (and no \"flops\"/\"bytes\")";
+        return false;
+      }
+      CompositeSpec c{key->str(), {}};
+      for (size_t j = 0; j < items->size(); ++j) {
+        const json::Value &it = (*items)[j];
+        std::optional<StringRef> part = it.getAsString();
+        std::optional<int64_t> count = 1;
+        if (const json::Array *pair = it.getAsArray();
+            pair && pair->size() == 2) {
+          part = (*pair)[0].getAsString();
+          count = (*pair)[1].getAsInteger();
+        }
+        if (!part || part->empty() || !count || *count < 1 ||
+            *count > kMaxCount) {
+          err = where + "sequence item #" + std::to_string(j) +
+                " must be a kernel key or [key, count] with 1 <= count <= " +
+                std::to_string(kMaxCount);
+          return false;
+        }
+        c.parts.push_back({part->str(), unsigned(*count)});
+      }
+      comps.push_back(std::move(c));
+      continue;
+    }
     std::optional<double> flops = o->getNumber("flops"),
                           bytes = o->getNumber("bytes");
     if (!key || key->empty() || !flops || !bytes) {
-      err = where + "needs \"key\", \"flops\" and \"bytes\"";
+      err = where + "needs \"key\", \"flops\" and \"bytes\" (or, for a "
+                    "composite, \"sequence\")";
       return false;
     }
-    if (*flops < 0 || *bytes < 0 || (*flops == 0 && *bytes == 0)) {
-      err = where + "flops and bytes must be non-negative, not both zero";
+    if (!std::isfinite(*flops) || !std::isfinite(*bytes) || *flops < 0 ||
+        *bytes < 0 || (*flops == 0 && *bytes == 0)) {
+      err = where + "flops and bytes must be finite and non-negative, not "
+                    "both zero";
+      return false;
+    }
+    if (*flops > kMaxFlops || *bytes > kMaxBytes) {
+      err = where + formatv("flops {0:e} and bytes {1:e} must be at most "
+                            "{2:e} and {3:e} (one kernel launch)",
+                            *flops, *bytes, kMaxFlops, kMaxBytes)
+                        .str();
       return false;
     }
     KernelSpec k{key->str(), *flops, *bytes};
@@ -232,6 +306,62 @@ static bool readKernels(std::vector<KernelSpec> &out, std::string &err) {
     }
     out.push_back(std::move(k));
   }
+  // A composite's parts are kernels of the same file.
+  for (const CompositeSpec &c : comps)
+    for (const auto &pc : c.parts)
+      if (llvm::none_of(out, [&](const KernelSpec &k) { return k.key == pc.first; })) {
+        err = kernelsFile + ": composite '" + c.key + "' names '" + pc.first +
+              "', which is not a kernel of this file";
+        return false;
+      }
+  if (composites)
+    *composites = std::move(comps);
+  return true;
+}
+
+/// A composite's entry at one operating point: the sequential composition
+/// (calculus::seq, paper section 2: T, d and their variances add) of its
+/// kernels' cold entries measured at that point. False when a part has no
+/// entry there.
+static bool composeEntry(const CompositeSpec &c,
+                         const std::vector<Measurement> &measured, int smMhz,
+                         double powerLimit, Measurement &out) {
+  using energy::calculus::Signature;
+  std::optional<Signature> total;
+  unsigned runsMin = ~0u;
+  double temperature = NAN;
+  for (const auto &[part, n] : c.parts) {
+    const std::string &key = part;
+    auto it = llvm::find_if(measured, [&](const Measurement &m) {
+      return m.key == key && m.smMhz == smMhz && m.powerLimit == powerLimit &&
+             m.l2 != "warm";
+    });
+    if (it == measured.end())
+      return false;
+    Signature one = Signature::measured(
+        it->s, it->T, it->d, it->varT, it->varD,
+        energy::calculus::DeviceSet::single(0));
+    if (!total)
+      temperature = it->entryTemperature;
+    for (unsigned k = 0, count = n; k < count; ++k) {
+      energy::calculus::CompositionError err;
+      total = total ? seq(*total, one, err) : one;
+    }
+    runsMin = std::min(runsMin, it->runs);
+  }
+  out = Measurement();
+  out.key = c.key;
+  out.smMhz = smMhz;
+  out.s = total->s;
+  out.T = total->T;
+  out.d = total->d;
+  out.varT = total->varT;
+  out.varD = total->varD;
+  out.runs = runsMin;
+  out.l2 = "flushed";
+  out.entryTemperature = temperature;
+  out.powerLimit = powerLimit;
+  out.method = "composed";
   return true;
 }
 
@@ -653,9 +783,19 @@ int main(int argc, char **argv) {
     return fail("--clocks and --power-limits change the device's settings: "
                 "add --allow-clock-changes to allow it (they are restored on "
                 "exit)");
+  if (allClocks && !clocks.empty())
+    return fail("--all-clocks and --clocks exclude each other");
+  if (clockStride < 1 || (clockStride > 1 && !allClocks))
+    return fail("--clock-stride needs --all-clocks and must be at least 1");
+  if (allClocks && !allowClockChanges)
+    return fail("--all-clocks changes the device's settings: add "
+                "--allow-clock-changes to allow it (restored on exit)");
   std::vector<KernelSpec> kernels;
-  if (!readKernels(kernels, err))
+  std::vector<CompositeSpec> composites;
+  if (!readKernels(kernels, err, &composites))
     return fail(err);
+  if (kernels.empty())
+    return fail(kernelsFile + ": no kernels to characterize");
   if (std::string why; !canRunAll(*dev, kernels, why))
     return fail(why);
   ProtocolOptions opts;
@@ -664,6 +804,12 @@ int main(int argc, char **argv) {
   {
     ClockGuard guard(*dev); // restores the default clock on every path
     std::vector<int> sweep(clocks.begin(), clocks.end());
+    if (allClocks) {
+      std::vector<int> all = dev->supportedSmClocks();
+      std::sort(all.rbegin(), all.rend());
+      for (size_t i = 0; i < all.size(); i += clockStride)
+        sweep.push_back(all[i]);
+    }
     if (sweep.empty())
       sweep.push_back(dev->currentSmClock());
     std::vector<double> limits(powerLimitsW.begin(), powerLimitsW.end());
@@ -704,6 +850,17 @@ int main(int argc, char **argv) {
       }
     }
   }
+  // Composites, at every operating point their kernels were measured at.
+  size_t measuredCount = entries.size();
+  for (const CompositeSpec &c : composites)
+    for (size_t i = 0; i < measuredCount; ++i) {
+      const Measurement &m = entries[i];
+      if (m.key != c.parts.front().first || m.l2 == "warm")
+        continue;
+      Measurement composed;
+      if (composeEntry(c, entries, m.smMhz, m.powerLimit, composed))
+        entries.push_back(composed);
+    }
   return writeOutput(signatureDbJson(
       dev->identity(), entries,
       StringRef(deviceName).starts_with("sim:") ? "simulated" : "measured"));

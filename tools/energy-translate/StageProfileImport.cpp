@@ -193,7 +193,7 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
       b.getI64IntegerAttr(o.microbatches), b.getStringAttr(o.schedule),
       b.getI64IntegerAttr(1), b.getI64IntegerAttr(1), b.getI64IntegerAttr(1),
       b.getStringAttr(o.device), b.getF64FloatAttr(*s), Attribute(),
-      Attribute(), Attribute(), options(fwd), options(bwd), SignatureAttr(),
+      Attribute(), Attribute(), options(fwd), options(bwd), Attribute(), Attribute(), SignatureAttr(),
       b.getF64FloatAttr(0.5));
   p->setAttr("source", b.getStringAttr(o.file));
   if (failed(verify(*module)))

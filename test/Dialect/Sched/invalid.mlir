@@ -186,3 +186,24 @@ sched.schedule @s {
   // expected-error @+1 {{expected an f64 time in seconds or `none`; got "soon"}}
   "sched.task"() <{sym_name = "a", device = @g, start = "soon"}> : () -> ()
 }
+
+// -----
+
+sched.schedule @s {
+  // expected-error @+1 {{'sched.pipeline' op needs `forward` signatures, `forward_options` or `forward_db` keys}}
+  sched.pipeline @p {stages = 2, microbatches = 2, schedule = "1f1b", device_kind = "A100", static_power = 60.0, backward_db = "b"}
+}
+
+// -----
+
+sched.schedule @s {
+  // expected-error @+1 {{'sched.pipeline' op `forward_db` has 3 entries; need one per virtual stage (2)}}
+  sched.pipeline @p {stages = 2, microbatches = 2, schedule = "1f1b", device_kind = "A100", static_power = 60.0, forward_db = ["a", "b", "c"], backward_db = "b"}
+}
+
+// -----
+
+sched.schedule @s {
+  // expected-error @+1 {{'sched.pipeline' op `backward_db` must be a non-empty key or an array of them, one per virtual stage}}
+  sched.pipeline @p {stages = 2, microbatches = 2, schedule = "1f1b", device_kind = "A100", static_power = 60.0, forward_db = "f", backward_db = ["b", ""]}
+}
