@@ -118,6 +118,12 @@ struct EnergyCheckDeviationPass
     Builder b(&getContext());
     llvm::StringSet<> seen;
     bool broken = false;
+    // A failed test: a remark, or with fail-on-deviation an error.
+    unsigned failures = 0;
+    auto report = [&](Operation *op) {
+      ++failures;
+      return failOnDeviation ? op->emitError() : op->emitRemark();
+    };
 
     module->walk<WalkOrder::PreOrder>([&](Operation *root) {
       if (!isTreeRoot(root))
@@ -146,7 +152,7 @@ struct EnergyCheckDeviationPass
             double lhs = std::fabs(sig.E() - composed.E());
             double rhs = bias + c * std::sqrt(sig.varE + composed.varE);
             if (lhs > rhs)
-              comp.emitRemark("refinement inconsistent (Eq. 24): measured ")
+              report(comp) << "refinement inconsistent (Eq. 24): measured "
                   << formatQuantity(sig.E(), Dimension::Energy, 5)
                   << " vs its parts' "
                   << formatQuantity(composed.E(), Dimension::Energy, 5)
@@ -171,8 +177,7 @@ struct EnergyCheckDeviationPass
                          b.getNamedAttr("threshold_J", b.getF64FloatAttr(threshold)),
                          b.getNamedAttr("failed", b.getBoolAttr(fails))}));
         if (fails) {
-          op->emitRemark("@")
-              << name.getValue() << " deviates (Eq. 23): predicted "
+          report(op) << "@" << name.getValue() << " deviates (Eq. 23): predicted "
               << formatQuantity(sig.E(), Dimension::Energy, 5) << ", measured "
               << formatQuantity(m.E, Dimension::Energy, 5) << ", threshold "
               << formatQuantity(threshold, Dimension::Energy, 4)
@@ -203,7 +208,7 @@ struct EnergyCheckDeviationPass
       });
       return WalkResult::skip();
     });
-    if (broken)
+    if (broken || (failOnDeviation && failures > 0))
       return signalPassFailure();
     for (auto &entry : data)
       if (!seen.contains(entry.getKey()))

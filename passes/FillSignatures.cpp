@@ -9,6 +9,8 @@
 #include "passes/Passes.h"
 #include "runtime/db/SignatureDb.h"
 
+#include "llvm/ADT/StringSet.h"
+
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
@@ -28,6 +30,16 @@ using namespace mlir;
 using namespace energy;
 
 namespace {
+
+/// Everything derived from a task's previous signature: a refill replaces
+/// it, never mixes the old model's gradient, method or operating set with
+/// the new signature.
+void forgetDerived(sched::TaskOp task) {
+  task->removeAttr("energy.grad");
+  task->removeAttr("energy.method");
+  task.removeOptionsAttr();
+}
+
 
 /// A number in a task's theta (float or integer), if present.
 std::optional<double> thetaNumber(sched::TaskOp task, StringRef key) {
@@ -325,6 +337,7 @@ struct EnergyFillSignaturesPass
           bad = true;
           return;
         }
+        forgetDerived(task);
         task.setSigAttr(SignatureAttr::get(
             ctx, T, d, 0, std::sqrt(mf.lens.predictionVariance(row)),
             std::nullopt, std::nullopt));
@@ -360,6 +373,7 @@ struct EnergyFillSignaturesPass
         // Independent residual plus the shared coefficients' part.
         double sigma = std::sqrt(relSigma * d * relSigma * d +
                                  sharedVariance(g));
+        forgetDerived(task);
         task.setSigAttr(SignatureAttr::get(ctx, T, d, 0, sigma, std::nullopt,
                                            std::nullopt));
         task->setAttr("energy.method",
@@ -415,6 +429,7 @@ struct EnergyFillSignaturesPass
         bad = true;
         return;
       }
+      forgetDerived(task);
       task.setSigAttr(SignatureAttr::get(ctx, T, d, 0, *B * std::sqrt(varE),
                                          std::nullopt, std::nullopt));
       task->setAttr("energy.method",
@@ -458,6 +473,26 @@ struct EnergyFillSignaturesPass
     };
     if (failed(fillFromModel(module, wanted)))
       return signalPassFailure();
+    // Covariance sets no task refers to any more (a refill replaced their
+    // gradients) are dropped with them.
+    if (auto sets =
+            module->getAttrOfType<DictionaryAttr>("energy.shared_params")) {
+      llvm::StringSet<> used;
+      module.walk([&](sched::TaskOp task) {
+        if (auto g = task->getAttrOfType<DictionaryAttr>("energy.grad"))
+          for (NamedAttribute na : g)
+            used.insert(na.getName().getValue());
+      });
+      NamedAttrList kept;
+      for (NamedAttribute na : sets)
+        if (used.contains(na.getName().getValue()))
+          kept.append(na);
+      if (kept.empty())
+        module->removeAttr("energy.shared_params");
+      else
+        module->setAttr("energy.shared_params",
+                        kept.getDictionary(&getContext()));
+    }
     // Mark every fallback estimate; a task the model cannot price is an error.
     bool bad = false;
     for (Operation *op : fallbackTasks) {
@@ -582,6 +617,7 @@ struct EnergyFillSignaturesPass
         return;
       }
       const std::vector<DbEntry> &es = it->second;
+      forgetDerived(task);
       task.setSigAttr(sigOf(es.front())); // the highest clock
       if (es.size() > 1)
         task.setOptionsAttr(optionsOf(es));

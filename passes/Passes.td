@@ -230,13 +230,18 @@ def EnergyCheckDeviation : Pass<"energy-check-deviation", "::mlir::ModuleOp"> {
     where its devices declare a thermal model, contention where co-runners
     declare demands). Every `energy.composite` is also checked for
     refinement consistency (Eq. 24): its measured signature against the
-    composition of its parts.
+    composition of its parts. With `fail-on-deviation=true` every failed
+    test is an error instead of a remark and the pass fails.
   }];
   let options = [
     Option<"measured", "measured", "std::string", /*default=*/"\"\"",
            "JSON of measured energies">,
     Option<"confidence", "confidence", "double", /*default=*/"0.95",
            "c_alpha of the tests">,
+    Option<"failOnDeviation", "fail-on-deviation", "bool",
+           /*default=*/"false",
+           "a failed test (Eq. 23 or 24) is an error and the pass fails "
+           "(exit 1), for scripts and CI; otherwise a remark">,
   ];
 }
 

@@ -445,28 +445,41 @@ LogicalResult ScheduleOp::verifyRegions() {
   if (!cycle.empty())
     return emitOpError("has a dependency cycle: ")
            << graph->describeCycle(cycle);
-  // Fixed times on one stream of one device must not overlap.
+  // Fixed times on one stream of one device must not overlap: no two busy
+  // intervals [start, start + duration) share a positive length of time. A
+  // zero-length task occupies none, so it never overlaps. Sorted by start
+  // (then duration, then program order: a total order, whatever the sort),
+  // each task is checked against the latest end so far on its lane, not
+  // only its neighbour.
   std::vector<std::pair<uint64_t, uint32_t>> fixed; // (device:stream, task)
   for (uint32_t t = 0; t < s.tasks.size(); ++t)
-    if (s.tasks[t].fixedStart >= 0)
+    if (s.tasks[t].fixedStart >= 0 && s.tasks[t].duration > 0)
       for (uint32_t dev : s.tasks[t].devices)
         fixed.push_back({(uint64_t(dev) << 32) | s.tasks[t].stream, t});
   std::sort(fixed.begin(), fixed.end(), [&](auto &a, auto &b) {
     if (a.first != b.first)
       return a.first < b.first;
-    return s.tasks[a.second].fixedStart < s.tasks[b.second].fixedStart;
+    const calculus::ScheduleTask &x = s.tasks[a.second], &y = s.tasks[b.second];
+    if (x.fixedStart != y.fixedStart)
+      return x.fixedStart < y.fixedStart;
+    if (x.duration != y.duration)
+      return x.duration < y.duration;
+    return a.second < b.second;
   });
+  size_t holder = 0; // the task with the latest end on the current lane
   for (size_t i = 1; i < fixed.size(); ++i) {
-    if (fixed[i].first != fixed[i - 1].first)
+    if (fixed[i].first != fixed[i - 1].first) {
+      holder = i;
       continue;
-    const auto &a = s.tasks[fixed[i - 1].second];
+    }
+    const auto &a = s.tasks[fixed[holder].second];
     const auto &b = s.tasks[fixed[i].second];
     // Times converted to seconds carry rounding: back-to-back events (the
     // end of one equal to the start of the next in the trace's integer
     // microseconds) must not read as overlapping.
     double aEnd = a.fixedStart + a.duration;
     if (b.fixedStart < aEnd - calculus::timeTolerance(aEnd)) {
-      Operation *opA = graph->taskOps[fixed[i - 1].second];
+      Operation *opA = graph->taskOps[fixed[holder].second];
       Operation *opB = graph->taskOps[fixed[i].second];
       uint32_t dev = uint32_t(fixed[i].first >> 32);
       return (opB->emitOpError("overlaps @")
@@ -479,6 +492,8 @@ LogicalResult ScheduleOp::verifyRegions() {
                  .attachNote(opA->getLoc())
              << "the other task";
     }
+    if (b.fixedStart + b.duration > aEnd)
+      holder = i;
   }
   return success();
 }

@@ -2,6 +2,12 @@
 // RUN: echo '{"attention": {"E_J": 3.32, "sigma_E_J": 0.01}, "overlap": {"runs_J": [2.49, 2.51, 2.50, 2.52]}, "ghost": {"E_J": 1, "sigma_E_J": 0}}' > %t/measured.json
 // RUN: energy-opt %s --energy-check-deviation="measured=%t/measured.json" 2>%t/err | FileCheck %s
 // RUN: FileCheck %s --check-prefix=DIAG < %t/err
+// For scripts and CI: fail-on-deviation makes a failed test an error, exit 1;
+// a passing set of measurements still exits 0.
+// RUN: not energy-opt %s --energy-check-deviation="measured=%t/measured.json fail-on-deviation=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=STRICT
+// STRICT: error: @overlap deviates (Eq. 23)
+// RUN: echo '{"attention": {"E_J": 3.32, "sigma_E_J": 0.01}}' > %t/agree.json
+// RUN: energy-opt %energy_src/examples/attention-tp2.mlir --energy-check-deviation="measured=%t/agree.json fail-on-deviation=true" -o /dev/null
 // RUN: echo '{"attention": {"E_J": 3.32}}' > %t/bad.json
 // RUN: not energy-opt %s --energy-check-deviation="measured=%t/bad.json" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: echo '{"attention": ' > %t/trunc.json

@@ -207,3 +207,15 @@ sched.schedule @s {
   // expected-error @+1 {{'sched.pipeline' op `backward_db` must be a non-empty key or an array of them, one per virtual stage}}
   sched.pipeline @p {stages = 2, microbatches = 2, schedule = "1f1b", device_kind = "A100", static_power = 60.0, forward_db = "f", backward_db = ["b", ""]}
 }
+
+// -----
+
+// A zero-length task occupies no time; the overlap is with @a.
+sched.schedule @long {
+  sched.device @g kind "A100" static 60 W
+  // expected-note @+1 {{the other task}}
+  sched.task @a on @g start 0 ms for 10 ms sig <T = 10 ms, d = 1 J>
+  sched.task @b on @g start 0 ms for 0 ms sig <T = 0 ms, d = 1 J>
+  // expected-error @+1 {{'sched.task' op overlaps @a on stream 0 of @g: it starts at 3 ms, before the other ends at 10 ms}}
+  sched.task @c on @g start 3 ms for 1 ms sig <T = 1 ms, d = 1 J>
+}
