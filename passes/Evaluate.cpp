@@ -10,6 +10,7 @@
 #include "dialect/Energy/Energy.h"
 #include "dialect/Energy/EnergyTree.h"
 #include "passes/Passes.h"
+#include "runtime/AtomicStream.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/FileSystem.h"
@@ -251,18 +252,23 @@ struct EnergyEvaluatePass
     if (report.empty())
       return;
 
-    std::error_code ec;
-    llvm::raw_fd_ostream os(report, ec, llvm::sys::fs::OF_Text);
-    if (ec) {
-      mlir::emitError(module.getLoc(), "energy-evaluate: cannot write report '")
-          << report << "': " << ec.message();
-      return signalPassFailure();
-    }
     llvm::json::Object doc{{"version", 1},
                            {"confidence", double(confidence)},
                            {"roots", std::move(roots)},
                            {"composites", std::move(composites)}};
-    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(doc))) << "\n";
+    std::string err;
+    if (!rt::writeAtomically(
+            report,
+            [&](llvm::raw_ostream &os) {
+              os << llvm::formatv("{0:2}", llvm::json::Value(std::move(doc)))
+                 << "\n";
+              return true;
+            },
+            err)) {
+      mlir::emitError(module.getLoc(), "energy-evaluate: cannot write report: ")
+          << err;
+      return signalPassFailure();
+    }
   }
 };
 

@@ -2,6 +2,7 @@
 
 #include "runtime/include/energy_rt.h"
 
+#include "runtime/AtomicFile.h"
 #include "runtime/Characterize.h"
 #include "runtime/Nvml.h"
 #include "runtime/Sampler.h"
@@ -304,13 +305,11 @@ int er_flush(const char *path) {
     m.runs = r.count;
     entries.push_back(m);
   }
-  FILE *f = std::fopen(p.c_str(), "w");
-  if (!f)
-    return fail("cannot write '" + p + "'");
+  // Whole or not at all: a failed write leaves the previous DB intact.
   std::string json = signatureDbJson(
       state.dev->identity(), entries, state.sim ? "simulated" : "measured");
-  std::fwrite(json.data(), 1, json.size(), f);
-  std::fclose(f);
+  if (!AtomicFile::writeWhole(p, json, err))
+    return fail(err);
   return 0;
 }
 

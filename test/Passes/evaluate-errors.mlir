@@ -4,7 +4,7 @@
 // RUN: not energy-opt %s --energy-evaluate="report=/nonexistent-dir/r.json" -split-input-file 2>&1 | FileCheck %s --check-prefix=REPORT
 
 // CONF: energy-evaluate: confidence must lie in (0, 1); got 1.5
-// REPORT: cannot write report '/nonexistent-dir/r.json'
+// REPORT: cannot write report: '/nonexistent-dir/r.json': cannot create a temporary file beside it
 
 energy.device @g kind "A100" static 60 W
 energy.seq @layer {

@@ -376,6 +376,15 @@ TEST(CApi, RegionsAccumulateAndFlushPerRank) {
   std::string shard = ::testing::TempDir() + "energy-rt-3.json";
   std::string json = readFile(shard);
   EXPECT_NE(json.find("\"key\": \"step\""), std::string::npos) << json;
+  // A write that fails is an error, and the DB written before stays whole
+  // (runtime/AtomicFile.h): /dev/full, and a directory that does not exist.
+  EXPECT_EQ(er_flush("/dev/full"), -1);
+  EXPECT_NE(std::string(er_last_error()).find("No space left on device"),
+            std::string::npos)
+      << er_last_error();
+  EXPECT_EQ(er_flush((::testing::TempDir() + "no-such-dir/x.json").c_str()),
+            -1);
+  EXPECT_EQ(readFile(shard), json);
   std::remove(shard.c_str());
   er_shutdown();
   EXPECT_EQ(er_begin("x"), -1);

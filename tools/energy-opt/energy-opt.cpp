@@ -12,17 +12,27 @@
 //    so printing does not verify it again.
 // Either can be turned back off by passing it explicitly (`=false`).
 //
+// The output (-o) is written whole or not at all (runtime/AtomicStream.h):
+// a failed pass or a failed write (a full disk, /dev/full) leaves the old
+// file as it was and exits 1 with the reason, never LLVM's fatal error.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/Registration.h"
+#include "runtime/AtomicStream.h"
 #include "tools/HugePageHeap.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Transforms/Passes.h"
 
 #include "llvm/ADT/StringRef.h"
+
+#include <csignal>
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/WithColor.h"
 
 #include <vector>
 
@@ -60,7 +70,31 @@ int main(int argc, char **argv) {
   energy::registerAllEnergy(registry);
   registry.insert<mlir::func::FuncDialect>();
   mlir::registerTransformsPasses();
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "energy-opt: compose, bound and optimize energy\n",
-      registry));
+  auto [inputFile, outputFile] = mlir::registerAndParseCLIOptions(
+      argc, argv, "energy-opt: compose, bound and optimize energy\n", registry);
+  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  // The lists print and exit, writing no output file.
+  if (config.shouldShowDialects() || config.shouldListPasses())
+    return mlir::asMainReturnCode(
+        mlir::MlirOptMain(argc, argv, inputFile, outputFile, registry));
+  std::string err;
+  auto input = mlir::openInputFile(inputFile, &err);
+  if (!input) {
+    llvm::WithColor::error(llvm::errs(), "energy-opt") << err << "\n";
+    return 1;
+  }
+  // A file-size limit (ulimit -f) is an error to report, not a signal that
+  // kills the tool mid-write (set here, after LLVM installed its handlers).
+  std::signal(SIGXFSZ, SIG_IGN);
+  if (energy::rt::writeAtomically(
+          outputFile,
+          [&](llvm::raw_ostream &os) {
+            return succeeded(
+                mlir::MlirOptMain(os, std::move(input), registry, config));
+          },
+          err))
+    return 0;
+  if (!err.empty())
+    llvm::WithColor::error(llvm::errs(), "energy-opt") << err << "\n";
+  return 1;
 }

@@ -30,6 +30,7 @@
 #include "calculus/Signature.h"
 #include "calculus/models/EnergyLens.h"
 #include "calculus/models/TokenLaw.h"
+#include "runtime/AtomicFile.h"
 #include "runtime/Characterize.h"
 #include "runtime/Nvml.h"
 #include "runtime/SimDevice.h"
@@ -48,6 +49,7 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <csignal>
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -461,12 +463,15 @@ static void reportHoldout(const std::vector<CsvRow> &rows,
 }
 
 /// Writes the command's result to -o (default stdout).
+/// -o, whole or not at all (runtime/AtomicFile.h): a failed write leaves
+/// the old file intact and exits 1.
 static int writeOutput(StringRef text) {
-  std::error_code ec;
-  raw_fd_ostream os(output, ec);
-  if (ec)
-    return fail("cannot write " + output + ": " + ec.message());
-  os << text;
+  // A file-size limit (ulimit -f) is an error to report, not a signal that
+  // kills the tool mid-write (set here, after LLVM installed its handlers).
+  std::signal(SIGXFSZ, SIG_IGN);
+  std::string err;
+  if (!AtomicFile::writeWhole(output, text.str(), err))
+    return fail(err);
   return 0;
 }
 

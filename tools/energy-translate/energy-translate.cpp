@@ -11,6 +11,7 @@
 
 #include "tools/HugePageHeap.h"
 #include "passes/Registration.h"
+#include "runtime/AtomicStream.h"
 #include "tools/energy-translate/Importers.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -18,10 +19,12 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
+
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
+
+#include <csignal>
 
 using namespace llvm;
 
@@ -60,17 +63,18 @@ static cl::opt<double> dynamicPower(
     cl::desc("Kineto: opt-in model, every GPU event draws this dynamic power (W)"),
     cl::init(-1), cl::cat(category));
 /// Opens -o and hands its stream to `write`; keeps the file on success.
+/// -o, whole or not at all (runtime/AtomicStream.h): a failed write leaves
+/// the old file intact and exits 1.
 static int writeOutput(llvm::function_ref<bool(raw_ostream &)> write) {
+  // A file-size limit (ulimit -f) is an error to report, not a signal that
+  // kills the tool mid-write (set here, after LLVM installed its handlers).
+  std::signal(SIGXFSZ, SIG_IGN);
   std::string err;
-  auto out = mlir::openOutputFile(output, &err);
-  if (!out) {
+  if (energy::rt::writeAtomically(output, write, err))
+    return 0;
+  if (!err.empty())
     WithColor::error() << err << "\n";
-    return 1;
-  }
-  if (!write(out->os()))
-    return 1;
-  out->keep();
-  return 0;
+  return 1;
 }
 
 static cl::opt<std::string> summaryFile(

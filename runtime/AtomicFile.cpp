@@ -1,0 +1,156 @@
+//===- AtomicFile.cpp - write a file whole or not at all ------------------===//
+
+#include "runtime/AtomicFile.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace energy {
+namespace rt {
+
+namespace {
+std::string why(const std::string &path, const char *what) {
+  return (path == "-" ? std::string("standard output") : "'" + path + "'") +
+         ": " + what + ": " + std::strerror(errno);
+}
+} // namespace
+
+AtomicFile::~AtomicFile() {
+  if (!committed_)
+    abort();
+}
+
+bool AtomicFile::open(const std::string &path, std::string &err) {
+  path_ = path;
+  committed_ = false;
+  if (path == "-") {
+    fd_ = STDOUT_FILENO;
+    inPlace_ = true;
+    return true;
+  }
+  struct stat st;
+  bool exists = ::stat(path.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) {
+    errno = EISDIR;
+    err = why(path, "cannot write");
+    return false;
+  }
+  if (exists && !S_ISREG(st.st_mode)) {
+    inPlace_ = true;
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd_ < 0) {
+      err = why(path, "cannot open");
+      return false;
+    }
+    return true;
+  }
+  inPlace_ = false;
+  size_t slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  temp_ = dir + "." + base + ".tmp.XXXXXX";
+  fd_ = ::mkstemp(&temp_[0]);
+  if (fd_ < 0) {
+    err = why(path, "cannot create a temporary file beside it");
+    temp_.clear();
+    return false;
+  }
+  // The mode the file would have had: the old file's, else 0666 & ~umask.
+  mode_t mode;
+  if (exists) {
+    mode = st.st_mode & 07777;
+  } else {
+    mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode = 0666 & ~mask;
+  }
+  ::fchmod(fd_, mode);
+  return true;
+}
+
+bool AtomicFile::write(const char *data, size_t size, std::string &err) {
+  while (size > 0) {
+    ssize_t n = ::write(fd_, data, size);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      if (n == 0)
+        errno = EIO;
+      err = why(path_, "write failed");
+      abort();
+      return false;
+    }
+    data += n;
+    size -= size_t(n);
+  }
+  return true;
+}
+
+bool AtomicFile::commit(std::string &err) {
+  if (fd_ < 0) {
+    errno = EBADF;
+    err = why(path_, "not open");
+    return false;
+  }
+  if (inPlace_) {
+    // A device or standard output: fsync means nothing to a pipe or a
+    // terminal, so only its errors count.
+    if (::fsync(fd_) != 0 && errno != EINVAL && errno != EROFS &&
+        errno != ENOTSUP) {
+      err = why(path_, "write failed");
+      abort();
+      return false;
+    }
+    if (fd_ != STDOUT_FILENO && ::close(fd_) != 0) {
+      fd_ = -1;
+      err = why(path_, "write failed");
+      return false;
+    }
+    fd_ = -1;
+    committed_ = true;
+    return true;
+  }
+  if (::fsync(fd_) != 0) {
+    err = why(path_, "write failed");
+    abort();
+    return false;
+  }
+  int rc = ::close(fd_);
+  fd_ = -1;
+  if (rc != 0) {
+    err = why(path_, "write failed");
+    abort();
+    return false;
+  }
+  if (::rename(temp_.c_str(), path_.c_str()) != 0) {
+    err = why(path_, "cannot replace");
+    abort();
+    return false;
+  }
+  temp_.clear();
+  committed_ = true;
+  return true;
+}
+
+void AtomicFile::abort() {
+  if (fd_ >= 0 && fd_ != STDOUT_FILENO)
+    ::close(fd_);
+  fd_ = -1;
+  if (!temp_.empty())
+    ::unlink(temp_.c_str());
+  temp_.clear();
+  committed_ = true; // nothing left to clean up
+}
+
+bool AtomicFile::writeWhole(const std::string &path, const std::string &data,
+                            std::string &err) {
+  AtomicFile f;
+  return f.open(path, err) && f.write(data.data(), data.size(), err) &&
+         f.commit(err);
+}
+
+} // namespace rt
+} // namespace energy
