@@ -663,7 +663,9 @@ void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
 bool crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
                 double P, bool keepChoices, uint64_t workBudget,
                 std::vector<DagPoint> &out, std::vector<FlowBound> &bounds,
-                std::vector<std::vector<uint32_t>> *states) {
+                std::vector<std::vector<uint32_t>> *states,
+                bool &stepGuard) {
+  stepGuard = false;
   size_t n = opts.size();
   Sweep sw(dag, opts, /*rule=*/0);
   for (uint32_t t = 0; t < n; ++t)
@@ -828,7 +830,8 @@ bool crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
     if (states)
       states->push_back(sw.cur);
   }
-  return false; // the step guard: truncated
+  stepGuard = true;
+  return false; // truncated
 }
 
 /// Cheap configurations across the whole range (a truncated sweep's gap):
@@ -1677,9 +1680,13 @@ bool dagFrontier(const Schedule &sched,
                                /*fastSteps=*/400, frontier);
   if (classSwept) // and the fastest configuration
     frontier.push_back(filledFastest(dag, opts, P, settings.keepChoices));
+  bool stepGuard = false;
+  DagFrontierResult::Truncation why = DagFrontierResult::Truncation::None;
   if (!exact && settings.crash && !classSwept &&
       !crashSweep(dag, opts, P, settings.keepChoices, settings.crashWorkBudget,
-                  frontier, bounds, seeded ? &states : nullptr)) {
+                  frontier, bounds, seeded ? &states : nullptr, stepGuard)) {
+    why = stepGuard ? DagFrontierResult::Truncation::StepGuard
+                    : DagFrontierResult::Truncation::WorkBudget;
     // Out of budget: the fastest configuration closes the range and price
     // points cross the gap (priceFill); the sweep's points in between are
     // missing.
@@ -1700,6 +1707,7 @@ bool dagFrontier(const Schedule &sched,
       reached = std::min(reached, p.T);
     if (reached > fastestT * (1 + 1e-12)) {
       truncated = true;
+      why = DagFrontierResult::Truncation::AboveFastest;
       stoppedAt = reached;
       priceFill(dag, opts, P, settings.keepChoices, 32, frontier);
     }
@@ -1799,6 +1807,7 @@ bool dagFrontier(const Schedule &sched,
     result->classSweep = classSwept;
     if (truncated) {
       result->truncated = true;
+      result->truncation = why;
       result->gapFrom = frontier.front().T;
       result->gapTo = stoppedAt;
     }

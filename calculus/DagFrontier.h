@@ -137,6 +137,10 @@ struct DagFrontierResult {
   /// the frontier holds only price points (DagFrontierSettings).
   bool truncated = false;
   double gapFrom = 0, gapTo = 0;
+  /// Why: the work budget ran out, the step guard was reached, or a sweep
+  /// ended above the fastest makespan (closed with price points).
+  enum class Truncation { None, WorkBudget, StepGuard, AboveFastest };
+  Truncation truncation = Truncation::None;
   /// Obtained by the class sweep (DagFrontierSettings::classSweepAbove).
   bool classSweep = false;
 };

@@ -179,6 +179,18 @@ Signature seq(const Signature &a, const Signature &b, CompositionError &err) {
   return r;
 }
 
+Signature repeatSeq(const Signature &a, uint64_t n) {
+  Signature r = a;
+  double k = double(n);
+  r.T = k * a.T;
+  r.d = k * a.d;
+  r.varT = k * a.varT;
+  r.varD = k * a.varD;
+  r.varE = k * a.varE;
+  r.clarkT = k * a.clarkT;
+  return r;
+}
+
 // Section 2, same-device parallel: static power drawn once over the makespan;
 // var_E = var_d_A + var_d_B + s^2 Var(max(T_A, T_B)).
 Signature par(const Signature &a, const Signature &b, CompositionError &err) {

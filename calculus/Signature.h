@@ -90,6 +90,10 @@ CompositionError checkSignature(const Signature &a);
 Signature seq(const Signature &a, const Signature &b, CompositionError &err);
 Signature par(const Signature &a, const Signature &b, CompositionError &err);
 Signature multi(const Signature &a, const Signature &b, CompositionError &err);
+/// `a` run n times in a row, the runs independent: seq folded n times, in
+/// closed form (T, d, their variances and var_E scale by n; s unchanged), so
+/// that a million repetitions cost one step and carry no rounding drift.
+Signature repeatSeq(const Signature &a, uint64_t n);
 
 enum class Op { Seq, Par, Multi };
 const char *opName(Op op);

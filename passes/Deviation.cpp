@@ -208,13 +208,20 @@ struct EnergyCheckDeviationPass
       });
       return WalkResult::skip();
     });
-    if (broken || (failOnDeviation && failures > 0))
+    if (broken)
       return signalPassFailure();
+    // A measurement that names nothing tests nothing: with
+    // fail-on-deviation (a gate) that is an error too.
     for (auto &entry : data)
-      if (!seen.contains(entry.getKey()))
-        mlir::emitWarning(module.getLoc(), "energy-check-deviation: no composite or element "
-                           "named @")
+      if (!seen.contains(entry.getKey())) {
+        ++failures;
+        (failOnDeviation ? mlir::emitError(module.getLoc())
+                         : mlir::emitWarning(module.getLoc()))
+            << "energy-check-deviation: no composite or element named @"
             << entry.getKey() << " (measurement ignored)";
+      }
+    if (failOnDeviation && failures > 0)
+      return signalPassFailure();
   }
 };
 

@@ -18,6 +18,7 @@
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 
@@ -77,15 +78,48 @@ struct ModelFile {
 
 using rt::DbEntry;
 
+/// The GPU model a device name names: the first letters-then-digits token
+/// ("A100" in "sim:A100-SXM4 (simulated)" or "NVIDIA A100-SXM4-80GB",
+/// "H200" in "2xH200"); "" when there is none.
+std::string gpuModel(StringRef name) {
+  std::string up = name.upper();
+  for (size_t i = 0; i < up.size(); ++i) {
+    if (!std::isalpha((unsigned char)up[i]) ||
+        (i > 0 && std::isalnum((unsigned char)up[i - 1]) &&
+         !std::isdigit((unsigned char)up[i - 1])))
+      continue;
+    size_t j = i;
+    while (j < up.size() && std::isalpha((unsigned char)up[j]))
+      ++j;
+    size_t k = j;
+    while (k < up.size() && std::isdigit((unsigned char)up[k]))
+      ++k;
+    if (k > j && j - i <= 2)
+      return up.substr(i, k - i);
+  }
+  return "";
+}
+
+/// A DB measured on another GPU model than the schedule's device prices
+/// the schedule with another GPU's signatures: say so.
+void warnOnDeviceKind(Location loc, StringRef kind, StringRef dbDevice) {
+  std::string want = gpuModel(kind), have = gpuModel(dbDevice);
+  if (!want.empty() && !have.empty() && want != have)
+    emitWarning(loc, "device kind '")
+        << kind << "' is a " << want << ", but the signature DB was measured on '"
+        << dbDevice << "' (" << have << ")";
+}
+
 /// Reads and validates a version-1 DB (runtime/db), grouped by key with
 /// the fastest clock first; errors name the file and entry.
 LogicalResult readDb(Location loc, StringRef path,
                      llvm::StringMap<std::vector<DbEntry>> &out,
-                     llvm::StringMap<DbEntry> &warm) {
+                     llvm::StringMap<DbEntry> &warm, std::string &device) {
   rt::SignatureDb db;
   std::string err;
   if (!rt::readSignatureDb(path.str(), db, err))
     return emitError(loc, "energy-fill-signatures: ") << err;
+  device = db.device;
   for (DbEntry &e : db.entries) {
     if (e.l2 == "warm") { // a cache context, not an option: the fastest
       DbEntry &w = warm[e.key];
@@ -99,12 +133,23 @@ LogicalResult readDb(Location loc, StringRef path,
   auto limit = [](const DbEntry &e) {
     return e.powerLimit.value_or(std::numeric_limits<double>::infinity());
   };
-  for (auto &kv : out)
+  for (auto &kv : out) {
     std::sort(kv.second.begin(), kv.second.end(),
               [&](const DbEntry &a, const DbEntry &b) {
                 return a.smMhz > b.smMhz ||
                        (a.smMhz == b.smMhz && limit(a) > limit(b));
               });
+    // Two entries for one operating point would be two options at the same
+    // clock, and a plan could not say which it meant.
+    for (size_t i = 1; i < kv.second.size(); ++i)
+      if (kv.second[i].smMhz == kv.second[i - 1].smMhz &&
+          limit(kv.second[i]) == limit(kv.second[i - 1]))
+        return emitError(loc, "energy-fill-signatures: ")
+               << path << ": key '" << kv.getKey() << "' has two entries at "
+               << kv.second[i].smMhz << " MHz"
+               << (kv.second[i].powerLimit ? " under the same power limit" : "")
+               << "; pool them (energy-prof merge) or remove one";
+  }
   return success();
 }
 
@@ -444,6 +489,29 @@ struct EnergyFillSignaturesPass
     return failure(bad);
   }
 
+  /// Covariance sets no task refers to any more (a refill replaced their
+  /// gradients) are dropped with them.
+  void pruneCovarianceSets(ModuleOp module) {
+    auto sets = module->getAttrOfType<DictionaryAttr>("energy.shared_params");
+    if (!sets)
+      return;
+    llvm::StringSet<> used;
+    module.walk([&](sched::TaskOp task) {
+      if (auto g = task->getAttrOfType<DictionaryAttr>("energy.grad"))
+        for (NamedAttribute na : g)
+          used.insert(na.getName().getValue());
+    });
+    NamedAttrList kept;
+    for (NamedAttribute na : sets)
+      if (used.contains(na.getName().getValue()))
+        kept.append(na);
+    if (kept.empty())
+      module->removeAttr("energy.shared_params");
+    else
+      module->setAttr("energy.shared_params",
+                      kept.getDictionary(&getContext()));
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (db.empty() && model.empty()) {
@@ -465,34 +533,31 @@ struct EnergyFillSignaturesPass
     llvm::DenseSet<Operation *> fallbackTasks;
     if (!db.empty() && failed(fillFromDb(module, fallbackTasks)))
       return signalPassFailure();
-    if (model.empty())
+    if (db.empty()) {
+      // Pipelines name DB keys per stage; a model prices tasks, not them.
+      bool bad = false;
+      module.walk([&](sched::PipelineOp p) {
+        if (p.getForwardDbAttr() || p.getBackwardDbAttr()) {
+          p.emitOpError("names signature-DB keys (forward_db, backward_db): "
+                        "fill it with db=PATH (a model prices expanded tasks "
+                        "only)");
+          bad = true;
+        }
+      });
+      if (bad)
+        return signalPassFailure();
+    }
+    if (model.empty()) {
+      pruneCovarianceSets(module);
       return;
+    }
     // The DB wins where it has the key; the model prices the rest.
     auto wanted = [&](sched::TaskOp task) {
       return !task.getDbAttr() || fallbackTasks.contains(task);
     };
     if (failed(fillFromModel(module, wanted)))
       return signalPassFailure();
-    // Covariance sets no task refers to any more (a refill replaced their
-    // gradients) are dropped with them.
-    if (auto sets =
-            module->getAttrOfType<DictionaryAttr>("energy.shared_params")) {
-      llvm::StringSet<> used;
-      module.walk([&](sched::TaskOp task) {
-        if (auto g = task->getAttrOfType<DictionaryAttr>("energy.grad"))
-          for (NamedAttribute na : g)
-            used.insert(na.getName().getValue());
-      });
-      NamedAttrList kept;
-      for (NamedAttribute na : sets)
-        if (used.contains(na.getName().getValue()))
-          kept.append(na);
-      if (kept.empty())
-        module->removeAttr("energy.shared_params");
-      else
-        module->setAttr("energy.shared_params",
-                        kept.getDictionary(&getContext()));
-    }
+    pruneCovarianceSets(module);
     // Mark every fallback estimate; a task the model cannot price is an error.
     bool bad = false;
     for (Operation *op : fallbackTasks) {
@@ -526,7 +591,8 @@ struct EnergyFillSignaturesPass
                            llvm::DenseSet<Operation *> &fallbackTasks) {
     llvm::StringMap<std::vector<DbEntry>> entries;
     llvm::StringMap<DbEntry> warm;
-    if (failed(readDb(module.getLoc(), db, entries, warm)))
+    std::string dbDevice;
+    if (failed(readDb(module.getLoc(), db, entries, warm, dbDevice)))
       return failure();
     MLIRContext *ctx = &getContext();
     Builder b(ctx);
@@ -566,6 +632,9 @@ struct EnergyFillSignaturesPass
     // given before is replaced, so that the set's highest clock is what the
     // stage runs with.
     module.walk([&](sched::PipelineOp p) {
+      if (!p.getForwardDbAttr() && !p.getBackwardDbAttr())
+        return;
+      warnOnDeviceKind(p.getLoc(), p.getDeviceKind(), dbDevice);
       int64_t stages = p.getStages() * p.getChunks();
       auto fill = [&](Attribute keys, StringRef what) -> ArrayAttr {
         if (!keys)
@@ -582,11 +651,15 @@ struct EnergyFillSignaturesPass
             bad = true;
             return {};
           }
-          if (vs == 0)
-            checkStatic(p,
-                        p.getStaticPower().convertToDouble() *
-                            p.getTensorParallel(),
-                        it->second.front(), key);
+          double declared =
+              p.getStaticPower().convertToDouble() * p.getTensorParallel();
+          const DbEntry &top = it->second.front();
+          if (std::fabs(declared - top.s) > 0.01 * std::max(declared, top.s))
+            emitWarning(p.getLoc(), "pipeline static power ")
+                << formatQuantity(declared, Dimension::Power, 5)
+                << " (static_power x tensor_parallel) differs from the DB's "
+                << formatQuantity(top.s, Dimension::Power, 5) << " for '"
+                << key << "'; d = E - s T was measured against the DB's";
           sets.push_back(optionsOf(it->second));
         }
         return b.getArrayAttr(sets);
@@ -601,6 +674,7 @@ struct EnergyFillSignaturesPass
       }
     });
     SymbolTableCollection symbols; // one hash table per symbol table
+    llvm::DenseSet<Operation *> kindChecked;
     module.walk([&](sched::TaskOp task) {
       StringAttr key = task.getDbAttr();
       if (!key)
@@ -622,9 +696,12 @@ struct EnergyFillSignaturesPass
       if (es.size() > 1)
         task.setOptionsAttr(optionsOf(es));
       if (auto dev = symbols.lookupNearestSymbolFrom<sched::DeviceOp>(
-              task, task.getDeviceAttr()))
+              task, task.getDeviceAttr())) {
         checkStatic(task, dev.getStaticPower().convertToDouble(), es.front(),
                     key.getValue());
+        if (kindChecked.insert(dev.getOperation()).second)
+          warnOnDeviceKind(dev.getLoc(), dev.getKind(), dbDevice);
+      }
     });
     module.walk([&](ElementOp el) {
       auto key = el->getAttrOfType<StringAttr>("energy.db");

@@ -231,7 +231,8 @@ def EnergyCheckDeviation : Pass<"energy-check-deviation", "::mlir::ModuleOp"> {
     declare demands). Every `energy.composite` is also checked for
     refinement consistency (Eq. 24): its measured signature against the
     composition of its parts. With `fail-on-deviation=true` every failed
-    test is an error instead of a remark and the pass fails.
+    test, and every measurement that names no composite or element, is an
+    error instead of a remark or warning, and the pass fails.
   }];
   let options = [
     Option<"measured", "measured", "std::string", /*default=*/"\"\"",
@@ -240,8 +241,9 @@ def EnergyCheckDeviation : Pass<"energy-check-deviation", "::mlir::ModuleOp"> {
            "c_alpha of the tests">,
     Option<"failOnDeviation", "fail-on-deviation", "bool",
            /*default=*/"false",
-           "a failed test (Eq. 23 or 24) is an error and the pass fails "
-           "(exit 1), for scripts and CI; otherwise a remark">,
+           "a failed test (Eq. 23 or 24), or a measurement naming no op, is "
+           "an error and the pass fails (exit 1), for scripts and CI; "
+           "otherwise a remark (a warning)">,
   ];
 }
 

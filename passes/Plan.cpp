@@ -126,11 +126,20 @@ computeFrontier(ScheduleOp sched, const Choices &c, double step, double quantum,
           : "heuristic (crash and deadline sweeps) over " + combos +
                 " combinations; " + gap;
   if (method.truncated) {
+    using Why = calculus::DagFrontierResult::Truncation;
+    std::string cause =
+        method.truncation == Why::StepGuard
+            ? std::string("the crash sweep reached its step guard")
+        : method.truncation == Why::AboveFastest
+            ? std::string("the sweeps ended above the fastest makespan")
+            : llvm::formatv("the crash sweep's work budget (crash-budget={0}) "
+                            "ran out",
+                            crashBudget)
+                  .str();
     std::string missing = llvm::formatv(
-        "truncated: the crash sweep's work budget (crash-budget={0}) ran out "
-        "at makespan {1:F4} s; between {2:F4} s (the fastest "
+        "truncated: {0} at makespan {1:F4} s; between {2:F4} s (the fastest "
         "configuration) and {1:F4} s only price points (docs/FRONTIER.md)",
-        crashBudget, method.gapTo, method.gapFrom);
+        cause, method.gapTo, method.gapFrom);
     how += "; " + missing;
     // At the schedule's location only: the op itself may hold millions of
     // tasks.

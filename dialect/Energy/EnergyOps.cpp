@@ -261,9 +261,26 @@ void IdleOp::print(OpAsmPrinter &p) {
   printDiscardableAttrs(p, *this, /*withKeyword=*/false);
 }
 
+/// How deep compositions may nest. MLIR's parser, verifier and walks
+/// recurse once per level, and the parser takes ~2 KB of stack per level:
+/// an 8 MB stack (stock mlir-opt with the plugin) overflows near 4,000.
+/// Real trees are a few levels deep (a lowered 1F1B iteration: 4); deeper
+/// input is refused where it exceeds the limit, before anything recurses.
+constexpr unsigned kMaxCompositionNesting = 1000;
+static thread_local unsigned compositionDepth = 0;
+
 template <typename OpT>
 static ParseResult parseComposition(OpAsmParser &parser,
                                     OperationState &result) {
+  if (compositionDepth >= kMaxCompositionNesting)
+    return parser.emitError(parser.getNameLoc())
+           << "compositions nested deeper than " << kMaxCompositionNesting
+           << " levels; flatten the tree (a seq directly inside a seq is the "
+              "same seq)";
+  ++compositionDepth;
+  struct Leave {
+    ~Leave() { --compositionDepth; }
+  } leave;
   auto &props = result.getOrAddProperties<typename OpT::Properties>();
   (void)parser.parseOptionalSymbolName(props.sym_name);
   if (succeeded(parser.parseOptionalArrow()) &&

@@ -5,7 +5,7 @@
 // forward and backward pass names its signature-DB key; `energy-prof
 // characterize` writes those entries at every SM clock, and
 // `--energy-fill-signatures` turns them into the stages' operating sets
-// (README.md, "The two commands"; this folder's README.md).
+// (README.md, "Schedules in, energy out"; this folder's README.md).
 sched.schedule @gpt13b {
   sched.pipeline @train {stages = 4, microbatches = 8, schedule = "1f1b",
       device_kind = "A100-SXM4", static_power = 60.0,

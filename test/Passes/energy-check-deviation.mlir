@@ -5,7 +5,12 @@
 // For scripts and CI: fail-on-deviation makes a failed test an error, exit 1;
 // a passing set of measurements still exits 0.
 // RUN: not energy-opt %s --energy-check-deviation="measured=%t/measured.json fail-on-deviation=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=STRICT
-// STRICT: error: @overlap deviates (Eq. 23)
+// STRICT-DAG: error: @overlap deviates (Eq. 23)
+// STRICT-DAG: error: energy-check-deviation: no composite or element named @ghost (measurement ignored)
+// A typo in a measurement's name tests nothing: an error under the gate.
+// RUN: echo '{"atention": {"E_J": 3.32, "sigma_E_J": 0.01}}' > %t/typo.json
+// RUN: not energy-opt %energy_src/examples/attention-tp2.mlir --energy-check-deviation="measured=%t/typo.json fail-on-deviation=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TYPO
+// TYPO: error: energy-check-deviation: no composite or element named @atention
 // RUN: echo '{"attention": {"E_J": 3.32, "sigma_E_J": 0.01}}' > %t/agree.json
 // RUN: energy-opt %energy_src/examples/attention-tp2.mlir --energy-check-deviation="measured=%t/agree.json fail-on-deviation=true" -o /dev/null
 // RUN: echo '{"attention": {"E_J": 3.32}}' > %t/bad.json

@@ -25,3 +25,18 @@
 sched.schedule @s {
   sched.pipeline @p {stages = 2, microbatches = 2, schedule = "1f1b", device_kind = "A100", static_power = 60.0, forward = #energy.sig<T = 9 ms, d = 9 J>, forward_db = ["f0", "f1"], backward_db = "b"}
 }
+// Two entries of one key at one clock would be two options at that clock:
+// refused.
+// RUN: echo '{"version": 1, "entries": [{"key": "f0", "sm_mhz": 1410, "s_W": 60, "T_s": 0.001, "d_J": 0.2, "sigma_T_s": 0, "sigma_d_J": 0}, {"key": "f0", "sm_mhz": 1410, "s_W": 60, "T_s": 0.002, "d_J": 0.2, "sigma_T_s": 0, "sigma_d_J": 0}, {"key": "f1", "sm_mhz": 1410, "s_W": 60, "T_s": 0.002, "d_J": 0.3, "sigma_T_s": 0, "sigma_d_J": 0}, {"key": "b", "sm_mhz": 1410, "s_W": 60, "T_s": 0.003, "d_J": 0.5, "sigma_T_s": 0, "sigma_d_J": 0}]}' > %t/dup.json
+// RUN: not energy-opt %s --energy-fill-signatures=db=%t/dup.json 2>&1 | FileCheck %s --check-prefix=DUP
+// DUP: error: energy-fill-signatures: {{.*}}dup.json: key 'f0' has two entries at 1410 MHz; pool them (energy-prof merge) or remove one
+// A DB of another GPU model is said; every stage's static power is checked,
+// at the pipeline's location only (not the whole op printed).
+// RUN: echo '{"version": 1, "device": "sim:H100-SXM5 (simulated)", "entries": [{"key": "f0", "sm_mhz": 1410, "s_W": 60, "T_s": 0.001, "d_J": 0.2, "sigma_T_s": 0, "sigma_d_J": 0}, {"key": "f1", "sm_mhz": 1410, "s_W": 90, "T_s": 0.002, "d_J": 0.3, "sigma_T_s": 0, "sigma_d_J": 0}, {"key": "b", "sm_mhz": 1410, "s_W": 60, "T_s": 0.003, "d_J": 0.5, "sigma_T_s": 0, "sigma_d_J": 0}]}' > %t/h100.json
+// RUN: energy-opt %s --energy-fill-signatures=db=%t/h100.json -o /dev/null 2>&1 | FileCheck %s --check-prefix=KIND
+// KIND: warning: device kind 'A100' is a A100, but the signature DB was measured on 'sim:H100-SXM5 (simulated)' (H100)
+// KIND: warning: pipeline static power 60 W (static_power x tensor_parallel) differs from the DB's 90 W for 'f1'
+// KIND-NOT: see current operation
+// A model prices expanded tasks; a pipeline that names DB keys needs db=.
+// RUN: not energy-opt %s --energy-fill-signatures=model=%energy_src/examples/serve/flop-byte-h100.json 2>&1 | FileCheck %s --check-prefix=MODEL
+// MODEL: error: 'sched.pipeline' op names signature-DB keys (forward_db, backward_db): fill it with db=PATH

@@ -10,7 +10,10 @@
 //  - `--mlir-print-assume-verified` while `--verify-each` is on (the
 //    default): the module was verified after parsing and after every pass,
 //    so printing does not verify it again.
-// Either can be turned back off by passing it explicitly (`=false`).
+//  - `--mlir-print-op-on-diagnostic=false`: a diagnostic gives the op's
+//    location and name, not the op printed whole (a schedule op is the
+//    whole schedule: one error once printed 1,008,035 bytes).
+// Each can be turned back by passing it explicitly (`=false` / `=true`).
 //
 // The output (-o) is written whole or not at all (runtime/AtomicStream.h):
 // a failed pass or a failed write (a full disk, /dev/full) leaves the old
@@ -57,6 +60,9 @@ int main(int argc, char **argv) {
     return false;
   };
   static char localScope[] = "--mlir-print-local-scope";
+  static char noOpOnDiagnostic[] = "--mlir-print-op-on-diagnostic=false";
+  if (!given("mlir-print-op-on-diagnostic"))
+    args.insert(args.begin() + 1, noOpOnDiagnostic);
   static char assumeVerified[] = "--mlir-print-assume-verified";
   if (!given("mlir-print-local-scope"))
     args.insert(args.begin() + 1, localScope);

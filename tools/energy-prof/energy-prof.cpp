@@ -55,6 +55,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <tuple>
 
 using namespace llvm;
 using namespace energy::rt;
@@ -250,9 +251,10 @@ static bool readKernels(std::vector<KernelSpec> &out, std::string &err,
     if (const json::Value *sq = o->get("sequence")) {
       const json::Array *items = sq->getAsArray();
       if (!key || key->empty() || !items || items->empty() ||
-          o->get("flops") || o->get("bytes")) {
+          o->get("flops") || o->get("bytes") || o->get("reuses")) {
         err = where + "a composite needs \"key\" and a non-empty "
-                      "\"sequence\" (and no \"flops\"/\"bytes\")";
+                      "\"sequence\" (and no \"flops\", \"bytes\" or "
+                      "\"reuses\": it is not run)";
         return false;
       }
       CompositeSpec c{key->str(), {}};
@@ -308,48 +310,65 @@ static bool readKernels(std::vector<KernelSpec> &out, std::string &err,
     }
     out.push_back(std::move(k));
   }
-  // A composite's parts are kernels of the same file.
+  // A composite's parts are kernels of the same file (one level: a
+  // composite of composites is the composite of their kernels), and only
+  // kernels run, so only kernels can be reused.
+  auto isKernel = [&](const std::string &k) {
+    return llvm::any_of(out, [&](const KernelSpec &x) { return x.key == k; });
+  };
+  auto isComposite = [&](const std::string &k) {
+    return llvm::any_of(comps, [&](const CompositeSpec &x) { return x.key == k; });
+  };
   for (const CompositeSpec &c : comps)
     for (const auto &pc : c.parts)
-      if (llvm::none_of(out, [&](const KernelSpec &k) { return k.key == pc.first; })) {
+      if (!isKernel(pc.first)) {
         err = kernelsFile + ": composite '" + c.key + "' names '" + pc.first +
-              "', which is not a kernel of this file";
+              (isComposite(pc.first)
+                   ? "', a composite; a composite's parts must be kernels"
+                   : "', which is not a kernel of this file");
         return false;
       }
+  for (const KernelSpec &k : out)
+    if (!k.reuses.empty() && !isKernel(k.reuses)) {
+      err = kernelsFile + ": kernel '" + k.key + "' reuses '" + k.reuses +
+            (isComposite(k.reuses) ? "', a composite; only kernels run"
+                                   : "', which this file does not define");
+      return false;
+    }
   if (composites)
     *composites = std::move(comps);
   return true;
 }
 
+/// Where each cold measured entry is: (key, clock, power limit) -> index.
+using EntryIndex = std::map<std::tuple<std::string, int, double>, size_t>;
+
 /// A composite's entry at one operating point: the sequential composition
-/// (calculus::seq, paper section 2: T, d and their variances add) of its
-/// kernels' cold entries measured at that point. False when a part has no
-/// entry there.
+/// (paper section 2: T, d and their variances add; calculus::seq, with
+/// repeatSeq for [key, n]) of its kernels' cold entries measured at that
+/// point. False when a part has no entry there.
 static bool composeEntry(const CompositeSpec &c,
-                         const std::vector<Measurement> &measured, int smMhz,
-                         double powerLimit, Measurement &out) {
+                         const std::vector<Measurement> &measured,
+                         const EntryIndex &index, int smMhz, double powerLimit,
+                         Measurement &out) {
   using energy::calculus::Signature;
   std::optional<Signature> total;
   unsigned runsMin = ~0u;
   double temperature = NAN;
   for (const auto &[part, n] : c.parts) {
-    const std::string &key = part;
-    auto it = llvm::find_if(measured, [&](const Measurement &m) {
-      return m.key == key && m.smMhz == smMhz && m.powerLimit == powerLimit &&
-             m.l2 != "warm";
-    });
-    if (it == measured.end())
+    auto it = index.find({part, smMhz, powerLimit});
+    if (it == index.end())
       return false;
-    Signature one = Signature::measured(
-        it->s, it->T, it->d, it->varT, it->varD,
-        energy::calculus::DeviceSet::single(0));
+    const Measurement &m = measured[it->second];
+    Signature run = energy::calculus::repeatSeq(
+        Signature::measured(m.s, m.T, m.d, m.varT, m.varD,
+                            energy::calculus::DeviceSet::single(0)),
+        n);
     if (!total)
-      temperature = it->entryTemperature;
-    for (unsigned k = 0, count = n; k < count; ++k) {
-      energy::calculus::CompositionError err;
-      total = total ? seq(*total, one, err) : one;
-    }
-    runsMin = std::min(runsMin, it->runs);
+      temperature = m.entryTemperature;
+    energy::calculus::CompositionError err; // one device: never set
+    total = total ? seq(*total, run, err) : run;
+    runsMin = std::min(runsMin, m.runs);
   }
   out = Measurement();
   out.key = c.key;
@@ -600,18 +619,40 @@ static int measureComposite(Device &dev) {
     return fail("measure-composite needs --name and one of --sequence and "
                 "--concurrent");
   std::vector<KernelSpec> kernels, seq;
+  std::vector<CompositeSpec> composites;
   std::string err;
-  if (!readKernels(kernels, err))
+  if (!readKernels(kernels, err, &composites))
     return fail(err);
   if (!canRunAll(dev, kernels, err))
     return fail(err);
   bool parallel = !concurrent.empty();
+  // A composite in --sequence runs as its kernels, back to back (what its
+  // composed DB entry predicts); up to 10^5 kernels per repetition.
+  const size_t maxKernels = 100000;
+  auto kernel = [&](const std::string &key) {
+    return llvm::find_if(kernels,
+                         [&](const KernelSpec &k) { return k.key == key; });
+  };
   for (const std::string &key : parallel ? concurrent : sequence) {
-    auto it = llvm::find_if(kernels, [&](const KernelSpec &k) { return k.key == key; });
+    auto comp = llvm::find_if(
+        composites, [&](const CompositeSpec &c) { return c.key == key; });
+    if (!parallel && comp != composites.end()) {
+      for (const auto &[part, n] : comp->parts) {
+        if (seq.size() + n > maxKernels)
+          return fail("--sequence expands to more than " +
+                      std::to_string(maxKernels) + " kernels");
+        seq.insert(seq.end(), n, *kernel(part));
+      }
+      continue;
+    }
+    auto it = kernel(key);
     if (it == kernels.end())
       return fail(std::string(parallel ? "--concurrent" : "--sequence") +
                   " names '" + key + "', which " + kernelsFile +
-                  " does not define");
+                  (comp != composites.end()
+                       ? " defines as a composite (only --sequence expands "
+                         "composites)"
+                       : " does not define"));
     seq.push_back(*it);
   }
   ProtocolOptions opts;
@@ -844,9 +885,6 @@ int main(int argc, char **argv) {
           }
           auto producer = llvm::find_if(
               kernels, [&](const KernelSpec &p) { return p.key == k.reuses; });
-          if (producer == kernels.end())
-            return fail(k.key + ": reuses '" + k.reuses + "', which " +
-                        kernelsFile + " does not define");
           Measurement warm;
           if (!characterizeWarm(*dev, k, *producer, opts, warm, err))
             return fail(k.key + " (warm): " + err);
@@ -857,13 +895,17 @@ int main(int argc, char **argv) {
   }
   // Composites, at every operating point their kernels were measured at.
   size_t measuredCount = entries.size();
+  EntryIndex index;
+  for (size_t i = 0; i < measuredCount; ++i)
+    if (entries[i].l2 != "warm")
+      index[{entries[i].key, entries[i].smMhz, entries[i].powerLimit}] = i;
   for (const CompositeSpec &c : composites)
     for (size_t i = 0; i < measuredCount; ++i) {
       const Measurement &m = entries[i];
       if (m.key != c.parts.front().first || m.l2 == "warm")
         continue;
       Measurement composed;
-      if (composeEntry(c, entries, m.smMhz, m.powerLimit, composed))
+      if (composeEntry(c, entries, index, m.smMhz, m.powerLimit, composed))
         entries.push_back(composed);
     }
   return writeOutput(signatureDbJson(
