@@ -21,6 +21,34 @@ bool parsePipelineKind(const std::string &name, PipelineKind &kind) {
   return true;
 }
 
+uint64_t pipelineTaskCount(PipelineKind kind, uint64_t stages,
+                           uint64_t microbatches, uint64_t chunks,
+                           uint64_t dataParallel) {
+  uint64_t perMb = kind == PipelineKind::ZBH1 ? 3 : 2;
+  uint64_t n = 1;
+  for (uint64_t f : {stages, microbatches, chunks, dataParallel, perMb}) {
+    if (f != 0 && n > UINT64_MAX / f)
+      return UINT64_MAX;
+    n *= f;
+  }
+  uint64_t allReduces = dataParallel > 1 ? stages * dataParallel : 0;
+  return n > UINT64_MAX - allReduces ? UINT64_MAX : n + allReduces;
+}
+
+std::string checkPipelineSize(PipelineKind kind, uint64_t stages,
+                              uint64_t microbatches, uint64_t chunks,
+                              uint64_t dataParallel) {
+  uint64_t n =
+      pipelineTaskCount(kind, stages, microbatches, chunks, dataParallel);
+  if (n <= kMaxPipelineTasks)
+    return "";
+  std::string count =
+      n == UINT64_MAX ? std::string("more than 2^64") : std::to_string(n);
+  return "expands into " + count + " tasks (stages x microbatches x chunks x "
+         "data_parallel x passes), above the limit of " +
+         std::to_string(kMaxPipelineTasks) + " (docs/SCHED.md)";
+}
+
 bool pipelineOrder(PipelineKind kind, uint32_t S, uint32_t M, uint32_t v,
                    std::vector<std::vector<PipeInstr>> &order,
                    std::string &err) {
@@ -108,6 +136,10 @@ bool pipelineOrder(PipelineKind kind, uint32_t S, uint32_t M, uint32_t v,
 
 bool buildPipeline(const PipelineSpec &spec, Schedule &sched,
                    std::vector<PipelineTaskInfo> &info, std::string &err) {
+  err = checkPipelineSize(spec.kind, spec.stages, spec.microbatches,
+                          spec.chunks, spec.dataParallel);
+  if (!err.empty())
+    return false;
   std::vector<std::vector<PipeInstr>> order;
   if (!pipelineOrder(spec.kind, spec.stages, spec.microbatches, spec.chunks,
                      order, err))

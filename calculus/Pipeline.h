@@ -69,6 +69,23 @@ struct PipelineTaskInfo {
 bool buildPipeline(const PipelineSpec &spec, Schedule &sched,
                    std::vector<PipelineTaskInfo> &info, std::string &err);
 
+/// The most tasks one pipeline may expand into (docs/SCHED.md): 2^23 =
+/// 8,388,608. Expanded as IR a task takes ~1 KB, so this is ~8 GB -- a third
+/// of the 24 GB machines this project is built on; a 2^20-task pipeline is
+/// benchmarked (bench/RESULTS.md).
+constexpr uint64_t kMaxPipelineTasks = uint64_t(1) << 23;
+
+/// How many tasks (F, B, W and all-reduces) the pipeline expands into,
+/// computed without overflow (saturating at UINT64_MAX).
+uint64_t pipelineTaskCount(PipelineKind kind, uint64_t stages,
+                           uint64_t microbatches, uint64_t chunks,
+                           uint64_t dataParallel);
+
+/// "" when the sizes fit the limit and 32-bit indices, else why not.
+std::string checkPipelineSize(PipelineKind kind, uint64_t stages,
+                              uint64_t microbatches, uint64_t chunks,
+                              uint64_t dataParallel);
+
 } // namespace calculus
 } // namespace energy
 

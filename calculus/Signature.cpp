@@ -360,7 +360,12 @@ Interval predictionInterval(const Signature &sig, double confidence,
                             unsigned runs) {
   double c = twoSidedQuantile(confidence);
   double sigma = sig.sigmaE() / std::sqrt(double(runs ? runs : 1));
-  return {sig.E() - c * sigma, sig.E() + c * sigma};
+  Interval iv{sig.E() - c * sigma, sig.E() + c * sigma};
+  if (iv.lo < 0) {
+    iv.unclippedLo = iv.lo;
+    iv.lo = 0;
+  }
+  return iv;
 }
 
 bool clearlyBetter(const Interval &a, const Interval &b) { return a.hi < b.lo; }

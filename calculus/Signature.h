@@ -9,7 +9,9 @@
 #ifndef CALCULUS_SIGNATURE_H
 #define CALCULUS_SIGNATURE_H
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -138,9 +140,14 @@ double twoSidedQuantile(double confidence);
 
 struct Interval {
   double lo, hi;
+  /// Energy is never negative: where E - c_alpha sigma_E is, `lo` is 0 and
+  /// this holds the normal approximation's own lower bound (NaN otherwise).
+  double unclippedLo = std::numeric_limits<double>::quiet_NaN();
+  bool clipped() const { return !std::isnan(unclippedLo); }
 };
-/// Prediction interval E +- c_alpha sigma_E (section 3); with runs > 1 the
-/// interval for the mean of that many runs (sigma / sqrt(n)).
+/// Prediction interval E +- c_alpha sigma_E (section 3), clipped at zero
+/// (energy is non-negative; the clipping is said, see Interval); with runs
+/// > 1 the interval for the mean of that many runs (sigma / sqrt(n)).
 Interval predictionInterval(const Signature &sig, double confidence,
                             unsigned runs = 1);
 /// A beats B only when A's upper bound is below B's lower bound.

@@ -43,14 +43,17 @@ std::string describeLoc(Location loc) {
 llvm::json::Object summarize(const calculus::Signature &sig,
                              double confidence) {
   calculus::Interval iv = calculus::predictionInterval(sig, confidence);
-  return llvm::json::Object{{"E_J", sig.E()},
-                            {"T_s", sig.T},
-                            {"d_J", sig.d},
-                            {"static_J", sig.staticEnergy()},
-                            {"s_W", sig.s},
-                            {"sigma_E_J", sig.sigmaE()},
-                            {"interval_J", llvm::json::Array{iv.lo, iv.hi}},
-                            {"T_clark_s", sig.clarkT}};
+  llvm::json::Object o{{"E_J", sig.E()},
+                       {"T_s", sig.T},
+                       {"d_J", sig.d},
+                       {"static_J", sig.staticEnergy()},
+                       {"s_W", sig.s},
+                       {"sigma_E_J", sig.sigmaE()},
+                       {"interval_J", llvm::json::Array{iv.lo, iv.hi}},
+                       {"T_clark_s", sig.clarkT}};
+  if (iv.clipped())
+    o["interval_unclipped_lo_J"] = iv.unclippedLo;
+  return o;
 }
 
 /// Correlation through shared model parameters (calculus/SharedParameters.h):
@@ -136,9 +139,14 @@ struct EnergyEvaluatePass
     if (sharedVariance > 0)
       os << llvm::formatv("    of which shared model parameters  +- {0}\n",
                           q(std::sqrt(sharedVariance), Dimension::Energy));
-    os << llvm::formatv("  {0:F1}% interval  [{1}, {2}]\n",
+    os << llvm::formatv("  {0:F1}% interval  [{1}, {2}]",
                         100 * double(confidence), q(iv.lo, Dimension::Energy),
                         q(iv.hi, Dimension::Energy));
+    if (iv.clipped())
+      os << "  (clipped at 0: the normal approximation's lower bound is "
+         << q(iv.unclippedLo, Dimension::Energy)
+         << "; sigma is large against E)";
+    os << "\n";
     os << llvm::formatv("  time     {0}  (Clark E[max]: {1})\n",
                         q(sig.T, Dimension::Time),
                         q(sig.clarkT, Dimension::Time));
@@ -203,6 +211,15 @@ struct EnergyEvaluatePass
       if (correction != 0 && !isa<CompositeOp>(op) && !isa<ElementOp>(op))
         setClosure(op, SigData{sig->T, sig->d, std::sqrt(sig->varT),
                                std::sqrt(sig->varD), sig->s, sig->sigmaE()});
+      if (!std::isfinite(sig->E()) || !std::isfinite(sig->T) ||
+          !std::isfinite(sig->varE)) {
+        op->emitError("energy-evaluate: the composition overflows a double "
+                      "(T = ")
+            << sig->T << " s, E = " << sig->E()
+            << " J): an input time, energy or sigma is too large";
+        failedAny = true;
+        return WalkResult::skip();
+      }
       calculus::Interval iv = calculus::predictionInterval(*sig, confidence);
       SmallVector<NamedAttribute> fields = {
           b.getNamedAttr("E_J", b.getF64FloatAttr(sig->E())),
@@ -215,6 +232,9 @@ struct EnergyEvaluatePass
           b.getNamedAttr("confidence", b.getF64FloatAttr(confidence)),
           b.getNamedAttr("T_clark_s", b.getF64FloatAttr(sig->clarkT)),
       };
+      if (iv.clipped())
+        fields.push_back(b.getNamedAttr("interval_unclipped_lo_J",
+                                        b.getF64FloatAttr(iv.unclippedLo)));
       if (sharedVariance > 0)
         fields.push_back(b.getNamedAttr(
             "sigma_shared_J", b.getF64FloatAttr(std::sqrt(sharedVariance))));

@@ -328,6 +328,11 @@ LogicalResult PipelineOp::verify() {
   if (getChunks() < 1 || getDataParallel() < 1 || getTensorParallel() < 1)
     return emitOpError("chunks, data_parallel and tensor_parallel must be "
                        "positive");
+  if (std::string why = calculus::checkPipelineSize(
+          kind, uint64_t(getStages()), uint64_t(getMicrobatches()),
+          uint64_t(getChunks()), uint64_t(getDataParallel()));
+      !why.empty())
+    return emitOpError(why);
   if (getChunks() > 1 && kind != calculus::PipelineKind::Interleaved)
     return emitOpError("chunks > 1 needs schedule \"interleaved-1f1b\"");
   if (kind == calculus::PipelineKind::Interleaved &&
@@ -421,6 +426,16 @@ LogicalResult ServeOp::verify() {
         *getOutputMin() < 1 || *getOutputMax() < *getOutputMin())
       return emitOpError("generator ranges must satisfy 0 <= prompt_min <= "
                          "prompt_max, 1 <= output_min <= output_max");
+    // The workload's size up front (docs/SCHED.md): at most 2^23 requests
+    // and 2^23 decode iterations' worth of output tokens per request slot.
+    constexpr int64_t kMaxRequests = int64_t(1) << 23;
+    constexpr double kMaxOutputTokens = double(int64_t(1) << 31);
+    if (*getNumRequests() > kMaxRequests ||
+        double(*getNumRequests()) * double(*getOutputMax()) > kMaxOutputTokens)
+      return emitOpError("num_requests (")
+             << *getNumRequests() << ") x output_max (" << *getOutputMax()
+             << ") is above the limit of " << kMaxRequests
+             << " requests and 2^31 output tokens (docs/SCHED.md)";
   }
   if (!(getHbmBandwidth().convertToDouble() > 0) ||
       !(getPrefillTokensPerS().convertToDouble() > 0) ||
