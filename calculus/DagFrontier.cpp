@@ -35,8 +35,10 @@ struct Dag {
   bool build(const Schedule &s, std::string &err) {
     size_t n = s.tasks.size();
     release.resize(n);
+    // A recorded start is a release (ScheduleTask::fixedStart), as in the
+    // lowering's list scheduling.
     for (size_t t = 0; t < n; ++t)
-      release[t] = s.tasks[t].release;
+      release[t] = std::max(s.tasks[t].release, s.tasks[t].fixedStart);
     std::vector<std::pair<uint32_t, Edge>> edges; // (from, edge)
     std::unordered_map<uint64_t, uint32_t> last;
     for (uint32_t t = 0; t < n; ++t) {
@@ -1188,7 +1190,6 @@ double dagEnergyWithSwitches(const Schedule &sched,
     const Option &o = options[t][choice[t]];
     copy.duration = quantize(o.T, quantum);
     copy.d = o.d;
-    copy.fixedStart = -1;
     timed.tasks.push_back(std::move(copy));
   }
   for (ScheduleTask &task : timed.tasks)
@@ -1208,7 +1209,6 @@ double dagEnergy(const Schedule &sched,
     const Option &o = options[t][choice[t]];
     timed.tasks[t].duration = quantize(o.T, quantum);
     timed.tasks[t].d = o.d;
-    timed.tasks[t].fixedStart = -1;
   }
   return timedEnergy(timed, makespan);
 }

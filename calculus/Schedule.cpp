@@ -143,21 +143,23 @@ bool computeStartTimes(const Schedule &s, std::vector<double> &start,
     ready.pop_back();
     ++done;
     const ScheduleTask &task = s.tasks[t];
-    if (task.fixedStart >= 0) {
-      start[t] = task.fixedStart;
-    } else {
-      double st = task.release;
-      for (const Dependency &dep : task.deps)
-        st = std::max(st, dep.startToStart
-                              ? start[dep.pred] + dep.lag
-                              : start[dep.pred] + s.tasks[dep.pred].duration);
-      for (uint32_t i = g.streamPredStart[t]; i < g.streamPredStart[t + 1];
-           ++i) {
-        uint32_t p = g.streamPreds[i];
-        st = std::max(st, start[p] + s.tasks[p].duration);
-      }
-      start[t] = st;
+    double st = task.release;
+    for (const Dependency &dep : task.deps)
+      st = std::max(st, dep.startToStart
+                            ? start[dep.pred] + dep.lag
+                            : start[dep.pred] + s.tasks[dep.pred].duration);
+    for (uint32_t i = g.streamPredStart[t]; i < g.streamPredStart[t + 1];
+         ++i) {
+      uint32_t p = g.streamPreds[i];
+      st = std::max(st, start[p] + s.tasks[p].duration);
     }
+    // A recorded start is a release; times converted from a trace's
+    // integer microseconds carry rounding, so readiness within it of the
+    // recorded start keeps the recorded start exactly.
+    if (task.fixedStart >= 0 &&
+        st <= task.fixedStart + timeTolerance(task.fixedStart))
+      st = task.fixedStart;
+    start[t] = st;
     for (uint32_t i = succStart[t]; i < succStart[t + 1]; ++i)
       if (--indeg[succ[i]] == 0)
         ready.push_back(succ[i]);

@@ -51,7 +51,12 @@ struct ScheduleTask {
   double duration = 0; ///< T, s
   double d = 0;        ///< dynamic energy, J (total over its devices)
   double varT = 0, varD = 0;
-  /// Fixed start (an imported trace's measured time); negative when free.
+  /// Recorded start (an imported trace's measured time, or a timing's):
+  /// the task never starts before it -- a release at that time -- and with
+  /// the recorded durations list scheduling reproduces it exactly. Planner
+  /// and lowering read it the same way, so a plan that slows a task delays
+  /// what follows, and slack before a recorded start is free. Negative when
+  /// none.
   double fixedStart = -1;
   /// Earliest start whatever the dependencies (a request's arrival), s.
   double release = 0;
@@ -63,9 +68,11 @@ struct Schedule {
   std::vector<ScheduleTask> tasks; ///< in program order
 };
 
-/// Start times by list scheduling: each task starts when its dependencies
-/// and its release time allow and its stream on each of its devices is free,
-/// streams executing in program order. Fixed starts are kept (and still order their streams).
+/// Start times by list scheduling: each task starts when its dependencies,
+/// its release time and its recorded start (ScheduleTask::fixedStart) allow
+/// and its stream on each of its devices is free, streams executing in
+/// program order. A task ready within rounding of its recorded start starts
+/// exactly there.
 /// On a dependency cycle returns false and fills `cycle` with the task ids
 /// along it.
 bool computeStartTimes(const Schedule &sched, std::vector<double> &start,

@@ -187,13 +187,29 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
           << objective << "'";
       return signalPassFailure();
     }
-    if (!(deadline >= 0) || !(maxSlowdown >= 0)) {
-      mlir::emitError(getOperation().getLoc(), 
-          "energy-plan: deadline and max-slowdown must be non-negative");
+    if (!(deadline >= 0) || !(maxSlowdown >= 0) || !std::isfinite(deadline) ||
+        !std::isfinite(maxSlowdown)) {
+      mlir::emitError(getOperation().getLoc(),
+          "energy-plan: deadline and max-slowdown must be finite and "
+          "non-negative");
       return signalPassFailure();
     }
-    for (ScheduleOp sched :
-         llvm::to_vector(getOperation().getOps<ScheduleOp>()))
+    if (deadline > 0 && maxSlowdown > 0) {
+      mlir::emitError(getOperation().getLoc(),
+                      "energy-plan: give deadline or max-slowdown, not both");
+      return signalPassFailure();
+    }
+    if (!(quantum >= 0) || !(step >= 0)) {
+      mlir::emitError(getOperation().getLoc(),
+                      "energy-plan: quantum and step must be non-negative (s)");
+      return signalPassFailure();
+    }
+    auto schedules = llvm::to_vector(getOperation().getOps<ScheduleOp>());
+    if (schedules.empty())
+      mlir::emitWarning(getOperation().getLoc(),
+                        "energy-plan: no sched.schedule in the module; nothing "
+                        "was planned");
+    for (ScheduleOp sched : schedules)
       if (failed(planSchedule(sched)))
         return signalPassFailure();
   }
@@ -208,6 +224,11 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
                           true, method);
     if (failed(front))
       return failure();
+    if (llvm::all_of(c->options, [](const auto &set) { return set.size() < 2; }))
+      mlir::emitWarning(sched.getLoc(), "energy-plan: no task of @")
+          << sched.getSymName()
+          << " has an operating set with more than one option: the plan is "
+             "the schedule as it is";
     double baseT;
     double baseE = calculus::dagEnergy(c->graph.schedule, c->options,
                                        c->current, quantum, &baseT);
@@ -289,18 +310,19 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       uint32_t j = best->choice[t];
       if (SignatureAttr sig = c->sigs[t][j]) {
         taskOp.setSigAttr(sig);
-        // The task now takes its option's time; a recorded duration and
-        // start belonged to the old timing (the plan re-times the schedule
-        // from its dependencies and stream order).
+        // The task now takes its option's time. A recorded start stays: it
+        // is a release (the task never starts before it), read the same way
+        // by the planner and the lowering.
         if (taskOp.getDuration())
           taskOp.setDuration(sig.time());
       }
-      taskOp.setStart(std::nullopt);
       if (OpPointAttr op = c->opPoints[t][j])
         taskOp->setAttr("energy.dvfs", op);
     }
     // What the plan saves as it will run: with its clock switches.
     double saving = baseE > 0 ? 100 * (1 - bestCost.E / baseE) : 0;
+    if (std::fabs(saving) < 5e-13) // equal energies print as 0.00%, not -0.00%
+      saving = 0;
     double lowerBound = std::isnan(best->lowerBound) ? 0 : best->lowerBound;
     double gapPct =
         lowerBound > 0 ? 100 * (best->E - lowerBound) / lowerBound : -1;

@@ -33,18 +33,10 @@ std::string SchedGraph::describeCycle(ArrayRef<uint32_t> cycle) const {
   return out;
 }
 
-LogicalResult SchedGraph::startTimes(ScheduleOp op, std::vector<double> &start,
-                                     bool ignoreFixed) const {
+LogicalResult SchedGraph::startTimes(ScheduleOp op,
+                                     std::vector<double> &start) const {
   std::vector<uint32_t> cycle;
-  bool ok;
-  if (ignoreFixed) {
-    calculus::Schedule free = schedule;
-    for (calculus::ScheduleTask &t : free.tasks)
-      t.fixedStart = -1;
-    ok = calculus::computeStartTimes(free, start, cycle);
-  } else {
-    ok = calculus::computeStartTimes(schedule, start, cycle);
-  }
+  bool ok = calculus::computeStartTimes(schedule, start, cycle);
   if (ok)
     return success();
   return op.emitOpError("cannot be timed: dependencies and stream order form "
@@ -216,7 +208,7 @@ FailureOr<SchedGraph> SchedGraph::build(ScheduleOp op, Need need) {
 FailureOr<SchedGraph> SchedGraph::buildAsPlanned(ScheduleOp op,
                                                  std::vector<double> &start) {
   FailureOr<SchedGraph> g = build(op, Need::Signatures);
-  if (failed(g) || failed(g->startTimes(op, start, /*ignoreFixed=*/true)))
+  if (failed(g) || failed(g->startTimes(op, start)))
     return failure();
   return g;
 }

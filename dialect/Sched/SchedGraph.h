@@ -34,15 +34,15 @@ struct SchedGraph {
   /// Names the tasks of a cycle for a diagnostic: "@a -> @b -> @a".
   std::string describeCycle(llvm::ArrayRef<uint32_t> cycle) const;
 
-  /// List-scheduled start times (calculus::computeStartTimes); fixed starts
-  /// are kept unless `ignoreFixed`. A cycle of dependencies and stream order
-  /// is an error on `op` naming its tasks.
-  mlir::LogicalResult startTimes(ScheduleOp op, std::vector<double> &start,
-                                 bool ignoreFixed = false) const;
+  /// List-scheduled start times (calculus::computeStartTimes; a recorded
+  /// start is a release). A cycle of dependencies and stream order is an
+  /// error on `op` naming its tasks.
+  mlir::LogicalResult startTimes(ScheduleOp op,
+                                 std::vector<double> &start) const;
 
   /// The schedule as a plan runs it: every task needs its signature, and
-  /// start times come from dependencies, stream order and releases
-  /// (recorded starts belong to an older timing).
+  /// start times come from dependencies, stream order, releases and
+  /// recorded starts -- exactly as the lowering times it.
   static mlir::FailureOr<SchedGraph> buildAsPlanned(ScheduleOp op,
                                                     std::vector<double> &start);
 };

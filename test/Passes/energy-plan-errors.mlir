@@ -3,6 +3,16 @@
 // RUN: not energy-opt %s --energy-plan="crash-budget=-5" 2>&1 | FileCheck %s --check-prefix=BUDGET
 // RUN: not energy-opt %s --energy-frontier="crash-budget=abc" 2>&1 | FileCheck %s --check-prefix=BUDGET
 // RUN: not energy-opt %s --energy-frontier="class-sweep-above=-1" 2>&1 | FileCheck %s --check-prefix=CLASS
+// RUN: not energy-opt %s --energy-plan="quantum=-1" 2>&1 | FileCheck %s --check-prefix=QUANTUM
+// RUN: not energy-opt %s --energy-plan="step=-0.1" 2>&1 | FileCheck %s --check-prefix=QUANTUM
+// QUANTUM: error: energy-plan: quantum and step must be non-negative (s)
+// RUN: not energy-opt %s --energy-plan="deadline=20 max-slowdown=2" 2>&1 | FileCheck %s --check-prefix=BOTH
+// BOTH: error: energy-plan: give deadline or max-slowdown, not both
+// RUN: energy-opt %s --energy-plan="deadline=20 summary=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOOPTS
+// NOOPTS: warning: energy-plan: no task of @s has an operating set with more than one option: the plan is the schedule as it is
+// NOOPTS: (0.00% less energy
+// RUN: energy-opt %energy_src/examples/attention-tp2.mlir --energy-plan -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOSCHED
+// NOSCHED: warning: energy-plan: no sched.schedule in the module; nothing was planned
 // CLASS: for the --class-sweep-above option: {{.*}} value invalid
 // BUDGET: for the --crash-budget option: {{.*}} value invalid
 
