@@ -130,7 +130,12 @@ bool resolvePending(bool wait, std::string &err) {
     account(*p.region, E, p.t1 - p.t0);
   }
   state.pending.erase(state.pending.begin(), state.pending.begin() + k);
-  double oldest = state.pending.empty() ? covered : state.pending.front().t0;
+  // Pending regions are in the order they ended, not started: an outer
+  // region ends after the inner ones it holds but started before them, so
+  // the history to keep reaches back to the earliest start of any of them.
+  double oldest = covered;
+  for (const Pending &p : state.pending)
+    oldest = std::min(oldest, p.t0);
   for (auto &[name, r] : state.regions)
     if (r.open)
       oldest = std::min(oldest, r.startT);

@@ -145,6 +145,53 @@ TEST(Nvml, CApiRegionsReadTheSampledCounter) {
 // fork() after er_init (a data loader's workers): the child has no sampler
 // thread and must not use (or, exiting, tear down) the parent's; it is told
 // to call er_init. The parent goes on measuring.
+// Nested regions on the sampled-counter path: an outer "iter" around short
+// "step" regions. Pending regions are resolved in the order they end, so
+// the outer one (which started first) must keep its counter history; every
+// call succeeds and the energies are P x T of each (the double draws a
+// constant power), with the counter updating every 20 ms
+// (FAKE_NVML_UPDATE_MS in nvml-fake.test).
+TEST(Nvml, CApiNestedRegionsKeepTheirHistory) {
+  if (oldVariant())
+    GTEST_SKIP();
+  ASSERT_EQ(er_init("cuda:0"), 0) << er_last_error();
+  // Short iterations of 50 back-to-back steps: ended regions pile up to
+  // the batch (4,096) after which they are resolved while others are still
+  // pending, and the counter changes inside some iteration that has ended
+  // by then. That outer region, pending behind inner ones that ended before
+  // it but started after it, must keep the counter history back to its own
+  // start.
+  const int iterations = 400, steps = 50;
+  for (int it = 0; it < iterations; ++it) {
+    ASSERT_EQ(er_begin("iter"), 0) << er_last_error();
+    for (int k = 0; k < steps; ++k) {
+      ASSERT_EQ(er_begin("step"), 0) << er_last_error();
+      if (k == steps / 2) // ~1 ms iterations: the counter changes inside some
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      ASSERT_EQ(er_end("step"), 0) << er_last_error();
+    }
+    ASSERT_EQ(er_end("iter"), 0) << er_last_error();
+  }
+  RegionTotals outer, inner;
+  ASSERT_EQ(er_result("iter", &outer.E, &outer.T, &outer.n), 0)
+      << er_last_error();
+  ASSERT_EQ(er_result("step", &inner.E, &inner.T, &inner.n), 0)
+      << er_last_error();
+  EXPECT_EQ(outer.n, unsigned(iterations));
+  EXPECT_EQ(inner.n, unsigned(steps * iterations));
+  EXPECT_GE(outer.T, inner.T);
+  // Constant power: the outer total is P x its time, within one 20 ms
+  // update at each end of each iteration (and a loaded machine's
+  // scheduling); the steps, each charged its share, sum to P x their time.
+  EXPECT_NEAR(outer.E, power() * outer.T, 0.2 * power() * outer.T + power() * 0.05)
+      << "T = " << outer.T;
+  EXPECT_NEAR(inner.E, power() * inner.T, 0.2 * power() * inner.T + power() * 0.05)
+      << "T = " << inner.T;
+  std::string db = ::testing::TempDir() + "nested-%r.json";
+  EXPECT_EQ(er_flush(db.c_str()), 0) << er_last_error();
+  er_shutdown();
+}
+
 TEST(Nvml, CApiAcrossFork) {
   if (oldVariant())
     GTEST_SKIP();
