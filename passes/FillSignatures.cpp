@@ -18,7 +18,6 @@
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <limits>
 
@@ -78,32 +77,11 @@ struct ModelFile {
 
 using rt::DbEntry;
 
-/// The GPU model a device name names: the first letters-then-digits token
-/// ("A100" in "sim:A100-SXM4 (simulated)" or "NVIDIA A100-SXM4-80GB",
-/// "H200" in "2xH200"); "" when there is none.
-std::string gpuModel(StringRef name) {
-  std::string up = name.upper();
-  for (size_t i = 0; i < up.size(); ++i) {
-    if (!std::isalpha((unsigned char)up[i]) ||
-        (i > 0 && std::isalnum((unsigned char)up[i - 1]) &&
-         !std::isdigit((unsigned char)up[i - 1])))
-      continue;
-    size_t j = i;
-    while (j < up.size() && std::isalpha((unsigned char)up[j]))
-      ++j;
-    size_t k = j;
-    while (k < up.size() && std::isdigit((unsigned char)up[k]))
-      ++k;
-    if (k > j && j - i <= 2)
-      return up.substr(i, k - i);
-  }
-  return "";
-}
-
 /// A DB measured on another GPU model than the schedule's device prices
 /// the schedule with another GPU's signatures: say so.
 void warnOnDeviceKind(Location loc, StringRef kind, StringRef dbDevice) {
-  std::string want = gpuModel(kind), have = gpuModel(dbDevice);
+  std::string want = rt::gpuModelOf(kind.str()),
+              have = rt::gpuModelOf(dbDevice.str());
   if (!want.empty() && !have.empty() && want != have)
     emitWarning(loc, "device kind '")
         << kind << "' is a " << want << ", but the signature DB was measured on '"

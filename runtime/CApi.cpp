@@ -208,6 +208,8 @@ int er_init(const char *device) {
 }
 
 int er_begin(const char *name) {
+  if (!name || !*name)
+    return fail("er_begin: a region needs a non-empty name");
   std::lock_guard<std::mutex> lock(state.mu);
   if (!state.dev)
     return notInitialized("er_begin");
@@ -238,6 +240,8 @@ int er_begin(const char *name) {
 }
 
 int er_end(const char *name) {
+  if (!name || !*name)
+    return fail("er_end: a region needs a non-empty name");
   std::lock_guard<std::mutex> lock(state.mu);
   if (!state.dev)
     return notInitialized("er_end");
@@ -265,6 +269,8 @@ int er_end(const char *name) {
 
 int er_result(const char *name, double *energy_j, double *time_s,
               unsigned *count) {
+  if (!name || !*name)
+    return fail("er_result: a region needs a non-empty name");
   std::lock_guard<std::mutex> lock(state.mu);
   auto it = state.regions.find(name);
   if (it == state.regions.end())
@@ -282,6 +288,8 @@ int er_result(const char *name, double *energy_j, double *time_s,
 }
 
 int er_flush(const char *path) {
+  if (!path || !*path)
+    return fail("er_flush: needs a path");
   std::lock_guard<std::mutex> lock(state.mu);
   if (!state.dev)
     return notInitialized("er_flush");
@@ -332,6 +340,8 @@ void er_shutdown(void) {
 const char *er_last_error(void) { return lastError.c_str(); }
 
 int er_plan_clock(const char *name, int sm_mhz) {
+  if (!name || !*name)
+    return fail("er_plan_clock: a region needs a non-empty name");
   std::lock_guard<std::mutex> lock(state.mu);
   if (!state.dev)
     return notInitialized("er_plan_clock");

@@ -6,6 +6,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <cctype>
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -56,16 +57,19 @@ bool readSignatureDb(const std::string &path, SignatureDb &out,
                           sd = e->getNumber("sigma_d_J");
     if (!key || !mhz || !s || !T || !d || !sT || !sd)
       return bad("needs key, sm_mhz, s_W, T_s, d_J, sigma_T_s and sigma_d_J");
+    // Above 1e15 (s, W, J) a value is a units mistake, and its square (a
+    // variance when pooled) would leave the range a double holds exactly
+    // enough to write back.
     for (double v : {*s, *T, *d, *sT, *sd})
-      if (!(v >= 0) || !std::isfinite(v))
-        return bad("values must be finite and non-negative");
+      if (!(v >= 0) || !std::isfinite(v) || v > 1e15)
+        return bad("values must be finite, non-negative and at most 1e15");
     if (*mhz <= 0)
       return bad("sm_mhz must be positive");
     DbEntry entry{key->str(), *mhz, *s, *T, *d, *sT, *sd, 0, "", "", {}, {}};
     if (const llvm::json::Value *r = e->get("runs")) {
       std::optional<int64_t> runs = r->getAsInteger();
-      if (!runs || *runs <= 0)
-        return bad("runs must be a positive integer");
+      if (!runs || *runs <= 0 || *runs > (int64_t(1) << 53))
+        return bad("runs must be a positive integer of at most 2^53");
       entry.runs = *runs;
     }
     if (const llvm::json::Value *m = e->get("method")) {
@@ -114,6 +118,25 @@ bool poolSignatureDbs(const std::vector<SignatureDb> &shards,
   // limit; -1 when not recorded) -- runs in another context are another
   // signature, kept apart rather than pooled.
   using GroupKey = std::tuple<std::string, int64_t, std::string, double>;
+  // Shards of different GPU models are different signatures, not more
+  // runs of one; the same shard twice would double its runs and shrink its
+  // sigma.
+  for (size_t k = 1; k < shards.size(); ++k)
+    for (size_t j = 0; j < k; ++j) {
+      std::string a = gpuModelOf(shards[j].device),
+                  b = gpuModelOf(shards[k].device);
+      if (!a.empty() && !b.empty() && a != b) {
+        err = names[k] + " was measured on '" + shards[k].device + "' (" + b +
+              "), " + names[j] + " on '" + shards[j].device + "' (" + a +
+              "): measurements of different GPU models do not pool";
+        return false;
+      }
+      if (writeSignatureDb(shards[j]) == writeSignatureDb(shards[k])) {
+        err = names[k] + " holds exactly the measurements of " + names[j] +
+              " (the same shard twice?): pooling would count its runs twice";
+        return false;
+      }
+    }
   std::map<GroupKey, Group> groups;
   std::vector<std::string> devices;
   for (size_t k = 0; k < shards.size(); ++k) {
@@ -181,6 +204,31 @@ bool poolSignatureDbs(const std::vector<SignatureDb> &shards,
     out.entries.push_back(std::move(m));
   }
   return true;
+}
+
+std::string gpuModelOf(const std::string &name) {
+  std::string up;
+  for (char c : name)
+    up += char(std::toupper((unsigned char)c));
+  // "2xA100": a lockstep group of this project's tensor parallelism.
+  size_t first = 0;
+  while (first < up.size() && std::isdigit((unsigned char)up[first]))
+    ++first;
+  first = first > 0 && first < up.size() && up[first] == 'X' ? first + 1 : 0;
+  for (size_t i = first; i < up.size(); ++i) {
+    if (!std::isalpha((unsigned char)up[i]) ||
+        (i > first && std::isalpha((unsigned char)up[i - 1])))
+      continue;
+    size_t j = i;
+    while (j < up.size() && std::isalpha((unsigned char)up[j]))
+      ++j;
+    size_t k = j;
+    while (k < up.size() && std::isdigit((unsigned char)up[k]))
+      ++k;
+    if (k > j && j - i <= 2)
+      return up.substr(i, k - i);
+  }
+  return "";
 }
 
 std::string writeSignatureDb(const SignatureDb &db) {

@@ -51,6 +51,11 @@ bool poolSignatureDbs(const std::vector<SignatureDb> &shards,
 /// Writes a version-1 DB (JSON).
 std::string writeSignatureDb(const SignatureDb &db);
 
+/// The GPU model a device name names: the first token of one or two letters
+/// then digits, upper-cased ("A100" in "sim:A100-SXM4 (simulated)" or
+/// "nvml:NVIDIA A100-SXM4-80GB", "H200" in "2xH200"); "" when none.
+std::string gpuModelOf(const std::string &deviceName);
+
 } // namespace rt
 } // namespace energy
 

@@ -371,6 +371,15 @@ TEST(CApi, RegionsAccumulateAndFlushPerRank) {
   EXPECT_NEAR(E, 50 * (60 + 61.2), 0.03 * 50 * 121.2);
   EXPECT_EQ(er_end("step"), -1);
   EXPECT_NE(std::string(er_last_error()).find("is not open"), std::string::npos);
+  // NULL and empty names are errors, never an exception across the C API.
+  EXPECT_EQ(er_begin(nullptr), -1);
+  EXPECT_NE(std::string(er_last_error()).find("needs a non-empty name"),
+            std::string::npos);
+  EXPECT_EQ(er_begin(""), -1);
+  EXPECT_EQ(er_end(nullptr), -1);
+  EXPECT_EQ(er_result(nullptr, &E, &T, &n), -1);
+  EXPECT_EQ(er_flush(nullptr), -1);
+  EXPECT_EQ(er_plan_clock(nullptr, 1410), -1);
   std::string path = ::testing::TempDir() + "energy-rt-%r.json";
   ASSERT_EQ(er_flush(path.c_str()), 0) << er_last_error();
   std::string shard = ::testing::TempDir() + "energy-rt-3.json";

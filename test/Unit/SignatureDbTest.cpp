@@ -143,3 +143,41 @@ TEST(SignatureDb, RuntimeWriterEscapesUserNames) {
 }
 
 } // namespace
+
+namespace {
+
+// Shards of different GPU models, or the same shard twice, do not pool
+// (an A100 and an H100 shard used to become one entry; a shard given twice
+// doubled its runs and shrank its sigma).
+TEST(SignatureDb, RefusesOtherModelsAndTheSameShardTwice) {
+  SignatureDb a, b;
+  a.device = "nvml:NVIDIA A100-SXM4-80GB";
+  b.device = "nvml:NVIDIA H100 80GB HBM3";
+  a.entries.push_back({"k", 1410, 60, 1, 10, 0, 0, 3, "measured"});
+  b.entries.push_back({"k", 1410, 60, 1.2, 11, 0, 0, 3, "measured"});
+  SignatureDb out;
+  std::string err;
+  EXPECT_FALSE(poolSignatureDbs({a, b}, {"a.json", "b.json"}, out, err));
+  EXPECT_NE(err.find("(H100), a.json on 'nvml:NVIDIA A100-SXM4-80GB' (A100): "
+                     "measurements of different GPU models do not pool"),
+            std::string::npos)
+      << err;
+  EXPECT_FALSE(poolSignatureDbs({a, a}, {"a.json", "a2.json"}, out, err));
+  EXPECT_NE(err.find("a2.json holds exactly the measurements of a.json"),
+            std::string::npos)
+      << err;
+  // Ranks of one model pool.
+  b.device = "nvml:NVIDIA A100-SXM4-80GB";
+  EXPECT_TRUE(poolSignatureDbs({a, b}, {"a.json", "b.json"}, out, err)) << err;
+}
+
+TEST(SignatureDb, GpuModels) {
+  EXPECT_EQ(gpuModelOf("sim:A100-SXM4 (simulated)"), "A100");
+  EXPECT_EQ(gpuModelOf("nvml:NVIDIA H200"), "H200");
+  EXPECT_EQ(gpuModelOf("2xH200"), "H200");
+  EXPECT_EQ(gpuModelOf("A40"), "A40");
+  EXPECT_EQ(gpuModelOf("cuda:0"), "");
+  EXPECT_EQ(gpuModelOf("Tesla V100-SXM2-16GB"), "V100");
+}
+
+} // namespace
