@@ -5,6 +5,10 @@
 #include "dialect/Sched/Sched.h"
 #include "dialect/Sched/SchedGraph.h"
 #include "passes/CsvTable.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <map>
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -48,14 +52,40 @@ struct EnergyPowerCapPass
     if (!cCap || !cT || !cE)
       return fail(table + ": needs columns power_limit (or power_limit_0), "
                           "time and energy");
+    // A table of several jobs: one job's rows, named.
+    std::optional<size_t> cModel = csv.column("model_name");
+    if (!cModel && !model.empty())
+      return fail(table + ": model=" + model + " given, but the table has no "
+                          "model_name column");
+    if (cModel) {
+      llvm::SmallVector<std::string> names;
+      for (const auto &row : csv.rows)
+        if (!llvm::is_contained(names, row[*cModel]))
+          names.push_back(row[*cModel]);
+      if (model.empty() && names.size() > 1)
+        return fail(table + ": the table holds " + Twine(names.size()) +
+                    " jobs (" + llvm::join(names, ", ") +
+                    "); pick one with model=NAME");
+      if (!model.empty() && !llvm::is_contained(names, model))
+        return fail(table + ": no rows of model '" + model + "'; it holds " +
+                    llvm::join(names, ", "));
+    }
     std::vector<calculus::CapPoint> points;
+    std::map<double, unsigned> seenCap; // power limit -> line
     for (size_t r = 0; r < csv.rows.size(); ++r) {
       double cap, t, e;
       const auto &row = csv.rows[r];
+      if (cModel && !model.empty() && row[*cModel] != model)
+        continue;
       if (!llvm::to_float(row[*cCap], cap) || !llvm::to_float(row[*cT], t) ||
           !llvm::to_float(row[*cE], e))
         return fail(table + ":" + Twine(csv.lines[r]) +
                     ": power_limit, time and energy must be numbers");
+      auto [it, fresh] = seenCap.try_emplace(cap, csv.lines[r]);
+      if (!fresh)
+        return fail(table + ":" + Twine(csv.lines[r]) + ": power limit " +
+                    row[*cCap] + " W again (first on line " +
+                    Twine(it->second) + ")");
       points.push_back({cap, t, e});
     }
     calculus::CapObjective obj;

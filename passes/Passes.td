@@ -147,11 +147,15 @@ def EnergyPowerCap : Pass<"energy-power-cap", "::mlir::ModuleOp"> {
     it, Zeus's cost `eta E + (1 - eta) MAXPOWER T` (`eta`, `max-power` in W:
     the sum of the GPUs' maximum limits). Every `sched.device` of every
     schedule gets `energy.power_cap = #energy.op_point<power_cap = ...>`;
-    the schedule gets `energy.power_cap_choice` with the chosen row.
+    the schedule gets `energy.power_cap_choice` with the chosen row. A table
+    of several jobs (a `model_name` column, as Zeus's) needs `model=NAME`
+    to pick one job's rows; two rows of one power limit are an error.
   }];
   let options = [
     Option<"table", "table", "std::string", /*default=*/"\"\"",
            "CSV of power_limit,time,energy">,
+    Option<"model", "model", "std::string", /*default=*/"\"\"",
+           "the job's rows of a table with a model_name column">,
     Option<"maxSlowdown", "max-slowdown", "double", /*default=*/"-1",
            "minimize energy within this slowdown (percent)">,
     Option<"eta", "eta", "double", /*default=*/"0.5",

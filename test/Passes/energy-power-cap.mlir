@@ -19,3 +19,9 @@ sched.schedule @job {
   sched.device @gpu0 kind "A100-PCIe" static 50 W
   sched.task @step on @gpu0 sig <T = 6 s, d = 6 kJ>
 }
+// Two rows of one power limit are refused, with the line.
+// RUN: printf 'power_limit,time,energy\n300,6.35,6819\n275,6.54,6516\n300,6.40,6800\n' > %t/dup.csv
+// RUN: not energy-opt %s --energy-power-cap="table=%t/dup.csv eta=0.5 max-power=1200" 2>&1 | FileCheck %s --check-prefix=DUP
+// DUP: dup.csv:4: power limit 300 W again (first on line 2)
+// RUN: not energy-opt %s --energy-power-cap="table=%t/dup.csv model=x" 2>&1 | FileCheck %s --check-prefix=NOMODEL
+// NOMODEL: model=x given, but the table has no model_name column
