@@ -13,6 +13,7 @@
 #include "runtime/AtomicStream.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -122,6 +123,57 @@ struct EnergyEvaluatePass
     return n && n.getInt() > 0 ? double(n.getInt()) : 0;
   }
 
+  /// Per device, where the root spans several: static power over the
+  /// root's makespan (every device draws it to the end, CALCULUS.md
+  /// section 2's multi) and the dynamic energy of its elements and idles.
+  /// The largest 16 by energy; the rest summed.
+  void printPerDevice(Operation *root, const calculus::Signature &sig,
+                      llvm::raw_ostream &os) {
+    llvm::MapVector<StringAttr, double> dyn;
+    root->walk([&](Operation *op) {
+      if (auto el = dyn_cast<ElementOp>(op)) {
+        if (auto s = el.getSigAsAttr())
+          dyn[el.getDeviceAttr().getAttr()] += s.dynamicEnergy();
+      } else if (auto idle = dyn_cast<IdleOp>(op)) {
+        dyn[idle.getDeviceAttr().getAttr()] +=
+            idle.getDynamic() ? idle.getDynamic()->convertToDouble() : 0;
+      }
+    });
+    if (dyn.size() < 2)
+      return;
+    struct Row {
+      StringRef name;
+      double s, d;
+    };
+    std::vector<Row> rows;
+    for (auto &[dev, d] : dyn) {
+      auto decl =
+          SymbolTable::lookupNearestSymbolFrom<energy::DeviceOp>(root, dev);
+      rows.push_back(
+          {dev.getValue(), decl ? decl.getStaticPower().convertToDouble() : 0,
+           d});
+    }
+    std::stable_sort(rows.begin(), rows.end(), [&](const Row &a, const Row &b) {
+      return a.s * sig.T + a.d > b.s * sig.T + b.d;
+    });
+    auto q = [](double v, Dimension dim) { return formatQuantity(v, dim, 5); };
+    os << "  per device (static over the makespan + dynamic of its elements)\n";
+    size_t shown = std::min<size_t>(rows.size(), 16);
+    for (size_t i = 0; i < shown; ++i)
+      os << llvm::formatv("    @{0}  {1} = static {2} + dynamic {3}\n",
+                          rows[i].name,
+                          q(rows[i].s * sig.T + rows[i].d, Dimension::Energy),
+                          q(rows[i].s * sig.T, Dimension::Energy),
+                          q(rows[i].d, Dimension::Energy));
+    if (shown < rows.size()) {
+      double rest = 0;
+      for (size_t i = shown; i < rows.size(); ++i)
+        rest += rows[i].s * sig.T + rows[i].d;
+      os << llvm::formatv("    ... {0} more devices  {1}\n",
+                          rows.size() - shown, q(rest, Dimension::Energy));
+    }
+  }
+
   void printSummary(Operation *op, const calculus::Signature &sig,
                     calculus::Interval iv, double sharedVariance) {
     auto q = [](double v, Dimension dim) { return formatQuantity(v, dim, 5); };
@@ -130,7 +182,8 @@ struct EnergyEvaluatePass
                          : std::string("-");
     };
     StringRef name = nameOf(op);
-    llvm::raw_ostream &os = llvm::outs();
+    // Standard error: the IR on standard output stays pipeable.
+    llvm::raw_ostream &os = llvm::errs();
     os << (name.empty() ? describeLoc(op->getLoc()) : ("@" + name).str())
        << " (" << op->getName() << ")\n";
     os << llvm::formatv("  energy   {0}  +- {1} (1 sigma)\n",
@@ -155,6 +208,7 @@ struct EnergyEvaluatePass
                         pct(sig.staticEnergy()), q(sig.s, Dimension::Power));
     os << llvm::formatv("  dynamic  {0}  ({1})\n", q(sig.d, Dimension::Energy),
                         pct(sig.d));
+    printPerDevice(op, sig, os);
     if (double n = outputTokens(op); n > 0)
       os << llvm::formatv("  per output token  {0}  +- {1}  [{2}, {3}]  "
                           "({4} tokens)\n",

@@ -23,7 +23,7 @@ def EnergyEvaluate : Pass<"energy-evaluate", "::mlir::ModuleOp"> {
     Option<"confidence", "confidence", "double", /*default=*/"0.95",
            "two-sided confidence of the prediction intervals, in (0, 1)">,
     Option<"summary", "summary", "bool", /*default=*/"false",
-           "print a human-readable summary of each root to stdout">,
+           "print a human-readable summary of each root to stderr">,
   ];
 }
 
@@ -133,7 +133,7 @@ def EnergyPlan : Pass<"energy-plan", "::mlir::ModuleOp"> {
     Option<"objective", "objective", "std::string", /*default=*/"\"energy\"",
            "energy, edp or ed2p">,
     Option<"summary", "summary", "bool", /*default=*/"false",
-           "print the plan's summary to stdout">,
+           "print the plan's summary to stderr">,
   ] # FrontierOptions;
 }
 

@@ -352,32 +352,32 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
 
     if (summary) {
       auto q = [](double v, Dimension d) { return formatQuantity(v, d, 5); };
-      llvm::outs() << "@" << sched.getSymName() << " plan ("
+      llvm::errs() << "@" << sched.getSymName() << " plan ("
                    << front->size() << " frontier points, objective "
                    << objective << ")\n";
-      llvm::outs() << "  frontier  "
+      llvm::errs() << "  frontier  "
                    << cast<StringAttr>(sched->getAttr("energy.frontier_method"))
                           .getValue()
                    << "\n";
-      llvm::outs() << "  fastest   " << q(fastest, Dimension::Time)
+      llvm::errs() << "  fastest   " << q(fastest, Dimension::Time)
                    << "  energy-minimal "
                    << q(front->back().T, Dimension::Time) << " at "
                    << q(front->back().E, Dimension::Energy) << "\n";
-      llvm::outs() << "  baseline  " << q(baseT, Dimension::Time) << "  "
+      llvm::errs() << "  baseline  " << q(baseT, Dimension::Time) << "  "
                    << q(baseE, Dimension::Energy)
                    << "  (every task at its current signature)\n";
-      llvm::outs() << "  plan      " << q(bestCost.T, Dimension::Time) << "  "
+      llvm::errs() << "  plan      " << q(bestCost.T, Dimension::Time) << "  "
                    << q(bestCost.E, Dimension::Energy)
                    << llvm::formatv("  ({0:F2}% less energy, limit {1})\n",
                                     saving, q(limit, Dimension::Time));
       if (switching)
-        llvm::outs() << "  switches  " << bestCost.switches
+        llvm::errs() << "  switches  " << bestCost.switches
                      << " clock switches included (the frontier point "
                         "without them: "
                      << q(best->T, Dimension::Time) << "  "
                      << q(best->E, Dimension::Energy) << ")\n";
       if (gapPct >= 0)
-        llvm::outs() << "  bound     no configuration this fast uses less "
+        llvm::errs() << "  bound     no configuration this fast uses less "
                         "than "
                      << q(lowerBound, Dimension::Energy)
                      << llvm::formatv(" (plan within {0:F2}%)\n", gapPct);

@@ -4,8 +4,8 @@
 // recorded collective is free to use, and the planned schedule re-lowers to
 // exactly what the plan claims.
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: energy-opt %s --sched-to-energy --energy-evaluate="summary=true" -o /dev/null | FileCheck %s --check-prefix=BASE
-// RUN: energy-opt %s --energy-plan="max-slowdown=0 summary=true" -o %t/planned.mlir | FileCheck %s --check-prefix=PLAN
+// RUN: energy-opt %s --sched-to-energy --energy-evaluate="summary=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BASE
+// RUN: energy-opt %s --energy-plan="max-slowdown=0 summary=true" -o %t/planned.mlir 2>&1 | FileCheck %s --check-prefix=PLAN
 // RUN: energy-opt %t/planned.mlir --sched-to-energy --energy-evaluate -o %t/re.mlir
 // RUN: %python %S/plan_reevaluates.py %t/planned.mlir %t/re.mlir | FileCheck %s --check-prefix=AGAIN
 //

@@ -2,7 +2,7 @@
 // interval never goes below zero, and when the normal approximation would,
 // the summary and the attributes say so.
 // RUN: energy-opt %s -split-input-file --energy-evaluate -verify-diagnostics -o /dev/null
-// RUN: not energy-opt %s -split-input-file --energy-evaluate="summary=true" -o /dev/null 2>/dev/null | FileCheck %s --check-prefix=SUMMARY
+// RUN: not energy-opt %s -split-input-file --energy-evaluate="summary=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SUMMARY
 // RUN: not energy-opt %s -split-input-file --energy-evaluate 2>/dev/null | FileCheck %s --check-prefix=ATTR
 
 energy.device @g kind "A100" static 60 W
