@@ -13,7 +13,7 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.energy_obj_root, "test")
 config.excludes = ["Unit", "Inputs", "CMakeLists.txt", "lit.cfg.py",
                    "lit.site.cfg.py", "kineto_counts.py", "fuzz_inputs.py",
-                   "make_runs.py", "FakeNvml"]
+                   "make_runs.py", "FakeNvml", "run_doc_commands.py"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 
@@ -45,6 +45,7 @@ config.substitutions.append(
     ("%energy_plugin", os.path.join(config.energy_lib_dir, "EnergyPlugin.so")))
 config.substitutions.append(("%energy_src", config.energy_src_root))
 config.substitutions.append(("%energy_tools", config.energy_tools_dir))
+config.substitutions.append(("%energy_obj_root", config.energy_obj_root))
 for variant in ("current", "old"):
     config.substitutions.append(
         ("%fake_nvml_" + variant,
