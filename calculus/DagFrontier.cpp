@@ -1563,6 +1563,16 @@ void enumerateFrontier(const Dag &dag, const std::vector<TaskOptions> &opts,
 }
 } // namespace
 
+double DagFrontierResult::lowerBoundAt(double T) const {
+  if (flows.empty())
+    return std::numeric_limits<double>::quiet_NaN();
+  double lb = -std::numeric_limits<double>::infinity();
+  for (auto [C, F] : flows)
+    lb = std::max(lb, C + (staticPower - F) *
+                              (F > staticPower ? T : fastestMakespan));
+  return lb;
+}
+
 bool dagFrontier(const Schedule &sched,
                  const std::vector<std::vector<Option>> &options,
                  const DagFrontierSettings &settings,
@@ -1768,6 +1778,68 @@ bool dagFrontier(const Schedule &sched,
       pruned.push_back(std::move(p));
     }
   frontier = std::move(pruned);
+  // Holes, and the caller's deadline: filled from the best point below (a
+  // real configuration, re-timed), then Pareto-pruned again.
+  if (!exact && settings.keepChoices && totalOptions <= 20000 &&
+      !frontier.empty()) {
+    std::vector<double> targets;
+    if (settings.fillDeadline > 0)
+      targets.push_back(settings.fillDeadline);
+    if (settings.fillSlowdown >= 0)
+      targets.push_back(frontier.front().T * (1 + settings.fillSlowdown));
+    for (size_t i = 0; i + 1 < frontier.size() && targets.size() < 256; ++i) {
+      double gap = frontier[i + 1].T - frontier[i].T;
+      if (gap > 0.005 * frontier[i].T)
+        for (int k = 1; k <= 3; ++k)
+          targets.push_back(frontier[i].T + k * gap / 4);
+    }
+    // Each task's caller option -> its Pareto index (none: not Pareto).
+    std::vector<std::vector<int>> internal(n);
+    for (size_t t = 0; t < n; ++t) {
+      internal[t].assign(options[t].size(), -1);
+      for (uint32_t i = 0; i < opts[t].original.size(); ++i)
+        internal[t][opts[t].original[i]] = int(i);
+    }
+    std::vector<DagPoint> filled;
+    for (double D : targets) {
+      const DagPoint *from = nullptr;
+      for (const DagPoint &p : frontier)
+        if (p.T <= D * (1 + 1e-12))
+          from = &p;
+      if (!from)
+        continue;
+      Sweep sw(dag, opts, /*rule=*/0);
+      bool ok = true;
+      for (uint32_t t = 0; t < n && ok; ++t) {
+        int j = internal[t][from->choice[t]];
+        ok = j >= 0;
+        if (ok)
+          sw.set(t, uint32_t(j));
+      }
+      if (!ok)
+        continue;
+      sw.makespan = dag.forward(sw.T, sw.es);
+      sw.fill(D);
+      sw.refine(D, /*exhaustive=*/totalOptions <= 2000);
+      filled.push_back(sw.point(P, true));
+    }
+    if (!filled.empty()) {
+      for (DagPoint &p : filled)
+        frontier.push_back(std::move(p));
+      std::sort(frontier.begin(), frontier.end(),
+                [](const DagPoint &a, const DagPoint &b) {
+                  return a.T < b.T || (a.T == b.T && a.E < b.E);
+                });
+      std::vector<DagPoint> again;
+      double bestE = std::numeric_limits<double>::infinity();
+      for (DagPoint &p : frontier)
+        if (p.E < bestE) {
+          bestE = p.E;
+          again.push_back(std::move(p));
+        }
+      frontier = std::move(again);
+    }
+  }
   // Certified bounds and the worst gap.
   double worst = 0;
   std::vector<double> Tfast(n), es(n);
@@ -1804,6 +1876,12 @@ bool dagFrontier(const Schedule &sched,
       worst = std::max(worst, (p.E - p.lowerBound) / p.lowerBound);
   if (result) {
     result->worstGap = exact ? 0 : bounds.empty() ? INFINITY : worst;
+    result->staticPower = P;
+    result->fastestMakespan = fastest;
+    result->flows.clear();
+    if (!exact)
+      for (const FlowBound &b : bounds)
+        result->flows.push_back({b.C, b.F});
     result->classSweep = classSwept;
     if (truncated) {
       result->truncated = true;

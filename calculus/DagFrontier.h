@@ -120,6 +120,13 @@ struct DagFrontierSettings {
   /// decomposition while the frontier compositions cost at most this many
   /// point pairs (0: never).
   uint64_t seriesParallelBudget = uint64_t(1) << 27;
+  /// A deadline the caller will plan against, filled from the best point
+  /// below it (the greedy slack fill, then local search), so that the
+  /// frontier has a point at it: absolute (s, 0: none) or relative to the
+  /// fastest makespan (fraction, negative: none). Heuristic frontiers only,
+  /// with keepChoices, up to 20,000 task options; gaps between consecutive
+  /// points wider than 0.5 % of their time are filled the same way.
+  double fillDeadline = 0, fillSlowdown = -1;
 };
 
 /// How a frontier was obtained.
@@ -143,6 +150,14 @@ struct DagFrontierResult {
   Truncation truncation = Truncation::None;
   /// Obtained by the class sweep (DagFrontierSettings::classSweepAbove).
   bool classSweep = false;
+  /// The certified lower bounds found (heuristic frontiers): each holds at
+  /// every makespan M as C + (P - F) x (F > P ? M : the fastest makespan),
+  /// P the schedule's static power.
+  std::vector<std::pair<double, double>> flows; ///< (C, F)
+  double staticPower = 0, fastestMakespan = 0;
+  /// The best certified bound on the energy of any configuration with a
+  /// makespan of at most T (non-increasing in T); NaN without bounds.
+  double lowerBoundAt(double T) const;
 };
 
 /// The (T, E) frontier of a schedule whose task t may run at any of
