@@ -11,6 +11,7 @@
 #include "dialect/Energy/EnergyTree.h"
 #include "passes/Passes.h"
 #include "runtime/AtomicStream.h"
+#include "runtime/Version.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/MapVector.h"
@@ -153,8 +154,9 @@ struct EnergyEvaluatePass
           {dev.getValue(), decl ? decl.getStaticPower().convertToDouble() : 0,
            d});
     }
-    std::stable_sort(rows.begin(), rows.end(), [&](const Row &a, const Row &b) {
-      return a.s * sig.T + a.d > b.s * sig.T + b.d;
+    std::sort(rows.begin(), rows.end(), [&](const Row &a, const Row &b) {
+      double ea = a.s * sig.T + a.d, eb = b.s * sig.T + b.d;
+      return ea > eb || (ea == eb && a.name < b.name);
     });
     auto q = [](double v, Dimension dim) { return formatQuantity(v, dim, 5); };
     os << "  per device (static over the makespan + dynamic of its elements)\n";
@@ -330,6 +332,15 @@ struct EnergyEvaluatePass
                            {"confidence", double(confidence)},
                            {"roots", std::move(roots)},
                            {"composites", std::move(composites)}};
+    // What made it: the tool's version and the module it read.
+    std::vector<std::string> inputs;
+    if (auto loc = dyn_cast<FileLineColLoc>(module.getLoc()))
+      inputs.push_back(loc.getFilename().str());
+    if (llvm::Expected<llvm::json::Value> g = llvm::json::parse(
+            generatorJson("energy-evaluate report", inputs)))
+      doc["generator"] = std::move(*g);
+    else
+      llvm::consumeError(g.takeError());
     std::string err;
     if (!rt::writeAtomically(
             report,

@@ -93,6 +93,17 @@ struct Materializer {
         double scale = whole > 0 ? share.d / whole : 1.0;
         el->setAttr("energy.grad", scale == 1.0 ? grad : scaleGrad(grad, scale));
       }
+      // A task's context declarations (docs/CONTEXTS.md) go with it, so
+      // that cache, contention and thermal contexts work from schedules: a
+      // task's element keeps its name, so `energy.reuses = @producer` still
+      // names the producer's element. A collective's shares are no single
+      // element's: they keep none.
+      if (!collective)
+        for (StringRef attr :
+             {"energy.reuses", "energy.traffic", "energy.warm", "energy.demand",
+              "energy.insensitive", "energy.thermal_sigs"})
+          if (Attribute a = taskOp->getAttr(attr))
+            el->setAttr(attr, a);
       return;
     }
     case calculus::LoweredNode::Idle:
@@ -145,6 +156,7 @@ struct SchedToEnergyPass
       StringAttr name, kind;
       FloatAttr staticPower;
       OpPointAttr opPoint;
+      Operation *op = nullptr; ///< the sched.device (none for a generator)
     };
     SmallVector<DeviceDecl> devices;
     std::optional<SchedGraph> graph;
@@ -164,7 +176,7 @@ struct SchedToEnergyPass
         devices.push_back({pipe.getLoc(), b.getStringAttr(gen->deviceName(d)),
                            kind,
                            b.getF64FloatAttr(schedule->devices[d].staticPower),
-                           OpPointAttr()});
+                           OpPointAttr(), nullptr});
       std::vector<uint32_t> cycle;
       if (!calculus::computeStartTimes(*schedule, start, cycle))
         return pipe.emitOpError("cannot be timed: its dependencies form a "
@@ -181,7 +193,7 @@ struct SchedToEnergyPass
       for (sched::DeviceOp dev : graph->deviceOps)
         devices.push_back({dev.getLoc(), dev.getSymNameAttr(),
                            dev.getKindAttr(), dev.getStaticPowerAttr(),
-                           dev.getOpPointAttr()});
+                           dev.getOpPointAttr(), dev.getOperation()});
     }
     calculus::LoweredTree tree = calculus::lowerSchedule(*schedule, start);
 
@@ -203,6 +215,11 @@ struct SchedToEnergyPass
                << "defined here";
       auto edev = energy::DeviceOp::create(b, dev.loc, dev.name, dev.kind,
                                            dev.staticPower, dev.opPoint);
+      // The device's context models (docs/CONTEXTS.md) go with it.
+      if (dev.op)
+        for (StringRef attr : {"energy.thermal", "energy.cache"})
+          if (Attribute a = dev.op->getAttr(attr))
+            edev->setAttr(attr, a);
       symbols.insert(edev);
       m.deviceRefs.push_back(FlatSymbolRefAttr::get(dev.name));
     }

@@ -4,6 +4,7 @@
 
 #include "runtime/AtomicFile.h"
 #include "runtime/Characterize.h"
+#include "runtime/Version.h"
 #include "runtime/Nvml.h"
 #include "runtime/Sampler.h"
 #include "runtime/SimDevice.h"
@@ -320,7 +321,10 @@ int er_flush(const char *path) {
   }
   // Whole or not at all: a failed write leaves the previous DB intact.
   std::string json = signatureDbJson(
-      state.dev->identity(), entries, state.sim ? "simulated" : "measured");
+      state.dev->identity(), entries, state.sim ? "simulated" : "measured",
+      energy::generatorJson("energy_rt er_flush (rank " + std::to_string(er_rank()) +
+                        ")",
+                    {}));
   if (!AtomicFile::writeWhole(p, json, err))
     return fail(err);
   return 0;

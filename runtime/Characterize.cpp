@@ -287,11 +287,14 @@ std::string jsonString(const std::string &v) {
 
 std::string signatureDbJson(const std::string &device,
                             const std::vector<Measurement> &entries,
-                            const std::string &method) {
+                            const std::string &method,
+                            const std::string &generator) {
   std::ostringstream os;
   os.precision(17);
-  os << "{\n  \"version\": 1,\n  \"device\": " << jsonString(device)
-     << ",\n  \"entries\": [";
+  os << "{\n  \"version\": 1,\n  \"device\": " << jsonString(device);
+  if (!generator.empty())
+    os << ",\n  \"generator\": " << generator;
+  os << ",\n  \"entries\": [";
   for (size_t i = 0; i < entries.size(); ++i) {
     const Measurement &m = entries[i];
     os << (i ? ",\n" : "\n") << "    {\"key\": " << jsonString(m.key)

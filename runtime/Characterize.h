@@ -86,9 +86,12 @@ bool measureConcurrent(Device &dev, const std::vector<KernelSpec> &set,
                        std::string &err, double *busyT = nullptr);
 
 /// Writes measurements as a version-1 signature DB (docs/SIGNATURE-DB.md).
+/// `generator`: the JSON object runtime/Version.h's generatorJson makes
+/// ("" writes none).
 std::string signatureDbJson(const std::string &device,
                             const std::vector<Measurement> &entries,
-                            const std::string &method);
+                            const std::string &method,
+                            const std::string &generator = "");
 
 } // namespace rt
 } // namespace energy

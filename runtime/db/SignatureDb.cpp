@@ -256,6 +256,12 @@ std::string writeSignatureDb(const SignatureDb &db) {
   llvm::json::Object doc{{"version", 1},
                          {"device", db.device},
                          {"entries", std::move(entries)}};
+  if (!db.generator.empty()) {
+    if (llvm::Expected<llvm::json::Value> g = llvm::json::parse(db.generator))
+      doc["generator"] = std::move(*g);
+    else
+      llvm::consumeError(g.takeError());
+  }
   return llvm::formatv("{0:2}", llvm::json::Value(std::move(doc))).str() + "\n";
 }
 

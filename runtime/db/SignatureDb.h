@@ -33,6 +33,9 @@ struct DbEntry {
 struct SignatureDb {
   std::string device;
   std::vector<DbEntry> entries;
+  /// What made the file (runtime/Version.h's generatorJson), written when
+  /// set; reading keeps it as JSON text.
+  std::string generator = {};
 };
 
 /// Reads and validates a version-1 DB; false with `err` naming the file and

@@ -24,6 +24,7 @@
 #include "passes/Registration.h"
 #include "runtime/AtomicStream.h"
 #include "tools/HugePageHeap.h"
+#include "tools/VersionPrinter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -72,6 +73,7 @@ int main(int argc, char **argv) {
   args.push_back(nullptr);
   argv = args.data();
 
+  energy::addVersionPrinter();
   mlir::DialectRegistry registry;
   energy::registerAllEnergy(registry);
   registry.insert<mlir::func::FuncDialect>();

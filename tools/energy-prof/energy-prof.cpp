@@ -31,9 +31,11 @@
 #include "calculus/models/EnergyLens.h"
 #include "calculus/models/TokenLaw.h"
 #include "runtime/AtomicFile.h"
+#include "tools/VersionPrinter.h"
 #include "runtime/Characterize.h"
 #include "runtime/Nvml.h"
 #include "runtime/SimDevice.h"
+#include "runtime/Version.h"
 #include "runtime/db/SignatureDb.h"
 #include "runtime/plan/Plan.h"
 #if ENERGY_CUDA_KERNELS
@@ -601,6 +603,7 @@ static int merge() {
   SignatureDb merged;
   if (!poolSignatureDbs(shards, names, merged, err))
     return fail(err);
+  merged.generator = energy::generatorJson("energy-prof merge", names);
   if (int rc = writeOutput(writeSignatureDb(merged)))
     return rc;
   errs() << "merged " << names.size() << " shards into "
@@ -777,6 +780,7 @@ int main(int argc, char **argv) {
       argc = i;
       break;
     }
+  energy::addVersionPrinter();
   cl::ParseCommandLineOptions(argc, argv,
                               "energy-prof: measure kernels into signatures\n");
   if (command == "run-plan")
@@ -910,5 +914,7 @@ int main(int argc, char **argv) {
     }
   return writeOutput(signatureDbJson(
       dev->identity(), entries,
-      StringRef(deviceName).starts_with("sim:") ? "simulated" : "measured"));
+      StringRef(deviceName).starts_with("sim:") ? "simulated" : "measured",
+      energy::generatorJson("energy-prof characterize --device " + deviceName,
+                    {kernelsFile})));
 }

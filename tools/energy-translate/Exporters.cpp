@@ -11,6 +11,7 @@
 #include "calculus/Schedule.h"
 #include "dialect/Energy/Energy.h"
 #include "dialect/Sched/SchedGraph.h"
+#include "runtime/Version.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -26,6 +27,21 @@ static double dictNumber(DictionaryAttr d, StringRef key) {
   if (auto f = d.getAs<FloatAttr>(key))
     return f.getValueAsDouble();
   return 0;
+}
+
+/// The file's `generator` record (runtime/Version.h): the tool, its version
+/// and the module it read.
+static llvm::json::Value generatorOf(StringRef tool, ModuleOp module) {
+  std::vector<std::string> inputs;
+  if (auto loc = dyn_cast<FileLineColLoc>(module.getLoc()))
+    inputs.push_back(loc.getFilename().str());
+  llvm::Expected<llvm::json::Value> v =
+      llvm::json::parse(energy::generatorJson(tool.str(), inputs));
+  if (!v) {
+    llvm::consumeError(v.takeError());
+    return nullptr;
+  }
+  return std::move(*v);
 }
 
 LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
@@ -127,11 +143,9 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
   if (schedules.empty())
     return module.emitError("--export-plan: no planned sched.schedule (run "
                             "--energy-plan first)");
-  os << llvm::formatv(
-            "{0:2}",
-            llvm::json::Value(llvm::json::Object{
-                {"version", 1}, {"schedules", std::move(schedules)}}))
-     << "\n";
+  llvm::json::Object doc{{"version", 1}, {"schedules", std::move(schedules)}};
+  doc["generator"] = generatorOf("energy-translate --export-plan", module);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(doc))) << "\n";
   return success();
 }
 

@@ -12,6 +12,7 @@
 #include "tools/HugePageHeap.h"
 #include "passes/Registration.h"
 #include "runtime/AtomicStream.h"
+#include "tools/VersionPrinter.h"
 #include "tools/energy-translate/Importers.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -85,6 +86,7 @@ int main(int argc, char **argv) {
   energy::tools::adviseHugePageHeap();
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
+  energy::addVersionPrinter();
   mlir::registerDefaultTimingManagerCLOptions();
   cl::ParseCommandLineOptions(argc, argv, "energy-translate: import traces "
                                           "and profiles into the sched dialect\n");
