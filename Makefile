@@ -10,7 +10,7 @@ PKGS   := libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22 \
           cmake ninja-build libgtest-dev libbenchmark-dev python3 zlib1g-dev \
           libeigen3-dev
 
-.PHONY: all deps configure build demo demo-perseus test bench docs clean
+.PHONY: all deps configure build demo demo-perseus test install bench docs clean
 
 all: build
 
@@ -89,6 +89,12 @@ demo-perseus: build
 # Every suite: lit + FileCheck and GoogleTest, in one lit run.
 test: build
 	ninja -C $(BUILD) check-energy
+
+# The tools, libenergy_rt.so, its header and the Python package under PREFIX
+# (PYTHONPATH=PREFIX/lib/python3/dist-packages finds energy_rt).
+PREFIX ?= /usr/local
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 bench: build
 	bench/run.sh $(BUILD)

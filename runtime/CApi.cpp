@@ -30,6 +30,7 @@ struct Region {
   double startT = 0;
   unsigned count = 0;
   double sumE = 0, sumT = 0, sumE2 = 0, sumT2 = 0;
+  double lastE = 0, lastT = 0; ///< its last completed run
 };
 
 /// A finished run of a region whose energy waits for the counter to move
@@ -102,6 +103,8 @@ int notInitialized(const char *fn) {
 }
 
 void account(Region &r, double E, double T) {
+  r.lastE = E;
+  r.lastT = T;
   ++r.count;
   r.sumE += E;
   r.sumT += T;
@@ -268,6 +271,26 @@ int er_end(const char *name) {
   return 0;
 }
 
+int er_end_measure(const char *name, double *energy_j, double *time_s,
+                   int *sm_mhz) {
+  if (int rc = er_end(name))
+    return rc;
+  std::lock_guard<std::mutex> lock(state.mu);
+  Region &r = state.regions[name];
+  if (state.sampler) {
+    std::string err;
+    if (!resolvePending(/*wait=*/true, err))
+      return fail(err);
+  }
+  if (energy_j)
+    *energy_j = r.lastE;
+  if (time_s)
+    *time_s = r.lastT;
+  if (sm_mhz)
+    *sm_mhz = r.smMhz;
+  return 0;
+}
+
 int er_result(const char *name, double *energy_j, double *time_s,
               unsigned *count) {
   if (!name || !*name)
@@ -407,6 +430,27 @@ int er_sm_clock(int *sm_mhz, unsigned *switches) {
   if (switches)
     *switches = state.switches;
   return 0;
+}
+
+int er_static_power(double *watts) {
+  std::lock_guard<std::mutex> lock(state.mu);
+  if (!state.dev)
+    return notInitialized("er_static_power");
+  if (watts)
+    *watts = state.staticPower;
+  return 0;
+}
+
+const char *er_device(void) {
+  std::lock_guard<std::mutex> lock(state.mu);
+  static thread_local std::string identity;
+  identity = state.dev ? state.dev->identity() : "";
+  return identity.c_str();
+}
+
+const char *er_version(void) {
+  static const std::string v = energy::versionString();
+  return v.c_str();
 }
 
 int er_sim_run(double flops, double bytes) {

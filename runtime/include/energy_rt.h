@@ -43,6 +43,10 @@ int er_end(const char *name);
 /* Accumulated totals of a region: energy (J), time (s), completed count. */
 int er_result(const char *name, double *energy_j, double *time_s,
               unsigned *count);
+/* er_end, then this run's own energy (J), time (s) and SM clock (MHz); on a
+ * GPU it waits for the counter to pass the run's end (up to ~100 ms). */
+int er_end_measure(const char *name, double *energy_j, double *time_s,
+                   int *sm_mhz);
 int er_flush(const char *path);
 void er_shutdown(void);
 const char *er_last_error(void);
@@ -64,6 +68,12 @@ int er_plan_clock(const char *name, int sm_mhz);
 int er_plan_load(const char *path);
 /* The device's current SM clock and the clock changes made for the plan. */
 int er_sm_clock(int *sm_mhz, unsigned *switches);
+/* The static power measured at er_init (W), the device's identity (valid
+ * until the next er_init or er_shutdown; "" before er_init) and the version
+ * of this library ("energy 0.1.0 (git <rev>)"). */
+int er_static_power(double *watts);
+const char *er_device(void);
+const char *er_version(void);
 
 #ifdef __cplusplus
 }

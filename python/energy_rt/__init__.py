@@ -1,0 +1,273 @@
+"""energy_rt: measure the energy of named regions of your own job.
+
+The Python face of the C runtime (runtime/include/energy_rt.h, loaded from
+libenergy_rt.so.0 with ctypes; the standard library only). Shaped so that a
+Zeus user switches with one import::
+
+    from energy_rt import Monitor
+    monitor = Monitor(gpu_indices=[0])          # or device="sim:a100"
+    monitor.begin_window("step")
+    train_step()
+    m = monitor.end_window("step")              # a Measurement
+    print(m.time, m.total_energy, m.s, m.d)
+
+plus ``with energy_rt.region("stage0.forward"):`` and ``@energy_rt.region(
+"name")`` for functions, ``flush("db-%r.json")`` (a signature DB per rank,
+docs/SIGNATURE-DB.md) and ``rank()``.
+
+Windows nest and may share a name across calls. When PyTorch is importable
+and CUDA is in use, window edges call ``torch.cuda.synchronize()`` unless
+``sync_execution=False``: without it the GPU work launched inside a window
+may finish after its end, and the window under-reports energy.
+
+On a GPU ("cuda:<i>") the runtime samples NVML's energy counter, which
+changes every ~100 ms: ``end_window`` waits for the counter to pass the
+window's end (up to about 100 ms) so that its energy is exact on the
+counter's curve; simulated devices ("sim:a100", "sim:h100", "sim:h200")
+answer at once. The library is found from ENERGY_RT_LIBRARY, next to this
+package (a build's ``build/python``), in the install's ``lib`` directory, or
+by the dynamic loader; failing all, ImportError says where it looked.
+"""
+
+import ctypes
+import ctypes.util
+import functools
+import os
+from dataclasses import dataclass, field
+
+__all__ = ["EnergyRuntimeError", "Measurement", "Monitor", "region",
+           "flush", "rank", "version", "library_path"]
+
+
+class EnergyRuntimeError(RuntimeError):
+    """A C API call failed; the message is the runtime's own."""
+
+
+def _candidates():
+    env = os.environ.get("ENERGY_RT_LIBRARY")
+    if env:
+        yield env
+    here = os.path.dirname(os.path.abspath(__file__))
+    yield os.path.join(here, "libenergy_rt.so.0")
+    # Installed: <prefix>/lib/python3/dist-packages/energy_rt -> <prefix>/lib
+    for up in ("../../..", "../../../..", "../../lib", "../lib"):
+        yield os.path.normpath(os.path.join(here, up, "libenergy_rt.so.0"))
+    found = ctypes.util.find_library("energy_rt")
+    if found:
+        yield found
+
+
+def _load():
+    tried = []
+    for path in _candidates():
+        tried.append(path)
+        if os.path.sep in path and not os.path.exists(path):
+            continue
+        try:
+            return ctypes.CDLL(path), path
+        except OSError as e:
+            tried[-1] += " (%s)" % e
+    raise ImportError(
+        "energy_rt: cannot find libenergy_rt.so.0; looked in: "
+        + "; ".join(tried)
+        + ". Build the project (make build) and set PYTHONPATH=build/python, "
+          "or set ENERGY_RT_LIBRARY to the library's path.")
+
+
+_lib, library_path = _load()
+_c = ctypes
+for _name, _args in {
+        "er_init": [_c.c_char_p], "er_begin": [_c.c_char_p],
+        "er_end": [_c.c_char_p], "er_flush": [_c.c_char_p],
+        "er_result": [_c.c_char_p, _c.POINTER(_c.c_double),
+                      _c.POINTER(_c.c_double), _c.POINTER(_c.c_uint)],
+        "er_end_measure": [_c.c_char_p, _c.POINTER(_c.c_double),
+                           _c.POINTER(_c.c_double), _c.POINTER(_c.c_int)],
+        "er_rank": [], "er_sim_run": [_c.c_double, _c.c_double],
+        "er_plan_load": [_c.c_char_p],
+        "er_sm_clock": [_c.POINTER(_c.c_int), _c.POINTER(_c.c_uint)],
+        "er_static_power": [_c.POINTER(_c.c_double)]}.items():
+    getattr(_lib, _name).argtypes = _args
+    getattr(_lib, _name).restype = _c.c_int
+for _name in ("er_last_error", "er_device", "er_version"):
+    getattr(_lib, _name).argtypes = []
+    getattr(_lib, _name).restype = _c.c_char_p
+_lib.er_shutdown.argtypes = []
+_lib.er_shutdown.restype = None
+
+
+def _check(rc):
+    if rc != 0:
+        raise EnergyRuntimeError(_lib.er_last_error().decode("utf-8", "replace"))
+
+
+def _name(name):
+    if not isinstance(name, str) or not name:
+        raise ValueError("a window needs a non-empty str name, got %r" % (name,))
+    return name.encode("utf-8")
+
+
+def version():
+    """"energy 0.1.0 (git <rev>)" of the loaded library."""
+    return _lib.er_version().decode()
+
+
+def rank():
+    """The process's rank from RANK, LOCAL_RANK, SLURM_PROCID or
+    OMPI_COMM_WORLD_RANK (0 if none)."""
+    return _lib.er_rank()
+
+
+@dataclass
+class Measurement:
+    """One window (Zeus's ``Measurement`` fields, plus the calculus').
+
+    time: s; total_energy: J; energy: J per device index (one device per
+    process); s: the static power measured at start-up (W); d: dynamic
+    energy, total_energy - s x time (J); clock_mhz: the SM clock when it
+    ended."""
+    name: str
+    time: float
+    total_energy: float
+    energy: dict = field(default_factory=dict)
+    s: float = 0.0
+    d: float = 0.0
+    clock_mhz: int = 0
+    device: str = ""
+
+
+_state = {"device": None, "index": 0}
+
+
+def _ensure(device=None):
+    if _state["device"] is None:
+        _check(_lib.er_init(device.encode() if device else None))
+        _state["device"] = _lib.er_device().decode()
+    return _state["device"]
+
+
+def _torch_sync():
+    try:
+        import torch  # noqa: F401  (optional)
+    except Exception:
+        return None
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        return torch.cuda.synchronize
+    return None
+
+
+class Monitor:
+    """Measurement windows on one device per process.
+
+    gpu_indices: Zeus's argument; this process's GPU (one index; default
+    LOCAL_RANK or 0), used when `device` is not given and ENERGY_RT_DEVICE
+    is unset. device: "sim:a100" | "sim:h100" | "sim:h200" | "cuda:<i>".
+    sync_execution: synchronize CUDA at window edges when PyTorch uses it.
+    """
+
+    def __init__(self, gpu_indices=None, sync_execution=True, device=None):
+        if device is None and not os.environ.get("ENERGY_RT_DEVICE"):
+            if gpu_indices is None:
+                gpu_indices = [int(os.environ.get("LOCAL_RANK", "0"))]
+            if len(gpu_indices) != 1:
+                raise ValueError("energy_rt measures one GPU per process: run "
+                                 "one process per GPU (torchrun) and give "
+                                 "each its index; got %r" % (gpu_indices,))
+            device = "cuda:%d" % gpu_indices[0]
+        self.gpu_indices = list(gpu_indices) if gpu_indices else [0]
+        self.device = _ensure(device)
+        self._sync = _torch_sync() if sync_execution else None
+        self._open = {}
+        s = _c.c_double()
+        _check(_lib.er_static_power(_c.byref(s)))
+        self._s = s.value
+        # Reused out-parameters: a window pair costs a few microseconds.
+        self._e, self._t, self._clock = _c.c_double(), _c.c_double(), _c.c_int()
+        self._pe, self._pt = _c.byref(self._e), _c.byref(self._t)
+        self._pclock = _c.byref(self._clock)
+
+    def begin_window(self, name, sync_execution=None):
+        if name in self._open:
+            raise EnergyRuntimeError("window '%s' is already open" % name)
+        key = _name(name)
+        if self._sync and sync_execution is not False:
+            self._sync()
+        _check(_lib.er_begin(key))
+        self._open[name] = key
+
+    def end_window(self, name, sync_execution=None):
+        key = self._open.pop(name, None)
+        if key is None:
+            _name(name)
+            raise EnergyRuntimeError("window '%s' is not open" % name)
+        if self._sync and sync_execution is not False:
+            self._sync()
+        e, t, clock = self._e, self._t, self._clock
+        _check(_lib.er_end_measure(key, self._pe, self._pt, self._pclock))
+        energy, time = e.value, t.value
+        return Measurement(name=name, time=time, total_energy=energy,
+                           energy={self.gpu_indices[0]: energy}, s=self._s,
+                           d=energy - self._s * time, clock_mhz=clock.value,
+                           device=self.device)
+
+
+class region:
+    """A window as a context manager or a decorator::
+
+        with energy_rt.region("stage0.forward") as r:
+            ...
+        r.measurement   # the Measurement, once the block ends
+
+        @energy_rt.region("step")
+        def train_step(): ...
+    """
+
+    _monitor = None
+
+    def __init__(self, name, monitor=None):
+        _name(name)
+        self.name = name
+        self.monitor = monitor
+        self.measurement = None
+
+    def _mon(self):
+        if self.monitor is None:
+            if region._monitor is None:
+                region._monitor = Monitor()
+            self.monitor = region._monitor
+        return self.monitor
+
+    def __enter__(self):
+        self._mon().begin_window(self.name)
+        return self
+
+    def __exit__(self, *exc):
+        self.measurement = self._mon().end_window(self.name)
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with region(self.name, self.monitor):
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+def flush(path):
+    """Writes every region's signature to a version-1 signature DB ("%r" in
+    `path` becomes the rank), whole or not at all."""
+    if not isinstance(path, str) or not path:
+        raise ValueError("flush needs a path")
+    _check(_lib.er_flush(path.encode("utf-8")))
+
+
+def sim_run(flops, bytes_):
+    """Simulated devices: charge a kernel of `flops` and `bytes_` (work that
+    has no GPU to run on: tests, examples)."""
+    _check(_lib.er_sim_run(float(flops), float(bytes_)))
+
+
+def load_plan(path):
+    """Follow a plan's clocks region by region (`energy-prof plan-clocks`
+    output; needs ENERGY_RT_ALLOW_CLOCK_CHANGES=1, restored at exit)."""
+    _check(_lib.er_plan_load(path.encode("utf-8")))

@@ -1,0 +1,112 @@
+"""The Python package energy_rt against the simulated A100's documented
+model (runtime/SimDevice.h): a 1 s copy at the HBM bandwidth (2.04e12 B)
+draws 60 W static + 30e-12 W/(B/s) x 2.04e12 B/s = 61.2 W dynamic. Its
+energy counter, like a GPU's, steps about every 100 ms (~12 J here), so
+windows that check energies span 10 s (1 % resolution)."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import energy_rt
+
+COPY_BYTES = 2.04e12  # one second of copy on the simulated A100
+
+
+class EnergyRtTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.monitor = energy_rt.Monitor(device="sim:a100")
+
+    def test_version_and_device(self):
+        self.assertRegex(energy_rt.version(), r"^energy \d+\.\d+\.\d+ \(git ")
+        self.assertTrue(self.monitor.device.startswith("sim:A100"))
+        self.assertEqual(energy_rt.rank(), int(os.environ.get("RANK", "0")))
+
+    def test_window_matches_the_model(self):
+        self.monitor.begin_window("copy")
+        for _ in range(10):
+            energy_rt.sim_run(0, COPY_BYTES)
+        m = self.monitor.end_window("copy")
+        self.assertIsInstance(m, energy_rt.Measurement)
+        self.assertAlmostEqual(m.time, 10.0, delta=0.2)
+        self.assertAlmostEqual(m.total_energy, 121.2 * m.time, delta=0.03 * 121.2)
+        self.assertAlmostEqual(m.s, 60.0, delta=0.6)
+        self.assertAlmostEqual(m.d, m.total_energy - m.s * m.time, places=9)
+        self.assertAlmostEqual(m.d / m.time, 61.2, delta=0.03 * 61.2)
+        self.assertEqual(m.energy, {0: m.total_energy})
+        self.assertEqual(m.clock_mhz, 1410)
+
+    def test_nested_windows_and_repeats(self):
+        self.monitor.begin_window("outer")
+        parts = []
+        for _ in range(2):
+            self.monitor.begin_window("inner")
+            energy_rt.sim_run(0, COPY_BYTES / 4)
+            parts.append(self.monitor.end_window("inner"))
+        outer = self.monitor.end_window("outer")
+        # Each repeat is its own measurement, not the running total.
+        for p in parts:
+            self.assertAlmostEqual(p.time, 0.25, delta=0.01)
+        self.assertAlmostEqual(outer.total_energy,
+                               sum(p.total_energy for p in parts),
+                               delta=1e-6 * outer.total_energy)
+
+    def test_region_context_and_decorator(self):
+        with energy_rt.region("ctx", self.monitor) as r:
+            energy_rt.sim_run(0, COPY_BYTES / 10)
+        self.assertAlmostEqual(r.measurement.time, 0.1, delta=0.005)
+
+        @energy_rt.region("decorated", self.monitor)
+        def work():
+            energy_rt.sim_run(0, COPY_BYTES / 10)
+            return 7
+        self.assertEqual(work(), 7)
+
+    def test_errors_are_exceptions_with_the_runtime_message(self):
+        with self.assertRaisesRegex(energy_rt.EnergyRuntimeError, "not open"):
+            self.monitor.end_window("never-opened")
+        with self.assertRaises(ValueError):
+            self.monitor.begin_window("")
+        self.monitor.begin_window("twice")
+        with self.assertRaisesRegex(energy_rt.EnergyRuntimeError, "already open"):
+            self.monitor.begin_window("twice")
+        self.monitor.end_window("twice")
+        with self.assertRaisesRegex(ValueError, "one GPU per process"):
+            energy_rt.Monitor(gpu_indices=[0, 1])
+
+    def test_flush_writes_a_signature_db_per_rank(self):
+        with energy_rt.region("flushed", self.monitor):
+            energy_rt.sim_run(0, COPY_BYTES / 10)
+        with tempfile.TemporaryDirectory() as d:
+            energy_rt.flush(os.path.join(d, "db-%r.json"))
+            path = os.path.join(d, "db-%d.json" % energy_rt.rank())
+            with open(path) as f:
+                db = json.load(f)
+            self.assertEqual(db["version"], 1)
+            self.assertIn("flushed", [e["key"] for e in db["entries"]])
+            self.assertIn("er_flush", db["generator"]["tool"])
+            with self.assertRaisesRegex(energy_rt.EnergyRuntimeError,
+                                        "No such file or directory"):
+                energy_rt.flush(os.path.join(d, "missing", "x.json"))
+
+    def test_says_clearly_when_the_library_is_missing(self):
+        with tempfile.TemporaryDirectory() as d:
+            pkg = os.path.join(d, "energy_rt")
+            os.mkdir(pkg)
+            src = os.path.join(os.path.dirname(energy_rt.__file__), "__init__.py")
+            with open(src) as f, open(os.path.join(pkg, "__init__.py"), "w") as g:
+                g.write(f.read())
+            env = dict(os.environ, PYTHONPATH=d,
+                       ENERGY_RT_LIBRARY=os.path.join(d, "nope.so"))
+            r = subprocess.run([sys.executable, "-c", "import energy_rt"],
+                               env=env, capture_output=True, text=True)
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("cannot find libenergy_rt.so.0; looked in:", r.stderr)
+            self.assertIn("set PYTHONPATH=build/python", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
