@@ -8,6 +8,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
+#include <cstdlib>
 
 using namespace mlir;
 using namespace energy;
@@ -44,7 +45,24 @@ static const char *dimensionName(Dimension dim) {
   return "";
 }
 
-/// A number written as an integer or a float literal, optionally negative.
+/// The exponent keywords MLIR's lexer makes of Python-style numbers: "1e-06"
+/// lexes as the integer 1, the keyword `e`, '-' and 06; "1e6" as 1 and `e6`.
+static llvm::ArrayRef<llvm::StringRef> exponentKeywords() {
+  static const std::vector<std::string> storage = [] {
+    std::vector<std::string> v = {"e", "E"};
+    for (int k = 0; k <= 400; ++k) {
+      v.push_back("e" + std::to_string(k));
+      v.push_back("E" + std::to_string(k));
+    }
+    return v;
+  }();
+  static const std::vector<llvm::StringRef> refs(storage.begin(),
+                                                 storage.end());
+  return refs;
+}
+
+/// A number written as an integer or a float literal, optionally negative;
+/// an integer mantissa may take an exponent (Python's "1e-06", "2e6").
 static ParseResult parseNumber(AsmParser &parser, double &value) {
   bool negative = succeeded(parser.parseOptionalMinus());
   int64_t integer = 0;
@@ -53,6 +71,22 @@ static ParseResult parseNumber(AsmParser &parser, double &value) {
     if (failed(*intResult))
       return failure();
     value = double(integer);
+    StringRef kw;
+    if (succeeded(parser.parseOptionalKeyword(&kw, exponentKeywords()))) {
+      std::string text = std::to_string(integer) + "e";
+      if (kw.size() > 1) {
+        text += kw.drop_front().str();
+      } else {
+        bool minus = succeeded(parser.parseOptionalMinus());
+        if (!minus)
+          (void)parser.parseOptionalPlus();
+        int64_t e = 0;
+        if (parser.parseInteger(e))
+          return failure();
+        text += (minus ? "-" : "") + std::to_string(e);
+      }
+      value = std::strtod(text.c_str(), nullptr); // correctly rounded
+    }
   } else if (parser.parseFloat(value)) {
     return failure();
   }
@@ -72,13 +106,17 @@ ParseResult energy::parseQuantity(AsmParser &parser, Dimension dim,
     return parser.emitError(unitLoc)
            << "expected a " << dimensionName(dim) << " unit ("
            << acceptedUnits(dim) << ") after the number";
-  std::optional<int> exp10 =
-      unitExponent(std::string_view(unit.data(), unit.size()), dim);
-  if (!exp10)
+  std::string_view u(unit.data(), unit.size());
+  std::optional<int> exp10 = unitExponent(u, dim);
+  if (exp10) {
+    value = applyScale(mantissa, *exp10);
+  } else if (std::optional<double> factor = unitFactor(u, dim)) {
+    value = mantissa * *factor;
+  } else {
     return parser.emitError(unitLoc)
            << "'" << unit << "' is not a " << dimensionName(dim)
            << " unit; expected one of " << acceptedUnits(dim);
-  value = applyScale(mantissa, *exp10);
+  }
   return success();
 }
 

@@ -113,11 +113,28 @@ const char *acceptedUnits(Dimension dim) {
   case Dimension::Power:
     return "kW, W, mW";
   case Dimension::Time:
-    return "s, ms, us, ns";
+    return "h, min, s, ms, us, ns";
   case Dimension::Energy:
-    return "MJ, kJ, J, mJ, uJ, nJ";
+    return "MWh, kWh, Wh, MJ, kJ, J, mJ, uJ, nJ";
   }
   return "";
+}
+
+std::optional<double> unitFactor(std::string_view unit, Dimension dim) {
+  if (dim == Dimension::Time) {
+    if (unit == "h")
+      return 3600.0;
+    if (unit == "min")
+      return 60.0;
+  } else if (dim == Dimension::Energy) {
+    if (unit == "Wh")
+      return 3600.0;
+    if (unit == "kWh")
+      return 3.6e6;
+    if (unit == "MWh")
+      return 3.6e9;
+  }
+  return std::nullopt;
 }
 
 std::optional<int> unitExponent(std::string_view unit, Dimension dim) {

@@ -27,6 +27,10 @@ const char *acceptedUnits(Dimension dim);
 /// Power of ten of `unit` (ms -> -3), or nullopt if `unit` is not a unit of
 /// `dim`.
 std::optional<int> unitExponent(std::string_view unit, Dimension dim);
+/// Accepted on input only, not decimal multiples of the base unit: h (3600
+/// s), min (60 s), Wh (3600 J), kWh (3.6e6 J), MWh (3.6e9 J); the factor,
+/// or nullopt. Values print back in the decimal units.
+std::optional<double> unitFactor(std::string_view unit, Dimension dim);
 /// The value of `mantissa` x 10^exp10, where `mantissa` stands for its
 /// shortest decimal representation; correctly rounded.
 double applyScale(double mantissa, int exp10);

@@ -141,19 +141,19 @@ energy.seq @y {
 // -----
 
 energy.device @a kind "A100" static 60 W
-// expected-error @+1 {{'kg' is not a time unit; expected one of s, ms, us, ns}}
+// expected-error @+1 {{'kg' is not a time unit; expected one of h, min, s, ms, us, ns}}
 energy.element @x on @a sig <T = 1 kg, d = 1 J>
 
 // -----
 
 energy.device @a kind "A100" static 60 W
-// expected-error @+1 {{'ms' is not a energy unit; expected one of MJ, kJ, J, mJ, uJ, nJ}}
+// expected-error @+1 {{'ms' is not a energy unit; expected one of MWh, kWh, Wh, MJ, kJ, J, mJ, uJ, nJ}}
 energy.element @x on @a sig <T = 1 ms, d = 1 ms>
 
 // -----
 
 energy.device @a kind "A100" static 60 W
-// expected-error @+1 {{expected a time unit (s, ms, us, ns) after the number}}
+// expected-error @+1 {{expected a time unit (h, min, s, ms, us, ns) after the number}}
 energy.element @x on @a sig <T = 1, d = 1 J>
 
 // -----
@@ -184,7 +184,7 @@ energy.element @x on @a sig <T = 1 ms, d = 1 J, sigmaxT = 1 us>
 // -----
 
 energy.device @a kind "A100" static 60 W
-// expected-error @+1 {{'ks' is not a time unit; expected one of s, ms, us, ns}}
+// expected-error @+1 {{'ks' is not a time unit; expected one of h, min, s, ms, us, ns}}
 energy.element @x on @a sig <T = 1 ks, d = 1 J>
 
 // -----
