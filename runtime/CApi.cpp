@@ -381,7 +381,8 @@ int er_plan_clock(const char *name, int sm_mhz) {
   if (std::find(supported.begin(), supported.end(), sm_mhz) == supported.end())
     return fail(std::string("region '") + (name ? name : "") + "': " +
                 std::to_string(sm_mhz) + " MHz is not a supported SM clock of " +
-                state.dev->identity());
+                state.dev->identity() + " (it supports " +
+                describeClocks(supported) + ")");
   if (!state.guard)
     state.guard = std::make_unique<ClockGuard>(*state.dev);
   state.planClocks[name ? name : ""] = sm_mhz;

@@ -11,6 +11,7 @@
 #ifndef RUNTIME_DEVICE_H
 #define RUNTIME_DEVICE_H
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -40,6 +41,28 @@ struct KernelSpec {
   /// last, part of `bytes` can come from L2 instead of DRAM.
   std::string reuses = {};
 };
+
+/// A device's supported SM clocks for a diagnostic: "210-1410 MHz in 15 MHz
+/// steps" when evenly spaced, else the list ("1980, 1755, 1530 MHz"; the
+/// first 12 and a count).
+inline std::string describeClocks(const std::vector<int> &clocks) {
+  if (clocks.empty())
+    return "no settable SM clocks";
+  std::vector<int> c(clocks);
+  std::sort(c.begin(), c.end());
+  bool even = c.size() > 2;
+  for (size_t i = 2; i < c.size() && even; ++i)
+    even = c[i] - c[i - 1] == c[1] - c[0];
+  if (even)
+    return std::to_string(c.front()) + "-" + std::to_string(c.back()) +
+           " MHz in " + std::to_string(c[1] - c[0]) + " MHz steps";
+  std::string out;
+  for (size_t i = c.size(); i-- > 0 && c.size() - i <= 12;)
+    out += (out.empty() ? "" : ", ") + std::to_string(c[i]);
+  if (c.size() > 12)
+    out += " and " + std::to_string(c.size() - 12) + " more";
+  return out + " MHz";
+}
 
 class Device {
 public:

@@ -63,7 +63,8 @@ std::vector<int> SimDevice::supportedSmClocks() const {
 bool SimDevice::setSmClock(int mhz, std::string &err) {
   auto clocks = supportedSmClocks();
   if (std::find(clocks.begin(), clocks.end(), mhz) == clocks.end()) {
-    err = "unsupported SM clock " + std::to_string(mhz) + " MHz";
+    err = "unsupported SM clock " + std::to_string(mhz) + " MHz; " +
+          identity() + " supports " + describeClocks(clocks);
     return false;
   }
   clock = mhz;

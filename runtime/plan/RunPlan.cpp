@@ -103,7 +103,8 @@ bool checkDevices(const Plan &plan, const std::vector<Device *> &devices,
         err = "device '" + pd.name + "' (" + devices[i]->identity() +
               "): the plan's " + std::to_string(*run.smMhz) +
               " MHz (from task '" + run.first +
-              "') is not a supported SM clock";
+              "') is not a supported SM clock; it supports " +
+              describeClocks(supported);
         return false;
       }
     if (pd.powerCapW) {

@@ -48,7 +48,10 @@ importStageProfile(mlir::MLIRContext *ctx, const StageProfileOptions &opts);
 
 /// Static (blocking) power of known device kinds, W per GPU; nullopt if
 /// unknown. Values: Perseus artifact (SOSP'24), blocking power measured per
-/// GPU: A40 70.38 W, A100-SXM 83.64 W.
+/// GPU: A40 70.38 W, A100-SXM 83.64 W; H200 124.4 W, measured by this
+/// project with a CUDA context open (examples/data/h200/README.md). No
+/// measured value of ours or of a cited artifact exists yet for V100 or
+/// H100: those need --static-power.
 std::optional<double> knownStaticPower(llvm::StringRef kind);
 
 /// The plans of the module's planned schedules as JSON (docs/PLAN.md).

@@ -383,7 +383,8 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
       error(r.file, "unknown device '" +
                         (r.deviceKind.empty() ? std::string("<unnamed>")
                                               : r.deviceKind) +
-                        "': no known static power; pass --static-power (W)");
+                        "': no known static power (known: A40, A100-SXM, H200); pass "
+                        "--static-power (W)");
       return nullptr;
     }
     staticPower.push_back(*s);

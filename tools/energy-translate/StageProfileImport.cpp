@@ -25,6 +25,10 @@ std::optional<double> energy::knownStaticPower(StringRef kind) {
     return 70.38;
   if (k == "a100" || k == "a100-sxm" || k == "a100-sxm4" || k == "a100_sxm")
     return 83.64;
+  // Measured by this project (examples/data/h200/README.md): the ready card,
+  // CUDA context open, draws 124.1-124.7 W; the midpoint.
+  if (k == "h200" || k == "h200-sxm" || k == "nvidia h200")
+    return 124.4;
   return std::nullopt;
 }
 
@@ -64,7 +68,8 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
                                           : knownStaticPower(o.device);
   if (!s) {
     fail(o.file, "unknown device '" + o.device +
-                     "': no known static power; pass --static-power (W)");
+                     "': no known static power (known: A40, A100-SXM, H200); pass "
+                        "--static-power (W)");
     return nullptr;
   }
 
