@@ -320,6 +320,18 @@ struct EnergyEvaluatePass
     });
     if (failedAny)
       return signalPassFailure();
+    bool anyRoot = false;
+    module->walk([&](Operation *op) {
+      if (isTreeRoot(op)) {
+        anyRoot = true;
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (!anyRoot)
+      mlir::emitWarning(module.getLoc(),
+                        "energy-evaluate: no energy tree in the module (a "
+                        "schedule needs --sched-to-energy first)");
     // The pass only annotates: `closure` and `energy.total` attributes built
     // here from verified signatures; no op, region, block or use changed.
     // Saying so also lets the pass manager skip re-verifying the module

@@ -433,9 +433,11 @@ static bool readFitCsv(ArrayRef<StringRef> columns, std::vector<CsvRow> &out) {
     int need = std::max(cc, *std::max_element(col.begin(), col.end()));
     bool ok = int(cells.size()) > need;
     for (size_t i = 0; ok && i < col.size(); ++i)
-      ok = to_float(cells[size_t(col[i])].trim(), r.x[i]);
+      ok = to_float(cells[size_t(col[i])].trim(), r.x[i]) &&
+           std::isfinite(r.x[i]);
     if (!ok) {
-      fail(dataFile + ":" + Twine(line) + ": expected numbers in " + names);
+      fail(dataFile + ":" + Twine(line) + ": expected finite numbers in " +
+           names);
       return false;
     }
     r.cell = cells[size_t(cc)].trim().str();
@@ -525,6 +527,14 @@ static int fitTokenLawCmd() {
   reportHoldout(rows, holdout,
                 [&](const CsvRow &r) { return law.predict(r.x[0], r.x[1], r.x[2]); },
                 3);
+  // Physical signs (docs/MODELS.md): energy per GB moved and the power
+  // drawn while decoding are never negative; a negative fit says the data
+  // does not pin the coefficient down (or is not dense decode).
+  for (int i = 0; i < 3; ++i)
+    if (law.coef[i] < 0)
+      WithColor::warning(errs(), "energy-prof")
+          << names[i] << " fitted negative (" << formatv("{0:e3}", law.coef[i])
+          << "); the data does not determine it -- check the runs\n";
   json::Array cov;
   for (double v : law.cov)
     cov.push_back(v);
@@ -581,6 +591,9 @@ static int fitEnergyLensCmd() {
 }
 
 static int fit() {
+  if (dataFile.empty())
+    return fail("fit needs --data CSV (token-law: q_w,q_kv,tau,e,cell; "
+                "energylens: input_tokens,max_tokens,batch,tp,pp,e,cell)");
   if (modelName == "token-law")
     return fitTokenLawCmd();
   if (modelName == "energylens")

@@ -538,6 +538,10 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
         r.rank, kernels, nccl, memcpys, memsets,
         formatNumber(r.events.empty() ? 0.0 : last - first),
         r.skippedCpu, r.launchFlows, r.skippedOther);
+    if (r.events.empty())
+      llvm::WithColor::warning(llvm::errs(), r.file)
+          << "no GPU events (kernels, memcpy, memset) in this trace: rank "
+          << r.rank << " is empty (was the profiler recording CUDA?)\n";
   }
   // Collectives.
   size_t ci = 0;
