@@ -15,6 +15,7 @@
 #include "tools/VersionPrinter.h"
 #include "tools/energy-translate/Importers.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -22,6 +23,7 @@
 #include "mlir/Support/Timing.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
 
@@ -110,6 +112,11 @@ int main(int argc, char **argv) {
   // No passes run here: uniquing without locks is the faster choice.
   mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
   ctx.loadAllAvailableDialects();
+  // Diagnostics as "file:line:col: error: ..." (with the source line for
+  // the .mlir files an export reads), like energy-opt's.
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &ctx);
+  ctx.printOpOnDiagnostic(false); // the location and name, not the op
 
   if (exportPlanFlag || exportFrontierFlag) {
     if (inputs.size() != 1) {
@@ -118,7 +125,7 @@ int main(int argc, char **argv) {
     }
     mlir::ParserConfig config(&ctx);
     mlir::OwningOpRef<mlir::ModuleOp> in =
-        mlir::parseSourceFile<mlir::ModuleOp>(inputs[0], config);
+        mlir::parseSourceFile<mlir::ModuleOp>(inputs[0], sourceMgr, config);
     if (!in)
       return 1;
     return writeOutput([&](raw_ostream &os) {
