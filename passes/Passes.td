@@ -101,13 +101,19 @@ def EnergyFrontier : Pass<"energy-frontier", "::mlir::ModuleOp"> {
     For every `sched.schedule` whose tasks carry operating sets (`options`;
     a task without one runs at its signature), computes the frontier of
     `E = P x makespan + sum d` over the dependency DAG (docs/FRONTIER.md)
-    and attaches it as `energy.frontier = [[T_s, E_J], ...]`, downsampled to
-    at most `points` points (0: all). `energy-translate --export-frontier`
-    writes it as CSV.
+    and attaches it as `energy.frontier = [[T_s, E_J], ...]`, thinned so
+    that at every makespan its best point is within `max-error` (relative
+    energy, default 0.1 %) of the full frontier's (0: every point), and, if
+    `points` is given, to at most that many points; the schedule records
+    the thinning in `energy.frontier_thinning`. `energy-translate
+    --export-frontier` writes the attribute as CSV (docs/FRONTIER.md).
   }];
   let options = [
-    Option<"points", "points", "unsigned", /*default=*/"64",
-           "at most this many points in the attribute (0: all)">,
+    Option<"maxError", "max-error", "double", /*default=*/"0.001",
+           "largest relative energy error of the thinned frontier at any "
+           "makespan (0: keep every point)">,
+    Option<"points", "points", "unsigned", /*default=*/"0",
+           "also at most this many points (0: no count limit)">,
   ] # FrontierOptions;
 }
 

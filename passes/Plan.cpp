@@ -167,15 +167,50 @@ struct EnergyFrontierPass
                           false, method);
       if (failed(front))
         return signalPassFailure();
-      size_t limit = points ? unsigned(points) : front->size();
-      size_t stride =
-          std::max<size_t>(1, (front->size() + limit - 1) / std::max<size_t>(limit, 1));
+      if (!(maxError >= 0)) {
+        sched.emitOpError("energy-frontier: max-error must be >= 0");
+        return signalPassFailure();
+      }
+      // Thinning by error, not by count: a point is dropped only while the
+      // last kept one (faster, dearer) is within max-error of it, so at
+      // every makespan the thinned frontier's best point is within
+      // max-error of the full one's. The last (energy-minimal) point stays.
+      std::vector<calculus::DagPoint> kept;
+      for (size_t i = 0; i < front->size(); ++i) {
+        const calculus::DagPoint &p = (*front)[i];
+        if (kept.empty() || i + 1 == front->size() ||
+            kept.back().E > p.E * (1 + maxError))
+          kept.push_back(p);
+      }
+      // A count limit on top, by stride (its error is then said below).
+      size_t limit = points ? unsigned(points) : kept.size();
+      size_t stride = std::max<size_t>(
+          1, (kept.size() + limit - 1) / std::max<size_t>(limit, 1));
       SmallVector<Attribute> pts;
-      for (size_t i = 0; i < front->size(); i += stride)
-        pts.push_back(b.getF64ArrayAttr({(*front)[i].T, (*front)[i].E}));
-      if ((front->size() - 1) % stride != 0) // always keep the last point
-        pts.push_back(b.getF64ArrayAttr({front->back().T, front->back().E}));
+      std::vector<std::pair<double, double>> thinned;
+      for (size_t i = 0; i < kept.size(); i += stride)
+        thinned.push_back({kept[i].T, kept[i].E});
+      if ((kept.size() - 1) % stride != 0) // always keep the last point
+        thinned.push_back({kept.back().T, kept.back().E});
+      double worst = 0; // the thinned frontier's error at the full's points
+      for (const calculus::DagPoint &p : *front) {
+        double best = INFINITY;
+        for (auto &[T, E] : thinned)
+          if (T <= p.T * (1 + 1e-12))
+            best = std::min(best, E);
+        worst = std::max(worst, best / p.E - 1);
+      }
+      for (auto &[T, E] : thinned)
+        pts.push_back(b.getF64ArrayAttr({T, E}));
       sched->setAttr("energy.frontier", b.getArrayAttr(pts));
+      sched->setAttr(
+          "energy.frontier_thinning",
+          b.getDictionaryAttr(
+              {b.getNamedAttr("full_points",
+                              b.getI64IntegerAttr(int64_t(front->size()))),
+               b.getNamedAttr("kept_points",
+                              b.getI64IntegerAttr(int64_t(thinned.size()))),
+               b.getNamedAttr("max_error", b.getF64FloatAttr(worst))}));
     }
   }
 };

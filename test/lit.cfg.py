@@ -14,7 +14,9 @@ config.test_exec_root = os.path.join(config.energy_obj_root, "test")
 config.excludes = ["Unit", "Inputs", "CMakeLists.txt", "lit.cfg.py",
                    "lit.site.cfg.py", "kineto_counts.py", "fuzz_inputs.py",
                    "make_runs.py", "FakeNvml", "run_doc_commands.py",
-                   "test_energy_rt.py"]
+                   "test_energy_rt.py", "frontier_within.py",
+                   "plan_reevaluates.py", "composite_check.py",
+                   "demo_plan_check.py", "make_big_db.py"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 

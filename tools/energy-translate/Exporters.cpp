@@ -159,6 +159,20 @@ LogicalResult energy::exportFrontier(ModuleOp module, llvm::raw_ostream &os) {
       return sched.emitOpError("--export-frontier: more than one schedule "
                                "has a frontier; export them one at a time");
     any = true;
+    // Say when the attribute holds a thinned frontier (docs/FRONTIER.md).
+    if (auto th = sched->getAttrOfType<DictionaryAttr>(
+            "energy.frontier_thinning")) {
+      auto full = th.getAs<IntegerAttr>("full_points");
+      auto kept = th.getAs<IntegerAttr>("kept_points");
+      auto err = th.getAs<FloatAttr>("max_error");
+      if (full && kept && err && kept.getInt() < full.getInt())
+        mlir::emitWarning(sched.getLoc(), "--export-frontier: @")
+            << sched.getSymName() << "'s frontier holds " << kept.getInt()
+            << " of its " << full.getInt() << " points (within "
+            << llvm::formatv("{0:F3}", 100 * err.getValueAsDouble())
+            << "% of the full frontier's energy at every makespan); "
+               "--energy-frontier=\"max-error=0\" keeps every point";
+    }
     os << "time_s,energy_J\n";
     for (Attribute p : front) {
       auto pair = dyn_cast<ArrayAttr>(p);
