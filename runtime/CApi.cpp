@@ -376,7 +376,7 @@ int er_plan_clock(const char *name, int sm_mhz) {
   if (!allow || std::string(allow) != "1")
     return fail("following a plan changes SM clocks: set "
                 "ENERGY_RT_ALLOW_CLOCK_CHANGES=1 to allow it (the defaults "
-                "are restored at er_shutdown, at exit and on SIGINT/SIGTERM)");
+                "are restored at er_shutdown, at exit and on fatal signals)");
   std::vector<int> supported = state.dev->supportedSmClocks();
   if (std::find(supported.begin(), supported.end(), sm_mhz) == supported.end())
     return fail(std::string("region '") + (name ? name : "") + "': " +

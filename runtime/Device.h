@@ -109,8 +109,12 @@ public:
 
 /// Restores the device's default clocks and default power limit when it goes
 /// out of scope (normal return, early error returns, exceptions) and, while
-/// alive, on SIGINT and SIGTERM: a signal handler resets every guarded
-/// device, then re-raises the signal with its default action. Only in the
+/// alive, on every signal whose default action ends the process (INT, TERM,
+/// HUP, QUIT, ABRT, SEGV, BUS, FPE, ILL, PIPE, ALRM, USR1, USR2, XCPU,
+/// XFSZ): a handler resets every guarded device, then calls the handler the
+/// application had installed, or re-raises with the default action (the
+/// exit status is the program's own). A signal the application ignores is
+/// left alone. SIGKILL and power loss cannot be caught. Only in the
 /// process that made the guard: a forked child (which inherits the guard,
 /// the table and the handler) never resets its parent's settings.
 class ClockGuard {

@@ -18,7 +18,7 @@ std::atomic<Device *> guarded[maxGuarded];
 /// are its parent's to restore: a SIGTERM to the worker must not undo the
 /// parent's plan.
 std::atomic<pid_t> owner{0};
-std::once_flag installed;
+std::mutex installing;
 
 void resetDevice(Device &d) {
   std::string err; // backends keep this path to plain system calls
@@ -26,18 +26,52 @@ void resetDevice(Device &d) {
   d.resetPowerLimit(err);
 }
 
-extern "C" void restoreAndReraise(int sig) {
+/// The signals whose default action ends the process: on each, the
+/// guarded settings are restored first.
+constexpr int fatalSignals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGABRT,
+                                SIGSEGV, SIGBUS,  SIGFPE,  SIGILL,  SIGPIPE,
+                                SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ};
+constexpr int maxSignal = 65;
+/// What each signal did before we took it over (the application's handler,
+/// or the default action), so that it still happens after the restore.
+struct sigaction previous[maxSignal];
+
+extern "C" void restoreAndChain(int sig, siginfo_t *info, void *ctx) {
   restoreGuardedDevices();
+  const struct sigaction &old = previous[sig];
+  if (old.sa_flags & SA_SIGINFO) {
+    if (old.sa_sigaction) {
+      old.sa_sigaction(sig, info, ctx); // the application's handler
+      return;
+    }
+  } else if (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN &&
+             old.sa_handler) {
+    old.sa_handler(sig);
+    return;
+  }
+  // The default action, with the exit status the program would have had.
   std::signal(sig, SIG_DFL);
   std::raise(sig);
 }
 
+/// Takes over the fatal signals, except where the application ignores one
+/// (a SIGINT set to ignored stays ignored); its own handlers run after the
+/// restore. Run at every new guard, so that a handler the application
+/// installed since the last one is chained too.
 void install() {
-  struct sigaction sa = {};
-  sa.sa_handler = restoreAndReraise;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  for (int sig : fatalSignals) {
+    struct sigaction old = {};
+    if (sigaction(sig, nullptr, &old) != 0 || old.sa_handler == SIG_IGN)
+      continue;
+    if ((old.sa_flags & SA_SIGINFO) && old.sa_sigaction == restoreAndChain)
+      continue; // ours already
+    previous[sig] = old;
+    struct sigaction sa = {};
+    sa.sa_sigaction = restoreAndChain;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, nullptr);
+  }
 }
 } // namespace
 
@@ -50,7 +84,10 @@ void restoreGuardedDevices() {
 }
 
 ClockGuard::ClockGuard(Device &d) : dev(d), pid(getpid()) {
-  std::call_once(installed, install);
+  {
+    std::lock_guard<std::mutex> lock(installing);
+    install();
+  }
   owner.store(pid);
   for (auto &slot : guarded) {
     Device *expected = nullptr;

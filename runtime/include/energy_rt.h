@@ -61,7 +61,9 @@ int er_sim_run(double flops, double bytes);
  * er_begin(name) then sets that clock before the region when the device is
  * not already at it. Changing clocks is an explicit opt-in: the environment
  * must hold ENERGY_RT_ALLOW_CLOCK_CHANGES=1. The default clocks come back
- * at er_shutdown, at exit and on SIGINT/SIGTERM. er_plan_load reads
+ * at er_shutdown, at exit and on every fatal signal (INT, TERM, HUP, QUIT,
+ * ABRT, SEGV, BUS, FPE, ILL, PIPE, ALRM, USR1/2, XCPU, XFSZ; the
+ * application's own handlers still run after the restore). er_plan_load reads
  * "name sm_mhz" lines ('#' comments), as `energy-prof plan-clocks` writes
  * them from a plan file (docs/PLAN.md). */
 int er_plan_clock(const char *name, int sm_mhz);

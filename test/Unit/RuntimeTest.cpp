@@ -134,6 +134,10 @@ TEST(SimDevice, ClocksAreRestoredWhenASweepIsKilled) {
     pid_t child = ::fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
+      // A foreground program's dispositions: a launcher that runs tests in
+      // the background (lit, make) leaves SIGINT ignored, and a guard
+      // leaves an ignored signal alone.
+      std::signal(sig, SIG_DFL);
       SimDevice dev = a100();
       dev.clockStateFile = state;
       ClockGuard guard(dev);
@@ -466,6 +470,93 @@ TEST(CApi, FollowsAPlanRegionByRegion) {
   ::unsetenv("ENERGY_RT_SIM_STATE");
   std::remove(plan.c_str());
   std::remove(db.c_str());
+  std::remove(mirror.c_str());
+}
+
+} // namespace
+
+namespace {
+
+/// In a forked child: er_init on the simulated A100 with its clock mirrored
+/// to `mirror`, a plan region at 900 MHz begun, then `then()`.
+template <typename F> pid_t childAt900(const std::string &mirror, F then) {
+  pid_t pid = ::fork();
+  if (pid != 0)
+    return pid;
+  // A foreground program's dispositions (background launchers such as lit
+  // leave SIGINT and SIGQUIT ignored, which a guard respects).
+  for (int sig : {SIGHUP, SIGQUIT, SIGABRT, SIGSEGV, SIGPIPE, SIGUSR1})
+    std::signal(sig, SIG_DFL);
+  ::setenv("ENERGY_RT_SIM_STATE", mirror.c_str(), 1);
+  ::setenv("ENERGY_RT_ALLOW_CLOCK_CHANGES", "1", 1);
+  if (er_init("sim:a100") || er_plan_clock("F0", 900) || er_begin("F0"))
+    ::_exit(99);
+  then();
+  ::_exit(0);
+}
+
+std::string mirrorPath(const char *what) {
+  return ::testing::TempDir() + "energy-rt-signal-" + what + "-" +
+         std::to_string(::getpid());
+}
+
+// Every fatal signal restores the clock, then the program's own fate
+// follows: the default action (the exit status says the signal), the
+// application's handler (chained, not replaced), or nothing for a signal
+// the application ignores.
+TEST(CApi, FatalSignalsRestoreTheClockAndChain) {
+  for (int sig : {SIGHUP, SIGQUIT, SIGABRT, SIGSEGV, SIGPIPE, SIGUSR1}) {
+    std::string mirror = mirrorPath("default");
+    pid_t pid = childAt900(mirror, [&] {
+      if (sig == SIGSEGV)
+        std::raise(SIGSEGV); // as a fault would, without undefined behaviour
+      else if (sig == SIGABRT)
+        std::abort();
+      else
+        std::raise(sig);
+    });
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig)
+        << "signal " << sig << ": status " << status;
+    EXPECT_EQ(readFile(mirror), "1410") << "signal " << sig;
+    std::remove(mirror.c_str());
+  }
+  // The application's SIGTERM handler (its checkpoint) still runs, after
+  // the restore.
+  std::string mirror = mirrorPath("chained");
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    struct sigaction sa = {};
+    sa.sa_handler = [](int) { ::_exit(42); };
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, nullptr);
+    ::setenv("ENERGY_RT_SIM_STATE", mirror.c_str(), 1);
+    ::setenv("ENERGY_RT_ALLOW_CLOCK_CHANGES", "1", 1);
+    if (er_init("sim:a100") || er_plan_clock("F0", 900) || er_begin("F0"))
+      ::_exit(99);
+    std::raise(SIGTERM);
+    ::_exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 42) << status;
+  EXPECT_EQ(readFile(mirror), "1410");
+  std::remove(mirror.c_str());
+  // A SIGINT the application ignores stays ignored.
+  mirror = mirrorPath("ignored");
+  pid = ::fork();
+  if (pid == 0) {
+    std::signal(SIGINT, SIG_IGN);
+    ::setenv("ENERGY_RT_SIM_STATE", mirror.c_str(), 1);
+    ::setenv("ENERGY_RT_ALLOW_CLOCK_CHANGES", "1", 1);
+    if (er_init("sim:a100") || er_plan_clock("F0", 900) || er_begin("F0"))
+      ::_exit(99);
+    std::raise(SIGINT);
+    ::_exit(readFile(mirror) == "900" ? 7 : 8); // still running, still 900
+  }
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 7) << status;
   std::remove(mirror.c_str());
 }
 
