@@ -95,6 +95,7 @@ struct Rank {
   std::string file;
   int64_t rank;
   std::string deviceKind;
+  bool badRank = false; ///< distributedInfo.rank was not a usable integer
   std::vector<GpuEvent> events;
   std::vector<Flow> flows;
   size_t skippedCpu = 0, skippedOther = 0, launchFlows = 0;
@@ -140,13 +141,25 @@ struct RawEvent {
   void clear() { *this = RawEvent(); }
 };
 
-/// A tid may be a number or a string such as "stream 7".
+/// A stream, thread or rank number as JSON gives it (a double): exactly a
+/// non-negative integer below 2^31, or not one (1e308 used to overflow the
+/// integer cast).
+bool asIndex(double v, int64_t &out) {
+  if (!(v >= 0) || v >= 2147483648.0 || v != std::floor(v))
+    return false;
+  out = int64_t(v);
+  return true;
+}
+
+/// A tid may be a number or a string such as "stream 7" (-1: not a usable
+/// number).
 bool readTid(JsonScanner &js, int64_t &tid) {
   if (js.peek() == JsonScanner::Kind::Number) {
     double v;
     if (!js.number(v))
       return false;
-    tid = int64_t(v);
+    if (!asIndex(v, tid))
+      tid = -1;
     return true;
   }
   if (js.peek() == JsonScanner::Kind::String) {
@@ -214,8 +227,7 @@ bool readEvent(JsonScanner &js, RawEvent &e) {
           double v;
           if (!js.number(v))
             return false;
-          e.stream = int64_t(v);
-          e.hasStream = v == double(e.stream);
+          e.hasStream = asIndex(v, e.stream);
           return true;
         }
         return js.skip();
@@ -290,7 +302,8 @@ bool Importer::load(size_t fileIndex) {
       return false;
     }
     if (!ev.hasStream) {
-      problem = where + "GPU event lacks 'args.stream'";
+      problem = where + "GPU event lacks 'args.stream' (a non-negative "
+                        "integer below 2^31)";
       return false;
     }
     if (ev.stream < 0) {
@@ -325,7 +338,8 @@ bool Importer::load(size_t fileIndex) {
             double v;
             if (!js.number(v))
               return false;
-            r.rank = int64_t(v);
+            if (!asIndex(v, r.rank))
+              r.badRank = true;
             return true;
           }
           return js.skip();
@@ -357,6 +371,9 @@ bool Importer::load(size_t fileIndex) {
     return error(file, "malformed JSON at " + js.message());
   if (!sawEvents)
     return error(file, "no 'traceEvents' array: not a Chrome trace");
+  if (r.badRank)
+    return error(file, "distributedInfo.rank must be a non-negative integer "
+                       "below 2^31");
   for (const Rank &other : ranks)
     if (other.rank == r.rank)
       return error(file, "rank " + Twine(r.rank) + " also comes from " +
