@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <pthread.h>
 #include <string>
 #include <vector>
@@ -58,7 +59,10 @@ struct State {
   /// This process was forked from one that had called er_init.
   bool forked = false;
   double staticPower = 0;
-  std::map<std::string, Region> regions;
+  /// Per (name, thread): a name is one region per thread, so that threads
+  /// measuring the same step do not collide; er_result and er_flush pool
+  /// them by name (their sums are sufficient statistics: exact).
+  std::map<std::pair<std::string, std::thread::id>, Region> regions;
   std::string error;
   /// Plan following: region -> SM clock; the guard restores the defaults.
   std::map<std::string, int> planClocks;
@@ -112,6 +116,23 @@ void account(Region &r, double E, double T) {
   r.sumT2 += T * T;
 }
 
+/// Every thread's runs of each name, pooled (caller holds state.mu). The
+/// clock is the last-started thread's.
+std::map<std::string, Region> pooledRegions() {
+  std::map<std::string, Region> out;
+  for (auto &[key, r] : state.regions) {
+    Region &p = out[key.first];
+    p.count += r.count;
+    p.sumE += r.sumE;
+    p.sumT += r.sumT;
+    p.sumE2 += r.sumE2;
+    p.sumT2 += r.sumT2;
+    if (r.count)
+      p.smMhz = r.smMhz;
+  }
+  return out;
+}
+
 /// Resolves pending runs against the sampler's curve (caller holds
 /// state.mu). Runs are pending in order of their ends, so the curve covers
 /// a prefix. With `wait`, first waits for the counter to pass the last end
@@ -140,7 +161,7 @@ bool resolvePending(bool wait, std::string &err) {
   double oldest = covered;
   for (const Pending &p : state.pending)
     oldest = std::min(oldest, p.t0);
-  for (auto &[name, r] : state.regions)
+  for (auto &[key, r] : state.regions)
     if (r.open)
       oldest = std::min(oldest, r.startT);
   s->dropBefore(oldest);
@@ -217,7 +238,7 @@ int er_begin(const char *name) {
   std::lock_guard<std::mutex> lock(state.mu);
   if (!state.dev)
     return notInitialized("er_begin");
-  Region &r = state.regions[name];
+  Region &r = state.regions[{name, std::this_thread::get_id()}];
   if (r.open)
     return fail(std::string("region '") + name + "' is already open");
   // Real devices: the clock the sampler last read or the plan last set
@@ -249,7 +270,7 @@ int er_end(const char *name) {
   std::lock_guard<std::mutex> lock(state.mu);
   if (!state.dev)
     return notInitialized("er_end");
-  auto it = state.regions.find(name);
+  auto it = state.regions.find({name, std::this_thread::get_id()});
   if (it == state.regions.end() || !it->second.open)
     return fail(std::string("region '") + name + "' is not open");
   Region &r = it->second;
@@ -276,7 +297,7 @@ int er_end_measure(const char *name, double *energy_j, double *time_s,
   if (int rc = er_end(name))
     return rc;
   std::lock_guard<std::mutex> lock(state.mu);
-  Region &r = state.regions[name];
+  Region &r = state.regions[{name, std::this_thread::get_id()}];
   if (state.sampler) {
     std::string err;
     if (!resolvePending(/*wait=*/true, err))
@@ -296,12 +317,13 @@ int er_result(const char *name, double *energy_j, double *time_s,
   if (!name || !*name)
     return fail("er_result: a region needs a non-empty name");
   std::lock_guard<std::mutex> lock(state.mu);
-  auto it = state.regions.find(name);
-  if (it == state.regions.end())
-    return fail(std::string("no region '") + name + "'");
   std::string err;
   if (!resolvePending(/*wait=*/true, err))
     return fail(err);
+  std::map<std::string, Region> byName = pooledRegions();
+  auto it = byName.find(name);
+  if (it == byName.end())
+    return fail(std::string("no region '") + name + "'");
   if (energy_j)
     *energy_j = it->second.sumE;
   if (time_s)
@@ -325,7 +347,7 @@ int er_flush(const char *path) {
   if (at != std::string::npos)
     p.replace(at, 2, std::to_string(er_rank()));
   std::vector<Measurement> entries;
-  for (auto &[name, r] : state.regions) {
+  for (auto &[name, r] : pooledRegions()) {
     if (!r.count)
       continue;
     double n = r.count;

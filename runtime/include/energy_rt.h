@@ -21,7 +21,9 @@
  * clocks.
  *
  * Every function returns 0 on success and -1 on error (er_last_error says
- * why). Thread-safe.
+ * why). Thread-safe. A region name is per thread: the same name begun in
+ * several threads is one region per thread (each must end its own), and
+ * er_result and er_flush pool them by name.
  *
  *===----------------------------------------------------------------------===*/
 
