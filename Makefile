@@ -57,12 +57,14 @@ demo: build
 	  --energy-plan="max-slowdown=1 summary=true" --energy-emit-dvfs \
 	  -o $(BUILD)/demo-planned.mlir
 	@$(B)/energy-translate --export-plan $(BUILD)/demo-planned.mlir -o $(BUILD)/demo-plan.json
+	@$(B)/energy-translate --export-perfetto $(BUILD)/demo-planned.mlir -o $(BUILD)/demo-trace.json
 	@echo "== 4. the planned iteration, re-lowered and re-evaluated"
 	@$(B)/energy-opt $(BUILD)/demo-planned.mlir --sched-to-energy \
 	  --energy-evaluate="summary=true" -o /dev/null
 	@echo "== 5. the paper's section 2.4 attention layer"
 	@$(B)/energy-opt examples/attention-tp2.mlir --energy-evaluate="summary=true" -o /dev/null
 	@echo "DB: $(BUILD)/demo-db.json  annotated IR: $(BUILD)/demo.mlir  report: $(BUILD)/demo-report.json  plan: $(BUILD)/demo-plan.json"
+	@echo "timeline (open in https://ui.perfetto.dev or chrome://tracing): $(BUILD)/demo-trace.json"
 
 # Perseus's measured Bloom/A40 stage profile (8 stages, every SM clock), read
 # in place from ../shared/data (never copied into the repository) as a 1F1B

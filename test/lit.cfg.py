@@ -16,7 +16,8 @@ config.excludes = ["Unit", "Inputs", "CMakeLists.txt", "lit.cfg.py",
                    "make_runs.py", "FakeNvml", "run_doc_commands.py",
                    "test_energy_rt.py", "frontier_within.py",
                    "plan_reevaluates.py", "composite_check.py",
-                   "demo_plan_check.py", "make_big_db.py"]
+                   "demo_plan_check.py", "make_big_db.py",
+                   "perfetto_check.py"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 

@@ -18,6 +18,8 @@
 #include "llvm/Support/WithColor.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 
 using namespace mlir;
 using namespace energy;
@@ -186,5 +188,122 @@ LogicalResult energy::exportFrontier(ModuleOp module, llvm::raw_ostream &os) {
   if (!any)
     return module.emitError("--export-frontier: no sched.schedule has an "
                             "energy.frontier (run --energy-frontier first)");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// --export-perfetto: the Chrome JSON trace format PyTorch's profiler writes
+// (read by our own --import-kineto), opened by Perfetto and chrome://tracing.
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Microseconds, the format's unit.
+double us(double seconds) { return seconds * 1e6; }
+} // namespace
+
+LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
+  llvm::json::Array events;
+  int64_t pidBase = 0;
+  bool any = false;
+  for (ScheduleOp sched : module.getOps<ScheduleOp>()) {
+    if (!sched.getBody().getOps<PipelineOp>().empty() ||
+        !sched.getBody().getOps<ServeOp>().empty())
+      return sched.emitOpError("--export-perfetto: expand the generators "
+                               "first (--sched-expand)");
+    std::vector<double> start;
+    FailureOr<SchedGraph> g = SchedGraph::buildAsPlanned(sched, start);
+    if (failed(g))
+      return failure();
+    any = true;
+    const calculus::Schedule &s = g->schedule;
+    double origin = start.empty() ? 0 : *std::min_element(start.begin(), start.end());
+    double makespan = 0;
+    for (size_t t = 0; t < s.tasks.size(); ++t)
+      makespan = std::max(makespan, start[t] + s.tasks[t].duration - origin);
+    size_t nDev = s.devices.size();
+    // Per device: the piecewise-constant dynamic power of its tasks (d / T
+    // over each task's time; a zero-length task's d is a step of energy).
+    std::vector<std::map<double, double>> powerSteps(nDev), energySteps(nDev);
+    for (uint32_t t = 0; t < s.tasks.size(); ++t) {
+      const calculus::ScheduleTask &task = s.tasks[t];
+      Operation *op = g->taskOps[t];
+      StringRef name = SymbolTable::getSymbolName(op).getValue();
+      for (uint32_t dev : task.devices) {
+        calculus::Signature share = calculus::taskShare(s, t, dev);
+        double t0 = start[t] - origin;
+        llvm::json::Object args{{"stream", int64_t(task.stream)},
+                                {"T_s", share.T},
+                                {"d_J", share.d},
+                                {"E_J", share.s * share.T + share.d},
+                                {"dynamic_W", share.T > 0 ? share.d / share.T : 0}};
+        if (auto dvfs = op->getAttrOfType<OpPointAttr>("energy.dvfs"))
+          if (std::optional<int64_t> mhz = dvfs.getSmMhz())
+            args["sm_mhz"] = *mhz;
+        if (auto task = dyn_cast<TaskOp>(op))
+          if (std::optional<StringRef> kind = task.getKind())
+            args["kind"] = kind->str();
+        events.push_back(llvm::json::Object{
+            {"ph", "X"},
+            {"cat", "kernel"},
+            {"name", name.str()},
+            {"pid", pidBase + int64_t(dev)},
+            {"tid", int64_t(task.stream)},
+            {"ts", us(t0)},
+            {"dur", us(share.T)},
+            {"args", std::move(args)}});
+        if (share.T > 0) {
+          powerSteps[dev][t0] += share.d / share.T;
+          powerSteps[dev][t0 + share.T] -= share.d / share.T;
+        } else {
+          energySteps[dev][t0] += share.d;
+        }
+      }
+    }
+    for (uint32_t dev = 0; dev < nDev; ++dev) {
+      sched::DeviceOp d = g->deviceOps[dev];
+      double sW = s.devices[dev].staticPower;
+      events.push_back(llvm::json::Object{
+          {"ph", "M"},
+          {"name", "process_name"},
+          {"pid", pidBase + int64_t(dev)},
+          {"args", llvm::json::Object{
+                       {"name", ("@" + d.getSymName() + " (" + d.getKind() +
+                                 ", static " + formatNumber(sW) + " W)")
+                                    .str()}}}});
+      // Counters: power (static + dynamic) from 0 to the makespan, then 0;
+      // cumulative energy, exact at every step (it integrates the power).
+      std::map<double, double> &steps = powerSteps[dev];
+      steps[0] += 0;
+      steps[makespan] += 0;
+      for (auto &[t, dE] : energySteps[dev])
+        steps[t] += 0;
+      double dyn = 0, energy = 0, last = 0, lastPower = sW;
+      for (auto &[t, delta] : steps) {
+        energy += lastPower * (t - last);
+        auto jump = energySteps[dev].find(t);
+        if (jump != energySteps[dev].end())
+          energy += jump->second;
+        dyn += delta;
+        if (std::fabs(dyn) < 1e-9 * std::max(1.0, std::fabs(delta)))
+          dyn = 0; // rounding of the running sum, not a power
+        double power = t < makespan ? sW + dyn : 0;
+        events.push_back(llvm::json::Object{
+            {"ph", "C"}, {"name", "power"}, {"pid", pidBase + int64_t(dev)},
+            {"ts", us(t)}, {"args", llvm::json::Object{{"W", power}}}});
+        events.push_back(llvm::json::Object{
+            {"ph", "C"}, {"name", "energy"}, {"pid", pidBase + int64_t(dev)},
+            {"ts", us(t)}, {"args", llvm::json::Object{{"J", energy}}}});
+        last = t;
+        lastPower = power;
+      }
+    }
+    pidBase += int64_t(nDev);
+  }
+  if (!any)
+    return module.emitError("--export-perfetto: no sched.schedule to export");
+  llvm::json::Object doc{{"traceEvents", std::move(events)},
+                         {"displayTimeUnit", "ms"}};
+  doc["generator"] = generatorOf("energy-translate --export-perfetto", module);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(doc))) << "\n";
   return success();
 }

@@ -57,6 +57,13 @@ std::optional<double> knownStaticPower(llvm::StringRef kind);
 /// The plans of the module's planned schedules as JSON (docs/PLAN.md).
 mlir::LogicalResult exportPlan(mlir::ModuleOp module, llvm::raw_ostream &os);
 /// The `energy.frontier` of the module's schedule as `time_s,energy_J` CSV.
+/// A timed schedule as a Chrome JSON trace (the format PyTorch's profiler
+/// writes; Perfetto, chrome://tracing): one process per device, one thread
+/// per stream, a slice per task with its signature, and per device counter
+/// tracks of power (static + dynamic, W) and cumulative energy (J).
+mlir::LogicalResult exportPerfetto(mlir::ModuleOp module,
+                                   llvm::raw_ostream &os);
+
 mlir::LogicalResult exportFrontier(mlir::ModuleOp module,
                                    llvm::raw_ostream &os);
 

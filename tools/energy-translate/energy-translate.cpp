@@ -45,6 +45,11 @@ static cl::opt<bool> exportPlanFlag(
 static cl::opt<bool> exportFrontierFlag(
     "export-frontier", cl::desc("write a schedule's energy.frontier as CSV (IR in)"),
     cl::cat(category));
+static cl::opt<bool> exportPerfettoFlag(
+    "export-perfetto",
+    cl::desc("write timed schedules as a Chrome/Perfetto trace with power "
+             "and energy counters (IR in)"),
+    cl::cat(category));
 static cl::list<std::string> inputs(cl::Positional, cl::desc("<inputs>"),
                                     cl::cat(category));
 static cl::opt<std::string> output("o", cl::desc("output file"),
@@ -93,10 +98,11 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "energy-translate: import traces "
                                           "and profiles into the sched dialect\n");
   if (int(importKinetoFlag) + int(importStageProfileFlag) +
-          int(exportPlanFlag) + int(exportFrontierFlag) != 1) {
+          int(exportPlanFlag) + int(exportFrontierFlag) +
+          int(exportPerfettoFlag) != 1) {
     WithColor::error() << "choose exactly one of --import-kineto, "
-                          "--import-stage-profile, --export-plan and "
-                          "--export-frontier\n";
+                          "--import-stage-profile, --export-plan, "
+                          "--export-frontier and --export-perfetto\n";
     return 2;
   }
   if (staticPower.getNumOccurrences() && !(staticPower >= 0)) {
@@ -118,7 +124,7 @@ int main(int argc, char **argv) {
   mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &ctx);
   ctx.printOpOnDiagnostic(false); // the location and name, not the op
 
-  if (exportPlanFlag || exportFrontierFlag) {
+  if (exportPlanFlag || exportFrontierFlag || exportPerfettoFlag) {
     if (inputs.size() != 1) {
       WithColor::error() << "an export takes one .mlir file\n";
       return 2;
@@ -129,8 +135,9 @@ int main(int argc, char **argv) {
     if (!in)
       return 1;
     return writeOutput([&](raw_ostream &os) {
-      return succeeded(exportPlanFlag ? energy::exportPlan(*in, os)
-                                      : energy::exportFrontier(*in, os));
+      return succeeded(exportPlanFlag       ? energy::exportPlan(*in, os)
+                       : exportPerfettoFlag ? energy::exportPerfetto(*in, os)
+                                            : energy::exportFrontier(*in, os));
     });
   }
 
