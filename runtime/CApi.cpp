@@ -24,14 +24,35 @@
 using namespace energy::rt;
 
 namespace {
-struct Region {
-  bool open = false;
-  int smMhz = 0; ///< the clock of its last run
-  uint64_t startMj = 0;
-  double startT = 0;
+/// Runs of one region at one operating point: sufficient statistics.
+struct Stats {
   unsigned count = 0;
   double sumE = 0, sumT = 0, sumE2 = 0, sumT2 = 0;
-  double lastE = 0, lastT = 0; ///< its last completed run
+  void add(double E, double T) {
+    ++count;
+    sumE += E;
+    sumT += T;
+    sumE2 += E * E;
+    sumT2 += T * T;
+  }
+  void add(const Stats &o) {
+    count += o.count;
+    sumE += o.sumE;
+    sumT += o.sumT;
+    sumE2 += o.sumE2;
+    sumT2 += o.sumT2;
+  }
+};
+
+struct Region {
+  bool open = false;
+  int smMhz = 0;       ///< the clock of its current (or last) run
+  bool record = true;  ///< the current run counts (not a profile warm-up)
+  uint64_t startMj = 0;
+  double startT = 0;
+  Stats all;                    ///< every recorded run
+  std::map<int, Stats> byClock; ///< the same runs, per SM clock
+  double lastE = 0, lastT = 0;  ///< its last completed run
 };
 
 /// A finished run of a region whose energy waits for the counter to move
@@ -39,6 +60,19 @@ struct Region {
 struct Pending {
   Region *region;
   double t0, t1;
+  int smMhz;
+  bool record;
+};
+
+/// Profiling across clocks inside the job (ENERGY_RT_PROFILE_CLOCKS):
+/// `warmup` iterations at the default clock, then `perClock` iterations at
+/// each clock of the list, then the default clock again (er_step marks the
+/// iterations).
+struct Profile {
+  std::vector<int> clocks;
+  unsigned warmup = 2, perClock = 3;
+  unsigned step = 0;
+  bool active = false;
 };
 
 /// Pending runs resolved without waiting once this many accumulate.
@@ -68,6 +102,7 @@ struct State {
   std::map<std::string, int> planClocks;
   std::unique_ptr<ClockGuard> guard;
   unsigned switches = 0;
+  Profile profile;
 } state;
 
 thread_local std::string lastError;
@@ -106,29 +141,24 @@ int notInitialized(const char *fn) {
                             : " before er_init"));
 }
 
-void account(Region &r, double E, double T) {
+void account(Region &r, double E, double T, int smMhz, bool record) {
   r.lastE = E;
   r.lastT = T;
-  ++r.count;
-  r.sumE += E;
-  r.sumT += T;
-  r.sumE2 += E * E;
-  r.sumT2 += T * T;
+  if (!record)
+    return;
+  r.all.add(E, T);
+  r.byClock[smMhz].add(E, T);
 }
 
-/// Every thread's runs of each name, pooled (caller holds state.mu). The
-/// clock is the last-started thread's.
+/// Every thread's runs of each name, pooled (caller holds state.mu), per
+/// clock as well.
 std::map<std::string, Region> pooledRegions() {
   std::map<std::string, Region> out;
   for (auto &[key, r] : state.regions) {
     Region &p = out[key.first];
-    p.count += r.count;
-    p.sumE += r.sumE;
-    p.sumT += r.sumT;
-    p.sumE2 += r.sumE2;
-    p.sumT2 += r.sumT2;
-    if (r.count)
-      p.smMhz = r.smMhz;
+    p.all.add(r.all);
+    for (auto &[mhz, st] : r.byClock)
+      p.byClock[mhz].add(st);
   }
   return out;
 }
@@ -152,7 +182,7 @@ bool resolvePending(bool wait, std::string &err) {
     double E;
     if (!s->energy(p.t0, p.t1, E, err))
       return false;
-    account(*p.region, E, p.t1 - p.t0);
+    account(*p.region, E, p.t1 - p.t0, p.smMhz, p.record);
   }
   state.pending.erase(state.pending.begin(), state.pending.begin() + k);
   // Pending regions are in the order they ended, not started: an outer
@@ -167,6 +197,86 @@ bool resolvePending(bool wait, std::string &err) {
   s->dropBefore(oldest);
   return true;
 }
+/// Parses ENERGY_RT_PROFILE_CLOCKS ("1410,1200,990", "all" or "every:K",
+/// highest first) with ENERGY_RT_PROFILE_WARMUP and _ITERATIONS, and starts
+/// the sweep (caller holds state.mu; the device is open). Changing clocks
+/// is the same explicit opt-in as following a plan.
+bool startProfile(const std::string &list, std::string &why) {
+  const char *allow = std::getenv("ENERGY_RT_ALLOW_CLOCK_CHANGES");
+  if (!allow || std::string(allow) != "1") {
+    why = "profiling across clocks changes SM clocks: set "
+          "ENERGY_RT_ALLOW_CLOCK_CHANGES=1 to allow it (restored at exit and "
+          "on fatal signals)";
+    return false;
+  }
+  std::vector<int> supported = state.dev->supportedSmClocks();
+  std::sort(supported.rbegin(), supported.rend());
+  Profile pf;
+  if (list == "all" || list.rfind("every:", 0) == 0) {
+    long k = list == "all" ? 1 : std::atol(list.c_str() + 6);
+    if (k < 1) {
+      why = "'" + list + "': every:K needs K >= 1";
+      return false;
+    }
+    for (size_t i = 0; i < supported.size(); i += size_t(k))
+      pf.clocks.push_back(supported[i]);
+  } else {
+    size_t pos = 0;
+    while (pos <= list.size()) {
+      size_t comma = list.find(',', pos);
+      std::string item = list.substr(pos, comma == std::string::npos
+                                              ? std::string::npos
+                                              : comma - pos);
+      char *end = nullptr;
+      long mhz = std::strtol(item.c_str(), &end, 10);
+      if (item.empty() || *end || !std::count(supported.begin(),
+                                               supported.end(), int(mhz))) {
+        why = "'" + item + "' is not a supported SM clock of " +
+              state.dev->identity() + " (it supports " +
+              describeClocks(supported) + ")";
+        return false;
+      }
+      pf.clocks.push_back(int(mhz));
+      if (comma == std::string::npos)
+        break;
+      pos = comma + 1;
+    }
+  }
+  auto count = [&](const char *var, unsigned fallback, unsigned &out) {
+    const char *v = std::getenv(var);
+    if (!v)
+      return (out = fallback), true;
+    char *end = nullptr;
+    long n = std::strtol(v, &end, 10);
+    if (*end || n < 0 || n > 1000000) {
+      why = std::string(var) + "='" + v + "' is not a count";
+      return false;
+    }
+    out = unsigned(n);
+    return true;
+  };
+  if (!count("ENERGY_RT_PROFILE_WARMUP", 2, pf.warmup) ||
+      !count("ENERGY_RT_PROFILE_ITERATIONS", 3, pf.perClock))
+    return false;
+  if (pf.perClock == 0) {
+    why = "ENERGY_RT_PROFILE_ITERATIONS must be at least 1";
+    return false;
+  }
+  pf.active = true;
+  state.guard = std::make_unique<ClockGuard>(*state.dev);
+  state.profile = pf;
+  if (pf.warmup == 0) {
+    std::string err;
+    if (!state.dev->setSmClock(pf.clocks[0], err)) {
+      why = err;
+      return false;
+    }
+    if (state.sampler)
+      state.sampler->noteSmClock(pf.clocks[0]);
+  }
+  return true;
+}
+
 } // namespace
 
 extern "C" {
@@ -229,6 +339,56 @@ int er_init(const char *device) {
   state.regions.clear();
   state.planClocks.clear();
   state.switches = 0;
+  state.profile = Profile();
+  if (const char *list = std::getenv("ENERGY_RT_PROFILE_CLOCKS")) {
+    std::string why;
+    if (!startProfile(list, why))
+      return fail("ENERGY_RT_PROFILE_CLOCKS: " + why);
+  }
+  if (const char *at = std::getenv("ENERGY_RT_FLUSH_AT_EXIT")) {
+    static std::string atExitPath;
+    static std::once_flag registered;
+    atExitPath = at;
+    std::call_once(registered, [] {
+      std::atexit([] {
+        if (er_flush(atExitPath.c_str()) != 0)
+          std::fprintf(stderr, "energy_rt: ENERGY_RT_FLUSH_AT_EXIT: %s\n",
+                       er_last_error());
+      });
+    });
+  }
+  return 0;
+}
+
+int er_step(void) {
+  std::lock_guard<std::mutex> lock(state.mu);
+  if (!state.dev)
+    return notInitialized("er_step");
+  Profile &pf = state.profile;
+  ++pf.step;
+  if (!pf.active || pf.step < pf.warmup)
+    return 0;
+  size_t phase = (pf.step - pf.warmup) / pf.perClock;
+  std::string err;
+  int want = phase < pf.clocks.size() ? pf.clocks[phase] : 0;
+  if (!want) {
+    // The sweep is over: back to the default clock, recording as usual.
+    pf.active = false;
+    if (!state.dev->resetSmClock(err))
+      return fail("profile: " + err);
+    if (state.sampler)
+      state.sampler->noteSmClock(state.dev->currentSmClock());
+    return 0;
+  }
+  int now = state.sampler ? state.sampler->smClock()
+                          : state.dev->currentSmClock();
+  if (want != now) {
+    if (!state.dev->setSmClock(want, err))
+      return fail("profile: " + err);
+    if (state.sampler)
+      state.sampler->noteSmClock(want);
+    ++state.switches;
+  }
   return 0;
 }
 
@@ -257,6 +417,7 @@ int er_begin(const char *name) {
     ++state.switches;
   }
   r.smMhz = clockNow();
+  r.record = !(state.profile.active && state.profile.step < state.profile.warmup);
   r.open = true;
   if (!state.sampler)
     r.startMj = state.dev->energyCounterMilliJoules();
@@ -277,7 +438,7 @@ int er_end(const char *name) {
   double t1 = state.dev->now();
   r.open = false;
   if (state.sampler) {
-    state.pending.push_back({&r, r.startT, t1});
+    state.pending.push_back({&r, r.startT, t1, r.smMhz, r.record});
     // Bounded memory: resolve once a batch waits and the counter moved.
     if (state.pending.size() >= kResolveBatch &&
         state.sampler->coveredUntil() > state.resolvedUpTo) {
@@ -288,7 +449,7 @@ int er_end(const char *name) {
     return 0;
   }
   double E = double(state.dev->energyCounterMilliJoules() - r.startMj) * 1e-3;
-  account(r, E, t1 - r.startT);
+  account(r, E, t1 - r.startT, r.smMhz, r.record);
   return 0;
 }
 
@@ -325,11 +486,11 @@ int er_result(const char *name, double *energy_j, double *time_s,
   if (it == byName.end())
     return fail(std::string("no region '") + name + "'");
   if (energy_j)
-    *energy_j = it->second.sumE;
+    *energy_j = it->second.all.sumE;
   if (time_s)
-    *time_s = it->second.sumT;
+    *time_s = it->second.all.sumT;
   if (count)
-    *count = it->second.count;
+    *count = it->second.all.count;
   return 0;
 }
 
@@ -346,23 +507,30 @@ int er_flush(const char *path) {
   size_t at = p.find("%r");
   if (at != std::string::npos)
     p.replace(at, 2, std::to_string(er_rank()));
+  // One entry per region and SM clock: a region profiled across clocks
+  // becomes an operating set for --energy-fill-signatures.
   std::vector<Measurement> entries;
   for (auto &[name, r] : pooledRegions()) {
-    if (!r.count)
-      continue;
-    double n = r.count;
-    double meanT = r.sumT / n, meanE = r.sumE / n;
-    Measurement m;
-    m.key = name;
-    m.smMhz = r.smMhz;
-    m.s = state.staticPower;
-    m.T = meanT;
-    m.d = std::max(0.0, meanE - state.staticPower * meanT);
-    m.varT = n > 1 ? std::max(0.0, (r.sumT2 - n * meanT * meanT) / (n - 1)) : 0;
-    double varE = n > 1 ? std::max(0.0, (r.sumE2 - n * meanE * meanE) / (n - 1)) : 0;
-    m.varD = std::max(0.0, varE - m.s * m.s * m.varT);
-    m.runs = r.count;
-    entries.push_back(m);
+    for (auto it = r.byClock.rbegin(); it != r.byClock.rend(); ++it) {
+      const Stats &st = it->second;
+      if (!st.count)
+        continue;
+      double n = st.count;
+      double meanT = st.sumT / n, meanE = st.sumE / n;
+      Measurement m;
+      m.key = name;
+      m.smMhz = it->first;
+      m.s = state.staticPower;
+      m.T = meanT;
+      m.d = std::max(0.0, meanE - state.staticPower * meanT);
+      m.varT =
+          n > 1 ? std::max(0.0, (st.sumT2 - n * meanT * meanT) / (n - 1)) : 0;
+      double varE =
+          n > 1 ? std::max(0.0, (st.sumE2 - n * meanE * meanE) / (n - 1)) : 0;
+      m.varD = std::max(0.0, varE - m.s * m.s * m.varT);
+      m.runs = st.count;
+      entries.push_back(m);
+    }
   }
   // Whole or not at all: a failed write leaves the previous DB intact.
   std::string json = signatureDbJson(

@@ -36,7 +36,7 @@ import os
 from dataclasses import dataclass, field
 
 __all__ = ["EnergyRuntimeError", "Measurement", "Monitor", "region",
-           "flush", "rank", "version", "library_path"]
+           "flush", "rank", "step", "version", "library_path"]
 
 
 class EnergyRuntimeError(RuntimeError):
@@ -83,7 +83,8 @@ for _name, _args in {
                       _c.POINTER(_c.c_double), _c.POINTER(_c.c_uint)],
         "er_end_measure": [_c.c_char_p, _c.POINTER(_c.c_double),
                            _c.POINTER(_c.c_double), _c.POINTER(_c.c_int)],
-        "er_rank": [], "er_sim_run": [_c.c_double, _c.c_double],
+        "er_rank": [], "er_step": [],
+        "er_sim_run": [_c.c_double, _c.c_double],
         "er_plan_load": [_c.c_char_p],
         "er_sm_clock": [_c.POINTER(_c.c_int), _c.POINTER(_c.c_uint)],
         "er_static_power": [_c.POINTER(_c.c_double)]}.items():
@@ -259,6 +260,14 @@ def flush(path):
     if not isinstance(path, str) or not path:
         raise ValueError("flush needs a path")
     _check(_lib.er_flush(path.encode("utf-8")))
+
+
+def step():
+    """Marks the end of an iteration: in profiling mode
+    (ENERGY_RT_PROFILE_CLOCKS, runtime/include/energy_rt.h) it moves the
+    device to the next clock of the sweep."""
+    _ensure()
+    _check(_lib.er_step())
 
 
 def sim_run(flops, bytes_):

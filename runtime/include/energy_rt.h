@@ -72,6 +72,17 @@ int er_plan_clock(const char *name, int sm_mhz);
 int er_plan_load(const char *path);
 /* The device's current SM clock and the clock changes made for the plan. */
 int er_sm_clock(int *sm_mhz, unsigned *switches);
+/* Profiling across clocks inside the job: with ENERGY_RT_PROFILE_CLOCKS
+ * ("1410,1200,990", "all" or "every:K") and ENERGY_RT_ALLOW_CLOCK_CHANGES=1
+ * in the environment at er_init, the first ENERGY_RT_PROFILE_WARMUP
+ * iterations (default 2) run at the default clock and are not recorded,
+ * then each clock of the list runs ENERGY_RT_PROFILE_ITERATIONS iterations
+ * (default 3), then the default clock returns. er_step marks the end of an
+ * iteration. er_flush writes one entry per region and clock: an operating
+ * set for --energy-fill-signatures. With ENERGY_RT_FLUSH_AT_EXIT=path the
+ * DB is flushed at exit, so a job needs no code beyond its regions and
+ * er_step. */
+int er_step(void);
 /* The static power measured at er_init (W), the device's identity (valid
  * until the next er_init or er_shutdown; "" before er_init) and the version
  * of this library ("energy 0.1.0 (git <rev>)"). */

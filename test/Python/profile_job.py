@@ -1,0 +1,13 @@
+"""A job profiled across clocks in-process (energy_rt.step and
+ENERGY_RT_PROFILE_*), with no code beyond its regions: one warm-up
+iteration unrecorded, two at each of 1410, 1005 and 705 MHz, then the
+default clock again; the DB flushed at exit (ENERGY_RT_FLUSH_AT_EXIT).
+Usage: profile_job.py (environment set by energy-rt-profile.test)"""
+import energy_rt
+
+for it in range(1 + 3 * 2 + 1):
+    with energy_rt.region("stage0.forward"):
+        energy_rt.sim_run(5e12, 1e9)  # compute-bound: slower at lower clocks
+    with energy_rt.region("stage0.backward"):
+        energy_rt.sim_run(1e13, 2e9)
+    energy_rt.step()
