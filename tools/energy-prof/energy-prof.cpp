@@ -9,6 +9,9 @@
 //       --sequence gemm,copy,gemm | --concurrent copy,copy [--contention]
 //       --name layer [--runs N] -o measured.json
 //   energy-prof merge rank0.json rank1.json ... -o db.json
+//   energy-prof profile (--clocks a,b | --all-clocks [--clock-stride K])
+//       [--iterations-per-clock N] [--warmup W] [--device D]
+//       --allow-clock-changes -o db.json -- CMD ...
 //   energy-prof fit --model token-law|energylens --data runs.csv -o model.json
 //   energy-prof plan-clocks plan.json --plan-device stage0 [--schedule S]
 //       -o clocks.txt      ("task sm_mhz" lines for er_plan_load)
@@ -31,13 +34,13 @@
 #include "calculus/models/EnergyLens.h"
 #include "calculus/models/TokenLaw.h"
 #include "runtime/AtomicFile.h"
-#include "tools/VersionPrinter.h"
 #include "runtime/Characterize.h"
 #include "runtime/Nvml.h"
 #include "runtime/SimDevice.h"
 #include "runtime/Version.h"
 #include "runtime/db/SignatureDb.h"
 #include "runtime/plan/Plan.h"
+#include "tools/VersionPrinter.h"
 #if ENERGY_CUDA_KERNELS
 #include "runtime/kernels/CudaDevice.h"
 #endif
@@ -45,26 +48,31 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <csignal>
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <csignal>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <set>
+#include <sys/wait.h>
 #include <tuple>
+#include <unistd.h>
 
 using namespace llvm;
 using namespace energy::rt;
 
 static cl::OptionCategory category("energy-prof options");
 static cl::opt<std::string> command(cl::Positional, cl::Required,
-                                    cl::desc("<characterize|measure-composite|probe|fit|merge|run-plan|"
+                                    cl::desc("<characterize|measure-composite|probe|fit|merge|profile|run-plan|"
                                              "plan-clocks>"),
                                     cl::cat(category));
 static cl::list<std::string> shardFiles(cl::Positional,
@@ -146,6 +154,14 @@ static cl::opt<std::string> simState(
     "sim-state", cl::desc("simulated devices: mirror each device's clock and "
                           "power limit into PREFIX.<device>.{clock,power}"),
     cl::cat(category));
+static cl::opt<unsigned> iterationsPerClock(
+    "iterations-per-clock",
+    cl::desc("profile: iterations recorded at each clock"), cl::init(3),
+    cl::cat(category));
+static cl::opt<unsigned> warmupIterations(
+    "warmup", cl::desc("profile: iterations at the default clock first, not "
+                       "recorded"),
+    cl::init(2), cl::cat(category));
 static cl::opt<std::string> output("o", cl::desc("signature DB to write"),
                                    cl::init("-"), cl::cat(category));
 
@@ -781,6 +797,107 @@ static int planClocksCommand() {
   return fail("plan-clocks needs --plan-device, one of: " + names);
 }
 
+/// `profile [--clocks a,b | --all-clocks [--clock-stride K]]
+/// [--iterations-per-clock N] [--warmup W] [--device D]
+/// --allow-clock-changes -o db.json -- CMD ...`: runs CMD (every rank of a
+/// torchrun / Slurm / MPI job it launches) with the runtime's in-process
+/// profiling on (runtime/include/energy_rt.h: the job marks iterations with
+/// er_step / energy_rt.step), each rank's shard flushed at its exit, then
+/// pools the shards into one DB. The command's exit status is returned when
+/// it fails.
+static int profileCommand(std::vector<std::string> cmd) {
+  if (cmd.empty())
+    return fail("profile needs the job's command after '--'");
+  if (!allowClockChanges)
+    return fail("profile changes SM clocks: add --allow-clock-changes to "
+                "allow it (restored after the sweep, at exit and on fatal "
+                "signals)");
+  if (allClocks == !clocks.empty())
+    return fail("profile needs --clocks a,b,... or --all-clocks");
+  if (iterationsPerClock < 1)
+    return fail("--iterations-per-clock must be at least 1");
+  std::string list;
+  if (allClocks)
+    list = clockStride > 1 ? "every:" + std::to_string(clockStride) : "all";
+  for (int c : clocks)
+    list += (list.empty() ? "" : ",") + std::to_string(c);
+  char dirTemplate[] = "/tmp/energy-prof-profile.XXXXXX";
+  if (!::mkdtemp(dirTemplate))
+    return fail(std::string("cannot create a shard directory: ") +
+                std::strerror(errno));
+  std::string dir = dirTemplate;
+  ::setenv("ENERGY_RT_ALLOW_CLOCK_CHANGES", "1", 1);
+  ::setenv("ENERGY_RT_PROFILE_CLOCKS", list.c_str(), 1);
+  ::setenv("ENERGY_RT_PROFILE_ITERATIONS",
+           std::to_string(iterationsPerClock).c_str(), 1);
+  ::setenv("ENERGY_RT_PROFILE_WARMUP", std::to_string(warmupIterations).c_str(),
+           1);
+  ::setenv("ENERGY_RT_FLUSH_AT_EXIT", (dir + "/shard-%r.json").c_str(), 1);
+  if (!deviceName.empty())
+    ::setenv("ENERGY_RT_DEVICE", deviceName.c_str(), 1);
+  std::vector<char *> argv;
+  for (std::string &a : cmd)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0)
+    return fail(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    ::execvp(argv[0], argv.data());
+    std::fprintf(stderr, "energy-prof profile: cannot run '%s': %s\n", argv[0],
+                 std::strerror(errno));
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec))
+    if (StringRef(it->path()).ends_with(".json"))
+      names.push_back(it->path());
+  std::sort(names.begin(), names.end());
+  auto cleanup = [&] {
+    for (const std::string &n : names)
+      ::unlink(n.c_str());
+    ::rmdir(dir.c_str());
+  };
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    cleanup();
+    fail("the profiled command " +
+         (WIFEXITED(status)
+              ? "exited with status " + std::to_string(WEXITSTATUS(status))
+              : "was killed by signal " + std::to_string(WTERMSIG(status))));
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+  if (names.empty()) {
+    cleanup();
+    return fail("the command wrote no shard: does it call er_init (or use "
+                "energy_rt) and mark iterations with er_step?");
+  }
+  std::vector<SignatureDb> shards(names.size());
+  std::string err;
+  for (size_t i = 0; i < names.size(); ++i)
+    if (!readSignatureDb(names[i], shards[i], err)) {
+      cleanup();
+      return fail(err);
+    }
+  SignatureDb merged;
+  if (!poolSignatureDbs(shards, names, merged, err)) {
+    cleanup();
+    return fail(err);
+  }
+  merged.generator = energy::generatorJson(
+      "energy-prof profile --clocks " + list, {cmd.front()});
+  cleanup();
+  if (int rc = writeOutput(writeSignatureDb(merged)))
+    return rc;
+  errs() << "profiled " << names.size() << " rank(s) at clocks " << list
+         << ": " << merged.entries.size() << " entries\n";
+  return 0;
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -798,10 +915,12 @@ int main(int argc, char **argv) {
                               "energy-prof: measure kernels into signatures\n");
   if (command == "run-plan")
     return runPlanCommand(std::move(child));
+  if (command == "profile")
+    return profileCommand(std::move(child));
   if (command == "plan-clocks")
     return planClocksCommand();
   if (!child.empty())
-    return fail("'--' is only for run-plan's command");
+    return fail("'--' is only for run-plan's and profile's command");
   if (command == "fit")
     return fit();
   if (command == "merge")
@@ -834,7 +953,7 @@ int main(int argc, char **argv) {
   }
   if (command != "characterize" && command != "measure-composite")
     return fail("unknown command '" + command +
-                "'; expected characterize, measure-composite, probe, fit, "
+                "'; expected characterize, measure-composite, probe, fit, profile, "
                 "merge, run-plan or plan-clocks");
   if (kernelsFile.empty())
     return fail(command + " needs --kernels");
