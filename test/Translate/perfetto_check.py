@@ -24,6 +24,9 @@ for e in events:
     elif ph == "C":
         counters += 1
         ((key, value),) = e["args"].items()
+        if e["name"] == "planned SM clock":
+            assert key == "MHz" and value > 0, e
+            continue
         (power if e["name"] == "power" else energy).setdefault(
             e["pid"], []).append((e["ts"], value))
     else:

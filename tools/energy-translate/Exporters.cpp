@@ -224,6 +224,9 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
     // Per device: the piecewise-constant dynamic power of its tasks (d / T
     // over each task's time; a zero-length task's d is a step of energy).
     std::vector<std::map<double, double>> powerSteps(nDev), energySteps(nDev);
+    // A planned schedule's clocks: the SM clock each task runs at, per
+    // device over time (the baseline runs every task at its highest clock).
+    std::vector<std::map<double, int64_t>> clockSteps(nDev);
     for (uint32_t t = 0; t < s.tasks.size(); ++t) {
       const calculus::ScheduleTask &task = s.tasks[t];
       Operation *op = g->taskOps[t];
@@ -237,8 +240,10 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
                                 {"E_J", share.s * share.T + share.d},
                                 {"dynamic_W", share.T > 0 ? share.d / share.T : 0}};
         if (auto dvfs = op->getAttrOfType<OpPointAttr>("energy.dvfs"))
-          if (std::optional<int64_t> mhz = dvfs.getSmMhz())
+          if (std::optional<int64_t> mhz = dvfs.getSmMhz()) {
             args["sm_mhz"] = *mhz;
+            clockSteps[dev][t0] = *mhz;
+          }
         if (auto task = dyn_cast<TaskOp>(op))
           if (std::optional<StringRef> kind = task.getKind())
             args["kind"] = kind->str();
@@ -272,6 +277,11 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
                                     .str()}}}});
       // Counters: power (static + dynamic) from 0 to the makespan, then 0;
       // cumulative energy, exact at every step (it integrates the power).
+      for (auto &[t, mhz] : clockSteps[dev])
+        events.push_back(llvm::json::Object{
+            {"ph", "C"}, {"name", "planned SM clock"},
+            {"pid", pidBase + int64_t(dev)}, {"ts", us(t)},
+            {"args", llvm::json::Object{{"MHz", mhz}}}});
       std::map<double, double> &steps = powerSteps[dev];
       steps[0] += 0;
       steps[makespan] += 0;
