@@ -46,6 +46,13 @@ struct StageProfileOptions {
 mlir::OwningOpRef<mlir::ModuleOp>
 importStageProfile(mlir::MLIRContext *ctx, const StageProfileOptions &opts);
 
+/// A signature DB whose keys name pipeline stages (`stage<k>.forward`,
+/// `stage<k>.backward`, as `energy-prof profile` writes them for regions so
+/// named) as Perseus's stage profile: `stage,instruction,frequency,time,
+/// energy`, energy = s T + d per microbatch instruction, highest clock first.
+bool exportStageProfile(const std::string &dbPath, llvm::raw_ostream &os,
+                        std::string &err);
+
 /// Static (blocking) power of known device kinds, W per GPU; nullopt if
 /// unknown. Values: Perseus artifact (SOSP'24), blocking power measured per
 /// GPU: A40 70.38 W, A100-SXM 83.64 W; H200 124.4 W, measured by this

@@ -13,8 +13,11 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/WithColor.h"
 
+#include "runtime/db/SignatureDb.h"
+
 #include <cmath>
 #include <map>
+#include <tuple>
 
 using namespace mlir;
 using namespace energy;
@@ -204,4 +207,41 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
   if (failed(verify(*module)))
     return nullptr;
   return module;
+}
+
+bool energy::exportStageProfile(const std::string &dbPath,
+                                llvm::raw_ostream &os, std::string &err) {
+  rt::SignatureDb db;
+  if (!rt::readSignatureDb(dbPath, db, err))
+    return false;
+  // (stage, forward first, highest clock first) -> T, E.
+  std::map<std::tuple<int, int, int>, std::pair<double, double>> rows;
+  for (const rt::DbEntry &e : db.entries) {
+    llvm::StringRef key(e.key);
+    if (!key.consume_front("stage"))
+      continue;
+    auto [num, pass] = key.split('.');
+    unsigned stage;
+    if (num.getAsInteger(10, stage) ||
+        (pass != "forward" && pass != "backward"))
+      continue;
+    auto k = std::make_tuple(int(stage), pass == "forward" ? 0 : 1,
+                             -int(e.smMhz));
+    if (rows.count(k)) {
+      err = dbPath + ": '" + e.key + "' has two entries at " +
+            std::to_string(e.smMhz) + " MHz";
+      return false;
+    }
+    rows[k] = {e.T, e.s * e.T + e.d};
+  }
+  if (rows.empty()) {
+    err = dbPath + ": no entries named stage<k>.forward or stage<k>.backward";
+    return false;
+  }
+  os << "stage,instruction,frequency,time,energy\n";
+  for (auto &[k, te] : rows)
+    os << std::get<0>(k) << "," << (std::get<1>(k) ? "backward" : "forward")
+       << "," << -std::get<2>(k) << "," << formatNumber(te.first) << ","
+       << formatNumber(te.second) << "\n";
+  return true;
 }

@@ -45,6 +45,11 @@ static cl::opt<bool> exportPlanFlag(
 static cl::opt<bool> exportFrontierFlag(
     "export-frontier", cl::desc("write a schedule's energy.frontier as CSV (IR in)"),
     cl::cat(category));
+static cl::opt<bool> exportStageProfileFlag(
+    "export-stage-profile",
+    cl::desc("write a signature DB's stage<k>.forward/backward entries as a "
+             "Perseus stage profile CSV (DB in)"),
+    cl::cat(category));
 static cl::opt<bool> exportPerfettoFlag(
     "export-perfetto",
     cl::desc("write timed schedules as a Chrome/Perfetto trace with power "
@@ -99,10 +104,11 @@ int main(int argc, char **argv) {
                                           "and profiles into the sched dialect\n");
   if (int(importKinetoFlag) + int(importStageProfileFlag) +
           int(exportPlanFlag) + int(exportFrontierFlag) +
-          int(exportPerfettoFlag) != 1) {
+          int(exportPerfettoFlag) + int(exportStageProfileFlag) != 1) {
     WithColor::error() << "choose exactly one of --import-kineto, "
                           "--import-stage-profile, --export-plan, "
-                          "--export-frontier and --export-perfetto\n";
+                          "--export-frontier, --export-perfetto and "
+                          "--export-stage-profile\n";
     return 2;
   }
   if (staticPower.getNumOccurrences() && !(staticPower >= 0)) {
@@ -124,6 +130,19 @@ int main(int argc, char **argv) {
   mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &ctx);
   ctx.printOpOnDiagnostic(false); // the location and name, not the op
 
+  if (exportStageProfileFlag) {
+    if (inputs.size() != 1) {
+      WithColor::error() << "--export-stage-profile takes one signature DB\n";
+      return 2;
+    }
+    std::string err;
+    return writeOutput([&](raw_ostream &os) {
+      if (energy::exportStageProfile(inputs[0], os, err))
+        return true;
+      WithColor::error() << err << "\n";
+      return false;
+    });
+  }
   if (exportPlanFlag || exportFrontierFlag || exportPerfettoFlag) {
     if (inputs.size() != 1) {
       WithColor::error() << "an export takes one .mlir file\n";
