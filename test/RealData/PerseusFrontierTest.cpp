@@ -62,8 +62,11 @@ Profile readProfile(double blocking,
   return p;
 }
 
+/// A frontier CSV: `name` under perseus/, or a full path.
 std::vector<std::pair<double, double>> readFrontier(const std::string &name) {
-  std::ifstream in(energy::testing::sharedData("perseus/" + name));
+  std::ifstream in(name.front() == '/'
+                       ? name
+                       : energy::testing::sharedData("perseus/" + name));
   EXPECT_TRUE(in.good()) << name;
   std::vector<std::pair<double, double>> out;
   std::string line;
@@ -346,6 +349,79 @@ TEST(PerseusFrontier, ClassSweepOnPipelines) {
                 mb, cls.size(), 100 * worst, 100 * worstVsCrash);
     EXPECT_LT(worstVsCrash, 0.04) << mb;
   }
+}
+
+// Perseus's emulation frontiers at the other microbatch counts
+// (perseus-sosp24-extra, extracted by perseus-extra-frontiers.test into
+// PERSEUS_EXTRA_DIR; same conventions: 1 ms quantum, blocking power 83.64 W
+// per A100, 70.38 W per A40). Measured and reported per case: ours - theirs
+// over the common time range, worst and best, and our worst certified gap.
+TEST(PerseusFrontier, ExtraPublishedFrontiers) {
+  const char *dir = std::getenv("PERSEUS_EXTRA_DIR");
+  ASSERT_TRUE(dir && *dir) << "run through perseus-extra-frontiers.test";
+  struct Case {
+    const char *profile, *gpu, *model;
+    int microbatches;
+    double blocking;
+  } cases[] = {
+      {"bloom+a100_sxm", "a100_sxm", "bloom", 24, 83.64},
+      {"bloom+a100_sxm", "a100_sxm", "bloom", 48, 83.64},
+      {"bloom+a100_sxm", "a100_sxm", "bloom", 96, 83.64},
+      {"gpt3-175b+a100_sxm", "a100_sxm", "gpt3-175b", 24, 83.64},
+      {"gpt3-175b+a100_sxm", "a100_sxm", "gpt3-175b", 48, 83.64},
+      {"bloom+a40", "a40", "bloom", 24, 70.38},
+      {"bloom+a40", "a40", "bloom", 96, 70.38},
+      {"gpt3-175b+a40", "a40", "gpt3-175b", 24, 70.38},
+      {"gpt3-175b+a40", "a40", "gpt3-175b", 48, 70.38},
+      {"gpt3-175b+a40", "a40", "gpt3-175b", 96, 70.38},
+  };
+  double worstAll = -INFINITY;
+  for (const Case &k : cases) {
+    PerseusCase c = bloom(k.microbatches, k.blocking,
+                          std::string("perseus/stage_profile_") + k.profile +
+                              "_bf16.csv");
+    DagFrontierSettings q;
+    q.quantum = 1e-3;
+    q.step = 1e-4;
+    std::vector<DagPoint> quant;
+    std::string err;
+    DagFrontierResult how;
+    ASSERT_TRUE(dagFrontier(c.sched, c.opts, q, quant, err, &how)) << err;
+    std::vector<std::pair<double, double>> oq;
+    for (auto &p : quant)
+      oq.push_back({p.T, p.E});
+    auto theirs = readFrontier(std::string(dir) +
+                               "/sosp24_data/emulation/iteration_time_energy/" +
+                               k.gpu + "/" + k.model + "_bf16_mb" +
+                               std::to_string(k.microbatches) + ".csv");
+    ASSERT_FALSE(theirs.empty()) << k.profile << " mb" << k.microbatches;
+    double worst = -INFINITY, best = INFINITY;
+    size_t compared = 0;
+    for (auto &[t, e] : theirs) {
+      if (t < oq.front().first)
+        continue;
+      double rel = (bestAt(oq, t) - e) / e;
+      worst = std::max(worst, rel);
+      best = std::min(best, rel);
+      ++compared;
+    }
+    std::printf("%s mb%d: %zu of their points in common, ours - theirs in "
+                "[%.2f%%, %.2f%%]; our fastest %.4f s vs theirs %.4f s; "
+                "certified within %.2f%%\n",
+                k.profile, k.microbatches, compared, 100 * best, 100 * worst,
+                oq.front().first, theirs.front().first, 100 * how.worstGap);
+    EXPECT_GT(compared, 100u);
+    // Our fastest point is at or before theirs (their range is covered).
+    EXPECT_LE(oq.front().first, theirs.front().first + 1e-9);
+    worstAll = std::max(worstAll, worst);
+  }
+  std::printf("worst over the 10 cases: ours - theirs %.2f%%\n",
+              100 * worstAll);
+  // Not yet at or below theirs everywhere: measured worst +1.35 % (Bloom on
+  // A100 at 96 microbatches, mid-range; bench/RESULTS.md). This holds the
+  // line against regressions until the convex core lands; the per-case
+  // figures above are the record.
+  EXPECT_LE(worstAll, 0.015);
 }
 
 } // namespace
