@@ -1,6 +1,7 @@
 //===- Characterize.cpp - The characterization protocol -------------------===//
 
 #include "runtime/Characterize.h"
+#include "runtime/db/SignatureDb.h"
 
 #include <cmath>
 #include <cstdio>
@@ -264,67 +265,33 @@ bool measureConcurrent(Device &dev, const std::vector<KernelSpec> &set,
       dev, opts, [&] { return dev.runConcurrent(set); }, E, varE, err, busyT);
 }
 
-namespace {
-/// A JSON string literal (RFC 8259 section 7): region names come from user
-/// code and may hold quotes, backslashes or control characters.
-std::string jsonString(const std::string &v) {
-  std::string out = "\"";
-  for (unsigned char c : v) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += char(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += char(c);
-    }
-  }
-  return out + "\"";
-}
-} // namespace
 
 std::string signatureDbJson(const std::string &device,
                             const std::vector<Measurement> &entries,
                             const std::string &method,
                             const std::string &generator) {
-  std::ostringstream os;
-  os.precision(17);
-  os << "{\n  \"version\": 1,\n  \"device\": " << jsonString(device);
-  if (!generator.empty())
-    os << ",\n  \"generator\": " << generator;
-  os << ",\n  \"entries\": [";
-  for (size_t i = 0; i < entries.size(); ++i) {
-    const Measurement &m = entries[i];
-    os << (i ? ",\n" : "\n") << "    {\"key\": " << jsonString(m.key)
-       << ", \"sm_mhz\": " << m.smMhz << ", \"s_W\": " << m.s
-       << ", \"T_s\": " << m.T << ", \"d_J\": " << m.d
-       << ", \"sigma_T_s\": " << std::sqrt(m.varT)
-       << ", \"sigma_d_J\": " << std::sqrt(m.varD) << ", \"runs\": " << m.runs
-       << ", \"method\": " << jsonString(m.method.empty() ? method : m.method);
-    // The context, as far as it was recorded.
-    std::string ctx;
-    auto field = [&](const std::string &f) { ctx += (ctx.empty() ? "" : ", ") + f; };
-    if (!m.l2.empty())
-      field("\"l2\": " + jsonString(m.l2));
-    std::ostringstream num;
-    num.precision(17);
-    if (std::isfinite(m.entryTemperature)) {
-      num << m.entryTemperature;
-      field("\"entry_temperature_C\": " + num.str());
-      num.str("");
-    }
-    if (m.powerLimit > 0) {
-      num << m.powerLimit;
-      field("\"power_limit_W\": " + num.str());
-    }
-    if (!ctx.empty())
-      os << ", \"context\": {" << ctx << "}";
-    os << "}";
+  SignatureDb db;
+  db.device = device;
+  db.generator = generator;
+  for (const Measurement &m : entries) {
+    DbEntry e;
+    e.key = m.key;
+    e.smMhz = m.smMhz;
+    e.s = m.s;
+    e.T = m.T;
+    e.d = m.d;
+    e.sigmaT = std::sqrt(m.varT);
+    e.sigmaD = std::sqrt(m.varD);
+    e.runs = m.runs;
+    e.method = m.method.empty() ? method : m.method;
+    e.l2 = m.l2;
+    if (std::isfinite(m.entryTemperature))
+      e.entryTemperature = m.entryTemperature;
+    if (m.powerLimit > 0)
+      e.powerLimit = m.powerLimit;
+    db.entries.push_back(std::move(e));
   }
-  os << "\n  ]\n}\n";
-  return os.str();
+  return writeSignatureDb(db);
 }
 
 } // namespace rt

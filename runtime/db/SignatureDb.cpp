@@ -231,39 +231,5 @@ std::string gpuModelOf(const std::string &name) {
   return "";
 }
 
-std::string writeSignatureDb(const SignatureDb &db) {
-  llvm::json::Array entries;
-  for (const DbEntry &e : db.entries) {
-    llvm::json::Object o{{"key", e.key},     {"sm_mhz", e.smMhz},
-                         {"s_W", e.s},       {"T_s", e.T},
-                         {"d_J", e.d},       {"sigma_T_s", e.sigmaT},
-                         {"sigma_d_J", e.sigmaD}};
-    if (e.runs > 0)
-      o["runs"] = e.runs;
-    if (!e.method.empty())
-      o["method"] = e.method;
-    llvm::json::Object ctx;
-    if (!e.l2.empty())
-      ctx["l2"] = e.l2;
-    if (e.entryTemperature)
-      ctx["entry_temperature_C"] = *e.entryTemperature;
-    if (e.powerLimit)
-      ctx["power_limit_W"] = *e.powerLimit;
-    if (!ctx.empty())
-      o["context"] = std::move(ctx);
-    entries.push_back(std::move(o));
-  }
-  llvm::json::Object doc{{"version", 1},
-                         {"device", db.device},
-                         {"entries", std::move(entries)}};
-  if (!db.generator.empty()) {
-    if (llvm::Expected<llvm::json::Value> g = llvm::json::parse(db.generator))
-      doc["generator"] = std::move(*g);
-    else
-      llvm::consumeError(g.takeError());
-  }
-  return llvm::formatv("{0:2}", llvm::json::Value(std::move(doc))).str() + "\n";
-}
-
 } // namespace rt
 } // namespace energy

@@ -52,6 +52,8 @@ bool poolSignatureDbs(const std::vector<SignatureDb> &shards,
                       std::string &err);
 
 /// Writes a version-1 DB (JSON).
+/// The DB as text (SignatureDbWriter.cpp, no LLVM: the runtime writes
+/// DBs through it too).
 std::string writeSignatureDb(const SignatureDb &db);
 
 /// The GPU model a device name names: the first token of one or two letters

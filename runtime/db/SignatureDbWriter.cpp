@@ -1,0 +1,60 @@
+//===- SignatureDbWriter.cpp - the one writer of signature DBs ------------===//
+//
+// Every version-1 signature DB (docs/SIGNATURE-DB.md) is written here:
+// `energy-prof characterize`, `merge`, `profile`, the C API's er_flush. One
+// entry per line, the fields in the documented order, numbers to 17
+// significant digits (they read back exactly). No LLVM: the runtime's
+// shared library writes DBs too; the reader (SignatureDb.cpp) uses LLVM's
+// JSON parser.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/db/SignatureDb.h"
+#include "runtime/JsonQuote.h"
+
+#include <sstream>
+
+namespace energy {
+namespace rt {
+
+std::string writeSignatureDb(const SignatureDb &db) {
+  std::ostringstream os;
+  os.precision(17);
+  os << "{\n  \"version\": 1,\n  \"device\": " << jsonQuoted(db.device);
+  if (!db.generator.empty())
+    os << ",\n  \"generator\": " << db.generator;
+  os << ",\n  \"entries\": [";
+  for (size_t i = 0; i < db.entries.size(); ++i) {
+    const DbEntry &e = db.entries[i];
+    os << (i ? ",\n" : "\n") << "    {\"key\": " << jsonQuoted(e.key)
+       << ", \"sm_mhz\": " << e.smMhz << ", \"s_W\": " << e.s
+       << ", \"T_s\": " << e.T << ", \"d_J\": " << e.d
+       << ", \"sigma_T_s\": " << e.sigmaT << ", \"sigma_d_J\": " << e.sigmaD;
+    if (e.runs > 0)
+      os << ", \"runs\": " << e.runs;
+    if (!e.method.empty())
+      os << ", \"method\": " << jsonQuoted(e.method);
+    // The context, as far as it was recorded.
+    std::ostringstream ctx;
+    ctx.precision(17);
+    const char *sep = "";
+    if (!e.l2.empty()) {
+      ctx << "\"l2\": " << jsonQuoted(e.l2);
+      sep = ", ";
+    }
+    if (e.entryTemperature) {
+      ctx << sep << "\"entry_temperature_C\": " << *e.entryTemperature;
+      sep = ", ";
+    }
+    if (e.powerLimit)
+      ctx << sep << "\"power_limit_W\": " << *e.powerLimit;
+    if (!ctx.str().empty())
+      os << ", \"context\": {" << ctx.str() << "}";
+    os << "}";
+  }
+  os << "\n  ]\n}\n";
+  return os.str();
+}
+
+} // namespace rt
+} // namespace energy
