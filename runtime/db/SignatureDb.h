@@ -2,7 +2,8 @@
 //
 // The version-1 signature DB (docs/SIGNATURE-DB.md) as data: one reader
 // shared by `--energy-fill-signatures` and `energy-prof merge`, the pooling
-// of per-rank shards, and the writer. Uses LLVM Support (JSON), not MLIR.
+// of per-rank shards (SignatureDb.cpp: LLVM Support's JSON, not MLIR), and
+// the one writer (SignatureDbWriter.cpp: no LLVM, for the runtime too).
 //
 //===----------------------------------------------------------------------===//
 
