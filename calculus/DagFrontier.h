@@ -56,6 +56,8 @@
 
 #include <cstdint>
 #include <limits>
+#include <functional>
+#include <optional>
 #include <vector>
 
 namespace energy {
@@ -201,6 +203,22 @@ double dagEnergy(const Schedule &sched,
                  const std::vector<std::vector<Option>> &options,
                  const std::vector<uint32_t> &choice, double quantum,
                  double *makespan = nullptr);
+
+/// What a plan minimizes among the frontier points within its limit:
+/// energy, E x T (EDP) or E x T^2 (ED2P).
+enum class PlanObjective { Energy, EDP, ED2P };
+/// "energy", "edp", "ed2p"; nullopt otherwise.
+std::optional<PlanObjective> parsePlanObjective(const std::string &name);
+/// The objective's value at makespan T (s) and energy E (J).
+double planScore(PlanObjective objective, double T, double E);
+/// The frontier point a plan chooses: the least score among the points
+/// whose makespan as they will run (`asRun`: with clock switches, say) is
+/// within `limit` (to 1e-12 relative); nullopt when none is. `asRun` gives
+/// (T, E) of a point.
+std::optional<size_t> choosePlanPoint(
+    const std::vector<DagPoint> &frontier, PlanObjective objective,
+    double limit,
+    const std::function<std::pair<double, double>(const DagPoint &)> &asRun);
 
 } // namespace calculus
 } // namespace energy

@@ -219,7 +219,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
   using EnergyPlanBase::EnergyPlanBase;
 
   void runOnOperation() override {
-    if (objective != "energy" && objective != "edp" && objective != "ed2p") {
+    if (!calculus::parsePlanObjective(objective)) {
       mlir::emitError(getOperation().getLoc(), "energy-plan: objective must be energy, edp "
                                "or ed2p; got '")
           << objective << "'";
@@ -312,24 +312,14 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
                                             &r.switches);
       return r;
     };
-    const calculus::DagPoint *best = nullptr;
-    Scored bestCost{0, 0};
-    double bestScore = std::numeric_limits<double>::infinity();
-    for (const calculus::DagPoint &p : *front) {
-      if (p.T > limit * (1 + 1e-12))
-        continue;
-      Scored cost = withSwitches(p);
-      if (cost.T > limit * (1 + 1e-12))
-        continue;
-      double score = objective == "energy" ? cost.E
-                     : objective == "edp"  ? cost.E * cost.T
-                                           : cost.E * cost.T * cost.T;
-      if (score < bestScore) {
-        bestScore = score;
-        best = &p;
-        bestCost = cost;
-      }
-    }
+    std::optional<size_t> chosen = calculus::choosePlanPoint(
+        *front, *calculus::parsePlanObjective(objective), limit,
+        [&](const calculus::DagPoint &p) {
+          Scored cost = withSwitches(p);
+          return std::make_pair(cost.T, cost.E);
+        });
+    const calculus::DagPoint *best = chosen ? &(*front)[*chosen] : nullptr;
+    Scored bestCost = best ? withSwitches(*best) : Scored{0, 0};
     if (!best)
       return sched.emitOpError("energy-plan: no frontier point meets the "
                                "deadline ")

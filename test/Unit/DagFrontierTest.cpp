@@ -798,3 +798,32 @@ TEST(DagFrontier, CertificateAtTheDeadline) {
 }
 
 } // namespace
+
+namespace {
+
+// The plan's choice, from first principles: among the points within the
+// limit (as they will run), the least energy, E x T or E x T^2.
+TEST(DagFrontier, ChoosePlanPoint) {
+  std::vector<DagPoint> f(4);
+  double T[] = {1.0, 1.2, 1.5, 2.0}, E[] = {10, 8, 7, 6.9};
+  for (int i = 0; i < 4; ++i) {
+    f[i].T = T[i];
+    f[i].E = E[i];
+  }
+  auto same = [](const DagPoint &p) { return std::make_pair(p.T, p.E); };
+  using O = PlanObjective;
+  EXPECT_EQ(choosePlanPoint(f, O::Energy, 1.6, same), 2u);
+  EXPECT_EQ(choosePlanPoint(f, O::Energy, 2.0, same), 3u);
+  EXPECT_EQ(choosePlanPoint(f, O::EDP, 2.0, same), 1u);   // 9.6 < 10, 10.5
+  EXPECT_EQ(choosePlanPoint(f, O::ED2P, 2.0, same), 0u);  // 10 < 11.52
+  EXPECT_FALSE(choosePlanPoint(f, O::Energy, 0.9, same).has_value());
+  // As run (clock switches): a point pushed past the limit loses.
+  auto slower = [](const DagPoint &p) {
+    return std::make_pair(p.T == 1.5 ? 1.7 : p.T, p.E);
+  };
+  EXPECT_EQ(choosePlanPoint(f, O::Energy, 1.6, slower), 1u);
+  EXPECT_EQ(parsePlanObjective("edp"), O::EDP);
+  EXPECT_FALSE(parsePlanObjective("speed").has_value());
+}
+
+} // namespace
