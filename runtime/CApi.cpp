@@ -48,7 +48,7 @@ struct Region {
   bool open = false;
   int smMhz = 0;       ///< the clock of its current (or last) run
   bool record = true;  ///< the current run counts (not a profile warm-up)
-  uint64_t startMj = 0;
+  double startJ = 0; ///< simulated devices: the model's energy at begin
   double startT = 0;
   Stats all;                    ///< every recorded run
   std::map<int, Stats> byClock; ///< the same runs, per SM clock
@@ -420,7 +420,7 @@ int er_begin(const char *name) {
   r.record = !(state.profile.active && state.profile.step < state.profile.warmup);
   r.open = true;
   if (!state.sampler)
-    r.startMj = state.dev->energyCounterMilliJoules();
+    r.startJ = state.sim->exactEnergyJoules();
   r.startT = state.dev->now();
   return 0;
 }
@@ -448,7 +448,7 @@ int er_end(const char *name) {
     }
     return 0;
   }
-  double E = double(state.dev->energyCounterMilliJoules() - r.startMj) * 1e-3;
+  double E = state.sim->exactEnergyJoules() - r.startJ;
   account(r, E, t1 - r.startT, r.smMhz, r.record);
   return 0;
 }

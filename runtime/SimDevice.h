@@ -89,6 +89,10 @@ public:
   bool setPowerLimit(double watts, std::string &err) override;
   bool resetPowerLimit(std::string &err) override;
   uint64_t energyCounterMilliJoules() override;
+  /// The model's exact cumulative energy (J), before the counter's 100 ms
+  /// update period and 1 mJ steps: what the C API's regions read on a
+  /// simulated device, which has no polled counter curve (virtual time).
+  double exactEnergyJoules() const { return energy; }
   double temperature() override { return theta; }
   double now() override { return time; }
   double run(const KernelSpec &k) override;

@@ -24,7 +24,11 @@ On a GPU ("cuda:<i>") the runtime samples NVML's energy counter, which
 changes every ~100 ms: ``end_window`` waits for the counter to pass the
 window's end (up to about 100 ms) so that its energy is exact on the
 counter's curve; simulated devices ("sim:a100", "sim:h100", "sim:h200")
-answer at once. The library is found from ENERGY_RT_LIBRARY, next to this
+answer at once with the model's exact energy, and their time is the
+simulated time of the work charged to them (``sim_run``), not wall time.
+Create the Monitor once the process holds its CUDA context (after moving
+the model to the GPU): the static power is measured then, and a GPU
+without a context idles lower (an H200: 80 W instead of 124 W). The library is found from ENERGY_RT_LIBRARY, next to this
 package (a build's ``build/python``), in the install's ``lib`` directory, or
 by the dynamic loader; failing all, ImportError says where it looked.
 """

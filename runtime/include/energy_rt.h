@@ -12,8 +12,10 @@
  * (it changes every 100 ms; a read costs milliseconds there) and a
  * region's energy is read off the counter's piecewise-linear curve
  * (runtime/Sampler.h), so er_result and er_flush wait up to about 100 ms
- * for the counter to pass the last region's end. Simulated devices read
- * their counter at the boundaries.
+ * for the counter to pass the last region's end. Simulated devices give
+ * each region the model's exact energy (runtime/SimDevice.h; their counter's
+ * 100 ms steps would make regions shorter than that meaningless, and there
+ * is no wall-clock curve to interpolate on virtual time).
  *
  * A process forked after er_init (a data loader's workers) has none of
  * this: its calls fail until it calls er_init itself, and neither its exit

@@ -890,6 +890,27 @@ static int profileCommand(std::vector<std::string> cmd) {
   }
   merged.generator = energy::generatorJson(
       "energy-prof profile --clocks " + list, {cmd.front()});
+  // A job that ends before the sweep does covers only its first clocks.
+  size_t wanted = clocks.size();
+  if (allClocks) {
+    std::string why, name = deviceName;
+    if (name.empty())
+      if (const char *env = std::getenv("ENERGY_RT_DEVICE"))
+        name = env;
+    std::unique_ptr<Device> dev = name.empty() ? nullptr : openDevice(name, why);
+    size_t n = dev ? dev->supportedSmClocks().size() : 0;
+    wanted = n ? (n + clockStride - 1) / clockStride : 0;
+  }
+  std::set<int64_t> seen;
+  for (const DbEntry &e : merged.entries)
+    seen.insert(e.smMhz);
+  if (wanted && seen.size() < wanted)
+    WithColor::warning(errs(), "energy-prof")
+        << "the job covered " << seen.size() << " of the " << wanted
+        << " clocks: it must run " << warmupIterations << " + " << wanted
+        << " x " << iterationsPerClock << " = "
+        << warmupIterations + wanted * iterationsPerClock
+        << " iterations (er_step calls) for the whole sweep\n";
   cleanup();
   if (int rc = writeOutput(writeSignatureDb(merged)))
     return rc;
