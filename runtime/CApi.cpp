@@ -13,7 +13,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <chrono>
 #include <map>
+#include <sstream>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -277,6 +279,62 @@ bool startProfile(const std::string &list, std::string &why) {
   return true;
 }
 
+/// A Prometheus label value (text exposition format: backslash, quote and
+/// newline escaped).
+std::string promLabel(const std::string &v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '\\' || c == '"')
+      out += '\\', out += c;
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
+  }
+  return out;
+}
+
+/// Every region's totals in the Prometheus text exposition format (the
+/// node_exporter textfile-collector convention), written whole or not at
+/// all (caller holds state.mu; pending runs resolved without waiting).
+int writeMetrics(const std::string &path) {
+  std::string err;
+  if (!resolvePending(/*wait=*/false, err))
+    return fail(err);
+  std::string rank = std::to_string(er_rank());
+  std::string device = promLabel(state.dev->identity());
+  std::ostringstream os;
+  os.precision(17);
+  struct Metric {
+    const char *name, *help;
+    double (*value)(const Stats &);
+  } metrics[] = {
+      {"energy_rt_region_energy_joules_total",
+       "Energy of the region's recorded runs (J).",
+       [](const Stats &s) { return s.sumE; }},
+      {"energy_rt_region_seconds_total",
+       "Time of the region's recorded runs (s).",
+       [](const Stats &s) { return s.sumT; }},
+      {"energy_rt_region_runs_total", "Recorded runs of the region.",
+       [](const Stats &s) { return double(s.count); }},
+  };
+  std::map<std::string, Region> byName = pooledRegions();
+  for (const Metric &m : metrics) {
+    os << "# HELP " << m.name << " " << m.help << "\n# TYPE " << m.name
+       << " counter\n";
+    for (auto &[name, r] : byName)
+      os << m.name << "{region=\"" << promLabel(name) << "\",rank=\"" << rank
+         << "\",device=\"" << device << "\"} " << m.value(r.all) << "\n";
+  }
+  os << "# HELP energy_rt_static_power_watts Static power measured at "
+        "start-up (W).\n# TYPE energy_rt_static_power_watts gauge\n"
+     << "energy_rt_static_power_watts{rank=\"" << rank << "\",device=\""
+     << device << "\"} " << state.staticPower << "\n";
+  if (!AtomicFile::writeWhole(path, os.str(), err))
+    return fail(err);
+  return 0;
+}
+
 } // namespace
 
 extern "C" {
@@ -360,10 +418,34 @@ int er_init(const char *device) {
   return 0;
 }
 
+int er_write_metrics(const char *path) {
+  if (!path || !*path)
+    return fail("er_write_metrics: needs a path");
+  std::lock_guard<std::mutex> lock(state.mu);
+  if (!state.dev)
+    return notInitialized("er_write_metrics");
+  return writeMetrics(path);
+}
+
 int er_step(void) {
   std::lock_guard<std::mutex> lock(state.mu);
   if (!state.dev)
     return notInitialized("er_step");
+  // ENERGY_RT_METRICS_FILE: the Prometheus textfile, rewritten at most every
+  // ENERGY_RT_METRICS_INTERVAL seconds (default 15) of wall time.
+  if (const char *metrics = std::getenv("ENERGY_RT_METRICS_FILE")) {
+    static std::chrono::steady_clock::time_point last{};
+    double interval = 15;
+    if (const char *iv = std::getenv("ENERGY_RT_METRICS_INTERVAL"))
+      interval = std::max(0.0, std::atof(iv));
+    auto now = std::chrono::steady_clock::now();
+    if (last == std::chrono::steady_clock::time_point{} ||
+        std::chrono::duration<double>(now - last).count() >= interval) {
+      last = now;
+      if (int rc = writeMetrics(metrics))
+        return rc;
+    }
+  }
   Profile &pf = state.profile;
   ++pf.step;
   if (!pf.active || pf.step < pf.warmup)

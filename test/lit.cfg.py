@@ -17,7 +17,8 @@ config.excludes = ["Unit", "Inputs", "CMakeLists.txt", "lit.cfg.py",
                    "test_energy_rt.py", "frontier_within.py",
                    "plan_reevaluates.py", "composite_check.py",
                    "demo_plan_check.py", "make_big_db.py",
-                   "perfetto_check.py", "profile_job.py", "profile_check.py"]
+                   "perfetto_check.py", "profile_job.py", "profile_check.py",
+                   "metrics_check.py", "metrics_job.py"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 

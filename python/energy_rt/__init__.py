@@ -87,7 +87,7 @@ for _name, _args in {
                       _c.POINTER(_c.c_double), _c.POINTER(_c.c_uint)],
         "er_end_measure": [_c.c_char_p, _c.POINTER(_c.c_double),
                            _c.POINTER(_c.c_double), _c.POINTER(_c.c_int)],
-        "er_rank": [], "er_step": [],
+        "er_rank": [], "er_step": [], "er_write_metrics": [_c.c_char_p],
         "er_sim_run": [_c.c_double, _c.c_double],
         "er_plan_load": [_c.c_char_p],
         "er_sm_clock": [_c.POINTER(_c.c_int), _c.POINTER(_c.c_uint)],
@@ -272,6 +272,13 @@ def step():
     device to the next clock of the sweep."""
     _ensure()
     _check(_lib.er_step())
+
+
+def write_metrics(path):
+    """Every region's totals in the Prometheus text exposition format at
+    `path` (the node_exporter textfile collector's), whole or not at all."""
+    _ensure()
+    _check(_lib.er_write_metrics(path.encode("utf-8")))
 
 
 def sim_run(flops, bytes_):

@@ -85,6 +85,15 @@ int er_sm_clock(int *sm_mhz, unsigned *switches);
  * DB is flushed at exit, so a job needs no code beyond its regions and
  * er_step. */
 int er_step(void);
+/* Every region's totals (energy, time, runs; per rank and device) and the
+ * static power in the Prometheus text exposition format, written whole or
+ * not at all -- for node_exporter's textfile collector. With
+ * ENERGY_RT_METRICS_FILE set, er_step rewrites it at most every
+ * ENERGY_RT_METRICS_INTERVAL seconds (default 15). Metrics:
+ * energy_rt_region_energy_joules_total, energy_rt_region_seconds_total,
+ * energy_rt_region_runs_total{region, rank, device},
+ * energy_rt_static_power_watts{rank, device}. */
+int er_write_metrics(const char *path);
 /* The static power measured at er_init (W), the device's identity (valid
  * until the next er_init or er_shutdown; "" before er_init) and the version
  * of this library ("energy 0.1.0 (git <rev>)"). */
