@@ -1573,6 +1573,22 @@ double DagFrontierResult::lowerBoundAt(double T) const {
   return lb;
 }
 
+/// Pareto-min in (T, E), fastest first.
+static void paretoPrune(std::vector<DagPoint> &frontier) {
+  std::sort(frontier.begin(), frontier.end(),
+            [](const DagPoint &a, const DagPoint &b) {
+              return a.T < b.T || (a.T == b.T && a.E < b.E);
+            });
+  std::vector<DagPoint> pruned;
+  double best = std::numeric_limits<double>::infinity();
+  for (DagPoint &p : frontier)
+    if (p.E < best) {
+      best = p.E;
+      pruned.push_back(std::move(p));
+    }
+  frontier = std::move(pruned);
+}
+
 bool dagFrontier(const Schedule &sched,
                  const std::vector<std::vector<Option>> &options,
                  const DagFrontierSettings &settings,
@@ -1765,19 +1781,7 @@ bool dagFrontier(const Schedule &sched,
       }
     }
   }
-  // Pareto-min in (T, E), fastest first.
-  std::sort(frontier.begin(), frontier.end(),
-            [](const DagPoint &a, const DagPoint &b) {
-              return a.T < b.T || (a.T == b.T && a.E < b.E);
-            });
-  std::vector<DagPoint> pruned;
-  double best = std::numeric_limits<double>::infinity();
-  for (DagPoint &p : frontier)
-    if (p.E < best) {
-      best = p.E;
-      pruned.push_back(std::move(p));
-    }
-  frontier = std::move(pruned);
+  paretoPrune(frontier);
   // Holes, and the caller's deadline: filled from the best point below (a
   // real configuration, re-timed), then Pareto-pruned again.
   if (!exact && settings.keepChoices && totalOptions <= 20000 &&
@@ -1826,18 +1830,7 @@ bool dagFrontier(const Schedule &sched,
     if (!filled.empty()) {
       for (DagPoint &p : filled)
         frontier.push_back(std::move(p));
-      std::sort(frontier.begin(), frontier.end(),
-                [](const DagPoint &a, const DagPoint &b) {
-                  return a.T < b.T || (a.T == b.T && a.E < b.E);
-                });
-      std::vector<DagPoint> again;
-      double bestE = std::numeric_limits<double>::infinity();
-      for (DagPoint &p : frontier)
-        if (p.E < bestE) {
-          bestE = p.E;
-          again.push_back(std::move(p));
-        }
-      frontier = std::move(again);
+      paretoPrune(frontier);
     }
   }
   // Certified bounds and the worst gap.

@@ -150,9 +150,10 @@ struct EnergyEvaluatePass
     for (auto &[dev, d] : dyn) {
       auto decl =
           SymbolTable::lookupNearestSymbolFrom<energy::DeviceOp>(root, dev);
-      rows.push_back(
-          {dev.getValue(), decl ? decl.getStaticPower().convertToDouble() : 0,
-           d});
+      if (!decl)
+        return; // the verifier requires one; no breakdown without it
+      rows.push_back({dev.getValue(), decl.getStaticPower().convertToDouble(),
+                      d});
     }
     std::sort(rows.begin(), rows.end(), [&](const Row &a, const Row &b) {
       double ea = a.s * sig.T + a.d, eb = b.s * sig.T + b.d;
@@ -247,9 +248,11 @@ struct EnergyEvaluatePass
       }
     };
 
+    bool anyRoot = false;
     module->walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (!isTreeRoot(op))
         return WalkResult::advance();
+      anyRoot = true;
       FailureOr<calculus::Signature> sig =
           composeTree(op, TreeMode::Evaluate, onComposite,
                       /*onCompositeIsThreadSafe=*/report.empty());
@@ -320,14 +323,6 @@ struct EnergyEvaluatePass
     });
     if (failedAny)
       return signalPassFailure();
-    bool anyRoot = false;
-    module->walk([&](Operation *op) {
-      if (isTreeRoot(op)) {
-        anyRoot = true;
-        return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
-    });
     if (!anyRoot)
       mlir::emitWarning(module.getLoc(),
                         "energy-evaluate: no energy tree in the module (a "

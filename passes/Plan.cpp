@@ -312,14 +312,18 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
                                             &r.switches);
       return r;
     };
+    // Each candidate's cost as it will run, kept for the one chosen (with
+    // clock switches it is a re-timing of the schedule).
+    std::vector<Scored> costs(front->size());
     std::optional<size_t> chosen = calculus::choosePlanPoint(
         *front, *calculus::parsePlanObjective(objective), limit,
         [&](const calculus::DagPoint &p) {
-          Scored cost = withSwitches(p);
+          Scored &cost = costs[size_t(&p - front->data())];
+          cost = withSwitches(p);
           return std::make_pair(cost.T, cost.E);
         });
     const calculus::DagPoint *best = chosen ? &(*front)[*chosen] : nullptr;
-    Scored bestCost = best ? withSwitches(*best) : Scored{0, 0};
+    Scored bestCost = best ? costs[*chosen] : Scored{0, 0};
     if (!best)
       return sched.emitOpError("energy-plan: no frontier point meets the "
                                "deadline ")

@@ -141,7 +141,7 @@ class Measurement:
     device: str = ""
 
 
-_state = {"device": None, "index": 0}
+_state = {"device": None}
 
 
 def _ensure(device=None):
