@@ -436,8 +436,13 @@ int er_step(void) {
   if (const char *metrics = std::getenv("ENERGY_RT_METRICS_FILE")) {
     static std::chrono::steady_clock::time_point last{};
     double interval = 15;
-    if (const char *iv = std::getenv("ENERGY_RT_METRICS_INTERVAL"))
-      interval = std::max(0.0, std::atof(iv));
+    if (const char *iv = std::getenv("ENERGY_RT_METRICS_INTERVAL")) {
+      char *end = nullptr;
+      interval = std::strtod(iv, &end);
+      if (end == iv || *end || !(interval >= 0) || !std::isfinite(interval))
+        return fail(std::string("ENERGY_RT_METRICS_INTERVAL='") + iv +
+                    "' is not a non-negative number of seconds");
+    }
     auto now = std::chrono::steady_clock::now();
     if (last == std::chrono::steady_clock::time_point{} ||
         std::chrono::duration<double>(now - last).count() >= interval) {

@@ -81,8 +81,11 @@ static ParseResult parseNumber(AsmParser &parser, double &value) {
         if (!minus)
           (void)parser.parseOptionalPlus();
         int64_t e = 0;
-        if (parser.parseInteger(e))
-          return failure();
+        SMLoc expLoc = parser.getCurrentLocation();
+        OptionalParseResult got = parser.parseOptionalInteger(e);
+        if (!got.has_value() || failed(*got))
+          return parser.emitError(expLoc)
+                 << "expected the exponent's digits after '" << kw << "'";
         text += (minus ? "-" : "") + std::to_string(e);
       }
       value = std::strtod(text.c_str(), nullptr); // correctly rounded

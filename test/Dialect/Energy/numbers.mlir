@@ -15,3 +15,4 @@ energy.seq @s {
   // CHECK: energy.element @d on @g sig <T = 25 ms, d = 15 mJ>
   energy.element @d on @g sig <T = 25e-3 s, d = 15e-3 J>
 }
+
