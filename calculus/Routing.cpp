@@ -1,0 +1,472 @@
+//===- Routing.cpp - The reserve-and-supply model and its policies --------===//
+//
+// Formulas and their sources are in Routing.h; derivations in
+// docs/ROUTING.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "calculus/Routing.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <sstream>
+
+namespace energy {
+namespace calculus {
+namespace routing {
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kPi = 3.14159265358979323846;
+
+double phi(double z) { return std::exp(-0.5 * z * z) / std::sqrt(2 * kPi); }
+double Phi(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
+/// log Phi(z) without underflow in the far left tail (Mills ratio).
+double logPhi(double z) {
+  if (z > -30)
+    return std::log(Phi(z));
+  return -0.5 * z * z - std::log(-z) - 0.5 * std::log(2 * kPi);
+}
+
+std::string num(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+bool finiteNonNeg(double v) { return std::isfinite(v) && v >= 0; }
+} // namespace
+
+bool validateFleet(const Fleet &fleet, std::string &err) {
+  if (fleet.models.empty()) {
+    err = "the fleet has no models";
+    return false;
+  }
+  for (const Endpoint &m : fleet.models) {
+    std::string w = "model '" + m.name + "': ";
+    if (!finiteNonNeg(m.meanJ) || !finiteNonNeg(m.sdJ) ||
+        !finiteNonNeg(m.sharedSdJ)) {
+      err = w + "energies must be finite and non-negative";
+      return false;
+    }
+    if (!(m.quality >= 0 && m.quality <= 1)) {
+      err = w + "quality " + num(m.quality) + " is outside [0, 1]";
+      return false;
+    }
+    if (m.serviceSlots < 1 || m.serviceSlots > 100000) {
+      err = w + "service slots must be between 1 and 100000";
+      return false;
+    }
+    if (fleet.family == Family::Gamma && m.sdJ > 0 && m.meanJ <= 0) {
+      err = w + "a gamma energy needs a positive mean";
+      return false;
+    }
+  }
+  if (!(fleet.tasksPerSlot > 0) || !std::isfinite(fleet.tasksPerSlot) ||
+      fleet.tasksPerSlot > 1e9) {
+    err = "tasks per slot must be positive and at most 1e9";
+    return false;
+  }
+  if (fleet.supplyJ.empty()) {
+    err = "the supply is empty";
+    return false;
+  }
+  for (double b : fleet.supplyJ)
+    if (!finiteNonNeg(b)) {
+      err = "supply " + num(b) + " J per slot: must be finite and "
+            "non-negative";
+      return false;
+    }
+  if (!(fleet.reserveMaxJ > 0)) {
+    err = "the reserve's capacity must be positive (or unbounded)";
+    return false;
+  }
+  if (!finiteNonNeg(fleet.reserveInitialJ) ||
+      fleet.reserveInitialJ > fleet.reserveMaxJ) {
+    err = "the reserve's initial level must lie in [0, capacity]";
+    return false;
+  }
+  return true;
+}
+
+Moments slotMoments(const Fleet &fleet, const std::vector<double> &p) {
+  double n = fleet.tasksPerSlot, mean = 0, second = 0, idio = 0, shared = 0;
+  for (size_t i = 0; i < fleet.models.size(); ++i) {
+    const Endpoint &m = fleet.models[i];
+    mean += p[i] * m.meanJ;
+    second += p[i] * m.meanJ * m.meanJ;
+    idio += p[i] * m.sdJ * m.sdJ;
+    shared += p[i] * m.sharedSdJ;
+  }
+  double routing = 0;
+  if (fleet.poissonArrivals)
+    routing = n * second; // compound Poisson: Var(sum) = lambda E[e^2]
+  else if (fleet.assignment == Assignment::Random)
+    routing = n * std::max(0.0, second - mean * mean);
+  return {n * mean, n * idio + n * n * shared * shared + routing};
+}
+
+Moments supplyMoments(const Fleet &fleet) {
+  double mean = 0, var = 0, k = double(fleet.supplyJ.size());
+  for (double b : fleet.supplyJ)
+    mean += b;
+  mean /= k;
+  for (double b : fleet.supplyJ)
+    var += (b - mean) * (b - mean);
+  return {mean, var / k};
+}
+
+double splitQuality(const Fleet &fleet, const std::vector<double> &p) {
+  double q = 0;
+  for (size_t i = 0; i < fleet.models.size(); ++i)
+    q += p[i] * fleet.models[i].quality;
+  return q;
+}
+
+bool qualityFromLaw(const QualityLaw &law, double trainFlops,
+                    double inferenceFlops, double &q, std::string &err) {
+  if (!(trainFlops > 0) || !(inferenceFlops > 0) || !std::isfinite(trainFlops) ||
+      !std::isfinite(inferenceFlops)) {
+    err = "the quality law needs positive training and inference FLOPs";
+    return false;
+  }
+  if (!finiteNonNeg(law.a) || !finiteNonNeg(law.b) ||
+      !finiteNonNeg(law.alpha) || !finiteNonNeg(law.beta) ||
+      !std::isfinite(law.qMax)) {
+    err = "the quality law's coefficients must be finite and non-negative";
+    return false;
+  }
+  q = law.qMax - law.a * std::pow(trainFlops, -law.alpha) -
+      law.b * std::pow(inferenceFlops, -law.beta);
+  if (!(q >= 0 && q <= 1)) {
+    err = "the quality law gives " + num(q) + ", outside [0, 1]";
+    return false;
+  }
+  return true;
+}
+
+double expectedRunningMax(double drift, double sigma, double t) {
+  if (t <= 0)
+    return 0;
+  if (sigma <= 0)
+    return std::max(0.0, drift * t);
+  double st = sigma * std::sqrt(t);
+  double a = drift * std::sqrt(t) / sigma;
+  // sigma^2/(2 drift) * erf(a / sqrt 2): at drift -> 0 this tends to
+  // sigma sqrt(t) phi(0) (erf(x) ~ 2x/sqrt(pi)); use the series there.
+  double third = std::abs(a) < 1e-6
+                     ? st / std::sqrt(2 * kPi) * (1 - a * a / 6)
+                     : sigma * sigma / (2 * drift) * std::erf(a / std::sqrt(2.0));
+  return st * phi(a) + drift * t * Phi(a) + third;
+}
+
+double expectedExcessMax(double drift, double sigma, double t, double level) {
+  if (level <= 0)
+    return expectedRunningMax(drift, sigma, t);
+  if (t <= 0)
+    return 0;
+  if (sigma <= 0)
+    return std::max(0.0, drift * t - level);
+  double st = sigma * std::sqrt(t), theta = 2 * drift / (sigma * sigma);
+  auto tail = [&](double x) {
+    double first = Phi((drift * t - x) / st);
+    double second = std::exp(theta * x + logPhi((-x - drift * t) / st));
+    return std::min(1.0, first + second);
+  };
+  // Past the upper limit the tail is below ~1e-30 (12 sd beyond the mean
+  // path; for negative drift the exponential factor only shrinks it).
+  double hi = std::max(level, drift * t) + 12 * st;
+  if (drift < 0)
+    hi = level + 12 * st + 40 * sigma * sigma / -drift;
+  if (tail(level) < 1e-300)
+    return 0;
+  // Adaptive Simpson: the tail falls on the scale of sigma sqrt(t) or of
+  // sigma^2 / (2 |drift|), which may be far shorter than [level, hi].
+  std::function<double(double, double, double, double, double, double, int)>
+      simpson = [&](double a, double b, double fa, double fm, double fb,
+                    double whole, int depth) {
+        double m = (a + b) / 2, lm = (a + m) / 2, rm = (m + b) / 2;
+        double flm = tail(lm), frm = tail(rm);
+        double left = (m - a) / 6 * (fa + 4 * flm + fm),
+               right = (b - m) / 6 * (fm + 4 * frm + fb);
+        double tol = 1e-12 * std::max(1.0, st);
+        if (depth <= 0 || std::abs(left + right - whole) <= 15 * tol)
+          return left + right + (left + right - whole) / 15;
+        return simpson(a, m, fa, flm, fm, left, depth - 1) +
+               simpson(m, b, fm, frm, fb, right, depth - 1);
+      };
+  // Split at geometric distances so that the start is resolved finely.
+  double total = 0, a = level, scale = std::min(st, drift < 0
+                                                        ? sigma * sigma / -drift
+                                                        : st);
+  for (double w = scale / 64; a < hi; w *= 2) {
+    double b = std::min(hi, a + w), fa = tail(a), fb = tail(b),
+           fm = tail((a + b) / 2);
+    total += simpson(a, b, fa, fm, fb, (b - a) / 6 * (fa + 4 * fm + fb), 40);
+    a = b;
+  }
+  return total;
+}
+
+Rates reflectedRates(double mu, double var, double b) {
+  if (!std::isfinite(b))
+    return {std::max(0.0, -mu), 0}; // one barrier: the long-run aux rate only
+  if (var <= 0)
+    return {std::max(0.0, -mu), std::max(0.0, mu)};
+  double x = 2 * mu * b / var;
+  if (std::abs(x) < 1e-8)
+    return {var / (2 * b) - mu / 2, var / (2 * b) + mu / 2};
+  if (x > 700)
+    return {0, mu};
+  if (x < -700)
+    return {-mu, 0};
+  double e = std::expm1(x); // exp(theta b) - 1
+  return {mu / e, mu * (e + 1) / e};
+}
+
+Prediction predict(const Fleet &fleet, const std::vector<double> &p,
+                   double horizon) {
+  Moments c = slotMoments(fleet, p), b = supplyMoments(fleet);
+  Prediction out;
+  out.drift = b.mean - c.mean;
+  out.sigma = std::sqrt(c.var + b.var);
+  out.crossoverSlots =
+      out.drift == 0 ? kInf : out.sigma * out.sigma / (out.drift * out.drift);
+  if (!std::isfinite(fleet.reserveMaxJ)) {
+    // D_T is the running maximum of the demand-minus-supply walk beyond
+    // what the initial reserve absorbs (Skorokhod reflection at 0).
+    out.auxJ = expectedExcessMax(-out.drift, out.sigma, horizon,
+                                 fleet.reserveInitialJ);
+    out.spillJ = 0;
+  } else {
+    Rates r = reflectedRates(out.drift, out.sigma * out.sigma, fleet.reserveMaxJ);
+    out.auxJ = r.aux * horizon;
+    out.spillJ = r.spill * horizon;
+  }
+  return out;
+}
+
+namespace {
+/// Myopic: maximize quality subject to predicted mean consumption = supply
+/// (an LP over the simplex with one equality; its optimum has at most two
+/// models, so enumerating vertices and pairs is exact). Out of range: the
+/// closest the fleet can get, all on the lowest or highest-energy model.
+std::vector<double> myopicSplit(const Fleet &fleet, double supply,
+                                double predictionError) {
+  size_t k = fleet.models.size();
+  double target = supply / fleet.tasksPerSlot;
+  std::vector<double> mhat(k);
+  for (size_t i = 0; i < k; ++i)
+    mhat[i] = (1 + predictionError) * fleet.models[i].meanJ;
+  // Ties (equal quality at the same predicted mean) are spread evenly: a
+  // means-only router cannot tell the tied splits apart, and their average
+  // is optimal too (the LP's optimal set is convex).
+  std::vector<double> best;
+  double bestQ = -kInf, ties = 0;
+  auto consider = [&](std::vector<double> p) {
+    double q = splitQuality(fleet, p);
+    if (q > bestQ + 1e-12) {
+      bestQ = q;
+      best = std::move(p);
+      ties = 1;
+    } else if (q >= bestQ - 1e-12) {
+      ties += 1;
+      for (size_t i = 0; i < best.size(); ++i)
+        best[i] += (p[i] - best[i]) / ties;
+    }
+  };
+  double tol = 1e-12 * std::max(1.0, std::abs(target));
+  for (size_t i = 0; i < k; ++i) {
+    if (std::abs(mhat[i] - target) <= tol) {
+      std::vector<double> p(k, 0.0);
+      p[i] = 1;
+      consider(std::move(p));
+    }
+    for (size_t j = 0; j < k; ++j)
+      if (mhat[i] < target - tol && mhat[j] > target + tol) {
+        std::vector<double> p(k, 0.0);
+        p[i] = (mhat[j] - target) / (mhat[j] - mhat[i]);
+        p[j] = 1 - p[i];
+        consider(std::move(p));
+      }
+  }
+  if (!best.empty())
+    return best;
+  size_t lo = std::min_element(mhat.begin(), mhat.end()) - mhat.begin();
+  size_t hi = std::max_element(mhat.begin(), mhat.end()) - mhat.begin();
+  std::vector<double> p(k, 0.0);
+  p[target < mhat[lo] ? lo : hi] = 1;
+  return p;
+}
+
+/// Enumerates the simplex grid {p : p_i = c_i / n, sum c_i = n}.
+template <typename F>
+void forEachGridPoint(size_t k, unsigned n, F &&f) {
+  std::vector<unsigned> c(k, 0);
+  std::vector<double> p(k);
+  std::function<void(size_t, unsigned)> rec = [&](size_t i, unsigned left) {
+    if (i + 1 == k) {
+      c[i] = left;
+      for (size_t j = 0; j < k; ++j)
+        p[j] = double(c[j]) / n;
+      f(p);
+      return;
+    }
+    for (unsigned v = 0; v <= left; ++v) {
+      c[i] = v;
+      rec(i + 1, left - v);
+    }
+  };
+  rec(0, n);
+}
+
+/// Number of grid points, C(n + k - 1, k - 1), saturating.
+double gridSize(size_t k, unsigned n) {
+  double s = 1;
+  for (size_t j = 1; j < k; ++j)
+    s = s * double(n + j) / double(j);
+  return s;
+}
+} // namespace
+
+bool resolvePolicy(const Fleet &fleet, const Policy &policy, double horizon,
+                   const std::vector<std::vector<double>> &candidates,
+                   std::vector<std::vector<double>> &splits,
+                   std::string &err) {
+  size_t k = fleet.models.size();
+  splits.clear();
+  switch (policy.kind) {
+  case PolicyKind::Static: {
+    if (policy.fractions.size() != k) {
+      err = "policy '" + policy.name + "': " +
+            std::to_string(policy.fractions.size()) + " fractions for " +
+            std::to_string(k) + " models";
+      return false;
+    }
+    double sum = 0;
+    for (double f : policy.fractions) {
+      if (!finiteNonNeg(f)) {
+        err = "policy '" + policy.name + "': fractions must be non-negative";
+        return false;
+      }
+      sum += f;
+    }
+    if (std::abs(sum - 1) > 1e-9) {
+      err = "policy '" + policy.name + "': fractions sum to " + num(sum) +
+            ", not 1";
+      return false;
+    }
+    splits.push_back(policy.fractions);
+    return true;
+  }
+  case PolicyKind::Myopic: {
+    if (!(policy.predictionError > -1) || !std::isfinite(policy.predictionError)) {
+      err = "policy '" + policy.name + "': the prediction error must be a "
+            "finite relative error above -1";
+      return false;
+    }
+    for (double b : fleet.supplyJ)
+      splits.push_back(myopicSplit(fleet, b, policy.predictionError));
+    return true;
+  }
+  case PolicyKind::VarianceAware: {
+    double bestQuality = 0;
+    for (const Endpoint &m : fleet.models)
+      bestQuality = std::max(bestQuality, m.quality);
+    if (policy.qualityTarget > bestQuality + 1e-12) {
+      err = "policy '" + policy.name + "': quality target " +
+            num(policy.qualityTarget) + " is above what any split reaches (" +
+            num(bestQuality) + ", the best model alone)";
+      return false;
+    }
+    if (!finiteNonNeg(policy.lambda)) {
+      err = "policy '" + policy.name + "': lambda must be finite and "
+            "non-negative";
+      return false;
+    }
+    auto objective = [&](const std::vector<double> &p) {
+      if (splitQuality(fleet, p) < policy.qualityTarget - 1e-12)
+        return kInf;
+      Prediction pr = predict(fleet, p, horizon);
+      return pr.auxJ + policy.lambda * pr.spillJ;
+    };
+    std::vector<double> best;
+    double bestJ = kInf;
+    auto consider = [&](const std::vector<double> &p) {
+      double j = objective(p);
+      if (j < bestJ) {
+        bestJ = j;
+        best = p;
+      }
+    };
+    // A grid over the simplex (at most ~40,000 points), then pairwise mass
+    // transfers with a shrinking step from the best point.
+    unsigned n = 1;
+    while (n < 4000 && gridSize(k, n * 2) <= 40000)
+      n *= 2;
+    if (k <= 12)
+      forEachGridPoint(k, n, consider);
+    for (size_t i = 0; i < k; ++i) {
+      std::vector<double> v(k, 0.0);
+      v[i] = 1;
+      consider(v);
+    }
+    for (const auto &c : candidates)
+      if (c.size() == k)
+        consider(c);
+    if (best.empty()) {
+      // Only a mix meets the target: start from the quality-maximizing
+      // model and let the transfers below trade quality for energy.
+      size_t top = 0;
+      for (size_t i = 1; i < k; ++i)
+        if (fleet.models[i].quality > fleet.models[top].quality)
+          top = i;
+      best.assign(k, 0.0);
+      best[top] = 1;
+      bestJ = objective(best);
+    }
+    for (double step = 1.0 / n; step > 1e-7; step /= 2) {
+      bool moved = true;
+      for (int guard = 0; moved && guard < 1000; ++guard) {
+        moved = false;
+        for (size_t i = 0; i < k; ++i)
+          for (size_t j = 0; j < k; ++j) {
+            if (i == j || best[i] <= 0)
+              continue;
+            std::vector<double> p = best;
+            double d = std::min(step, p[i]);
+            p[i] -= d;
+            p[j] += d;
+            double jv = objective(p);
+            if (jv < bestJ * (1 - 1e-12)) {
+              bestJ = jv;
+              best = std::move(p);
+              moved = true;
+            }
+          }
+      }
+    }
+    splits.push_back(best);
+    return true;
+  }
+  }
+  err = "unknown policy kind";
+  return false;
+}
+
+double logLogSlope(const std::vector<double> &x, const std::vector<double> &y) {
+  double n = double(x.size()), sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    double lx = std::log(x[i]), ly = std::log(y[i]);
+    sx += lx;
+    sy += ly;
+    sxx += lx * lx;
+    sxy += lx * ly;
+  }
+  return (n * sxy - sx * sy) / (n * sxx - sx * sx);
+}
+
+} // namespace routing
+} // namespace calculus
+} // namespace energy
