@@ -204,6 +204,9 @@ struct McResult {
 bool simulate(const Fleet &fleet, const std::vector<std::vector<double>> &splits,
               const McSettings &settings, McResult &out, std::string &err);
 
+/// `n` draws of the Monte Carlo's standard normal generator (for tests).
+std::vector<double> standardNormals(uint64_t seed, size_t n);
+
 /// Least-squares slope of log y on log x.
 double logLogSlope(const std::vector<double> &x, const std::vector<double> &y);
 

@@ -32,8 +32,6 @@ uint64_t splitmix64(uint64_t &x) {
 struct Rng {
   using result_type = uint64_t;
   uint64_t s[4];
-  bool haveSpare = false;
-  double spare = 0;
   Rng(uint64_t seed, uint64_t stream) {
     uint64_t x = seed ^ (stream * 0xD1B54A32D192ED03ull);
     for (uint64_t &v : s)
@@ -54,24 +52,64 @@ struct Rng {
   }
   /// Uniform on (0, 1).
   double uniform() { return (double((*this)() >> 11) + 0.5) * 0x1.0p-53; }
-  /// Standard normal, Marsaglia's polar method (two per accepted pair).
-  double normal() {
-    if (haveSpare) {
-      haveSpare = false;
-      return spare;
+  /// Standard normal by the ziggurat method (Marsaglia & Tsang 2000, 128
+  /// layers), with the layer and the value taken from independent bits of
+  /// one 64-bit output (the 32-bit original reuses bits, Doornik 2005).
+  double normal();
+};
+
+namespace {
+struct Ziggurat {
+  double w[128], f[128];
+  uint32_t k[128];
+  static constexpr double r = 3.442619855899, m1 = 2147483648.0;
+  Ziggurat() {
+    double dn = r, tn = dn, vn = 9.91256303526217e-3;
+    double q = vn / std::exp(-0.5 * dn * dn);
+    k[0] = uint32_t(dn / q * m1);
+    k[1] = 0;
+    w[0] = q / m1;
+    w[127] = dn / m1;
+    f[0] = 1;
+    f[127] = std::exp(-0.5 * dn * dn);
+    for (int i = 126; i >= 1; --i) {
+      dn = std::sqrt(-2 * std::log(vn / dn + std::exp(-0.5 * dn * dn)));
+      k[i + 1] = uint32_t(dn / tn * m1);
+      tn = dn;
+      f[i] = std::exp(-0.5 * dn * dn);
+      w[i] = dn / m1;
     }
-    double u, v, q;
-    do {
-      u = 2 * uniform() - 1;
-      v = 2 * uniform() - 1;
-      q = u * u + v * v;
-    } while (q >= 1 || q == 0);
-    double f = std::sqrt(-2 * std::log(q) / q);
-    spare = v * f;
-    haveSpare = true;
-    return u * f;
   }
 };
+const Ziggurat &ziggurat() {
+  static const Ziggurat z;
+  return z;
+}
+} // namespace
+
+double Rng::normal() {
+  const Ziggurat &z = ziggurat();
+  for (;;) {
+    uint64_t u = (*this)();
+    unsigned i = unsigned(u & 127);
+    int32_t hz = int32_t(uint32_t(u >> 32));
+    uint32_t mag = hz < 0 ? uint32_t(-(int64_t)hz) : uint32_t(hz);
+    double x = hz * z.w[i];
+    if (mag < z.k[i])
+      return x; // inside the layer's rectangle: ~98.8 % of draws
+    if (i == 0) {
+      // The tail beyond r (Marsaglia 1964).
+      double a, b;
+      do {
+        a = -std::log(uniform()) / Ziggurat::r;
+        b = -std::log(uniform());
+      } while (b + b < a * a);
+      return hz > 0 ? Ziggurat::r + a : -Ziggurat::r - a;
+    }
+    if (z.f[i] + uniform() * (z.f[i - 1] - z.f[i]) < std::exp(-0.5 * x * x))
+      return x;
+  }
+}
 
 /// A slot aggregate (or a task) with mean m and variance v drawn from the
 /// family: normal, or the gamma with shape m^2/v and scale v/m.
@@ -191,6 +229,14 @@ McStat stat(const std::vector<double> &v) {
 }
 } // namespace
 
+std::vector<double> standardNormals(uint64_t seed, size_t n) {
+  Rng rng(seed, 0);
+  std::vector<double> out(n);
+  for (double &x : out)
+    x = rng.normal();
+  return out;
+}
+
 double McStat::halfWidth95() const {
   return runs ? 1.96 * sd / std::sqrt(double(runs)) : 0;
 }
@@ -246,9 +292,13 @@ bool simulate(const Fleet &fleet, const std::vector<std::vector<double>> &splits
     for (size_t i = 0; i < k; ++i)
       shared += p[i] * fleet.models[i].sharedSdJ;
     shared *= fleet.tasksPerSlot;
-    plans[s].sharedSd = shared;
-    plans[s].aggregate =
-        Draw(mo.mean, std::max(0.0, mo.var - shared * shared), fleet.family);
+    // Normal: the shared factor and the rest sum to one normal draw (exact);
+    // gamma: the shared factor stays a separate normal.
+    bool normal = fleet.family == Family::Normal;
+    plans[s].sharedSd = normal ? 0 : shared;
+    plans[s].aggregate = Draw(
+        mo.mean, normal ? mo.var : std::max(0.0, mo.var - shared * shared),
+        fleet.family);
     plans[s].p = p;
     double cum = 0;
     for (double f : p)

@@ -167,6 +167,12 @@ cases += [
      lambda f: [os.path.join(tools, "energy-opt"), f, "-split-input-file",
                 "--energy-plan=max-slowdown=25", "--energy-emit-dvfs",
                 "-o", os.devnull]),
+    # Fleet files for the routing model (the horizon and runs are capped
+    # from the command line so that every mutant runs in milliseconds).
+    ("fleet", seed(os.path.join(src, "examples", "routing", "fleet.json")),
+     ".json",
+     lambda f: [os.path.join(tools, "energy-prof"), "route", f, "--runs", "2",
+                "--horizon", "200", "-o", os.devnull]),
     # Contexts, reduction (wrapping what fails) and evaluation.
     ("contexts", seed(os.path.join(src, "test", "Passes",
                                    "energy-context.mlir")), ".mlir",

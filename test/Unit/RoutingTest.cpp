@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -41,6 +42,38 @@ McResult mc(const Fleet &f, const std::vector<std::vector<double>> &splits,
   std::string err;
   EXPECT_TRUE(simulate(f, splits, st, out, err)) << err;
   return out;
+}
+
+TEST(Routing, NormalGeneratorIsStandardNormal) {
+  // Kolmogorov-Smirnov against Phi (critical value 1.63 / sqrt(n) at 1 %),
+  // the first four moments, and the tail beyond the ziggurat's base layer
+  // (r = 3.4426) and beyond 4.5, where a wrong tail would show.
+  const size_t n = 2000000;
+  std::vector<double> z = standardNormals(20261201, n);
+  double m1 = 0, m2 = 0, m4 = 0;
+  size_t beyondR = 0, beyond45 = 0;
+  for (double x : z) {
+    m1 += x;
+    m2 += x * x;
+    m4 += x * x * x * x;
+    beyondR += std::abs(x) > 3.442619855899;
+    beyond45 += std::abs(x) > 4.5;
+  }
+  EXPECT_NEAR(m1 / n, 0, 4 / std::sqrt(double(n)));
+  EXPECT_NEAR(m2 / n, 1, 4 * std::sqrt(2.0 / n));
+  EXPECT_NEAR(m4 / n, 3, 4 * std::sqrt(96.0 / n));
+  auto tail = [](double x) { return std::erfc(x / std::sqrt(2.0)); };
+  double eR = tail(3.442619855899) * n, e45 = tail(4.5) * n;
+  EXPECT_NEAR(double(beyondR), eR, 4 * std::sqrt(eR));
+  EXPECT_NEAR(double(beyond45), e45, 4 * std::sqrt(e45) + 1);
+  std::sort(z.begin(), z.end());
+  double ks = 0;
+  for (size_t i = 0; i < n; i += 97) {
+    double cdf = 0.5 * std::erfc(-z[i] / std::sqrt(2.0));
+    ks = std::max(ks, std::max(std::abs(cdf - double(i) / n),
+                               std::abs(cdf - double(i + 1) / n)));
+  }
+  EXPECT_LT(ks, 1.63 / std::sqrt(double(n)));
 }
 
 TEST(Routing, RunningMaxClosedFormMatchesTheIntegratedTail) {

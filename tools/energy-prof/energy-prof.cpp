@@ -41,6 +41,7 @@
 #include "runtime/db/SignatureDb.h"
 #include "runtime/plan/Plan.h"
 #include "tools/VersionPrinter.h"
+#include "tools/energy-prof/Route.h"
 #if ENERGY_CUDA_KERNELS
 #include "runtime/kernels/CudaDevice.h"
 #endif
@@ -162,7 +163,22 @@ static cl::opt<unsigned> warmupIterations(
     "warmup", cl::desc("profile: iterations at the default clock first, not "
                        "recorded"),
     cl::init(2), cl::cat(category));
-static cl::opt<std::string> output("o", cl::desc("signature DB to write"),
+static cl::opt<uint64_t> routeHorizon(
+    "horizon", cl::desc("route: slots to simulate (overrides the fleet file)"),
+    cl::cat(category));
+static cl::list<uint64_t> routeHorizons(
+    "horizons",
+    cl::desc("route: also report E[D_T] at these horizons (slots); with "
+             "--csv, one row per policy and horizon"),
+    cl::CommaSeparated, cl::cat(category));
+static cl::opt<bool> routePerTask(
+    "per-task", cl::desc("route: draw every task (the reference) instead of "
+                         "one aggregate per slot"),
+    cl::cat(category));
+static cl::opt<std::string> routeCsv(
+    "csv", cl::desc("route: write the horizon table (CSV) here"),
+    cl::cat(category));
+static cl::opt<std::string> output("o", cl::desc("file to write: the signature DB, model or report"),
                                    cl::init("-"), cl::cat(category));
 
 static int fail(const Twine &msg) {
@@ -919,6 +935,38 @@ static int profileCommand(std::vector<std::string> cmd) {
   return 0;
 }
 
+/// `route FLEET.json`: compares routing policies (docs/ROUTING.md).
+static int routeCmd() {
+  if (shardFiles.size() != 1)
+    return fail("route needs exactly one fleet file");
+  energy::RouteOptions o;
+  o.fleetFile = shardFiles.front();
+  if (routeHorizon.getNumOccurrences())
+    o.horizon = routeHorizon;
+  if (runs.getNumOccurrences())
+    o.runs = runs;
+  if (seed.getNumOccurrences())
+    o.seed = seed;
+  o.perTask = routePerTask;
+  o.horizons.assign(routeHorizons.begin(), routeHorizons.end());
+  if (!routeCsv.empty() && o.horizons.empty())
+    return fail("--csv needs --horizons");
+  energy::RouteOutput out;
+  std::string err;
+  if (!energy::routeCommand(o, energy::generatorJson("energy-prof route",
+                                                     {o.fleetFile}),
+                            out, err))
+    return fail(err);
+  std::signal(SIGXFSZ, SIG_IGN);
+  if (!routeCsv.empty() &&
+      !AtomicFile::writeWhole(routeCsv, out.horizonsCsv, err))
+    return fail(err);
+  if (int rc = writeOutput(out.reportJson))
+    return rc;
+  errs() << out.summary;
+  return 0;
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -946,6 +994,8 @@ int main(int argc, char **argv) {
     return fit();
   if (command == "merge")
     return merge();
+  if (command == "route")
+    return routeCmd();
   if (!shardFiles.empty())
     return fail("unexpected argument '" + shardFiles.front() + "'");
   if (deviceName.empty())
@@ -975,7 +1025,7 @@ int main(int argc, char **argv) {
   if (command != "characterize" && command != "measure-composite")
     return fail("unknown command '" + command +
                 "'; expected characterize, measure-composite, probe, fit, profile, "
-                "merge, run-plan or plan-clocks");
+                "merge, route, run-plan or plan-clocks");
   if (kernelsFile.empty())
     return fail(command + " needs --kernels");
   if (runs < 2)

@@ -1,0 +1,294 @@
+//===- Route.cpp - energy-prof route: compare routing policies ------------===//
+//
+// A thin caller: the fleet file's reader is runtime/formats/Fleet, the model,
+// policies and Monte Carlo are calculus/Routing; this writes the report.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/energy-prof/Route.h"
+
+#include "runtime/Version.h"
+#include "runtime/formats/Fleet.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace llvm;
+namespace rt = energy::calculus::routing;
+
+namespace energy {
+
+namespace {
+json::Value num(double v) {
+  if (std::isinf(v))
+    return nullptr; // JSON has no infinity: null means "unbounded"
+  return v;
+}
+
+json::Object stat(const rt::McStat &s) {
+  double h = s.halfWidth95();
+  return json::Object{{"mean", s.mean},
+                      {"ci95", json::Array{s.mean - h, s.mean + h}},
+                      {"sd", s.sd}};
+}
+
+json::Object fractions(const rt::Fleet &f, const std::vector<double> &p) {
+  json::Object o;
+  for (size_t i = 0; i < f.models.size(); ++i)
+    o[f.models[i].name] = p[i];
+  return o;
+}
+
+const char *kindName(rt::PolicyKind k) {
+  switch (k) {
+  case rt::PolicyKind::Static:
+    return "static";
+  case rt::PolicyKind::Myopic:
+    return "myopic";
+  case rt::PolicyKind::VarianceAware:
+    return "variance-aware";
+  }
+  return "?";
+}
+
+/// Mean over the supply entries of a per-entry quantity (splits cycle with
+/// the supply, so the long-run value is the plain average).
+template <typename F>
+double cycleMean(const std::vector<std::vector<double>> &splits, F &&f) {
+  double s = 0;
+  for (const auto &p : splits)
+    s += f(p);
+  return s / double(splits.size());
+}
+} // namespace
+
+bool routeCommand(const RouteOptions &opts, const std::string &generator,
+                  RouteOutput &out, std::string &err) {
+  auto buf = MemoryBuffer::getFileOrSTDIN(opts.fleetFile);
+  if (!buf) {
+    err = opts.fleetFile + ": cannot read: " + buf.getError().message();
+    return false;
+  }
+  formats::FleetFile ff;
+  if (!formats::parseFleet((*buf)->getBuffer().str(), opts.fleetFile, ff, err))
+    return false;
+  const rt::Fleet &fleet = ff.fleet;
+  rt::McSettings st = ff.simulation;
+  if (opts.horizon)
+    st.horizon = *opts.horizon;
+  if (opts.runs)
+    st.runs = unsigned(*opts.runs);
+  if (opts.seed)
+    st.seed = *opts.seed;
+  st.perTask = st.perTask || opts.perTask;
+  std::vector<uint64_t> horizons = opts.horizons;
+  std::sort(horizons.begin(), horizons.end());
+  horizons.erase(std::unique(horizons.begin(), horizons.end()), horizons.end());
+  if (!horizons.empty()) {
+    if (horizons.front() < 1) {
+      err = "--horizons must be positive";
+      return false;
+    }
+    if (!opts.horizon)
+      st.horizon = horizons.back();
+    else if (horizons.back() > st.horizon) {
+      err = "--horizons go past --horizon " + std::to_string(st.horizon);
+      return false;
+    }
+  }
+  st.checkpoints = horizons;
+  double T = double(st.horizon);
+
+  // Static and myopic first: the variance-aware policies take their splits
+  // as candidates and may match their quality.
+  size_t n = ff.policies.size();
+  std::vector<std::vector<std::vector<double>>> splits(n);
+  std::vector<std::vector<double>> candidates;
+  for (int pass = 0; pass < 2; ++pass)
+    for (size_t i = 0; i < n; ++i) {
+      rt::Policy p = ff.policies[i];
+      bool va = p.kind == rt::PolicyKind::VarianceAware;
+      if (va != (pass == 1))
+        continue;
+      if (va && ff.matchQualityOf[i] >= 0)
+        p.qualityTarget = cycleMean(splits[ff.matchQualityOf[i]],
+                                    [&](const std::vector<double> &s) {
+                                      return rt::splitQuality(fleet, s);
+                                    });
+      if (!rt::resolvePolicy(fleet, p, T, candidates, splits[i], err)) {
+        err = opts.fleetFile + ": " + err;
+        return false;
+      }
+      if (!va)
+        for (const auto &s : splits[i])
+          candidates.push_back(s);
+    }
+
+  std::vector<rt::McResult> mc(n);
+  for (size_t i = 0; i < n; ++i)
+    if (!rt::simulate(fleet, splits[i], st, mc[i], err))
+      return false;
+
+  rt::Moments supply = rt::supplyMoments(fleet);
+  json::Array policies;
+  std::string csv, table;
+  if (!horizons.empty())
+    csv = "policy,horizon_slots,aux_mean_J,aux_ci95_J,aux_controlled_mean_J,"
+          "aux_controlled_ci95_J,predicted_aux_J\n";
+  table = formatv("{0,-20} {1,8} {2,12} {3,12} {4,22} {5,22}\n", "policy",
+                  "quality", "mean C J", "drift J", "aux D_T J (95% CI)",
+                  "spill W_T J (95% CI)")
+              .str();
+  for (size_t i = 0; i < n; ++i) {
+    const rt::Policy &p = ff.policies[i];
+    const auto &s = splits[i];
+    auto avg = [&](auto f) { return cycleMean(s, f); };
+    double quality = avg([&](const std::vector<double> &x) {
+      return rt::splitQuality(fleet, x);
+    });
+    double meanC = avg([&](const std::vector<double> &x) {
+      return rt::slotMoments(fleet, x).mean;
+    });
+    double varC = avg([&](const std::vector<double> &x) {
+      return rt::slotMoments(fleet, x).var;
+    });
+    // The prediction averages the per-entry splits' moments; exact for one
+    // split, the long-run approximation for a supply trace.
+    rt::Prediction pr = rt::predict(fleet, s.front(), T);
+    double drift = supply.mean - meanC, sigma = std::sqrt(varC + supply.var);
+    if (s.size() > 1) {
+      rt::Fleet flat = fleet;
+      flat.supplyJ = {supply.mean};
+      pr = rt::Prediction();
+      pr.drift = drift;
+      pr.sigma = sigma;
+      pr.crossoverSlots = drift == 0 ? INFINITY : sigma * sigma / (drift * drift);
+      if (std::isinf(fleet.reserveMaxJ))
+        pr.auxJ = rt::expectedExcessMax(-drift, sigma, T, fleet.reserveInitialJ);
+      else {
+        rt::Rates r = rt::reflectedRates(drift, sigma * sigma, fleet.reserveMaxJ);
+        pr.auxJ = r.aux * T;
+        pr.spillJ = r.spill * T;
+      }
+    }
+    // Regime over this horizon: fluctuation-dominated while T < T*.
+    std::string regime =
+        T < pr.crossoverSlots
+            ? "critical (fluctuation-dominated over the horizon)"
+        : drift < 0 ? "under-supply (auxiliary energy grows linearly)"
+        : std::isinf(fleet.reserveMaxJ)
+            ? "over-supply (the unbounded reserve grows linearly)"
+            : "over-supply (the reserve fills; baseline waste grows linearly)";
+    json::Object o{{"name", p.name},
+                   {"kind", kindName(p.kind)},
+                   {"quality", quality},
+                   {"consumption_J", json::Object{{"mean", meanC},
+                                                  {"sd", std::sqrt(varC)}}},
+                   {"critical_supply_J", meanC},
+                   {"drift_J_per_slot", drift},
+                   {"crossover_slots", num(pr.crossoverSlots)},
+                   {"regime", regime},
+                   {"predicted", json::Object{{"aux_J", pr.auxJ},
+                                              {"spill_J", pr.spillJ}}},
+                   {"monte_carlo", json::Object{{"aux_J", stat(mc[i].aux)},
+                                                {"spill_J", stat(mc[i].spill)}}}};
+    if (p.kind == rt::PolicyKind::Myopic)
+      o["prediction_error"] = p.predictionError;
+    if (p.kind == rt::PolicyKind::VarianceAware) {
+      o["lambda"] = p.lambda;
+      if (ff.matchQualityOf[i] >= 0)
+        o["quality_matches"] = ff.policies[ff.matchQualityOf[i]].name;
+    }
+    if (s.size() == 1)
+      o["fractions"] = fractions(fleet, s.front());
+    else {
+      json::Array per;
+      for (const auto &x : s)
+        per.push_back(fractions(fleet, x));
+      o["fractions_per_supply_slot"] = std::move(per);
+    }
+    if (i > 0) {
+      // Paired: every policy saw the same random numbers.
+      std::vector<double> d(st.runs);
+      double mean = 0, ss = 0;
+      for (unsigned r = 0; r < st.runs; ++r)
+        mean += d[r] = mc[i].auxRuns[r] - mc[0].auxRuns[r];
+      mean /= st.runs;
+      for (double x : d)
+        ss += (x - mean) * (x - mean);
+      double h = 1.96 * std::sqrt(ss / (st.runs - 1) / st.runs);
+      o["aux_minus_first_policy_J"] =
+          json::Object{{"policy", ff.policies[0].name},
+                       {"mean", mean},
+                       {"ci95", json::Array{mean - h, mean + h}}};
+    }
+    if (!horizons.empty()) {
+      json::Array at;
+      std::vector<double> lx, ly, hx, hy;
+      for (size_t c = 0; c < horizons.size(); ++c) {
+        double t = double(horizons[c]);
+        double predicted =
+            std::isinf(fleet.reserveMaxJ)
+                ? rt::expectedExcessMax(-drift, sigma, t, fleet.reserveInitialJ)
+                : pr.auxJ / T * t;
+        const rt::McStat &a = mc[i].auxAt[c], &cv = mc[i].auxAtControlled[c];
+        csv += formatv("{0},{1},{2},{3},{4},{5},{6}\n", p.name, horizons[c],
+                       a.mean, a.halfWidth95(), cv.mean, cv.halfWidth95(),
+                       predicted)
+                   .str();
+        at.push_back(json::Object{{"horizon_slots", int64_t(horizons[c])},
+                                  {"aux_J", stat(a)},
+                                  {"aux_controlled_J", stat(cv)},
+                                  {"predicted_aux_J", predicted}});
+        // Slopes a decade or more on either side of the crossover.
+        if (t * 10 <= pr.crossoverSlots && a.mean > 0) {
+          lx.push_back(t);
+          ly.push_back(a.mean);
+        } else if (t >= 10 * pr.crossoverSlots && cv.mean > 0) {
+          hx.push_back(t);
+          hy.push_back(cv.mean);
+        }
+      }
+      o["horizons"] = std::move(at);
+      if (lx.size() >= 2)
+        o["log_log_slope_below_crossover"] = rt::logLogSlope(lx, ly);
+      if (hx.size() >= 2)
+        o["log_log_slope_above_crossover"] = rt::logLogSlope(hx, hy);
+    }
+    policies.push_back(std::move(o));
+    auto ci = [](const rt::McStat &x) {
+      return formatv("{0:F1} +- {1:F1}", x.mean, x.halfWidth95()).str();
+    };
+    table += formatv("{0,-20} {1,8:F4} {2,12:F2} {3,12:F4} {4,22} {5,22}\n",
+                     p.name, quality, meanC, drift, ci(mc[i].aux),
+                     ci(mc[i].spill))
+                 .str();
+  }
+  json::Object doc{
+      {"version", 1},
+      {"generator", *json::parse(generator)},
+      {"horizon_slots", int64_t(st.horizon)},
+      {"runs", int64_t(st.runs)},
+      {"seed", int64_t(st.seed)},
+      {"simulation", st.perTask ? "per-task" : "aggregate"},
+      {"supply_J", json::Object{{"mean", supply.mean},
+                                {"sd", std::sqrt(supply.var)}}},
+      {"reserve_capacity_J", num(fleet.reserveMaxJ)},
+      {"policies", std::move(policies)}};
+  out.reportJson = formatv("{0:2}\n", json::Value(std::move(doc))).str();
+  out.horizonsCsv = std::move(csv);
+  out.summary = formatv("{0} slots x {1} runs ({2}), mean supply {3:F2} J "
+                        "per slot\n",
+                        st.horizon, st.runs,
+                        st.perTask ? "every task drawn" : "aggregate draws",
+                        supply.mean)
+                    .str() +
+                table;
+  return true;
+}
+
+} // namespace energy
