@@ -2,7 +2,7 @@
 
 #include "calculus/models/TokenLaw.h"
 
-#include <Eigen/Dense>
+#include "calculus/models/LinearFit.h"
 
 #include <cmath>
 
@@ -29,42 +29,27 @@ double TokenLaw::standardError(int i) const {
 bool fitTokenLaw(const std::vector<TokenLawRow> &rows, TokenLaw &out,
                  std::string &err) {
   const int p = 4;
-  Eigen::Index n = Eigen::Index(rows.size());
-  if (n <= p) {
+  if (rows.size() <= size_t(p)) {
     err = "need more rows than the law's four coefficients";
     return false;
   }
-  Eigen::MatrixXd X(n, p);
-  Eigen::VectorXd y(n);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    X(i, 0) = rows[i].qw;
-    X(i, 1) = rows[i].qkv;
-    X(i, 2) = rows[i].tau;
-    X(i, 3) = 1;
-    y(i) = rows[i].e;
+  std::vector<std::vector<double>> X;
+  std::vector<double> y;
+  for (const TokenLawRow &r : rows) {
+    X.push_back({r.qw, r.qkv, r.tau, 1});
+    y.push_back(r.e);
   }
-  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(X);
-  if (qr.rank() < p) {
-    err = "the design is rank deficient: the rows do not vary q_w, q_kv and "
-          "tau independently";
+  LinearFit fit;
+  if (!fitLinear(X, y, fit, err)) {
+    if (err.find("rank deficient") != std::string::npos)
+      err = "the design is rank deficient: the rows do not vary q_w, q_kv "
+            "and tau independently";
     return false;
   }
-  Eigen::VectorXd beta = qr.solve(y);
-  Eigen::MatrixXd XtXinv = (X.transpose() * X).inverse();
-  Eigen::VectorXd resid = y - X * beta;
-  // HC3: (X'X)^-1 X' diag(u_i^2 / (1 - h_ii)^2) X (X'X)^-1.
-  Eigen::MatrixXd meat = Eigen::MatrixXd::Zero(p, p);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    Eigen::VectorXd xi = X.row(i).transpose();
-    double h = xi.dot(XtXinv * xi);
-    double w = resid(i) / (1 - h);
-    meat += w * w * xi * xi.transpose();
-  }
-  Eigen::MatrixXd cov = XtXinv * meat * XtXinv;
   for (int i = 0; i < p; ++i) {
-    out.coef[i] = beta(i);
+    out.coef[i] = fit.coef[i];
     for (int j = 0; j < p; ++j)
-      out.cov[i * p + j] = cov(i, j);
+      out.cov[i * p + j] = fit.cov[i * p + j];
   }
   out.rows = rows.size();
   return true;

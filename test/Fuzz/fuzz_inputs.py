@@ -173,6 +173,22 @@ cases += [
      ".json",
      lambda f: [os.path.join(tools, "energy-prof"), "route", f, "--runs", "2",
                 "--horizon", "200", "-o", os.devnull]),
+    # ML.ENERGY-format measurements (v3 layout, made here) through the
+    # held-out validation.
+    ("mlenergy", b'{"task": "t", "configurations": [' + b", ".join(
+        b'{"model_id": "m", "architecture": "Dense Transformer", "gpu_model":'
+        b' "H100", "weight_precision": "bfloat16", "total_params_billions": 8,'
+        b' "activated_params_billions": 8, "num_gpus": 1, "tensor_parallel": 1,'
+        b' "data_parallel": 1, "expert_parallel": 1, "max_num_seqs": %d, '
+        b'"avg_batch_size": %f, "avg_output_len": 500, "avg_power_watts": 300,'
+        b' "energy_per_token_joules": %f, "output_throughput_tokens_per_sec": '
+        b'%f, "median_itl_ms": %f, "p90_itl_ms": %f}' % (
+            b, 0.95 * b, 0.05 + 3.0 / b, 80.0 * b / (1 + 0.01 * b),
+            10 + 0.1 * b, 12 + 0.12 * b) for b in (8, 16, 32, 64, 128, 256,
+                                                   512, 1024)) + b"]}",
+     ".json",
+     lambda f: [os.path.join(tools, "energy-prof"), "validate-serving", f,
+                "-o", os.devnull]),
     # Contexts, reduction (wrapping what fails) and evaluation.
     ("contexts", seed(os.path.join(src, "test", "Passes",
                                    "energy-context.mlir")), ".mlir",

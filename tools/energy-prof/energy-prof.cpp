@@ -42,6 +42,7 @@
 #include "runtime/plan/Plan.h"
 #include "tools/VersionPrinter.h"
 #include "tools/energy-prof/Route.h"
+#include "tools/energy-prof/Serving.h"
 #if ENERGY_CUDA_KERNELS
 #include "runtime/kernels/CudaDevice.h"
 #endif
@@ -178,6 +179,24 @@ static cl::opt<bool> routePerTask(
 static cl::opt<std::string> routeCsv(
     "csv", cl::desc("route: write the horizon table (CSV) here"),
     cl::cat(category));
+static cl::opt<std::string> serveModel(
+    "serve-model", cl::desc("serve-plan: the model id"), cl::cat(category));
+static cl::opt<std::string> serveGpu(
+    "gpu", cl::desc("serve-plan: A100, H100 or B200"), cl::cat(category));
+static cl::opt<int> serveTp("tp", cl::desc("serve-plan: tensor parallel degree"),
+                            cl::init(1), cl::cat(category));
+static cl::opt<double> serveSloMs(
+    "slo-p90-itl-ms",
+    cl::desc("serve-plan: the p90 inter-token latency SLO (ms)"),
+    cl::cat(category));
+static cl::opt<double> flopJoules(
+    "joules-per-flop",
+    cl::desc("validate-serving: the uncalibrated FLOP/byte model's J/FLOP"),
+    cl::init(0.7e-12), cl::cat(category));
+static cl::opt<double> byteJoules(
+    "joules-per-byte",
+    cl::desc("validate-serving: the uncalibrated FLOP/byte model's J/byte"),
+    cl::init(3.2e-11), cl::cat(category));
 static cl::opt<std::string> output("o", cl::desc("file to write: the signature DB, model or report"),
                                    cl::init("-"), cl::cat(category));
 
@@ -967,6 +986,30 @@ static int routeCmd() {
   return 0;
 }
 
+/// `validate-serving PATH...` and `serve-plan PATH... --serve-model M --gpu G
+/// --tp T --slo-p90-itl-ms X` (docs/VALIDATION.md).
+static int servingCmd() {
+  if (shardFiles.empty())
+    return fail(command + " needs the measurement files or directories");
+  std::vector<std::string> paths(shardFiles.begin(), shardFiles.end());
+  std::string text, err;
+  bool ok;
+  if (command == "validate-serving") {
+    ok = energy::validateServingCommand(
+        paths, energy::generatorJson("energy-prof validate-serving", paths),
+        flopJoules, byteJoules, text, err);
+  } else {
+    if (serveModel.empty() || serveGpu.empty() ||
+        !serveSloMs.getNumOccurrences())
+      return fail("serve-plan needs --serve-model, --gpu and --slo-p90-itl-ms");
+    ok = energy::servePlanCommand(paths, serveModel, serveGpu, serveTp,
+                                  serveSloMs, text, err);
+  }
+  if (!ok)
+    return fail(err);
+  return writeOutput(text);
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -996,6 +1039,8 @@ int main(int argc, char **argv) {
     return merge();
   if (command == "route")
     return routeCmd();
+  if (command == "validate-serving" || command == "serve-plan")
+    return servingCmd();
   if (!shardFiles.empty())
     return fail("unexpected argument '" + shardFiles.front() + "'");
   if (deviceName.empty())
@@ -1025,7 +1070,8 @@ int main(int argc, char **argv) {
   if (command != "characterize" && command != "measure-composite")
     return fail("unknown command '" + command +
                 "'; expected characterize, measure-composite, probe, fit, profile, "
-                "merge, route, run-plan or plan-clocks");
+                "merge, route, validate-serving, serve-plan, run-plan or "
+                "plan-clocks");
   if (kernelsFile.empty())
     return fail(command + " needs --kernels");
   if (runs < 2)

@@ -1,0 +1,99 @@
+//===- LinearFit.cpp - OLS with HC3 covariance ----------------------------===//
+
+#include "calculus/models/LinearFit.h"
+
+#include <Eigen/Dense>
+
+#include <cmath>
+
+namespace energy {
+namespace calculus {
+
+double LinearFit::predict(const std::vector<double> &x) const {
+  double v = 0;
+  for (size_t i = 0; i < coef.size(); ++i)
+    v += coef[i] * x[i];
+  return v;
+}
+
+double LinearFit::coefficientVariance(const std::vector<double> &x) const {
+  size_t p = coef.size();
+  double v = 0;
+  for (size_t i = 0; i < p; ++i)
+    for (size_t j = 0; j < p; ++j)
+      v += x[i] * cov[i * p + j] * x[j];
+  return std::max(0.0, v);
+}
+
+double LinearFit::predictionHalfWidth95(const std::vector<double> &x) const {
+  if (rows <= coef.size())
+    return -1;
+  return studentT975(rows - coef.size()) *
+         std::sqrt(coefficientVariance(x) + residualVariance);
+}
+
+bool fitLinear(const std::vector<std::vector<double>> &X,
+               const std::vector<double> &y, LinearFit &out, std::string &err) {
+  Eigen::Index n = Eigen::Index(X.size());
+  Eigen::Index p = n ? Eigen::Index(X[0].size()) : 0;
+  if (p == 0 || n <= p) {
+    err = "need more rows (" + std::to_string(n) + ") than coefficients (" +
+          std::to_string(p) + ")";
+    return false;
+  }
+  Eigen::MatrixXd A(n, p);
+  Eigen::VectorXd b(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    for (Eigen::Index j = 0; j < p; ++j)
+      A(i, j) = X[size_t(i)][size_t(j)];
+    b(i) = y[size_t(i)];
+  }
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(A);
+  if (qr.rank() < p) {
+    err = "the design is rank deficient: the rows do not vary the "
+          "coordinates independently";
+    return false;
+  }
+  Eigen::VectorXd beta = qr.solve(b);
+  Eigen::MatrixXd inv = (A.transpose() * A).inverse();
+  Eigen::VectorXd resid = b - A * beta;
+  // HC3: (X'X)^-1 X' diag(u_i^2 / (1 - h_ii)^2) X (X'X)^-1.
+  Eigen::MatrixXd meat = Eigen::MatrixXd::Zero(p, p);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    Eigen::VectorXd xi = A.row(i).transpose();
+    double h = xi.dot(inv * xi);
+    double w = resid(i) / std::max(1e-12, 1 - h);
+    meat += w * w * xi * xi.transpose();
+  }
+  Eigen::MatrixXd cov = inv * meat * inv;
+  out.coef.assign(size_t(p), 0.0);
+  out.cov.assign(size_t(p * p), 0.0);
+  for (Eigen::Index i = 0; i < p; ++i) {
+    out.coef[size_t(i)] = beta(i);
+    for (Eigen::Index j = 0; j < p; ++j)
+      out.cov[size_t(i * p + j)] = cov(i, j);
+  }
+  out.residualVariance = resid.squaredNorm() / double(n - p);
+  out.rows = size_t(n);
+  return true;
+}
+
+double studentT975(size_t dof) {
+  static const double table[31] = {
+      0,      12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365,
+      2.306,  2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+      2.120,  2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069,
+      2.064,  2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
+  if (dof == 0)
+    return INFINITY;
+  if (dof <= 30)
+    return table[dof];
+  // Cornish-Fisher expansion around the normal quantile (Abramowitz &
+  // Stegun 26.7.5).
+  double z = 1.959963984540054, n = double(dof);
+  return z + (z * z * z + z) / (4 * n) +
+         (5 * std::pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * n * n);
+}
+
+} // namespace calculus
+} // namespace energy

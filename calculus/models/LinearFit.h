@@ -1,0 +1,47 @@
+//===- LinearFit.h - OLS with HC3 covariance and prediction intervals -*- C++ -*-===//
+//
+// y = X b + u by least squares (column-pivoted QR), with the HC3
+// heteroskedasticity-robust covariance of b (MacKinnon & White 1985) and the
+// residual variance s^2 = RSS / (n - p); a new point's prediction variance
+// is x' Cov x + s^2 and its 95 % interval uses Student's t with n - p
+// degrees of freedom. The providers' fits (Token-Energy Law, calibrated
+// FLOP/byte accounting) are linear in their coefficients and use this.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CALCULUS_MODELS_LINEARFIT_H
+#define CALCULUS_MODELS_LINEARFIT_H
+
+#include <string>
+#include <vector>
+
+namespace energy {
+namespace calculus {
+
+struct LinearFit {
+  std::vector<double> coef;
+  std::vector<double> cov; ///< HC3, row-major p x p
+  double residualVariance = 0; ///< RSS / (n - p); 0 when n == p
+  size_t rows = 0;
+
+  double predict(const std::vector<double> &x) const;
+  /// x' Cov x (the coefficients' uncertainty only).
+  double coefficientVariance(const std::vector<double> &x) const;
+  /// Half-width of the 95 % prediction interval for a new observation at x
+  /// (negative when n == p: no residual degrees of freedom).
+  double predictionHalfWidth95(const std::vector<double> &x) const;
+};
+
+/// Fails with `err` when there are no more rows than columns or the design
+/// is rank deficient.
+bool fitLinear(const std::vector<std::vector<double>> &X,
+               const std::vector<double> &y, LinearFit &out, std::string &err);
+
+/// Two-sided 97.5 % quantile of Student's t with `dof` degrees of freedom
+/// (tabulated to 30, Cornish-Fisher beyond).
+double studentT975(size_t dof);
+
+} // namespace calculus
+} // namespace energy
+
+#endif // CALCULUS_MODELS_LINEARFIT_H

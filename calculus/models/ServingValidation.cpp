@@ -1,0 +1,283 @@
+//===- ServingValidation.cpp - inference models against measurements ------===//
+
+#include "calculus/models/ServingValidation.h"
+
+#include "calculus/models/LinearFit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace energy {
+namespace calculus {
+
+std::string servingGroup(const ServingObservation &o) {
+  return o.dataset + "/" + o.task + "/" + o.model + "/" + o.gpu + "/tp" +
+         std::to_string(o.tp);
+}
+
+namespace {
+using Group = std::vector<const ServingObservation *>;
+
+std::map<std::string, Group> byGroup(const std::vector<ServingObservation> &obs) {
+  std::map<std::string, Group> g;
+  for (const ServingObservation &o : obs)
+    g[servingGroup(o)].push_back(&o);
+  for (auto &kv : g)
+    // By cap, ties in input order (the pointers point into one vector).
+    std::sort(kv.second.begin(), kv.second.end(), [](auto *a, auto *b) {
+      return a->cap != b->cap ? a->cap < b->cap : a < b;
+    });
+  return g;
+}
+
+std::vector<double> lawColumns(const ServingObservation &o) {
+  return {o.weightBytes / (1e9 * o.batch), o.tau, 1};
+}
+
+bool fitLaw(const Group &train, LinearFit &fit, std::string &err) {
+  std::vector<std::vector<double>> X;
+  std::vector<double> y;
+  for (const ServingObservation *o : train) {
+    X.push_back(lawColumns(*o));
+    y.push_back(o->e);
+  }
+  return fitLinear(X, y, fit, err);
+}
+
+/// Linear interpolation of y against log x over sorted (x, y); clamped.
+double interpolate(const std::vector<std::pair<double, double>> &pts, double x) {
+  if (x <= pts.front().first)
+    return pts.front().second;
+  if (x >= pts.back().first)
+    return pts.back().second;
+  for (size_t i = 1; i < pts.size(); ++i)
+    if (x <= pts[i].first) {
+      double a = std::log(pts[i - 1].first), b = std::log(pts[i].first);
+      double t = (std::log(x) - a) / (b - a);
+      return pts[i - 1].second + t * (pts[i].second - pts[i - 1].second);
+    }
+  return pts.back().second;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+} // namespace
+
+ValidationRun tokenLawHoldout(const std::vector<ServingObservation> &obs) {
+  ValidationRun run;
+  run.note = "Token-Energy Law per (model, GPU, TP, workload): e = alpha q_w "
+             "+ P_tau tau + c on every other batch setting, then the reverse";
+  for (auto &kv : byGroup(obs)) {
+    const Group &g = kv.second;
+    ++run.groups;
+    Group half[2];
+    for (size_t i = 0; i < g.size(); ++i)
+      half[i % 2].push_back(g[i]);
+    bool used = false;
+    for (int h = 0; h < 2; ++h) {
+      if (half[h].size() < 4 || half[1 - h].empty())
+        continue;
+      LinearFit fit;
+      std::string err;
+      if (!fitLaw(half[h], fit, err))
+        continue;
+      used = true;
+      for (const ServingObservation *o : half[1 - h]) {
+        std::vector<double> x = lawColumns(*o);
+        run.predictions.push_back(
+            {o, fit.predict(x), fit.predictionHalfWidth95(x)});
+      }
+    }
+    if (!used)
+      ++run.groupsSkipped;
+  }
+  return run;
+}
+
+ValidationRun flopByteUncalibrated(const std::vector<ServingObservation> &obs,
+                                   double joulesPerFlop, double joulesPerByte) {
+  ValidationRun run;
+  run.note = "FLOP/byte accounting, fixed coefficients, no static power";
+  std::map<std::string, bool> groups;
+  for (const ServingObservation &o : obs) {
+    groups[servingGroup(o)] = true;
+    run.predictions.push_back(
+        {&o, joulesPerFlop * o.flopsPerToken +
+                 joulesPerByte * o.weightBytes / o.batch,
+         -1});
+  }
+  run.groups = groups.size();
+  return run;
+}
+
+ValidationRun flopByteCalibrated(const std::vector<ServingObservation> &obs) {
+  ValidationRun run;
+  run.note = "FLOP/byte accounting calibrated on one model per (dataset, "
+             "task, GPU): e = s G tau + J_byte M_w / B + J_flop 2 P_active";
+  std::map<std::string, std::map<std::string, Group>> cells;
+  for (const ServingObservation &o : obs)
+    cells[o.dataset + "/" + o.task + "/" + o.gpu][o.model].push_back(&o);
+  auto cols = [](const ServingObservation &o) {
+    return std::vector<double>{o.gpus * o.tau, o.weightBytes / o.batch,
+                               o.flopsPerToken};
+  };
+  for (auto &cell : cells) {
+    run.groups += cell.second.size();
+    const Group *calib = nullptr;
+    for (auto &m : cell.second)
+      if (!calib || m.second.size() > calib->size())
+        calib = &m.second;
+    std::vector<std::vector<double>> X;
+    std::vector<double> y;
+    for (const ServingObservation *o : *calib) {
+      X.push_back(cols(*o));
+      y.push_back(o->e);
+    }
+    LinearFit fit;
+    std::string err;
+    if (cell.second.size() < 2 || !fitLinear(X, y, fit, err)) {
+      run.groupsSkipped += cell.second.size();
+      continue;
+    }
+    for (auto &m : cell.second) {
+      if (&m.second == calib)
+        continue;
+      for (const ServingObservation *o : m.second) {
+        std::vector<double> x = cols(*o);
+        run.predictions.push_back({o, fit.predict(x),
+                                   fit.predictionHalfWidth95(x)});
+      }
+    }
+  }
+  return run;
+}
+
+std::vector<ErrorSummary>
+summarizeBy(const std::vector<HeldOut> &preds,
+            std::string (*keyOf)(const HeldOut &)) {
+  std::map<std::string, std::vector<const HeldOut *>> by;
+  for (const HeldOut &h : preds)
+    by[keyOf(h)].push_back(&h);
+  std::vector<ErrorSummary> out;
+  for (auto &kv : by) {
+    ErrorSummary s;
+    s.key = kv.first;
+    std::vector<double> abs, widths;
+    s.maxSigned = -INFINITY;
+    for (const HeldOut *h : kv.second) {
+      abs.push_back(std::abs(h->relErr()));
+      s.maxSigned = std::max(s.maxSigned, h->relErr());
+      if (h->halfWidth95 >= 0) {
+        widths.push_back(h->halfWidth95 / h->obs->e);
+        ++s.withInterval;
+        s.covered += std::abs(h->predicted - h->obs->e) <= h->halfWidth95;
+      }
+    }
+    s.n = abs.size();
+    s.medianAbs = median(abs);
+    s.maxAbs = *std::max_element(abs.begin(), abs.end());
+    if (!widths.empty())
+      s.medianRelHalfWidth = median(widths);
+    out.push_back(s);
+  }
+  return out;
+}
+
+double recommendCap(const std::vector<const ServingObservation *> &train,
+                    const std::vector<double> &candidates, double sloS,
+                    double &predicted, double &halfWidth, std::string &err) {
+  LinearFit fit;
+  if (!fitLaw(train, fit, err))
+    return -1;
+  std::vector<std::pair<double, double>> batch, tau, p90;
+  for (const ServingObservation *o : train) {
+    if (o->p90ItlS < 0) {
+      err = "the planner needs the p90 inter-token latency of every setting";
+      return -1;
+    }
+    batch.push_back({o->cap, std::log(o->batch)});
+    tau.push_back({o->cap, std::log(o->tau)});
+    p90.push_back({o->cap, std::log(o->p90ItlS)});
+  }
+  double best = -1, bestE = INFINITY;
+  const ServingObservation &ref = *train.front();
+  for (double cap : candidates) {
+    if (std::exp(interpolate(p90, cap)) > sloS)
+      continue;
+    ServingObservation o = ref;
+    o.cap = cap;
+    o.batch = std::exp(interpolate(batch, cap));
+    o.tau = std::exp(interpolate(tau, cap));
+    std::vector<double> x = lawColumns(o);
+    double e = fit.predict(x);
+    if (e < bestE) {
+      bestE = e;
+      best = cap;
+      predicted = e;
+      halfWidth = fit.predictionHalfWidth95(x);
+    }
+  }
+  if (best < 0)
+    err = "no batch cap is predicted to meet the SLO";
+  return best;
+}
+
+std::vector<PlannerCase>
+plannerHoldout(const std::vector<ServingObservation> &obs) {
+  std::vector<PlannerCase> out;
+  for (auto &kv : byGroup(obs)) {
+    const Group &g = kv.second;
+    if (g.size() < 8 || g.front()->p90ItlS < 0)
+      continue;
+    Group train;
+    std::vector<double> caps, p90s;
+    for (size_t i = 0; i < g.size(); ++i) {
+      if (i % 2 == 0)
+        train.push_back(g[i]);
+      caps.push_back(g[i]->cap);
+      p90s.push_back(g[i]->p90ItlS);
+    }
+    std::vector<double> sorted = p90s;
+    std::sort(sorted.begin(), sorted.end());
+    // SLOs between measured latencies (the geometric midpoint of the two
+    // sorted p90 values around the 25th, 50th and 75th percentile, and
+    // 10 % above the largest): an SLO exactly at a measured value would
+    // score the planner on the rounding of its latency prediction.
+    auto between = [&](double q) {
+      size_t i = std::min(sorted.size() - 2,
+                          size_t(std::floor(q * double(sorted.size() - 1))));
+      return std::sqrt(sorted[i] * sorted[i + 1]);
+    };
+    for (double slo : {between(0.25), between(0.5), between(0.75),
+                       1.1 * sorted.back()}) {
+      PlannerCase c;
+      c.group = kv.first;
+      c.dataset = g.front()->dataset;
+      c.gpu = g.front()->gpu;
+      c.architecture = g.front()->architecture;
+      c.sloS = slo;
+      for (const ServingObservation *o : g)
+        if (o->p90ItlS <= slo && (c.bestCap < 0 || o->e < c.bestE)) {
+          c.bestCap = o->cap;
+          c.bestE = o->e;
+        }
+      double pred = 0, hw = 0;
+      std::string err;
+      c.chosenCap = recommendCap(train, caps, slo, pred, hw, err);
+      for (const ServingObservation *o : g)
+        if (o->cap == c.chosenCap) {
+          c.chosenE = o->e;
+          c.chosenMeetsSlo = o->p90ItlS <= slo;
+        }
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+} // namespace calculus
+} // namespace energy

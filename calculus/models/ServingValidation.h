@@ -1,0 +1,108 @@
+//===- ServingValidation.h - inference models against measurements -*- C++ -*-===//
+//
+// Held-out validation of the inference energy providers on measured serving
+// configurations (docs/VALIDATION.md), and a serving planner that picks the
+// batch cap of least energy per token within a latency SLO.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CALCULUS_MODELS_SERVINGVALIDATION_H
+#define CALCULUS_MODELS_SERVINGVALIDATION_H
+
+#include <string>
+#include <vector>
+
+namespace energy {
+namespace calculus {
+
+/// One measured steady-state serving configuration.
+struct ServingObservation {
+  std::string model, gpu, architecture, dataset, task;
+  int tp = 1, gpus = 1;
+  double cap = 0;           ///< batch cap (max_num_seqs)
+  double batch = 0;         ///< realized mean batch B_eff
+  double tau = 0;           ///< s per output token (1 / throughput)
+  double e = 0;             ///< J per output token, all GPUs
+  double p90ItlS = -1;      ///< -1 when not measured
+  double weightBytes = 0;   ///< M_w: total parameters x bytes per parameter
+  double flopsPerToken = 0; ///< 2 x active parameters
+};
+
+/// "dataset/task/model/gpu/tp": the cell within which only the batch cap
+/// varies.
+std::string servingGroup(const ServingObservation &o);
+
+struct HeldOut {
+  const ServingObservation *obs = nullptr;
+  double predicted = 0;
+  double halfWidth95 = -1; ///< -1: no interval (no residual dof)
+  double relErr() const { return (predicted - obs->e) / obs->e; }
+};
+
+struct ValidationRun {
+  std::vector<HeldOut> predictions;
+  size_t groups = 0, groupsSkipped = 0; ///< groups too small to hold out
+  std::string note;                     ///< what was fitted, in words
+};
+
+/// Token-Energy Law within each group (fixed model, GPU, TP and workload):
+/// M_w is fixed, and the attended history is not in the data, so the KV
+/// term is constant and folds into the intercept; the fit is
+///   e = alpha q_w + P_tau tau + c,  q_w = M_w / (1e9 B_eff)
+/// on every other batch setting (sorted by cap), predicting the others,
+/// then the reverse. Groups with fewer than 4 settings per half are skipped.
+ValidationRun tokenLawHoldout(const std::vector<ServingObservation> &obs);
+
+/// FLOP/byte accounting with fixed coefficients (J per FLOP, J per weight
+/// byte): e = J_flop 2 P_active + J_byte M_w / B_eff, no static power.
+ValidationRun flopByteUncalibrated(const std::vector<ServingObservation> &obs,
+                                   double joulesPerFlop, double joulesPerByte);
+
+/// FLOP/byte accounting calibrated per (dataset, task, GPU) on one model
+/// (the one with most settings; ties by name) and applied to the others:
+///   e = s (G tau) + J_byte M_w / B_eff + J_flop 2 P_active
+/// (s static power per GPU, G GPUs).
+ValidationRun flopByteCalibrated(const std::vector<ServingObservation> &obs);
+
+struct ErrorSummary {
+  std::string key;
+  size_t n = 0;
+  double medianAbs = 0, maxAbs = 0;
+  double maxSigned = 0; ///< largest signed relative error (< 0: all under)
+  size_t withInterval = 0, covered = 0; ///< 95 % interval coverage
+  double medianRelHalfWidth = 0; ///< of the 95 % intervals, / measured
+};
+/// Median and maximum |relative error| and coverage, grouped by `keyOf`
+/// (sorted by key).
+std::vector<ErrorSummary>
+summarizeBy(const std::vector<HeldOut> &preds,
+            std::string (*keyOf)(const HeldOut &));
+
+/// The planner: within one group, fit the law on `train`, interpolate the
+/// realized batch, tau and p90 ITL against log cap, and return the cap of
+/// least predicted energy per token whose predicted p90 ITL meets `sloS`
+/// among `candidates` (-1 when none does). `predicted` and `halfWidth` get
+/// the chosen cap's prediction.
+double recommendCap(const std::vector<const ServingObservation *> &train,
+                    const std::vector<double> &candidates, double sloS,
+                    double &predicted, double &halfWidth, std::string &err);
+
+struct PlannerCase {
+  std::string group;
+  std::string dataset, gpu, architecture;
+  double sloS = 0;
+  double chosenCap = -1, bestCap = -1;
+  double chosenE = 0, bestE = 0;  ///< measured at the caps
+  bool chosenMeetsSlo = false;
+  double regret() const { return chosenE / bestE - 1; }
+};
+/// For each group with p90 ITL measured and >= 8 settings: train on every
+/// other setting, recommend among all the group's caps for SLOs between the
+/// measured p90 ITLs at the 25th, 50th and 75th percentile and above the
+/// largest, and score against the measurements.
+std::vector<PlannerCase> plannerHoldout(const std::vector<ServingObservation> &obs);
+
+} // namespace calculus
+} // namespace energy
+
+#endif // CALCULUS_MODELS_SERVINGVALIDATION_H

@@ -1,0 +1,267 @@
+//===- MlEnergy.cpp - reading ML.ENERGY leaderboard measurements ----------===//
+
+#include "runtime/formats/MlEnergy.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+using namespace llvm;
+
+namespace energy {
+namespace formats {
+
+namespace {
+bool readText(const std::string &path, std::string &text, std::string &err) {
+  auto buf = MemoryBuffer::getFile(path);
+  if (!buf) {
+    err = path + ": cannot read: " + buf.getError().message();
+    return false;
+  }
+  text = (*buf)->getBuffer().str();
+  return true;
+}
+
+struct Fields {
+  const json::Object &o;
+  const std::string &where;
+  std::string &err;
+  bool number(StringRef key, double &out, bool positive = true) {
+    std::optional<double> v = o.getNumber(key);
+    if (!v || !std::isfinite(*v) || *v < 0 || (positive && *v == 0)) {
+      err = where + "." + key.str() + ": expected a " +
+            (positive ? "positive" : "non-negative") + " number";
+      return false;
+    }
+    out = *v;
+    return true;
+  }
+  bool integer(StringRef key, int &out) {
+    std::optional<int64_t> v = o.getInteger(key);
+    if (!v || *v < 1 || *v > 4096) {
+      err = where + "." + key.str() + ": expected a whole number from 1 to "
+                                      "4096";
+      return false;
+    }
+    out = int(*v);
+    return true;
+  }
+  bool string(StringRef key, std::string &out) {
+    std::optional<StringRef> v = o.getString(key);
+    if (!v || v->empty()) {
+      err = where + "." + key.str() + ": expected a string";
+      return false;
+    }
+    out = v->str();
+    return true;
+  }
+};
+
+/// "NVIDIA A100-SXM4-40GB" / "H100 80GB HBM3" / "B200" -> "A100" / "H100" /
+/// "B200"; empty when unknown.
+std::string gpuName(StringRef s) {
+  for (const char *g : {"A100", "H100", "H200", "B200"})
+    if (s.contains(g))
+      return g;
+  return "";
+}
+
+bool parseV3(const json::Object &root, const std::string &file,
+             std::vector<ServingPoint> &out, std::string &err) {
+  std::optional<StringRef> task = root.getString("task");
+  const json::Array *configs = root.getArray("configurations");
+  if (!task || !configs) {
+    err = file + ": $: expected a v3 task file {\"task\", \"configurations\"}";
+    return false;
+  }
+  for (size_t i = 0; i < configs->size(); ++i) {
+    std::string where = file + ": $.configurations[" + std::to_string(i) + "]";
+    const json::Object *o = (*configs)[i].getAsObject();
+    if (!o) {
+      err = where + ": expected an object";
+      return false;
+    }
+    Fields f{*o, where, err};
+    ServingPoint p;
+    p.file = file;
+    p.dataset = "v3";
+    p.task = task->str();
+    std::string arch, gpu, precision;
+    double throughput = 0, medianMs = 0, p90Ms = 0, cap = 0;
+    int dp = 1, ep = 1;
+    if (!f.string("model_id", p.model) || !f.string("architecture", arch) ||
+        !f.string("gpu_model", gpu) || !f.string("weight_precision", precision) ||
+        !f.number("total_params_billions", p.totalParamsB) ||
+        !f.number("activated_params_billions", p.activeParamsB) ||
+        !f.integer("num_gpus", p.numGpus) ||
+        !f.integer("tensor_parallel", p.tp) ||
+        !f.integer("data_parallel", dp) ||
+        !f.integer("expert_parallel", ep) ||
+        !f.number("max_num_seqs", cap) || !f.number("avg_batch_size", p.batch) ||
+        !f.number("avg_output_len", p.outputTokens) ||
+        !f.number("avg_power_watts", p.powerW) ||
+        !f.number("energy_per_token_joules", p.energyPerTokenJ) ||
+        !f.number("output_throughput_tokens_per_sec", throughput) ||
+        !f.number("median_itl_ms", medianMs) || !f.number("p90_itl_ms", p90Ms))
+      return false;
+    p.batchCap = cap;
+    p.gpu = gpuName(gpu);
+    if (p.gpu.empty()) {
+      err = where + ".gpu_model: unknown GPU '" + gpu + "'";
+      return false;
+    }
+    StringRef a(arch);
+    p.architecture = a.contains("MoE")      ? "moe"
+                     : a.contains("Hybrid") ? "hybrid"
+                     : a.contains("Dense")  ? "dense"
+                                            : "";
+    if (p.architecture.empty()) {
+      err = where + ".architecture: unknown architecture '" + arch + "'";
+      return false;
+    }
+    if (precision == "bfloat16" || precision == "float16")
+      p.bytesPerParam = 2;
+    else if (precision == "fp8")
+      p.bytesPerParam = 1;
+    else if (precision == "mxfp4")
+      p.bytesPerParam = 0.53125; // 4-bit values + one 8-bit scale per 32
+    else {
+      err = where + ".weight_precision: unknown precision '" + precision + "'";
+      return false;
+    }
+    p.secondsPerToken = 1 / throughput;
+    p.meanItlS = medianMs / 1e3;
+    p.p90ItlS = p90Ms / 1e3;
+    out.push_back(std::move(p));
+  }
+  return true;
+}
+
+/// Active parameters of the v2 mixture-of-experts models (their model
+/// cards: two of eight experts per token); models.json gives only totals.
+double v2ActiveParams(StringRef model, double total) {
+  if (model.contains("Mixtral-8x7B"))
+    return 12.9;
+  if (model.contains("Mixtral-8x22B"))
+    return 39.1;
+  return total;
+}
+
+bool parseV2(const json::Object &o, const std::string &file,
+             std::vector<ServingPoint> &out, std::string &err) {
+  std::string where = file + ": $";
+  Fields f{o, where, err};
+  ServingPoint p;
+  p.file = file;
+  p.dataset = "v2";
+  std::string gpu;
+  double perReq = 0, throughput = 0, cap = 0;
+  if (!f.string("Model", p.model) || !f.string("GPU", gpu) ||
+      !f.integer("TP", p.tp) || !f.integer("PP", p.pp) ||
+      !f.number("Energy/req (J)", perReq) ||
+      !f.number("Avg TPOT (s)", p.meanItlS) ||
+      !f.number("Token tput (tok/s)", throughput) ||
+      !f.number("Avg Output Tokens", p.outputTokens) ||
+      !f.number("Avg BS (reqs)", p.batch) || !f.number("Max BS (reqs)", cap))
+    return false;
+  p.gpu = gpuName(gpu);
+  if (p.gpu.empty()) {
+    err = where + ".GPU: unknown GPU '" + gpu + "'";
+    return false;
+  }
+  p.numGpus = p.tp * p.pp;
+  p.batchCap = cap;
+  p.energyPerTokenJ = perReq / p.outputTokens;
+  p.secondsPerToken = 1 / throughput;
+  // The task and the parameter count from the tree:
+  // <task>/<GPU>/<org>/<model>/<file>, <task>/models.json.
+  StringRef dir = sys::path::parent_path(file);
+  for (int up = 0; up < 3; ++up)
+    dir = sys::path::parent_path(dir);
+  p.task = sys::path::filename(dir).str();
+  std::string models = (dir + "/models.json").str(), text;
+  if (!readText(models, text, err)) {
+    err = file + ": no models.json with parameter counts: " + err;
+    return false;
+  }
+  Expected<json::Value> doc = json::parse(text);
+  const json::Object *m = doc ? doc->getAsObject() : nullptr;
+  if (!doc)
+    consumeError(doc.takeError());
+  const json::Object *entry = m ? m->getObject(p.model) : nullptr;
+  std::optional<double> params = entry ? entry->getNumber("params") : std::nullopt;
+  if (!params || !(*params > 0)) {
+    err = models + ": $." + p.model + ".params: expected the parameter count "
+                                      "(billions)";
+    return false;
+  }
+  p.totalParamsB = *params;
+  p.activeParamsB = v2ActiveParams(p.model, *params);
+  p.architecture = p.activeParamsB < p.totalParamsB ? "moe" : "dense";
+  p.bytesPerParam = 2; // vLLM serves these checkpoints in bf16
+  out.push_back(std::move(p));
+  return true;
+}
+
+bool readFile(const std::string &path, std::vector<ServingPoint> &out,
+              std::string &err) {
+  std::string text;
+  if (!readText(path, text, err))
+    return false;
+  Expected<json::Value> doc = json::parse(text);
+  if (!doc) {
+    err = path + ": malformed JSON: " + toString(doc.takeError());
+    return false;
+  }
+  const json::Object *root = doc->getAsObject();
+  if (!root) {
+    err = path + ": $: expected an object";
+    return false;
+  }
+  if (root->get("configurations"))
+    return parseV3(*root, path, out, err);
+  if (root->get("Energy/req (J)"))
+    return parseV2(*root, path, out, err);
+  err = path + ": $: neither a v3 task file (\"configurations\") nor a v2 "
+               "result (\"Energy/req (J)\")";
+  return false;
+}
+} // namespace
+
+bool readMlEnergy(const std::string &path, std::vector<ServingPoint> &out,
+                  std::string &err) {
+  if (!sys::fs::is_directory(path))
+    return readFile(path, out, err);
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (sys::fs::recursive_directory_iterator it(path, ec), end;
+       it != end && !ec; it.increment(ec)) {
+    StringRef name = sys::path::filename(it->path());
+    if (name.ends_with(".json") && name != "models.json" &&
+        it->type() != sys::fs::file_type::directory_file)
+      files.push_back(it->path());
+  }
+  if (ec) {
+    err = path + ": " + ec.message();
+    return false;
+  }
+  std::sort(files.begin(), files.end());
+  if (files.empty()) {
+    err = path + ": no result files (*.json) below it";
+    return false;
+  }
+  for (const std::string &f : files)
+    if (!readFile(f, out, err))
+      return false;
+  return true;
+}
+
+} // namespace formats
+} // namespace energy

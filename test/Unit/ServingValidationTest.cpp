@@ -1,0 +1,162 @@
+//===- ServingValidationTest.cpp - fits, hold-out and planner ------------===//
+//
+// LinearFit against the normal equations solved by hand, Student's t against
+// its tables, the hold-out on cells generated from the law (exact recovery,
+// interval coverage under known noise), and the planner against brute force
+// on a cell whose truth is known.
+//
+//===----------------------------------------------------------------------===//
+
+#include "calculus/models/LinearFit.h"
+#include "calculus/models/ServingValidation.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+using namespace energy::calculus;
+
+namespace {
+
+TEST(LinearFit, SimpleRegressionMatchesClosedForm) {
+  // y = a + b x: b = Sxy / Sxx, a = ybar - b xbar; s^2 = RSS / (n - 2).
+  std::vector<double> xs = {1, 2, 3, 5, 8}, ys = {2.1, 3.9, 6.2, 9.8, 16.1};
+  std::vector<std::vector<double>> X;
+  for (double x : xs)
+    X.push_back({1, x});
+  LinearFit fit;
+  std::string err;
+  ASSERT_TRUE(fitLinear(X, ys, fit, err)) << err;
+  double xb = 3.8, yb = 0, sxx = 0, sxy = 0;
+  for (double y : ys)
+    yb += y / 5;
+  for (size_t i = 0; i < 5; ++i) {
+    sxx += (xs[i] - xb) * (xs[i] - xb);
+    sxy += (xs[i] - xb) * (ys[i] - yb);
+  }
+  double b = sxy / sxx, a = yb - b * xb, rss = 0;
+  for (size_t i = 0; i < 5; ++i)
+    rss += std::pow(ys[i] - a - b * xs[i], 2);
+  EXPECT_NEAR(fit.coef[0], a, 1e-12);
+  EXPECT_NEAR(fit.coef[1], b, 1e-12);
+  EXPECT_NEAR(fit.residualVariance, rss / 3, 1e-12);
+  EXPECT_FALSE(fitLinear({{1, 1}, {1, 1}, {1, 1}}, {1, 2, 3}, fit, err));
+  EXPECT_NE(err.find("rank deficient"), std::string::npos);
+  EXPECT_FALSE(fitLinear({{1, 1}, {1, 2}}, {1, 2}, fit, err));
+}
+
+TEST(LinearFit, StudentQuantiles) {
+  EXPECT_DOUBLE_EQ(studentT975(1), 12.706);
+  EXPECT_DOUBLE_EQ(studentT975(10), 2.228);
+  EXPECT_NEAR(studentT975(60), 2.000, 1e-3);
+  EXPECT_NEAR(studentT975(120), 1.980, 1e-3);
+  EXPECT_NEAR(studentT975(100000), 1.95996, 1e-4);
+}
+
+/// A cell whose energy follows the law exactly: e = alpha q_w + P tau + c,
+/// with the realized batch and tau of a memory-bound decode.
+std::vector<ServingObservation> lawCell(double noise, unsigned seed,
+                                        std::vector<double> caps) {
+  std::mt19937_64 gen(seed);
+  std::normal_distribution<double> n(0, 1);
+  std::vector<ServingObservation> out;
+  for (double cap : caps) {
+    ServingObservation o;
+    o.model = "m";
+    o.gpu = "H100";
+    o.architecture = "dense";
+    o.dataset = "synthetic";
+    o.task = "t";
+    o.cap = cap;
+    o.batch = cap * 0.95;
+    // s per iteration; the quadratic term (attention over a growing batch)
+    // keeps tau from being affine in 1 / B (which would make the law's
+    // columns collinear).
+    double itl = 0.012 + 0.00004 * o.batch + 2e-7 * o.batch * o.batch;
+    o.tau = itl / o.batch;
+    o.weightBytes = 16e9;
+    o.p90ItlS = 1.2 * itl;
+    double qw = o.weightBytes / (1e9 * o.batch);
+    o.e = (0.3 * qw + 450 * o.tau + 0.05) * (1 + noise * n(gen));
+    out.push_back(o);
+  }
+  return out;
+}
+
+TEST(ServingValidation, TheLawIsRecoveredExactlyFromItsOwnCells) {
+  auto cell = lawCell(0, 1, {8, 16, 32, 48, 64, 96, 128, 192, 256, 512});
+  ValidationRun run = tokenLawHoldout(cell);
+  EXPECT_EQ(run.groups, 1u);
+  EXPECT_EQ(run.groupsSkipped, 0u);
+  ASSERT_EQ(run.predictions.size(), 10u);
+  for (const HeldOut &h : run.predictions)
+    EXPECT_NEAR(h.relErr(), 0, 1e-9);
+  // Too few settings per half: skipped, said so.
+  ValidationRun small = tokenLawHoldout(lawCell(0, 1, {8, 16, 32, 64, 128}));
+  EXPECT_EQ(small.groupsSkipped, 1u);
+  EXPECT_TRUE(small.predictions.empty());
+}
+
+TEST(ServingValidation, IntervalsCoverUnderKnownNoise) {
+  // 2 % multiplicative noise, 200 independent cells of 16 settings: the
+  // 95 % intervals (t with 5 dof) cover 95 % +- 2.5 % of held-out points.
+  std::vector<ServingObservation> all;
+  std::vector<double> caps;
+  for (int i = 0; i < 16; ++i)
+    caps.push_back(8 * std::pow(1.3, i));
+  for (unsigned c = 0; c < 200; ++c) {
+    auto cell = lawCell(0.02, 100 + c, caps);
+    for (auto &o : cell)
+      o.model = "m" + std::to_string(c);
+    all.insert(all.end(), cell.begin(), cell.end());
+  }
+  ValidationRun run = tokenLawHoldout(all);
+  auto s = summarizeBy(run.predictions, [](const HeldOut &) {
+    return std::string("all");
+  });
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].n, 3200u);
+  EXPECT_EQ(s[0].withInterval, 3200u);
+  double coverage = double(s[0].covered) / s[0].withInterval;
+  EXPECT_NEAR(coverage, 0.95, 0.025);
+  // At least the noise's median |N(0, 2 %)| = 1.35 %, inflated by the
+  // fit's own error on 8 rows (about sqrt(1 + 3/8)) but not beyond 1.5x.
+  EXPECT_GT(s[0].medianAbs, 0.02 * 0.674);
+  EXPECT_LT(s[0].medianAbs, 1.5 * 0.02 * 0.674);
+}
+
+TEST(ServingValidation, PlannerMatchesBruteForceOnAKnownCell) {
+  // Energy per token falls with the cap, latency rises: the best cap under
+  // an SLO is the largest whose p90 meets it. The planner trained on every
+  // other setting must find it among all caps.
+  std::vector<double> caps = {8, 16, 24, 32, 48, 64, 96, 128, 192, 256};
+  auto cell = lawCell(0, 3, caps);
+  std::vector<const ServingObservation *> train;
+  for (size_t i = 0; i < cell.size(); i += 2)
+    train.push_back(&cell[i]);
+  // SLOs between consecutive settings' latencies (at a measured latency the
+  // answer would hinge on the interpolation's last digit).
+  for (size_t i = 0; i + 1 < cell.size(); ++i) {
+    double slo = std::sqrt(cell[i].p90ItlS * cell[i + 1].p90ItlS);
+    double bestCap = -1, bestE = INFINITY;
+    for (const ServingObservation &o : cell)
+      if (o.p90ItlS <= slo && o.e < bestE) {
+        bestE = o.e;
+        bestCap = o.cap;
+      }
+    EXPECT_EQ(bestCap, cell[i].cap);
+    double pred = 0, hw = 0;
+    std::string err;
+    double cap = recommendCap(train, caps, slo, pred, hw, err);
+    EXPECT_EQ(cap, bestCap) << "slo " << slo << " " << err;
+    // Exact at a trained cap; at a held-out one tau is interpolated.
+    EXPECT_NEAR(pred, bestE, (i % 2 ? 0.02 : 1e-6) * bestE);
+  }
+  double pred = 0, hw = 0;
+  std::string err;
+  EXPECT_LT(recommendCap(train, caps, 1e-6, pred, hw, err), 0);
+  EXPECT_NE(err.find("no batch cap"), std::string::npos);
+}
+
+} // namespace

@@ -1,0 +1,197 @@
+//===- Serving.cpp - energy-prof validate-serving and serve-plan ----------===//
+//
+// Thin callers: the measurements' reader is runtime/formats/MlEnergy, the
+// fits, held-out validation and planner are calculus/models/
+// ServingValidation; this converts and writes the reports.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/energy-prof/Serving.h"
+
+#include "calculus/models/ServingValidation.h"
+#include "runtime/formats/MlEnergy.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace llvm;
+using namespace energy::calculus;
+
+namespace energy {
+
+namespace {
+bool load(const std::vector<std::string> &paths,
+          std::vector<ServingObservation> &obs, std::string &err) {
+  std::vector<formats::ServingPoint> pts;
+  for (const std::string &p : paths)
+    if (!formats::readMlEnergy(p, pts, err))
+      return false;
+  if (pts.empty()) {
+    err = "no measurements";
+    return false;
+  }
+  for (const formats::ServingPoint &p : pts) {
+    ServingObservation o;
+    o.model = p.model;
+    o.gpu = p.gpu;
+    o.architecture = p.architecture;
+    o.dataset = p.dataset;
+    o.task = p.task;
+    o.tp = p.tp;
+    o.gpus = p.numGpus;
+    o.cap = p.batchCap;
+    o.batch = p.batch;
+    o.tau = p.secondsPerToken;
+    o.e = p.energyPerTokenJ;
+    o.p90ItlS = p.p90ItlS;
+    o.weightBytes = p.totalParamsB * 1e9 * p.bytesPerParam;
+    o.flopsPerToken = 2 * p.activeParamsB * 1e9;
+    obs.push_back(o);
+  }
+  return true;
+}
+
+json::Array summaries(const std::vector<ErrorSummary> &s) {
+  json::Array a;
+  for (const ErrorSummary &e : s) {
+    json::Object o{{"key", e.key},
+                   {"n", int64_t(e.n)},
+                   {"median_abs_rel_err", e.medianAbs},
+                   {"max_abs_rel_err", e.maxAbs},
+                   {"max_signed_rel_err", e.maxSigned},
+                   {"with_interval", int64_t(e.withInterval)}};
+    if (e.withInterval) {
+      o["coverage95"] = double(e.covered) / double(e.withInterval);
+      o["median_rel_halfwidth95"] = e.medianRelHalfWidth;
+    }
+    a.push_back(std::move(o));
+  }
+  return a;
+}
+
+std::string byArch(const HeldOut &h) {
+  return h.obs->dataset + "/" + h.obs->gpu + "/" + h.obs->architecture;
+}
+std::string byModel(const HeldOut &h) {
+  return h.obs->dataset + "/" + h.obs->gpu + "/" + h.obs->architecture + "/" +
+         h.obs->model;
+}
+
+json::Object provider(const std::string &name, const ValidationRun &run) {
+  return json::Object{{"name", name},
+                      {"note", run.note},
+                      {"groups", int64_t(run.groups)},
+                      {"groups_skipped", int64_t(run.groupsSkipped)},
+                      {"predictions", int64_t(run.predictions.size())},
+                      {"by_gpu_architecture",
+                       summaries(summarizeBy(run.predictions, byArch))},
+                      {"by_model", summaries(summarizeBy(run.predictions, byModel))}};
+}
+} // namespace
+
+bool validateServingCommand(const std::vector<std::string> &paths,
+                            const std::string &generator, double joulesPerFlop,
+                            double joulesPerByte, std::string &report,
+                            std::string &err) {
+  std::vector<ServingObservation> obs;
+  if (!load(paths, obs, err))
+    return false;
+  json::Array providers;
+  providers.push_back(provider("token-law", tokenLawHoldout(obs)));
+  providers.push_back(provider(
+      "flop-byte-uncalibrated",
+      flopByteUncalibrated(obs, joulesPerFlop, joulesPerByte)));
+  providers.push_back(provider("flop-byte-calibrated", flopByteCalibrated(obs)));
+
+  std::vector<PlannerCase> cases = plannerHoldout(obs);
+  std::map<std::string, std::vector<const PlannerCase *>> byGpu;
+  for (const PlannerCase &c : cases)
+    byGpu[c.dataset + "/" + c.gpu + "/" + c.architecture].push_back(&c);
+  json::Array plannerRows;
+  for (auto &kv : byGpu) {
+    size_t within = 0, violations = 0, none = 0;
+    std::vector<double> regrets;
+    for (const PlannerCase *c : kv.second) {
+      if (c->chosenCap < 0) {
+        ++none;
+        continue;
+      }
+      regrets.push_back(c->regret());
+      within += c->regret() <= 0.05 && c->chosenMeetsSlo;
+      violations += !c->chosenMeetsSlo;
+    }
+    std::sort(regrets.begin(), regrets.end());
+    json::Object o{{"key", kv.first},
+                   {"cases", int64_t(kv.second.size())},
+                   {"within_5pct_and_meets_slo", int64_t(within)},
+                   {"slo_violations", int64_t(violations)},
+                   {"no_recommendation", int64_t(none)}};
+    if (!regrets.empty()) {
+      o["median_regret"] = regrets[regrets.size() / 2];
+      o["max_regret"] = regrets.back();
+    }
+    plannerRows.push_back(std::move(o));
+  }
+  json::Object doc{{"version", 1},
+                   {"generator", *json::parse(generator)},
+                   {"measurements", int64_t(obs.size())},
+                   {"flop_byte_coefficients",
+                    json::Object{{"joules_per_flop", joulesPerFlop},
+                                 {"joules_per_weight_byte", joulesPerByte}}},
+                   {"providers", std::move(providers)},
+                   {"planner", std::move(plannerRows)}};
+  report = formatv("{0:2}\n", json::Value(std::move(doc))).str();
+  return true;
+}
+
+bool servePlanCommand(const std::vector<std::string> &paths,
+                      const std::string &model, const std::string &gpu, int tp,
+                      double sloMs, std::string &text, std::string &err) {
+  std::vector<ServingObservation> obs;
+  if (!load(paths, obs, err))
+    return false;
+  std::vector<const ServingObservation *> group;
+  std::vector<double> caps;
+  std::string models;
+  for (const ServingObservation &o : obs) {
+    if (o.model == model && o.gpu == gpu && o.tp == tp) {
+      group.push_back(&o);
+      caps.push_back(o.cap);
+    }
+    if (models.size() < 400 && models.find(o.model) == std::string::npos)
+      models += (models.empty() ? "" : ", ") + o.model;
+  }
+  if (group.empty()) {
+    err = "no measurements of '" + model + "' on " + gpu + " with TP " +
+          std::to_string(tp) + " (models: " + models + ")";
+    return false;
+  }
+  if (!(sloMs > 0)) {
+    err = "--slo-p90-itl-ms must be positive";
+    return false;
+  }
+  // Candidate caps: the measured ones and the powers of two between them.
+  std::sort(caps.begin(), caps.end());
+  for (double c = 8; c <= caps.back(); c *= 2)
+    if (c >= caps.front())
+      caps.push_back(c);
+  std::sort(caps.begin(), caps.end());
+  caps.erase(std::unique(caps.begin(), caps.end()), caps.end());
+  double pred = 0, hw = 0;
+  double cap = recommendCap(group, caps, sloMs / 1e3, pred, hw, err);
+  if (cap < 0)
+    return false;
+  json::Object o{{"model", model},      {"gpu", gpu},
+                 {"tp", tp},            {"slo_p90_itl_ms", sloMs},
+                 {"batch_cap", cap},    {"predicted_J_per_token", pred},
+                 {"measurements", int64_t(group.size())}};
+  if (hw >= 0)
+    o["ci95_J_per_token"] = json::Array{pred - hw, pred + hw};
+  text = formatv("{0:2}\n", json::Value(std::move(o))).str();
+  return true;
+}
+
+} // namespace energy

@@ -1,0 +1,28 @@
+//===- Serving.h - energy-prof validate-serving and serve-plan -*- C++ -*-===//
+
+#ifndef TOOLS_ENERGY_PROF_SERVING_H
+#define TOOLS_ENERGY_PROF_SERVING_H
+
+#include <string>
+#include <vector>
+
+namespace energy {
+
+/// Reads ML.ENERGY measurements (files or directories), validates the
+/// providers held out and scores the planner (docs/VALIDATION.md); the
+/// report is JSON.
+bool validateServingCommand(const std::vector<std::string> &paths,
+                            const std::string &generator, double joulesPerFlop,
+                            double joulesPerByte, std::string &report,
+                            std::string &err);
+
+/// Recommends the batch cap of least predicted energy per token whose
+/// predicted p90 inter-token latency meets the SLO, from the measurements of
+/// one (model, GPU, TP); the answer is JSON.
+bool servePlanCommand(const std::vector<std::string> &paths,
+                      const std::string &model, const std::string &gpu, int tp,
+                      double sloMs, std::string &text, std::string &err);
+
+} // namespace energy
+
+#endif // TOOLS_ENERGY_PROF_SERVING_H
