@@ -8,7 +8,7 @@ CC     := clang-22
 CXX    := clang++-22
 PKGS   := libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22 \
           cmake ninja-build libgtest-dev libbenchmark-dev python3 zlib1g-dev \
-          libeigen3-dev
+          libeigen3-dev chromium
 
 .PHONY: all deps configure build demo demo-perseus test install bench docs clean
 
@@ -53,11 +53,12 @@ demo: build
 	@$(B)/energy-opt $(BUILD)/demo-schedule.mlir --sched-expand --sched-to-energy \
 	  --energy-evaluate="summary=true report=$(BUILD)/demo-report.json" -o $(BUILD)/demo.mlir
 	@echo "== 3. plan: the frontier's least-energy point within 1% of the fastest iteration"
-	@$(B)/energy-opt $(BUILD)/demo-schedule.mlir --sched-expand \
+	@$(B)/energy-opt $(BUILD)/demo-schedule.mlir --sched-expand --energy-frontier \
 	  --energy-plan="max-slowdown=1 summary=true" --energy-emit-dvfs \
 	  -o $(BUILD)/demo-planned.mlir
 	@$(B)/energy-translate --export-plan $(BUILD)/demo-planned.mlir -o $(BUILD)/demo-plan.json
 	@$(B)/energy-translate --export-perfetto $(BUILD)/demo-planned.mlir -o $(BUILD)/demo-trace.json
+	@$(B)/energy-translate --export-report $(BUILD)/demo-planned.mlir -o $(BUILD)/demo-report.html
 	@echo "== 4. the planned iteration, re-lowered and re-evaluated"
 	@$(B)/energy-opt $(BUILD)/demo-planned.mlir --sched-to-energy \
 	  --energy-evaluate="summary=true" -o /dev/null
@@ -65,6 +66,7 @@ demo: build
 	@$(B)/energy-opt examples/attention-tp2.mlir --energy-evaluate="summary=true" -o /dev/null
 	@echo "DB: $(BUILD)/demo-db.json  annotated IR: $(BUILD)/demo.mlir  report: $(BUILD)/demo-report.json  plan: $(BUILD)/demo-plan.json"
 	@echo "timeline (open in https://ui.perfetto.dev or chrome://tracing): $(BUILD)/demo-trace.json"
+	@echo "the picture (open in a browser; docs/report-demo.png): $(BUILD)/demo-report.html"
 
 # Perseus's measured Bloom/A40 stage profile (8 stages, every SM clock), read
 # in place from ../shared/data (never copied into the repository) as a 1F1B

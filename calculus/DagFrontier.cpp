@@ -1774,6 +1774,13 @@ bool dagFrontier(const Schedule &sched,
     double fastest = sw.makespan;
     for (double D = fastest; D <= slowest + step; D += step, ++index) {
       bool moved = sw.fill(D);
+      // An exhaustive refine at every deadline costs ~ deadlines x tasks x
+      // options x fill passes: bounded by a budget of task visits per rule
+      // (64 tasks x 11 clocks took 15 s unbounded), then sparse.
+      if (small && sw.fillVisits > settings.refineVisitBudget) {
+        small = false;
+        refineEvery = std::max<size_t>(1, n / 64);
+      }
       if (refining && (moved || small) && index % refineEvery == 0)
         sw.refine(D, /*exhaustive=*/small);
       if (moved || D == fastest || small) {
@@ -1824,7 +1831,8 @@ bool dagFrontier(const Schedule &sched,
         continue;
       sw.makespan = dag.forward(sw.T, sw.es);
       sw.fill(D);
-      sw.refine(D, /*exhaustive=*/totalOptions <= 2000);
+      sw.refine(D, /*exhaustive=*/totalOptions <= 2000 &&
+                       sw.fillVisits <= settings.refineVisitBudget);
       filled.push_back(sw.point(P, true));
     }
     if (!filled.empty()) {

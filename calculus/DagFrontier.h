@@ -99,6 +99,13 @@ struct DagFrontierSettings {
   /// (Before the max-flow's and the fill's visits were counted, 64 x 64 ran
   /// 71 s, and 16 x 256 over 120 s, within the same budget.)
   uint64_t crashWorkBudget = uint64_t(1) << 31;
+  /// Work budget, in task visits of the fill, of the deadline sweep's
+  /// exhaustive refinement on small schedules (up to 2,000 task options):
+  /// past it the sweep refines sparsely, as on larger schedules. An
+  /// exhaustive refine at every deadline costs ~ deadlines x tasks x options
+  /// x fill passes; 2^28 is about a second here (64 tasks x 11 clocks ran
+  /// 15 s without a bound).
+  uint64_t refineVisitBudget = uint64_t(1) << 28;
   /// Above this many task options (summed over tasks, each task's (T, d)
   /// Pareto set), a schedule with repeated structure -- (device, stream)
   /// lanes whose tasks share few distinct operating sets, classes of many

@@ -376,6 +376,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
         b.getNamedAttr("E_J", b.getF64FloatAttr(best->E)),
         b.getNamedAttr("saving_pct", b.getF64FloatAttr(saving)),
         b.getNamedAttr("fastest_T_s", b.getF64FloatAttr(fastest)),
+        b.getNamedAttr("limit_T_s", b.getF64FloatAttr(limit)),
         b.getNamedAttr("frontier_points", b.getI64IntegerAttr(front->size())),
         b.getNamedAttr("objective", b.getStringAttr(objective)),
     };

@@ -18,7 +18,8 @@ config.excludes = ["Unit", "Inputs", "CMakeLists.txt", "lit.cfg.py",
                    "plan_reevaluates.py", "composite_check.py",
                    "demo_plan_check.py", "make_big_db.py",
                    "perfetto_check.py", "profile_job.py", "profile_check.py",
-                   "metrics_check.py", "metrics_job.py"]
+                   "metrics_check.py", "metrics_job.py", "browser_check.py",
+                   "report_check.py"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 
@@ -41,6 +42,20 @@ else:
                     "tests that read real datasets are UNSUPPORTED (they "
                     "need feature 'shared-data')" % shared_data)
 config.substitutions.append(("%shared_data", shared_data))
+
+# A real browser for the HTML report (Debian's chromium, in the Makefile's
+# packages): the browser test needs feature 'chromium'; CI sets
+# ENERGY_REQUIRE_CHROMIUM=1 so that it cannot be skipped there.
+import shutil
+chromium = shutil.which("chromium")
+if chromium:
+    config.available_features.add("chromium")
+    config.substitutions.append(("%chromium", chromium))
+elif os.environ.get("ENERGY_REQUIRE_CHROMIUM") == "1":
+    lit_config.fatal("ENERGY_REQUIRE_CHROMIUM=1 but no chromium on PATH")
+else:
+    lit_config.note("no chromium on PATH: the browser test is UNSUPPORTED "
+                    "(it needs feature 'chromium')")
 config.environment["ENERGY_SHARED_DATA"] = shared_data
 config.substitutions.append(
     ("%energy_realdata_tests",

@@ -189,6 +189,12 @@ cases += [
      ".json",
      lambda f: [os.path.join(tools, "energy-prof"), "validate-serving", f,
                 "-o", os.devnull]),
+    # The HTML report of a planned recorded schedule (the exporter's own
+    # reading of plans, frontiers and clocks).
+    ("report", seed(os.path.join(src, "test", "Passes",
+                                 "energy-plan-recorded.mlir")), ".mlir",
+     lambda f: [os.path.join(tools, "energy-translate"), "--export-report", f,
+                "-o", os.devnull]),
     # Contexts, reduction (wrapping what fails) and evaluation.
     ("contexts", seed(os.path.join(src, "test", "Passes",
                                    "energy-context.mlir")), ".mlir",

@@ -17,7 +17,7 @@ sched.schedule @s {
 }
 // FRONT: sched.schedule @s attributes {energy.frontier = {{\[\[}}1.000000e+01, 1.500000e+02], [1.200000e+01, 1.290000e+02]], energy.frontier_method = "exact: series-parallel decomposition over 3 combinations", energy.frontier_thinning = {full_points = 2 : i64, kept_points = 2 : i64, max_error = 0.000000e+00 : f64}}
 
-// FAST: sched.schedule @s attributes {energy.frontier_method = "exact: series-parallel decomposition over 3 combinations", energy.plan = {E_J = 1.500000e+02 : f64, T_s = 1.000000e+01 : f64, baseline_E_J = 1.700000e+02 : f64, baseline_T_s = 1.000000e+01 : f64, exact = true, fastest_T_s = 1.000000e+01 : f64, frontier_points = 2 : i64, gap_pct = 0.000000e+00 : f64, lower_bound_J = 1.500000e+02 : f64, objective = "energy", saving_pct = 11.76{{[0-9]*}} : f64}}
+// FAST: sched.schedule @s attributes {energy.frontier_method = "exact: series-parallel decomposition over 3 combinations", energy.plan = {E_J = 1.500000e+02 : f64, T_s = 1.000000e+01 : f64, baseline_E_J = 1.700000e+02 : f64, baseline_T_s = 1.000000e+01 : f64, exact = true, fastest_T_s = 1.000000e+01 : f64, frontier_points = 2 : i64, gap_pct = 0.000000e+00 : f64, limit_T_s = 1.000000e+01 : f64, lower_bound_J = 1.500000e+02 : f64, objective = "energy", saving_pct = 11.76{{[0-9]*}} : f64}}
 // FAST: sched.task @b on @g1 sig <T = 5 s, d = 30 J> options [{{.*}}] attributes {energy.dvfs = #energy.op_point<sm_mhz = 1000>}
 
 // SLOW: E_J = 1.290000e+02 : f64, T_s = 1.200000e+01

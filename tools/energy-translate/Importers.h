@@ -74,6 +74,12 @@ mlir::LogicalResult exportPerfetto(mlir::ModuleOp module,
 mlir::LogicalResult exportFrontier(mlir::ModuleOp module,
                                    llvm::raw_ostream &os);
 
+/// A self-contained HTML report of the module's (planned) schedule:
+/// frontier, timeline, energy breakdown, clocks (docs/REPORT.md); with
+/// `svgOnly`, the frontier figure alone as SVG.
+mlir::LogicalResult exportReport(mlir::ModuleOp module, llvm::raw_ostream &os,
+                                 bool svgOnly);
+
 /// Reads a file (memory-mapped when possible), inflating gzip when it
 /// starts with the gzip magic. Null with `err` set on failure.
 std::unique_ptr<llvm::MemoryBuffer> readMaybeGzip(const std::string &path,

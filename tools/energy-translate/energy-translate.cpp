@@ -55,6 +55,14 @@ static cl::opt<bool> exportPerfettoFlag(
     cl::desc("write timed schedules as a Chrome/Perfetto trace with power "
              "and energy counters (IR in)"),
     cl::cat(category));
+static cl::opt<bool> exportReportFlag(
+    "export-report",
+    cl::desc("write a self-contained HTML report of a (planned) schedule: "
+             "frontier, timeline, energy breakdown, clocks (IR in)"),
+    cl::cat(category));
+static cl::opt<bool> exportSvgFlag(
+    "export-svg", cl::desc("write a schedule's frontier figure as SVG (IR in)"),
+    cl::cat(category));
 static cl::list<std::string> inputs(cl::Positional, cl::desc("<inputs>"),
                                     cl::cat(category));
 static cl::opt<std::string> output("o", cl::desc("output file"),
@@ -104,10 +112,12 @@ int main(int argc, char **argv) {
                                           "and profiles into the sched dialect\n");
   if (int(importKinetoFlag) + int(importStageProfileFlag) +
           int(exportPlanFlag) + int(exportFrontierFlag) +
-          int(exportPerfettoFlag) + int(exportStageProfileFlag) != 1) {
+          int(exportPerfettoFlag) + int(exportStageProfileFlag) +
+          int(exportReportFlag) + int(exportSvgFlag) != 1) {
     WithColor::error() << "choose exactly one of --import-kineto, "
                           "--import-stage-profile, --export-plan, "
-                          "--export-frontier, --export-perfetto and "
+                          "--export-frontier, --export-perfetto, "
+                          "--export-report, --export-svg and "
                           "--export-stage-profile\n";
     return 2;
   }
@@ -143,7 +153,8 @@ int main(int argc, char **argv) {
       return false;
     });
   }
-  if (exportPlanFlag || exportFrontierFlag || exportPerfettoFlag) {
+  if (exportPlanFlag || exportFrontierFlag || exportPerfettoFlag ||
+      exportReportFlag || exportSvgFlag) {
     if (inputs.size() != 1) {
       WithColor::error() << "an export takes one .mlir file\n";
       return 2;
@@ -154,6 +165,8 @@ int main(int argc, char **argv) {
     if (!in)
       return 1;
     return writeOutput([&](raw_ostream &os) {
+      if (exportReportFlag || exportSvgFlag)
+        return succeeded(energy::exportReport(*in, os, exportSvgFlag));
       return succeeded(exportPlanFlag       ? energy::exportPlan(*in, os)
                        : exportPerfettoFlag ? energy::exportPerfetto(*in, os)
                                             : energy::exportFrontier(*in, os));

@@ -1,0 +1,582 @@
+//===- Report.cpp - a self-contained HTML report and SVG figures ----------===//
+//
+// --export-report: one HTML file (inline SVG, a few lines of JS for the
+// hover read-out, no network, no external fonts or scripts) with the
+// time-energy frontier (points, the plan, the baseline, the certified lower
+// bound at the limit, the limit), the timeline (devices x time, tasks
+// coloured by power, idle gaps blank), the energy breakdown (static vs
+// dynamic per device with the 95 % interval) and the plan's clocks per
+// device. --export-svg: the frontier figure alone. docs/REPORT.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/energy-translate/Importers.h"
+
+#include "calculus/Schedule.h"
+#include "dialect/Energy/Energy.h"
+#include "dialect/Sched/SchedGraph.h"
+#include "runtime/Version.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+
+using namespace mlir;
+using namespace energy;
+using namespace energy::sched;
+
+namespace {
+
+std::string esc(StringRef s) {
+  std::string o;
+  for (char c : s)
+    switch (c) {
+    case '&': o += "&amp;"; break;
+    case '<': o += "&lt;"; break;
+    case '>': o += "&gt;"; break;
+    case '"': o += "&quot;"; break;
+    default: o += c;
+    }
+  return o;
+}
+
+/// A number with `sig` significant digits, no exponent for ordinary sizes.
+std::string num(double v, int sig = 4) {
+  if (v == 0 || !std::isfinite(v))
+    return std::isfinite(v) ? "0" : "?";
+  int mag = int(std::floor(std::log10(std::fabs(v))));
+  int decimals = std::max(0, sig - 1 - mag);
+  if (mag > 6 || mag < -4)
+    return llvm::formatv("{0:e2}", v).str();
+  return llvm::formatv(("{0:F" + std::to_string(decimals) + "}").c_str(), v)
+      .str();
+}
+
+/// A tick label: as many decimals as the tick step needs, no more.
+std::string tickLabel(double v, double step) {
+  int decimals = std::max(0, int(std::ceil(-std::log10(step) - 1e-9)));
+  if (std::fabs(v) >= 1e7 || (v != 0 && std::fabs(v) < 1e-4))
+    return llvm::formatv("{0:e1}", v).str();
+  return llvm::formatv(("{0:F" + std::to_string(decimals) + "}").c_str(), v)
+      .str();
+}
+
+/// "Nice" axis ticks (1, 2, 5 x 10^k) covering [lo, hi].
+std::vector<double> ticks(double lo, double hi, int want = 6) {
+  double span = hi - lo;
+  if (!(span > 0))
+    return {lo};
+  double raw = span / want, p = std::pow(10, std::floor(std::log10(raw)));
+  double step = raw / p < 1.5 ? p : raw / p < 3.5 ? 2 * p : raw / p < 7.5 ? 5 * p : 10 * p;
+  std::vector<double> t;
+  for (double v = std::ceil(lo / step) * step; v <= hi + 1e-9 * step; v += step)
+    t.push_back(std::fabs(v) < 1e-12 * step ? 0 : v);
+  return t;
+}
+
+/// A plot area mapping data to pixels.
+struct Axes {
+  double x0, x1, y0, y1;      ///< data ranges
+  double left, top, w, h;     ///< pixels
+  double X(double x) const { return left + (x - x0) / (x1 - x0) * w; }
+  double Y(double y) const { return top + h - (y - y0) / (y1 - y0) * h; }
+  /// Frame, ticks, grid and labels.
+  std::string frame(StringRef xlabel, StringRef ylabel, bool ygrid = true) const {
+    std::string s;
+    s += llvm::formatv("<rect class=\"frame\" x=\"{0}\" y=\"{1}\" width=\"{2}\" "
+                       "height=\"{3}\" fill=\"none\" stroke=\"#888\"/>\n",
+                       left, top, w, h)
+             .str();
+    std::vector<double> tx = ticks(x0, x1), ty = ticks(y0, y1);
+    double sx = tx.size() > 1 ? tx[1] - tx[0] : 1,
+           sy = ty.size() > 1 ? ty[1] - ty[0] : 1;
+    for (double t : tx)
+      s += llvm::formatv("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" "
+                         "stroke=\"#888\"/><text x=\"{0}\" y=\"{3}\" "
+                         "text-anchor=\"middle\" class=\"tick\">{4}</text>\n",
+                         X(t), top + h, top + h + 5, top + h + 18,
+                         tickLabel(t, sx))
+               .str();
+    if (ygrid)
+      for (double t : ty)
+        s += llvm::formatv("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" "
+                           "stroke=\"#e4e4e4\"/><text x=\"{3}\" y=\"{4}\" "
+                           "text-anchor=\"end\" class=\"tick\">{5}</text>\n",
+                           left, Y(t), left + w, left - 6, Y(t) + 4,
+                           tickLabel(t, sy))
+                 .str();
+    s += llvm::formatv("<text x=\"{0}\" y=\"{1}\" text-anchor=\"middle\" "
+                       "class=\"label\">{2}</text>\n",
+                       left + w / 2, top + h + 38, esc(xlabel))
+             .str();
+    if (!ylabel.empty())
+      s += llvm::formatv("<text transform=\"translate({0},{1}) rotate(-90)\" "
+                         "text-anchor=\"middle\" class=\"label\">{2}</text>\n",
+                         left - 58, top + h / 2, esc(ylabel))
+               .str();
+    return s;
+  }
+};
+
+struct TaskBox {
+  std::string name, kind, label;
+  uint32_t dev;
+  uint32_t stream;
+  double t0, T, E, powerW;
+  int64_t mhz = -1;
+};
+
+struct Data {
+  std::string schedule;
+  std::vector<std::string> devices; ///< "@name (kind)"
+  std::vector<double> staticW;
+  std::vector<TaskBox> tasks;
+  double makespan = 0;
+  std::vector<std::pair<double, double>> frontier;
+  DictionaryAttr plan;
+  std::vector<double> dynamicJ, varJ;
+};
+
+double planNum(DictionaryAttr d, StringRef key) {
+  if (!d)
+    return NAN;
+  if (auto f = d.getAs<FloatAttr>(key))
+    return f.getValueAsDouble();
+  return NAN;
+}
+
+LogicalResult collect(ModuleOp module, Data &d) {
+  ScheduleOp chosen;
+  for (ScheduleOp s : module.getOps<ScheduleOp>())
+    if (!chosen || (!chosen->hasAttr("energy.plan") && s->hasAttr("energy.plan")))
+      chosen = s;
+  if (!chosen)
+    return module.emitError("--export-report: no sched.schedule to report");
+  if (!chosen.getBody().getOps<PipelineOp>().empty() ||
+      !chosen.getBody().getOps<ServeOp>().empty())
+    return chosen.emitOpError("--export-report: expand the generators first "
+                              "(--sched-expand)");
+  std::vector<double> start;
+  FailureOr<SchedGraph> g = SchedGraph::buildAsPlanned(chosen, start);
+  if (failed(g))
+    return failure();
+  const calculus::Schedule &s = g->schedule;
+  d.schedule = chosen.getSymName().str();
+  d.plan = chosen->getAttrOfType<DictionaryAttr>("energy.plan");
+  if (auto f = chosen->getAttrOfType<ArrayAttr>("energy.frontier"))
+    for (Attribute a : f)
+      if (auto pt = dyn_cast<ArrayAttr>(a); pt && pt.size() == 2)
+        d.frontier.push_back({cast<FloatAttr>(pt[0]).getValueAsDouble(),
+                              cast<FloatAttr>(pt[1]).getValueAsDouble()});
+  double origin = start.empty() ? 0 : *std::min_element(start.begin(), start.end());
+  size_t nDev = s.devices.size();
+  d.dynamicJ.assign(nDev, 0);
+  d.varJ.assign(nDev, 0);
+  for (uint32_t dev = 0; dev < nDev; ++dev) {
+    sched::DeviceOp op = g->deviceOps[dev];
+    d.devices.push_back(("@" + op.getSymName() + " (" + op.getKind() + ")").str());
+    d.staticW.push_back(s.devices[dev].staticPower);
+  }
+  for (uint32_t t = 0; t < s.tasks.size(); ++t) {
+    const calculus::ScheduleTask &task = s.tasks[t];
+    Operation *op = g->taskOps[t];
+    for (uint32_t dev : task.devices) {
+      calculus::Signature share = calculus::taskShare(s, t, dev);
+      TaskBox b;
+      b.name = SymbolTable::getSymbolName(op).getValue().str();
+      if (auto k = dyn_cast<TaskOp>(op))
+        if (std::optional<StringRef> kind = k.getKind())
+          b.kind = kind->str();
+      // The box's label: kind initial and microbatch ("F3", "B0") where the
+      // pipeline generator recorded them in theta, else the name before its
+      // first '_'.
+      IntegerAttr mb;
+      if (auto k = dyn_cast<TaskOp>(op))
+        if (DictionaryAttr theta = k.getThetaAttr())
+          mb = theta.getAs<IntegerAttr>("microbatch");
+      b.label = mb && !b.kind.empty()
+                    ? std::string(1, char(std::toupper(b.kind[0]))) +
+                          std::to_string(mb.getInt())
+                    : StringRef(b.name).split('_').first.str();
+      b.dev = dev;
+      b.stream = task.stream;
+      b.t0 = start[t] - origin;
+      b.T = share.T;
+      b.E = share.s * share.T + share.d;
+      b.powerW = share.T > 0 ? share.s + share.d / share.T : share.s;
+      if (auto dvfs = op->getAttrOfType<OpPointAttr>("energy.dvfs"))
+        if (std::optional<int64_t> mhz = dvfs.getSmMhz())
+          b.mhz = *mhz;
+      d.makespan = std::max(d.makespan, b.t0 + b.T);
+      d.dynamicJ[dev] += share.d;
+      d.varJ[dev] += share.varD;
+      d.tasks.push_back(std::move(b));
+    }
+  }
+  return success();
+}
+
+/// Power -> colour: a light-to-dark sequential ramp (viridis-like anchors).
+std::string colour(double f) {
+  static const int ramp[][3] = {{253, 231, 37}, {94, 201, 98}, {33, 145, 140},
+                                {59, 82, 139}, {68, 1, 84}};
+  f = std::clamp(f, 0.0, 1.0) * 4;
+  int i = std::min(3, int(f));
+  double u = f - i;
+  int c[3];
+  for (int k = 0; k < 3; ++k)
+    c[k] = int(std::lround(ramp[i][k] + u * (ramp[i + 1][k] - ramp[i][k])));
+  return llvm::formatv("#{0:x-2}{1:x-2}{2:x-2}", c[0], c[1], c[2]).str();
+}
+
+std::string frontierSvg(const Data &d, bool standalone) {
+  const double W = 720, H = 400;
+  Axes ax{0, 1, 0, 1, 88, 28, W - 88 - 24, H - 28 - 62};
+  double bT = planNum(d.plan, "baseline_T_s"), bE = planNum(d.plan, "baseline_E_J");
+  double pT = planNum(d.plan, "T_s"), pE = planNum(d.plan, "E_J");
+  double lb = planNum(d.plan, "lower_bound_J"), limit = planNum(d.plan, "limit_T_s");
+  std::vector<double> xs, ys;
+  for (auto &[t, e] : d.frontier) {
+    xs.push_back(t);
+    ys.push_back(e);
+  }
+  for (double v : {bT, pT, limit})
+    if (std::isfinite(v))
+      xs.push_back(v);
+  for (double v : {bE, pE, lb})
+    if (std::isfinite(v) && v > 0)
+      ys.push_back(v);
+  std::string s = llvm::formatv("<svg xmlns=\"http://www.w3.org/2000/svg\" "
+                                "id=\"frontier\" viewBox=\"0 0 {0} {1}\" "
+                                "width=\"{0}\" height=\"{1}\" "
+                                "font-family=\"sans-serif\" font-size=\"12\">\n",
+                                W, H)
+                      .str();
+  if (standalone)
+    s += "<style>.tick{fill:#444}.label{fill:#222;font-size:13px}</style>\n";
+  s += "<title>Time-energy frontier of @" + esc(d.schedule) + "</title>\n";
+  if (xs.empty() || ys.empty()) {
+    s += "<text x=\"20\" y=\"40\">no frontier: run --energy-frontier and/or "
+         "--energy-plan</text></svg>\n";
+    return s;
+  }
+  auto [xmin, xmax] = std::minmax_element(xs.begin(), xs.end());
+  auto [ymin, ymax] = std::minmax_element(ys.begin(), ys.end());
+  double xpad = std::max(1e-12, (*xmax - *xmin) * 0.05 + 1e-9 * *xmax);
+  double ypad = std::max(1e-12, (*ymax - *ymin) * 0.08 + 1e-9 * *ymax);
+  ax.x0 = *xmin - xpad;
+  ax.x1 = *xmax + xpad;
+  ax.y0 = *ymin - ypad;
+  ax.y1 = *ymax + ypad;
+  s += ax.frame("iteration time (s)", "energy per iteration (J)");
+  if (std::isfinite(limit))
+    s += llvm::formatv("<line class=\"limit\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" "
+                       "y2=\"{2}\" stroke=\"#c0392b\" stroke-dasharray=\"5,4\"/>"
+                       "<text x=\"{3}\" y=\"{4}\" fill=\"#c0392b\">limit {5} s"
+                       "</text>\n",
+                       ax.X(limit), ax.top, ax.top + ax.h, ax.X(limit) + 4,
+                       ax.top + 14, num(limit))
+             .str();
+  if (!d.frontier.empty()) {
+    // The frontier is a staircase: a point's energy holds until the next.
+    std::string path;
+    for (size_t i = 0; i < d.frontier.size(); ++i) {
+      auto [t, e] = d.frontier[i];
+      path += (i ? " L" : "M") + llvm::formatv("{0},{1}", ax.X(t), ax.Y(e)).str();
+      if (i + 1 < d.frontier.size())
+        path += llvm::formatv(" L{0},{1}", ax.X(d.frontier[i + 1].first),
+                              ax.Y(e))
+                    .str();
+    }
+    s += "<path class=\"frontier-line\" d=\"" + path +
+         "\" fill=\"none\" stroke=\"#2c7fb8\" stroke-width=\"1.5\"/>\n";
+    for (auto &[t, e] : d.frontier)
+      s += llvm::formatv("<circle class=\"frontier-point\" cx=\"{0}\" cy=\"{1}\" "
+                         "r=\"2.6\" fill=\"#2c7fb8\"><title>{2} s, {3} J"
+                         "</title></circle>\n",
+                         ax.X(t), ax.Y(e), num(t, 5), num(e, 5))
+               .str();
+  }
+  if (std::isfinite(lb) && lb > 0 && std::isfinite(pT))
+    s += llvm::formatv("<line class=\"lower-bound\" x1=\"{0}\" y1=\"{1}\" "
+                       "x2=\"{0}\" y2=\"{2}\" stroke=\"#555\" "
+                       "stroke-dasharray=\"2,2\"/><line x1=\"{3}\" y1=\"{1}\" "
+                       "x2=\"{4}\" y2=\"{1}\" stroke=\"#555\" stroke-width=\"2\">"
+                       "<title>certified lower bound at the limit: {5} J</title>"
+                       "</line>\n",
+                       ax.X(pT), ax.Y(lb), ax.Y(pE), ax.X(pT) - 7, ax.X(pT) + 7,
+                       num(lb, 5))
+             .str();
+  if (std::isfinite(bT) && std::isfinite(bE))
+    s += llvm::formatv("<rect class=\"baseline\" x=\"{0}\" y=\"{1}\" "
+                       "width=\"10\" height=\"10\" fill=\"#7f7f7f\"><title>"
+                       "baseline (every task at its highest clock): {2} s, "
+                       "{3} J</title></rect>\n",
+                       ax.X(bT) - 5, ax.Y(bE) - 5, num(bT, 5), num(bE, 5))
+             .str();
+  if (std::isfinite(pT) && std::isfinite(pE))
+    s += llvm::formatv("<path class=\"plan\" d=\"M{0},{1} l7,7 l-7,7 l-7,-7 z\" "
+                       "fill=\"#e6550d\" stroke=\"#fff\"><title>plan: {2} s, "
+                       "{3} J</title></path>\n",
+                       ax.X(pT), ax.Y(pE) - 7, num(pT, 5), num(pE, 5))
+             .str();
+  // Legend.
+  double lx = ax.left + ax.w - 250, ly = ax.top + 12;
+  s += llvm::formatv(
+           "<g class=\"legend\"><rect x=\"{0}\" y=\"{1}\" width=\"244\" "
+           "height=\"76\" fill=\"#fff\" fill-opacity=\"0.85\" stroke=\"#ccc\"/>"
+           "<circle cx=\"{2}\" cy=\"{3}\" r=\"3\" fill=\"#2c7fb8\"/><text x=\"{4}\" "
+           "y=\"{5}\">frontier (least energy at each time)</text>"
+           "<path d=\"M{2},{6} l6,6 l-6,6 l-6,-6 z\" fill=\"#e6550d\"/><text "
+           "x=\"{4}\" y=\"{7}\">plan</text>"
+           "<rect x=\"{8}\" y=\"{9}\" width=\"9\" height=\"9\" fill=\"#7f7f7f\"/>"
+           "<text x=\"{4}\" y=\"{10}\">baseline (highest clocks)</text>"
+           "<line x1=\"{8}\" y1=\"{11}\" x2=\"{12}\" y2=\"{11}\" stroke=\"#555\" "
+           "stroke-width=\"2\"/><text x=\"{4}\" y=\"{13}\">certified lower bound"
+           "</text></g>\n",
+           lx, ly - 8, lx + 10, ly + 4, lx + 22, ly + 8, ly + 15, ly + 27,
+           lx + 5.5, ly + 33, ly + 42, ly + 56, lx + 15, ly + 60)
+           .str();
+  s += "</svg>\n";
+  return s;
+}
+
+std::string timelineSvg(const Data &d) {
+  const double W = 1040;
+  double rowH = 34, top = 24, left = 170;
+  double H = top + rowH * d.devices.size() + 62;
+  Axes ax{0, std::max(d.makespan, 1e-12), 0, 1, left, top, W - left - 24,
+          rowH * d.devices.size()};
+  double pmin = INFINITY, pmax = 0;
+  for (const TaskBox &b : d.tasks) {
+    pmin = std::min(pmin, b.powerW);
+    pmax = std::max(pmax, b.powerW);
+  }
+  std::string s = llvm::formatv("<svg xmlns=\"http://www.w3.org/2000/svg\" "
+                                "id=\"timeline\" viewBox=\"0 0 {0} {1}\" "
+                                "width=\"{0}\" height=\"{1}\" "
+                                "font-family=\"sans-serif\" font-size=\"12\">\n",
+                                W, H + 4)
+                      .str();
+  s += ax.frame("time in the iteration (s)", "", false);
+  for (size_t i = 0; i < d.devices.size(); ++i) {
+    double y = top + rowH * i;
+    s += llvm::formatv("<text x=\"{0}\" y=\"{1}\" text-anchor=\"end\" "
+                       "class=\"tick\">{2}</text>\n",
+                       left - 8, y + rowH / 2 + 4, esc(d.devices[i]))
+             .str();
+    if (i)
+      s += llvm::formatv("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" "
+                         "stroke=\"#ddd\"/>\n",
+                         left, y, left + ax.w)
+               .str();
+  }
+  for (const TaskBox &b : d.tasks) {
+    double f = pmax > pmin ? (b.powerW - pmin) / (pmax - pmin) : 0.5;
+    double y = top + rowH * b.dev + 3;
+    double w = std::max(0.5, ax.X(b.t0 + b.T) - ax.X(b.t0));
+    std::string clock = b.mhz >= 0 ? ", " + std::to_string(b.mhz) + " MHz" : "";
+    s += llvm::formatv("<rect class=\"task\" x=\"{0}\" y=\"{1}\" width=\"{2}\" "
+                       "height=\"{3}\" fill=\"{4}\" stroke=\"#fff\" "
+                       "stroke-width=\"0.4\"><title>@{5}{6}: {7} s from {8} s, "
+                       "{9} J, {10} W{11}</title></rect>\n",
+                       ax.X(b.t0), y, w, rowH - 6, colour(f), esc(b.name),
+                       b.kind.empty() ? "" : " (" + esc(b.kind) + ")",
+                       num(b.T, 4), num(b.t0, 4), num(b.E, 4), num(b.powerW, 4),
+                       clock)
+             .str();
+  }
+  // Short labels on the boxes wide enough to hold them.
+  for (const TaskBox &b : d.tasks) {
+    double w = ax.X(b.t0 + b.T) - ax.X(b.t0);
+    const std::string &label = b.label;
+    if (w < 7.0 * label.size() + 4)
+      continue;
+    double f = pmax > pmin ? (b.powerW - pmin) / (pmax - pmin) : 0.5;
+    s += llvm::formatv("<text x=\"{0}\" y=\"{1}\" text-anchor=\"middle\" "
+                       "font-size=\"10\" fill=\"{2}\" pointer-events=\"none\">"
+                       "{3}</text>\n",
+                       ax.X(b.t0) + w / 2, top + rowH * b.dev + rowH / 2 + 4,
+                       f > 0.45 ? "#fff" : "#222", esc(label))
+             .str();
+  }
+  // Colour bar.
+  double cy = top + ax.h + 48, cx = left;
+  for (int i = 0; i < 50; ++i)
+    s += llvm::formatv("<rect x=\"{0}\" y=\"{1}\" width=\"5\" height=\"10\" "
+                       "fill=\"{2}\"/>",
+                       cx + 5 * i, cy, colour(i / 49.0))
+             .str();
+  s += llvm::formatv("\n<text x=\"{0}\" y=\"{1}\" class=\"tick\">{2} W</text>"
+                     "<text x=\"{3}\" y=\"{1}\" class=\"tick\">{4} W: task "
+                     "power (static + dynamic); blank = idle</text>\n",
+                     cx - 4 - 6 * 7, cy + 9, num(pmin, 3), cx + 256, num(pmax, 3))
+           .str();
+  s += "</svg>\n";
+  return s;
+}
+
+std::string breakdownSvg(const Data &d) {
+  const double W = 720;
+  double rowH = 30, top = 16, left = 170;
+  double H = top + rowH * d.devices.size() + 56;
+  double emax = 0;
+  std::vector<double> st(d.devices.size()), hi(d.devices.size());
+  for (size_t i = 0; i < d.devices.size(); ++i) {
+    st[i] = d.staticW[i] * d.makespan;
+    hi[i] = st[i] + d.dynamicJ[i] + 1.96 * std::sqrt(d.varJ[i]);
+    emax = std::max(emax, hi[i]);
+  }
+  Axes ax{0, std::max(emax * 1.12, 1e-12), 0, 1, left, top, W - left - 30,
+          rowH * d.devices.size()};
+  std::string s = llvm::formatv("<svg xmlns=\"http://www.w3.org/2000/svg\" "
+                                "id=\"breakdown\" viewBox=\"0 0 {0} {1}\" "
+                                "width=\"{0}\" height=\"{1}\" "
+                                "font-family=\"sans-serif\" font-size=\"12\">\n",
+                                W, H + 24)
+                      .str();
+  s += ax.frame("energy per iteration (J)", "", false);
+  for (size_t i = 0; i < d.devices.size(); ++i) {
+    double y = top + rowH * i + 5, h = rowH - 10;
+    double e = st[i] + d.dynamicJ[i], sd = std::sqrt(d.varJ[i]);
+    s += llvm::formatv("<text x=\"{0}\" y=\"{1}\" text-anchor=\"end\" "
+                       "class=\"tick\">{2}</text>\n",
+                       left - 8, y + h / 2 + 4, esc(d.devices[i]))
+             .str();
+    s += llvm::formatv("<rect class=\"static\" x=\"{0}\" y=\"{1}\" width=\"{2}\" "
+                       "height=\"{3}\" fill=\"#bdbdbd\"><title>static {4} J "
+                       "({5} W over {6} s)</title></rect>\n",
+                       ax.X(0), y, ax.X(st[i]) - ax.X(0), h, num(st[i]),
+                       num(d.staticW[i]), num(d.makespan))
+             .str();
+    s += llvm::formatv("<rect class=\"dynamic\" x=\"{0}\" y=\"{1}\" width=\"{2}\" "
+                       "height=\"{3}\" fill=\"#e6550d\"><title>dynamic {4} J"
+                       "</title></rect>\n",
+                       ax.X(st[i]), y, ax.X(e) - ax.X(st[i]), h,
+                       num(d.dynamicJ[i]))
+             .str();
+    s += llvm::formatv("<text x=\"{0}\" y=\"{1}\" class=\"tick\">{2} J</text>\n",
+                       ax.X(e + 1.96 * sd) + 6, y + h / 2 + 4, num(e, 4))
+             .str();
+    s += llvm::formatv("<line class=\"interval\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" "
+                       "y2=\"{2}\" stroke=\"#222\" stroke-width=\"1.5\"><title>"
+                       "{3} J +- {4} J (95 %)</title></line>\n",
+                       ax.X(std::max(0.0, e - 1.96 * sd)), ax.X(e + 1.96 * sd),
+                       y + h / 2, num(e, 5), num(1.96 * sd, 3))
+             .str();
+  }
+  double ly = top + ax.h + 46;
+  s += llvm::formatv("<rect x=\"{0}\" y=\"{1}\" width=\"12\" height=\"10\" "
+                     "fill=\"#bdbdbd\"/><text x=\"{2}\" y=\"{3}\">static (s x "
+                     "makespan)</text><rect x=\"{4}\" y=\"{1}\" width=\"12\" "
+                     "height=\"10\" fill=\"#e6550d\"/><text x=\"{5}\" y=\"{3}\">"
+                     "dynamic (sum of d)</text><line x1=\"{6}\" y1=\"{7}\" "
+                     "x2=\"{8}\" y2=\"{7}\" stroke=\"#222\" stroke-width=\"1.5\"/>"
+                     "<text x=\"{9}\" y=\"{3}\">95 % interval of the dynamic "
+                     "energy</text>\n",
+                     left, ly, left + 16, ly + 9, left + 160, left + 176,
+                     left + 300, ly + 5, left + 318, left + 324)
+           .str();
+  s += "</svg>\n";
+  return s;
+}
+
+std::string clocksTable(const Data &d) {
+  // Time at each clock per device (the plan's energy.dvfs points).
+  std::vector<std::map<int64_t, double>> at(d.devices.size());
+  bool any = false;
+  for (const TaskBox &b : d.tasks)
+    if (b.mhz >= 0) {
+      at[b.dev][b.mhz] += b.T;
+      any = true;
+    }
+  if (!any)
+    return "<p>No planned clocks (run <code>--energy-plan</code> and "
+           "<code>--energy-emit-dvfs</code>).</p>\n";
+  std::string s = "<table id=\"clocks\"><tr><th>device</th><th>busy time at "
+                  "each planned SM clock</th></tr>\n";
+  for (size_t i = 0; i < d.devices.size(); ++i) {
+    double busy = 0;
+    for (auto &[mhz, t] : at[i])
+      busy += t;
+    s += "<tr><td>" + esc(d.devices[i]) + "</td><td>";
+    bool first = true;
+    for (auto it = at[i].rbegin(); it != at[i].rend(); ++it) {
+      s += (first ? "" : ", ") +
+           llvm::formatv("<b>{0} MHz</b> {1} %", it->first,
+                         num(100 * it->second / busy, 3))
+               .str();
+      first = false;
+    }
+    s += "</td></tr>\n";
+  }
+  return s + "</table>\n";
+}
+} // namespace
+
+LogicalResult energy::exportReport(ModuleOp module, llvm::raw_ostream &os,
+                                   bool svgOnly) {
+  Data d;
+  if (failed(collect(module, d)))
+    return failure();
+  if (svgOnly) {
+    if (d.frontier.empty() && !d.plan)
+      return module.emitError("--export-svg: the schedule has neither an "
+                              "energy.frontier nor an energy.plan (run "
+                              "--energy-frontier or --energy-plan first)");
+    os << frontierSvg(d, true);
+    return success();
+  }
+  double total = 0;
+  for (size_t i = 0; i < d.devices.size(); ++i)
+    total += d.staticW[i] * d.makespan + d.dynamicJ[i];
+  std::string headline;
+  if (d.plan)
+    headline = llvm::formatv(
+                   "Plan: <b>{0} J</b> per iteration in <b>{1} s</b>, "
+                   "{2} % less energy than the baseline ({3} J in {4} s); "
+                   "no configuration within the {5} s limit uses less than "
+                   "{6} J (certified).",
+                   num(planNum(d.plan, "E_J"), 5), num(planNum(d.plan, "T_s"), 4),
+                   num(planNum(d.plan, "saving_pct"), 3),
+                   num(planNum(d.plan, "baseline_E_J"), 5),
+                   num(planNum(d.plan, "baseline_T_s"), 4),
+                   num(planNum(d.plan, "limit_T_s"), 4),
+                   num(planNum(d.plan, "lower_bound_J"), 5))
+                   .str();
+  else
+    headline = llvm::formatv("{0} J per iteration in {1} s (as scheduled; no "
+                             "plan).",
+                             num(total, 5), num(d.makespan, 4))
+                   .str();
+  std::string gen = energy::generatorJson("energy-translate --export-report", {});
+  os << "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+     << "<meta name=\"generator\" content=\"" << esc(gen) << "\">\n"
+     << "<title>Energy report: @" << esc(d.schedule) << "</title>\n"
+     << "<style>body{font-family:sans-serif;margin:24px;color:#222;"
+        "max-width:1100px}h1{font-size:20px}h2{font-size:16px;margin-top:28px}"
+        ".tick{fill:#444}.label{fill:#222;font-size:13px}table{border-"
+        "collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-"
+        "align:left;font-size:13px}#readout{font-size:13px;color:#555;"
+        "min-height:1.2em}</style></head><body>\n"
+     << "<h1>Energy report: @" << esc(d.schedule) << "</h1>\n<p id=\"headline\">"
+     << headline << "</p>\n"
+     << "<h2>Time-energy frontier</h2>\n" << frontierSvg(d, false)
+     << "<h2>Timeline (" << d.tasks.size() << " tasks on " << d.devices.size()
+     << " devices, " << num(d.makespan, 4) << " s)</h2>\n"
+     << timelineSvg(d) << "<p id=\"readout\"></p>\n"
+     << "<h2>Energy per device</h2>\n" << breakdownSvg(d)
+     << "<h2>Planned clocks</h2>\n" << clocksTable(d)
+     << "<script>\n"
+        "// Hover read-out: the element's <title> under the figures.\n"
+        "(function(){var r=document.getElementById('readout');\n"
+        "document.querySelectorAll('svg [class]').forEach(function(e){\n"
+        "var t=e.querySelector('title');if(!t)return;\n"
+        "e.addEventListener('mouseenter',function(){r.textContent="
+        "t.textContent;});});})();\n"
+        "</script>\n</body></html>\n";
+  return success();
+}
