@@ -62,6 +62,10 @@ h100 = next(r for r in law["by_gpu_architecture"] if r["key"] == "v3/H100/dense"
 moe3 = [r for r in law["by_gpu_architecture"] if r["key"].startswith("v3/") and r["key"].endswith("/moe")]
 moe_med = (min(r["median_abs_rel_err"] for r in moe3), max(r["median_abs_rel_err"] for r in moe3))
 moe_max = max(r["max_abs_rel_err"] for r in moe3)
+cov = [(r["key"].endswith("/moe"), r["coverage95"]) for r in law["by_gpu_architecture"] if r["with_interval"]]
+cov_dense = (min(c for m, c in cov if not m), max(c for m, c in cov if not m))
+cov_moe3 = [r["coverage95"] for r in moe3 if r["with_interval"]]
+cov_moe = (min(cov_moe3), max(cov_moe3))
 unc_lo = min(r["median_abs_rel_err"] for r in unc["by_gpu_architecture"])
 unc_hi = max(r["median_abs_rel_err"] for r in unc["by_gpu_architecture"])
 unc_all_under = all(r["max_signed_rel_err"] < 0 for r in unc["by_gpu_architecture"])
@@ -118,8 +122,7 @@ Per cell, the settings sorted by batch cap: fit on every other one (OLS,
 HC3), predict the rest, then the reverse; a half needs at least 4 settings
 (3 coefficients), so {law['groups_skipped']} of {law['groups']} cells are
 too small and skipped. {law['predictions']} held-out predictions. The
-intervals are the 95 % prediction intervals (HC3 coefficient covariance plus
-the residual variance, Student's t with n - 3 degrees of freedom).
+intervals are 95 % prediction intervals (below).
 
 {table(law['by_gpu_architecture'])}
 
@@ -130,10 +133,14 @@ data. Where the law does not hold, it shows: **mixture-of-experts models**
 (the weights read per iteration grow with the batch as more experts are
 touched, so `M_w / B_eff` is the wrong coordinate) err by a median of
 {pct(moe_med[0])}-{pct(moe_med[1])} and up to {pct(moe_max)} on v3; B200 dense cells have a few large
-misses. Coverage is 100 % on most dense rows because with 1-4 residual
-degrees of freedom the t quantiles are wide (the median half-width column):
-the intervals are honest but loose, not calibrated to 95 %; on MoE they
-under-cover, because the model is wrong, not the variance.
+misses. The intervals use the relative residual variance pooled over the
+training fits of every cell of the same dataset, GPU and architecture
+(multiplicative errors), the point's leverage in its cell's fit, and
+Student's t with the pooled degrees of freedom (a cell alone leaves 1-4
+residual degrees of freedom, too few for a variance of its own). Dense and
+hybrid rows cover {pct(cov_dense[0])} to {pct(cov_dense[1])} of their
+held-out points; the MoE rows of v3 cover {pct(cov_moe[0])} to
+{pct(cov_moe[1])}: the model is wrong there, not its variance.
 
 Dense cells with the largest misses:
 

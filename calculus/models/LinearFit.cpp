@@ -25,6 +25,15 @@ double LinearFit::coefficientVariance(const std::vector<double> &x) const {
   return std::max(0.0, v);
 }
 
+double LinearFit::leverage(const std::vector<double> &x) const {
+  size_t p = coef.size();
+  double v = 0;
+  for (size_t i = 0; i < p; ++i)
+    for (size_t j = 0; j < p; ++j)
+      v += x[i] * xtxInverse[i * p + j] * x[j];
+  return std::max(0.0, v);
+}
+
 double LinearFit::predictionHalfWidth95(const std::vector<double> &x) const {
   if (rows <= coef.size())
     return -1;
@@ -68,11 +77,19 @@ bool fitLinear(const std::vector<std::vector<double>> &X,
   Eigen::MatrixXd cov = inv * meat * inv;
   out.coef.assign(size_t(p), 0.0);
   out.cov.assign(size_t(p * p), 0.0);
+  out.xtxInverse.assign(size_t(p * p), 0.0);
   for (Eigen::Index i = 0; i < p; ++i) {
     out.coef[size_t(i)] = beta(i);
-    for (Eigen::Index j = 0; j < p; ++j)
+    for (Eigen::Index j = 0; j < p; ++j) {
       out.cov[size_t(i * p + j)] = cov(i, j);
+      out.xtxInverse[size_t(i * p + j)] = inv(i, j);
+    }
   }
+  Eigen::VectorXd fitted = A * beta;
+  out.relativeRss = 0;
+  for (Eigen::Index i = 0; i < n; ++i)
+    if (fitted(i) != 0)
+      out.relativeRss += std::pow(resid(i) / fitted(i), 2);
   out.residualVariance = resid.squaredNorm() / double(n - p);
   out.rows = size_t(n);
   return true;

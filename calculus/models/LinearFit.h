@@ -22,7 +22,13 @@ struct LinearFit {
   std::vector<double> coef;
   std::vector<double> cov; ///< HC3, row-major p x p
   double residualVariance = 0; ///< RSS / (n - p); 0 when n == p
+  std::vector<double> xtxInverse; ///< (X'X)^-1, row-major p x p
+  /// sum over the rows of (residual / fitted)^2 (relative residuals)
+  double relativeRss = 0;
   size_t rows = 0;
+
+  /// x' (X'X)^-1 x: a new point's leverage.
+  double leverage(const std::vector<double> &x) const;
 
   double predict(const std::vector<double> &x) const;
   /// x' Cov x (the coefficients' uncertainty only).

@@ -70,7 +70,17 @@ double median(std::vector<double> v) {
 ValidationRun tokenLawHoldout(const std::vector<ServingObservation> &obs) {
   ValidationRun run;
   run.note = "Token-Energy Law per (model, GPU, TP, workload): e = alpha q_w "
-             "+ P_tau tau + c on every other batch setting, then the reverse";
+             "+ P_tau tau + c on every other batch setting, then the reverse; "
+             "intervals from the relative residual variance pooled over the "
+             "training halves of every cell of the same dataset, GPU and "
+             "architecture";
+  struct Fit {
+    LinearFit fit;
+    Group test;
+    std::string pool;
+  };
+  std::vector<Fit> fits;
+  std::map<std::string, std::pair<double, size_t>> pooled; // rss, dof
   for (auto &kv : byGroup(obs)) {
     const Group &g = kv.second;
     ++run.groups;
@@ -81,19 +91,38 @@ ValidationRun tokenLawHoldout(const std::vector<ServingObservation> &obs) {
     for (int h = 0; h < 2; ++h) {
       if (half[h].size() < 4 || half[1 - h].empty())
         continue;
-      LinearFit fit;
+      Fit f;
       std::string err;
-      if (!fitLaw(half[h], fit, err))
+      if (!fitLaw(half[h], f.fit, err))
         continue;
       used = true;
-      for (const ServingObservation *o : half[1 - h]) {
-        std::vector<double> x = lawColumns(*o);
-        run.predictions.push_back(
-            {o, fit.predict(x), fit.predictionHalfWidth95(x)});
-      }
+      f.test = half[1 - h];
+      f.pool = g.front()->dataset + "/" + g.front()->gpu + "/" +
+               g.front()->architecture;
+      auto &[rss, dof] = pooled[f.pool];
+      rss += f.fit.relativeRss;
+      dof += f.fit.rows - f.fit.coef.size();
+      fits.push_back(std::move(f));
     }
     if (!used)
       ++run.groupsSkipped;
+  }
+  // A held-out point's 95 % interval: e_hat +- t(dof) e_hat sigma_rel
+  // sqrt(1 + h), h its leverage in its cell's fit (the classical OLS
+  // prediction interval, with multiplicative errors whose variance is
+  // pooled: 4-7 rows per cell leave 1-4 residual degrees of freedom, far too
+  // few for a per-cell variance).
+  for (const Fit &f : fits) {
+    auto [rss, dof] = pooled[f.pool];
+    double sigmaRel = dof ? std::sqrt(rss / double(dof)) : 0;
+    for (const ServingObservation *o : f.test) {
+      std::vector<double> x = lawColumns(*o);
+      double pred = f.fit.predict(x);
+      double hw = dof ? studentT975(dof) * std::fabs(pred) * sigmaRel *
+                            std::sqrt(1 + f.fit.leverage(x))
+                      : -1;
+      run.predictions.push_back({o, pred, hw});
+    }
   }
   return run;
 }

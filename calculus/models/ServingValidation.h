@@ -51,6 +51,9 @@ struct ValidationRun {
 ///   e = alpha q_w + P_tau tau + c,  q_w = M_w / (1e9 B_eff)
 /// on every other batch setting (sorted by cap), predicting the others,
 /// then the reverse. Groups with fewer than 4 settings per half are skipped.
+/// The 95 % intervals use the relative residual variance pooled over the
+/// training fits of every cell with the same dataset, GPU and architecture
+/// (multiplicative errors) and each point's leverage.
 ValidationRun tokenLawHoldout(const std::vector<ServingObservation> &obs);
 
 /// FLOP/byte accounting with fixed coefficients (J per FLOP, J per weight
