@@ -201,9 +201,11 @@ On dense and hybrid models the recommendation is within 5 % of the best in
 unseen cap errs around the SLO. On MoE models the law's energy prediction
 is wrong (above), and so is the advice.
 
-Not built yet: the planner as a pass over `sched.serve` (writing the chosen
-cap and clock), and a clock or power-limit choice (neither release varies
-them).
+The same choice as a pass: `energy-opt --energy-serve-plan="measurements=FILE
+model=M gpu=G tp=T slo-p90-itl-ms=X"` sets every `sched.serve`'s
+`max_batch` to the cap and records the prediction and its interval in
+`energy.serve_plan`. Not built: a clock or power-limit choice (neither
+release varies them).
 """
 with open(out, "w") as f:
     f.write(text)

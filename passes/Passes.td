@@ -171,6 +171,33 @@ def EnergyPowerCap : Pass<"energy-power-cap", "::mlir::ModuleOp"> {
   ];
 }
 
+def EnergyServePlan : Pass<"energy-serve-plan", "::mlir::ModuleOp"> {
+  let summary = "Choose each serving workload's batch cap under a latency SLO";
+  let description = [{
+    Reads measured serving configurations (`measurements=`, ML.ENERGY
+    leaderboard files or folders, docs/VALIDATION.md) of `model` on `gpu`
+    with tensor parallel degree `tp`, fits the Token-Energy Law on them and
+    gives every `sched.serve` the batch cap (`max_batch`) of least predicted
+    energy per token whose predicted p90 inter-token latency meets
+    `slo-p90-itl-ms`, among the measured caps and the powers of two between
+    them. Each serve op records the choice in `energy.serve_plan`
+    (`batch_cap`, `predicted_J_per_token`, its 95 % interval, the SLO and the
+    measurements' cell). A cell without measurements, or an SLO no cap is
+    predicted to meet, is an error.
+  }];
+  let options = [
+    ListOption<"measurements", "measurements", "std::string",
+               "ML.ENERGY measurement files or folders">,
+    Option<"model", "model", "std::string", /*default=*/"\"\"",
+           "the model id of the measurements">,
+    Option<"gpu", "gpu", "std::string", /*default=*/"\"\"",
+           "A100, H100 or B200">,
+    Option<"tp", "tp", "int", /*default=*/"1", "tensor parallel degree">,
+    Option<"sloP90ItlMs", "slo-p90-itl-ms", "double", /*default=*/"0",
+           "the p90 inter-token latency SLO (ms)">,
+  ];
+}
+
 def EnergyEmitDvfs : Pass<"energy-emit-dvfs", "::mlir::ModuleOp"> {
   let summary = "Turn a plan's clocks into per-device clock switches";
   let description = [{

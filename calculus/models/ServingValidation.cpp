@@ -255,6 +255,42 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
   return best;
 }
 
+bool recommendServingCap(const std::vector<ServingObservation> &obs,
+                         const std::string &model, const std::string &gpu,
+                         int tp, double sloS, ServingRecommendation &out,
+                         std::string &err) {
+  std::vector<const ServingObservation *> group;
+  std::vector<double> caps;
+  std::string models;
+  for (const ServingObservation &o : obs) {
+    if (o.model == model && o.gpu == gpu && o.tp == tp) {
+      group.push_back(&o);
+      caps.push_back(o.cap);
+    }
+    if (models.size() < 400 && models.find(o.model) == std::string::npos)
+      models += (models.empty() ? "" : ", ") + o.model;
+  }
+  if (group.empty()) {
+    err = "no measurements of '" + model + "' on " + gpu + " with TP " +
+          std::to_string(tp) + " (models: " + models + ")";
+    return false;
+  }
+  if (!(sloS > 0)) {
+    err = "the p90 inter-token latency SLO must be positive";
+    return false;
+  }
+  std::sort(caps.begin(), caps.end());
+  for (double c = 8; c <= caps.back(); c *= 2)
+    if (c >= caps.front())
+      caps.push_back(c);
+  std::sort(caps.begin(), caps.end());
+  caps.erase(std::unique(caps.begin(), caps.end()), caps.end());
+  out = ServingRecommendation();
+  out.measurements = group.size();
+  out.cap = recommendCap(group, caps, sloS, out.predicted, out.halfWidth95, err);
+  return out.cap >= 0;
+}
+
 std::vector<PlannerCase>
 plannerHoldout(const std::vector<ServingObservation> &obs) {
   std::vector<PlannerCase> out;

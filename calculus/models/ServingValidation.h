@@ -90,6 +90,17 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
                     const std::vector<double> &candidates, double sloS,
                     double &predicted, double &halfWidth, std::string &err);
 
+/// The planner on one cell of measurements: the (model, GPU, TP) rows of
+/// `obs`, candidates the measured caps and the powers of two between them.
+struct ServingRecommendation {
+  double cap = -1, predicted = 0, halfWidth95 = -1;
+  size_t measurements = 0;
+};
+bool recommendServingCap(const std::vector<ServingObservation> &obs,
+                         const std::string &model, const std::string &gpu,
+                         int tp, double sloS, ServingRecommendation &out,
+                         std::string &err);
+
 struct PlannerCase {
   std::string group;
   std::string dataset, gpu, architecture;

@@ -263,5 +263,44 @@ bool readMlEnergy(const std::string &path, std::vector<ServingPoint> &out,
   return true;
 }
 
+std::vector<calculus::ServingObservation>
+observations(const std::vector<ServingPoint> &points) {
+  std::vector<calculus::ServingObservation> obs;
+  for (const ServingPoint &p : points) {
+    calculus::ServingObservation o;
+    o.model = p.model;
+    o.gpu = p.gpu;
+    o.architecture = p.architecture;
+    o.dataset = p.dataset;
+    o.task = p.task;
+    o.tp = p.tp;
+    o.gpus = p.numGpus;
+    o.cap = p.batchCap;
+    o.batch = p.batch;
+    o.tau = p.secondsPerToken;
+    o.e = p.energyPerTokenJ;
+    o.p90ItlS = p.p90ItlS;
+    o.weightBytes = p.totalParamsB * 1e9 * p.bytesPerParam;
+    o.flopsPerToken = 2 * p.activeParamsB * 1e9;
+    obs.push_back(o);
+  }
+  return obs;
+}
+
+bool readObservations(const std::vector<std::string> &paths,
+                      std::vector<calculus::ServingObservation> &out,
+                      std::string &err) {
+  std::vector<ServingPoint> pts;
+  for (const std::string &p : paths)
+    if (!readMlEnergy(p, pts, err))
+      return false;
+  if (pts.empty()) {
+    err = "no measurements";
+    return false;
+  }
+  out = observations(pts);
+  return true;
+}
+
 } // namespace formats
 } // namespace energy

@@ -11,6 +11,8 @@
 #ifndef RUNTIME_FORMATS_MLENERGY_H
 #define RUNTIME_FORMATS_MLENERGY_H
 
+#include "calculus/models/ServingValidation.h"
+
 #include <string>
 #include <vector>
 
@@ -42,6 +44,16 @@ struct ServingPoint {
 /// Errors name the file and the field.
 bool readMlEnergy(const std::string &path, std::vector<ServingPoint> &out,
                   std::string &err);
+
+/// The measurements as the calculus' observations: M_w = total parameters
+/// x bytes per parameter, FLOPs per token = 2 x active parameters.
+std::vector<calculus::ServingObservation>
+observations(const std::vector<ServingPoint> &points);
+
+/// Reads every path (files or directories) into observations.
+bool readObservations(const std::vector<std::string> &paths,
+                      std::vector<calculus::ServingObservation> &out,
+                      std::string &err);
 
 } // namespace formats
 } // namespace energy

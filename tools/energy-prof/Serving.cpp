@@ -23,37 +23,6 @@ using namespace energy::calculus;
 namespace energy {
 
 namespace {
-bool load(const std::vector<std::string> &paths,
-          std::vector<ServingObservation> &obs, std::string &err) {
-  std::vector<formats::ServingPoint> pts;
-  for (const std::string &p : paths)
-    if (!formats::readMlEnergy(p, pts, err))
-      return false;
-  if (pts.empty()) {
-    err = "no measurements";
-    return false;
-  }
-  for (const formats::ServingPoint &p : pts) {
-    ServingObservation o;
-    o.model = p.model;
-    o.gpu = p.gpu;
-    o.architecture = p.architecture;
-    o.dataset = p.dataset;
-    o.task = p.task;
-    o.tp = p.tp;
-    o.gpus = p.numGpus;
-    o.cap = p.batchCap;
-    o.batch = p.batch;
-    o.tau = p.secondsPerToken;
-    o.e = p.energyPerTokenJ;
-    o.p90ItlS = p.p90ItlS;
-    o.weightBytes = p.totalParamsB * 1e9 * p.bytesPerParam;
-    o.flopsPerToken = 2 * p.activeParamsB * 1e9;
-    obs.push_back(o);
-  }
-  return true;
-}
-
 json::Array summaries(const std::vector<ErrorSummary> &s) {
   json::Array a;
   for (const ErrorSummary &e : s) {
@@ -97,7 +66,7 @@ bool validateServingCommand(const std::vector<std::string> &paths,
                             double joulesPerByte, std::string &report,
                             std::string &err) {
   std::vector<ServingObservation> obs;
-  if (!load(paths, obs, err))
+  if (!formats::readObservations(paths, obs, err))
     return false;
   json::Array providers;
   providers.push_back(provider("token-law", tokenLawHoldout(obs)));
@@ -151,45 +120,20 @@ bool servePlanCommand(const std::vector<std::string> &paths,
                       const std::string &model, const std::string &gpu, int tp,
                       double sloMs, std::string &text, std::string &err) {
   std::vector<ServingObservation> obs;
-  if (!load(paths, obs, err))
+  ServingRecommendation rec;
+  if (!formats::readObservations(paths, obs, err) ||
+      !recommendServingCap(obs, model, gpu, tp, sloMs / 1e3, rec, err))
     return false;
-  std::vector<const ServingObservation *> group;
-  std::vector<double> caps;
-  std::string models;
-  for (const ServingObservation &o : obs) {
-    if (o.model == model && o.gpu == gpu && o.tp == tp) {
-      group.push_back(&o);
-      caps.push_back(o.cap);
-    }
-    if (models.size() < 400 && models.find(o.model) == std::string::npos)
-      models += (models.empty() ? "" : ", ") + o.model;
-  }
-  if (group.empty()) {
-    err = "no measurements of '" + model + "' on " + gpu + " with TP " +
-          std::to_string(tp) + " (models: " + models + ")";
-    return false;
-  }
-  if (!(sloMs > 0)) {
-    err = "--slo-p90-itl-ms must be positive";
-    return false;
-  }
-  // Candidate caps: the measured ones and the powers of two between them.
-  std::sort(caps.begin(), caps.end());
-  for (double c = 8; c <= caps.back(); c *= 2)
-    if (c >= caps.front())
-      caps.push_back(c);
-  std::sort(caps.begin(), caps.end());
-  caps.erase(std::unique(caps.begin(), caps.end()), caps.end());
-  double pred = 0, hw = 0;
-  double cap = recommendCap(group, caps, sloMs / 1e3, pred, hw, err);
-  if (cap < 0)
-    return false;
-  json::Object o{{"model", model},      {"gpu", gpu},
-                 {"tp", tp},            {"slo_p90_itl_ms", sloMs},
-                 {"batch_cap", cap},    {"predicted_J_per_token", pred},
-                 {"measurements", int64_t(group.size())}};
-  if (hw >= 0)
-    o["ci95_J_per_token"] = json::Array{pred - hw, pred + hw};
+  json::Object o{{"model", model},
+                 {"gpu", gpu},
+                 {"tp", tp},
+                 {"slo_p90_itl_ms", sloMs},
+                 {"batch_cap", rec.cap},
+                 {"predicted_J_per_token", rec.predicted},
+                 {"measurements", int64_t(rec.measurements)}};
+  if (rec.halfWidth95 >= 0)
+    o["ci95_J_per_token"] =
+        json::Array{rec.predicted - rec.halfWidth95, rec.predicted + rec.halfWidth95};
   text = formatv("{0:2}\n", json::Value(std::move(o))).str();
   return true;
 }

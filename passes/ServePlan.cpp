@@ -1,0 +1,75 @@
+//===- ServePlan.cpp - --energy-serve-plan --------------------------------===//
+//
+// A thin caller: the measurements' reader is runtime/formats/MlEnergy, the
+// fit and the choice calculus/models/ServingValidation; this writes the
+// chosen batch cap into each sched.serve.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "calculus/models/ServingValidation.h"
+#include "runtime/formats/MlEnergy.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace energy {
+#define GEN_PASS_DEF_ENERGYSERVEPLAN
+#include "passes/Passes.h.inc"
+} // namespace energy
+
+using namespace mlir;
+using namespace energy;
+using namespace energy::sched;
+
+namespace {
+struct EnergyServePlanPass
+    : public energy::impl::EnergyServePlanBase<EnergyServePlanPass> {
+  using EnergyServePlanBase::EnergyServePlanBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto fail = [&](const Twine &msg) {
+      mlir::emitError(module.getLoc(), "energy-serve-plan: ") << msg;
+      signalPassFailure();
+    };
+    if (measurements.empty() || model.empty() || gpu.empty() ||
+        !(sloP90ItlMs > 0))
+      return fail("needs measurements=FILE[,FILE...], model=, gpu= and "
+                  "slo-p90-itl-ms= (positive)");
+    std::vector<calculus::ServingObservation> obs;
+    std::string err;
+    std::vector<std::string> paths(measurements.begin(), measurements.end());
+    if (!formats::readObservations(paths, obs, err))
+      return fail(err);
+    calculus::ServingRecommendation rec;
+    if (!calculus::recommendServingCap(obs, model, gpu, tp, sloP90ItlMs / 1e3,
+                                       rec, err))
+      return fail(err);
+    Builder b(&getContext());
+    SmallVector<NamedAttribute> fields = {
+        b.getNamedAttr("batch_cap", b.getI64IntegerAttr(int64_t(rec.cap))),
+        b.getNamedAttr("predicted_J_per_token", b.getF64FloatAttr(rec.predicted)),
+        b.getNamedAttr("slo_p90_itl_ms", b.getF64FloatAttr(sloP90ItlMs)),
+        b.getNamedAttr("model", b.getStringAttr(model)),
+        b.getNamedAttr("gpu", b.getStringAttr(gpu)),
+        b.getNamedAttr("tp", b.getI64IntegerAttr(tp)),
+        b.getNamedAttr("measurements",
+                       b.getI64IntegerAttr(int64_t(rec.measurements)))};
+    if (rec.halfWidth95 >= 0)
+      fields.push_back(b.getNamedAttr(
+          "ci95_J_per_token",
+          b.getF64ArrayAttr({rec.predicted - rec.halfWidth95,
+                             rec.predicted + rec.halfWidth95})));
+    DictionaryAttr plan = b.getDictionaryAttr(fields);
+    bool any = false;
+    module.walk([&](ServeOp serve) {
+      serve.setMaxBatch(uint64_t(rec.cap));
+      serve->setAttr("energy.serve_plan", plan);
+      any = true;
+    });
+    if (!any)
+      return fail("no sched.serve to plan");
+  }
+};
+} // namespace
