@@ -666,13 +666,21 @@ bool crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
                 double P, bool keepChoices, uint64_t workBudget,
                 std::vector<DagPoint> &out, std::vector<FlowBound> &bounds,
                 std::vector<std::vector<uint32_t>> *states,
-                bool &stepGuard) {
+                bool &stepGuard, const DagFrontierSettings &settings) {
   stepGuard = false;
   size_t n = opts.size();
   Sweep sw(dag, opts, /*rule=*/0);
   for (uint32_t t = 0; t < n; ++t)
     sw.set(t, uint32_t(opts[t].T.size() - 1));
   sw.makespan = dag.forward(sw.T, sw.es);
+  // For progress: the sweep runs from this makespan down to the fastest.
+  double slowM = sw.makespan, fastM = slowM;
+  if (settings.progress) {
+    std::vector<double> Tf(n), esf(n);
+    for (size_t t = 0; t < n; ++t)
+      Tf[t] = opts[t].T.front();
+    fastM = dag.forward(Tf, esf);
+  }
   auto record = [&] { out.push_back(sw.point(P, keepChoices)); };
   record();
   if (states)
@@ -704,6 +712,9 @@ bool crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
     if (workBudget && work > workBudget)
       return false;
     double M = sw.makespan;
+    if (settings.progress && slowM > fastM)
+      settings.progress("crash sweep", (slowM - M) / (slowM - fastM),
+                        out.size());
     dag.backward(sw.T, M, sw.ls);
     double tol = 1e-9 * std::max(M, 1e-9);
     auto critical = [&](uint32_t t) { return sw.ls[t] - sw.es[t] <= tol; };
@@ -1698,6 +1709,9 @@ bool dagFrontier(const Schedule &sched,
   bool truncated = false;
   double stoppedAt = 0;
   // Large schedules with repeated structure: the class sweep instead.
+  if (settings.progress && !exact && settings.crash &&
+      totalOptions > settings.classSweepAbove)
+    settings.progress("class sweep", -1, frontier.size());
   bool classSwept = !exact && settings.crash &&
                     totalOptions > settings.classSweepAbove &&
                     classSweep(dag, opts, sched, P, settings.keepChoices,
@@ -1710,7 +1724,8 @@ bool dagFrontier(const Schedule &sched,
   DagFrontierResult::Truncation why = DagFrontierResult::Truncation::None;
   if (!exact && settings.crash && !classSwept &&
       !crashSweep(dag, opts, P, settings.keepChoices, settings.crashWorkBudget,
-                  frontier, bounds, seeded ? &states : nullptr, stepGuard)) {
+                  frontier, bounds, seeded ? &states : nullptr, stepGuard,
+                  settings)) {
     why = stepGuard ? DagFrontierResult::Truncation::StepGuard
                     : DagFrontierResult::Truncation::WorkBudget;
     // Out of budget: the fastest configuration closes the range and price
@@ -1772,7 +1787,13 @@ bool dagFrontier(const Schedule &sched,
     // The first deadline is the fastest makespan itself: tasks off the
     // critical path already have slack to convert.
     double fastest = sw.makespan;
+    static const char *const names[] = {"deadline sweep 1/3",
+                                        "deadline sweep 2/3",
+                                        "deadline sweep 3/3"};
     for (double D = fastest; D <= slowest + step; D += step, ++index) {
+      if (settings.progress && slowest > fastest)
+        settings.progress(names[rule], (D - fastest) / (slowest - fastest),
+                          frontier.size());
       bool moved = sw.fill(D);
       // An exhaustive refine at every deadline costs ~ deadlines x tasks x
       // options x fill passes: bounded by a budget of task visits per rule
@@ -1857,6 +1878,8 @@ bool dagFrontier(const Schedule &sched,
   if (truncated || classSwept)
     deadlines = std::min<size_t>(
         64, size_t(4294967296.0 / (40.0 * double(totalOptions))));
+  if (!exact && settings.progress)
+    settings.progress("certificate", -1, frontier.size());
   if (!exact)
     subgradientBounds(dag, opts, P, fastest, 40, deadlines, frontier, bounds);
   // Every flow's bound holds at every time (DagFrontier.h): each point takes

@@ -106,6 +106,10 @@ struct DagFrontierSettings {
   /// x fill passes; 2^28 is about a second here (64 tasks x 11 clocks ran
   /// 15 s without a bound).
   uint64_t refineVisitBudget = uint64_t(1) << 28;
+  /// Called as the work proceeds (phase name, fraction of the phase done,
+  /// frontier points so far), for progress on a terminal; may be empty.
+  std::function<void(const char *phase, double fraction, size_t points)>
+      progress;
   /// Above this many task options (summed over tasks, each task's (T, d)
   /// Pareto set), a schedule with repeated structure -- (device, stream)
   /// lanes whose tasks share few distinct operating sets, classes of many

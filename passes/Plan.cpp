@@ -11,6 +11,8 @@
 #include "dialect/Sched/SchedGraph.h"
 #include "passes/Passes.h"
 
+#include "runtime/Progress.h"
+
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -100,10 +102,28 @@ computeFrontier(ScheduleOp sched, const Choices &c, double step, double quantum,
   settings.keepChoices = keepChoices;
   settings.crashWorkBudget = crashBudget;
   settings.classSweepAbove = classSweepAbove;
+  // Progress on a terminal (runtime/Progress.h): phase, share of it done,
+  // points found so far.
+  progress::Line line("frontier of @" + sched.getSymName().str() + " (" +
+                      std::to_string(c.graph.schedule.tasks.size()) +
+                      " tasks)");
+  std::string phase;
+  if (progress::enabled())
+    settings.progress = [&](const char *name, double fraction, size_t points) {
+      std::string detail = std::to_string(points) + " points";
+      if (phase != name) {
+        phase = name;
+        line.phase(phase, detail);
+      } else {
+        line.update(fraction, detail);
+      }
+    };
   std::vector<calculus::DagPoint> front;
   std::string err;
-  if (!calculus::dagFrontier(c.graph.schedule, c.options, settings, front,
-                             err, &method))
+  bool ok = calculus::dagFrontier(c.graph.schedule, c.options, settings, front,
+                                  err, &method);
+  line.done();
+  if (!ok)
     return sched.emitOpError("frontier: ") << err;
   Builder b(sched.getContext());
   std::string combos =

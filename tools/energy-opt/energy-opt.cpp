@@ -32,13 +32,21 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "runtime/Progress.h"
+
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CommandLine.h"
 
 #include <csignal>
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/WithColor.h"
 
 #include <vector>
+
+/// Long frontiers and plans show progress on stderr when it is a terminal
+/// (runtime/Progress.h); --quiet turns it off.
+static llvm::cl::opt<bool> quiet("quiet",
+                                 llvm::cl::desc("no progress on stderr"));
 
 int main(int argc, char **argv) {
   energy::tools::adviseHugePageHeap();
@@ -81,6 +89,8 @@ int main(int argc, char **argv) {
   auto [inputFile, outputFile] = mlir::registerAndParseCLIOptions(
       argc, argv, "energy-opt: compose, bound and optimize energy\n", registry);
   mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  if (quiet)
+    energy::progress::setQuiet(true);
   // The lists print and exit, writing no output file.
   if (config.shouldShowDialects() || config.shouldListPasses())
     return mlir::asMainReturnCode(

@@ -36,6 +36,7 @@
 #include "runtime/AtomicFile.h"
 #include "runtime/Characterize.h"
 #include "runtime/Nvml.h"
+#include "runtime/Progress.h"
 #include "runtime/SimDevice.h"
 #include "runtime/Version.h"
 #include "runtime/db/SignatureDb.h"
@@ -197,6 +198,8 @@ static cl::opt<double> byteJoules(
     "joules-per-byte",
     cl::desc("validate-serving: the uncalibrated FLOP/byte model's J/byte"),
     cl::init(3.2e-11), cl::cat(category));
+static cl::opt<bool> quiet("quiet", cl::desc("no progress on stderr"),
+                           cl::cat(category));
 static cl::opt<std::string> output("o", cl::desc("file to write: the signature DB, model or report"),
                                    cl::init("-"), cl::cat(category));
 
@@ -1025,6 +1028,8 @@ int main(int argc, char **argv) {
   energy::addVersionPrinter();
   cl::ParseCommandLineOptions(argc, argv,
                               "energy-prof: measure kernels into signatures\n");
+  if (quiet)
+    energy::progress::setQuiet(true);
   if (command == "run-plan")
     return runPlanCommand(std::move(child));
   if (command == "profile")
@@ -1112,7 +1117,13 @@ int main(int argc, char **argv) {
     if (sweep.empty())
       sweep.push_back(dev->currentSmClock());
     std::vector<double> limits(powerLimitsW.begin(), powerLimitsW.end());
-    for (int mhz : sweep) {
+    energy::progress::Line line("characterize " + dev->identity());
+    line.phase(std::to_string(sweep.size()) + " clocks x " +
+               std::to_string(kernels.size()) + " kernels");
+    for (size_t ci = 0; ci < sweep.size(); ++ci) {
+      int mhz = sweep[ci];
+      line.update(double(ci) / double(sweep.size()),
+                  std::to_string(mhz) + " MHz");
       if (mhz != dev->currentSmClock() && !dev->setSmClock(mhz, err))
         return fail(err);
       // Each limit is an operating point of its own (Zeus's knob); none

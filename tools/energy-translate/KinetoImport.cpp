@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "tools/energy-translate/Importers.h"
+
+#include "runtime/Progress.h"
 #include "tools/energy-translate/JsonScanner.h"
 
 #include "dialect/Energy/Energy.h"
@@ -621,9 +623,15 @@ OwningOpRef<ModuleOp> energy::importKineto(MLIRContext *ctx,
   Importer imp(opts);
   {
     TimingScope readTiming = timing.nest("Read and scan traces");
-    for (size_t i = 0; i < opts.files.size(); ++i)
+    progress::Line line("import");
+    line.phase("reading " + std::to_string(opts.files.size()) + " trace(s)");
+    for (size_t i = 0; i < opts.files.size(); ++i) {
+      line.update(double(i) / double(opts.files.size()), opts.files[i],
+                  /*force=*/true);
       if (!imp.load(i))
         return nullptr;
+    }
+    line.phase("building the schedule");
   }
   return imp.build(ctx, summary, timing);
 }

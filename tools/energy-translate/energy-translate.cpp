@@ -12,6 +12,7 @@
 #include "tools/HugePageHeap.h"
 #include "passes/Registration.h"
 #include "runtime/AtomicStream.h"
+#include "runtime/Progress.h"
 #include "tools/VersionPrinter.h"
 #include "tools/energy-translate/Importers.h"
 
@@ -98,6 +99,9 @@ static int writeOutput(llvm::function_ref<bool(raw_ostream &)> write) {
   return 1;
 }
 
+static cl::opt<bool> quiet("quiet", cl::desc("no progress on stderr"),
+                           cl::cat(category));
+
 static cl::opt<std::string> summaryFile(
     "summary", cl::desc("where the import summary goes (default stderr)"),
     cl::init(""), cl::cat(category));
@@ -110,6 +114,8 @@ int main(int argc, char **argv) {
   mlir::registerDefaultTimingManagerCLOptions();
   cl::ParseCommandLineOptions(argc, argv, "energy-translate: import traces "
                                           "and profiles into the sched dialect\n");
+  if (quiet)
+    energy::progress::setQuiet(true);
   if (int(importKinetoFlag) + int(importStageProfileFlag) +
           int(exportPlanFlag) + int(exportFrontierFlag) +
           int(exportPerfettoFlag) + int(exportStageProfileFlag) +
