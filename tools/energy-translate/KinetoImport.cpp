@@ -99,6 +99,7 @@ struct Rank {
   std::string deviceKind;
   bool badRank = false; ///< distributedInfo.rank was not a usable integer
   std::vector<GpuEvent> events;
+  int64_t gpuPid = -1; ///< the process of the GPU events (one per file)
   std::vector<Flow> flows;
   size_t skippedCpu = 0, skippedOther = 0, launchFlows = 0;
   /// Owns the GPU event names.
@@ -138,7 +139,7 @@ struct RawEvent {
   std::string ph, cat, name, id, bp;
   bool hasTs = false, hasDur = false, hasStream = false, hasId = false;
   double ts = 0, dur = 0;
-  int64_t tid = -1, stream = -1;
+  int64_t tid = -1, stream = -1, pid = -1;
 
   void clear() { *this = RawEvent(); }
 };
@@ -210,6 +211,8 @@ bool readEvent(JsonScanner &js, RawEvent &e) {
       return num(e.dur, e.hasDur);
     if (key == "tid")
       return readTid(js, e.tid);
+    if (key == "pid")
+      return readTid(js, e.pid);
     if (key == "id") {
       e.hasId = true;
       if (js.peek() == JsonScanner::Kind::String)
@@ -311,6 +314,22 @@ bool Importer::load(size_t fileIndex) {
     if (ev.stream < 0) {
       problem = where + "negative stream id";
       return false;
+    }
+    // One rank, one GPU process: a trace with GPU events of two processes
+    // (several devices in one file) would otherwise put both devices'
+    // events on one device's streams.
+    if (ev.pid >= 0) {
+      if (r.gpuPid < 0)
+        r.gpuPid = ev.pid;
+      else if (ev.pid != r.gpuPid) {
+        problem = where + "GPU events of a second process (pid " +
+                  std::to_string(ev.pid) + " after pid " +
+                  std::to_string(r.gpuPid) +
+                  "): --import-kineto reads one rank's GPU per file, as "
+                  "PyTorch's profiler writes them; split a multi-device "
+                  "trace per process first";
+        return false;
+      }
     }
     r.names.push_back(std::make_unique<std::string>(std::move(ev.name)));
     StringRef name = *r.names.back();
