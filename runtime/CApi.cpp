@@ -6,6 +6,7 @@
 #include "runtime/Characterize.h"
 #include "runtime/Version.h"
 #include "runtime/Nvml.h"
+#include "runtime/RestoreRecord.h"
 #include "runtime/Sampler.h"
 #include "runtime/SimDevice.h"
 
@@ -365,6 +366,13 @@ int er_init(const char *device) {
   state.resolvedUpTo = -1e300;
   state.forked = false;
   state.guard.reset(); // a re-init restores the previous device first
+  // Devices a process now gone left changed (SIGKILL, power loss): their
+  // defaults come back before anything else (RestoreRecord.h).
+  {
+    std::string log;
+    if (restoreStaleRecords(log) || !log.empty())
+      std::fprintf(stderr, "energy_rt: %s", log.c_str());
+  }
   if (name.rfind("sim:", 0) == 0) {
     SimParams p;
     if (!simParamsFor(name.substr(4), p))

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,18 @@ class Device {
 public:
   virtual ~Device() = default;
   virtual std::string identity() const = 0;
+  /// A name that opens this device again in another process ("cuda:0",
+  /// "sim:a100-sxm4"), for restore records (RestoreRecord.h); empty when
+  /// it cannot be reopened.
+  virtual std::string reopenName() const { return ""; }
+  /// Simulated devices: the files that mirror their clock and power limit
+  /// (their "hardware" state outside the process); empty otherwise.
+  virtual std::string clockMirror() const { return ""; }
+  virtual std::string powerMirror() const { return ""; }
+  /// Called by the backends after a clock or power limit actually changed
+  /// (a ClockGuard writes its restore record there: a change that failed,
+  /// or none at all, leaves no record behind).
+  std::function<void(Device &)> onChanged;
   /// True for the simulated model (its time is virtual: no wall-clock
   /// energy to read).
   virtual bool simulated() const { return false; }

@@ -1,9 +1,11 @@
 //===- Guard.cpp - restoring clocks on every exit path --------------------===//
 
 #include "runtime/Device.h"
+#include "runtime/RestoreRecord.h"
 
 #include <atomic>
 #include <csignal>
+#include <cstring>
 #include <mutex>
 #include <unistd.h>
 
@@ -13,6 +15,9 @@ namespace rt {
 namespace {
 constexpr int maxGuarded = 64;
 std::atomic<Device *> guarded[maxGuarded];
+/// Each slot's restore record (RestoreRecord.h), preallocated so that the
+/// signal path only calls unlink(2); empty: none.
+char recordPath[maxGuarded][512];
 /// The process that guards them. A child forked from it (a data-loader
 /// worker, say) inherits the table and the signal handler, but the settings
 /// are its parent's to restore: a SIGTERM to the worker must not undo the
@@ -20,10 +25,19 @@ std::atomic<Device *> guarded[maxGuarded];
 std::atomic<pid_t> owner{0};
 std::mutex installing;
 
-void resetDevice(Device &d) {
+bool resetDevice(Device &d) {
   std::string err; // backends keep this path to plain system calls
-  d.resetSmClock(err);
-  d.resetPowerLimit(err);
+  bool clock = d.resetSmClock(err);
+  bool power = d.resetPowerLimit(err);
+  return clock && power;
+}
+
+/// After a successful reset the record goes (async-signal-safe); after a
+/// failed one it stays for the next er_init or `energy-prof restore`.
+void dropRecord(int slot, bool restored) {
+  if (restored && recordPath[slot][0])
+    unlink(recordPath[slot]);
+  recordPath[slot][0] = 0;
 }
 
 /// The signals whose default action ends the process: on each, the
@@ -78,9 +92,9 @@ void install() {
 void restoreGuardedDevices() {
   if (getpid() != owner.load()) // async-signal-safe
     return;
-  for (auto &slot : guarded)
-    if (Device *d = slot.exchange(nullptr))
-      resetDevice(*d);
+  for (int i = 0; i < maxGuarded; ++i)
+    if (Device *d = guarded[i].exchange(nullptr))
+      dropRecord(i, resetDevice(*d));
 }
 
 ClockGuard::ClockGuard(Device &d) : dev(d), pid(getpid()) {
@@ -89,22 +103,41 @@ ClockGuard::ClockGuard(Device &d) : dev(d), pid(getpid()) {
     install();
   }
   owner.store(pid);
-  for (auto &slot : guarded) {
+  for (int i = 0; i < maxGuarded; ++i) {
     Device *expected = nullptr;
-    if (slot.compare_exchange_strong(expected, &d))
-      break;
+    if (!guarded[i].compare_exchange_strong(expected, &d))
+      continue;
+    // At the first change that succeeds: a record of the device for
+    // whoever finds this process gone (SIGKILL, power loss). A device that
+    // cannot be reopened by name gets none; one never changed, none either.
+    recordPath[i][0] = 0;
+    d.onChanged = [i](Device &dev) {
+      if (recordPath[i][0])
+        return;
+      std::string path, err;
+      if (writeRestoreRecord(dev, path, err) &&
+          path.size() < sizeof recordPath[i])
+        std::memcpy(recordPath[i], path.c_str(), path.size() + 1);
+    };
+    break;
   }
 }
 
 ClockGuard::~ClockGuard() {
   if (getpid() != pid)
     return; // a forked child's copy: the parent restores its own settings
-  for (auto &slot : guarded) {
+  int mine = -1;
+  for (int i = 0; i < maxGuarded; ++i) {
     Device *expected = &dev;
-    if (slot.compare_exchange_strong(expected, nullptr))
+    if (guarded[i].compare_exchange_strong(expected, nullptr)) {
+      mine = i;
       break;
+    }
   }
-  resetDevice(dev);
+  dev.onChanged = nullptr;
+  bool restored = resetDevice(dev);
+  if (mine >= 0)
+    dropRecord(mine, restored);
 }
 
 } // namespace rt

@@ -62,6 +62,10 @@ public:
     if (api.shutdown)
       api.shutdown();
   }
+  unsigned index = 0; ///< NVML's device index (reopened by "cuda:<index>")
+  std::string reopenName() const override {
+    return "cuda:" + std::to_string(index);
+  }
   std::string identity() const override {
     char buf[96] = {0};
     if (api.name(handle, buf, sizeof(buf)) != NVML_SUCCESS)
@@ -90,6 +94,8 @@ public:
       err = "nvmlDeviceSetGpuLockedClocks: " + api.describe(r);
       return false;
     }
+    if (onChanged)
+      onChanged(*this);
     return true;
   }
   bool resetSmClock(std::string &err) override {
@@ -120,6 +126,8 @@ public:
       err = "nvmlDeviceSetPowerManagementLimit: " + api.describe(r);
       return false;
     }
+    if (onChanged)
+      onChanged(*this);
     return true;
   }
   bool resetPowerLimit(std::string &err) override {
@@ -214,7 +222,9 @@ std::unique_ptr<Device> openNvmlDevice(unsigned index, std::string &err) {
     api.shutdown();
     return nullptr;
   }
-  return std::make_unique<NvmlDevice>(api, h);
+  auto dev = std::make_unique<NvmlDevice>(api, h);
+  dev->index = index;
+  return dev;
 }
 
 } // namespace rt

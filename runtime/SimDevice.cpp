@@ -53,6 +53,13 @@ std::string SimDevice::identity() const {
   return "sim:" + p.name + " (simulated)";
 }
 
+std::string SimDevice::reopenName() const {
+  std::string n = "sim:";
+  for (char c : p.name)
+    n += char(std::tolower(static_cast<unsigned char>(c)));
+  return n;
+}
+
 std::vector<int> SimDevice::supportedSmClocks() const {
   std::vector<int> out;
   for (int f = p.fmaxMhz; f >= p.fminMhz; f -= p.stepMhz)
@@ -69,6 +76,8 @@ bool SimDevice::setSmClock(int mhz, std::string &err) {
   }
   clock = mhz;
   publishClock();
+  if (onChanged)
+    onChanged(*this);
   return true;
 }
 
@@ -92,6 +101,8 @@ bool SimDevice::setPowerLimit(double watts, std::string &err) {
   }
   limit = watts;
   publishClock();
+  if (onChanged)
+    onChanged(*this);
   return true;
 }
 

@@ -79,6 +79,9 @@ public:
   SimDevice(SimParams p, uint64_t seed);
 
   std::string identity() const override;
+  std::string reopenName() const override;
+  std::string clockMirror() const override { return clockStateFile; }
+  std::string powerMirror() const override { return powerLimitStateFile; }
   bool simulated() const override { return true; }
   bool runsOnReusedData() const override { return true; }
   std::vector<int> supportedSmClocks() const override;

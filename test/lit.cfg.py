@@ -23,6 +23,12 @@ config.excludes = ["Unit", "Inputs", "CMakeLists.txt", "lit.cfg.py",
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 
+# Restore records (runtime/RestoreRecord.h) of the tests' simulated devices
+# stay in the build tree, apart from the user's own.
+config.environment["ENERGY_RT_STATE_DIR"] = os.path.join(
+    config.energy_obj_root, "test", "restore-records")
+os.makedirs(config.environment["ENERGY_RT_STATE_DIR"], exist_ok=True)
+
 # Datasets from public artifacts are read in place, never copied into the
 # repository: ENERGY_SHARED_DATA, else ../shared/data beside the checkout
 # (../shared/data/README.md lists every dataset with source and licence).

@@ -37,6 +37,7 @@
 #include "runtime/Characterize.h"
 #include "runtime/Nvml.h"
 #include "runtime/Progress.h"
+#include "runtime/RestoreRecord.h"
 #include "runtime/SimDevice.h"
 #include "runtime/Version.h"
 #include "runtime/db/SignatureDb.h"
@@ -65,6 +66,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sys/wait.h>
 #include <tuple>
@@ -1013,6 +1015,39 @@ static int servingCmd() {
   return writeOutput(text);
 }
 
+/// `restore`: resets the devices that processes now gone left changed
+/// (runtime/RestoreRecord.h), and says which records live processes hold.
+static int restoreCmd() {
+  std::string err;
+  std::vector<energy::rt::RestoreRecord> records =
+      energy::rt::listRestoreRecords(err);
+  if (!err.empty())
+    WithColor::warning(errs(), "energy-prof") << err << "\n";
+  std::string dir = energy::rt::restoreRecordDir();
+  if (records.empty()) {
+    outs() << "no restore records in " << dir << ": nothing to restore\n";
+    return 0;
+  }
+  int failed = 0;
+  for (const energy::rt::RestoreRecord &r : records) {
+    if (energy::rt::processAlive(r.pid)) {
+      outs() << r.device << ": held by process " << r.pid
+             << ", which still runs: left alone\n";
+      continue;
+    }
+    std::string why;
+    if (energy::rt::restoreFromRecord(r, why))
+      outs() << r.device << ": restored the default clocks and power limit "
+             << "(left changed by process " << r.pid << ", which is gone)\n";
+    else {
+      ++failed;
+      WithColor::error(errs(), "energy-prof")
+          << r.device << " of process " << r.pid << ": " << why << "\n";
+    }
+  }
+  return failed ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -1044,6 +1079,8 @@ int main(int argc, char **argv) {
     return merge();
   if (command == "route")
     return routeCmd();
+  if (command == "restore")
+    return restoreCmd();
   if (command == "validate-serving" || command == "serve-plan")
     return servingCmd();
   if (!shardFiles.empty())
@@ -1056,6 +1093,12 @@ int main(int argc, char **argv) {
   std::unique_ptr<Device> dev = openDevice(deviceName, err, runsKernels);
   if (!dev)
     return fail(err);
+  // Tests watch a simulated sweep's clock from outside (as a GPU's clocks
+  // outlive the process that set them).
+  if (auto *sim = dynamic_cast<SimDevice *>(dev.get()); sim && !simState.empty()) {
+    sim->clockStateFile = simState + ".clock";
+    sim->powerLimitStateFile = simState + ".power";
+  }
   if (command == "probe") {
     outs() << dev->identity() << ": SM clock " << dev->currentSmClock()
            << " MHz, energy counter " << dev->energyCounterMilliJoules()
@@ -1075,8 +1118,8 @@ int main(int argc, char **argv) {
   if (command != "characterize" && command != "measure-composite")
     return fail("unknown command '" + command +
                 "'; expected characterize, measure-composite, probe, fit, profile, "
-                "merge, route, validate-serving, serve-plan, run-plan or "
-                "plan-clocks");
+                "merge, route, validate-serving, serve-plan, restore, run-plan "
+                "or plan-clocks");
   if (kernelsFile.empty())
     return fail(command + " needs --kernels");
   if (runs < 2)
@@ -1106,7 +1149,13 @@ int main(int argc, char **argv) {
   opts.runs = runs;
   std::vector<Measurement> entries;
   {
-    ClockGuard guard(*dev); // restores the default clock on every path
+    // Only a sweep that changes settings takes the guard (which restores
+    // the defaults on every path, and records the device for `energy-prof
+    // restore`): a measurement at the current clock leaves the card as it
+    // found it, whatever it was set to.
+    std::optional<ClockGuard> guard;
+    if (!clocks.empty() || allClocks || !powerLimitsW.empty())
+      guard.emplace(*dev);
     std::vector<int> sweep(clocks.begin(), clocks.end());
     if (allClocks) {
       std::vector<int> all = dev->supportedSmClocks();

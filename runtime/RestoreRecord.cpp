@@ -1,0 +1,164 @@
+//===- RestoreRecord.cpp - restore records on disk ------------------------===//
+
+#include "runtime/RestoreRecord.h"
+
+#include "runtime/AtomicFile.h"
+#include "runtime/Device.h"
+#include "runtime/Nvml.h"
+#include "runtime/SimDevice.h"
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <dirent.h>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace energy {
+namespace rt {
+
+std::string restoreRecordDir() {
+  std::string dir;
+  if (const char *d = std::getenv("ENERGY_RT_STATE_DIR"); d && *d)
+    dir = d;
+  else if (const char *x = std::getenv("XDG_RUNTIME_DIR"); x && *x)
+    dir = std::string(x) + "/energy-rt";
+  else
+    dir = "/tmp/energy-rt-" + std::to_string(getuid());
+  mkdir(dir.c_str(), 0700); // exists already: fine
+  return dir;
+}
+
+bool writeRestoreRecord(const Device &dev, std::string &path,
+                        std::string &err) {
+  std::string name = dev.reopenName();
+  if (name.empty()) {
+    err = dev.identity() + " cannot be reopened by name";
+    return false;
+  }
+  static std::atomic<unsigned> serial{0};
+  std::string dir = restoreRecordDir();
+  path = dir + "/" + std::to_string(getpid()) + "-" +
+         std::to_string(serial++) + ".record";
+  std::string text = "energy-rt restore record 1\npid " +
+                     std::to_string(getpid()) + "\ndevice " + name + "\n";
+  if (!dev.clockMirror().empty())
+    text += "clock_file " + dev.clockMirror() + "\n";
+  if (!dev.powerMirror().empty())
+    text += "power_file " + dev.powerMirror() + "\n";
+  return AtomicFile::writeWhole(path, text, err);
+}
+
+namespace {
+bool parseRecord(const std::string &path, RestoreRecord &r, std::string &err) {
+  std::ifstream in(path);
+  std::string line;
+  if (!in || !std::getline(in, line) || line != "energy-rt restore record 1") {
+    err = path + ": not a restore record (version 1)";
+    return false;
+  }
+  r = RestoreRecord();
+  r.path = path;
+  while (std::getline(in, line)) {
+    std::istringstream is(line);
+    std::string key, value;
+    is >> key;
+    std::getline(is >> std::ws, value);
+    if (key == "pid")
+      r.pid = std::strtol(value.c_str(), nullptr, 10);
+    else if (key == "device")
+      r.device = value;
+    else if (key == "clock_file")
+      r.clockFile = value;
+    else if (key == "power_file")
+      r.powerFile = value;
+  }
+  if (r.pid <= 0 || r.device.empty()) {
+    err = path + ": a restore record needs its pid and device";
+    return false;
+  }
+  return true;
+}
+} // namespace
+
+std::vector<RestoreRecord> listRestoreRecords(std::string &err) {
+  std::vector<RestoreRecord> out;
+  std::string dir = restoreRecordDir();
+  DIR *d = opendir(dir.c_str());
+  if (!d) {
+    err = dir + ": " + std::strerror(errno);
+    return out;
+  }
+  while (dirent *e = readdir(d)) {
+    std::string name = e->d_name;
+    if (name.size() < 8 || name.compare(name.size() - 7, 7, ".record") != 0)
+      continue;
+    RestoreRecord r;
+    std::string why;
+    if (parseRecord(dir + "/" + name, r, why))
+      out.push_back(std::move(r));
+    else
+      err += (err.empty() ? "" : "; ") + why;
+  }
+  closedir(d);
+  return out;
+}
+
+bool processAlive(long pid) {
+  return pid > 0 && (kill(pid_t(pid), 0) == 0 || errno == EPERM);
+}
+
+bool restoreFromRecord(const RestoreRecord &r, std::string &err) {
+  std::unique_ptr<Device> dev;
+  if (r.device.rfind("sim:", 0) == 0) {
+    SimParams p;
+    if (!simParamsFor(r.device.substr(4), p)) {
+      err = r.path + ": unknown simulated device '" + r.device + "'";
+      return false;
+    }
+    auto sim = std::make_unique<SimDevice>(p, 1);
+    sim->clockStateFile = r.clockFile;
+    sim->powerLimitStateFile = r.powerFile;
+    dev = std::move(sim);
+  } else if (r.device.rfind("cuda:", 0) == 0) {
+    dev = openNvmlDevice(unsigned(std::atoi(r.device.c_str() + 5)), err);
+    if (!dev)
+      return false;
+  } else {
+    err = r.path + ": unknown device '" + r.device + "'";
+    return false;
+  }
+  if (!dev->resetSmClock(err) || !dev->resetPowerLimit(err))
+    return false;
+  if (unlink(r.path.c_str()) != 0 && errno != ENOENT) {
+    err = r.path + ": restored, but the record stays: " + std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+int restoreStaleRecords(std::string &log) {
+  std::string err;
+  int restored = 0;
+  for (const RestoreRecord &r : listRestoreRecords(err)) {
+    if (processAlive(r.pid))
+      continue;
+    std::string why;
+    if (restoreFromRecord(r, why)) {
+      ++restored;
+      log += "restored " + r.device + " (left changed by process " +
+             std::to_string(r.pid) + ", which is gone)\n";
+    } else {
+      log += "could not restore " + r.device + " of process " +
+             std::to_string(r.pid) + ": " + why + "\n";
+    }
+  }
+  return restored;
+}
+
+} // namespace rt
+} // namespace energy

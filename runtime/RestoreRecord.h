@@ -1,0 +1,66 @@
+//===- RestoreRecord.h - surviving SIGKILL and power loss ------*- C++ -*-===//
+//
+// Before a ClockGuard lets anyone change a device's clocks or power limit,
+// it writes a small record of the device (how to reopen it) and of its own
+// process into the restore-record folder; it deletes the record once it has
+// restored the defaults (normal exit, error return, any catchable fatal
+// signal). A record whose process is gone -- killed with SIGKILL, a crash
+// that could not be caught, a power loss -- is stale: the next er_init and
+// `energy-prof restore` reopen its device and reset its clocks and power
+// limit. Folder: $ENERGY_RT_STATE_DIR, else $XDG_RUNTIME_DIR/energy-rt,
+// else /tmp/energy-rt-<uid>. The format (text, one "key value" per line)
+// is owned here:
+//
+//   energy-rt restore record 1
+//   pid 12345
+//   device cuda:0            (or sim:a100-sxm4)
+//   clock_file PATH          (simulated devices: their mirrored clock)
+//   power_file PATH          (simulated devices: their mirrored limit)
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RUNTIME_RESTORERECORD_H
+#define RUNTIME_RESTORERECORD_H
+
+#include <string>
+#include <vector>
+
+namespace energy {
+namespace rt {
+
+class Device;
+
+struct RestoreRecord {
+  std::string path;
+  long pid = 0;
+  std::string device;
+  std::string clockFile, powerFile;
+};
+
+/// The folder (created on first use, mode 0700).
+std::string restoreRecordDir();
+
+/// Writes the record of `dev` for this process; `path` gets its file. False
+/// (and no record) when the device cannot be reopened by name or the folder
+/// cannot be written.
+bool writeRestoreRecord(const Device &dev, std::string &path, std::string &err);
+
+/// Every record in the folder (unreadable ones are reported in `err` and
+/// skipped).
+std::vector<RestoreRecord> listRestoreRecords(std::string &err);
+
+/// Whether process `pid` still runs.
+bool processAlive(long pid);
+
+/// Reopens the record's device, resets its clocks and power limit to their
+/// defaults and deletes the record.
+bool restoreFromRecord(const RestoreRecord &r, std::string &err);
+
+/// Restores every stale record (dead process); `log` says what was done.
+/// Returns how many devices were restored.
+int restoreStaleRecords(std::string &log);
+
+} // namespace rt
+} // namespace energy
+
+#endif // RUNTIME_RESTORERECORD_H
