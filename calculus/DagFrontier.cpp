@@ -595,15 +595,15 @@ void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
       double sum = 0;
       for (size_t t = 0; t < n; ++t) {
         const Hull &h = hulls[t];
-        double best = std::numeric_limits<double>::infinity();
+        double least = std::numeric_limits<double>::infinity();
         for (size_t k = 0; k < h.T.size(); ++k) {
           double v = h.d[k] + f[t] * h.T[k];
-          if (v > best)
+          if (v > least)
             break;
-          best = v;
+          least = v;
           T[t] = h.T[k];
         }
-        sum += best;
+        sum += least;
       }
       if (sum + (P - F) * R > bestValue) {
         bestValue = sum + (P - F) * R;
@@ -613,16 +613,16 @@ void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
       double longest = -1;
       int64_t end = -1;
       for (uint32_t v : dag.topo) {
-        double best = 0;
+        double before = 0;
         from[v] = -1;
         for (uint32_t i = dag.predStart[v]; i < dag.predStart[v + 1]; ++i) {
           const Edge &e = dag.pred[i];
-          if (!e.startToStart && len[e.to] > best) {
-            best = len[e.to];
+          if (!e.startToStart && len[e.to] > before) {
+            before = len[e.to];
             from[v] = e.to;
           }
         }
-        len[v] = best + T[v];
+        len[v] = before + T[v];
         if (len[v] > longest) {
           longest = len[v];
           end = v;

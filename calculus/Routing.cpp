@@ -50,6 +50,12 @@ bool validateFleet(const Fleet &fleet, std::string &err) {
       err = w + "energies must be finite and non-negative";
       return false;
     }
+    // 1e12 J (278 MWh) per task is a units mistake, not a task; beyond it
+    // the slot variances overflow.
+    if (m.meanJ > 1e12 || m.sdJ > 1e12 || m.sharedSdJ > 1e12) {
+      err = w + "energies above 1e12 J per task";
+      return false;
+    }
     if (!(m.quality >= 0 && m.quality <= 1)) {
       err = w + "quality " + num(m.quality) + " is outside [0, 1]";
       return false;
@@ -73,13 +79,15 @@ bool validateFleet(const Fleet &fleet, std::string &err) {
     return false;
   }
   for (double b : fleet.supplyJ)
-    if (!finiteNonNeg(b)) {
-      err = "supply " + num(b) + " J per slot: must be finite and "
-            "non-negative";
+    if (!finiteNonNeg(b) || b > 1e21) {
+      err = "supply " + num(b) + " J per slot: must be finite, "
+            "non-negative and at most 1e21";
       return false;
     }
-  if (!(fleet.reserveMaxJ > 0)) {
-    err = "the reserve's capacity must be positive (or unbounded)";
+  if (!(fleet.reserveMaxJ > 0) ||
+      (std::isfinite(fleet.reserveMaxJ) && fleet.reserveMaxJ > 1e24)) {
+    err = "the reserve's capacity must be positive and at most 1e24 J (or "
+          "unbounded)";
     return false;
   }
   if (!finiteNonNeg(fleet.reserveInitialJ) ||
@@ -230,7 +238,10 @@ Prediction predict(const Fleet &fleet, const std::vector<double> &p,
   Moments c = slotMoments(fleet, p), b = supplyMoments(fleet);
   Prediction out;
   out.drift = b.mean - c.mean;
-  out.sigma = std::sqrt(c.var + b.var);
+  // A cycled supply trace is deterministic: its deviations from the mean sum
+  // to zero over each cycle, so they add a bounded oscillation to the walk,
+  // not variance that accumulates; the walk's variance is the consumption's.
+  out.sigma = std::sqrt(c.var);
   out.crossoverSlots =
       out.drift == 0 ? kInf : out.sigma * out.sigma / (out.drift * out.drift);
   if (!std::isfinite(fleet.reserveMaxJ)) {
@@ -240,7 +251,12 @@ Prediction predict(const Fleet &fleet, const std::vector<double> &p,
                                  fleet.reserveInitialJ);
     out.spillJ = 0;
   } else {
-    Rates r = reflectedRates(out.drift, out.sigma * out.sigma, fleet.reserveMaxJ);
+    // A random walk overshoots each barrier by about rho sigma, rho =
+    // -zeta(1/2)/sqrt(2 pi) = 0.5826 (Siegmund's corrected diffusion
+    // approximation, 1979): the reserve acts as one rho sigma wider at each
+    // end.
+    double width = fleet.reserveMaxJ + 2 * 0.5826 * out.sigma;
+    Rates r = reflectedRates(out.drift, out.sigma * out.sigma, width);
     out.auxJ = r.aux * horizon;
     out.spillJ = r.spill * horizon;
   }

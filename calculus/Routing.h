@@ -128,11 +128,14 @@ Rates reflectedRates(double mu, double var, double b);
 
 /// The model's prediction of E[D_T] and E[W_T] over `horizon` slots under a
 /// constant split: unbounded reserve -> E[(M_T - R_0)^+] of the demand-minus-
-/// supply walk (W = 0); bounded -> the long-run rates times T.
+/// supply walk (W = 0); bounded -> the long-run rates times T, the reserve
+/// widened by 0.5826 sigma at each end (a discrete walk's overshoot,
+/// Siegmund 1979). The walk's variance is the consumption's: a cycled supply
+/// trace only adds a bounded oscillation, which this ignores.
 struct Prediction {
   double auxJ = 0, spillJ = 0;
   double drift = 0;         ///< mean supply - mean consumption per slot
-  double sigma = 0;         ///< sd of supply - consumption per slot
+  double sigma = 0;         ///< sd of the consumption per slot
   double crossoverSlots = 0;///< sigma^2 / drift^2 (infinite at drift 0)
 };
 Prediction predict(const Fleet &fleet, const std::vector<double> &p,

@@ -247,18 +247,6 @@ Signature multi(const Signature &a, const Signature &b, CompositionError &err) {
   return r;
 }
 
-const char *opName(Op op) {
-  switch (op) {
-  case Op::Seq:
-    return "seq";
-  case Op::Par:
-    return "par";
-  case Op::Multi:
-    return "multi";
-  }
-  return "?";
-}
-
 bool Composer::add(const Signature &x) {
   if (err)
     return false;

@@ -98,7 +98,6 @@ Signature multi(const Signature &a, const Signature &b, CompositionError &err);
 Signature repeatSeq(const Signature &a, uint64_t n);
 
 enum class Op { Seq, Par, Multi };
-const char *opName(Op op);
 
 /// n-ary composition as the left fold of the binary operator (all three are
 /// associative, section 2). Accumulates in place so that folding millions of

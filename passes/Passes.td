@@ -193,6 +193,9 @@ def EnergyServePlan : Pass<"energy-serve-plan", "::mlir::ModuleOp"> {
     Option<"gpu", "gpu", "std::string", /*default=*/"\"\"",
            "A100, H100 or B200">,
     Option<"tp", "tp", "int", /*default=*/"1", "tensor parallel degree">,
+    Option<"gpus", "gpus", "int", /*default=*/"0",
+           "the deployment's GPU count where several share the TP (0: the "
+           "only one)">,
     Option<"sloP90ItlMs", "slo-p90-itl-ms", "double", /*default=*/"0",
            "the p90 inter-token latency SLO (ms)">,
   ];

@@ -43,8 +43,8 @@ struct EnergyServePlanPass
     if (!formats::readObservations(paths, obs, err))
       return fail(err);
     calculus::ServingRecommendation rec;
-    if (!calculus::recommendServingCap(obs, model, gpu, tp, sloP90ItlMs / 1e3,
-                                       rec, err))
+    if (!calculus::recommendServingCap(obs, model, gpu, tp, gpus,
+                                       sloP90ItlMs / 1e3, rec, err))
       return fail(err);
     Builder b(&getContext());
     SmallVector<NamedAttribute> fields = {

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -133,6 +134,23 @@ bool restoreFromRecord(const RestoreRecord &r, std::string &err) {
     return false;
   }
   if (!dev->resetSmClock(err) || !dev->resetPowerLimit(err))
+    return false;
+  // A simulated device's "hardware" is its mirror files: the restore holds
+  // only if they now read the defaults.
+  auto reads = [&](const std::string &file, long want) {
+    if (file.empty())
+      return true;
+    std::ifstream in(file);
+    long got = -1;
+    if (in >> got && got == want)
+      return true;
+    err = r.path + ": could not write the default " + std::to_string(want) +
+          " into " + file;
+    return false;
+  };
+  if (auto *sim = dynamic_cast<SimDevice *>(dev.get());
+      sim && (!reads(r.clockFile, sim->currentSmClock()) ||
+              !reads(r.powerFile, std::lround(sim->params().tdp))))
     return false;
   if (unlink(r.path.c_str()) != 0 && errno != ENOENT) {
     err = r.path + ": restored, but the record stays: " + std::strerror(errno);

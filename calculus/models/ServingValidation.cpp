@@ -7,13 +7,15 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 namespace energy {
 namespace calculus {
 
 std::string servingGroup(const ServingObservation &o) {
   return o.dataset + "/" + o.task + "/" + o.model + "/" + o.gpu + "/tp" +
-         std::to_string(o.tp);
+         std::to_string(o.tp) + "-ep" + std::to_string(o.ep) + "-dp" +
+         std::to_string(o.dp) + "-g" + std::to_string(o.gpus);
 }
 
 namespace {
@@ -257,28 +259,53 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
 
 bool recommendServingCap(const std::vector<ServingObservation> &obs,
                          const std::string &model, const std::string &gpu,
-                         int tp, double sloS, ServingRecommendation &out,
-                         std::string &err) {
-  std::vector<const ServingObservation *> group;
-  std::vector<double> caps;
-  std::string models;
+                         int tp, int gpus, double sloS,
+                         ServingRecommendation &out, std::string &err) {
+  std::set<std::string> models, pairs, deployments;
+  std::map<std::string, std::vector<const ServingObservation *>> cells;
   for (const ServingObservation &o : obs) {
-    if (o.model == model && o.gpu == gpu && o.tp == tp) {
-      group.push_back(&o);
-      caps.push_back(o.cap);
-    }
-    if (models.size() < 400 && models.find(o.model) == std::string::npos)
-      models += (models.empty() ? "" : ", ") + o.model;
+    models.insert(o.model);
+    if (o.model != model)
+      continue;
+    pairs.insert(o.gpu + " with TP " + std::to_string(o.tp));
+    if (o.gpu != gpu || o.tp != tp || (gpus > 0 && o.gpus != gpus))
+      continue;
+    std::string d = o.task + ": " + std::to_string(o.gpus) + " GPUs (EP " +
+                    std::to_string(o.ep) + ", DP " + std::to_string(o.dp) + ")";
+    deployments.insert(d);
+    cells[servingGroup(o)].push_back(&o);
   }
-  if (group.empty()) {
+  auto join = [](const std::set<std::string> &s) {
+    std::string r;
+    for (const std::string &x : s)
+      r += (r.empty() ? "" : ", ") + x;
+    return r;
+  };
+  if (!models.count(model)) {
+    err = "no measurements of '" + model + "' (models: " + join(models) + ")";
+    return false;
+  }
+  if (cells.empty()) {
     err = "no measurements of '" + model + "' on " + gpu + " with TP " +
-          std::to_string(tp) + " (models: " + models + ")";
+          std::to_string(tp) +
+          (gpus > 0 ? " on " + std::to_string(gpus) + " GPUs" : "") +
+          " (it was measured on " + join(pairs) + ")";
+    return false;
+  }
+  if (cells.size() > 1) {
+    err = "'" + model + "' on " + gpu + " with TP " + std::to_string(tp) +
+          " was measured in several deployments (" + join(deployments) +
+          "): choose one by its GPU count, or pass one task's file";
     return false;
   }
   if (!(sloS > 0)) {
     err = "the p90 inter-token latency SLO must be positive";
     return false;
   }
+  const std::vector<const ServingObservation *> &group = cells.begin()->second;
+  std::vector<double> caps;
+  for (const ServingObservation *o : group)
+    caps.push_back(o->cap);
   std::sort(caps.begin(), caps.end());
   for (double c = 8; c <= caps.back(); c *= 2)
     if (c >= caps.front())

@@ -18,7 +18,7 @@ namespace calculus {
 /// One measured steady-state serving configuration.
 struct ServingObservation {
   std::string model, gpu, architecture, dataset, task;
-  int tp = 1, gpus = 1;
+  int tp = 1, ep = 1, dp = 1, gpus = 1;
   double cap = 0;           ///< batch cap (max_num_seqs)
   double batch = 0;         ///< realized mean batch B_eff
   double tau = 0;           ///< s per output token (1 / throughput)
@@ -28,8 +28,8 @@ struct ServingObservation {
   double flopsPerToken = 0; ///< 2 x active parameters
 };
 
-/// "dataset/task/model/gpu/tp": the cell within which only the batch cap
-/// varies.
+/// "dataset/task/model/gpu/tpT-epE-dpD-gG": the cell (one deployment)
+/// within which only the batch cap varies.
 std::string servingGroup(const ServingObservation &o);
 
 struct HeldOut {
@@ -91,15 +91,17 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
                     double &predicted, double &halfWidth, std::string &err);
 
 /// The planner on one cell of measurements: the (model, GPU, TP) rows of
-/// `obs`, candidates the measured caps and the powers of two between them.
+/// `obs` -- of the deployment with `gpus` GPUs when several have that TP
+/// (0: there must be one) -- candidates the measured caps and the powers of
+/// two between them.
 struct ServingRecommendation {
   double cap = -1, predicted = 0, halfWidth95 = -1;
   size_t measurements = 0;
 };
 bool recommendServingCap(const std::vector<ServingObservation> &obs,
                          const std::string &model, const std::string &gpu,
-                         int tp, double sloS, ServingRecommendation &out,
-                         std::string &err);
+                         int tp, int gpus, double sloS,
+                         ServingRecommendation &out, std::string &err);
 
 struct PlannerCase {
   std::string group;

@@ -343,12 +343,12 @@ composeInParallel(Operation *root, TreeMode mode,
                   function_ref<void(Operation *, const Signature &)> onComposite) {
   calculus::Op kind;
   StringAttr name;
-  if (auto op = dyn_cast<SeqOp>(root))
-    kind = calculus::Op::Seq, name = op.getSymNameAttr();
-  else if (auto op = dyn_cast<ParOp>(root))
-    kind = calculus::Op::Par, name = op.getSymNameAttr();
-  else if (auto op = dyn_cast<MultiOp>(root))
-    kind = calculus::Op::Multi, name = op.getSymNameAttr();
+  if (auto seq = dyn_cast<SeqOp>(root))
+    kind = calculus::Op::Seq, name = seq.getSymNameAttr();
+  else if (auto par = dyn_cast<ParOp>(root))
+    kind = calculus::Op::Par, name = par.getSymNameAttr();
+  else if (auto multi = dyn_cast<MultiOp>(root))
+    kind = calculus::Op::Multi, name = multi.getSymNameAttr();
   else
     return std::nullopt;
   MLIRContext *ctx = root->getContext();

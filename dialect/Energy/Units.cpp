@@ -96,18 +96,6 @@ int positional(const Decimal &d, int shift, char *out) {
 }
 } // namespace
 
-const char *baseUnit(Dimension dim) {
-  switch (dim) {
-  case Dimension::Power:
-    return "W";
-  case Dimension::Time:
-    return "s";
-  case Dimension::Energy:
-    return "J";
-  }
-  return "";
-}
-
 const char *acceptedUnits(Dimension dim) {
   switch (dim) {
   case Dimension::Power:

@@ -20,8 +20,6 @@ namespace energy {
 
 enum class Dimension { Power, Time, Energy };
 
-/// "W", "s" or "J".
-const char *baseUnit(Dimension dim);
 /// The accepted units of a dimension, for diagnostics: "s, ms, us, ns".
 const char *acceptedUnits(Dimension dim);
 /// Power of ten of `unit` (ms -> -3), or nullopt if `unit` is not a unit of

@@ -117,32 +117,34 @@ FailureOr<SchedGraph> SchedGraph::build(ScheduleOp op, Need need) {
   for (uint32_t t = 0; t < g.taskOps.size();) {
     Operation *taskOp = g.taskOps[t];
     calculus::ScheduleTask &task = g.schedule.tasks[t];
-    if (auto op = dyn_cast<TaskOp>(taskOp)) {
-      FailureOr<uint32_t> dev = device(op, op.getDeviceAttr());
+    if (auto asTask = dyn_cast<TaskOp>(taskOp)) {
+      FailureOr<uint32_t> dev = device(asTask, asTask.getDeviceAttr());
       if (failed(dev))
         return failure();
       task.devices.push_back(*dev);
-      task.stream = op.getStreamAttr() ? uint32_t(op.getStream().value()) : 0;
-      double lag = op.getLagAttr() ? op.getLagAttr().getValueAsDouble() : 0;
-      if (failed(addDeps(op, op.getAfterAttr(), false, 0, task.deps)) ||
-          failed(addDeps(op, op.getWithAttr(), true, lag, task.deps)))
+      task.stream =
+          asTask.getStreamAttr() ? uint32_t(asTask.getStream().value()) : 0;
+      double lag =
+          asTask.getLagAttr() ? asTask.getLagAttr().getValueAsDouble() : 0;
+      if (failed(addDeps(asTask, asTask.getAfterAttr(), false, 0, task.deps)) ||
+          failed(addDeps(asTask, asTask.getWithAttr(), true, lag, task.deps)))
         return failure();
-      if (std::optional<double> start = op.getStart())
+      if (std::optional<double> start = asTask.getStart())
         task.fixedStart = *start;
-      if (auto release = op.getReleaseAttr())
+      if (auto release = asTask.getReleaseAttr())
         task.release = release.getValueAsDouble();
-      if (SignatureAttr sig = op.getSigAttr()) {
+      if (SignatureAttr sig = asTask.getSigAttr()) {
         task.duration = sig.time();
         task.d = sig.dynamicEnergy();
         task.varT = sig.sigmaTime() * sig.sigmaTime();
         task.varD = sig.sigmaDynamic() * sig.sigmaDynamic();
       } else if (need == Need::Signatures) {
-        return missingSignature(op);
-      } else if (std::optional<double> dur = op.getDuration()) {
+        return missingSignature(asTask);
+      } else if (std::optional<double> dur = asTask.getDuration()) {
         task.duration = *dur;
       } else if (need == Need::Durations) {
-        return op.emitOpError("@")
-               << op.getSymName()
+        return asTask.emitOpError("@")
+               << asTask.getSymName()
                << " has no duration: give it `for <time>` or a signature";
       }
       ++t;

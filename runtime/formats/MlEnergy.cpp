@@ -95,15 +95,14 @@ bool parseV3(const json::Object &root, const std::string &file,
     p.task = task->str();
     std::string arch, gpu, precision;
     double throughput = 0, medianMs = 0, p90Ms = 0, cap = 0;
-    int dp = 1, ep = 1;
     if (!f.string("model_id", p.model) || !f.string("architecture", arch) ||
         !f.string("gpu_model", gpu) || !f.string("weight_precision", precision) ||
         !f.number("total_params_billions", p.totalParamsB) ||
         !f.number("activated_params_billions", p.activeParamsB) ||
         !f.integer("num_gpus", p.numGpus) ||
         !f.integer("tensor_parallel", p.tp) ||
-        !f.integer("data_parallel", dp) ||
-        !f.integer("expert_parallel", ep) ||
+        !f.integer("data_parallel", p.dp) ||
+        !f.integer("expert_parallel", p.ep) ||
         !f.number("max_num_seqs", cap) || !f.number("avg_batch_size", p.batch) ||
         !f.number("avg_output_len", p.outputTokens) ||
         !f.number("avg_power_watts", p.powerW) ||
@@ -274,6 +273,8 @@ observations(const std::vector<ServingPoint> &points) {
     o.dataset = p.dataset;
     o.task = p.task;
     o.tp = p.tp;
+    o.ep = p.ep;
+    o.dp = p.dp;
     o.gpus = p.numGpus;
     o.cap = p.batchCap;
     o.batch = p.batch;

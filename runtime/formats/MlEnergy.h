@@ -28,7 +28,7 @@ struct ServingPoint {
   std::string architecture;  ///< "dense", "moe" or "hybrid"
   double totalParamsB = 0, activeParamsB = 0; ///< billions
   double bytesPerParam = 2;  ///< bf16 2, fp8 1
-  int numGpus = 1, tp = 1, pp = 1;
+  int numGpus = 1, tp = 1, pp = 1, ep = 1, dp = 1;
   double batchCap = 0;       ///< max_num_seqs (x PP in v2)
   double batch = 0;          ///< realized mean running batch
   double outputTokens = 0;   ///< mean output length per request

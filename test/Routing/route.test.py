@@ -64,6 +64,8 @@ def main():
         assert abs(p["consumption_J"]["mean"] - mean) <= 1e-9 * mean, (p["name"], mean)
         assert abs(p["consumption_J"]["sd"] - math.sqrt(var)) <= 1e-9 * math.sqrt(var)
         drift = mean - supply
+        # net demand per slot, positive = under-supply (docs/ROUTING.md)
+        assert abs(p["net_demand_J_per_slot"] - drift) <= 1e-9 * max(1, abs(mean)), (p["name"], p["net_demand_J_per_slot"], drift)
         # Brownian limit less Siegmund's discreteness correction 0.58 sigma
         # (which matters only where D_T stays O(sigma): over-supply).
         expect = running_max(drift, math.sqrt(var), T) - 0.5826 * math.sqrt(var)

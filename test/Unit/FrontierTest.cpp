@@ -182,15 +182,21 @@ std::vector<std::pair<double, double>> bruteForce(const Case &c) {
   return front;
 }
 
-void checkCase(const Case &c) {
+/// Compares with brute force; returns the frontier's number of points.
+size_t checkCase(const Case &c) {
   Frontier f = compose(*c.root, c);
-  EXPECT_EQ(timeEnergy(f), bruteForce(c));
+  auto points = timeEnergy(f);
+  EXPECT_EQ(points, bruteForce(c));
+  return points.size();
 }
 
 TEST(Frontier, EqualsBruteForceOnRandomTrees) {
   std::mt19937_64 g(4242);
   std::uniform_int_distribution<int> elems(1, 8), opts(1, 6);
-  int checked = 0;
+  // The comparison must bite: a good share of the cases have a real
+  // tradeoff (several frontier points), not one point that any composition
+  // gets right.
+  int tradeoffs = 0;
   for (int i = 0; i < 400; ++i) {
     int n = elems(g), k = opts(g);
     // Keep each brute force under ~10^5 combinations here; the full
@@ -198,10 +204,9 @@ TEST(Frontier, EqualsBruteForceOnRandomTrees) {
     while (std::pow(double(k), n) > 1e5)
       --n;
     Case c = makeCase(g, n, k, /*h2=*/i % 3 == 0);
-    checkCase(c);
-    ++checked;
+    tradeoffs += checkCase(c) > 1;
   }
-  EXPECT_EQ(checked, 400);
+  EXPECT_GT(tradeoffs, 80); // 115 of the 400 with this seed
 }
 
 TEST(Frontier, EqualsBruteForceAtEightElementsSixOptions) {

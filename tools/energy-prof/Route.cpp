@@ -140,7 +140,7 @@ bool routeCommand(const RouteOptions &opts, const std::string &generator,
     csv = "policy,horizon_slots,aux_mean_J,aux_ci95_J,aux_controlled_mean_J,"
           "aux_controlled_ci95_J,predicted_aux_J\n";
   table = formatv("{0,-20} {1,8} {2,12} {3,12} {4,22} {5,22}\n", "policy",
-                  "quality", "mean C J", "drift J", "aux D_T J (95% CI)",
+                  "quality", "mean C J", "C - B J", "aux D_T J (95% CI)",
                   "spill W_T J (95% CI)")
               .str();
   for (size_t i = 0; i < n; ++i) {
@@ -159,7 +159,9 @@ bool routeCommand(const RouteOptions &opts, const std::string &generator,
     // The prediction averages the per-entry splits' moments; exact for one
     // split, the long-run approximation for a supply trace.
     rt::Prediction pr = rt::predict(fleet, s.front(), T);
-    double drift = supply.mean - meanC, sigma = std::sqrt(varC + supply.var);
+    // drift: net supply per slot (the calculus' sign); the report gives the
+    // net demand, mean C - mean B (positive: under-supply), as ROUTING.md.
+    double drift = supply.mean - meanC, sigma = std::sqrt(varC);
     if (s.size() > 1) {
       rt::Fleet flat = fleet;
       flat.supplyJ = {supply.mean};
@@ -170,7 +172,8 @@ bool routeCommand(const RouteOptions &opts, const std::string &generator,
       if (std::isinf(fleet.reserveMaxJ))
         pr.auxJ = rt::expectedExcessMax(-drift, sigma, T, fleet.reserveInitialJ);
       else {
-        rt::Rates r = rt::reflectedRates(drift, sigma * sigma, fleet.reserveMaxJ);
+        rt::Rates r = rt::reflectedRates(
+            drift, sigma * sigma, fleet.reserveMaxJ + 2 * 0.5826 * sigma);
         pr.auxJ = r.aux * T;
         pr.spillJ = r.spill * T;
       }
@@ -189,7 +192,7 @@ bool routeCommand(const RouteOptions &opts, const std::string &generator,
                    {"consumption_J", json::Object{{"mean", meanC},
                                                   {"sd", std::sqrt(varC)}}},
                    {"critical_supply_J", meanC},
-                   {"drift_J_per_slot", drift},
+                   {"net_demand_J_per_slot", drift == 0 ? 0.0 : -drift},
                    {"crossover_slots", num(pr.crossoverSlots)},
                    {"regime", regime},
                    {"predicted", json::Object{{"aux_J", pr.auxJ},
@@ -235,7 +238,10 @@ bool routeCommand(const RouteOptions &opts, const std::string &generator,
             std::isinf(fleet.reserveMaxJ)
                 ? rt::expectedExcessMax(-drift, sigma, t, fleet.reserveInitialJ)
                 : pr.auxJ / T * t;
-        const rt::McStat &a = mc[i].auxAt[c], &cv = mc[i].auxAtControlled[c];
+        // The net demand is a useful control variate only when it drifts
+        // up (under-supply); otherwise it only adds variance.
+        const rt::McStat &a = mc[i].auxAt[c];
+        const rt::McStat &cv = drift < 0 ? mc[i].auxAtControlled[c] : a;
         csv += formatv("{0},{1},{2},{3},{4},{5},{6}\n", p.name, horizons[c],
                        a.mean, a.halfWidth95(), cv.mean, cv.halfWidth95(),
                        predicted)
@@ -264,7 +270,8 @@ bool routeCommand(const RouteOptions &opts, const std::string &generator,
       return formatv("{0:F1} +- {1:F1}", x.mean, x.halfWidth95()).str();
     };
     table += formatv("{0,-20} {1,8:F4} {2,12:F2} {3,12:F4} {4,22} {5,22}\n",
-                     p.name, quality, meanC, drift, ci(mc[i].aux),
+                     p.name, quality, meanC, drift == 0 ? 0.0 : -drift,
+                     ci(mc[i].aux),
                      ci(mc[i].spill))
                  .str();
   }
@@ -288,6 +295,11 @@ bool routeCommand(const RouteOptions &opts, const std::string &generator,
                         supply.mean)
                     .str() +
                 table;
+  if (fleet.supplyJ.size() > 1)
+    out.summary += "note: a supply trace: the closed forms treat it by its "
+                   "mean (its cycle adds a bounded oscillation they ignore); "
+                   "the variance-aware policy keeps one split and does not "
+                   "follow the trace, the myopic one does\n";
   return true;
 }
 

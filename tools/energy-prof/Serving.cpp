@@ -118,11 +118,12 @@ bool validateServingCommand(const std::vector<std::string> &paths,
 
 bool servePlanCommand(const std::vector<std::string> &paths,
                       const std::string &model, const std::string &gpu, int tp,
-                      double sloMs, std::string &text, std::string &err) {
+                      int gpus, double sloMs, std::string &text,
+                      std::string &err) {
   std::vector<ServingObservation> obs;
   ServingRecommendation rec;
   if (!formats::readObservations(paths, obs, err) ||
-      !recommendServingCap(obs, model, gpu, tp, sloMs / 1e3, rec, err))
+      !recommendServingCap(obs, model, gpu, tp, gpus, sloMs / 1e3, rec, err))
     return false;
   json::Object o{{"model", model},
                  {"gpu", gpu},

@@ -21,7 +21,8 @@ bool validateServingCommand(const std::vector<std::string> &paths,
 /// one (model, GPU, TP); the answer is JSON.
 bool servePlanCommand(const std::vector<std::string> &paths,
                       const std::string &model, const std::string &gpu, int tp,
-                      double sloMs, std::string &text, std::string &err);
+                      int gpus, double sloMs, std::string &text,
+                      std::string &err);
 
 } // namespace energy
 

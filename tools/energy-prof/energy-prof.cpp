@@ -77,8 +77,9 @@ using namespace energy::rt;
 
 static cl::OptionCategory category("energy-prof options");
 static cl::opt<std::string> command(cl::Positional, cl::Required,
-                                    cl::desc("<characterize|measure-composite|probe|fit|merge|profile|run-plan|"
-                                             "plan-clocks>"),
+                                    cl::desc("<characterize|measure-composite|probe|fit|merge|profile|"
+                                             "route|validate-serving|serve-plan|restore|"
+                                             "run-plan|plan-clocks>"),
                                     cl::cat(category));
 static cl::list<std::string> shardFiles(cl::Positional,
                                         cl::desc("[merge: shard.json ...] "
@@ -188,6 +189,11 @@ static cl::opt<std::string> serveGpu(
     "gpu", cl::desc("serve-plan: A100, H100 or B200"), cl::cat(category));
 static cl::opt<int> serveTp("tp", cl::desc("serve-plan: tensor parallel degree"),
                             cl::init(1), cl::cat(category));
+static cl::opt<int> serveGpus(
+    "gpus",
+    cl::desc("serve-plan: the deployment's GPU count, where a model was "
+             "measured in several with one TP (0: the only one)"),
+    cl::init(0), cl::cat(category));
 static cl::opt<double> serveSloMs(
     "slo-p90-itl-ms",
     cl::desc("serve-plan: the p90 inter-token latency SLO (ms)"),
@@ -756,7 +762,7 @@ static bool readPlan(Plan &plan, std::string &err) {
 /// run-plan: one device per plan device. `--device` is a list with one
 /// entry per plan device, or one entry for all: `cuda` (cuda:0, cuda:1, ...
 /// in plan order) or a simulated kind (a separate instance each).
-static int runPlanCommand(std::vector<std::string> command) {
+static int runPlanCommand(std::vector<std::string> child) {
   if (shardFiles.size() != 1)
     return fail("run-plan needs exactly one plan file before '--'");
   if (deviceName.empty())
@@ -779,7 +785,7 @@ static int runPlanCommand(std::vector<std::string> command) {
   opts.dryRun = dryRun;
   opts.startDelay = startDelay;
   opts.iterations = planIterations;
-  opts.command = std::move(command);
+  opts.command = std::move(child);
 
   SmallVector<StringRef> names;
   StringRef(deviceName).split(names, ',');
@@ -1008,7 +1014,7 @@ static int servingCmd() {
         !serveSloMs.getNumOccurrences())
       return fail("serve-plan needs --serve-model, --gpu and --slo-p90-itl-ms");
     ok = energy::servePlanCommand(paths, serveModel, serveGpu, serveTp,
-                                  serveSloMs, text, err);
+                                  serveGpus, serveSloMs, text, err);
   }
   if (!ok)
     return fail(err);
@@ -1083,6 +1089,12 @@ int main(int argc, char **argv) {
     return restoreCmd();
   if (command == "validate-serving" || command == "serve-plan")
     return servingCmd();
+  if (command != "characterize" && command != "measure-composite" &&
+      command != "probe")
+    return fail("unknown command '" + command +
+                "'; expected characterize, measure-composite, probe, fit, "
+                "profile, merge, route, validate-serving, serve-plan, "
+                "restore, run-plan or plan-clocks");
   if (!shardFiles.empty())
     return fail("unexpected argument '" + shardFiles.front() + "'");
   if (deviceName.empty())
@@ -1115,11 +1127,6 @@ int main(int argc, char **argv) {
     outs() << "\n";
     return 0;
   }
-  if (command != "characterize" && command != "measure-composite")
-    return fail("unknown command '" + command +
-                "'; expected characterize, measure-composite, probe, fit, profile, "
-                "merge, route, validate-serving, serve-plan, restore, run-plan "
-                "or plan-clocks");
   if (kernelsFile.empty())
     return fail(command + " needs --kernels");
   if (runs < 2)

@@ -244,8 +244,8 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
             args["sm_mhz"] = *mhz;
             clockSteps[dev][t0] = *mhz;
           }
-        if (auto task = dyn_cast<TaskOp>(op))
-          if (std::optional<StringRef> kind = task.getKind())
+        if (auto taskOp = dyn_cast<TaskOp>(op))
+          if (std::optional<StringRef> kind = taskOp.getKind())
             args["kind"] = kind->str();
         events.push_back(llvm::json::Object{
             {"ph", "X"},

@@ -148,17 +148,24 @@ double planNum(DictionaryAttr d, StringRef key) {
   return NAN;
 }
 
-LogicalResult collect(ModuleOp module, Data &d) {
+LogicalResult collect(ModuleOp module, Data &d, StringRef flag) {
   ScheduleOp chosen;
-  for (ScheduleOp s : module.getOps<ScheduleOp>())
+  size_t count = 0;
+  for (ScheduleOp s : module.getOps<ScheduleOp>()) {
+    ++count;
     if (!chosen || (!chosen->hasAttr("energy.plan") && s->hasAttr("energy.plan")))
       chosen = s;
+  }
   if (!chosen)
-    return module.emitError("--export-report: no sched.schedule to report");
+    return module.emitError(flag) << ": no sched.schedule to report";
+  if (count > 1)
+    mlir::emitWarning(chosen.getLoc(), flag)
+        << ": the module has " << count << " schedules; reporting @"
+        << chosen.getSymName() << " only (the planned one, else the first)";
   if (!chosen.getBody().getOps<PipelineOp>().empty() ||
       !chosen.getBody().getOps<ServeOp>().empty())
-    return chosen.emitOpError("--export-report: expand the generators first "
-                              "(--sched-expand)");
+    return chosen.emitOpError(flag) << ": expand the generators first "
+                                       "(--sched-expand)";
   std::vector<double> start;
   FailureOr<SchedGraph> g = SchedGraph::buildAsPlanned(chosen, start);
   if (failed(g))
@@ -344,13 +351,25 @@ std::string frontierSvg(const Data &d, bool standalone) {
   return s;
 }
 
+/// A left margin wide enough for the longest device label (12 px font).
+double labelMargin(const Data &d) {
+  size_t longest = 0;
+  for (const std::string &n : d.devices)
+    longest = std::max(longest, n.size());
+  return std::max(170.0, 6.8 * double(longest) + 16);
+}
+
 std::string timelineSvg(const Data &d) {
   const double W = 1040;
-  double rowH = 34, top = 24, left = 170;
+  double rowH = 34, top = 24, left = labelMargin(d);
   double H = top + rowH * d.devices.size() + 62;
   Axes ax{0, std::max(d.makespan, 1e-12), 0, 1, left, top, W - left - 24,
           rowH * d.devices.size()};
+  // The scale starts at the lowest static power (an idle device), so that
+  // a few percent between tasks look like a few percent.
   double pmin = INFINITY, pmax = 0;
+  for (double sW : d.staticW)
+    pmin = std::min(pmin, sW);
   for (const TaskBox &b : d.tasks) {
     pmin = std::min(pmin, b.powerW);
     pmax = std::max(pmax, b.powerW);
@@ -421,7 +440,7 @@ std::string timelineSvg(const Data &d) {
 
 std::string breakdownSvg(const Data &d) {
   const double W = 720;
-  double rowH = 30, top = 16, left = 170;
+  double rowH = 30, top = 16, left = labelMargin(d);
   double H = top + rowH * d.devices.size() + 56;
   double emax = 0;
   std::vector<double> st(d.devices.size()), hi(d.devices.size());
@@ -520,7 +539,7 @@ std::string clocksTable(const Data &d) {
 LogicalResult energy::exportReport(ModuleOp module, llvm::raw_ostream &os,
                                    bool svgOnly) {
   Data d;
-  if (failed(collect(module, d)))
+  if (failed(collect(module, d, svgOnly ? "--export-svg" : "--export-report")))
     return failure();
   if (svgOnly) {
     if (d.frontier.empty() && !d.plan)
@@ -564,9 +583,16 @@ LogicalResult energy::exportReport(ModuleOp module, llvm::raw_ostream &os,
         "min-height:1.2em}</style></head><body>\n"
      << "<h1>Energy report: @" << esc(d.schedule) << "</h1>\n<p id=\"headline\">"
      << headline << "</p>\n"
-     << "<h2>Time-energy frontier</h2>\n" << frontierSvg(d, false)
-     << "<h2>Timeline (" << d.tasks.size() << " tasks on " << d.devices.size()
-     << " devices, " << num(d.makespan, 4) << " s)</h2>\n"
+     << "<h2>Time-energy frontier</h2>\n"
+     << (d.frontier.empty() && !d.plan
+             ? std::string("<p>No frontier or plan in this IR (run "
+                           "<code>--energy-frontier</code> and/or "
+                           "<code>--energy-plan</code>).</p>\n")
+             : frontierSvg(d, false))
+     << "<h2>Timeline (" << d.tasks.size()
+     << (d.tasks.size() == 1 ? " task" : " tasks") << " on "
+     << d.devices.size() << (d.devices.size() == 1 ? " device" : " devices")
+     << ", " << num(d.makespan, 4) << " s)</h2>\n"
      << timelineSvg(d) << "<p id=\"readout\"></p>\n"
      << "<h2>Energy per device</h2>\n" << breakdownSvg(d)
      << "<h2>Planned clocks</h2>\n" << clocksTable(d)
