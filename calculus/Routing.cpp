@@ -471,6 +471,39 @@ bool resolvePolicy(const Fleet &fleet, const Policy &policy, double horizon,
   return false;
 }
 
+double splitsMeanQuality(const Fleet &fleet,
+                         const std::vector<std::vector<double>> &splits) {
+  double q = 0;
+  for (const auto &p : splits)
+    q += splitQuality(fleet, p);
+  return splits.empty() ? 0 : q / double(splits.size());
+}
+
+bool resolvePolicies(const Fleet &fleet, const std::vector<Policy> &policies,
+                     const std::vector<int> &matchQualityOf, double horizon,
+                     std::vector<std::vector<std::vector<double>>> &splits,
+                     std::string &err) {
+  size_t n = policies.size();
+  splits.assign(n, {});
+  std::vector<std::vector<double>> candidates;
+  for (int pass = 0; pass < 2; ++pass)
+    for (size_t i = 0; i < n; ++i) {
+      Policy p = policies[i];
+      bool va = p.kind == PolicyKind::VarianceAware;
+      if (va != (pass == 1))
+        continue;
+      int match = i < matchQualityOf.size() ? matchQualityOf[i] : -1;
+      if (va && match >= 0)
+        p.qualityTarget = splitsMeanQuality(fleet, splits[size_t(match)]);
+      if (!resolvePolicy(fleet, p, horizon, candidates, splits[i], err))
+        return false;
+      if (!va)
+        for (const auto &s : splits[i])
+          candidates.push_back(s);
+    }
+  return true;
+}
+
 double logLogSlope(const std::vector<double> &x, const std::vector<double> &y) {
   double n = double(x.size()), sx = 0, sy = 0, sxx = 0, sxy = 0;
   for (size_t i = 0; i < x.size(); ++i) {

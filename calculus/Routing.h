@@ -170,6 +170,20 @@ bool resolvePolicy(const Fleet &fleet, const Policy &policy, double horizon,
                    std::vector<std::vector<double>> &splits,
                    std::string &err);
 
+/// Resolves every policy of a fleet: static and myopic first, then the
+/// variance-aware ones with the others' splits as candidates and, where
+/// `matchQualityOf[i] >= 0`, the quality of that policy as their target.
+/// `err` names the failing policy.
+bool resolvePolicies(const Fleet &fleet, const std::vector<Policy> &policies,
+                     const std::vector<int> &matchQualityOf, double horizon,
+                     std::vector<std::vector<std::vector<double>>> &splits,
+                     std::string &err);
+
+/// The long-run mean of a per-supply-entry quantity of a policy's splits
+/// (splits cycle with the supply: the plain average).
+double splitsMeanQuality(const Fleet &fleet,
+                         const std::vector<std::vector<double>> &splits);
+
 //===----------------------------------------------------------------------===//
 // Monte Carlo
 //===----------------------------------------------------------------------===//

@@ -201,6 +201,50 @@ def EnergyServePlan : Pass<"energy-serve-plan", "::mlir::ModuleOp"> {
   ];
 }
 
+def EnergyRoute : Pass<"energy-route", "::mlir::ModuleOp"> {
+  let summary = "Route a request stream to several serving endpoints";
+  let description = [{
+    A fleet in the IR: a `sched.schedule` holding one `sched.serve` per model
+    endpoint (named like the models of the fleet file, `fleet=`, docs/
+    ROUTING.md) and its request stream as `energy.requests = [[arrival_s,
+    prompt, output], ...]`. Resolves the fleet's policy `policy` (default:
+    its first variance-aware policy, else its first), writes each endpoint's
+    share as `energy.route_fraction`, and deals the requests to the
+    endpoints in arrival order by weighted round robin (each request to the
+    endpoint furthest behind its share), so that `--sched-expand`,
+    `--sched-to-energy` and `--energy-evaluate` then give each endpoint
+    device's energy. The schedule records the policy in `energy.route`.
+    A fleet model without an endpoint, or an endpoint the fleet does not
+    name, is an error.
+  }];
+  let options = [
+    Option<"fleet", "fleet", "std::string", /*default=*/"\"\"",
+           "the fleet file (models, supply, reserve, policies)">,
+    Option<"policy", "policy", "std::string", /*default=*/"\"\"",
+           "the policy to route by (default: the first variance-aware)">,
+  ];
+}
+
+def EnergyRouteSimulate : Pass<"energy-route-simulate", "::mlir::ModuleOp"> {
+  let summary = "Simulate a fleet's supply and reserve under each policy";
+  let description = [{
+    For every schedule with `energy.requests`, simulates the fleet file's
+    (`fleet=`) supply and reserve under each of its policies (paired Monte
+    Carlo, `runs` and `horizon` slots overriding the file's) and records on
+    the schedule `energy.route_report`: per policy its quality, the
+    predicted and simulated auxiliary energy D_T and spilled supply W_T
+    (J, mean and 95 % interval half-width).
+  }];
+  let options = [
+    Option<"fleet", "fleet", "std::string", /*default=*/"\"\"",
+           "the fleet file">,
+    Option<"runs", "runs", "unsigned", /*default=*/"0",
+           "Monte Carlo runs (0: the file's)">,
+    Option<"horizon", "horizon", "uint64_t", /*default=*/"0",
+           "slots (0: the file's)">,
+  ];
+}
+
 def EnergyEmitDvfs : Pass<"energy-emit-dvfs", "::mlir::ModuleOp"> {
   let summary = "Turn a plan's clocks into per-device clock switches";
   let description = [{

@@ -103,30 +103,13 @@ bool routeCommand(const RouteOptions &opts, const std::string &generator,
   st.checkpoints = horizons;
   double T = double(st.horizon);
 
-  // Static and myopic first: the variance-aware policies take their splits
-  // as candidates and may match their quality.
   size_t n = ff.policies.size();
-  std::vector<std::vector<std::vector<double>>> splits(n);
-  std::vector<std::vector<double>> candidates;
-  for (int pass = 0; pass < 2; ++pass)
-    for (size_t i = 0; i < n; ++i) {
-      rt::Policy p = ff.policies[i];
-      bool va = p.kind == rt::PolicyKind::VarianceAware;
-      if (va != (pass == 1))
-        continue;
-      if (va && ff.matchQualityOf[i] >= 0)
-        p.qualityTarget = cycleMean(splits[ff.matchQualityOf[i]],
-                                    [&](const std::vector<double> &s) {
-                                      return rt::splitQuality(fleet, s);
-                                    });
-      if (!rt::resolvePolicy(fleet, p, T, candidates, splits[i], err)) {
-        err = opts.fleetFile + ": " + err;
-        return false;
-      }
-      if (!va)
-        for (const auto &s : splits[i])
-          candidates.push_back(s);
-    }
+  std::vector<std::vector<std::vector<double>>> splits;
+  if (!rt::resolvePolicies(fleet, ff.policies, ff.matchQualityOf, T, splits,
+                           err)) {
+    err = opts.fleetFile + ": " + err;
+    return false;
+  }
 
   std::vector<rt::McResult> mc(n);
   for (size_t i = 0; i < n; ++i)
@@ -147,9 +130,7 @@ bool routeCommand(const RouteOptions &opts, const std::string &generator,
     const rt::Policy &p = ff.policies[i];
     const auto &s = splits[i];
     auto avg = [&](auto f) { return cycleMean(s, f); };
-    double quality = avg([&](const std::vector<double> &x) {
-      return rt::splitQuality(fleet, x);
-    });
+    double quality = rt::splitsMeanQuality(fleet, s);
     double meanC = avg([&](const std::vector<double> &x) {
       return rt::slotMoments(fleet, x).mean;
     });

@@ -1,0 +1,142 @@
+//===- Route.cpp - --energy-route -----------------------------------------===//
+//
+// A thin caller: the fleet file's reader is runtime/formats/Fleet, the
+// policies calculus/Routing; this writes shares and requests into the
+// endpoints.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "calculus/Routing.h"
+#include "runtime/formats/Fleet.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <map>
+
+namespace energy {
+#define GEN_PASS_DEF_ENERGYROUTE
+#include "passes/Passes.h.inc"
+} // namespace energy
+
+using namespace mlir;
+using namespace energy;
+using namespace energy::sched;
+namespace rt = energy::calculus::routing;
+
+namespace {
+struct EnergyRoutePass : public energy::impl::EnergyRouteBase<EnergyRoutePass> {
+  using EnergyRouteBase::EnergyRouteBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto fail = [&](Location loc, const Twine &msg) {
+      mlir::emitError(loc, "energy-route: ") << msg;
+      signalPassFailure();
+    };
+    if (fleet.empty())
+      return fail(module.getLoc(), "needs fleet=FILE (docs/ROUTING.md)");
+    auto buf = llvm::MemoryBuffer::getFile(fleet);
+    if (!buf)
+      return fail(module.getLoc(), fleet + ": cannot read: " +
+                                       buf.getError().message());
+    formats::FleetFile ff;
+    std::string err;
+    if (!formats::parseFleet((*buf)->getBuffer().str(), fleet, ff, err))
+      return fail(module.getLoc(), err);
+    // The policy: named, else the first variance-aware, else the first.
+    int chosen = -1;
+    for (size_t i = 0; i < ff.policies.size(); ++i)
+      if ((!policy.empty() && ff.policies[i].name == policy) ||
+          (policy.empty() && chosen < 0 &&
+           ff.policies[i].kind == rt::PolicyKind::VarianceAware))
+        chosen = int(i);
+    if (chosen < 0 && !policy.empty()) {
+      std::string names;
+      for (const rt::Policy &p : ff.policies)
+        names += (names.empty() ? "" : ", ") + p.name;
+      return fail(module.getLoc(),
+                  fleet + ": no policy '" + policy + "' (it has " + names + ")");
+    }
+    if (chosen < 0)
+      chosen = 0;
+    std::vector<std::vector<std::vector<double>>> splits;
+    if (!rt::resolvePolicies(ff.fleet, ff.policies, ff.matchQualityOf,
+                             double(ff.simulation.horizon), splits, err))
+      return fail(module.getLoc(), fleet + ": " + err);
+    // One split (a supply trace: its long-run average).
+    size_t k = ff.fleet.models.size();
+    std::vector<double> share(k, 0.0);
+    for (const auto &s : splits[size_t(chosen)])
+      for (size_t i = 0; i < k; ++i)
+        share[i] += s[i] / double(splits[size_t(chosen)].size());
+
+    Builder b(&getContext());
+    bool any = false;
+    for (ScheduleOp sched : module.getOps<ScheduleOp>()) {
+      auto requests = sched->getAttrOfType<ArrayAttr>("energy.requests");
+      if (!requests)
+        continue;
+      any = true;
+      std::map<std::string, ServeOp> endpoints;
+      for (ServeOp serve : sched.getBody().getOps<ServeOp>())
+        endpoints[serve.getSymName().str()] = serve;
+      std::vector<ServeOp> byModel(k);
+      for (size_t i = 0; i < k; ++i) {
+        auto it = endpoints.find(ff.fleet.models[i].name);
+        if (it == endpoints.end())
+          return fail(sched.getLoc(), "no sched.serve @" +
+                                          ff.fleet.models[i].name +
+                                          " for the fleet's model of that "
+                                          "name");
+        byModel[i] = it->second;
+        endpoints.erase(it);
+      }
+      if (!endpoints.empty())
+        return fail(endpoints.begin()->second.getLoc(),
+                    "@" + endpoints.begin()->first +
+                        " is not a model of the fleet " + fleet);
+      // Weighted round robin: each request to the endpoint furthest behind
+      // its share (credit += share per request, the winner pays 1).
+      std::vector<SmallVector<Attribute>> dealt(k);
+      std::vector<double> credit(k, 0.0);
+      for (Attribute r : requests) {
+        for (size_t i = 0; i < k; ++i)
+          credit[i] += share[i];
+        size_t best = 0;
+        for (size_t i = 1; i < k; ++i)
+          if (credit[i] > credit[best])
+            best = i;
+        credit[best] -= 1;
+        dealt[best].push_back(r);
+      }
+      for (size_t i = 0; i < k; ++i) {
+        ServeOp serve = byModel[i];
+        serve.setRequestsAttr(b.getArrayAttr(dealt[i]));
+        serve.removeNumRequestsAttr();
+        serve.removeArrivalRateAttr();
+        serve.removePromptMinAttr();
+        serve.removePromptMaxAttr();
+        serve.removeOutputMinAttr();
+        serve.removeOutputMaxAttr();
+        serve->setAttr("energy.route_fraction", b.getF64FloatAttr(share[i]));
+      }
+      sched->setAttr(
+          "energy.route",
+          b.getDictionaryAttr(
+              {b.getNamedAttr("policy",
+                              b.getStringAttr(ff.policies[size_t(chosen)].name)),
+               b.getNamedAttr("quality",
+                              b.getF64FloatAttr(rt::splitsMeanQuality(
+                                  ff.fleet, splits[size_t(chosen)]))),
+               b.getNamedAttr("requests",
+                              b.getI64IntegerAttr(int64_t(requests.size())))}));
+    }
+    if (!any)
+      return fail(module.getLoc(), "no sched.schedule has energy.requests "
+                                   "(the request stream to route)");
+  }
+};
+} // namespace
