@@ -5,6 +5,7 @@
 #include "runtime/AtomicFile.h"
 #include "runtime/Characterize.h"
 #include "runtime/Version.h"
+#include "runtime/MetricsServer.h"
 #include "runtime/Nvml.h"
 #include "runtime/RestoreRecord.h"
 #include "runtime/Sampler.h"
@@ -106,6 +107,9 @@ struct State {
   std::unique_ptr<ClockGuard> guard;
   unsigned switches = 0;
   Profile profile;
+  /// ENERGY_RT_METRICS_PORT: Prometheus scrapes over HTTP (opt-in). Last
+  /// member: destroyed first, its thread stopped before the rest goes.
+  MetricsServer metricsServer;
 } state;
 
 thread_local std::string lastError;
@@ -123,6 +127,7 @@ int fail(const std::string &msg) {
 void beforeFork() { state.mu.lock(); }
 void afterForkParent() { state.mu.unlock(); }
 void afterForkChild() {
+  state.metricsServer.forgetAfterFork();
   if (state.dev) {
     (void)state.sampler.release();
     (void)state.guard.release();
@@ -298,10 +303,10 @@ std::string promLabel(const std::string &v) {
 /// Every region's totals in the Prometheus text exposition format (the
 /// node_exporter textfile-collector convention), written whole or not at
 /// all (caller holds state.mu; pending runs resolved without waiting).
-int writeMetrics(const std::string &path) {
-  std::string err;
+/// The metrics as text (caller holds state.mu); empty with `err` on failure.
+std::string metricsText(std::string &err) {
   if (!resolvePending(/*wait=*/false, err))
-    return fail(err);
+    return "";
   std::string rank = std::to_string(er_rank());
   std::string device = promLabel(state.dev->identity());
   std::ostringstream os;
@@ -331,9 +336,53 @@ int writeMetrics(const std::string &path) {
         "start-up (W).\n# TYPE energy_rt_static_power_watts gauge\n"
      << "energy_rt_static_power_watts{rank=\"" << rank << "\",device=\""
      << device << "\"} " << state.staticPower << "\n";
-  if (!AtomicFile::writeWhole(path, os.str(), err))
+  return os.str();
+}
+
+/// Writes the metrics whole or not at all (caller holds state.mu).
+int writeMetrics(const std::string &path) {
+  std::string err, text = metricsText(err);
+  if (!err.empty())
+    return fail(err);
+  if (!AtomicFile::writeWhole(path, text, err))
     return fail(err);
   return 0;
+}
+
+/// ENERGY_RT_METRICS_PORT (0: any free port, er_metrics_port() tells) on
+/// ENERGY_RT_METRICS_ADDRESS (default 127.0.0.1). The scrape takes the
+/// state's lock only when it is free, so that er_shutdown (which holds it
+/// while it stops the server) cannot wait on a scrape that waits on it.
+bool startMetricsServer(std::string &err) {
+  const char *port = std::getenv("ENERGY_RT_METRICS_PORT");
+  if (!port)
+    return true;
+  char *end = nullptr;
+  long p = std::strtol(port, &end, 10);
+  if (end == port || *end || p < 0 || p > 65535) {
+    err = std::string("ENERGY_RT_METRICS_PORT='") + port +
+          "' is not a port number (0-65535)";
+    return false;
+  }
+  const char *addr = std::getenv("ENERGY_RT_METRICS_ADDRESS");
+  if (!state.metricsServer.start(
+          addr && *addr ? addr : "127.0.0.1", int(p),
+          [] {
+            std::unique_lock<std::mutex> lock(state.mu, std::try_to_lock);
+            for (int i = 0; !lock.owns_lock() && i < 2000; ++i) {
+              std::this_thread::sleep_for(std::chrono::milliseconds(1));
+              lock.try_lock();
+            }
+            if (!lock.owns_lock() || !state.dev)
+              return std::string("# energy_rt: busy or shut down\n");
+            std::string why, text = metricsText(why);
+            return why.empty() ? text : "# energy_rt: " + why + "\n";
+          },
+          err))
+    return false;
+  std::fprintf(stderr, "energy_rt: metrics on http://%s:%d/metrics\n",
+               addr && *addr ? addr : "127.0.0.1", state.metricsServer.port());
+  return true;
 }
 
 } // namespace
@@ -361,6 +410,7 @@ int er_init(const char *device) {
   if (name.empty())
     return fail("no device: pass one or set ENERGY_RT_DEVICE");
   std::string err;
+  state.metricsServer.stop();
   state.sampler.reset(); // stops its thread before the device goes
   state.pending.clear();
   state.resolvedUpTo = -1e300;
@@ -423,8 +473,12 @@ int er_init(const char *device) {
       });
     });
   }
+  if (std::string why; !startMetricsServer(why))
+    return fail(why);
   return 0;
 }
+
+int er_metrics_port(void) { return state.metricsServer.port(); }
 
 int er_write_metrics(const char *path) {
   if (!path || !*path)
@@ -640,6 +694,7 @@ int er_flush(const char *path) {
 
 void er_shutdown(void) {
   std::lock_guard<std::mutex> lock(state.mu);
+  state.metricsServer.stop();
   state.sampler.reset();
   state.pending.clear();
   state.guard.reset(); // restores the default clocks first

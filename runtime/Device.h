@@ -77,9 +77,11 @@ public:
   /// (their "hardware" state outside the process); empty otherwise.
   virtual std::string clockMirror() const { return ""; }
   virtual std::string powerMirror() const { return ""; }
-  /// Called by the backends after a clock or power limit actually changed
+  /// Called by the backends once a clock or power limit change succeeded
   /// (a ClockGuard writes its restore record there: a change that failed,
-  /// or none at all, leaves no record behind).
+  /// or none at all, leaves no record behind). NVML: right after the
+  /// driver call, so a SIGKILL between the two loses the record; the
+  /// simulated device calls it before its mirror shows the change.
   std::function<void(Device &)> onChanged;
   /// True for the simulated model (its time is virtual: no wall-clock
   /// energy to read).

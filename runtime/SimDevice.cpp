@@ -75,9 +75,11 @@ bool SimDevice::setSmClock(int mhz, std::string &err) {
     return false;
   }
   clock = mhz;
-  publishClock();
+  // The record first, then the mirror (the simulated card's own state):
+  // whoever sees the change also finds the record.
   if (onChanged)
     onChanged(*this);
+  publishClock();
   return true;
 }
 
@@ -100,9 +102,9 @@ bool SimDevice::setPowerLimit(double watts, std::string &err) {
     return false;
   }
   limit = watts;
-  publishClock();
   if (onChanged)
     onChanged(*this);
+  publishClock();
   return true;
 }
 

@@ -88,6 +88,7 @@ for _name, _args in {
         "er_end_measure": [_c.c_char_p, _c.POINTER(_c.c_double),
                            _c.POINTER(_c.c_double), _c.POINTER(_c.c_int)],
         "er_rank": [], "er_step": [], "er_write_metrics": [_c.c_char_p],
+        "er_metrics_port": [],
         "er_sim_run": [_c.c_double, _c.c_double],
         "er_plan_load": [_c.c_char_p],
         "er_sm_clock": [_c.POINTER(_c.c_int), _c.POINTER(_c.c_uint)],
@@ -279,6 +280,14 @@ def write_metrics(path):
     `path` (the node_exporter textfile collector's), whole or not at all."""
     _ensure()
     _check(_lib.er_write_metrics(path.encode("utf-8")))
+
+
+def metrics_port():
+    """The port of the HTTP /metrics endpoint (ENERGY_RT_METRICS_PORT at
+    start-up; 0 picks a free one), or None when it is not serving."""
+    _ensure()
+    p = _lib.er_metrics_port()
+    return None if p < 0 else p
 
 
 def sim_run(flops, bytes_):

@@ -94,6 +94,11 @@ int er_step(void);
  * energy_rt_region_runs_total{region, rank, device},
  * energy_rt_static_power_watts{rank, device}. */
 int er_write_metrics(const char *path);
+
+/* With ENERGY_RT_METRICS_PORT set at er_init, the same metrics are served
+   over HTTP at /metrics (on ENERGY_RT_METRICS_ADDRESS, default 127.0.0.1;
+   port 0: any free one). Returns the bound port, or -1 when not serving. */
+int er_metrics_port(void);
 /* The static power measured at er_init (W), the device's identity (valid
  * until the next er_init or er_shutdown; "" before er_init) and the version
  * of this library ("energy 0.1.0 (git <rev>)"). */
