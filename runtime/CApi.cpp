@@ -77,6 +77,13 @@ struct Profile {
   unsigned warmup = 2, perClock = 3;
   unsigned step = 0;
   bool active = false;
+  /// ENERGY_RT_PROFILE_CLOCKS=adaptive[:B]: the clocks are chosen as the
+  /// sweep goes (chooseNextClock), at most B of them.
+  bool adaptive = false;
+  size_t budget = 8;
+  bool coarseDone = false, chosenAll = false;
+  std::vector<int> supported;        ///< descending
+  std::map<int, double> energyAt;    ///< per-iteration energy of all regions
 };
 
 /// Pending runs resolved without waiting once this many accumulate.
@@ -220,7 +227,18 @@ bool startProfile(const std::string &list, std::string &why) {
   std::vector<int> supported = state.dev->supportedSmClocks();
   std::sort(supported.rbegin(), supported.rend());
   Profile pf;
-  if (list == "all" || list.rfind("every:", 0) == 0) {
+  pf.supported = supported;
+  if (list == "adaptive" || list.rfind("adaptive:", 0) == 0) {
+    long b = list == "adaptive" ? 8 : std::atol(list.c_str() + 9);
+    if (b < 2 || b > long(supported.size())) {
+      why = "'" + list + "': adaptive:B needs 2 <= B <= " +
+            std::to_string(supported.size()) + " clocks";
+      return false;
+    }
+    pf.adaptive = true;
+    pf.budget = size_t(b);
+    pf.clocks.push_back(supported.front());
+  } else if (list == "all" || list.rfind("every:", 0) == 0) {
     long k = list == "all" ? 1 : std::atol(list.c_str() + 6);
     if (k < 1) {
       why = "'" + list + "': every:K needs K >= 1";
@@ -489,6 +507,66 @@ int er_write_metrics(const char *path) {
   return writeMetrics(path);
 }
 
+namespace {
+/// Adaptive profiling (Profile::adaptive), called when the last chosen
+/// clock has had its iterations: records the iteration's energy at it (all
+/// regions' runs at that clock / iterations) and appends the next clock.
+/// Coarse: from the maximum down in steps of an eighth of the clock range
+/// until the energy rises 1 % above the least seen (past the valley: lower
+/// clocks only lose) or the range ends. Then refine: bisect the measured
+/// interval whose ends differ most in energy (relative), while it differs
+/// by more than 0.2 % and the budget lasts. Returns false when done.
+bool chooseNextClock(Profile &pf) {
+  int last = pf.clocks.back();
+  double e = 0;
+  for (const auto &[key, r] : state.regions) {
+    auto it = r.byClock.find(last);
+    if (it != r.byClock.end())
+      e += it->second.sumE;
+  }
+  pf.energyAt[last] = e / double(pf.perClock);
+  if (pf.clocks.size() >= pf.budget)
+    return false;
+  const std::vector<int> &sup = pf.supported; // descending
+  auto index = [&](int mhz) {
+    return size_t(std::find(sup.begin(), sup.end(), mhz) - sup.begin());
+  };
+  double least = INFINITY;
+  for (const auto &[f, en] : pf.energyAt)
+    least = std::min(least, en);
+  if (!pf.coarseDone) {
+    size_t stride = std::max<size_t>(1, sup.size() / 8);
+    size_t next = index(last) + stride;
+    if (pf.energyAt[last] > 1.01 * least || next >= sup.size())
+      pf.coarseDone = true;
+    else {
+      pf.clocks.push_back(sup[next]);
+      return true;
+    }
+  }
+  // Refinement among the measured clocks (ascending map: low to high MHz).
+  double bestGap = 0.002;
+  int pick = 0;
+  int prev = 0;
+  for (const auto &[f, en] : pf.energyAt) {
+    if (prev) {
+      size_t a = index(f), b = index(prev); // a < b: f is the higher clock
+      double gap = std::fabs(en - pf.energyAt[prev]) /
+                   std::max(1e-12, std::min(en, pf.energyAt[prev]));
+      if (b - a >= 2 && gap > bestGap) {
+        bestGap = gap;
+        pick = sup[(a + b) / 2];
+      }
+    }
+    prev = f;
+  }
+  if (!pick)
+    return false;
+  pf.clocks.push_back(pick);
+  return true;
+}
+} // namespace
+
 int er_step(void) {
   std::lock_guard<std::mutex> lock(state.mu);
   if (!state.dev)
@@ -519,6 +597,13 @@ int er_step(void) {
     return 0;
   size_t phase = (pf.step - pf.warmup) / pf.perClock;
   std::string err;
+  if (pf.adaptive && !pf.chosenAll && phase == pf.clocks.size()) {
+    // The last chosen clock is done: its energy must be known to choose
+    // the next (real devices: wait for the counter to pass it).
+    if (!resolvePending(/*wait=*/true, err))
+      return fail("profile: " + err);
+    pf.chosenAll = !chooseNextClock(pf);
+  }
   int want = phase < pf.clocks.size() ? pf.clocks[phase] : 0;
   if (!want) {
     // The sweep is over: back to the default clock, recording as usual.

@@ -208,6 +208,15 @@ static cl::opt<double> byteJoules(
     cl::init(3.2e-11), cl::cat(category));
 static cl::opt<bool> quiet("quiet", cl::desc("no progress on stderr"),
                            cl::cat(category));
+static cl::opt<bool> adaptiveClocks(
+    "adaptive",
+    cl::desc("profile: choose the clocks as the sweep goes (coarse descent "
+             "to the energy valley, then bisection where the energy changes "
+             "most; docs/SIGNATURE-DB.md), at most --max-clocks"),
+    cl::cat(category));
+static cl::opt<unsigned> maxClocks(
+    "max-clocks", cl::desc("profile --adaptive: at most this many clocks"),
+    cl::init(8), cl::cat(category));
 static cl::opt<std::string> output("o", cl::desc("file to write: the signature DB, model or report"),
                                    cl::init("-"), cl::cat(category));
 
@@ -858,13 +867,17 @@ static int profileCommand(std::vector<std::string> cmd) {
     return fail("profile changes SM clocks: add --allow-clock-changes to "
                 "allow it (restored after the sweep, at exit and on fatal "
                 "signals)");
-  if (allClocks == !clocks.empty())
-    return fail("profile needs --clocks a,b,... or --all-clocks");
+  bool adaptive = adaptiveClocks;
+  if (int(allClocks) + int(!clocks.empty()) + int(adaptive) != 1)
+    return fail("profile needs one of --clocks a,b,..., --all-clocks and "
+                "--adaptive");
   if (iterationsPerClock < 1)
     return fail("--iterations-per-clock must be at least 1");
   std::string list;
   if (allClocks)
     list = clockStride > 1 ? "every:" + std::to_string(clockStride) : "all";
+  if (adaptive)
+    list = "adaptive:" + std::to_string(maxClocks);
   for (int c : clocks)
     list += (list.empty() ? "" : ",") + std::to_string(c);
   char dirTemplate[] = "/tmp/energy-prof-profile.XXXXXX";
