@@ -12,7 +12,6 @@
 #include "runtime/formats/Fleet.h"
 
 #include "mlir/IR/Builders.h"
-#include "llvm/Support/MemoryBuffer.h"
 
 #include <map>
 
@@ -38,13 +37,9 @@ struct EnergyRoutePass : public energy::impl::EnergyRouteBase<EnergyRoutePass> {
     };
     if (fleet.empty())
       return fail(module.getLoc(), "needs fleet=FILE (docs/ROUTING.md)");
-    auto buf = llvm::MemoryBuffer::getFile(fleet);
-    if (!buf)
-      return fail(module.getLoc(), fleet + ": cannot read: " +
-                                       buf.getError().message());
     formats::FleetFile ff;
     std::string err;
-    if (!formats::parseFleet((*buf)->getBuffer().str(), fleet, ff, err))
+    if (!formats::readFleet(fleet, ff, err))
       return fail(module.getLoc(), err);
     // The policy: named, else the first variance-aware, else the first.
     int chosen = -1;

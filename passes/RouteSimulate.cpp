@@ -11,7 +11,6 @@
 #include "runtime/formats/Fleet.h"
 
 #include "mlir/IR/Builders.h"
-#include "llvm/Support/MemoryBuffer.h"
 
 namespace energy {
 #define GEN_PASS_DEF_ENERGYROUTESIMULATE
@@ -36,12 +35,9 @@ struct EnergyRouteSimulatePass
     };
     if (fleet.empty())
       return fail("needs fleet=FILE (docs/ROUTING.md)");
-    auto buf = llvm::MemoryBuffer::getFile(fleet);
-    if (!buf)
-      return fail(fleet + ": cannot read: " + buf.getError().message());
     formats::FleetFile ff;
     std::string err;
-    if (!formats::parseFleet((*buf)->getBuffer().str(), fleet, ff, err))
+    if (!formats::readFleet(fleet, ff, err))
       return fail(err);
     rt::McSettings st = ff.simulation;
     if (runs)

@@ -4,6 +4,7 @@
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <cmath>
 #include <map>
@@ -389,6 +390,15 @@ bool parseFleet(const std::string &text, const std::string &file,
     }
   }
   return true;
+}
+
+bool readFleet(const std::string &path, FleetFile &out, std::string &err) {
+  auto buf = MemoryBuffer::getFileOrSTDIN(path);
+  if (!buf) {
+    err = path + ": cannot read: " + buf.getError().message();
+    return false;
+  }
+  return parseFleet((*buf)->getBuffer().str(), path, out, err);
 }
 
 } // namespace formats

@@ -31,6 +31,9 @@ struct FleetFile {
 bool parseFleet(const std::string &text, const std::string &file,
                 FleetFile &out, std::string &err);
 
+/// Reads and parses the fleet file at `path` ("-": standard input).
+bool readFleet(const std::string &path, FleetFile &out, std::string &err);
+
 } // namespace formats
 } // namespace energy
 

@@ -12,7 +12,6 @@
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
 #include <cmath>
@@ -68,13 +67,8 @@ double cycleMean(const std::vector<std::vector<double>> &splits, F &&f) {
 
 bool routeCommand(const RouteOptions &opts, const std::string &generator,
                   RouteOutput &out, std::string &err) {
-  auto buf = MemoryBuffer::getFileOrSTDIN(opts.fleetFile);
-  if (!buf) {
-    err = opts.fleetFile + ": cannot read: " + buf.getError().message();
-    return false;
-  }
   formats::FleetFile ff;
-  if (!formats::parseFleet((*buf)->getBuffer().str(), opts.fleetFile, ff, err))
+  if (!formats::readFleet(opts.fleetFile, ff, err))
     return false;
   const rt::Fleet &fleet = ff.fleet;
   rt::McSettings st = ff.simulation;
