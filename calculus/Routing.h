@@ -21,6 +21,7 @@
 #define CALCULUS_ROUTING_H
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -198,6 +199,9 @@ struct McSettings {
   bool perTask = false;
   unsigned threads = 0;          ///< 0: hardware concurrency
   std::vector<uint64_t> checkpoints; ///< also record D_t at these t <= T
+  /// Called from one worker as its runs finish (the share of them done),
+  /// for progress on a terminal; may be empty.
+  std::function<void(double fraction)> progress;
 };
 
 struct McStat {

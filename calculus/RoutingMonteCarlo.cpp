@@ -309,8 +309,11 @@ bool simulate(const Fleet &fleet, const std::vector<std::vector<double>> &splits
   std::vector<RunOut> runs(st.runs);
   auto worker = [&](unsigned tid) {
     std::vector<SlotPlan> mine = plans; // gamma_distribution holds state
-    for (uint64_t r = tid; r < st.runs; r += threads)
+    for (uint64_t r = tid; r < st.runs; r += threads) {
       runPath(fleet, mine, st, r, runs[r]);
+      if (tid == 0 && st.progress)
+        st.progress(double(r + threads) / double(st.runs));
+    }
   };
   std::vector<std::thread> pool;
   for (unsigned i = 1; i < threads; ++i)

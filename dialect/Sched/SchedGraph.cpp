@@ -108,8 +108,10 @@ FailureOr<SchedGraph> SchedGraph::build(ScheduleOp op, Need need) {
   auto missingSignature = [&](Operation *taskOp) {
     return taskOp->emitOpError("@")
            << SymbolTable::getSymbolName(taskOp).getValue()
-           << " has no signature: give it `sig <T = ..., d = ...>` or fill "
-              "it from a signature database";
+           << " has no signature: give it `sig <T = ..., d = ...>`, fill "
+              "it from a signature database (--energy-fill-signatures), or, "
+              "for a trace imported with --import-kineto, price its events "
+              "with --dynamic-power W";
   };
 
   // Pass 2: the tasks.

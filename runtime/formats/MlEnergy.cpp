@@ -236,6 +236,12 @@ bool readFile(const std::string &path, std::vector<ServingPoint> &out,
 
 bool readMlEnergy(const std::string &path, std::vector<ServingPoint> &out,
                   std::string &err) {
+  StringRef p(path);
+  if (p.ends_with(".tar.gz") || p.ends_with(".tgz") || p.ends_with(".tar")) {
+    err = path + ": a tar archive (the v2 release): extract it (tar xzf) "
+                 "and pass the folder";
+    return false;
+  }
   if (!sys::fs::is_directory(path))
     return readFile(path, out, err);
   std::vector<std::string> files;
@@ -253,7 +259,8 @@ bool readMlEnergy(const std::string &path, std::vector<ServingPoint> &out,
   }
   std::sort(files.begin(), files.end());
   if (files.empty()) {
-    err = path + ": no result files (*.json) below it";
+    err = path + ": no result files (*.json) below it (the v2 release is a "
+                 "tar archive: extract it first)";
     return false;
   }
   for (const std::string &f : files)

@@ -7,6 +7,7 @@
 
 #include "tools/energy-prof/Route.h"
 
+#include "runtime/Progress.h"
 #include "runtime/Version.h"
 #include "runtime/formats/Fleet.h"
 
@@ -106,9 +107,16 @@ bool routeCommand(const RouteOptions &opts, const std::string &generator,
   }
 
   std::vector<rt::McResult> mc(n);
-  for (size_t i = 0; i < n; ++i)
+  progress::Line line("route " + opts.fleetFile);
+  for (size_t i = 0; i < n; ++i) {
+    line.phase("policy '" + ff.policies[i].name + "' (" + std::to_string(i + 1) +
+               "/" + std::to_string(n) + ")");
+    if (progress::enabled())
+      st.progress = [&](double f) { line.update(std::min(1.0, f), ""); };
     if (!rt::simulate(fleet, splits[i], st, mc[i], err))
       return false;
+  }
+  line.done();
 
   rt::Moments supply = rt::supplyMoments(fleet);
   json::Array policies;
