@@ -144,6 +144,11 @@ private:
   int pid; ///< the process that made the guard
 };
 
+/// True while restoreGuardedDevices runs (the signal handlers' restore):
+/// backends then report failures with write(2) and build no strings (no
+/// allocation in a signal handler).
+bool inSignalRestore();
+
 /// Resets every device currently held by a ClockGuard (clocks and power
 /// limits), as the signal handler does. For callers that install their own
 /// handlers (run-plan forwards the first signal to its child and restores

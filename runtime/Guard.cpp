@@ -26,7 +26,9 @@ std::atomic<pid_t> owner{0};
 std::mutex installing;
 
 bool resetDevice(Device &d) {
-  std::string err; // backends keep this path to plain system calls
+  // Empty, and left empty by the backends while a signal handler restores
+  // (inSignalRestore): no allocation on that path.
+  std::string err;
   bool clock = d.resetSmClock(err);
   bool power = d.resetPowerLimit(err);
   return clock && power;
@@ -49,6 +51,8 @@ constexpr int maxSignal = 65;
 /// What each signal did before we took it over (the application's handler,
 /// or the default action), so that it still happens after the restore.
 struct sigaction previous[maxSignal];
+
+volatile sig_atomic_t restoringFromSignal = 0;
 
 extern "C" void restoreAndChain(int sig, siginfo_t *info, void *ctx) {
   restoreGuardedDevices();
@@ -89,12 +93,18 @@ void install() {
 }
 } // namespace
 
+bool inSignalRestore() { return restoringFromSignal != 0; }
+
 void restoreGuardedDevices() {
   if (getpid() != owner.load()) // async-signal-safe
     return;
+  // Signal handlers call this (ours and run-plan's): backends report a
+  // failed reset with write(2), not strings.
+  restoringFromSignal = 1;
   for (int i = 0; i < maxGuarded; ++i)
     if (Device *d = guarded[i].exchange(nullptr))
       dropRecord(i, resetDevice(*d));
+  restoringFromSignal = 0;
 }
 
 ClockGuard::ClockGuard(Device &d) : dev(d), pid(getpid()) {

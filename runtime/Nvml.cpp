@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <dlfcn.h>
+#include <unistd.h>
 
 namespace energy {
 namespace rt {
@@ -101,6 +102,12 @@ public:
   bool resetSmClock(std::string &err) override {
     nvmlReturn_t r = api.resetLockedClocks(handle);
     if (r != NVML_SUCCESS) {
+      if (inSignalRestore()) { // async-signal-safe: no strings
+        static const char msg[] = "energy_rt: nvmlDeviceResetGpuLockedClocks "
+                                  "failed while restoring on a signal\n";
+        (void)!write(STDERR_FILENO, msg, sizeof msg - 1);
+        return false;
+      }
       err = "nvmlDeviceResetGpuLockedClocks: " + api.describe(r);
       return false;
     }
@@ -137,6 +144,12 @@ public:
       return true; // nothing to undo (and no privilege needed)
     nvmlReturn_t r = api.setLimit(handle, defaultMilliWatts);
     if (r != NVML_SUCCESS) {
+      if (inSignalRestore()) {
+        static const char msg[] = "energy_rt: restoring the power limit "
+                                  "failed on a signal\n";
+        (void)!write(STDERR_FILENO, msg, sizeof msg - 1);
+        return false;
+      }
       err = "nvmlDeviceSetPowerManagementLimit (restore): " + api.describe(r);
       return false;
     }
