@@ -7,6 +7,7 @@
 #include "runtime/Version.h"
 #include "runtime/MetricsServer.h"
 #include "runtime/Nvml.h"
+#include "runtime/Progress.h"
 #include "runtime/RestoreRecord.h"
 #include "runtime/Sampler.h"
 #include "runtime/SimDevice.h"
@@ -622,6 +623,15 @@ int er_step(void) {
     if (state.sampler)
       state.sampler->noteSmClock(want);
     ++state.switches;
+    // Progress on a terminal (runtime/Progress.h): one line per clock.
+    if (energy::progress::enabled()) {
+      std::string of = pf.adaptive ? "at most " + std::to_string(pf.budget)
+                                   : std::to_string(pf.clocks.size());
+      std::fprintf(stderr,
+                   "energy_rt: rank %d profiling at %d MHz (clock %zu of %s, "
+                   "%u iterations each)\n",
+                   er_rank(), want, phase + 1, of.c_str(), pf.perClock);
+    }
   }
   return 0;
 }
