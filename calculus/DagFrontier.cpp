@@ -714,7 +714,7 @@ bool crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
     double M = sw.makespan;
     if (settings.progress && slowM > fastM)
       settings.progress("crash sweep", (slowM - M) / (slowM - fastM),
-                        out.size());
+                        out.size(), M);
     dag.backward(sw.T, M, sw.ls);
     double tol = 1e-9 * std::max(M, 1e-9);
     auto critical = [&](uint32_t t) { return sw.ls[t] - sw.es[t] <= tol; };
@@ -1711,7 +1711,7 @@ bool dagFrontier(const Schedule &sched,
   // Large schedules with repeated structure: the class sweep instead.
   if (settings.progress && !exact && settings.crash &&
       totalOptions > settings.classSweepAbove)
-    settings.progress("class sweep", -1, frontier.size());
+    settings.progress("class sweep", -1, frontier.size(), NAN);
   bool classSwept = !exact && settings.crash &&
                     totalOptions > settings.classSweepAbove &&
                     classSweep(dag, opts, sched, P, settings.keepChoices,
@@ -1793,7 +1793,7 @@ bool dagFrontier(const Schedule &sched,
     for (double D = fastest; D <= slowest + step; D += step, ++index) {
       if (settings.progress && slowest > fastest)
         settings.progress(names[rule], (D - fastest) / (slowest - fastest),
-                          frontier.size());
+                          frontier.size(), D);
       bool moved = sw.fill(D);
       // An exhaustive refine at every deadline costs ~ deadlines x tasks x
       // options x fill passes: bounded by a budget of task visits per rule
@@ -1879,7 +1879,7 @@ bool dagFrontier(const Schedule &sched,
     deadlines = std::min<size_t>(
         64, size_t(4294967296.0 / (40.0 * double(totalOptions))));
   if (!exact && settings.progress)
-    settings.progress("certificate", -1, frontier.size());
+    settings.progress("certificate", -1, frontier.size(), NAN);
   if (!exact)
     subgradientBounds(dag, opts, P, fastest, 40, deadlines, frontier, bounds);
   // Every flow's bound holds at every time (DagFrontier.h): each point takes

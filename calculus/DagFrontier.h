@@ -107,8 +107,10 @@ struct DagFrontierSettings {
   /// 15 s without a bound).
   uint64_t refineVisitBudget = uint64_t(1) << 28;
   /// Called as the work proceeds (phase name, fraction of the phase done,
-  /// frontier points so far), for progress on a terminal; may be empty.
-  std::function<void(const char *phase, double fraction, size_t points)>
+  /// frontier points so far, the makespan the phase has reached or NaN),
+  /// for progress on a terminal; may be empty.
+  std::function<void(const char *phase, double fraction, size_t points,
+                     double makespan)>
       progress;
   /// Above this many task options (summed over tasks, each task's (T, d)
   /// Pareto set), a schedule with repeated structure -- (device, stream)

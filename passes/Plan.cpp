@@ -109,8 +109,11 @@ computeFrontier(ScheduleOp sched, const Choices &c, double step, double quantum,
                       " tasks)");
   std::string phase;
   if (progress::enabled())
-    settings.progress = [&](const char *name, double fraction, size_t points) {
+    settings.progress = [&](const char *name, double fraction, size_t points,
+                            double makespan) {
       std::string detail = std::to_string(points) + " points";
+      if (std::isfinite(makespan))
+        detail += ", at " + formatQuantity(makespan, Dimension::Time);
       if (phase != name) {
         phase = name;
         line.phase(phase, detail);

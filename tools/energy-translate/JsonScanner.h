@@ -39,6 +39,10 @@ public:
   bool finish();
 
   bool failed() const { return !error.empty(); }
+  /// The share of the text read so far (for progress).
+  double consumed() const {
+    return end == begin ? 1 : double(p - begin) / double(end - begin);
+  }
   /// "line:col: message" of the first error.
   std::string message() const;
   bool fail(const std::string &msg);

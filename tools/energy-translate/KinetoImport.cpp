@@ -114,6 +114,8 @@ public:
                               TimingScope &timing);
 
   std::vector<Rank> ranks;
+  /// Progress within a trace file (null: none).
+  progress::Line *progressLine = nullptr;
 
 private:
   bool error(const std::string &file, const Twine &msg) {
@@ -256,6 +258,8 @@ bool Importer::load(size_t fileIndex) {
   std::string problem; // a semantic error, reported with the event index
   bool sawEvents = false;
   auto onEvent = [&](size_t i) -> bool {
+    if (progressLine && i % 65536 == 0)
+      progressLine->update(js.consumed(), std::to_string(i) + " events");
     if (js.peek() != JsonScanner::Kind::Object) {
       problem = "event #" + std::to_string(i) + ": not an object";
       return false;
@@ -643,10 +647,11 @@ OwningOpRef<ModuleOp> energy::importKineto(MLIRContext *ctx,
   {
     TimingScope readTiming = timing.nest("Read and scan traces");
     progress::Line line("import");
-    line.phase("reading " + std::to_string(opts.files.size()) + " trace(s)");
+    imp.progressLine = &line;
     for (size_t i = 0; i < opts.files.size(); ++i) {
-      line.update(double(i) / double(opts.files.size()), opts.files[i],
-                  /*force=*/true);
+      line.phase("reading trace " + std::to_string(i + 1) + " of " +
+                     std::to_string(opts.files.size()),
+                 opts.files[i]);
       if (!imp.load(i))
         return nullptr;
     }
