@@ -1,25 +1,20 @@
-//===- Dvfs.cpp - --energy-power-cap and --energy-emit-dvfs ---------------===//
+//===- PowerCap.cpp - --energy-power-cap ----------------------------------===//
+
+#include "passes/Passes.h"
 
 #include "calculus/PowerCap.h"
 #include "dialect/Energy/Energy.h"
 #include "dialect/Sched/Sched.h"
-#include "dialect/Sched/SchedGraph.h"
 #include "passes/CsvTable.h"
 
-#include "llvm/ADT/StringExtras.h"
-
-#include <map>
-#include "passes/Passes.h"
-
 #include "mlir/IR/Builders.h"
-#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <cmath>
+#include <map>
 
 namespace energy {
 #define GEN_PASS_DEF_ENERGYPOWERCAP
-#define GEN_PASS_DEF_ENERGYEMITDVFS
 #include "passes/Passes.h.inc"
 } // namespace energy
 
@@ -121,90 +116,4 @@ struct EnergyPowerCapPass
     }
   }
 };
-
-struct EnergyEmitDvfsPass
-    : public energy::impl::EnergyEmitDvfsBase<EnergyEmitDvfsPass> {
-  void runOnOperation() override {
-    MLIRContext *ctx = &getContext();
-    Builder b(ctx);
-    for (ScheduleOp sched : getOperation().getOps<ScheduleOp>()) {
-      llvm::DenseMap<StringAttr, SignatureAttr> switchCost;
-      for (sched::DeviceOp dev : sched.getBody().getOps<sched::DeviceOp>()) {
-        FailureOr<SignatureAttr> sig = switchCostOf(dev);
-        if (failed(sig))
-          return signalPassFailure();
-        if (*sig)
-          switchCost[dev.getSymNameAttr()] = *sig;
-      }
-      // Program order per (device, stream).
-      llvm::MapVector<std::pair<Attribute, int64_t>, SmallVector<TaskOp>>
-          lanes;
-      for (TaskOp task : sched.getBody().getOps<TaskOp>())
-        lanes[{task.getDeviceAttr(), task.getStream().value_or(0)}].push_back(
-            task);
-      int64_t switches = 0;
-      for (auto &[key, tasks] : lanes) {
-        OpPointAttr prev;
-        for (TaskOp task : tasks) {
-          auto clock = task->getAttrOfType<OpPointAttr>("energy.dvfs");
-          if (!clock)
-            continue; // runs at whatever clock is set
-          if (clock == prev) {
-            task->removeAttr("energy.dvfs"); // the setting persists
-            continue;
-          }
-          SignatureAttr cost = switchCost.lookup(task.getDeviceAttr().getAttr());
-          switches += prev ? 1 : 0;
-          if (prev && cost) {
-            OpBuilder ob(task);
-            SmallVector<NamedAttribute> theta;
-            if (auto from = prev.getSmMhz())
-              theta.push_back(
-                  ob.getNamedAttr("from_mhz", ob.getI64IntegerAttr(*from)));
-            if (auto to = clock.getSmMhz())
-              theta.push_back(
-                  ob.getNamedAttr("to_mhz", ob.getI64IntegerAttr(*to)));
-            TaskOp::create(
-                ob, task.getLoc(),
-                ob.getStringAttr(task.getSymName() + ".switch"),
-                task.getDeviceAttr(), task.getStreamAttr(), ArrayAttr(),
-                ArrayAttr(), FloatAttr(), FloatAttr(),
-                ob.getStringAttr("dvfs-switch"),
-                ob.getDictionaryAttr(theta), std::nullopt, std::nullopt, cost,
-                StringAttr(), ArrayAttr());
-          }
-          prev = clock;
-        }
-      }
-      if (failed(accountSwitches(sched, switches)))
-        return signalPassFailure();
-    }
-  }
-
-  /// The plan's time and energy with its clock switches: re-timed as
-  /// scheduled (the switches take their declared time on their device), so
-  /// `energy.plan` says what the switches cost.
-  LogicalResult accountSwitches(ScheduleOp sched, int64_t switches) {
-    auto plan = sched->getAttrOfType<DictionaryAttr>("energy.plan");
-    if (!plan)
-      return success();
-    std::vector<double> start;
-    FailureOr<SchedGraph> g = SchedGraph::buildAsPlanned(sched, start);
-    if (failed(g))
-      return failure();
-    // From the schedule's start (its earliest release), as the lowering and
-    // the planner count.
-    double end;
-    double energy =
-        calculus::intervalAccountingEnergy(g->schedule, start, &end);
-    Builder b(sched.getContext());
-    NamedAttrList fields(plan.getValue());
-    fields.set("switches", b.getI64IntegerAttr(switches));
-    fields.set("T_with_switches_s", b.getF64FloatAttr(end));
-    fields.set("E_with_switches_J", b.getF64FloatAttr(energy));
-    sched->setAttr("energy.plan", fields.getDictionary(sched.getContext()));
-    return success();
-  }
-};
-
 } // namespace
