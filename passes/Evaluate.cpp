@@ -130,30 +130,70 @@ struct EnergyEvaluatePass
   /// The largest 16 by energy; the rest summed.
   void printPerDevice(Operation *root, const calculus::Signature &sig,
                       llvm::raw_ostream &os) {
-    llvm::MapVector<StringAttr, double> dyn;
+    // Per device: dynamic energy, and its static power as the composition
+    // weighs it: the elements' own (a signature may override the device's),
+    // weighted by their time (seq's rule, CALCULUS.md section 2).
+    struct Acc {
+      double d = 0, sT = 0, T = 0;
+    };
+    llvm::MapVector<StringAttr, Acc> acc;
+    auto declared = [&](StringAttr dev) -> std::optional<double> {
+      auto decl =
+          SymbolTable::lookupNearestSymbolFrom<energy::DeviceOp>(root, dev);
+      if (!decl)
+        return std::nullopt; // the verifier requires one
+      return decl.getStaticPower().convertToDouble();
+    };
+    bool known = true;
     root->walk([&](Operation *op) {
       if (auto el = dyn_cast<ElementOp>(op)) {
-        if (auto s = el.getSigAsAttr())
-          dyn[el.getDeviceAttr().getAttr()] += s.dynamicEnergy();
+        StringAttr dev = el.getDeviceAttr().getAttr();
+        Acc &a = acc[dev];
+        if (auto sg = el.getSigAsAttr()) {
+          std::optional<double> sd = declared(dev);
+          known = known && sd;
+          double sEl = sg.staticPower().value_or(sd.value_or(0));
+          a.d += sg.dynamicEnergy();
+          a.sT += sEl * sg.time();
+          a.T += sg.time();
+        }
       } else if (auto idle = dyn_cast<IdleOp>(op)) {
-        dyn[idle.getDeviceAttr().getAttr()] +=
-            idle.getDynamic() ? idle.getDynamic()->convertToDouble() : 0;
+        StringAttr dev = idle.getDeviceAttr().getAttr();
+        Acc &a = acc[dev];
+        std::optional<double> sd = declared(dev);
+        known = known && sd;
+        double sIdle = sd.value_or(0);
+        if (auto ctx = idle->getAttrOfType<FloatAttr>("energy.idle_static"))
+          sIdle = ctx.getValueAsDouble();
+        double T = idle.getDuration().convertToDouble();
+        a.d += idle.getDynamic() ? idle.getDynamic()->convertToDouble() : 0;
+        a.sT += sIdle * T;
+        a.T += T;
       }
     });
-    if (dyn.size() < 2)
+    if (acc.size() < 2 || !known)
       return;
     struct Row {
       StringRef name;
       double s, d;
     };
     std::vector<Row> rows;
-    for (auto &[dev, d] : dyn) {
-      auto decl =
-          SymbolTable::lookupNearestSymbolFrom<energy::DeviceOp>(root, dev);
-      if (!decl)
-        return; // the verifier requires one; no breakdown without it
-      rows.push_back({dev.getValue(), decl.getStaticPower().convertToDouble(),
-                      d});
+    double sumS = 0;
+    for (auto &[dev, a] : acc) {
+      double s = a.T > 0 ? a.sT / a.T : declared(dev).value_or(0);
+      rows.push_back({dev.getValue(), s, a.d});
+      sumS += s;
+    }
+    // Where the composition's static power is not the sum of the devices'
+    // (overrides it weighs otherwise), a static split would not add up to
+    // the total: say so rather than print one that does not.
+    if (std::fabs(sumS - sig.s) > 1e-9 * std::max(1.0, std::fabs(sig.s))) {
+      os << "  per device: the static power does not split by device here "
+            "(its elements override it); dynamic only:\n";
+      for (const Row &r : rows)
+        os << llvm::formatv("    @{0}  dynamic {1}\n", r.name,
+                            formatQuantity(r.d, Dimension::Energy, 5));
+      return;
     }
     std::sort(rows.begin(), rows.end(), [&](const Row &a, const Row &b) {
       double ea = a.s * sig.T + a.d, eb = b.s * sig.T + b.d;
