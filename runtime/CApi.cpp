@@ -463,6 +463,19 @@ int er_init(const char *device) {
   ProtocolOptions opts;
   if (!measureStaticPower(*state.dev, opts, state.staticPower, err))
     return fail(err);
+  if (const char *rt = std::getenv("ENERGY_RT_SIM_REALTIME")) {
+    char *end = nullptr;
+    double k = std::strtod(rt, &end);
+    if (!state.sim)
+      return fail("ENERGY_RT_SIM_REALTIME applies to simulated devices only, "
+                  "not " + name);
+    if (end == rt || *end || !(k >= 1e-3 && k <= 1e6))
+      return fail(std::string("ENERGY_RT_SIM_REALTIME='") + rt +
+                  "': expected wall seconds per simulated second in "
+                  "[0.001, 1e6] (1: the simulated device runs on the wall "
+                  "clock)");
+    state.sim->setRealTime(k);
+  }
   if (!state.sim) {
     // Polled every 10 ms: a change is placed within 5 ms of when it
     // happened, against the counter's 100 ms period.
@@ -651,6 +664,12 @@ int er_begin(const char *name) {
     return state.sampler ? state.sampler->smClock()
                          : state.dev->currentSmClock();
   };
+  // Simulated devices: the region starts once what was queued before it
+  // has run (a real-time device synchronizes here), so that a planned clock
+  // applies to the region's own kernels.
+  double simJ = 0, simT = 0;
+  if (!state.sampler)
+    state.sim->exactEnergyAndTime(simJ, simT);
   auto planned = state.planClocks.find(name);
   if (planned != state.planClocks.end() && planned->second != clockNow()) {
     std::string err;
@@ -663,9 +682,12 @@ int er_begin(const char *name) {
   r.smMhz = clockNow();
   r.record = !(state.profile.active && state.profile.step < state.profile.warmup);
   r.open = true;
-  if (!state.sampler)
-    r.startJ = state.sim->exactEnergyJoules();
-  r.startT = state.dev->now();
+  if (!state.sampler) {
+    r.startJ = simJ;
+    r.startT = simT;
+  } else {
+    r.startT = state.dev->now();
+  }
   return 0;
 }
 
@@ -679,7 +701,11 @@ int er_end(const char *name) {
   if (it == state.regions.end() || !it->second.open)
     return fail(std::string("region '") + name + "' is not open");
   Region &r = it->second;
-  double t1 = state.dev->now();
+  double t1 = 0, E1 = 0;
+  if (state.sampler)
+    t1 = state.dev->now();
+  else
+    state.sim->exactEnergyAndTime(E1, t1);
   r.open = false;
   if (state.sampler) {
     state.pending.push_back({&r, r.startT, t1, r.smMhz, r.record});
@@ -692,8 +718,7 @@ int er_end(const char *name) {
     }
     return 0;
   }
-  double E = state.sim->exactEnergyJoules() - r.startJ;
-  account(r, E, t1 - r.startT, r.smMhz, r.record);
+  account(r, E1 - r.startJ, t1 - r.startT, r.smMhz, r.record);
   return 0;
 }
 

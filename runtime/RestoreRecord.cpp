@@ -113,6 +113,23 @@ bool processAlive(long pid) {
   return pid > 0 && (kill(pid_t(pid), 0) == 0 || errno == EPERM);
 }
 
+bool dropIfSimulatorGone(const RestoreRecord &r) {
+  if (r.device.rfind("sim:", 0) != 0 ||
+      (r.clockFile.empty() && r.powerFile.empty()))
+    return false;
+  auto gone = [](const std::string &file) {
+    if (file.empty())
+      return true;
+    size_t slash = file.rfind('/');
+    std::string dir = slash == std::string::npos ? "." : file.substr(0, slash);
+    struct stat st;
+    return ::stat(dir.empty() ? "/" : dir.c_str(), &st) != 0;
+  };
+  if (!gone(r.clockFile) || !gone(r.powerFile))
+    return false;
+  return unlink(r.path.c_str()) == 0 || errno == ENOENT;
+}
+
 bool restoreFromRecord(const RestoreRecord &r, std::string &err) {
   std::unique_ptr<Device> dev;
   if (r.device.rfind("sim:", 0) == 0) {
@@ -165,6 +182,12 @@ int restoreStaleRecords(std::string &log) {
   for (const RestoreRecord &r : listRestoreRecords(err)) {
     if (processAlive(r.pid))
       continue;
+    if (dropIfSimulatorGone(r)) {
+      log += "dropped " + r.path + ": the simulated " + r.device +
+             " of process " + std::to_string(r.pid) +
+             " is gone (its state files' directory no longer exists)\n";
+      continue;
+    }
     std::string why;
     if (restoreFromRecord(r, why)) {
       ++restored;

@@ -52,6 +52,11 @@ std::vector<RestoreRecord> listRestoreRecords(std::string &err);
 /// Whether process `pid` still runs.
 bool processAlive(long pid);
 
+/// A simulated device's record whose mirror files' directory no longer
+/// exists (a test's temporary directory): that device is gone and nothing
+/// is left to restore, so the record is deleted. True if it was.
+bool dropIfSimulatorGone(const RestoreRecord &r);
+
 /// Reopens the record's device, resets its clocks and power limit to their
 /// defaults and deletes the record.
 bool restoreFromRecord(const RestoreRecord &r, std::string &err);

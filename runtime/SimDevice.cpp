@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <cctype>
 #include <cmath>
+#include <thread>
 
 namespace energy {
 namespace rt {
@@ -213,7 +214,10 @@ void SimDevice::advance(double dt, double dynamicPower) {
   }
 }
 
-uint64_t SimDevice::energyCounterMilliJoules() { return visibleMilliJoules; }
+uint64_t SimDevice::energyCounterMilliJoules() {
+  synchronize();
+  return visibleMilliJoules;
+}
 
 KernelSpec SimDevice::asRun(const KernelSpec &k) const {
   KernelSpec eff = k;
@@ -227,7 +231,35 @@ void SimDevice::leaveResident(const KernelSpec &k) {
   residentBytes = std::min(k.bytes, p.l2Bytes);
 }
 
+void SimDevice::setRealTime(double wallPerSimSecond) {
+  realScale = wallPerSimSecond > 0 ? wallPerSimSecond : 0;
+  realWall0 = std::chrono::steady_clock::now();
+  realTime0 = time;
+}
+
+void SimDevice::catchUp() {
+  if (realScale <= 0)
+    return;
+  std::chrono::duration<double> wall =
+      std::chrono::steady_clock::now() - realWall0;
+  double target = realTime0 + wall.count() / realScale;
+  if (target > time)
+    busy(target - time, 0);
+}
+
+void SimDevice::synchronize() {
+  if (realScale <= 0)
+    return;
+  auto until = realWall0 + std::chrono::duration_cast<
+                               std::chrono::steady_clock::duration>(
+                               std::chrono::duration<double>(
+                                   (time - realTime0) * realScale));
+  std::this_thread::sleep_until(until);
+  catchUp();
+}
+
 double SimDevice::run(const KernelSpec &k) {
+  catchUp();
   std::normal_distribution<double> n01(0, 1);
   KernelSpec eff = asRun(k);
   double T = modelTime(eff) * std::max(0.5, 1 + p.timeNoise * n01(gen));
@@ -251,6 +283,7 @@ void SimDevice::busy(double seconds, double dynamicPower) {
 double SimDevice::runRepeated(const KernelSpec &k, unsigned reps) {
   if (reps <= 1)
     return reps ? run(k) : 0;
+  catchUp();
   std::normal_distribution<double> n01(0, 1);
   double root = std::sqrt(double(reps));
   // The first invocation finds what the last kernel left; the others find
@@ -283,6 +316,7 @@ double SimDevice::modelConcurrentTime(const std::vector<KernelSpec> &ks) const {
 double SimDevice::runConcurrent(const std::vector<KernelSpec> &ks) {
   if (ks.empty())
     return 0;
+  catchUp();
   std::normal_distribution<double> n01(0, 1);
   double T = modelConcurrentTime(ks) *
              std::max(0.5, 1 + p.timeNoise * n01(gen));
@@ -295,7 +329,11 @@ double SimDevice::runConcurrent(const std::vector<KernelSpec> &ks) {
   return T;
 }
 
-void SimDevice::idle(double seconds) { busy(seconds, 0); }
+void SimDevice::idle(double seconds) {
+  catchUp();
+  busy(seconds, 0);
+  synchronize();
+}
 
 } // namespace rt
 } // namespace energy

@@ -3,6 +3,18 @@
 // SIMULATED: a documented model, not a measurement. Time is virtual (no
 // sleeping), so characterization runs in milliseconds of wall time.
 //
+//  - Real time (setRealTime(k); the C API's ENERGY_RT_SIM_REALTIME=k): the
+//    model lives on the wall clock instead, k wall seconds per simulated
+//    second, and kernels behave like launches on one CUDA stream: run()
+//    queues the kernel and returns at once; it starts when the previous
+//    one ends or at the (scaled) wall time of the call, whichever is later,
+//    and lasts its modelled time. Wall time in which nothing is queued (the
+//    host's own work, a blocking receive from another rank, a barrier) is
+//    idle at static power. Reading the device (now(), its energy, its
+//    counter) first waits until the queued kernels have finished, like
+//    torch.cuda.synchronize(); idle() queues the idle time and waits for
+//    it. Host work overlaps the kernels it launched, as on a GPU, and a
+//    multi-process job sees its real pipeline bubbles and waits.
 //  - V-f curve: V(f) = Vmin + (Vmax - Vmin) (f - fmin) / (fmax - fmin).
 //  - Kernel time at SM clock f: max(flops / (peakFlops f / fmax),
 //    bytes / memBandwidth) + launchOverhead; the compute-bound share u of
@@ -46,6 +58,7 @@
 
 #include "runtime/Device.h"
 
+#include <chrono>
 #include <random>
 
 namespace energy {
@@ -95,9 +108,17 @@ public:
   /// The model's exact cumulative energy (J), before the counter's 100 ms
   /// update period and 1 mJ steps: what the C API's regions read on a
   /// simulated device, which has no polled counter curve (virtual time).
-  double exactEnergyJoules() const { return energy; }
+  /// And the time at the same instant (one real-time catch-up).
+  void exactEnergyAndTime(double &joules, double &seconds) {
+    synchronize();
+    joules = energy;
+    seconds = time;
+  }
   double temperature() override { return theta; }
-  double now() override { return time; }
+  double now() override {
+    synchronize();
+    return time;
+  }
   double run(const KernelSpec &k) override;
   /// Back-to-back invocations in one step: the sum of `reps` independent
   /// noisy invocations (mean reps T, standard deviation sqrt(reps) sigma).
@@ -105,6 +126,11 @@ public:
   void idle(double seconds) override;
 
   double runConcurrent(const std::vector<KernelSpec> &ks) override;
+
+  /// Switches to real time from now on, `wallPerSimSecond` (> 0) wall
+  /// seconds per simulated second (see the header comment).
+  void setRealTime(double wallPerSimSecond);
+  bool realTime() const { return realScale > 0; }
 
   /// Mechanism switches (ground truth for the contexts issue).
   bool thermalCoupling = false;
@@ -140,6 +166,11 @@ private:
   KernelSpec asRun(const KernelSpec &k) const;
   void leaveResident(const KernelSpec &k);
   void busy(double seconds, double dynamicPower);
+  /// Real time: the wall time the device has fallen behind, as idle time.
+  void catchUp();
+  /// Real time: returns once the wall clock reaches the simulated time
+  /// (every queued kernel has ended), then catches up.
+  void synchronize();
 
   SimParams p;
   int clock;
@@ -150,6 +181,8 @@ private:
   double lastUpdate = 0;
   uint64_t visibleMilliJoules = 0;
   std::mt19937_64 gen;
+  double realScale = 0, realTime0 = 0; // wall s per sim s; sim time at switch
+  std::chrono::steady_clock::time_point realWall0;
 };
 
 } // namespace rt

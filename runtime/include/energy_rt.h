@@ -40,7 +40,13 @@ extern "C" {
  * for $ENERGY_RT_DEVICE. Measures the idle static power once: call it once
  * the process holds its CUDA context (after moving the model to the GPU),
  * so that it measures the ready device's draw -- on an H200 124 W with a
- * context, 79-81 W without one (examples/data/h200/README.md). */
+ * context, 79-81 W without one (examples/data/h200/README.md).
+ * Simulated devices run on virtual time; with ENERGY_RT_SIM_REALTIME=k
+ * (wall seconds per simulated second, e.g. 1) they live on the wall clock
+ * from the end of er_init: er_sim_run returns after k x the kernel's
+ * modelled time and the wall time between calls is idle at static power
+ * (runtime/SimDevice.h), so the waits between the ranks of a job are
+ * real. */
 int er_init(const char *device);
 int er_begin(const char *name);
 int er_end(const char *name);

@@ -10,6 +10,7 @@
 #include "runtime/Characterize.h"
 #include "runtime/include/energy_rt.h"
 #include "runtime/Nvml.h"
+#include "runtime/RestoreRecord.h"
 #include "runtime/SimDevice.h"
 
 #include <gtest/gtest.h>
@@ -17,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <thread>
 #include <cstdio>
@@ -46,6 +48,57 @@ TEST(SimDevice, CounterUpdatesEveryPeriodInMillijoules) {
   EXPECT_NEAR(double(dev.energyCounterMilliJoules()), 6000, 1);
   SimParams unknown;
   EXPECT_FALSE(simParamsFor("v100", unknown));
+}
+
+// Real time: kernels queue like launches on a CUDA stream and reading the
+// device waits for them; wall time with nothing queued is idle at static
+// power (60 W, thermal coupling off). The energy a window reads is static
+// power x its wall time / k plus the kernels' dynamic energy, from first
+// principles.
+TEST(SimDevice, RealTimeLivesOnTheWallClock) {
+  SimParams p;
+  ASSERT_TRUE(simParamsFor("a100", p));
+  p.timeNoise = p.powerNoise = 0;
+  for (double k : {1.0, 2.0}) {
+    SimDevice dev(p, 1);
+    const KernelSpec kernel{"k", 312e12 * 0.02, 0}; // 20 ms at 1410 MHz
+    double T = dev.modelTime(kernel), d = dev.modelDynamicEnergy(kernel);
+    dev.setRealTime(k);
+    double t0, e0, t1, e1;
+    dev.exactEnergyAndTime(e0, t0);
+    auto w0 = std::chrono::steady_clock::now();
+    // Two launches return at once; the read waits for both.
+    EXPECT_DOUBLE_EQ(dev.run(kernel), T);
+    EXPECT_DOUBLE_EQ(dev.run(kernel), T);
+    std::chrono::duration<double> launch = std::chrono::steady_clock::now() - w0;
+    EXPECT_LT(launch.count(), k * T);
+    double tq = dev.now();
+    std::chrono::duration<double> queued = std::chrono::steady_clock::now() - w0;
+    EXPECT_GE(queued.count(), k * 2 * T);
+    EXPECT_GE(tq - t0, 2 * T);
+    std::this_thread::sleep_for(std::chrono::milliseconds(40));
+    dev.exactEnergyAndTime(e1, t1);
+    std::chrono::duration<double> wall = std::chrono::steady_clock::now() - w0;
+    // Simulated time follows the wall clock (the reads took microseconds).
+    EXPECT_GE(t1 - t0, 2 * T + 0.04 / k);
+    EXPECT_NEAR(t1 - t0, wall.count() / k, 2e-3);
+    EXPECT_NEAR(e1 - e0, p.staticRef * (t1 - t0) + 2 * d, 1e-9 * e1);
+    // Host work longer than the kernel it launched: the device idles after
+    // the kernel, and the window lasts the host's time.
+    dev.run(kernel);
+    std::this_thread::sleep_for(std::chrono::duration<double>(k * T + 0.03));
+    double t2, e2;
+    dev.exactEnergyAndTime(e2, t2);
+    EXPECT_GE(t2 - t1, T + 0.03 / k);
+    EXPECT_NEAR(e2 - e1, p.staticRef * (t2 - t1) + d, 1e-9 * e2);
+  }
+  // Virtual time (the default) never sleeps: a one-hour idle returns at once.
+  SimDevice dev(p, 1);
+  auto w0 = std::chrono::steady_clock::now();
+  dev.idle(3600);
+  std::chrono::duration<double> wall = std::chrono::steady_clock::now() - w0;
+  EXPECT_LT(wall.count(), 1.0);
+  EXPECT_DOUBLE_EQ(dev.now(), 3600);
 }
 
 TEST(SimDevice, ClockGuardRestoresTheDefault) {
@@ -559,6 +612,10 @@ TEST(CApi, FatalSignalsRestoreTheClockAndChain) {
   }
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 7) << status;
+  // It exited (_exit) with the clock at 900: its record brings it back.
+  std::string log;
+  EXPECT_GE(restoreStaleRecords(log), 1) << log;
+  EXPECT_EQ(readFile(mirror), "1410") << log;
   std::remove(mirror.c_str());
 }
 

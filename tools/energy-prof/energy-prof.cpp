@@ -1054,6 +1054,11 @@ static int restoreCmd() {
              << ", which still runs: left alone\n";
       continue;
     }
+    if (energy::rt::dropIfSimulatorGone(r)) {
+      outs() << r.device << ": dropped " << r.path << " (the simulated "
+             << "device's state files' directory no longer exists)\n";
+      continue;
+    }
     std::string why;
     if (energy::rt::restoreFromRecord(r, why))
       outs() << r.device << ": restored the default clocks and power limit "
