@@ -14,7 +14,8 @@ config.test_exec_root = os.path.join(config.energy_obj_root, "test")
 config.excludes = ["Unit", "Inputs", "CMakeLists.txt", "lit.cfg.py",
                    "lit.site.cfg.py", "kineto_counts.py", "fuzz_inputs.py",
                    "make_runs.py", "FakeNvml", "run_doc_commands.py",
-                   "test_energy_rt.py", "frontier_within.py",
+                   "test_energy_rt.py", "test_energy_rt_torch.py",
+                   "frontier_within.py",
                    "plan_reevaluates.py", "composite_check.py",
                    "demo_plan_check.py", "make_big_db.py",
                    "perfetto_check.py", "profile_job.py", "profile_check.py",
@@ -62,6 +63,24 @@ elif os.environ.get("ENERGY_REQUIRE_CHROMIUM") == "1":
 else:
     lit_config.note("no chromium on PATH: the browser test is UNSUPPORTED "
                     "(it needs feature 'chromium')")
+# Real PyTorch (Debian's python3-torch, in the Makefile's packages) lives in
+# the system /usr/bin/python3: the torch tests need feature 'torch' and run
+# %torch_python; CI sets ENERGY_REQUIRE_TORCH=1 so that they cannot be
+# skipped there.
+torch_python = "/usr/bin/python3"
+import subprocess
+has_torch = os.path.exists(torch_python) and subprocess.run(
+    [torch_python, "-c", "import torch"], capture_output=True,
+    timeout=120).returncode == 0
+if has_torch:
+    config.available_features.add("torch")
+    config.substitutions.append(("%torch_python", torch_python))
+elif os.environ.get("ENERGY_REQUIRE_TORCH") == "1":
+    lit_config.fatal("ENERGY_REQUIRE_TORCH=1 but %s cannot import torch "
+                     "(apt-get install python3-torch)" % torch_python)
+else:
+    lit_config.note("%s cannot import torch: the PyTorch tests are "
+                    "UNSUPPORTED (they need feature 'torch')" % torch_python)
 config.environment["ENERGY_SHARED_DATA"] = shared_data
 config.substitutions.append(
     ("%energy_realdata_tests",

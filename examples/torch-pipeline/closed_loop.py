@@ -1,0 +1,176 @@
+"""Profile -> plan -> run -> measure, on a real PyTorch pipeline job.
+
+    /usr/bin/python3 examples/torch-pipeline/closed_loop.py BUILD_DIR WORK_DIR
+
+The job (train.py): a small GPT-style decoder in 4 stages on 4 ranks under
+torchrun (gloo, CPU tensors, 1F1B, 8 microbatches), each rank on its own
+simulated A100 living on the wall clock (ENERGY_RT_DEVICE=sim:a100,
+ENERGY_RT_SIM_REALTIME=1; runtime/SimDevice.h is the physical model, and
+every energy below is that model's, not a GPU's). The steps:
+
+1. `energy-prof profile --adaptive` runs the job across clocks (in-process,
+   no server) and merges the 4 ranks' shards into one signature DB, also
+   written as a Perseus stage-profile CSV;
+2. a 1F1B `sched.pipeline` names the DB's keys; the compiler fills it,
+   evaluates the baseline (every pass at the maximum clock) and plans
+   within 1 % slowdown; the plan is exported and `plan-clocks` gives each
+   stage's per-microbatch clocks;
+3. the job runs again at the default clocks and then following the plan
+   in-process (energy_rt.load_plan), measuring every iteration;
+4. predicted vs measured for both, and the deviation test (Eq. 23) on both.
+
+Writes WORK_DIR/summary.json (what test/Examples/torch-pipeline.test checks)
+and prints the table. Exit status 0 unless a step fails.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+build, work = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+os.makedirs(work, exist_ok=True)
+B = os.path.join(build, "bin")
+STAGES, MICROBATCHES, SLOWDOWN = 4, 8, 1
+PROFILE = ["--adaptive", "--max-clocks", "7", "--iterations-per-clock", "3",
+           "--warmup", "1"]
+PROFILE_ITERATIONS = 1 + 3 * 7
+RUN_ITERATIONS = 5  # the first is a warm-up, not measured
+
+env = dict(os.environ,
+           PYTHONPATH=os.pathsep.join(
+               [os.path.join(build, "python")] +
+               ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH")
+                else [])),
+           ENERGY_RT_SIM_REALTIME="1", OMP_NUM_THREADS="1")
+env.pop("ENERGY_RT_PROFILE_CLOCKS", None)
+# Debian's torch 1.13 under Python 3.11 cannot parse torchrun's default
+# --redirects/--tee of 0 (its Std flag has no member 0 there): 2 redirects
+# stderr to a log file and tees it back, which leaves the output as it is.
+TORCHRUN = ["/usr/bin/python3", "-m", "torch.distributed.run", "--redirects",
+            "2", "--tee", "2", "--nproc_per_node", str(STAGES),
+            "--master_port", str(29500 + os.getpid() % 1000),
+            os.path.join(HERE, "train.py"), "--microbatches",
+            str(MICROBATCHES)]
+
+
+def run(cmd, **kw):
+    r = subprocess.run(cmd, env=kw.pop("env", env), capture_output=True,
+                       text=True, **kw)
+    if r.returncode != 0:
+        sys.exit("step failed (exit %d): %s\n%s%s" % (
+            r.returncode, " ".join(cmd), r.stdout[-4000:], r.stderr[-4000:]))
+    return r
+
+
+def path(name):
+    return os.path.join(work, name)
+
+
+# 1. Profile across clocks, inside the job.
+db = path("db.json")
+run([os.path.join(B, "energy-prof"), "profile", "--device", "sim:a100",
+     *PROFILE, "--allow-clock-changes", "-o", db, "--", *TORCHRUN,
+     "--iterations", str(PROFILE_ITERATIONS)])
+entries = json.load(open(db))["entries"]
+clocks = sorted({e["sm_mhz"] for e in entries}, reverse=True)
+static_power = next(e["s_W"] for e in entries if e["key"] == "stage0.forward")
+run([os.path.join(B, "energy-translate"), "--export-stage-profile", db, "-o",
+     path("stage-profile.csv")])
+
+# 2. The job's schedule from the DB, its baseline and the plan.
+pipeline = path("pipeline.mlir")
+with open(pipeline, "w") as f:
+    f.write('sched.schedule @job {\n  sched.pipeline @train {stages = %d, '
+            'microbatches = %d, schedule = "1f1b", device_kind = "A100-SXM4", '
+            'static_power = %r, forward_db = [%s], backward_db = [%s]}\n}\n' % (
+                STAGES, MICROBATCHES, static_power,
+                ", ".join('"stage%d.forward"' % i for i in range(STAGES)),
+                ", ".join('"stage%d.backward"' % i for i in range(STAGES))))
+planned = path("planned.mlir")
+summary_text = run([os.path.join(B, "energy-opt"), pipeline,
+                    "--energy-fill-signatures=db=" + db, "--sched-expand",
+                    "--energy-plan=max-slowdown=%g summary=true" % SLOWDOWN,
+                    "-o", planned]).stderr
+plan_json = path("plan.json")
+run([os.path.join(B, "energy-translate"), "--export-plan", planned, "-o",
+     plan_json])
+plan_doc = json.load(open(plan_json))["schedules"][0]
+plan_dir = path("clocks")
+os.makedirs(plan_dir, exist_ok=True)
+for s in range(STAGES):
+    run([os.path.join(B, "energy-prof"), "plan-clocks", plan_json,
+         "--plan-device", "stage%d" % s, "-o",
+         os.path.join(plan_dir, "stage%d.txt" % s)])
+predicted = {"baseline": (plan_doc["baseline"]["E_J"],
+                          plan_doc["baseline"]["T_s"]),
+             "plan": (plan_doc["plan"]["E_J"], plan_doc["plan"]["T_s"])}
+limit = float(re.search(r"limit_T_s = ([0-9.e+-]+)",
+                        open(planned).read()).group(1))
+
+# 3. Run at the default clocks, then following the plan.
+measured = {}
+for name, extra, more_env in (
+        ("baseline", [], {"ENERGY_RT_DEVICE": "sim:a100"}),
+        ("plan", ["--plan-dir", plan_dir],
+         {"ENERGY_RT_DEVICE": "sim:a100",
+          "ENERGY_RT_ALLOW_CLOCK_CHANGES": "1"})):
+    out = path(name + "-run.json")
+    run([*TORCHRUN, "--iterations", str(RUN_ITERATIONS), "--out", out, *extra],
+        env=dict(env, **more_env))
+    iters = json.load(open(out))["iterations"][1:]
+    energies = [sum(i["energy_J"]) for i in iters]
+    times = [i["time_s"] for i in iters]
+    measured[name] = (sum(energies) / len(energies), sum(times) / len(times),
+                      energies, times)
+    with open(path(name + "-measured.json"), "w") as f:
+        json.dump({"job": {"runs_J": energies}}, f)
+
+# 4. The deviation test (Eq. 23) on both: the evaluated iteration against
+# its measured runs.
+deviation = {}
+for name, ir, passes in (
+        ("baseline", pipeline, ["--energy-fill-signatures=db=" + db,
+                                "--sched-expand"]),
+        ("plan", planned, [])):
+    r = run([os.path.join(B, "energy-opt"), ir, *passes, "--sched-timing",
+             "--sched-to-energy", "--energy-evaluate",
+             "--energy-check-deviation=measured=" + path(name + "-measured.json"),
+             "-o", os.devnull])
+    m = re.search(r"@job (deviates|is consistent)[^\n]*", r.stderr)
+    deviation[name] = m.group(0) if m else r.stderr.strip()[-400:]
+
+# The table.
+saving_pred = 1 - predicted["plan"][0] / predicted["baseline"][0]
+saving_meas = 1 - measured["plan"][0] / measured["baseline"][0]
+print("profiled %d clocks (%s MHz) in %d iterations per rank" % (
+    len(clocks), ",".join(map(str, clocks)), PROFILE_ITERATIONS))
+print("%-9s %12s %12s %12s %12s" % ("", "E pred (J)", "E meas (J)",
+                                     "T pred (s)", "T meas (s)"))
+for name in ("baseline", "plan"):
+    print("%-9s %12.2f %12.2f %12.4f %12.4f" % (
+        name, predicted[name][0], measured[name][0], predicted[name][1],
+        measured[name][1]))
+print("saving: predicted %.2f %%, measured %.2f %% (%+.2f pp)" % (
+    100 * saving_pred, 100 * saving_meas, 100 * (saving_meas - saving_pred)))
+print("planned iteration: %.4f s against the plan's limit %.4f s (%+.2f %%)" % (
+    measured["plan"][1], limit, 100 * (measured["plan"][1] / limit - 1)))
+# What the measured excess is made of: static power over the longer
+# iteration (every device idles at s while the pipeline waits) and the rest.
+for name in ("baseline", "plan"):
+    dE = measured[name][0] - predicted[name][0]
+    dT = measured[name][1] - predicted[name][1]
+    print("%s: measured - predicted = %+.2f J; static power x the longer "
+          "iteration = %d x %.2f W x %+.2f ms = %+.2f J" % (
+              name, dE, STAGES, static_power, 1e3 * dT,
+              STAGES * static_power * dT))
+for name in ("baseline", "plan"):
+    print("deviation test, %s: %s" % (name, deviation[name]))
+with open(path("summary.json"), "w") as f:
+    json.dump({"clocks": clocks, "profile_iterations": PROFILE_ITERATIONS,
+               "static_power_W": static_power, "stages": STAGES,
+               "predicted": predicted, "measured": measured, "limit_T_s": limit,
+               "saving_predicted": saving_pred, "saving_measured": saving_meas,
+               "deviation": deviation, "compiler_summary": summary_text},
+              f, indent=1)

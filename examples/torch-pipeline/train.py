@@ -1,0 +1,139 @@
+"""1F1B pipeline training under torchrun, measured with energy_rt.
+
+    /usr/bin/python3 -m torch.distributed.run --nproc_per_node 4 train.py \
+        --iterations 5 --out run.json [--plan-dir DIR]
+
+Each rank runs one stage (gloo, CPU tensors) with real 1F1B: warm-up
+forwards, then one forward and one backward per step, then the remaining
+backwards, activations and gradients sent with point-to-point
+isend/irecv (every receive posted at the iteration's start).
+Every stage pass is a region (energy_rt.torch.Stage); every iteration is
+a region between two barriers, so it spans the whole pipeline's makespan on
+every rank (the optimizer step follows it, outside: the schedule has no
+task for it). energy_rt.step() ends each iteration (the profiler's clock
+sweep moves on there, under `energy-prof profile`).
+
+--plan-dir DIR: regions are named like the plan's tasks (F<s>_<m>,
+B<s>_<m>) and rank s loads DIR/stage<s>.txt (`energy-prof plan-clocks`),
+so each microbatch's pass runs at its planned clock. --out: rank 0 writes
+every iteration's time and every rank's energy there (JSON).
+On a simulated device, ENERGY_RT_SIM_REALTIME=1 puts it on the wall clock,
+so the pipeline's bubbles and waits are real.
+"""
+import argparse
+import json
+import os
+import sys
+
+import torch
+import torch.distributed as dist
+
+import energy_rt
+import energy_rt.torch as ert
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from model import CONFIG, StageModule  # noqa: E402
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--iterations", type=int, required=True)
+ap.add_argument("--microbatches", type=int, default=8)
+ap.add_argument("--flop-scale", type=float, default=7e6)
+ap.add_argument("--byte-scale", type=float, default=2.6e5)
+ap.add_argument("--plan-dir")
+ap.add_argument("--out")
+args = ap.parse_args()
+
+torch.set_num_threads(1)
+dist.init_process_group("gloo")
+rank, world = dist.get_rank(), dist.get_world_size()
+cfg = CONFIG
+M, mbs, L, d = args.microbatches, cfg["microbatch_size"], cfg["seq"], cfg["d"]
+
+monitor = energy_rt.Monitor()
+stage = ert.Stage(StageModule(rank, world, cfg), rank,
+                  names="tasks" if args.plan_dir else "db",
+                  work_scale=(args.flop_scale, args.byte_scale), monitor=monitor)
+if args.plan_dir:
+    energy_rt.load_plan(os.path.join(args.plan_dir, "stage%d.txt" % rank))
+opt = torch.optim.SGD(stage.parameters(), lr=1e-3)
+gen = torch.Generator().manual_seed(7)
+first, last = rank == 0, rank == world - 1
+
+
+def batch():
+    ids = torch.randint(0, cfg["vocab"], (M, mbs, L + 1), generator=gen)
+    return ids[:, :, :-1], ids[:, :, 1:]
+
+
+def post_receives():
+    """Every receive of the iteration, posted up front (as pipeline engines
+    overlap their P2P): a message is taken in as soon as it is sent, not
+    when this rank gets round to asking for it. Tags keep activations and
+    gradients, and microbatches, apart."""
+    acts = [] if first else [
+        (lambda t: (t, dist.irecv(t, rank - 1, tag=m)))(torch.empty(mbs, L, d))
+        for m in range(M)]
+    grads = [] if last else [
+        (lambda t: (t, dist.irecv(t, rank + 1, tag=M + m)))(torch.empty(mbs, L, d))
+        for m in range(M)]
+    return acts, grads
+
+
+def forward(m, inputs, targets, acts, saved, sends):
+    if first:
+        x = inputs[m]
+    else:
+        x, handle = acts[m]
+        handle.wait()
+        x.requires_grad_()
+    out = stage(x, targets[m] if last else None, microbatch=m)
+    if not last:
+        sends.append(dist.isend(out.detach(), rank + 1, tag=m))
+    saved.append((x, out))
+
+
+def backward(m, grads, saved, sends):
+    x, out = saved.pop(0)
+    grad = None
+    if not last:
+        grad, handle = grads[m]
+        handle.wait()
+    stage.backward(out, grad, microbatch=m)
+    if not first:
+        sends.append(dist.isend(x.grad, rank - 1, tag=M + m))
+
+
+records = []
+for it in range(args.iterations):
+    inputs, targets = batch()
+    opt.zero_grad()
+    saved, sends = [], []
+    acts, grads = post_receives()
+    dist.barrier()
+    monitor.begin_window("iteration")
+    warm = min(world - rank - 1, M)
+    for m in range(warm):
+        forward(m, inputs, targets, acts, saved, sends)
+    for i in range(M - warm):
+        forward(warm + i, inputs, targets, acts, saved, sends)
+        backward(i, grads, saved, sends)
+    for i in range(M - warm, M):
+        backward(i, grads, saved, sends)
+    for s in sends:
+        s.wait()
+    dist.barrier()
+    meas = monitor.end_window("iteration")
+    opt.step()
+    energy_rt.step()
+    records.append([meas.time, meas.total_energy, meas.clock_mhz])
+
+gathered = [None] * world
+dist.all_gather_object(gathered, records)
+if rank == 0 and args.out:
+    iters = [{"time_s": max(g[i][0] for g in gathered),
+              "energy_J": [g[i][1] for g in gathered]}
+             for i in range(args.iterations)]
+    with open(args.out, "w") as f:
+        json.dump({"ranks": world, "microbatches": M, "iterations": iters,
+                   "device": monitor.device}, f, indent=1)
+dist.destroy_process_group()

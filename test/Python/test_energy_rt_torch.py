@@ -1,0 +1,114 @@
+"""energy_rt.torch against first principles: the FLOP and byte counts of
+python/energy_rt/torch.py's docstring worked by hand, and the regions' time
+on the simulated A100 against its model (runtime/SimDevice.h: kernel time
+max(flops / (312e12 f / 1410), bytes / 2.04e12) + 5 us at f MHz)."""
+import os
+import unittest
+import warnings
+
+import torch
+
+import energy_rt
+import energy_rt.torch as ert
+
+PEAK, BW, LAUNCH = 312e12, 2.04e12, 5e-6
+
+
+class CountTest(unittest.TestCase):
+    def test_linear(self):
+        lin = torch.nn.Linear(64, 256)
+        x = torch.zeros(2, 16, 64)
+        flops, nbytes = ert.count(lin, (x,))
+        rows = 32
+        self.assertEqual(flops, 2 * rows * 64 * 256 + rows * 256)
+        self.assertEqual(nbytes, 4 * (rows * 64 + 64 * 256 + 256 + rows * 256))
+
+    def test_attention(self):
+        E, H, L, batch = 32, 4, 10, 3
+        mha = torch.nn.MultiheadAttention(E, H, batch_first=True)
+        q = torch.zeros(batch, L, E)
+        flops, nbytes = ert.count(mha, (q, q, q))
+        want = batch * (2 * L * E * 3 * E + 2 * L * L * E + 5 * H * L * L +
+                        2 * L * L * E + 2 * L * E * E)
+        self.assertEqual(flops, want)
+        params = 4 * (3 * E * E + 3 * E + E * E + E)
+        self.assertEqual(nbytes, 4 * (4 * batch * L * E) +
+                         3 * batch * H * L * L * 4 + params)
+        # Sequence-first: the same work.
+        mha_sf = torch.nn.MultiheadAttention(E, H)
+        qs = torch.zeros(L, batch, E)
+        self.assertEqual(ert.count(mha_sf, (qs, qs, qs))[0], want)
+
+    def test_elementwise_norm_embedding_and_unknown(self):
+        x = torch.zeros(4, 8)
+        self.assertEqual(ert.count(torch.nn.GELU(), (x,)), (8 * 32, 2 * 4 * 32))
+        self.assertEqual(ert.count(torch.nn.ReLU(), (x,)), (32, 2 * 4 * 32))
+        ln = torch.nn.LayerNorm(8)
+        self.assertEqual(ert.count(ln, (x,)), (8 * 32, 4 * (2 * 32 + 16)))
+        emb = torch.nn.Embedding(100, 16)
+        ids = torch.zeros(3, 5, dtype=torch.long)
+        self.assertEqual(ert.count(emb, (ids,)), (0, 2 * 15 * 16 * 4))
+        self.assertIsNone(ert.count(torch.nn.Conv1d(2, 2, 3), (x,)))
+
+
+class StageTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.mon = energy_rt.Monitor(device="sim:a100")
+
+    def test_regions_time_the_charged_kernels(self):
+        # One compute-bound Linear: 2 x 64 x 64 x 64 FLOPs x 1e7.
+        lin = torch.nn.Linear(64, 64, bias=False)
+        scale = (1e7, 1.0)
+        stage = ert.Stage(lin, 2, work_scale=scale, monitor=self.mon)
+        x = torch.zeros(64, 64, requires_grad=True)
+        out = stage(x)
+        flops = 2 * 64 * 64 * 64 * scale[0]
+        nbytes = 4 * 3 * 64 * 64
+        model = max(flops / PEAK, nbytes / BW) + LAUNCH
+        fwd = stage.last_forward
+        self.assertEqual(fwd.name, "stage2.forward")
+        self.assertAlmostEqual(fwd.time / model, 1, delta=0.05)  # 1 % noise
+        self.assertGreater(fwd.d, 0)
+        stage.backward(out, torch.ones_like(out))
+        bwd = stage.last_backward
+        self.assertEqual(bwd.name, "stage2.backward")
+        model_b = max(2 * flops / PEAK, 2 * nbytes / BW) + LAUNCH
+        self.assertAlmostEqual(bwd.time / model_b, 1, delta=0.05)
+        self.assertIsNotNone(x.grad)  # autograd ran
+
+    def test_task_names_for_plans(self):
+        stage = ert.Stage(torch.nn.ReLU(), 1, names="tasks", monitor=self.mon)
+        x = torch.zeros(4, requires_grad=True)
+        out = stage(x, microbatch=3)
+        self.assertEqual(stage.last_forward.name, "F1_3")
+        stage.backward(out.sum(), microbatch=3)
+        self.assertEqual(stage.last_backward.name, "B1_3")
+        with self.assertRaises(ValueError):
+            stage(x)  # a task name needs the microbatch
+
+    def test_no_grad_forward_leaves_nothing_to_match(self):
+        stage = ert.Stage(torch.nn.ReLU(), 0, monitor=self.mon)
+        with torch.no_grad():
+            stage(torch.zeros(4))
+        with self.assertRaises(energy_rt.EnergyRuntimeError):
+            stage.backward(torch.zeros(4))
+
+    def test_bad_arguments(self):
+        with self.assertRaises(ValueError):
+            ert.Stage(torch.nn.ReLU(), 0, names="layers")
+        for bad in (0, -1, float("inf"), (1, 2, 3), (1, -1), "2"):
+            with self.assertRaises(ValueError):
+                ert.Stage(torch.nn.ReLU(), 0, work_scale=bad)
+
+    def test_uncounted_modules_with_weights_are_named(self):
+        net = torch.nn.Sequential(torch.nn.Conv1d(2, 2, 3), torch.nn.Linear(2, 2))
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            stage = ert.Stage(net, 0, monitor=self.mon)
+        self.assertEqual(stage.uncounted, ["Conv1d"])
+        self.assertTrue(any("Conv1d" in str(x.message) for x in w))
+
+
+if __name__ == "__main__":
+    unittest.main()
