@@ -17,8 +17,10 @@ import sys
 
 src, build, work = (os.path.abspath(a) for a in sys.argv[1:4])
 # Not run: the set-up commands (they build and test the project: this test
-# runs inside them) and what needs a GPU.
+# runs inside them), what needs a GPU, and the closed-loop example (a timed
+# 4-rank job that test/Examples/torch-pipeline.test runs alone).
 SKIP = [re.compile(p) for p in (r"^make (demo|test)\b", r"torchrun",
+                                r"examples/torch-pipeline/closed_loop\.py",
                                 r"--device cuda(?!\S)(?!.*--dry-run)")]
 
 files = [os.path.join(src, "README.md")]
