@@ -110,7 +110,8 @@ struct Dag {
       double st = release[v];
       for (uint32_t i = predStart[v]; i < predStart[v + 1]; ++i) {
         const Edge &e = pred[i];
-        st = std::max(st, e.startToStart ? es[e.to] + e.lag : es[e.to] + T[e.to]);
+        st = std::max(st, e.startToStart ? es[e.to] + e.lag
+                                          : es[e.to] + T[e.to] + e.lag);
       }
       es[v] = st;
       end = std::max(end, st + T[v]);
@@ -130,7 +131,7 @@ struct Dag {
         if (e.startToStart)
           lsBound = std::min(lsBound, ls[e.to] - e.lag);
         else
-          lf = std::min(lf, ls[e.to]);
+          lf = std::min(lf, ls[e.to] - e.lag);
       }
       ls[u] = std::min(lf - T[u], lsBound);
     }
@@ -244,7 +245,8 @@ struct Sweep {
       double limit = D - es[t];
       for (uint32_t i = dag.succStart[t]; i < dag.succStart[t + 1]; ++i)
         if (!dag.succ[i].startToStart)
-          limit = std::min(limit, es[dag.succ[i].to] - es[t]);
+          limit = std::min(limit,
+                           es[dag.succ[i].to] - dag.succ[i].lag - es[t]);
       uint32_t j = cur[t];
       while (j + 1 < o.T.size() && o.T[j + 1] <= limit + 1e-12 * D)
         ++j;
@@ -271,7 +273,7 @@ struct Sweep {
         if (e.startToStart)
           lsBound = std::min(lsBound, ls[e.to] - e.lag);
         else
-          lf = std::min(lf, ls[e.to]);
+          lf = std::min(lf, ls[e.to] - e.lag);
       }
       const TaskOptions &o = opts[t];
       uint32_t j = cur[t];
@@ -750,7 +752,8 @@ bool crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
         const Edge &e = dag.succ[i];
         if (node[e.to] < 0)
           continue;
-        double ready = e.startToStart ? sw.es[t] + e.lag : sw.es[t] + sw.T[t];
+        double ready = e.startToStart ? sw.es[t] + e.lag
+                                      : sw.es[t] + sw.T[t] + e.lag;
         if (std::abs(sw.es[e.to] - ready) <= tol)
           flow.arc(e.startToStart ? in(t) : outN(t), in(e.to), MaxFlow::Inf);
       }
@@ -1058,7 +1061,8 @@ bool classSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
       double tol = 1e-9 * std::max(M, 1e-9);
       auto critical = [&](uint32_t t) { return sw.ls[t] - sw.es[t] <= tol; };
       auto tight = [&](uint32_t u, uint32_t v, const Edge &e) {
-        double ready = e.startToStart ? sw.es[u] + e.lag : sw.es[u] + sw.T[u];
+        double ready = e.startToStart ? sw.es[u] + e.lag
+                                      : sw.es[u] + sw.T[u] + e.lag;
         return std::abs(sw.es[v] - ready) <= tol;
       };
       uint64_t total = 0; // critical paths, modulo 2^61 - 1
@@ -1248,8 +1252,9 @@ struct SpTree {
 constexpr uint32_t SpZero = UINT32_MAX;
 
 bool decomposeSeriesParallel(const Dag &dag, size_t n, SpTree &tree) {
+  // Series-parallel composition has no room for a lag on an edge.
   for (const Edge &e : dag.succ)
-    if (e.startToStart)
+    if (e.startToStart || e.lag != 0)
       return false;
   tree.nodes.clear();
   for (uint32_t v = 0; v < n; ++v)

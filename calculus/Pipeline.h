@@ -50,6 +50,9 @@ struct PipelineSpec {
   std::vector<StageCost> forward, backward, weight;
   StageCost allreduce;
   double allreduceLag = 0.5; ///< fraction of the last backward's time
+  /// From the end of a pass to its activation or gradient being usable on
+  /// the next stage's device (s): the lag of every cross-device dependency.
+  double p2pLatency = 0;
 };
 
 /// What each task of the built schedule is.

@@ -147,7 +147,8 @@ bool computeStartTimes(const Schedule &s, std::vector<double> &start,
     for (const Dependency &dep : task.deps)
       st = std::max(st, dep.startToStart
                             ? start[dep.pred] + dep.lag
-                            : start[dep.pred] + s.tasks[dep.pred].duration);
+                            : start[dep.pred] + s.tasks[dep.pred].duration +
+                                  dep.lag);
     for (uint32_t i = g.streamPredStart[t]; i < g.streamPredStart[t + 1];
          ++i) {
       uint32_t p = g.streamPreds[i];

@@ -36,9 +36,11 @@ struct ScheduleDevice {
 /// A dependency edge into a task.
 struct Dependency {
   uint32_t pred;
-  /// Finish-to-start (the default) or start-to-start: the task starts no
-  /// earlier than `lag` after the predecessor starts (a gradient all-reduce
-  /// launched while the backward pass that feeds it is still running).
+  /// Finish-to-start (the default): the task starts no earlier than `lag`
+  /// after the predecessor ends (a point-to-point transfer's latency); or
+  /// start-to-start: no earlier than `lag` after the predecessor starts (a
+  /// gradient all-reduce launched while the backward pass that feeds it is
+  /// still running).
   bool startToStart = false;
   double lag = 0;
 };

@@ -70,7 +70,7 @@ struct EnergyEmitDvfsPass
                 ob, task.getLoc(),
                 ob.getStringAttr(task.getSymName() + ".switch"),
                 task.getDeviceAttr(), task.getStreamAttr(), ArrayAttr(),
-                ArrayAttr(), FloatAttr(), FloatAttr(),
+                FloatAttr(), ArrayAttr(), FloatAttr(), FloatAttr(),
                 ob.getStringAttr("dvfs-switch"),
                 ob.getDictionaryAttr(theta), std::nullopt, std::nullopt, cost,
                 StringAttr(), ArrayAttr());

@@ -62,6 +62,7 @@ FailureOr<PipelineGen> PipelineGen::build(PipelineOp p) {
   spec.tensorParallel = p.getTensorParallel();
   spec.staticPowerPerGpu = p.getStaticPower().convertToDouble();
   spec.allreduceLag = p.getAllreduceLag().convertToDouble();
+  spec.p2pLatency = p.getP2pLatency().convertToDouble();
   uint32_t V = spec.stages * spec.chunks;
   for (uint32_t vs = 0; vs < V; ++vs) {
     g.forwardDb.push_back(

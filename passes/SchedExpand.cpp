@@ -119,8 +119,9 @@ struct SchedExpandPass
         sig = SignatureAttr::get(&getContext(), T, *power * T, 0, 0,
                                  std::nullopt, std::nullopt);
       TaskOp::create(b, loc, b.getStringAttr(prefix + "_run"), devRef,
-                     IntegerAttr(), ArrayAttr(), ArrayAttr(), FloatAttr(),
-                     b.getF64FloatAttr(start), b.getStringAttr("inference"),
+                     IntegerAttr(), ArrayAttr(), FloatAttr(), ArrayAttr(),
+                     FloatAttr(), b.getF64FloatAttr(start),
+                     b.getStringAttr("inference"),
                      b.getDictionaryAttr(theta), std::nullopt,
                      sig ? std::nullopt : std::optional<double>(T), sig,
                      StringAttr(), ArrayAttr());
@@ -169,7 +170,7 @@ struct SchedExpandPass
       TaskOp::create(
           b, loc, name, devRef, IntegerAttr(),
           prev ? b.getArrayAttr({FlatSymbolRefAttr::get(prev)}) : ArrayAttr(),
-          ArrayAttr(), FloatAttr(), release,
+          FloatAttr(), ArrayAttr(), FloatAttr(), release,
           b.getStringAttr(isDecode ? "decode" : "prefill"),
           b.getDictionaryAttr(theta), std::nullopt,
           sig ? std::nullopt : std::optional<double>(st.duration), sig,
@@ -274,9 +275,16 @@ struct SchedExpandPass
         kindAttr = wKind;
         break;
       }
+      // A cross-stage dependency's lag is the pipeline's p2p_latency (one
+      // per task: a pass has one cross-stage predecessor at most).
+      double delay = 0;
+      for (const calculus::Dependency &d : task.deps)
+        if (!d.startToStart)
+          delay = std::max(delay, d.lag);
       TaskOp::create(b, loc, names[t], devices[ti.replica * spec.stages + rank],
-                     IntegerAttr(), refs(task.deps, false), ArrayAttr(),
-                     FloatAttr(), FloatAttr(), kindAttr,
+                     IntegerAttr(), refs(task.deps, false),
+                     delay > 0 ? b.getF64FloatAttr(delay) : FloatAttr(),
+                     ArrayAttr(), FloatAttr(), FloatAttr(), kindAttr,
                      b.getDictionaryAttr(theta),
                      std::nullopt, std::nullopt, sig, db,
                      cast_or_null<ArrayAttr>(options));

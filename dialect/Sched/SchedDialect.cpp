@@ -139,6 +139,7 @@ ParseResult TaskOp::parse(OpAsmParser &parser, OperationState &result) {
       parseOptionalKeywordAttr(parser, "stream", props.stream,
                                b.getIntegerType(64)) ||
       parseOptionalKeywordAttr(parser, "after", props.after, none) ||
+      parseOptionalTime(parser, "delay", props.delay) ||
       parseOptionalKeywordAttr(parser, "with", props.with, none) ||
       parseOptionalTime(parser, "lag", props.lag) ||
       parseOptionalTime(parser, "release", props.release) ||
@@ -162,6 +163,7 @@ void TaskOp::print(OpAsmPrinter &p) {
   printKeywordAttr(p, "on", getDeviceAttr());
   printKeywordAttr(p, "stream", getStreamAttr());
   printKeywordAttr(p, "after", getAfterAttr());
+  printOptionalTime(p, *this, "delay", getDelayAttr());
   printKeywordAttr(p, "with", getWithAttr());
   printOptionalTime(p, *this, "lag", getLagAttr());
   printOptionalTime(p, *this, "release", getReleaseAttr());
@@ -210,6 +212,13 @@ static LogicalResult verifyTaskCommon(OpTy op, std::optional<double> start) {
 }
 
 LogicalResult TaskOp::verify() {
+  if (getDelayAttr() && !getAfterAttr())
+    return emitOpError("`delay` needs finish-to-start dependencies (`after`)");
+  if (auto delay = getDelayAttr();
+      delay && !(delay.getValueAsDouble() >= 0 &&
+                 std::isfinite(delay.getValueAsDouble())))
+    return emitOpError("delay must be finite and non-negative; got ")
+           << formatQuantity(delay.getValueAsDouble(), Dimension::Time);
   // `start` and `duration` are properties: spelled in the attribute
   // dictionary they would be kept as unrelated discardable attributes.
   for (StringRef name : {"start", "duration"})
@@ -374,6 +383,10 @@ LogicalResult PipelineOp::verify() {
     return emitOpError("data_parallel > 1 needs an `allreduce` signature");
   if (!(getAllreduceLag().convertToDouble() >= 0))
     return emitOpError("allreduce_lag must be non-negative");
+  if (double l = getP2pLatency().convertToDouble();
+      !(l >= 0 && std::isfinite(l)))
+    return emitOpError("p2p_latency must be finite and non-negative; got ")
+           << formatQuantity(l, Dimension::Time);
   if (failed(checkPerStage(*this, "forward", getForwardAttr(), v, false)) ||
       failed(checkPerStage(*this, "backward", getBackwardAttr(), v, false)) ||
       failed(checkPerStage(*this, "weight", getWeightAttr(), v, false)) ||

@@ -128,7 +128,10 @@ FailureOr<SchedGraph> SchedGraph::build(ScheduleOp op, Need need) {
           asTask.getStreamAttr() ? uint32_t(asTask.getStream().value()) : 0;
       double lag =
           asTask.getLagAttr() ? asTask.getLagAttr().getValueAsDouble() : 0;
-      if (failed(addDeps(asTask, asTask.getAfterAttr(), false, 0, task.deps)) ||
+      double delay =
+          asTask.getDelayAttr() ? asTask.getDelayAttr().getValueAsDouble() : 0;
+      if (failed(addDeps(asTask, asTask.getAfterAttr(), false, delay,
+                         task.deps)) ||
           failed(addDeps(asTask, asTask.getWithAttr(), true, lag, task.deps)))
         return failure();
       if (std::optional<double> start = asTask.getStart())

@@ -76,7 +76,9 @@ def Sched_DeviceOp : Sched_Op<"device", [Symbol]> {
 def Sched_TaskOp : Sched_Op<"task", [Symbol]> {
   let summary = "a unit of work on one device";
   let description = [{
-    `after [...]` are finish-to-start dependencies; `with [...] lag <time>`
+    `after [...] (delay <time>)?` are finish-to-start dependencies (the task
+    starts no earlier than `delay`, default 0, after each of them ends: a
+    point-to-point transfer's latency); `with [...] lag <time>`
     start-to-start ones (the task starts no earlier than `lag` after they
     start: a gradient all-reduce launched during the backward pass). The
     optional dictionary is the workload parameters theta. `start` is a fixed
@@ -89,7 +91,7 @@ def Sched_TaskOp : Sched_Op<"task", [Symbol]> {
     planning respect it, and a fixed `start` may not precede it.
 
     Syntax: `sched.task @name on @device (stream N)? (after [...])?
-    (with [...])? (lag <time>)? (release <time>)? (kind "...")? ({theta})?
+    (delay <time>)? (with [...])? (lag <time>)? (release <time>)? (kind "...")? ({theta})?
     (start <time>)? (for <time>)? (sig <...>)? (db "key")? (options [...])?
     (attributes {...})?`. `start` and `for` are stored as properties
     (doubles, in s; the generic form writes `start = <f64>` or `none`).
@@ -98,6 +100,7 @@ def Sched_TaskOp : Sched_Op<"task", [Symbol]> {
                        FlatSymbolRefAttr:$device,
                        OptionalAttr<I64Attr>:$stream,
                        OptionalAttr<FlatSymbolRefArrayAttr>:$after,
+                       OptionalAttr<F64Attr>:$delay,
                        OptionalAttr<FlatSymbolRefArrayAttr>:$with,
                        OptionalAttr<F64Attr>:$lag,
                        OptionalAttr<F64Attr>:$release,
@@ -110,7 +113,7 @@ def Sched_TaskOp : Sched_Op<"task", [Symbol]> {
                        OptionalAttr<TypedArrayAttrBase<Energy_OptionAttr,
                                     "operating set">>:$options);
   // $sym_name `on` $device (`stream` $stream^)? (`after` $after^)?
-  // (`with` $with^)? custom<OptionalTime>("lag", $lag)
+  // custom<OptionalTime>("delay", $delay) (`with` $with^)? custom<OptionalTime>("lag", $lag)
   // custom<OptionalTime>("release", $release) (`kind` $kind^)? ($theta^)?
   // custom<OptionalTime>("start", $start) custom<OptionalTime>("for",
   // $duration) (`sig` $sig^)? (`db` $db^)? (`options` $options^)?
@@ -176,7 +179,10 @@ def Sched_PipelineOp : Sched_Op<"pipeline", [Symbol]> {
     `chunks` virtual stages per rank (interleaved); `data_parallel`
     replicas, each stage group joined by an all-reduce (`allreduce`
     signature) that starts `allreduce_lag` (a fraction of the last backward's
-    time) after that backward starts; `tensor_parallel` devices per stage in
+    time) after that backward starts; `p2p_latency` (s) the time from the
+    end of a pass to its activation or gradient being usable on the next
+    stage (a `delay` on each cross-stage dependency); `tensor_parallel`
+    devices per stage in
     lockstep, collapsed into one device of `tensor_parallel x static_power`.
     `forward`, `backward` and `weight` (zb-h1) are one signature for every
     stage or an array with one per (virtual) stage; `forward_options` and
@@ -203,7 +209,8 @@ def Sched_PipelineOp : Sched_Op<"pipeline", [Symbol]> {
                        OptionalAttr<AnyAttr>:$forward_db,
                        OptionalAttr<AnyAttr>:$backward_db,
                        OptionalAttr<Energy_SignatureAttr>:$allreduce,
-                       DefaultValuedAttr<F64Attr, "0.5">:$allreduce_lag);
+                       DefaultValuedAttr<F64Attr, "0.5">:$allreduce_lag,
+                       DefaultValuedAttr<F64Attr, "0.0">:$p2p_latency);
   let assemblyFormat = "$sym_name attr-dict";
   let hasVerifier = 1;
 }

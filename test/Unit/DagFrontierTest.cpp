@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <random>
 
@@ -105,6 +106,53 @@ TEST(DagFrontier, ExactModeEqualsBruteForce) {
   ASSERT_TRUE(dagFrontier(d.s, d.opts, settings, front, err, &result));
   EXPECT_FALSE(result.exact);
   EXPECT_GT(result.combinations, 1u);
+}
+
+// Finish-to-start lags (a pipeline's point-to-point latency): the frontier,
+// exact or heuristic, against brute force through list scheduling
+// (computeStartTimes, a separate implementation from the frontier's DAG).
+TEST(DagFrontier, FinishToStartLagsAgainstBruteForce) {
+  std::mt19937_64 g(29);
+  std::uniform_int_distribution<int> lag(0, 4);
+  for (int c = 0; c < 30; ++c) {
+    SmallDag d = randomDag(g, 3, 9);
+    for (ScheduleTask &t : d.s.tasks)
+      for (Dependency &dep : t.deps)
+        dep.lag = lag(g) * 0.5;
+    std::vector<std::pair<double, double>> brute = bruteForce(d);
+    for (bool exact : {true, false}) {
+      DagFrontierSettings settings;
+      if (!exact)
+        settings.exactBudget = settings.seriesParallelBudget = 0;
+      std::vector<DagPoint> front;
+      std::string err;
+      DagFrontierResult result;
+      ASSERT_TRUE(dagFrontier(d.s, d.opts, settings, front, err, &result))
+          << err;
+      ASSERT_EQ(result.exact, exact) << "case " << c;
+      if (exact) {
+        ASSERT_EQ(front.size(), brute.size()) << "case " << c;
+        for (size_t i = 0; i < front.size(); ++i) {
+          EXPECT_DOUBLE_EQ(front[i].T, brute[i].first) << "case " << c;
+          EXPECT_NEAR(front[i].E, brute[i].second, 1e-9) << "case " << c;
+        }
+      }
+      // Every point is real (re-evaluates to its claim), so none is below
+      // brute force's least energy within its time; the fastest is brute
+      // force's fastest.
+      for (const DagPoint &p : front) {
+        double M;
+        EXPECT_NEAR(dagEnergy(d.s, d.opts, p.choice, 0, &M), p.E, 1e-9);
+        EXPECT_NEAR(M, p.T, 1e-9);
+        double least = std::numeric_limits<double>::infinity();
+        for (const auto &bp : brute)
+          if (bp.first <= p.T + 1e-9)
+            least = std::min(least, bp.second);
+        EXPECT_LE(least, p.E + 1e-9) << "case " << c;
+      }
+      EXPECT_NEAR(front.front().T, brute.front().first, 1e-9) << "case " << c;
+    }
+  }
 }
 
 /// A random vertex-series-parallel DAG: tasks composed in series (every

@@ -6,6 +6,9 @@
 //    (Narayanan et al., SC'21: the bubble shrinks by v);
 //  ZB-H1: M(F + B + W) + (S - 1)(F + B - W) (Qi et al., ICLR'24, when
 //    F = B = W the bubble is a third of 1F1B's).
+// With a point-to-point latency delta on each hop, GPipe's fill and drain
+// each cross S - 1 links: (M + S - 1)(F + B) + 2 (S - 1) delta (derived in
+// MakespansWithP2pLatency).
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,8 +24,10 @@ using namespace energy::calculus;
 namespace {
 
 double makespan(PipelineKind kind, uint32_t S, uint32_t M, uint32_t v,
-                double F, double B, double W = 0, uint32_t dp = 1) {
+                double F, double B, double W = 0, uint32_t dp = 1,
+                double p2p = 0) {
   PipelineSpec spec;
+  spec.p2pLatency = p2p;
   spec.kind = kind;
   spec.stages = S;
   spec.microbatches = M;
@@ -107,6 +112,30 @@ TEST(Pipeline, MakespansMatchClosedForms) {
                              2.0 / v),
                     M * 3.0 + (S - 1) * 3.0 / v, 1e-9)
             << "S=" << S << " v=" << v << " M=" << M;
+}
+
+// GPipe with latency delta per hop: forward F_{s,m} starts at
+// s (F + delta) + m F (the previous stage's pass plus the hop, or this
+// stage's previous microbatch), so the last stage's forwards end at
+// (S - 1)(F + delta) + M F; its backwards start there (no hop) and stage
+// s's last backward ends (S - 1 - s)(B + delta) + M B later. Stage 0:
+// (M + S - 1)(F + B) + 2 (S - 1) delta. One stage has no link: no delay.
+TEST(Pipeline, MakespansWithP2pLatency) {
+  for (uint32_t S : {1u, 2u, 4u})
+    for (uint32_t M : {1u, 4u, 8u})
+      for (double delta : {0.0, 0.1, 0.25})
+        EXPECT_NEAR(makespan(PipelineKind::GPipe, S, M, 1, 1, 2, 0, 1, delta),
+                    (M + S - 1) * 3.0 + 2 * (S - 1) * delta, 1e-12)
+            << "S=" << S << " M=" << M << " delta=" << delta;
+  // 1F1B with one microbatch is GPipe's; more microbatches never shorten it.
+  for (uint32_t S : {2u, 4u})
+    for (double delta : {0.1, 0.5}) {
+      EXPECT_NEAR(makespan(PipelineKind::OneFOneB, S, 1, 1, 1, 2, 0, 1, delta),
+                  S * 3.0 + 2 * (S - 1) * delta, 1e-12);
+      EXPECT_GE(makespan(PipelineKind::OneFOneB, S, 8, 1, 1, 2, 0, 1, delta),
+                makespan(PipelineKind::OneFOneB, S, 8, 1, 1, 2) +
+                    2 * (S - 1) * delta - 1e-12);
+    }
 }
 
 TEST(Pipeline, DataParallelAllReduceOverlapsLastBackward) {

@@ -564,7 +564,7 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
                                  0, 0, std::nullopt, std::nullopt);
       sched::TaskOp::create(
           b, loc, name, devices[ri], b.getI64IntegerAttr(e.stream), after,
-          ArrayAttr(), FloatAttr(), FloatAttr(),
+          FloatAttr(), ArrayAttr(), FloatAttr(), FloatAttr(),
           e.kind == GpuEvent::Kernel   ? kKernel
           : e.kind == GpuEvent::Memcpy ? kMemcpy
                                        : kMemset,
