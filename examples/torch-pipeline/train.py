@@ -16,7 +16,9 @@ sweep moves on there, under `energy-prof profile`).
 --plan-dir DIR: regions are named like the plan's tasks (F<s>_<m>,
 B<s>_<m>) and rank s loads DIR/stage<s>.txt (`energy-prof plan-clocks`),
 so each microbatch's pass runs at its planned clock. --out: rank 0 writes
-every iteration's time and every rank's energy there (JSON).
+every iteration's time and every rank's energy there (JSON), and the
+point-to-point latencies seen by receivers that were waiting (send to
+receipt, on the host's monotonic clock: the ranks of one machine).
 On a simulated device, ENERGY_RT_SIM_REALTIME=1 puts it on the wall clock,
 so the pipeline's bubbles and waits are real.
 """
@@ -24,6 +26,7 @@ import argparse
 import json
 import os
 import sys
+import time
 
 import torch
 import torch.distributed as dist
@@ -79,16 +82,34 @@ def post_receives():
     return acts, grads
 
 
+# Point-to-point timing, for the latency the schedule's model takes
+# (`p2p_latency`): when each message was sent (its pass had ended), and when
+# its receiver began to wait for it and got it. The clock is the host's
+# monotonic one, shared by the ranks of one machine.
+sent, received = {}, {}
+
+
+def receive(key, handle):
+    t0 = time.perf_counter()
+    handle.wait()
+    received[key] = (t0, time.perf_counter())
+
+
+def send(key, tensor, dst, tag, sends):
+    sent[key] = time.perf_counter()
+    sends.append(dist.isend(tensor, dst, tag=tag))
+
+
 def forward(m, inputs, targets, acts, saved, sends):
     if first:
         x = inputs[m]
     else:
         x, handle = acts[m]
-        handle.wait()
+        receive(("F", rank, m), handle)
         x.requires_grad_()
     out = stage(x, targets[m] if last else None, microbatch=m)
     if not last:
-        sends.append(dist.isend(out.detach(), rank + 1, tag=m))
+        send(("F", rank + 1, m), out.detach(), rank + 1, m, sends)
     saved.append((x, out))
 
 
@@ -97,14 +118,16 @@ def backward(m, grads, saved, sends):
     grad = None
     if not last:
         grad, handle = grads[m]
-        handle.wait()
+        receive(("B", rank, m), handle)
     stage.backward(out, grad, microbatch=m)
     if not first:
-        sends.append(dist.isend(x.grad, rank - 1, tag=M + m))
+        send(("B", rank - 1, m), x.grad, rank - 1, M + m, sends)
 
 
-records = []
+records, hops = [], []
 for it in range(args.iterations):
+    sent.clear()
+    received.clear()
     inputs, targets = batch()
     opt.zero_grad()
     saved, sends = [], []
@@ -126,14 +149,27 @@ for it in range(args.iterations):
     opt.step()
     energy_rt.step()
     records.append([meas.time, meas.total_energy, meas.clock_mhz])
+    hops.append((dict(sent), dict(received)))
 
 gathered = [None] * world
-dist.all_gather_object(gathered, records)
+dist.all_gather_object(gathered, (records, hops))
 if rank == 0 and args.out:
-    iters = [{"time_s": max(g[i][0] for g in gathered),
-              "energy_J": [g[i][1] for g in gathered]}
+    iters = [{"time_s": max(g[0][i][0] for g in gathered),
+              "energy_J": [g[0][i][1] for g in gathered]}
              for i in range(args.iterations)]
+    # Latency samples: messages whose receiver was already waiting when they
+    # were sent (a message that arrived first says nothing about the link).
+    latencies = []
+    for i in range(args.iterations):
+        sent_all, got_all = {}, {}
+        for g in gathered:
+            sent_all.update(g[1][i][0])
+            got_all.update(g[1][i][1])
+        for key, t_sent in sent_all.items():
+            if key in got_all and got_all[key][0] <= t_sent:
+                latencies.append(got_all[key][1] - t_sent)
     with open(args.out, "w") as f:
         json.dump({"ranks": world, "microbatches": M, "iterations": iters,
-                   "device": monitor.device}, f, indent=1)
+                   "p2p_latencies_s": latencies, "device": monitor.device},
+                  f, indent=1)
 dist.destroy_process_group()
