@@ -3,6 +3,7 @@
 // --export-plan: the JSON plan (docs/PLAN.md) of every planned schedule,
 // read from the IR that --energy-plan (and --energy-emit-dvfs) annotated.
 // --export-frontier: the `energy.frontier` of every schedule as CSV.
+// --export-perfetto: timed schedules and energy trees as Chrome JSON traces.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,9 +11,11 @@
 
 #include "calculus/Schedule.h"
 #include "dialect/Energy/Energy.h"
+#include "dialect/Energy/EnergyTree.h"
 #include "dialect/Sched/SchedGraph.h"
 #include "runtime/Version.h"
 
+#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/WithColor.h"
@@ -199,6 +202,188 @@ LogicalResult energy::exportFrontier(ModuleOp module, llvm::raw_ostream &os) {
 namespace {
 /// Microseconds, the format's unit.
 double us(double seconds) { return seconds * 1e6; }
+
+/// One device's tracks: its process name and, over [0, makespan], the
+/// planned clock, the power (static + the dynamic power of what runs) and
+/// the cumulative energy, exact at every step (it integrates the power;
+/// a zero-length slice's energy is a step of the counter).
+struct DeviceTracks {
+  std::string label;
+  double staticPower = 0;
+  std::map<double, double> powerSteps, energySteps;
+  std::map<double, int64_t> clockSteps;
+
+  /// Dynamic power d / T over [t0, t0 + T] (d at t0 when T = 0).
+  void draw(double t0, double T, double d) {
+    if (T > 0) {
+      powerSteps[t0] += d / T;
+      powerSteps[t0 + T] -= d / T;
+    } else {
+      energySteps[t0] += d;
+    }
+  }
+
+  /// The counters' final energy (J).
+  double emit(llvm::json::Array &events, int64_t pid, double makespan) {
+    events.push_back(llvm::json::Object{
+        {"ph", "M"},
+        {"name", "process_name"},
+        {"pid", pid},
+        {"args", llvm::json::Object{{"name", label}}}});
+    for (auto &[t, mhz] : clockSteps)
+      events.push_back(llvm::json::Object{
+          {"ph", "C"}, {"name", "planned SM clock"}, {"pid", pid},
+          {"ts", us(t)}, {"args", llvm::json::Object{{"MHz", mhz}}}});
+    std::map<double, double> &steps = powerSteps;
+    steps[0] += 0;
+    steps[makespan] += 0;
+    for (auto &[t, dE] : energySteps)
+      steps[t] += 0;
+    double dyn = 0, energy = 0, last = 0, lastPower = staticPower;
+    for (auto &[t, delta] : steps) {
+      energy += lastPower * (t - last);
+      auto jump = energySteps.find(t);
+      if (jump != energySteps.end())
+        energy += jump->second;
+      dyn += delta;
+      if (std::fabs(dyn) < 1e-9 * std::max(1.0, std::fabs(delta)))
+        dyn = 0; // rounding of the running sum, not a power
+      double power = t < makespan ? staticPower + dyn : 0;
+      events.push_back(llvm::json::Object{
+          {"ph", "C"}, {"name", "power"}, {"pid", pid},
+          {"ts", us(t)}, {"args", llvm::json::Object{{"W", power}}}});
+      events.push_back(llvm::json::Object{
+          {"ph", "C"}, {"name", "energy"}, {"pid", pid},
+          {"ts", us(t)}, {"args", llvm::json::Object{{"J", energy}}}});
+      last = t;
+      lastPower = power;
+    }
+    return energy;
+  }
+};
+
+/// An energy tree laid out in time by its composition (CALCULUS.md
+/// section 2): a seq's parts one after another, a par's and a multi's
+/// together from its start; an element or idle is a slice on its device;
+/// a measured composite is one slice (its own signature) on each device its
+/// parts use, its dynamic energy split evenly as a collective's is.
+struct TreeLayout {
+  llvm::DenseMap<Operation *, unsigned> deviceIndex; // energy.device ops
+  std::vector<energy::DeviceOp> devices;
+  std::vector<DeviceTracks> tracks;
+  llvm::json::Array slices;
+  int64_t pidBase = 0;
+
+  unsigned device(Operation *from, FlatSymbolRefAttr sym) {
+    auto dev = SymbolTable::lookupNearestSymbolFrom<energy::DeviceOp>(from, sym);
+    auto [it, inserted] = deviceIndex.try_emplace(dev, devices.size());
+    if (inserted) {
+      devices.push_back(dev);
+      DeviceTracks t;
+      double sW = dev.getStaticPower().convertToDouble();
+      t.staticPower = sW;
+      t.label = ("@" + dev.getSymName() + " (" + dev.getKind() + ", static " +
+                 formatNumber(sW) + " W)")
+                    .str();
+      tracks.push_back(std::move(t));
+    }
+    return it->second;
+  }
+
+  void slice(StringRef name, StringRef cat, unsigned dev, double t, double T,
+             llvm::json::Object args) {
+    slices.push_back(llvm::json::Object{{"ph", "X"},
+                                        {"cat", cat.str()},
+                                        {"name", name.str()},
+                                        {"pid", pidBase + int64_t(dev)},
+                                        {"tid", int64_t(0)},
+                                        {"ts", us(t)},
+                                        {"dur", us(T)},
+                                        {"args", std::move(args)}});
+  }
+
+  void devicesOf(Operation *op, llvm::SetVector<unsigned> &out) {
+    op->walk([&](Operation *inner) {
+      if (auto el = dyn_cast<ElementOp>(inner))
+        out.insert(device(el, el.getDeviceAttr()));
+      else if (auto idle = dyn_cast<IdleOp>(inner))
+        out.insert(device(idle, idle.getDeviceAttr()));
+    });
+  }
+
+  /// Lays out `op` from time t; its end in `end`.
+  LogicalResult place(Operation *op, double t, double &end) {
+    if (auto el = dyn_cast<ElementOp>(op)) {
+      SignatureAttr sig = el.getSigAsAttr();
+      if (!sig)
+        return el.emitOpError("--export-perfetto: @")
+               << el.getSymName()
+               << " has no signature (fill it before exporting the tree)";
+      unsigned dev = device(el, el.getDeviceAttr());
+      double T = sig.getT().value, d = sig.getD().value;
+      double sW = sig.getS() ? sig.getS()->value : tracks[dev].staticPower;
+      llvm::json::Object args{{"T_s", T}, {"d_J", d}, {"E_J", sW * T + d},
+                              {"static_W", sW},
+                              {"sigma_T_s", sig.getSigmaT().value},
+                              {"sigma_d_J", sig.getSigmaD().value},
+                              {"dynamic_W", T > 0 ? d / T : 0}};
+      if (OpPointAttr at = el.getOpPointAttr())
+        if (std::optional<int64_t> mhz = at.getSmMhz()) {
+          args["sm_mhz"] = *mhz;
+          tracks[dev].clockSteps[t] = *mhz;
+        }
+      slice(("@" + el.getSymName()).str(), "element", dev, t, T,
+            std::move(args));
+      // An element's own static power, where it overrides its device's, is
+      // drawn while it runs.
+      tracks[dev].draw(t, T, d + (sW - tracks[dev].staticPower) * T);
+      end = t + T;
+      return success();
+    }
+    if (auto idle = dyn_cast<IdleOp>(op)) {
+      unsigned dev = device(idle, idle.getDeviceAttr());
+      double T = idle.getDuration().convertToDouble();
+      slice("idle", "idle", dev, t, T,
+            llvm::json::Object{{"T_s", T},
+                               {"E_J", tracks[dev].staticPower * T}});
+      end = t + T;
+      return success();
+    }
+    if (auto comp = dyn_cast<CompositeOp>(op)) {
+      SignatureAttr sig = comp.getSigAttr();
+      llvm::SetVector<unsigned> devs;
+      devicesOf(comp, devs);
+      if (!sig || devs.empty())
+        return comp.emitOpError("--export-perfetto: a composite needs its "
+                                "signature and parts on devices");
+      double T = sig.getT().value, d = sig.getD().value / devs.size();
+      std::string name = ("@" + comp.getSymName()).str();
+      for (unsigned dev : devs) {
+        slice(name, "composite", dev, t, T,
+              llvm::json::Object{{"T_s", T}, {"d_J", d},
+                                 {"E_J", tracks[dev].staticPower * T + d}});
+        tracks[dev].draw(t, T, d);
+      }
+      end = t + T;
+      return success();
+    }
+    bool sequential = isa<SeqOp>(op);
+    if (!sequential && !isa<ParOp, MultiOp>(op)) {
+      end = t; // not part of the composition (interaction marks)
+      return success();
+    }
+    double at = t;
+    end = t;
+    for (Operation &child : op->getRegion(0).front()) {
+      double childEnd;
+      if (failed(place(&child, sequential ? at : t, childEnd)))
+        return failure();
+      at = childEnd;
+      end = std::max(end, childEnd);
+    }
+    return success();
+  }
+};
 } // namespace
 
 LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
@@ -223,10 +408,9 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
     size_t nDev = s.devices.size();
     // Per device: the piecewise-constant dynamic power of its tasks (d / T
     // over each task's time; a zero-length task's d is a step of energy).
-    std::vector<std::map<double, double>> powerSteps(nDev), energySteps(nDev);
     // A planned schedule's clocks: the SM clock each task runs at, per
     // device over time (the baseline runs every task at its highest clock).
-    std::vector<std::map<double, int64_t>> clockSteps(nDev);
+    std::vector<DeviceTracks> tracks(nDev);
     for (uint32_t t = 0; t < s.tasks.size(); ++t) {
       const calculus::ScheduleTask &task = s.tasks[t];
       Operation *op = g->taskOps[t];
@@ -242,7 +426,7 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
         if (auto dvfs = op->getAttrOfType<OpPointAttr>("energy.dvfs"))
           if (std::optional<int64_t> mhz = dvfs.getSmMhz()) {
             args["sm_mhz"] = *mhz;
-            clockSteps[dev][t0] = *mhz;
+            tracks[dev].clockSteps[t0] = *mhz;
           }
         if (auto taskOp = dyn_cast<TaskOp>(op))
           if (std::optional<StringRef> kind = taskOp.getKind())
@@ -256,61 +440,54 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
             {"ts", us(t0)},
             {"dur", us(share.T)},
             {"args", std::move(args)}});
-        if (share.T > 0) {
-          powerSteps[dev][t0] += share.d / share.T;
-          powerSteps[dev][t0 + share.T] -= share.d / share.T;
-        } else {
-          energySteps[dev][t0] += share.d;
-        }
+        tracks[dev].draw(t0, share.T, share.d);
       }
     }
     for (uint32_t dev = 0; dev < nDev; ++dev) {
       sched::DeviceOp d = g->deviceOps[dev];
       double sW = s.devices[dev].staticPower;
-      events.push_back(llvm::json::Object{
-          {"ph", "M"},
-          {"name", "process_name"},
-          {"pid", pidBase + int64_t(dev)},
-          {"args", llvm::json::Object{
-                       {"name", ("@" + d.getSymName() + " (" + d.getKind() +
-                                 ", static " + formatNumber(sW) + " W)")
-                                    .str()}}}});
-      // Counters: power (static + dynamic) from 0 to the makespan, then 0;
-      // cumulative energy, exact at every step (it integrates the power).
-      for (auto &[t, mhz] : clockSteps[dev])
-        events.push_back(llvm::json::Object{
-            {"ph", "C"}, {"name", "planned SM clock"},
-            {"pid", pidBase + int64_t(dev)}, {"ts", us(t)},
-            {"args", llvm::json::Object{{"MHz", mhz}}}});
-      std::map<double, double> &steps = powerSteps[dev];
-      steps[0] += 0;
-      steps[makespan] += 0;
-      for (auto &[t, dE] : energySteps[dev])
-        steps[t] += 0;
-      double dyn = 0, energy = 0, last = 0, lastPower = sW;
-      for (auto &[t, delta] : steps) {
-        energy += lastPower * (t - last);
-        auto jump = energySteps[dev].find(t);
-        if (jump != energySteps[dev].end())
-          energy += jump->second;
-        dyn += delta;
-        if (std::fabs(dyn) < 1e-9 * std::max(1.0, std::fabs(delta)))
-          dyn = 0; // rounding of the running sum, not a power
-        double power = t < makespan ? sW + dyn : 0;
-        events.push_back(llvm::json::Object{
-            {"ph", "C"}, {"name", "power"}, {"pid", pidBase + int64_t(dev)},
-            {"ts", us(t)}, {"args", llvm::json::Object{{"W", power}}}});
-        events.push_back(llvm::json::Object{
-            {"ph", "C"}, {"name", "energy"}, {"pid", pidBase + int64_t(dev)},
-            {"ts", us(t)}, {"args", llvm::json::Object{{"J", energy}}}});
-        last = t;
-        lastPower = power;
-      }
+      tracks[dev].staticPower = sW;
+      tracks[dev].label = ("@" + d.getSymName() + " (" + d.getKind() +
+                           ", static " + formatNumber(sW) + " W)")
+                              .str();
+      tracks[dev].emit(events, pidBase + int64_t(dev), makespan);
     }
     pidBase += int64_t(nDev);
   }
+  // Energy trees (a lowered or hand-written composition): each root from
+  // time 0, its devices after the schedules'. The counters follow the
+  // physical picture (a device draws its static power whenever it is held);
+  // a composition that charges otherwise (contexts, a measured composite's
+  // closure) is said, with both totals.
+  for (Operation &op : module.getBody()->getOperations()) {
+    if (!isTreeRoot(&op))
+      continue;
+    FailureOr<calculus::Signature> composed =
+        composeTree(&op, TreeMode::Evaluate);
+    if (failed(composed))
+      return failure();
+    TreeLayout tree;
+    tree.pidBase = pidBase;
+    double end;
+    if (failed(tree.place(&op, 0, end)))
+      return failure();
+    any = true;
+    for (llvm::json::Value &e : tree.slices)
+      events.push_back(std::move(e));
+    double counted = 0;
+    for (unsigned dev = 0; dev < tree.tracks.size(); ++dev)
+      counted += tree.tracks[dev].emit(events, pidBase + int64_t(dev), end);
+    double E = composed->s * composed->T + composed->d;
+    if (std::fabs(counted - E) > 1e-9 * std::max(1.0, std::fabs(E)))
+      mlir::emitWarning(op.getLoc(), "--export-perfetto: the counters give ")
+          << formatQuantity(counted, Dimension::Energy, 6)
+          << ", the composition " << formatQuantity(E, Dimension::Energy, 6)
+          << " (its closure is not the sum of its parts' power over time)";
+    pidBase += int64_t(tree.tracks.size());
+  }
   if (!any)
-    return module.emitError("--export-perfetto: no sched.schedule to export");
+    return module.emitError("--export-perfetto: no sched.schedule or energy "
+                            "tree to export");
   llvm::json::Object doc{{"traceEvents", std::move(events)},
                          {"displayTimeUnit", "ms"}};
   doc["generator"] = generatorOf("energy-translate --export-perfetto", module);

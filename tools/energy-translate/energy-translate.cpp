@@ -161,8 +161,12 @@ int main(int argc, char **argv) {
   }
   if (exportPlanFlag || exportFrontierFlag || exportPerfettoFlag ||
       exportReportFlag || exportSvgFlag) {
+    // No file: the IR from stdin, as from `energy-opt ... |`.
+    if (inputs.empty())
+      inputs.push_back("-");
     if (inputs.size() != 1) {
-      WithColor::error() << "an export takes one .mlir file\n";
+      WithColor::error() << "an export takes one .mlir file (or - or "
+                            "nothing for stdin)\n";
       return 2;
     }
     mlir::ParserConfig config(&ctx);
