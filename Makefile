@@ -10,7 +10,7 @@ PKGS   := libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22 \
           cmake ninja-build libgtest-dev libbenchmark-dev python3 zlib1g-dev \
           libeigen3-dev chromium python3-torch
 
-.PHONY: all deps configure build demo demo-perseus test install bench docs clean
+.PHONY: all deps configure build demo demo-perseus test fuzz install bench docs clean
 
 all: build
 
@@ -93,6 +93,12 @@ demo-perseus: build
 # Every suite: lit + FileCheck and GoogleTest, in one lit run.
 test: build
 	ninja -C $(BUILD) check-energy
+
+# Coverage-guided fuzzing of the runtime's file readers (libFuzzer, ASan,
+# UBSan), FUZZ_SECONDS per target; CI runs it after the tests.
+FUZZ_SECONDS ?= 30
+fuzz: build
+	test/Fuzz/libfuzzer.sh $(BUILD) $(FUZZ_SECONDS)
 
 # The tools, libenergy_rt.so, its header and the Python package under PREFIX
 # (PYTHONPATH=PREFIX/lib/python3/dist-packages finds energy_rt).

@@ -1,0 +1,91 @@
+//===- readers_fuzz.cpp - libFuzzer targets for the runtime's file readers -===//
+//
+// Coverage-guided fuzzing of the readers that take users' files without
+// MLIR: the signature DB (read -> write -> read -> write identical, and
+// pooling with itself), plan files, fleet files and ML.ENERGY task files.
+// One source, one target per ENERGY_FUZZ_TARGET (test/Fuzz/libfuzzer.sh
+// builds each with -fsanitize=fuzzer,address,undefined): any crash,
+// sanitizer report, leak or a round trip that differs is a finding.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/db/SignatureDb.h"
+#include "runtime/formats/Fleet.h"
+#include "runtime/formats/MlEnergy.h"
+#include "runtime/plan/Plan.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <unistd.h>
+
+namespace {
+
+/// The readers that take a path get the input through one file per process.
+const std::string &scratch() {
+  static const std::string path = [] {
+    const char *dir = std::getenv("TMPDIR");
+    return std::string(dir && *dir ? dir : "/tmp") + "/energy-fuzz-" +
+           std::to_string(::getpid()) + ".json";
+  }();
+  return path;
+}
+
+void writeScratch(const uint8_t *data, size_t size) {
+  FILE *f = std::fopen(scratch().c_str(), "wb");
+  if (!f)
+    std::abort();
+  if (size && std::fwrite(data, 1, size, f) != size)
+    std::abort();
+  std::fclose(f);
+}
+
+[[noreturn]] void finding(const char *what, const std::string &detail) {
+  std::fprintf(stderr, "finding: %s\n%s\n", what, detail.c_str());
+  std::abort();
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  using namespace energy;
+  std::string err;
+#if ENERGY_FUZZ_TARGET == 1 // signature DB
+  writeScratch(data, size);
+  rt::SignatureDb db;
+  if (!rt::readSignatureDb(scratch(), db, err)) {
+    if (err.empty())
+      finding("a refused DB without a reason", "");
+    return 0;
+  }
+  std::string once = rt::writeSignatureDb(db);
+  writeScratch(reinterpret_cast<const uint8_t *>(once.data()), once.size());
+  rt::SignatureDb back;
+  if (!rt::readSignatureDb(scratch(), back, err))
+    finding("a DB we wrote does not read back", err + "\n" + once);
+  if (rt::writeSignatureDb(back) != once)
+    finding("write -> read -> write differs", once);
+  rt::SignatureDb pooled;
+  (void)rt::poolSignatureDbs({db, db}, {"a", "b"}, pooled, err);
+#elif ENERGY_FUZZ_TARGET == 2 // plan files
+  rt::Plan plan;
+  std::string text(reinterpret_cast<const char *>(data), size);
+  if (!rt::parsePlan(text, "fuzz.json", "", plan, err) && err.empty())
+    finding("a refused plan without a reason", "");
+#elif ENERGY_FUZZ_TARGET == 3 // fleet files
+  formats::FleetFile fleet;
+  std::string text(reinterpret_cast<const char *>(data), size);
+  if (!formats::parseFleet(text, "fuzz.json", fleet, err) && err.empty())
+    finding("a refused fleet without a reason", "");
+#elif ENERGY_FUZZ_TARGET == 4 // ML.ENERGY task files
+  writeScratch(data, size);
+  std::vector<formats::ServingPoint> points;
+  if (!formats::readMlEnergy(scratch(), points, err) && err.empty())
+    finding("a refused ML.ENERGY file without a reason", "");
+  (void)formats::observations(points);
+#else
+#error "ENERGY_FUZZ_TARGET: 1 (DB), 2 (plan), 3 (fleet), 4 (ML.ENERGY)"
+#endif
+  return 0;
+}
