@@ -51,11 +51,6 @@ constexpr const char *kIdleStatic = "energy.idle_static";
 constexpr const char *kThermalSigs = "energy.thermal_sigs";
 constexpr const char *kContentionSigs = "energy.contention_sigs";
 
-SignatureAttr toAttr(MLIRContext *ctx, const calculus::Signature &s) {
-  return SignatureAttr::get(ctx, s.T, s.d, std::sqrt(s.varT),
-                            std::sqrt(s.varD), s.s, std::nullopt);
-}
-
 struct DeviceInfo {
   double staticPower = 0;
   std::optional<calculus::ThermalModel> thermal;
@@ -310,10 +305,7 @@ LogicalResult Propagator::cacheContext(ElementOp el, const DeviceInfo &info,
   double between = ds.traffic - it->second;
   double r = info.cache->residency(between);
   calculus::CacheSignature cs{
-      s, calculus::Signature::measured(
-             warm.staticPower().value_or(s.s), warm.time(),
-             warm.dynamicEnergy(), warm.sigmaTime() * warm.sigmaTime(),
-             warm.sigmaDynamic() * warm.sigmaDynamic(), {})};
+      s, toSignature(warm, s.s)};
   s = cs.at(r);
   el->setAttr("energy.residency", FloatAttr::get(Float64Type::get(ctx), r));
   changed = true;
@@ -339,10 +331,7 @@ Propagator::measuredAt(ElementOp el, StringRef attr, StringRef key, double x,
     if (!points.empty() && !(v > points.back().first))
       return el.emitOpError(attr) << " must list increasing " << key;
     points.push_back(
-        {v, calculus::Signature::measured(
-                sig.staticPower().value_or(staticAt(v)), sig.time(),
-                sig.dynamicEnergy(), sig.sigmaTime() * sig.sigmaTime(),
-                sig.sigmaDynamic() * sig.sigmaDynamic(), {})});
+        {v, toSignature(sig, staticAt(v))});
   }
   if (points.empty())
     return el.emitOpError(attr) << " is empty";
@@ -377,10 +366,7 @@ FailureOr<Realized> Propagator::element(ElementOp el, State &state,
     null = el.getSigAsAttr();
   if (!null)
     return el.emitOpError("@") << el.getSymName() << " has no signature";
-  calculus::Signature s = calculus::Signature::measured(
-      null.staticPower().value_or(info.staticPower), null.time(),
-      null.dynamicEnergy(), null.sigmaTime() * null.sigmaTime(),
-      null.sigmaDynamic() * null.sigmaDynamic(), {});
+  calculus::Signature s = toSignature(null, info.staticPower);
   bool changed = false;
   bool sensitive = !el->hasAttr("energy.insensitive");
   if (sensitive && failed(cacheContext(el, info, ds, s, changed)))
@@ -449,7 +435,7 @@ FailureOr<Realized> Propagator::element(ElementOp el, State &state,
   if (changed) {
     if (!el->hasAttr(kNullSig))
       el->setAttr(kNullSig, null);
-    el.setSigFromAttr(toAttr(ctx, s));
+    el.setSigFromAttr(toSignatureAttr(ctx, s));
   }
   return Realized{s.T, s.d};
 }
@@ -625,12 +611,6 @@ struct EnergyReducePass
       reduce(root, *devices);
   }
 
-  calculus::Signature toSig(SignatureAttr a, double deviceStatic) {
-    return calculus::Signature::measured(
-        a.staticPower().value_or(deviceStatic), a.time(), a.dynamicEnergy(),
-        a.sigmaTime() * a.sigmaTime(), a.sigmaDynamic() * a.sigmaDynamic(), {});
-  }
-
   void reduce(Operation *root, DenseMap<StringAttr, DeviceInfo> &devices) {
     MLIRContext *ctx = &getContext();
     Builder b(ctx);
@@ -648,8 +628,8 @@ struct EnergyReducePass
       Operation *parent = el->getParentOp();
       unsigned m = parent && isa<ParOp, MultiOp>(parent) ? 2 : 1;
       ElementOp pred = last.lookup(dev);
-      entries.push_back({el, toSig(sig, sdev),
-                         toSig(nullAttr ? nullAttr : sig, sdev), m, !pred,
+      entries.push_back({el, toSignature(sig, sdev),
+                         toSignature(nullAttr ? nullAttr : sig, sdev), m, !pred,
                          pred});
       last[dev] = el;
     });
@@ -839,8 +819,7 @@ struct EnergyReducePass
       OpBuilder ob(par);
       auto comp = CompositeOp::create(
           ob, par.getLoc(), StringAttr::get(ctx, name),
-          SignatureAttr::get(ctx, c.T, c.d, std::sqrt(c.varT),
-                             std::sqrt(c.varD), c.s, std::nullopt));
+          toSignatureAttr(ctx, c));
       Block &body = comp.getBody().emplaceBlock();
       par->moveBefore(&body, body.end());
       comp->setAttr("energy.needs_characterization", UnitAttr::get(ctx));
@@ -935,10 +914,7 @@ struct EnergyReducePass
         comp->setAttr("energy.estimate", StringAttr::get(ctx, "context model"));
       }
       closureOf[comp] = closure;
-      comp.setSigAttr(SignatureAttr::get(ctx, closure.T, closure.d,
-                                         std::sqrt(closure.varT),
-                                         std::sqrt(closure.varD), closure.s,
-                                         std::nullopt));
+      comp.setSigAttr(toSignatureAttr(ctx, closure));
     }
   }
 };

@@ -199,12 +199,8 @@ struct EnergyCheckDeviationPass
           return;
         auto dev = SymbolTable::lookupNearestSymbolFrom<energy::DeviceOp>(
             el, el.getDeviceAttr());
-        double s = sig.staticPower().value_or(
-            dev ? dev.getStaticPower().convertToDouble() : 0);
-        check(el, calculus::Signature::measured(
-                      s, sig.time(), sig.dynamicEnergy(),
-                      sig.sigmaTime() * sig.sigmaTime(),
-                      sig.sigmaDynamic() * sig.sigmaDynamic(), {}));
+        check(el, toSignature(sig, dev ? dev.getStaticPower().convertToDouble()
+                                        : 0));
       });
       return WalkResult::skip();
     });

@@ -11,6 +11,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/SymbolTable.h"
 
+#include "calculus/Signature.h"
 #include "dialect/Energy/Units.h"
 
 #include "llvm/ADT/Hashing.h"
@@ -83,6 +84,15 @@ namespace energy {
 /// Between SigData and `#energy.sig` (SignatureAttr).
 SigData sigData(SignatureAttr attr);
 SignatureAttr sigAttr(mlir::MLIRContext *ctx, const SigData &v);
+
+/// The one conversion pair between `#energy.sig` and the calculus'
+/// signature: sigmas become variances and back; a signature without its
+/// own static power takes `deviceStatic` (its device's). The attribute
+/// keeps the calculus' static power explicitly.
+calculus::Signature toSignature(SignatureAttr attr, double deviceStatic,
+                                calculus::DeviceSet devices = {});
+SignatureAttr toSignatureAttr(mlir::MLIRContext *ctx,
+                              const calculus::Signature &s);
 /// The checks of SignatureAttr::verify (Axiom P1: finite, non-negative).
 mlir::LogicalResult
 verifySigData(llvm::function_ref<mlir::InFlightDiagnostic()> emit,

@@ -276,6 +276,20 @@ SignatureAttr energy::sigAttr(MLIRContext *ctx, const SigData &v) {
   return SignatureAttr::get(ctx, v.T, v.d, v.sigmaT, v.sigmaD, v.s, v.sigmaE);
 }
 
+calculus::Signature energy::toSignature(SignatureAttr attr, double deviceStatic,
+                                        calculus::DeviceSet devices) {
+  return calculus::Signature::measured(
+      attr.staticPower().value_or(deviceStatic), attr.time(),
+      attr.dynamicEnergy(), attr.sigmaTime() * attr.sigmaTime(),
+      attr.sigmaDynamic() * attr.sigmaDynamic(), std::move(devices));
+}
+
+SignatureAttr energy::toSignatureAttr(MLIRContext *ctx,
+                                      const calculus::Signature &s) {
+  return SignatureAttr::get(ctx, s.T, s.d, std::sqrt(s.varT), std::sqrt(s.varD),
+                            s.s, std::nullopt);
+}
+
 Attribute energy::sigPropertyAttr(MLIRContext *ctx,
                                   const std::optional<SigData> &v) {
   if (!v)

@@ -318,10 +318,7 @@ FailureOr<Signature> TreeComposer::visitMeasuredComposite(CompositeOp op) {
       s += devices[id].staticPower;
   }
   Signature result =
-      sig ? Signature::measured(s, sig.time(), sig.dynamicEnergy(),
-                                sig.sigmaTime() * sig.sigmaTime(),
-                                sig.sigmaDynamic() * sig.sigmaDynamic(), union_)
-          : Signature::idle(s, 0, union_);
+      sig ? toSignature(sig, s, union_) : Signature::idle(s, 0, union_);
   if (onComposite)
     onComposite(op, result);
   return result;
