@@ -22,8 +22,8 @@ Attribute perStage(Attribute attr, uint32_t vs, bool options) {
 }
 
 calculus::StageCost costOf(SignatureAttr sig) {
-  return {sig.time(), sig.dynamicEnergy(), sig.sigmaTime() * sig.sigmaTime(),
-          sig.sigmaDynamic() * sig.sigmaDynamic()};
+  calculus::Signature c = toSignature(sig, 0);
+  return {c.T, c.d, c.varT, c.varD};
 }
 
 /// The signature a task runs with: its own, or its operating set's default

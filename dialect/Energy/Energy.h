@@ -91,6 +91,8 @@ SignatureAttr sigAttr(mlir::MLIRContext *ctx, const SigData &v);
 /// keeps the calculus' static power explicitly.
 calculus::Signature toSignature(SignatureAttr attr, double deviceStatic,
                                 calculus::DeviceSet devices = {});
+calculus::Signature toSignature(const SigData &v, double deviceStatic,
+                                calculus::DeviceSet devices = {});
 SignatureAttr toSignatureAttr(mlir::MLIRContext *ctx,
                               const calculus::Signature &s);
 /// The checks of SignatureAttr::verify (Axiom P1: finite, non-negative).

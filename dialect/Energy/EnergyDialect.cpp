@@ -276,12 +276,16 @@ SignatureAttr energy::sigAttr(MLIRContext *ctx, const SigData &v) {
   return SignatureAttr::get(ctx, v.T, v.d, v.sigmaT, v.sigmaD, v.s, v.sigmaE);
 }
 
+calculus::Signature energy::toSignature(const SigData &v, double deviceStatic,
+                                        calculus::DeviceSet devices) {
+  return calculus::Signature::measured(v.s.value_or(deviceStatic), v.T, v.d,
+                                       v.sigmaT * v.sigmaT, v.sigmaD * v.sigmaD,
+                                       std::move(devices));
+}
+
 calculus::Signature energy::toSignature(SignatureAttr attr, double deviceStatic,
                                         calculus::DeviceSet devices) {
-  return calculus::Signature::measured(
-      attr.staticPower().value_or(deviceStatic), attr.time(),
-      attr.dynamicEnergy(), attr.sigmaTime() * attr.sigmaTime(),
-      attr.sigmaDynamic() * attr.sigmaDynamic(), std::move(devices));
+  return toSignature(sigData(attr), deviceStatic, std::move(devices));
 }
 
 SignatureAttr energy::toSignatureAttr(MLIRContext *ctx,

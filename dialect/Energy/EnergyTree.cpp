@@ -198,10 +198,8 @@ FailureOr<Signature> TreeComposer::visit(Operation *op) {
           return Signature::idle(devices[*dev].staticPower, 0,
                                  DeviceSet::single(*dev));
         }
-        double s = sig->s.value_or(devices[*dev].staticPower);
-        return Signature::measured(s, sig->T, sig->d, sig->sigmaT * sig->sigmaT,
-                                   sig->sigmaD * sig->sigmaD,
-                                   DeviceSet::single(*dev));
+        return toSignature(*sig, devices[*dev].staticPower,
+                           DeviceSet::single(*dev));
       })
       .Case([&](IdleOp idle) -> FailureOr<Signature> {
         FailureOr<uint32_t> dev = lookupDevice(idle, idle.getDeviceAttr());

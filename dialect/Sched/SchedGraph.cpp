@@ -139,10 +139,11 @@ FailureOr<SchedGraph> SchedGraph::build(ScheduleOp op, Need need) {
       if (auto release = asTask.getReleaseAttr())
         task.release = release.getValueAsDouble();
       if (SignatureAttr sig = asTask.getSigAttr()) {
-        task.duration = sig.time();
-        task.d = sig.dynamicEnergy();
-        task.varT = sig.sigmaTime() * sig.sigmaTime();
-        task.varD = sig.sigmaDynamic() * sig.sigmaDynamic();
+        calculus::Signature c = toSignature(sig, 0);
+        task.duration = c.T;
+        task.d = c.d;
+        task.varT = c.varT;
+        task.varD = c.varD;
       } else if (need == Need::Signatures) {
         return missingSignature(asTask);
       } else if (std::optional<double> dur = asTask.getDuration()) {
@@ -200,10 +201,11 @@ FailureOr<SchedGraph> SchedGraph::build(ScheduleOp op, Need need) {
     if (auto start = coll.getStartAttr())
       task.fixedStart = start.getValueAsDouble();
     if (SignatureAttr sig = coll.getSigAttr()) {
-      task.duration = sig.time();
-      task.d = sig.dynamicEnergy();
-      task.varT = sig.sigmaTime() * sig.sigmaTime();
-      task.varD = sig.sigmaDynamic() * sig.sigmaDynamic();
+      calculus::Signature c = toSignature(sig, 0);
+      task.duration = c.T;
+      task.d = c.d;
+      task.varT = c.varT;
+      task.varD = c.varD;
     } else if (need != Need::Structure) {
       return missingSignature(coll);
     }
