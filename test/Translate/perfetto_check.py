@@ -24,7 +24,7 @@ for e in events:
     elif ph == "C":
         counters += 1
         ((key, value),) = e["args"].items()
-        if e["name"] == "planned SM clock":
+        if e["name"] in ("planned SM clock", "baseline SM clock"):
             assert key == "MHz" and value > 0, e
             continue
         (power if e["name"] == "power" else energy).setdefault(

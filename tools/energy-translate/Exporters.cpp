@@ -212,6 +212,10 @@ struct DeviceTracks {
   double staticPower = 0;
   std::map<double, double> powerSteps, energySteps;
   std::map<double, int64_t> clockSteps;
+  /// A planned schedule's baseline clock (the highest of its tasks'
+  /// operating sets: what every task runs at before planning), drawn next
+  /// to the planned one.
+  std::optional<int64_t> baselineMhz;
 
   /// Dynamic power d / T over [t0, t0 + T] (d at t0 when T = 0).
   void draw(double t0, double T, double d) {
@@ -234,6 +238,11 @@ struct DeviceTracks {
       events.push_back(llvm::json::Object{
           {"ph", "C"}, {"name", "planned SM clock"}, {"pid", pid},
           {"ts", us(t)}, {"args", llvm::json::Object{{"MHz", mhz}}}});
+    if (baselineMhz && !clockSteps.empty())
+      for (double t : {0.0, makespan})
+        events.push_back(llvm::json::Object{
+            {"ph", "C"}, {"name", "baseline SM clock"}, {"pid", pid},
+            {"ts", us(t)}, {"args", llvm::json::Object{{"MHz", *baselineMhz}}}});
     std::map<double, double> &steps = powerSteps;
     steps[0] += 0;
     steps[makespan] += 0;
@@ -428,9 +437,16 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
             args["sm_mhz"] = *mhz;
             tracks[dev].clockSteps[t0] = *mhz;
           }
-        if (auto taskOp = dyn_cast<TaskOp>(op))
+        if (auto taskOp = dyn_cast<TaskOp>(op)) {
           if (std::optional<StringRef> kind = taskOp.getKind())
             args["kind"] = kind->str();
+          if (ArrayAttr options = taskOp.getOptionsAttr())
+            for (Attribute a : options)
+              if (auto opt = dyn_cast<OptionAttr>(a))
+                if (std::optional<int64_t> mhz = opt.getOpPoint().getSmMhz())
+                  tracks[dev].baselineMhz =
+                      std::max(tracks[dev].baselineMhz.value_or(0), *mhz);
+        }
         events.push_back(llvm::json::Object{
             {"ph", "X"},
             {"cat", "kernel"},
