@@ -10,12 +10,15 @@
 # longer than its longer kernel), 2 when a measurement fails. Arguments
 # are passed to gpu-check (`--db FILE` writes the measured signatures).
 # Then capi-check runs the C API inside a user
-# program (regions around kernels on cuda:0; SHARD names its rank shard).
+# program (regions around kernels on cuda:0; SHARD names its rank shard),
+# and test/gpu/python_check.py the Python API (energy_rt.Monitor windows
+# around the same kernels, through libenergy_microbench.so), compared with
+# capi-check's powers.
 #
 # With MLIR 22 installed it builds through CMake (target gpu-check); on a
 # bare CUDA machine (nvcc and g++, no MLIR) it compiles the runtime, the
 # kernels and the calculus' Signature.cpp directly with nvcc -- gpu-check
-# needs nothing else.
+# needs nothing else -- and libenergy_rt.so.0 beside the Python package.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build-gpu}
@@ -28,13 +31,28 @@ if [ -d "$MLIR_DIR" ]; then
       -DMLIR_DIR="$MLIR_DIR" \
       -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit >/dev/null
   fi
-  ninja -C "$BUILD" gpu-check capi-check energy-prof >/dev/null
+  ninja -C "$BUILD" gpu-check capi-check energy-prof energy_microbench \
+    energy-python >/dev/null
 else
   mkdir -p "$BUILD/obj" "$BUILD/bin"
-  RT="runtime/kernels/CudaDevice.cpp runtime/kernels/Microbenchmarks.cu
-      runtime/Characterize.cpp runtime/CApi.cpp runtime/Nvml.cpp
-      runtime/Guard.cpp runtime/Sampler.cpp runtime/SimDevice.cpp"
-  NVFLAGS="-O2 -std=c++17 -I. -gencode arch=compute_80,code=sm_80
+  # Version.inc as cmake/version.cmake writes it (cmake runs it where
+  # present; else the version from CMakeLists.txt and git's revision).
+  if command -v cmake >/dev/null; then
+    cmake -DSRC="$PWD" -DOUT="$BUILD/Version.inc" \
+      -DVERSION="$(sed -n 's/^project(.* VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)" \
+      -P cmake/version.cmake
+  else
+    printf '#define ENERGY_VERSION "%s"\n#define ENERGY_GIT_REVISION "%s"\n' \
+      "$(sed -n 's/^project(.* VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)" \
+      "$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)" >"$BUILD/Version.inc"
+  fi
+  # The runtime (EnergyRuntime and what it links, runtime/CMakeLists.txt).
+  RTLIB="runtime/Characterize.cpp runtime/CApi.cpp runtime/Nvml.cpp
+      runtime/Guard.cpp runtime/Sampler.cpp runtime/SimDevice.cpp
+      runtime/MetricsServer.cpp runtime/RestoreRecord.cpp runtime/AtomicFile.cpp
+      runtime/Version.cpp runtime/db/SignatureDbWriter.cpp"
+  RT="runtime/kernels/CudaDevice.cpp runtime/kernels/Microbenchmarks.cu $RTLIB"
+  NVFLAGS="-O2 -std=c++17 -I. -I$BUILD -gencode arch=compute_80,code=sm_80
            -gencode arch=compute_90,code=sm_90"
   # shellcheck disable=SC2086
   "$NVCC" $NVFLAGS runtime/kernels/gpu-check.cpp calculus/Signature.cpp $RT \
@@ -43,10 +61,21 @@ else
   "$NVCC" $NVFLAGS runtime/kernels/capi-check.cpp $RT \
     -ldl -o "$BUILD/bin/capi-check"
   wait $!
+  # The Python API's check: the kernels as a library, the runtime as
+  # libenergy_rt.so.0 beside the package (as the CMake build lays it out).
+  mkdir -p "$BUILD/lib" "$BUILD/python/energy_rt"
+  # shellcheck disable=SC2086
+  "$NVCC" $NVFLAGS -shared -Xcompiler -fPIC runtime/kernels/microbench-c.cpp \
+    runtime/kernels/Microbenchmarks.cu -o "$BUILD/lib/libenergy_microbench.so" &
+  # shellcheck disable=SC2086
+  "$NVCC" $NVFLAGS -shared -Xcompiler -fPIC $RTLIB -ldl \
+    -o "$BUILD/python/energy_rt/libenergy_rt.so.0"
+  wait $!
+  cp python/energy_rt/*.py "$BUILD/python/energy_rt/"
 fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.draw,power.limit,temperature.gpu --format=csv || true
-# CHECKS="gpu capi" (default; plus energy-prof where one is built or given)
-# or any of gpu, capi, prof alone.
+# CHECKS="gpu capi" (default; plus the Python check, and energy-prof where
+# one is built or given) or any of gpu, capi, python, prof alone.
 CHECKS=${CHECKS:-gpu capi}
 rc=0 crc=0
 if [[ " $CHECKS " == *" gpu "* ]]; then
@@ -55,7 +84,20 @@ fi
 # The C API inside a user program: regions on cuda:0, a rank shard.
 if [[ " $CHECKS " == *" capi "* ]]; then
   SHARD=${SHARD:-$BUILD/capi-rank%r.json}
-  RANK=${RANK:-0} "$BUILD/bin/capi-check" "$SHARD" || crc=$?
+  RANK=${RANK:-0} "$BUILD/bin/capi-check" "$SHARD" | tee "$BUILD/capi-check.out" || crc=$?
+fi
+# The Python API on cuda:0 (energy_rt.Monitor windows around the same
+# kernels), against capi-check's powers from this run.
+pyrc=0
+if [[ " $CHECKS " == *" python "* ]] || [[ "$CHECKS" == "gpu capi" ]]; then
+  if [ -f "$BUILD/lib/libenergy_microbench.so" ] &&
+     [ -f "$BUILD/python/energy_rt/libenergy_rt.so.0" ] && [ -f "$BUILD/capi-check.out" ]; then
+    PYTHONPATH="$BUILD/python" python3 test/gpu/python_check.py \
+      "$BUILD/lib/libenergy_microbench.so" "$BUILD/capi-check.out" || pyrc=$?
+  else
+    echo "python check: not built (libenergy_microbench.so, libenergy_rt.so.0) or no capi-check output"
+    pyrc=2
+  fi
 fi
 # energy-prof on cuda:0 (probe, and characterize at the current clock: no
 # --clocks, nothing changed). It needs LLVM to build, not to run: on a
@@ -74,6 +116,7 @@ if [[ " $CHECKS " == *" prof "* ]] || { [[ "$CHECKS" == "gpu capi" ]] && [ -x "$
     cat "${PROF_DB:-$BUILD/energy-prof-cuda0.json}"; } || prc=$?
   rm -f "$KERNELS"
 fi
-echo "gpu-check exit $rc, capi-check exit $crc, energy-prof exit $prc"
+echo "gpu-check exit $rc, capi-check exit $crc, python check exit $pyrc, energy-prof exit $prc"
 worst=$(( rc > crc ? rc : crc ))
+worst=$(( worst > pyrc ? worst : pyrc ))
 exit $(( worst > prc ? worst : prc ))
