@@ -21,6 +21,7 @@
 #include <sstream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <pthread.h>
 #include <string>
@@ -460,22 +461,27 @@ int er_init(const char *device) {
   } else {
     return fail("unknown device '" + name + "'");
   }
-  ProtocolOptions opts;
-  if (!measureStaticPower(*state.dev, opts, state.staticPower, err))
-    return fail(err);
+  // Real time is checked before the static-power measurement (a second of
+  // idling) and switched on after it.
+  std::optional<double> realTime;
   if (const char *rt = std::getenv("ENERGY_RT_SIM_REALTIME")) {
     char *end = nullptr;
     double k = std::strtod(rt, &end);
     if (!state.sim)
       return fail("ENERGY_RT_SIM_REALTIME applies to simulated devices only, "
                   "not " + name);
-    if (end == rt || *end || !(k >= 1e-3 && k <= 1e6))
+    if (end == rt || *end || !(k >= 1e-3 && k <= 1e3))
       return fail(std::string("ENERGY_RT_SIM_REALTIME='") + rt +
                   "': expected wall seconds per simulated second in "
-                  "[0.001, 1e6] (1: the simulated device runs on the wall "
-                  "clock)");
-    state.sim->setRealTime(k);
+                  "[0.001, 1000] (1: the simulated device runs on the wall "
+                  "clock; unset: virtual time)");
+    realTime = k;
   }
+  ProtocolOptions opts;
+  if (!measureStaticPower(*state.dev, opts, state.staticPower, err))
+    return fail(err);
+  if (realTime)
+    state.sim->setRealTime(*realTime);
   if (!state.sim) {
     // Polled every 10 ms: a change is placed within 5 ms of when it
     // happened, against the counter's 100 ms period.
@@ -918,7 +924,20 @@ int er_sim_run(double flops, double bytes) {
   std::lock_guard<std::mutex> lock(state.mu);
   if (!state.sim)
     return fail("er_sim_run needs a simulated device");
-  state.sim->run(KernelSpec{"user", flops, bytes});
+  if (!(flops >= 0 && bytes >= 0 && std::isfinite(flops) &&
+        std::isfinite(bytes)))
+    return fail("er_sim_run: flops and bytes must be finite and "
+                "non-negative; got " + std::to_string(flops) + " FLOP, " +
+                std::to_string(bytes) + " B");
+  KernelSpec k{"user", flops, bytes};
+  // A kernel longer than a day of simulated time is a unit mistake, not a
+  // workload (and would hold a real-time device for that long).
+  if (double T = state.sim->modelTime(k); !(T <= 86400))
+    return fail("er_sim_run: a kernel of " + std::to_string(flops) +
+                " FLOP and " + std::to_string(bytes) + " B would run " +
+                std::to_string(T) + " s on " + state.dev->identity() +
+                " (more than a day)");
+  state.sim->run(k);
   return 0;
 }
 

@@ -142,13 +142,20 @@ class Measurement:
     device: str = ""
 
 
-_state = {"device": None}
+_state = {"device": None, "requested": None}
 
 
 def _ensure(device=None):
     if _state["device"] is None:
         _check(_lib.er_init(device.encode() if device else None))
         _state["device"] = _lib.er_device().decode()
+        _state["requested"] = device
+    elif device and device != _state["requested"]:
+        raise EnergyRuntimeError(
+            "this process already measures %s (%s); energy_rt measures one "
+            "device per process, so a Monitor for %r is refused" % (
+                _state["device"], _state["requested"] or "ENERGY_RT_DEVICE",
+                device))
     return _state["device"]
 
 

@@ -102,7 +102,9 @@ def count(module, inputs):
         q = inputs[0]
         k = inputs[1] if len(inputs) > 1 else q
         E, H = module.embed_dim, module.num_heads
-        if module.batch_first:
+        if q.dim() == 2:  # unbatched: (L, E)
+            batch, L, S = 1, q.shape[0], k.shape[0]
+        elif module.batch_first:
             batch, L, S = q.shape[0], q.shape[1], k.shape[1]
         else:
             L, batch, S = q.shape[0], q.shape[1], k.shape[0]
@@ -131,18 +133,29 @@ _COUNTED = (torch.nn.Linear, torch.nn.MultiheadAttention, torch.nn.LayerNorm,
             torch.nn.Embedding) + _ELEMENTWISE_8 + _ELEMENTWISE_1
 
 
-def _leaves(module):
-    """The modules whose work is counted as a whole: counted types (not
-    descending into them: MultiheadAttention's out_proj is its own) and
-    other modules without children."""
+def _walk(module):
+    """(leaves, parents): the modules whose work is counted as a whole --
+    counted types (not descending into them: MultiheadAttention's out_proj
+    is its own) and other modules without children -- and the modules
+    above them. A Stage inside the module is left to itself: it charges its
+    own work, in its own regions."""
+    leaves, parents = [], []
     stack = [module]
     while stack:
         m = stack.pop()
+        if isinstance(m, Stage) and m is not module:
+            continue
         children = list(m.children())
         if isinstance(m, _COUNTED) or not children:
-            yield m
+            leaves.append(m)
         else:
+            parents.append(m)
             stack.extend(reversed(children))
+    return leaves, parents
+
+
+def _own_weights(module):
+    return any(True for _ in module.parameters(recurse=False))
 
 
 class Stage(torch.nn.Module):
@@ -169,24 +182,34 @@ class Stage(torch.nn.Module):
             raise ValueError("work_scale must be a positive number or a "
                              "(flops, bytes) pair of them, got %r" %
                              (work_scale,))
+        if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+            raise ValueError("index must be a non-negative int, got %r" %
+                             (index,))
         self.module = module
-        self.index = int(index)
+        self.index = index
         self.names = names
         self.work_scale = (float(scale[0]), float(scale[1]))
         self._monitor = monitor
         self._charge = None    # set on first use: is the device simulated?
         self._kernels = None   # the forward's (flops, bytes) while it runs
-        self._pending = collections.deque()  # per microbatch, FIFO (1F1B)
-        others = [m for m in _leaves(module) if not isinstance(m, _COUNTED)]
-        self.uncounted = sorted({type(m).__name__ for m in others})
-        weighty = sorted({type(m).__name__ for m in others
-                          if any(True for _ in m.parameters(False))})
+        # The forwards' kernels awaiting their backward: matched by
+        # microbatch where both name it, else first in, first out (1F1B).
+        self._pending = collections.deque()
+        self._warned_kwargs = set()
+        leaves, parents = _walk(module)
+        others = [m for m in leaves if not isinstance(m, _COUNTED)]
+        # Modules with children that use weights of their own (x @ self.w)
+        # do work no leaf reports.
+        parents = [m for m in parents if _own_weights(m)]
+        self.uncounted = sorted({type(m).__name__ for m in others + parents})
+        weighty = sorted({type(m).__name__ for m in others + parents
+                          if _own_weights(m)})
         if weighty:
             warnings.warn("energy_rt.torch: modules of type %s are not "
                           "counted (their work is not charged to a "
                           "simulated device)" % ", ".join(weighty))
         self._hooks = [m.register_forward_pre_hook(self._hook)
-                       for m in _leaves(module) if isinstance(m, _COUNTED)]
+                       for m in leaves if isinstance(m, _COUNTED)]
 
     def _mon(self):
         if self._monitor is None:
@@ -202,18 +225,31 @@ class Stage(torch.nn.Module):
             return
         work = count(module, inputs)
         if work is None:
+            # Tensors passed by keyword only (mha(query=q, ...)): a forward
+            # pre-hook sees positional inputs only (PyTorch 1.13).
+            name = type(module).__name__
+            if name not in self._warned_kwargs:
+                self._warned_kwargs.add(name)
+                warnings.warn("energy_rt.torch: a %s was called without "
+                              "positional tensor inputs: its work is not "
+                              "charged (pass the tensors positionally)" % name)
             return
         flops, bytes_ = work[0] * self.work_scale[0], work[1] * self.work_scale[1]
         energy_rt.sim_run(flops, bytes_)
         self._kernels.append((flops, bytes_))
 
     def region_name(self, kind, microbatch):
+        if microbatch is not None and (isinstance(microbatch, bool) or
+                                       not isinstance(microbatch, int) or
+                                       microbatch < 0):
+            raise ValueError("microbatch must be a non-negative int, got %r"
+                             % (microbatch,))
         if self.names == "db":
             return "stage%d.%s" % (self.index, kind)
         if microbatch is None:
             raise ValueError("names='tasks' needs the microbatch index")
         return "%s%d_%d" % ("F" if kind == "forward" else "B", self.index,
-                            int(microbatch))
+                            microbatch)
 
     def forward(self, *args, microbatch=None, **kwargs):
         mon = self._mon()
@@ -226,19 +262,31 @@ class Stage(torch.nn.Module):
             kernels, self._kernels = self._kernels, None
             self.last_forward = mon.end_window(name)
         if torch.is_grad_enabled():
-            self._pending.append(kernels)
+            self._pending.append((microbatch, kernels))
         return out
 
     def backward(self, outputs, grad_outputs=None, microbatch=None):
         """torch.autograd.backward(outputs, grad_outputs) in the backward
         region; on a simulated device, the forward's kernels run again in
-        reverse order at twice their work (module docstring)."""
+        reverse order at twice their work (module docstring). The forward
+        is the one of the same microbatch where both name it, else the
+        oldest one still unmatched."""
         mon = self._mon()
-        if not self._pending:
+        name = self.region_name("backward", microbatch)  # checked first
+        match = None
+        if microbatch is not None:
+            match = next((i for i, (m, _) in enumerate(self._pending)
+                          if m == microbatch), None)
+        if match is None and self._pending and (
+                microbatch is None or self._pending[0][0] is None):
+            match = 0
+        if match is None:
             raise energy_rt.EnergyRuntimeError(
-                "Stage %d: backward without a forward to match" % self.index)
-        kernels = self._pending.popleft()
-        name = self.region_name("backward", microbatch)
+                "Stage %d: backward%s without a forward to match" % (
+                    self.index, "" if microbatch is None else
+                    " of microbatch %d" % microbatch))
+        _, kernels = self._pending[match]
+        del self._pending[match]
         mon.begin_window(name)
         try:
             if self._charge:

@@ -42,11 +42,12 @@ extern "C" {
  * so that it measures the ready device's draw -- on an H200 124 W with a
  * context, 79-81 W without one (examples/data/h200/README.md).
  * Simulated devices run on virtual time; with ENERGY_RT_SIM_REALTIME=k
- * (wall seconds per simulated second, e.g. 1) they live on the wall clock
- * from the end of er_init: er_sim_run returns after k x the kernel's
- * modelled time and the wall time between calls is idle at static power
- * (runtime/SimDevice.h), so the waits between the ranks of a job are
- * real. */
+ * (wall seconds per simulated second in [0.001, 1000], e.g. 1) they live
+ * on the wall clock from the end of er_init: er_sim_run queues its kernel
+ * like a CUDA launch and returns at once, a region's edges wait until the
+ * queued kernels have run (k x their modelled time), and wall time with
+ * nothing queued is idle at static power (runtime/SimDevice.h), so the
+ * waits between the ranks of a job are real. */
 int er_init(const char *device);
 int er_begin(const char *name);
 int er_end(const char *name);
@@ -63,7 +64,8 @@ const char *er_last_error(void);
 /* The process's rank from the launcher's environment (0 if none). */
 int er_rank(void);
 /* Simulated devices only: run a kernel of `flops` and `bytes` (tests and
- * examples without a GPU). */
+ * examples without a GPU). Both finite and non-negative, and the kernel no
+ * longer than a day of simulated time. */
 int er_sim_run(double flops, double bytes);
 
 /* Following a DVFS plan inside the process, instruction by instruction (as

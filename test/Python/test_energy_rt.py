@@ -86,6 +86,19 @@ class EnergyRtTest(unittest.TestCase):
         self.monitor.end_window("twice")
         with self.assertRaisesRegex(ValueError, "one GPU per process"):
             energy_rt.Monitor(gpu_indices=[0, 1])
+        # One device per process: another is refused, not silently ignored.
+        with self.assertRaisesRegex(energy_rt.EnergyRuntimeError,
+                                    "one device per process"):
+            energy_rt.Monitor(device="sim:h100")
+        # Work that no kernel can be: refused with the runtime's reason.
+        for flops, nbytes in ((float("inf"), 0), (0, float("nan")),
+                              (-1, 0), (0, -5)):
+            with self.assertRaisesRegex(energy_rt.EnergyRuntimeError,
+                                        "finite and non-negative"):
+                energy_rt.sim_run(flops, nbytes)
+        with self.assertRaisesRegex(energy_rt.EnergyRuntimeError,
+                                    "more than a day"):
+            energy_rt.sim_run(1e30, 0)
 
     def test_flush_writes_a_signature_db_per_rank(self):
         with energy_rt.region("flushed", self.monitor):

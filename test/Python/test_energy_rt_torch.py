@@ -39,6 +39,12 @@ class CountTest(unittest.TestCase):
         qs = torch.zeros(L, batch, E)
         self.assertEqual(ert.count(mha_sf, (qs, qs, qs))[0], want)
 
+    def test_unbatched_attention_is_a_batch_of_one(self):
+        mha = torch.nn.MultiheadAttention(16, 2)
+        q2, q3 = torch.zeros(7, 16), torch.zeros(7, 1, 16)
+        self.assertEqual(ert.count(mha, (q2, q2, q2))[0],
+                         ert.count(mha, (q3, q3, q3))[0])
+
     def test_elementwise_norm_embedding_and_unknown(self):
         x = torch.zeros(4, 8)
         self.assertEqual(ert.count(torch.nn.GELU(), (x,)), (8 * 32, 2 * 4 * 32))
@@ -94,12 +100,84 @@ class StageTest(unittest.TestCase):
         with self.assertRaises(energy_rt.EnergyRuntimeError):
             stage.backward(torch.zeros(4))
 
+    def test_backward_matches_its_microbatch(self):
+        # Two forwards of different sizes; the second's backward first: it
+        # is charged its own forward's work (twice), not the oldest one's.
+        lin = torch.nn.Linear(64, 64, bias=False)
+        stage = ert.Stage(lin, 0, names="tasks", work_scale=(1e7, 1.0),
+                          monitor=self.mon)
+        small = torch.zeros(1, 64, requires_grad=True)
+        big = torch.zeros(256, 64, requires_grad=True)
+        y0 = stage(small, microbatch=0)
+        y1 = stage(big, microbatch=1)
+        # A backward whose name cannot be made loses no forward.
+        with self.assertRaises(ValueError):
+            stage.backward(y1.sum())
+        stage.backward(y1.sum(), microbatch=1)
+        flops = 2 * 256 * 64 * 64 * 1e7
+        self.assertAlmostEqual(stage.last_backward.time /
+                               (2 * flops / PEAK + LAUNCH), 1, delta=0.05)
+        stage.backward(y0.sum(), microbatch=0)
+        self.assertEqual(stage.last_backward.name, "B0_0")
+        with self.assertRaisesRegex(energy_rt.EnergyRuntimeError,
+                                    "microbatch 0"):
+            stage.backward(y0.sum(), microbatch=0)
+
+    def test_nested_stages_charge_once(self):
+        lin = torch.nn.Linear(64, 64, bias=False)
+        inner = ert.Stage(lin, 1, work_scale=(1e7, 1.0), monitor=self.mon)
+        outer = ert.Stage(torch.nn.Sequential(inner), 2, work_scale=(1e7, 1.0),
+                          monitor=self.mon)
+        with torch.no_grad():
+            outer(torch.zeros(64, 64))
+        # The outer region holds the inner's: its dynamic energy is the
+        # inner's, once.
+        self.assertAlmostEqual(outer.last_forward.d / inner.last_forward.d, 1,
+                               delta=0.05)
+
+    def test_keyword_calls_and_own_weights_are_named(self):
+        class Own(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.w = torch.nn.Parameter(torch.zeros(4, 4))
+                self.act = torch.nn.ReLU()
+
+            def forward(self, x):
+                return self.act(x @ self.w)
+
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            stage = ert.Stage(Own(), 0, monitor=self.mon)
+        self.assertIn("Own", stage.uncounted)
+        self.assertTrue(any("Own" in str(x.message) for x in w))
+        class ByKeyword(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.mha = torch.nn.MultiheadAttention(8, 2, batch_first=True)
+
+            def forward(self, x):
+                return self.mha(query=x, key=x, value=x)[0]
+
+        stage = ert.Stage(ByKeyword(), 0, monitor=self.mon)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            with torch.no_grad():
+                stage(torch.zeros(1, 3, 8))
+        self.assertTrue(any("positional" in str(x.message) for x in w))
+
     def test_bad_arguments(self):
         with self.assertRaises(ValueError):
             ert.Stage(torch.nn.ReLU(), 0, names="layers")
         for bad in (0, -1, float("inf"), (1, 2, 3), (1, -1), "2"):
             with self.assertRaises(ValueError):
                 ert.Stage(torch.nn.ReLU(), 0, work_scale=bad)
+        for bad in (-1, 1.5, True, "0"):
+            with self.assertRaises(ValueError):
+                ert.Stage(torch.nn.ReLU(), bad)
+        stage = ert.Stage(torch.nn.ReLU(), 0, names="tasks", monitor=self.mon)
+        for bad in (-1, 1.5, True):
+            with self.assertRaises(ValueError):
+                stage(torch.zeros(2), microbatch=bad)
 
     def test_uncounted_modules_with_weights_are_named(self):
         net = torch.nn.Sequential(torch.nn.Conv1d(2, 2, 3), torch.nn.Linear(2, 2))

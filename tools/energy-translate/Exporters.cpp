@@ -299,13 +299,15 @@ struct TreeLayout {
     return it->second;
   }
 
-  void slice(StringRef name, StringRef cat, unsigned dev, double t, double T,
-             llvm::json::Object args) {
+  int64_t lanes = 1; ///< threads handed out (a par's later children)
+
+  void slice(StringRef name, StringRef cat, unsigned dev, int64_t tid,
+             double t, double T, llvm::json::Object args) {
     slices.push_back(llvm::json::Object{{"ph", "X"},
                                         {"cat", cat.str()},
                                         {"name", name.str()},
                                         {"pid", pidBase + int64_t(dev)},
-                                        {"tid", int64_t(0)},
+                                        {"tid", tid},
                                         {"ts", us(t)},
                                         {"dur", us(T)},
                                         {"args", std::move(args)}});
@@ -320,8 +322,10 @@ struct TreeLayout {
     });
   }
 
-  /// Lays out `op` from time t; its end in `end`.
-  LogicalResult place(Operation *op, double t, double &end) {
+  /// Lays out `op` from time t on thread `tid` (a par's children after
+  /// the first get threads of their own, so that concurrent slices do not
+  /// overlap on one); its end in `end`.
+  LogicalResult place(Operation *op, double t, int64_t tid, double &end) {
     if (auto el = dyn_cast<ElementOp>(op)) {
       SignatureAttr sig = el.getSigAsAttr();
       if (!sig)
@@ -341,7 +345,7 @@ struct TreeLayout {
           args["sm_mhz"] = *mhz;
           tracks[dev].clockSteps[t] = *mhz;
         }
-      slice(("@" + el.getSymName()).str(), "element", dev, t, T,
+      slice(("@" + el.getSymName()).str(), "element", dev, tid, t, T,
             std::move(args));
       // An element's own static power, where it overrides its device's, is
       // drawn while it runs.
@@ -352,7 +356,7 @@ struct TreeLayout {
     if (auto idle = dyn_cast<IdleOp>(op)) {
       unsigned dev = device(idle, idle.getDeviceAttr());
       double T = idle.getDuration().convertToDouble();
-      slice("idle", "idle", dev, t, T,
+      slice("idle", "idle", dev, tid, t, T,
             llvm::json::Object{{"T_s", T},
                                {"E_J", tracks[dev].staticPower * T}});
       end = t + T;
@@ -368,7 +372,7 @@ struct TreeLayout {
       double T = sig.getT().value, d = sig.getD().value / devs.size();
       std::string name = ("@" + comp.getSymName()).str();
       for (unsigned dev : devs) {
-        slice(name, "composite", dev, t, T,
+        slice(name, "composite", dev, tid, t, T,
               llvm::json::Object{{"T_s", T}, {"d_J", d},
                                  {"E_J", tracks[dev].staticPower * T + d}});
         tracks[dev].draw(t, T, d);
@@ -383,13 +387,20 @@ struct TreeLayout {
     }
     double at = t;
     end = t;
+    bool first = true;
     for (Operation &child : op->getRegion(0).front()) {
       double childEnd;
-      if (failed(place(&child, sequential ? at : t, childEnd)))
+      int64_t lane = sequential || first || isa<MultiOp>(op) ? tid : lanes++;
+      first = false;
+      if (failed(place(&child, sequential ? at : t, lane, childEnd)))
         return failure();
       at = childEnd;
       end = std::max(end, childEnd);
     }
+    if (!std::isfinite(us(end))) // the trace's microseconds
+      return op->emitOpError("--export-perfetto: the composition's time is "
+                             "not finite in microseconds (")
+             << formatQuantity(end, Dimension::Time) << ")";
     return success();
   }
 };
@@ -414,6 +425,10 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
     double makespan = 0;
     for (size_t t = 0; t < s.tasks.size(); ++t)
       makespan = std::max(makespan, start[t] + s.tasks[t].duration - origin);
+    if (!std::isfinite(us(makespan))) // the trace's microseconds
+      return sched.emitOpError("--export-perfetto: the schedule's time is "
+                               "not finite in microseconds (")
+             << formatQuantity(makespan, Dimension::Time) << ")";
     size_t nDev = s.devices.size();
     // Per device: the piecewise-constant dynamic power of its tasks (d / T
     // over each task's time; a zero-length task's d is a step of energy).
@@ -485,7 +500,7 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
     TreeLayout tree;
     tree.pidBase = pidBase;
     double end;
-    if (failed(tree.place(&op, 0, end)))
+    if (failed(tree.place(&op, 0, 0, end)))
       return failure();
     any = true;
     for (llvm::json::Value &e : tree.slices)
