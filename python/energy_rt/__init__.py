@@ -179,13 +179,16 @@ class Monitor:
     """
 
     def __init__(self, gpu_indices=None, sync_execution=True, device=None):
-        if device is None and not os.environ.get("ENERGY_RT_DEVICE"):
+        # Without a device: the one this process already measures, else
+        # ENERGY_RT_DEVICE, else this process's GPU.
+        if gpu_indices is not None and len(gpu_indices) != 1:
+            raise ValueError("energy_rt measures one GPU per process: run "
+                             "one process per GPU (torchrun) and give "
+                             "each its index; got %r" % (gpu_indices,))
+        if (device is None and not os.environ.get("ENERGY_RT_DEVICE")
+                and _state["device"] is None):
             if gpu_indices is None:
                 gpu_indices = [int(os.environ.get("LOCAL_RANK", "0"))]
-            if len(gpu_indices) != 1:
-                raise ValueError("energy_rt measures one GPU per process: run "
-                                 "one process per GPU (torchrun) and give "
-                                 "each its index; got %r" % (gpu_indices,))
             device = "cuda:%d" % gpu_indices[0]
         self.gpu_indices = list(gpu_indices) if gpu_indices else [0]
         self.device = _ensure(device)
