@@ -10,7 +10,7 @@ PKGS   := libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22 \
           cmake ninja-build libgtest-dev libbenchmark-dev python3 zlib1g-dev \
           libeigen3-dev chromium python3-torch
 
-.PHONY: all deps configure build demo demo-perseus test fuzz install bench docs clean
+.PHONY: all deps configure build demo demo-perseus test fuzz sanitize install bench docs clean
 
 all: build
 
@@ -99,6 +99,12 @@ test: build
 FUZZ_SECONDS ?= 30
 fuzz: build
 	test/Fuzz/libfuzzer.sh $(BUILD) $(FUZZ_SECONDS)
+
+# The runtime's GoogleTest suites (C API, simulated device, sampler, NVML
+# path on its test double, signature DB) under ASan + UBSan and TSan; CI
+# runs it after the fuzzers.
+sanitize: build
+	test/Runtime/sanitize.sh $(BUILD)
 
 # The tools, libenergy_rt.so, its header and the Python package under PREFIX
 # (PYTHONPATH=PREFIX/lib/python3/dist-packages finds energy_rt).
