@@ -20,7 +20,7 @@ config.excludes = ["Unit", "Inputs", "CMakeLists.txt", "lit.cfg.py",
                    "demo_plan_check.py", "make_big_db.py",
                    "perfetto_check.py", "profile_job.py", "profile_check.py",
                    "metrics_check.py", "metrics_job.py", "metrics_http.py", "browser_check.py",
-                   "report_check.py"]
+                   "report_check.py", "signals_table.py"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 
