@@ -611,7 +611,9 @@ void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
         bestValue = sum + (P - F) * R;
         best = {sum, F};
       }
-      // The longest finish-to-start chain under those times.
+      // The longest finish-to-start chain under those times. Lags are left
+      // out: a chain's true constraint, sum T + sum lags <= D, implies
+      // sum T <= D, so the bound stays a valid (if looser) relaxation.
       double longest = -1;
       int64_t end = -1;
       for (uint32_t v : dag.topo) {

@@ -16,6 +16,16 @@ struct Entry {
   uint32_t count;
   Operation *op;
 };
+
+/// A task's time and dynamic energy, with their variances, from its
+/// signature.
+void setCost(calculus::ScheduleTask &task, SignatureAttr sig) {
+  calculus::Signature c = toSignature(sig, 0);
+  task.duration = c.T;
+  task.d = c.d;
+  task.varT = c.varT;
+  task.varD = c.varD;
+}
 } // namespace
 
 std::string SchedGraph::describeCycle(ArrayRef<uint32_t> cycle) const {
@@ -139,11 +149,7 @@ FailureOr<SchedGraph> SchedGraph::build(ScheduleOp op, Need need) {
       if (auto release = asTask.getReleaseAttr())
         task.release = release.getValueAsDouble();
       if (SignatureAttr sig = asTask.getSigAttr()) {
-        calculus::Signature c = toSignature(sig, 0);
-        task.duration = c.T;
-        task.d = c.d;
-        task.varT = c.varT;
-        task.varD = c.varD;
+        setCost(task, sig);
       } else if (need == Need::Signatures) {
         return missingSignature(asTask);
       } else if (std::optional<double> dur = asTask.getDuration()) {
@@ -201,11 +207,7 @@ FailureOr<SchedGraph> SchedGraph::build(ScheduleOp op, Need need) {
     if (auto start = coll.getStartAttr())
       task.fixedStart = start.getValueAsDouble();
     if (SignatureAttr sig = coll.getSigAttr()) {
-      calculus::Signature c = toSignature(sig, 0);
-      task.duration = c.T;
-      task.d = c.d;
-      task.varT = c.varT;
-      task.varD = c.varD;
+      setCost(task, sig);
     } else if (need != Need::Structure) {
       return missingSignature(coll);
     }
