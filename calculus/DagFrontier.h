@@ -37,10 +37,14 @@
 //   E = P M + sum_i d_i >= sum_i min_k (d_ik + f_i T_ik) + (P - F) M
 // with F the flow's value (sum_i f_i t_i <= F M), hence a lower bound
 // (taking M = D when F > P, the fastest makespan when F <= P). The crash
-// sweep's minimum-cut flows are such flows; up to 50,000 task options (and
-// for a truncated frontier's few points at any size, within ~2^32 option
-// visits) the bound is also maximized over chain flows by projected
-// subgradient ascent.
+// sweep's minimum-cut flows are such flows. Up to `convexAbove` task
+// options the best of all such flows -- the exact optimum of the convex
+// relaxation at every deadline (ConvexFrontier.h) -- certifies every point,
+// and the relaxation's optimal schedules, rounded to real options and
+// refilled, join the union; where it does not run or complete, up to
+// 50,000 task options (and for a truncated frontier's few points at any
+// size, within ~2^32 option visits) the bound is maximized over chain flows
+// by projected subgradient ascent.
 // Each frontier point carries the best bound found.
 //
 // Release times (ScheduleTask::release) delay a task's earliest start in
@@ -142,6 +146,18 @@ struct DagFrontierSettings {
   /// with keepChoices, up to 20,000 task options; gaps between consecutive
   /// points wider than 0.5 % of their time are filled the same way.
   double fillDeadline = 0, fillSlowdown = -1;
+  /// The convex relaxation (ConvexFrontier.h) on heuristic frontiers of up
+  /// to `convexAbove` task options: its flows certify the points, and its
+  /// optimal schedules at `convexLevels` makespans from the slowest to the
+  /// fastest, rounded to real options and refilled, join the union. Its
+  /// searches stop after `convexWorkBudget` node visits (0: none).
+  bool convex = true;
+  uint64_t convexAbove = uint64_t(1) << 20;
+  size_t convexLevels = 500;
+  /// Seeds from the relaxation go where the frontier found so far is more
+  /// than this fraction above the relaxation's bound.
+  double convexSeedGap = 1e-3;
+  uint64_t convexWorkBudget = uint64_t(1) << 32;
 };
 
 /// How a frontier was obtained.

@@ -81,6 +81,24 @@ elif os.environ.get("ENERGY_REQUIRE_TORCH") == "1":
 else:
     lit_config.note("%s cannot import torch: the PyTorch tests are "
                     "UNSUPPORTED (they need feature 'torch')" % torch_python)
+# GLPK's glpsol (Debian's glpk-utils, in the Makefile's packages) is the
+# independent LP solver the convex frontier is checked against: those tests
+# need feature 'glpk'; CI sets ENERGY_REQUIRE_GLPK=1 so that they cannot be
+# skipped there.
+glpsol = shutil.which("glpsol")
+if glpsol:
+    config.available_features.add("glpk")
+    config.substitutions.append(("%glpsol", glpsol))
+elif os.environ.get("ENERGY_REQUIRE_GLPK") == "1":
+    lit_config.fatal("ENERGY_REQUIRE_GLPK=1 but no glpsol on PATH "
+                     "(apt-get install glpk-utils)")
+else:
+    lit_config.note("no glpsol on PATH: the LP oracle tests are UNSUPPORTED "
+                    "(they need feature 'glpk')")
+config.substitutions.append(
+    ("%energy_oracle_tests",
+     os.path.join(config.energy_obj_root, "test", "Oracles",
+                  "EnergyOracleTests")))
 config.environment["ENERGY_SHARED_DATA"] = shared_data
 config.substitutions.append(
     ("%energy_realdata_tests",

@@ -211,7 +211,7 @@ perseusFrontier(const PerseusCase &c, DagFrontierResult *how = nullptr) {
 /// Ours - theirs, relative to theirs, at each of their times from our
 /// fastest point on (and, with `upToOurSlowest`, up to our slowest).
 struct VsTheirs {
-  double worst = -INFINITY, best = INFINITY;
+  double worst = -INFINITY, best = INFINITY, worstAt = NAN;
   size_t compared = 0;
 };
 VsTheirs compare(const std::vector<std::pair<double, double>> &ours,
@@ -222,6 +222,8 @@ VsTheirs compare(const std::vector<std::pair<double, double>> &ours,
     if (t < ours.front().first || (upToOurSlowest && t > ours.back().first))
       continue;
     double rel = (bestAt(ours, t) - e) / e;
+    if (rel > r.worst)
+      r.worstAt = t;
     r.worst = std::max(r.worst, rel);
     r.best = std::min(r.best, rel);
     ++r.compared;
@@ -397,7 +399,7 @@ TEST(PerseusFrontier, ExtraPublishedFrontiers) {
       {"gpt3-175b+a40", "a40", "gpt3-175b", 48, 70.38},
       {"gpt3-175b+a40", "a40", "gpt3-175b", 96, 70.38},
   };
-  double worstAll = -INFINITY;
+  double worstAll = -INFINITY, worstGap = 0;
   for (const Case &k : cases) {
     PerseusCase c = bloom(k.microbatches, k.blocking,
                           std::string("perseus/stage_profile_") + k.profile +
@@ -413,22 +415,26 @@ TEST(PerseusFrontier, ExtraPublishedFrontiers) {
     double worst = vs.worst, best = vs.best;
     size_t compared = vs.compared;
     std::printf("%s mb%d: %zu of their points in common, ours - theirs in "
-                "[%.2f%%, %.2f%%]; our fastest %.4f s vs theirs %.4f s; "
-                "certified within %.2f%%\n",
+                "[%.2f%%, %.2f%%] (worst at %.3f s); our fastest %.4f s vs "
+                "theirs %.4f s; certified within %.2f%%\n",
                 k.profile, k.microbatches, compared, 100 * best, 100 * worst,
+                vs.worstAt,
                 oq.front().first, theirs.front().first, 100 * how.worstGap);
     EXPECT_GT(compared, 100u);
     // Our fastest point is at or before theirs (their range is covered).
     EXPECT_LE(oq.front().first, theirs.front().first + 1e-9);
     worstAll = std::max(worstAll, worst);
+    worstGap = std::max(worstGap, how.worstGap);
   }
-  std::printf("worst over the 10 cases: ours - theirs %.2f%%\n",
-              100 * worstAll);
-  // Not yet at or below theirs everywhere: measured worst +1.35 % (Bloom on
-  // A100 at 96 microbatches, mid-range; bench/RESULTS.md). This holds the
-  // line against regressions until the convex core lands; the per-case
-  // figures above are the record.
-  EXPECT_LE(worstAll, 0.015);
+  std::printf("worst over the 10 cases: ours - theirs %.2f%%, certified "
+              "within %.2f%%\n",
+              100 * worstAll, 100 * worstGap);
+  // At or below theirs at every one of their times on every case (measured
+  // worst -0.08 %, Bloom/A100 at 96 microbatches; bench/RESULTS.md). The
+  // certificate (the convex relaxation's exact bound) is not yet within the
+  // 0.5 % the issue asks for: measured worst 2.06 % (GPT-3/A40, 96).
+  EXPECT_LE(worstAll, 0.0);
+  EXPECT_LT(worstGap, 0.025);
 }
 
 } // namespace
