@@ -99,9 +99,9 @@ int main(int argc, char **argv) {
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("tasks %zu, options per task %zu, frontier points %zu, %.3f s, "
-              "certified worst gap %.2f %%\n",
+              "certified worst gap %.2f %% (at %.4f s)\n",
               sched.tasks.size(), opts[0].size(), front.size(), secs,
-              100 * result.worstGap);
+              100 * result.worstGap, result.worstGapAt);
   size_t stride = front.size() > 10 ? front.size() / 10 : 1;
   auto show = [&](const DagPoint &p, const char *tail) {
     std::printf("  T = %.4f s  E = %.1f J", p.T, p.E);
@@ -115,11 +115,16 @@ int main(int argc, char **argv) {
   show(front.back(), " (last)");
   if (argc > 6) {
     std::ofstream out(argv[6]);
-    out << "time_s,energy_J\n";
-    char buf[96];
+    out << "time_s,energy_J,lower_bound_J\n";
+    char buf[128];
     for (const DagPoint &p : front) {
-      std::snprintf(buf, sizeof(buf), "%.17g,%.17g\n", p.T, p.E);
+      std::snprintf(buf, sizeof(buf), "%.17g,%.17g,", p.T, p.E);
       out << buf;
+      if (!std::isnan(p.lowerBound)) {
+        std::snprintf(buf, sizeof(buf), "%.17g", p.lowerBound);
+        out << buf;
+      }
+      out << "\n";
     }
   }
   return 0;

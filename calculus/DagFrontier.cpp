@@ -1834,11 +1834,16 @@ bool dagFrontier(const Schedule &sched,
     if (!bounds.empty())
       p.lowerBound = std::min(lb, p.E); // rounding: never above a real point
   }
+  double worstAt = std::numeric_limits<double>::quiet_NaN();
   for (DagPoint &p : frontier)
-    if (!exact && !std::isnan(p.lowerBound) && p.lowerBound > 0)
-      worst = std::max(worst, (p.E - p.lowerBound) / p.lowerBound);
+    if (!exact && !std::isnan(p.lowerBound) && p.lowerBound > 0 &&
+        (p.E - p.lowerBound) / p.lowerBound >= worst) {
+      worst = (p.E - p.lowerBound) / p.lowerBound;
+      worstAt = p.T;
+    }
   if (result) {
     result->worstGap = exact ? 0 : bounds.empty() ? INFINITY : worst;
+    result->worstGapAt = exact || bounds.empty() ? NAN : worstAt;
     result->staticPower = P;
     result->fastestMakespan = fastest;
     result->flows.clear();
@@ -1846,6 +1851,7 @@ bool dagFrontier(const Schedule &sched,
       for (const FlowBound &b : bounds)
         result->flows.push_back({b.C, b.F});
     result->classSweep = classSwept;
+    result->convexBound = convexComplete;
     if (truncated) {
       result->truncated = true;
       result->truncation = why;

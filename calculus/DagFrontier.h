@@ -170,6 +170,8 @@ struct DagFrontierResult {
   /// The largest (E - lowerBound) / lowerBound over the frontier: 0 when
   /// exact; from the Lagrangian bounds otherwise.
   double worstGap = 0;
+  /// The makespan of the point where it occurs (NaN without bounds).
+  double worstGapAt = std::numeric_limits<double>::quiet_NaN();
   /// The crash sweep ran out of its work budget: between `gapFrom` (the
   /// frontier's fastest point) and `gapTo` (where the sweep stopped), s,
   /// the frontier holds only price points (DagFrontierSettings).
@@ -181,6 +183,9 @@ struct DagFrontierResult {
   Truncation truncation = Truncation::None;
   /// Obtained by the class sweep (DagFrontierSettings::classSweepAbove).
   bool classSweep = false;
+  /// The bounds include the convex relaxation's exact optimum (the best
+  /// any flow gives; DagFrontierSettings::convex).
+  bool convexBound = false;
   /// The certified lower bounds found (heuristic frontiers): each holds at
   /// every makespan M as C + (P - F) x (F > P ? M : the fastest makespan),
   /// P the schedule's static power.

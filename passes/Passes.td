@@ -101,7 +101,9 @@ def EnergyFrontier : Pass<"energy-frontier", "::mlir::ModuleOp"> {
     For every `sched.schedule` whose tasks carry operating sets (`options`;
     a task without one runs at its signature), computes the frontier of
     `E = P x makespan + sum d` over the dependency DAG (docs/FRONTIER.md)
-    and attaches it as `energy.frontier = [[T_s, E_J], ...]`, thinned so
+    and attaches it as `energy.frontier = [[T_s, E_J, lower_bound_J], ...]`
+    (the certified bound at each point; `[T_s, E_J]` where the frontier has
+    none), thinned so
     that at every makespan its best point is within `max-error` (relative
     energy, default 0.1 %) of the full frontier's (0: every point), and, if
     `points` is given, to at most that many points; the schedule records

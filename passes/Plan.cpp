@@ -136,8 +136,11 @@ computeFrontier(ScheduleOp sched, const Choices &c, double step, double quantum,
   std::string gap =
       std::isfinite(method.worstGap)
           ? llvm::formatv("every point within {0:F2}% of the optimum at its "
-                          "time (Lagrangian bound)",
-                          100 * method.worstGap)
+                          "time ({1}; worst at {2:F4} s)",
+                          100 * method.worstGap,
+                          method.convexBound ? "convex-relaxation bound"
+                                             : "Lagrangian bound",
+                          method.worstGapAt)
                 .str()
           : std::string("optimality not certified");
   std::string how =
@@ -164,8 +167,11 @@ computeFrontier(ScheduleOp sched, const Choices &c, double step, double quantum,
                   .str();
     std::string missing = llvm::formatv(
         "truncated: {0} at makespan {1:F4} s; between {2:F4} s (the fastest "
-        "configuration) and {1:F4} s only price points (docs/FRONTIER.md)",
-        cause, method.gapTo, method.gapFrom);
+        "configuration) and {1:F4} s only {3} (docs/FRONTIER.md)",
+        cause, method.gapTo, method.gapFrom,
+        method.convexBound
+            ? "the convex relaxation's rounded schedules and price points"
+            : "price points");
     how += "; " + missing;
     // At the schedule's location only: the op itself may hold millions of
     // tasks.
@@ -211,10 +217,15 @@ struct EnergyFrontierPass
           1, (kept.size() + limit - 1) / std::max<size_t>(limit, 1));
       SmallVector<Attribute> pts;
       std::vector<std::pair<double, double>> thinned;
-      for (size_t i = 0; i < kept.size(); i += stride)
+      std::vector<double> bound; // each kept point's certified lower bound
+      for (size_t i = 0; i < kept.size(); i += stride) {
         thinned.push_back({kept[i].T, kept[i].E});
-      if ((kept.size() - 1) % stride != 0) // always keep the last point
+        bound.push_back(kept[i].lowerBound);
+      }
+      if ((kept.size() - 1) % stride != 0) { // always keep the last point
         thinned.push_back({kept.back().T, kept.back().E});
+        bound.push_back(kept.back().lowerBound);
+      }
       double worst = 0; // the thinned frontier's error at the full's points
       for (const calculus::DagPoint &p : *front) {
         double best = INFINITY;
@@ -223,8 +234,13 @@ struct EnergyFrontierPass
             best = std::min(best, E);
         worst = std::max(worst, best / p.E - 1);
       }
-      for (auto &[T, E] : thinned)
-        pts.push_back(b.getF64ArrayAttr({T, E}));
+      // [T, E, lower bound] where the point is certified, else [T, E].
+      for (size_t i = 0; i < thinned.size(); ++i)
+        pts.push_back(std::isnan(bound[i])
+                          ? b.getF64ArrayAttr({thinned[i].first,
+                                               thinned[i].second})
+                          : b.getF64ArrayAttr({thinned[i].first,
+                                               thinned[i].second, bound[i]}));
       sched->setAttr("energy.frontier", b.getArrayAttr(pts));
       sched->setAttr(
           "energy.frontier_thinning",

@@ -15,7 +15,7 @@ sched.schedule @s {
   sched.task @a on @g0 sig <T = 10 s, d = 100 J>
   sched.task @b on @g1 sig <T = 2 s, d = 50 J> options [#energy.option<sm_mhz = 1500, T = 2 s, d = 50 J>, #energy.option<sm_mhz = 1000, T = 5 s, d = 30 J>, #energy.option<sm_mhz = 600, T = 12 s, d = 5 J>]
 }
-// FRONT: sched.schedule @s attributes {energy.frontier = {{\[\[}}1.000000e+01, 1.500000e+02], [1.200000e+01, 1.290000e+02]], energy.frontier_method = "exact: series-parallel decomposition over 3 combinations", energy.frontier_thinning = {full_points = 2 : i64, kept_points = 2 : i64, max_error = 0.000000e+00 : f64}}
+// FRONT: sched.schedule @s attributes {energy.frontier = {{\[\[}}1.000000e+01, 1.500000e+02, 1.500000e+02], [1.200000e+01, 1.290000e+02, 1.290000e+02]], energy.frontier_method = "exact: series-parallel decomposition over 3 combinations", energy.frontier_thinning = {full_points = 2 : i64, kept_points = 2 : i64, max_error = 0.000000e+00 : f64}}
 
 // FAST: sched.schedule @s attributes {energy.frontier_method = "exact: series-parallel decomposition over 3 combinations", energy.plan = {E_J = 1.500000e+02 : f64, T_s = 1.000000e+01 : f64, baseline_E_J = 1.700000e+02 : f64, baseline_T_s = 1.000000e+01 : f64, exact = true, fastest_T_s = 1.000000e+01 : f64, frontier_points = 2 : i64, gap_pct = 0.000000e+00 : f64, limit_T_s = 1.000000e+01 : f64, lower_bound_J = 1.500000e+02 : f64, objective = "energy", saving_pct = 11.76{{[0-9]*}} : f64}}
 // FAST: sched.task @b on @g1 sig <T = 5 s, d = 30 J> options [{{.*}}] attributes {energy.dvfs = #energy.op_point<sm_mhz = 1000>}
@@ -37,7 +37,7 @@ sched.schedule @t {
   sched.task @a on @g0 sig <T = 10 s, d = 100 J>
   sched.task @b on @g1 sig <T = 2 s, d = 50 J> options [#energy.option<sm_mhz = 1500, T = 2 s, d = 50 J>, #energy.option<sm_mhz = 1000, T = 5 s, d = 30 J>, #energy.option<sm_mhz = 600, T = 12 s, d = 5 J>]
 }
-// FRONT: sched.schedule @t attributes {energy.frontier = {{\[\[}}1.000000e+01, 3.300000e+02]], energy.frontier_method = "exact: series-parallel decomposition over 3 combinations", energy.frontier_thinning = {{.*}}}
+// FRONT: sched.schedule @t attributes {energy.frontier = {{\[\[}}1.000000e+01, 3.300000e+02, 3.300000e+02]], energy.frontier_method = "exact: series-parallel decomposition over 3 combinations", energy.frontier_thinning = {{.*}}}
 // SLOW: sched.schedule @t attributes {energy.frontier_method = "exact: series-parallel decomposition over 3 combinations", energy.plan = {E_J = 3.300000e+02
 // SLOW: energy.dvfs = #energy.op_point<sm_mhz = 1000>
 
@@ -57,4 +57,4 @@ sched.schedule @n {
   sched.task @c on @g2 after [@a] sig <T = 1 s, d = 1 J>
   sched.task @d on @g3 after [@a, @b] sig <T = 1 s, d = 9 J> options [#energy.option<sm_mhz = 1500, T = 1 s, d = 9 J>, #energy.option<sm_mhz = 600, T = 2 s, d = 2 J>]
 }
-// FRONT: sched.schedule @n attributes {energy.frontier = {{\[\[}}2.000000e+00, 2.000000e+01], [3.000000e+00, 1.700000e+01]], energy.frontier_method = "exact: all 2 combinations enumerated", energy.frontier_thinning = {{.*}}}
+// FRONT: sched.schedule @n attributes {energy.frontier = {{\[\[}}2.000000e+00, 2.000000e+01, 2.000000e+01], [3.000000e+00, 1.700000e+01, 1.700000e+01]], energy.frontier_method = "exact: all 2 combinations enumerated", energy.frontier_thinning = {{.*}}}

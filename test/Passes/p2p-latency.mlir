@@ -19,7 +19,7 @@
 // TIMING-DAG: @B0_0 on @stage0 after [@B1_0] delay 5 ms {{.*}} start 0.06{{0*[0-9]*}} s
 
 // EVAL: energy.multi @p -> sig <s = 120 W, T = 0.1000{{[0-9]*}} s
-// FRONTIER: energy.frontier = {{\[\[}}0.1000{{[0-9]*}}, 3.600000e+01]]
+// FRONTIER: energy.frontier = {{\[\[}}0.1000{{[0-9]*}}, 3.600000e+01, 3.600000e+01]]
 
 sched.schedule @p {
   sched.pipeline @train {stages = 2, microbatches = 2, schedule = "gpipe",

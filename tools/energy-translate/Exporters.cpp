@@ -178,14 +178,20 @@ LogicalResult energy::exportFrontier(ModuleOp module, llvm::raw_ostream &os) {
             << "% of the full frontier's energy at every makespan); "
                "--energy-frontier=\"max-error=0\" keeps every point";
     }
-    os << "time_s,energy_J\n";
+    // The certified lower bound of each point (docs/FRONTIER.md), empty
+    // where the frontier has none.
+    os << "time_s,energy_J,lower_bound_J\n";
     for (Attribute p : front) {
-      auto pair = dyn_cast<ArrayAttr>(p);
-      if (!pair || pair.size() != 2 || !isa<FloatAttr>(pair[0]) ||
-          !isa<FloatAttr>(pair[1]))
-        return sched.emitOpError("energy.frontier must be [[T_s, E_J], ...]");
-      os << formatNumber(cast<FloatAttr>(pair[0]).getValueAsDouble()) << ","
-         << formatNumber(cast<FloatAttr>(pair[1]).getValueAsDouble()) << "\n";
+      auto pt = dyn_cast<ArrayAttr>(p);
+      if (!pt || pt.size() < 2 || pt.size() > 3 ||
+          !llvm::all_of(pt, [](Attribute a) { return isa<FloatAttr>(a); }))
+        return sched.emitOpError(
+            "energy.frontier must be [[T_s, E_J(, lower_bound_J)], ...]");
+      os << formatNumber(cast<FloatAttr>(pt[0]).getValueAsDouble()) << ","
+         << formatNumber(cast<FloatAttr>(pt[1]).getValueAsDouble()) << ",";
+      if (pt.size() == 3)
+        os << formatNumber(cast<FloatAttr>(pt[2]).getValueAsDouble());
+      os << "\n";
     }
   }
   if (!any)

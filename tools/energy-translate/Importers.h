@@ -63,7 +63,8 @@ std::optional<double> knownStaticPower(llvm::StringRef kind);
 
 /// The plans of the module's planned schedules as JSON (docs/PLAN.md).
 mlir::LogicalResult exportPlan(mlir::ModuleOp module, llvm::raw_ostream &os);
-/// The `energy.frontier` of the module's schedule as `time_s,energy_J` CSV.
+/// The `energy.frontier` of the module's schedule as
+/// `time_s,energy_J,lower_bound_J` CSV (the bound empty where uncertified).
 /// A timed schedule as a Chrome JSON trace (the format PyTorch's profiler
 /// writes; Perfetto, chrome://tracing): one process per device, one thread
 /// per stream, a slice per task with its signature, and per device counter

@@ -175,7 +175,9 @@ LogicalResult collect(ModuleOp module, Data &d, StringRef flag) {
   d.plan = chosen->getAttrOfType<DictionaryAttr>("energy.plan");
   if (auto f = chosen->getAttrOfType<ArrayAttr>("energy.frontier"))
     for (Attribute a : f)
-      if (auto pt = dyn_cast<ArrayAttr>(a); pt && pt.size() == 2)
+      if (auto pt = dyn_cast<ArrayAttr>(a); pt && pt.size() >= 2 &&
+                                             isa<FloatAttr>(pt[0]) &&
+                                             isa<FloatAttr>(pt[1]))
         d.frontier.push_back({cast<FloatAttr>(pt[0]).getValueAsDouble(),
                               cast<FloatAttr>(pt[1]).getValueAsDouble()});
   double origin = start.empty() ? 0 : *std::min_element(start.begin(), start.end());
