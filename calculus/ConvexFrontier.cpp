@@ -62,22 +62,38 @@ double ConvexHull::lagrangian(double f) const {
   return best;
 }
 
+std::pair<double, double> ConvexBreakpoint::bound() const {
+  return {G - errC, F + errF};
+}
+
 double ConvexFrontier::lowerBound(double D, double P) const {
   double lb = -std::numeric_limits<double>::infinity();
-  auto value = [&](double F, double G) {
-    return G + (P - F) * (F > P ? D : fastest);
+  // A flow's bound C + (P - F) M at the worst M in [fastest, D].
+  auto value = [&](double C, double F) {
+    return C + (P - F) * (F > P ? D : fastest);
   };
   for (size_t k = 0; k < breakpoints.size(); ++k) {
     const ConvexBreakpoint &b = breakpoints[k];
-    lb = std::max(lb, value(b.F, b.G));
-    // The flow value P itself, inside this segment: both forms agree there.
-    double next = k + 1 < breakpoints.size()
-                      ? breakpoints[k + 1].F
-                      : std::numeric_limits<double>::infinity();
-    if (b.F < P && P < next)
-      lb = std::max(lb, b.G + (P - b.F) * b.L);
+    auto [C, F] = b.bound();
+    lb = std::max(lb, value(C, F));
+    if (auto at = flowAtP(k, P))
+      lb = std::max(lb, value(at->first, at->second));
   }
   return lb;
+}
+
+std::optional<std::pair<double, double>>
+ConvexFrontier::flowAtP(size_t k, double P) const {
+  // The flow value P itself, inside segment k (both forms of the bound
+  // agree there): the convex combination of its two ends' flows, with the
+  // larger of their error terms.
+  const ConvexBreakpoint &b = breakpoints[k];
+  if (!(b.F < P) || k + 1 >= breakpoints.size() ||
+      !(P < breakpoints[k + 1].F))
+    return std::nullopt;
+  const ConvexBreakpoint &c = breakpoints[k + 1];
+  return std::make_pair(b.G + (P - b.F) * b.L - std::max(b.errC, c.errC),
+                        P + std::max(b.errF, c.errF));
 }
 
 namespace {
@@ -243,6 +259,15 @@ bool convexFrontier(
   double F = 0, G = 0;
   for (const ConvexHull &h : pb.tasks)
     G += h.d.front();
+  // Floating-point: G and F are sums of n + arcs products (each within
+  // `terms` ulps of the exact sum of |terms|), and snapping a flow to a
+  // segment boundary or to zero leaves a node imbalance (its Lagrangian
+  // term is at most the imbalance x the makespan). Each breakpoint carries
+  // errC + errF x M, by which its bound may exceed the exact one at M.
+  const double ulp = std::numeric_limits<double>::epsilon();
+  const double terms = double(n + arcs.size() + 4);
+  double snapped = 0, absG = std::abs(G);
+  double errC = terms * ulp * absG, errF = 0;
 
   auto pot = [&](uint32_t v) { return base[v] - offset; };
   // A task arc's residual (gain, capacity) forwards and backwards.
@@ -281,6 +306,7 @@ bool convexFrontier(
   // Augmentations stop once the longest path is within this of the fastest
   // makespan: past it, more flow cannot raise any bound at D >= fastest.
   double stopAt = out.fastest * (1 + 1e-12) + 1e-15;
+  int stalls = 0; // searches in a row that moved no flow
 
   while (true) {
     // Dijkstra on reduced costs from s, stopping when t is settled.
@@ -320,7 +346,7 @@ bool convexFrontier(
       for (uint32_t k = inStart[u]; k < inStart[u + 1]; ++k) {
         const Arc &a = arcs[inList[k]];
         ++visits;
-        if (a.from != S && a.flow > 0 && !settled[a.from])
+        if (a.from != S && a.flow > MaxFlow::eps && !settled[a.from])
           relax(u, a.from, -a.gain);
       }
       if (u >= 2) {
@@ -328,9 +354,10 @@ bool convexFrontier(
         double gain, cap;
         if (u == inNode(i)) {
           taskFwd(i, gain, cap);
-          if (!settled[outNode(i)])
+          if (cap > MaxFlow::eps && !settled[outNode(i)])
             relax(u, outNode(i), gain);
-        } else if (taskBwd(i, gain, cap) && !settled[inNode(i)]) {
+        } else if (taskBwd(i, gain, cap) && cap > MaxFlow::eps &&
+                   !settled[inNode(i)]) {
           relax(u, inNode(i), gain);
         }
       }
@@ -358,12 +385,12 @@ bool convexFrontier(
         ++nextLevel;
     }
     if (L <= stopAt) {
-      out.breakpoints.push_back({F, G, L});
+      out.breakpoints.push_back({F, G, L, errC, errF});
       out.complete = true;
       break;
     }
     if (workBudget && visits > workBudget) {
-      out.breakpoints.push_back({F, G, L});
+      out.breakpoints.push_back({F, G, L, errC, errF});
       break;
     }
 
@@ -375,7 +402,8 @@ bool convexFrontier(
     admitted.clear();
     auto admit = [&](uint32_t u, uint32_t v, double gain, double cap,
                      Residual how) {
-      if (v == S || u == Tn || cap <= 0 || pot(v) - pot(u) - gain > tol)
+      if (v == S || u == Tn || cap <= MaxFlow::eps ||
+          pot(v) - pot(u) - gain > tol)
         return;
       admitted.push_back(
           {mf.arc(int(u), int(v), cap < Inf ? cap : MaxFlow::Inf), how});
@@ -397,18 +425,25 @@ bool convexFrontier(
     double pushed = mf.run(int(S), int(Tn));
     visits += mf.steps;
     mf.steps = 0;
-    if (pushed >= MaxFlow::Inf / 2 || pushed <= 0) {
+    if (pushed >= MaxFlow::Inf / 2) {
       // Unbounded: every task on a longest path is at its fastest, so L is
-      // the fastest makespan (up to rounding). (None: rounding left no
-      // admissible path; the next search finds a shorter one.)
-      if (pushed > 0) {
-        out.breakpoints.push_back({F, G, L});
-        out.complete = true;
-        break;
-      }
-      continue;
+      // the fastest makespan (up to rounding).
+      out.breakpoints.push_back({F, G, L, errC, errF});
+      out.complete = true;
+      break;
     }
-    out.breakpoints.push_back({F, G, L});
+    if (!(pushed > 0)) {
+      // Rounding left no admissible path at this L. The next search starts
+      // from the potentials just refined and usually finds it; after a few
+      // searches without progress the sweep stops (reported as incomplete;
+      // every bound recorded stays valid).
+      if (++stalls < 4)
+        continue;
+      out.breakpoints.push_back({F, G, L, errC, errF});
+      break;
+    }
+    stalls = 0;
+    out.breakpoints.push_back({F, G, L, errC, errF});
     ++out.augmentations;
     // Apply the phase's flows, net per task arc, snapping to segment
     // boundaries and to zero.
@@ -424,8 +459,10 @@ bool convexFrontier(
       case Residual::ArcBwd: {
         double &fl = arcs[ad.how.id].flow;
         fl -= f;
-        if (fl <= 1e-12 * (f + 1e-300))
+        if (fl <= std::max(MaxFlow::eps, 4 * ulp * f)) {
+          snapped += fl;
           fl = 0;
+        }
         break;
       }
       case Residual::TaskFwd:
@@ -438,8 +475,16 @@ bool convexFrontier(
         break;
       }
     }
+    // Within the max-flow's saturation threshold (or a few ulps) of a
+    // boundary counts as on it: a residual the max-flow cannot use must not
+    // stay visible to the searches.
     auto near = [&](double a, double b) {
-      return std::abs(a - b) <= 1e-12 * (std::abs(a) + std::abs(b) + 1e-300);
+      return std::abs(a - b) <=
+             std::max(MaxFlow::eps, 4 * ulp * (std::abs(a) + std::abs(b)));
+    };
+    auto snap = [&](double &v, double to) {
+      snapped += std::abs(v - to);
+      v = to;
     };
     for (uint32_t i = 0; i < n; ++i) {
       double f = net[i];
@@ -447,7 +492,7 @@ bool convexFrontier(
         x[i] += f;
         double top = sigma[i][seg[i] + 1]; // Inf on the last segment
         if (top < Inf && (near(x[i], top) || x[i] > top)) {
-          x[i] = top;
+          snap(x[i], top);
           ++seg[i];
         }
       } else if (f < 0) {
@@ -455,20 +500,27 @@ bool convexFrontier(
           --seg[i]; // leaving the boundary into the segment below
         x[i] += f;
         if (near(x[i], sigma[i][seg[i]]) || x[i] < sigma[i][seg[i]])
-          x[i] = sigma[i][seg[i]];
+          snap(x[i], sigma[i][seg[i]]);
       }
     }
     // G and F of the new flow, exactly (every non-negative conserving flow
     // gives a valid bound, whatever the rounding of the phases).
     G = 0;
     F = 0;
-    for (uint32_t i = 0; i < n; ++i)
-      G += pb.tasks[i].lagrangian(x[i]);
+    absG = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      const ConvexHull &h = pb.tasks[i];
+      G += h.lagrangian(x[i]);
+      absG += h.d.back() + x[i] * h.T.front();
+    }
     for (const Arc &a : arcs) {
       G += a.gain * a.flow;
+      absG += std::abs(a.gain * a.flow);
       if (a.to == Tn)
         F += a.flow;
     }
+    errC = terms * ulp * absG;
+    errF = terms * ulp * F + snapped;
   }
   return true;
 }

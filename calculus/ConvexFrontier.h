@@ -45,7 +45,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace energy {
@@ -80,6 +82,12 @@ struct ConvexProblem {
 /// just past F, the longest residual path L (s).
 struct ConvexBreakpoint {
   double F, G, L;
+  /// Floating-point error terms: G may exceed the exact value of its flow's
+  /// Lagrangian by up to errC + errF x M at makespan M.
+  double errC = 0, errF = 0;
+  /// The bound's (C, F) with the errors folded in: C + (P - F) M is a valid
+  /// lower bound at every makespan M <= D (M = D if F > P, else the fastest).
+  std::pair<double, double> bound() const;
 };
 
 struct ConvexFrontier {
@@ -94,6 +102,9 @@ struct ConvexFrontier {
   /// The relaxation's optimum at deadline D >= fastest with static power P:
   /// a lower bound on the energy of every configuration with makespan <= D.
   double lowerBound(double D, double P) const;
+  /// The flow of value P inside segment k (between breakpoints k and k +
+  /// 1), as bound() gives it; nullopt when P is not inside.
+  std::optional<std::pair<double, double>> flowAtP(size_t k, double P) const;
 };
 
 /// The parametric sweep. `levels` (descending makespans, may be empty):

@@ -1685,13 +1685,10 @@ bool dagFrontier(const Schedule &sched,
     convexComplete = lpOk && cf.complete;
     if (lpOk) {
       for (size_t k = 0; k < cf.breakpoints.size(); ++k) {
-        const ConvexBreakpoint &b = cf.breakpoints[k];
-        bounds.push_back({b.G, b.F});
-        double next = k + 1 < cf.breakpoints.size()
-                          ? cf.breakpoints[k + 1].F
-                          : std::numeric_limits<double>::infinity();
-        if (b.F < P && P < next) // the flow value P inside this segment
-          bounds.push_back({b.G + (P - b.F) * b.L, P});
+        auto [C, F] = cf.breakpoints[k].bound();
+        bounds.push_back({C, F});
+        if (auto at = cf.flowAtP(k, P)) // the flow value P inside segment k
+          bounds.push_back({at->first, at->second});
       }
     }
     // Seeds go only where the frontier so far is more than

@@ -148,8 +148,10 @@ public:
     }
   }
 
-private:
+  /// Capacities at or below this count as saturated.
   static constexpr double eps = 1e-12;
+
+private:
   bool levels(int s, int t) {
     level.assign(head.size(), -1);
     queue.assign(1, s);

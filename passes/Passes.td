@@ -92,7 +92,12 @@ defvar FrontierOptions = [
            /*default=*/"65536",
            "above this many (Pareto) task options a schedule with repeated "
            "structure (pipeline microbatches) gets the class sweep instead "
-           "of the crash sweep (docs/FRONTIER.md)">
+           "of the crash sweep (docs/FRONTIER.md)">,
+    Option<"convexAbove", "convex-above", "uint64_t",
+           /*default=*/"65536",
+           "up to this many (Pareto) task options the convex relaxation's "
+           "exact LP certifies the frontier and seeds it (docs/FRONTIER.md; "
+           "its cost grows faster than the class sweep's)">
 ];
 
 def EnergyFrontier : Pass<"energy-frontier", "::mlir::ModuleOp"> {

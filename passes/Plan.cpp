@@ -91,7 +91,8 @@ struct Choices {
 /// the schedule as `energy.frontier_method`).
 FailureOr<std::vector<calculus::DagPoint>>
 computeFrontier(ScheduleOp sched, const Choices &c, double step, double quantum,
-                uint64_t crashBudget, uint64_t classSweepAbove, bool keepChoices,
+                uint64_t crashBudget, uint64_t classSweepAbove,
+                uint64_t convexAbove, bool keepChoices,
                 calculus::DagFrontierResult &method, double fillDeadline = 0,
                 double fillSlowdown = -1) {
   calculus::DagFrontierSettings settings;
@@ -102,6 +103,7 @@ computeFrontier(ScheduleOp sched, const Choices &c, double step, double quantum,
   settings.keepChoices = keepChoices;
   settings.crashWorkBudget = crashBudget;
   settings.classSweepAbove = classSweepAbove;
+  settings.convexAbove = convexAbove;
   // Progress on a terminal (runtime/Progress.h): phase, share of it done,
   // points found so far.
   progress::Line line("frontier of @" + sched.getSymName().str() + " (" +
@@ -193,6 +195,7 @@ struct EnergyFrontierPass
       calculus::DagFrontierResult method;
       auto front =
           computeFrontier(sched, *c, step, quantum, crashBudget, classSweepAbove,
+                          convexAbove,
                           false, method);
       if (failed(front))
         return signalPassFailure();
@@ -298,6 +301,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     calculus::DagFrontierResult method;
     auto front =
         computeFrontier(sched, *c, step, quantum, crashBudget, classSweepAbove,
+                          convexAbove,
                         true, method, deadline,
                         deadline > 0 ? -1.0 : double(maxSlowdown) / 100);
     if (failed(front))

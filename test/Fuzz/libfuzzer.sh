@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing (libFuzzer, clang-22) of the runtime's file
-# readers: builds one target per reader from test/Fuzz/readers_fuzz.cpp
+# readers and of the convex frontier: builds one target per reader from
+# test/Fuzz/readers_fuzz.cpp (and `convex` from test/Fuzz/convex_fuzz.cpp)
 # with the reader's own sources instrumented (-fsanitize=fuzzer,address,
 # undefined, no recovery) and LLVM Support linked statically, seeds each
 # from the repository's example files (and ../shared/data's ML.ENERGY
@@ -8,13 +9,13 @@
 # non-zero on any finding (crash, sanitizer report, leak, timeout, a
 # round trip that differs); the finding's input is left in BUILD/fuzz.
 #
-# Usage: test/Fuzz/libfuzzer.sh BUILD_DIR SECONDS [db|plan|fleet|mlenergy ...]
+# Usage: test/Fuzz/libfuzzer.sh BUILD_DIR SECONDS [db|plan|fleet|mlenergy|convex ...]
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 out=$(mkdir -p "$1/fuzz" && cd "$1/fuzz" && pwd)
 secs=$2
 shift 2
-targets=${*:-db plan fleet mlenergy}
+targets=${*:-db plan fleet mlenergy convex}
 CXX=${CXX_FUZZ:-clang++-22}
 LLVM_CONFIG=${LLVM_CONFIG:-/usr/lib/llvm-22/bin/llvm-config}
 flags=(-O1 -g -std=c++17 -fsanitize=fuzzer,address,undefined
@@ -32,6 +33,7 @@ done
 shared=$(cd "$src/.." && pwd)/shared/data
 rc=0
 for t in $targets; do
+  main=test/Fuzz/readers_fuzz.cpp
   case $t in
     db) n=1; srcs=(runtime/db/SignatureDb.cpp runtime/db/SignatureDbWriter.cpp)
         seeds=("$src"/examples/data/h200/*.json "$src"/test/Runtime/Inputs/*db*.json) ;;
@@ -47,12 +49,14 @@ for t in $targets; do
               if [ -d "$shared/mlenergy-leaderboard-v3" ]; then
                 mapfile -t seeds < <(find "$shared/mlenergy-leaderboard-v3" -name '*.json' -size -64k | head -20)
               fi ;;
-    *) echo "unknown target $t (db, plan, fleet, mlenergy)" >&2; exit 2 ;;
+    convex) n=5; main=test/Fuzz/convex_fuzz.cpp
+            srcs=(calculus/ConvexFrontier.cpp); seeds=() ;;
+    *) echo "unknown target $t (db, plan, fleet, mlenergy, convex)" >&2; exit 2 ;;
   esac
   bin="$out/fuzz-$t"
   objs=()
   for s in "${srcs[@]}"; do objs+=("$src/$s"); done
-  "$CXX" "${flags[@]}" -DENERGY_FUZZ_TARGET=$n "$src/test/Fuzz/readers_fuzz.cpp" \
+  "$CXX" "${flags[@]}" -DENERGY_FUZZ_TARGET=$n "$src/$main" \
     "${objs[@]}" "${libs[@]}" "${syslibs[@]}" -o "$bin"
   corpus="$out/corpus-$t" seeddir="$out/seeds-$t"
   rm -rf "$seeddir" && mkdir -p "$corpus" "$seeddir"
