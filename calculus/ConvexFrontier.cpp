@@ -149,13 +149,20 @@ bool convexFrontier(
       return false;
     }
 
-  // Hull slopes: sigma[i][k] = price at which vertex k takes over.
+  // Hull slopes: sigma[i][k] = price at which vertex k takes over; they
+  // must not fall (a convex hull; ConvexHull's constructor makes one).
   std::vector<std::vector<double>> sigma(n);
   for (size_t i = 0; i < n; ++i) {
     const ConvexHull &h = pb.tasks[i];
     sigma[i].assign(h.T.size() + 1, 0);
-    for (size_t k = 1; k < h.T.size(); ++k)
+    for (size_t k = 1; k < h.T.size(); ++k) {
       sigma[i][k] = (h.d[k] - h.d[k - 1]) / (h.T[k - 1] - h.T[k]);
+      if (!finite(sigma[i][k]) ||
+          sigma[i][k] < sigma[i][k - 1] * (1 - 1e-12)) {
+        err = "task " + std::to_string(i) + "'s hull is not convex";
+        return false;
+      }
+    }
     sigma[i][h.T.size()] = Inf;
   }
 

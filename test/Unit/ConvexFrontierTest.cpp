@@ -94,6 +94,12 @@ TEST(ConvexFrontier, RejectsMalformedProblems) {
   ConvexProblem range = cycle;
   range.arcs = {{0, 7, false, 0}};
   EXPECT_FALSE(convexFrontier(range, {}, nullptr, 0, cf, err));
+  ConvexProblem concave;
+  concave.tasks = {ConvexHull()};
+  concave.tasks[0].T = {3, 2, 1}; // slopes 5, then 1: not a lower hull
+  concave.tasks[0].d = {0, 5, 6};
+  EXPECT_FALSE(convexFrontier(concave, {}, nullptr, 0, cf, err));
+  EXPECT_NE(err.find("not convex"), std::string::npos);
   ConvexProblem nan = cycle;
   nan.arcs = {{0, 1, false, NAN}};
   EXPECT_FALSE(convexFrontier(nan, {}, nullptr, 0, cf, err));
