@@ -92,7 +92,10 @@ ConvexFrontier::flowAtP(size_t k, double P) const {
       !(P < breakpoints[k + 1].F))
     return std::nullopt;
   const ConvexBreakpoint &c = breakpoints[k + 1];
-  return std::make_pair(b.G + (P - b.F) * b.L - std::max(b.errC, c.errC),
+  // The slope of G between the two flows, as they measure it (the phase's
+  // paths may be up to its tolerance shorter than L).
+  double slope = std::min(b.L, (c.G - b.G) / (c.F - b.F));
+  return std::make_pair(b.G + (P - b.F) * slope - std::max(b.errC, c.errC),
                         P + std::max(b.errF, c.errF));
 }
 
@@ -143,28 +146,75 @@ bool convexFrontier(
       return false;
     }
   }
+  if (n == 0) { // nothing to run: makespan 0, energy 0
+    out.breakpoints.push_back({0, 0, 0});
+    out.complete = true;
+    return true;
+  }
   for (const ConvexArc &a : pb.arcs)
     if (a.from >= n || a.to >= n || a.from == a.to || !finite(a.lag)) {
       err = "an arc is out of range or has a non-finite lag";
       return false;
     }
 
+  const double ulp = std::numeric_limits<double>::epsilon();
+  // What counts as zero next to a flow value v: the max-flow's saturation
+  // threshold, or a few ulps of v.
+  auto capEps = [&](double v) {
+    return std::max(MaxFlow::eps, 4 * ulp * std::abs(v));
+  };
+  auto slopes = [](const ConvexHull &h) {
+    std::vector<double> sg(h.T.size() + 1, 0);
+    for (size_t k = 1; k < h.T.size(); ++k)
+      sg[k] = (h.d[k] - h.d[k - 1]) / (h.T[k - 1] - h.T[k]);
+    sg[h.T.size()] = Inf;
+    return sg;
+  };
   // Hull slopes: sigma[i][k] = price at which vertex k takes over; they
   // must not fall (a convex hull; ConvexHull's constructor makes one).
-  std::vector<std::vector<double>> sigma(n);
   for (size_t i = 0; i < n; ++i) {
-    const ConvexHull &h = pb.tasks[i];
-    sigma[i].assign(h.T.size() + 1, 0);
-    for (size_t k = 1; k < h.T.size(); ++k) {
-      sigma[i][k] = (h.d[k] - h.d[k - 1]) / (h.T[k - 1] - h.T[k]);
-      if (!finite(sigma[i][k]) ||
-          sigma[i][k] < sigma[i][k - 1] * (1 - 1e-12)) {
+    std::vector<double> sg = slopes(pb.tasks[i]);
+    for (size_t k = 1; k + 1 < sg.size(); ++k)
+      if (!finite(sg[k]) || sg[k] < sg[k - 1] * (1 - 1e-12)) {
         err = "task " + std::to_string(i) + "'s hull is not convex";
         return false;
       }
-    }
-    sigma[i][h.T.size()] = Inf;
   }
+  // A price segment no wider than zero would hide its task arc from the
+  // searches: its vertex is dropped (vertex 0 raises the least energy to
+  // vertex 1's; a middle one leaves the chord of its neighbours), which
+  // can raise the relaxation's optimum by at most the sum of the rises in
+  // each task: `merged`, subtracted from every bound.
+  std::vector<ConvexHull> work(pb.tasks.begin(), pb.tasks.end());
+  double merged = 0;
+  for (ConvexHull &h : work) {
+    double rise = 0;
+    for (bool again = true; again && h.T.size() > 1;) {
+      again = false;
+      std::vector<double> sg = slopes(h);
+      for (size_t k = 0; k + 1 < h.T.size(); ++k) {
+        if (sg[k + 1] - sg[k] > 2 * capEps(sg[k + 1]))
+          continue;
+        double above = k == 0 ? h.d[1] - h.d[0]
+                              : h.d[k - 1] + (h.d[k + 1] - h.d[k - 1]) *
+                                                 (h.T[k - 1] - h.T[k]) /
+                                                 (h.T[k - 1] - h.T[k + 1]) -
+                                    h.d[k];
+        rise += std::max(0.0, above); // drops at one place add up
+        h.T.erase(h.T.begin() + k);
+        h.d.erase(h.d.begin() + k);
+        if (k < h.index.size())
+          h.index.erase(h.index.begin() + k);
+        again = true;
+        break;
+      }
+    }
+    merged += rise;
+  }
+  const std::vector<ConvexHull> &tasks = work;
+  std::vector<std::vector<double>> sigma(n);
+  for (size_t i = 0; i < n; ++i)
+    sigma[i] = slopes(tasks[i]);
 
   // Nodes: s = 0, t = 1, in_i = 2 + 2i, out_i = 3 + 2i.
   const uint32_t S = 0, Tn = 1;
@@ -258,28 +308,27 @@ bool convexFrontier(
     }
     return at;
   };
-  base = longest([&](size_t i) { return pb.tasks[i].T.front(); });
-  out.fastest = longest([&](size_t i) { return pb.tasks[i].T.back(); })[Tn];
+  base = longest([&](size_t i) { return tasks[i].T.front(); });
+  out.fastest = longest([&](size_t i) { return tasks[i].T.back(); })[Tn];
 
   std::vector<double> x(n, 0);
   std::vector<uint32_t> seg(n, 0);
   double F = 0, G = 0;
-  for (const ConvexHull &h : pb.tasks)
+  for (const ConvexHull &h : tasks)
     G += h.d.front();
   // Floating-point: G and F are sums of n + arcs products (each within
   // `terms` ulps of the exact sum of |terms|), and snapping a flow to a
   // segment boundary or to zero leaves a node imbalance (its Lagrangian
   // term is at most the imbalance x the makespan). Each breakpoint carries
   // errC + errF x M, by which its bound may exceed the exact one at M.
-  const double ulp = std::numeric_limits<double>::epsilon();
   const double terms = double(n + arcs.size() + 4);
   double snapped = 0, absG = std::abs(G);
-  double errC = terms * ulp * absG, errF = 0;
+  double errC = terms * ulp * absG + merged, errF = 0;
 
   auto pot = [&](uint32_t v) { return base[v] - offset; };
   // A task arc's residual (gain, capacity) forwards and backwards.
   auto taskFwd = [&](size_t i, double &gain, double &cap) {
-    gain = pb.tasks[i].T[seg[i]];
+    gain = tasks[i].T[seg[i]];
     cap = sigma[i][seg[i] + 1] - x[i];
   };
   auto taskBwd = [&](size_t i, double &gain, double &cap) -> bool {
@@ -287,10 +336,10 @@ bool convexFrontier(
       return false;
     uint32_t k = seg[i];
     if (x[i] > sigma[i][k]) {
-      gain = -pb.tasks[i].T[k];
+      gain = -tasks[i].T[k];
       cap = x[i] - sigma[i][k];
     } else {
-      gain = -pb.tasks[i].T[k - 1];
+      gain = -tasks[i].T[k - 1];
       cap = sigma[i][k] - sigma[i][k - 1];
     }
     return true;
@@ -372,6 +421,12 @@ bool convexFrontier(
     while (!heap.empty())
       heap.pop();
     double dt = dist[Tn];
+    if (!(dt < Inf)) {
+      // No residual path to the sink (every task arc keeps a usable
+      // segment, so this is not expected): stop, incomplete.
+      out.breakpoints.push_back({F, G, pot(Tn) - pot(S), errC, errF});
+      break;
+    }
     // Potentials: settled nodes by their distance, the rest by dt.
     offset += dt;
     for (uint32_t v : touched)
@@ -383,7 +438,7 @@ bool convexFrontier(
     // or above it.
     if (onLevel && nextLevel < levels.size() && levels[nextLevel] >= L) {
       for (size_t i = 0; i < n; ++i) {
-        const ConvexHull &h = pb.tasks[i];
+        const ConvexHull &h = tasks[i];
         durations[i] = std::clamp(pot(outNode(i)) - pot(inNode(i)), h.T.back(),
                                   h.T.front());
       }
@@ -466,8 +521,8 @@ bool convexFrontier(
       case Residual::ArcBwd: {
         double &fl = arcs[ad.how.id].flow;
         fl -= f;
-        if (fl <= std::max(MaxFlow::eps, 4 * ulp * f)) {
-          snapped += fl;
+        if (fl <= capEps(f)) {
+          snapped += std::abs(fl);
           fl = 0;
         }
         break;
@@ -486,8 +541,7 @@ bool convexFrontier(
     // boundary counts as on it: a residual the max-flow cannot use must not
     // stay visible to the searches.
     auto near = [&](double a, double b) {
-      return std::abs(a - b) <=
-             std::max(MaxFlow::eps, 4 * ulp * (std::abs(a) + std::abs(b)));
+      return std::abs(a - b) <= capEps(std::abs(a) + std::abs(b));
     };
     auto snap = [&](double &v, double to) {
       snapped += std::abs(v - to);
@@ -497,17 +551,23 @@ bool convexFrontier(
       double f = net[i];
       if (f > 0) {
         x[i] += f;
-        double top = sigma[i][seg[i] + 1]; // Inf on the last segment
-        if (top < Inf && (near(x[i], top) || x[i] > top)) {
-          snap(x[i], top);
-          ++seg[i];
-        }
       } else if (f < 0) {
         if (x[i] <= sigma[i][seg[i]])
           --seg[i]; // leaving the boundary into the segment below
         x[i] += f;
-        if (near(x[i], sigma[i][seg[i]]) || x[i] < sigma[i][seg[i]])
-          snap(x[i], sigma[i][seg[i]]);
+      } else {
+        continue;
+      }
+      // Within zero of either end of the segment is on it, so that no
+      // residual too small for the max-flow stays visible to the searches
+      // (segments are wider than that: see `merged`).
+      double top = sigma[i][seg[i] + 1]; // Inf on the last segment
+      if (top < Inf && (near(x[i], top) || x[i] > top)) {
+        snap(x[i], top);
+        ++seg[i];
+      } else if (x[i] != sigma[i][seg[i]] &&
+                 (near(x[i], sigma[i][seg[i]]) || x[i] < sigma[i][seg[i]])) {
+        snap(x[i], sigma[i][seg[i]]);
       }
     }
     // G and F of the new flow, exactly (every non-negative conserving flow
@@ -516,7 +576,7 @@ bool convexFrontier(
     F = 0;
     absG = 0;
     for (uint32_t i = 0; i < n; ++i) {
-      const ConvexHull &h = pb.tasks[i];
+      const ConvexHull &h = tasks[i];
       G += h.lagrangian(x[i]);
       absG += h.d.back() + x[i] * h.T.front();
     }
@@ -526,7 +586,7 @@ bool convexFrontier(
       if (a.to == Tn)
         F += a.flow;
     }
-    errC = terms * ulp * absG;
+    errC = terms * ulp * absG + merged;
     errF = terms * ulp * F + snapped;
   }
   return true;

@@ -79,6 +79,29 @@ TEST(ConvexFrontier, LagsAndReleases) {
   EXPECT_NEAR(cf.lowerBound(2.5, 0), 8, 1e-12);
 }
 
+// Nearly collinear options make a price segment narrower than the
+// max-flow can see (1e-13 W here): it must not freeze its task. A: (T, d)
+// in {(2, 4), (3, 2 + 1e-13), (4, 1), (5, 0)}, B: {(1, 100), (6, 0)}, side
+// by side, P = 0. By hand: at D = 2, A at 2 s (4 J) and B at 2 s on its
+// hull (80 J): 84 J; at D = 2.5, A at 2.5 (3 J) and B at 2.5 (70 J): 73 J.
+TEST(ConvexFrontier, NarrowPriceSegments) {
+  ConvexProblem pb;
+  pb.tasks = {ConvexHull({2, 3, 4, 5}, {4, 2 + 1e-13, 1, 0}),
+              ConvexHull({1, 6}, {100, 0})};
+  ASSERT_EQ(pb.tasks[0].T.size(), 4u); // all four on the hull
+  ConvexFrontier cf;
+  std::string err;
+  ASSERT_TRUE(convexFrontier(pb, {}, nullptr, 0, cf, err)) << err;
+  EXPECT_TRUE(cf.complete);
+  EXPECT_NEAR(cf.lowerBound(2, 0), 84, 1e-9);
+  EXPECT_NEAR(cf.lowerBound(2.5, 0), 73, 1e-9);
+  // No tasks: nothing to run.
+  ConvexProblem none;
+  ASSERT_TRUE(convexFrontier(none, {}, nullptr, 0, cf, err)) << err;
+  EXPECT_TRUE(cf.complete);
+  EXPECT_EQ(cf.lowerBound(0, 0), 0);
+}
+
 TEST(ConvexFrontier, RejectsMalformedProblems) {
   ConvexFrontier cf;
   std::string err;
