@@ -1481,16 +1481,15 @@ bool dagFrontier(const Schedule &sched,
   }
 
   double step = settings.step;
-  // The slowest useful configuration bounds the sweep.
-  std::vector<double> Tslow(n), scratch(n);
-  for (size_t t = 0; t < n; ++t)
-    Tslow[t] = opts[t].T.back();
-  double slowest = dag.forward(Tslow, scratch);
-  for (size_t t = 0; t < n; ++t)
-    Tslow[t] = opts[t].T.front();
-  double fastestAll = dag.forward(Tslow, scratch);
-  for (size_t t = 0; t < n; ++t)
-    Tslow[t] = opts[t].T.back();
+  // The makespans with every task at its slowest useful option (which
+  // bounds the sweeps) and at its fastest (no configuration is faster).
+  auto makespanAt = [&](bool fastestOptions) {
+    std::vector<double> T(n), scratch(n);
+    for (size_t t = 0; t < n; ++t)
+      T[t] = fastestOptions ? opts[t].T.front() : opts[t].T.back();
+    return dag.forward(T, scratch);
+  };
+  const double slowest = makespanAt(false), fastestAll = makespanAt(true);
 
   // Several greedy rules, merged: each is myopic in its own way (knapsack
   // effects on shared paths); their union is markedly closer to optimal.
@@ -1547,14 +1546,10 @@ bool dagFrontier(const Schedule &sched,
   // makespan (every task at its fastest option). A sweep that ended above
   // it is closed like a truncated one.
   if (!exact && !truncated && !frontier.empty()) {
-    std::vector<double> Tf(n), esf(n);
-    for (size_t t = 0; t < n; ++t)
-      Tf[t] = opts[t].T.front();
-    double fastestT = dag.forward(Tf, esf);
     double reached = std::numeric_limits<double>::infinity();
     for (const DagPoint &p : frontier)
       reached = std::min(reached, p.T);
-    if (reached > fastestT * (1 + 1e-12)) {
+    if (reached > fastestAll * (1 + 1e-12)) {
       truncated = true;
       why = DagFrontierResult::Truncation::AboveFastest;
       stoppedAt = reached;
@@ -1799,10 +1794,6 @@ bool dagFrontier(const Schedule &sched,
   }
   // Certified bounds and the worst gap.
   double worst = 0;
-  std::vector<double> Tfast(n), es(n);
-  for (size_t t = 0; t < n; ++t)
-    Tfast[t] = opts[t].T.front();
-  double fastest = dag.forward(Tfast, es); // no configuration is faster
 
   // Where the convex relaxation did not run or complete -- up to 50,000
   // task options: subgradient-maximized flows at 64 deadlines,
@@ -1817,7 +1808,7 @@ bool dagFrontier(const Schedule &sched,
   if (!exact && !convexComplete && settings.progress)
     settings.progress("certificate", -1, frontier.size(), NAN);
   if (!exact && !convexComplete)
-    subgradientBounds(dag, opts, P, fastest, 40, deadlines, frontier, bounds);
+    subgradientBounds(dag, opts, P, fastestAll, 40, deadlines, frontier, bounds);
   // Every flow's bound holds at every time (DagFrontier.h): each point takes
   // the best.
   for (DagPoint &p : frontier) {
@@ -1827,7 +1818,7 @@ bool dagFrontier(const Schedule &sched,
     }
     double lb = -std::numeric_limits<double>::infinity();
     for (const FlowBound &b : bounds)
-      lb = std::max(lb, b.C + (P - b.F) * (b.F > P ? p.T : fastest));
+      lb = std::max(lb, b.C + (P - b.F) * (b.F > P ? p.T : fastestAll));
     if (!bounds.empty())
       p.lowerBound = std::min(lb, p.E); // rounding: never above a real point
   }
@@ -1842,7 +1833,7 @@ bool dagFrontier(const Schedule &sched,
     result->worstGap = exact ? 0 : bounds.empty() ? INFINITY : worst;
     result->worstGapAt = exact || bounds.empty() ? NAN : worstAt;
     result->staticPower = P;
-    result->fastestMakespan = fastest;
+    result->fastestMakespan = fastestAll;
     result->flows.clear();
     if (!exact)
       for (const FlowBound &b : bounds)

@@ -3,6 +3,7 @@
 // RUN: not energy-opt %s --energy-plan="crash-budget=-5" 2>&1 | FileCheck %s --check-prefix=BUDGET
 // RUN: not energy-opt %s --energy-frontier="crash-budget=abc" 2>&1 | FileCheck %s --check-prefix=BUDGET
 // RUN: not energy-opt %s --energy-frontier="class-sweep-above=-1" 2>&1 | FileCheck %s --check-prefix=CLASS
+// RUN: not energy-opt %s --energy-plan="convex-above=abc" 2>&1 | FileCheck %s --check-prefix=CONVEX
 // RUN: not energy-opt %s --energy-plan="quantum=-1" 2>&1 | FileCheck %s --check-prefix=QUANTUM
 // RUN: not energy-opt %s --energy-plan="step=-0.1" 2>&1 | FileCheck %s --check-prefix=QUANTUM
 // QUANTUM: error: energy-plan: quantum and step must be non-negative (s)
@@ -14,6 +15,7 @@
 // RUN: energy-opt %energy_src/examples/attention-tp2.mlir --energy-plan -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOSCHED
 // NOSCHED: warning: energy-plan: no sched.schedule in the module; nothing was planned
 // CLASS: for the --class-sweep-above option: {{.*}} value invalid
+// CONVEX: for the --convex-above option: {{.*}} value invalid
 // BUDGET: for the --crash-budget option: {{.*}} value invalid
 
 // OBJ: energy-plan: objective must be energy, edp or ed2p; got 'speed'
