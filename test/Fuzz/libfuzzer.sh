@@ -7,7 +7,8 @@
 # from the repository's example files (and ../shared/data's ML.ENERGY
 # files, read in place, where present), and runs each for SECONDS. Exits
 # non-zero on any finding (crash, sanitizer report, leak, timeout, a
-# round trip that differs); the finding's input is left in BUILD/fuzz.
+# round trip that differs); the finding's input is left in BUILD/fuzz (add
+# it to test/Fuzz/regressions/TARGET/ once fixed: every run replays those).
 #
 # Usage: test/Fuzz/libfuzzer.sh BUILD_DIR SECONDS [db|plan|fleet|mlenergy|convex ...]
 set -euo pipefail
@@ -60,7 +61,11 @@ for t in $targets; do
     "${objs[@]}" "${libs[@]}" "${syslibs[@]}" -o "$bin"
   corpus="$out/corpus-$t" seeddir="$out/seeds-$t"
   rm -rf "$seeddir" && mkdir -p "$corpus" "$seeddir"
-  for f in "${seeds[@]}"; do [ -f "$f" ] && cp "$f" "$seeddir/"; done
+  # Inputs of earlier findings (test/Fuzz/regressions/TARGET) are seeds too,
+  # so each is replayed first.
+  for f in "${seeds[@]}" "$src"/test/Fuzz/regressions/"$t"/*; do
+    [ -f "$f" ] && cp "$f" "$seeddir/"
+  done
   echo "== fuzz-$t: ${#seeds[@]} seeds, ${secs} s"
   if ! (cd "$out" && "$bin" -max_total_time="$secs" -timeout=10 \
         -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
