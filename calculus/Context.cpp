@@ -2,12 +2,10 @@
 
 #include "calculus/Context.h"
 
-#include <functional>
-
-#include <limits>
-
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <limits>
 
 namespace energy {
 namespace calculus {
@@ -205,22 +203,178 @@ double biasBound(const std::vector<unsigned> &m,
   return sum;
 }
 
+Signature interpolateMeasured(const std::vector<MeasuredPoint> &points,
+                              double x,
+                              const std::function<double(double)> &staticAt) {
+  if (points.empty())
+    return Signature();
+  auto at = [&](const MeasuredPoint &p) {
+    const Signature &g = p.sig;
+    return Signature::measured(p.hasStatic ? g.s : staticAt(p.x), g.T, g.d,
+                               g.varT, g.varD, {});
+  };
+  if (x <= points.front().x)
+    return at(points.front());
+  if (x >= points.back().x)
+    return at(points.back());
+  size_t k = 1;
+  while (points[k].x < x)
+    ++k;
+  Signature lo = at(points[k - 1]), hi = at(points[k]);
+  double w = (x - points[k - 1].x) / (points[k].x - points[k - 1].x);
+  auto mix = [w](double u, double v) { return u + w * (v - u); };
+  return Signature::measured(mix(lo.s, hi.s), mix(lo.T, hi.T), mix(lo.d, hi.d),
+                             mix(lo.varT, hi.varT), mix(lo.varD, hi.varD), {});
+}
+
+ContextOutcome realizeElement(const DeviceMechanisms &device,
+                              DeviceContext &context,
+                              const ContextElement &element) {
+  ContextOutcome out;
+  Signature s = element.null;
+  // Cache: the cold signature moved towards the warm one by the residency
+  // of the reused data after the traffic since its producer.
+  if (element.sensitive && element.warm && device.cache) {
+    double r = device.cache->residency(context.traffic - element.producerTraffic);
+    s = CacheSignature{s, *element.warm}.at(r);
+    out.residency = r;
+    out.changed = true;
+  }
+  if (device.thermal) {
+    const ThermalModel &m = *device.thermal;
+    double theta = context.temperature(m);
+    out.entryTemperature = theta;
+    if (element.sensitive) {
+      if (element.thermalTable) {
+        // A point without a measured s: the device's at that temperature.
+        s = interpolateMeasured(*element.thermalTable, theta, [&](double t) {
+          return m.atTemperature(
+                      Signature::measured(device.staticPower, 0, 0, 0, 0, {}),
+                      t)
+              .s;
+        });
+        s.devices = element.null.devices;
+      } else {
+        s = m.atTemperature(s, theta);
+      }
+      out.changed = true;
+    }
+    // Mean power over the element drives the device's temperature.
+    if (element.advanceTemperature)
+      context.theta = m.exit(theta, s.T > 0 ? s.E() / s.T : 0, s.T);
+  }
+  if (element.slowdown > 1) {
+    double k = element.slowdown;
+    if (element.contentionTable) {
+      // Characterized under co-runners: its static power, unless measured,
+      // as realized so far.
+      double sNow = s.s;
+      s = interpolateMeasured(*element.contentionTable, k,
+                              [&](double) { return sNow; });
+      s.devices = element.null.devices;
+    } else {
+      // Axiom P5: the work progresses at 1 / k; the dynamic energy is
+      // unchanged.
+      s = Signature::measured(s.s, s.T * k, s.d, s.varT * k * k, s.varD,
+                              s.devices);
+    }
+    out.slowdown = k;
+    out.changed = true;
+  }
+  double power = s.T > 0 ? s.E() / s.T : s.s;
+  if (device.delivery && element.sensitive) {
+    // The current-draw step from the previous element (or idle, at the
+    // static power, on the device's first element).
+    double dP = power - context.power.value_or(device.staticPower);
+    double extra = device.delivery->extraEnergy(dP, s.T);
+    if (extra > 0) {
+      s = Signature::measured(s.s, s.T, s.d + extra, s.varT, s.varD,
+                              s.devices);
+      out.deliveryEnergy = extra;
+      out.changed = true;
+    }
+  }
+  context.power = power;
+  context.traffic += element.traffic;
+  out.realized = s;
+  return out;
+}
+
+double realizeIdle(const DeviceMechanisms &device, DeviceContext &context,
+                   double T, bool advanceTemperature) {
+  double s = device.staticPower;
+  if (device.thermal) {
+    const ThermalModel &m = *device.thermal;
+    double theta = context.temperature(m);
+    // The device idles at its leakage-dependent static power.
+    s = m.atTemperature(Signature::idle(s, T, {}), theta).s;
+    if (advanceTemperature)
+      context.theta = m.exit(theta, s, T);
+  }
+  context.power = s;
+  return s;
+}
+
+void finishPar(const DeviceMechanisms &device, DeviceContext &context,
+               double entryTheta, double T, double d, bool heats) {
+  double s = device.staticPower;
+  context.power = T > 0 ? (s * T + d) / T : s;
+  if (device.thermal && heats)
+    context.theta = device.thermal->exit(entryTheta, *context.power, T);
+}
+
+bool ReductionCheck::reducible() const {
+  for (size_t i = 0; i < elementOk.size(); ++i)
+    if (!elementOk[i] || !prefixOk[i])
+      return false;
+  return true;
+}
+
+ReductionCheck checkReduction(const std::vector<ReductionEntry> &entries,
+                              double confidence) {
+  ReductionCheck out;
+  double c = twoSidedQuantile(confidence);
+  std::vector<unsigned> ms;
+  std::vector<double> sigmas;
+  // Per device: the prefix's deviation and its bias bound so far.
+  std::vector<std::pair<double, double>> prefix;
+  for (const ReductionEntry &e : entries) {
+    double sigma = e.null.sigmaE();
+    unsigned m = e.nullStart ? e.m - 1 : e.m; // the first enters at the null
+    ms.push_back(m);
+    sigmas.push_back(sigma);
+    if (e.device >= prefix.size())
+      prefix.resize(size_t(e.device) + 1, {0.0, 0.0});
+    auto &[deviation, bound] = prefix[e.device];
+    deviation += e.realized.E() - e.null.E();
+    bound += m * c * sigma;
+    out.elementOk.push_back(insensitive(e.realized, e.null, sigma, confidence));
+    out.prefixOk.push_back(std::fabs(deviation) <= bound * (1 + 1e-12));
+  }
+  out.biasBound = biasBound(ms, sigmas, confidence);
+  return out;
+}
+
 Signature composeThermalChain(const std::vector<ChainElement> &chain,
                               const ThermalModel &model, double entry,
                               std::vector<Signature> *realized,
                               std::vector<double> *entryTemps) {
+  // A device with the thermal mechanism only.
+  DeviceMechanisms device;
+  device.thermal = model;
+  DeviceContext context;
+  context.theta = entry;
   Composer c(Op::Seq);
-  double theta = entry;
   for (const ChainElement &e : chain) {
-    Signature r = e.thermallySensitive ? model.atTemperature(e.null, theta)
-                                       : e.null;
+    ContextElement element;
+    element.null = e.null;
+    element.sensitive = e.thermallySensitive;
+    ContextOutcome o = realizeElement(device, context, element);
     if (realized)
-      realized->push_back(r);
+      realized->push_back(o.realized);
     if (entryTemps)
-      entryTemps->push_back(theta);
-    c.add(r);
-    // Mean power over the element drives the device's temperature.
-    theta = model.exit(theta, r.T > 0 ? r.E() / r.T : 0, r.T);
+      entryTemps->push_back(*o.entryTemperature);
+    c.add(o.realized);
   }
   return c.result();
 }
@@ -230,17 +384,13 @@ size_t firstIrreduciblePrefix(const std::vector<ChainElement> &chain,
                               double confidence) {
   std::vector<Signature> realized;
   composeThermalChain(chain, model, entry, &realized);
-  double realizedE = 0, nullE = 0;
-  std::vector<unsigned> m;
-  std::vector<double> sigma;
-  for (size_t i = 0; i < chain.size(); ++i) {
-    realizedE += realized[i].E();
-    nullE += chain[i].null.E();
-    m.push_back(i == 0 ? 0 : 1); // the first starts at the null context
-    sigma.push_back(chain[i].null.sigmaE());
-    if (std::fabs(realizedE - nullE) > biasBound(m, sigma, confidence))
+  std::vector<ReductionEntry> entries;
+  for (size_t i = 0; i < chain.size(); ++i)
+    entries.push_back({realized[i], chain[i].null, 1, i == 0, 0});
+  ReductionCheck check = checkReduction(entries, confidence);
+  for (size_t i = 0; i < chain.size(); ++i)
+    if (!check.prefixOk[i])
       return i + 1;
-  }
   return 0;
 }
 

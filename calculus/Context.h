@@ -33,6 +33,8 @@
 #include "calculus/Signature.h"
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -147,10 +149,132 @@ Signature composeThermalChain(const std::vector<ChainElement> &chain,
 
 /// Prefix check: the first prefix of the chain whose realized energy
 /// deviates from the context-free composition by more than the bias bound
-/// (m = 1 per element, the first starting at the null context: m = 0).
-/// Returns the prefix length, or 0 when every prefix reduces.
+/// (m = 1 per element, the first starting at the null context: m = 0), as
+/// checkReduction tests it. Returns the prefix length, or 0 when every
+/// prefix reduces.
 size_t firstIrreduciblePrefix(const std::vector<ChainElement> &chain,
                               const ThermalModel &model, double entry,
+                              double confidence);
+
+//===----------------------------------------------------------------------===//
+// Context propagation along a device's timeline (what
+// `--energy-propagate-context` runs, element by element)
+//===----------------------------------------------------------------------===//
+
+/// A signature characterized at several values of one context coordinate
+/// (entry temperature; co-run slowdown), listed by increasing `x`. A point
+/// without a measured static power (`hasStatic` false) takes the caller's
+/// `staticAt(x)` at its own coordinate.
+struct MeasuredPoint {
+  double x = 0;
+  Signature sig;
+  bool hasStatic = true;
+};
+
+/// The signature at `x`: linear between the two nearest points, clamped to
+/// the first and the last (an empty table gives the null signature).
+Signature interpolateMeasured(const std::vector<MeasuredPoint> &points,
+                              double x,
+                              const std::function<double(double)> &staticAt);
+
+/// The entry-context mechanisms a device declares.
+struct DeviceMechanisms {
+  double staticPower = 0; ///< W, at the thermal model's reference
+  std::optional<ThermalModel> thermal;
+  std::optional<CacheModel> cache;
+  std::optional<PowerDeliveryModel> delivery;
+};
+
+/// A device's entry context at one point of its timeline.
+struct DeviceContext {
+  std::optional<double> theta; ///< temperature; the model's reference until set
+  double traffic = 0;          ///< cumulative L2 traffic, bytes
+  std::optional<double> power; ///< the previous element's mean power, W
+
+  /// The temperature, starting at the model's reference.
+  double &temperature(const ThermalModel &m) {
+    if (!theta)
+      theta = m.reference;
+    return *theta;
+  }
+};
+
+/// One element's inputs to its contexts.
+struct ContextElement {
+  Signature null;        ///< null-context signature (cold, isolated)
+  bool sensitive = true; ///< false: no entry context affects it
+  /// Cache: its signature with the reused data resident, and the device's
+  /// cumulative traffic when that data's producer ended.
+  std::optional<Signature> warm;
+  double producerTraffic = 0;
+  /// Characterized at entry temperatures (replaces the leakage model).
+  const std::vector<MeasuredPoint> *thermalTable = nullptr;
+  /// Co-run slowdown (Axiom P5, >= 1) and, optionally, the element
+  /// characterized under co-runners (replaces scaling T by it).
+  double slowdown = 1;
+  const std::vector<MeasuredPoint> *contentionTable = nullptr;
+  double traffic = 0; ///< bytes this element moves through L2
+  /// False inside a par: the par heats its device once, over its length.
+  bool advanceTemperature = true;
+};
+
+/// What the contexts did to one element.
+struct ContextOutcome {
+  Signature realized;
+  bool changed = false; ///< realized differs from the null signature
+  std::optional<double> entryTemperature; ///< degC (thermal model)
+  std::optional<double> residency;        ///< cache residency in [0, 1]
+  std::optional<double> slowdown;         ///< > 1 when co-runners slowed it
+  std::optional<double> deliveryEnergy;   ///< J of current-draw transient
+};
+
+/// Realizes one element at its device's entry context and advances that
+/// context past it. The mechanisms apply in order: cache residency (the
+/// null signature moved towards the warm one), entry temperature (leakage
+/// and throttling, or the thermal table), co-run slowdown, then the
+/// power-delivery transient of the step from the previous element's mean
+/// power (or the static power on the device's first element).
+ContextOutcome realizeElement(const DeviceMechanisms &device,
+                              DeviceContext &context,
+                              const ContextElement &element);
+
+/// An idle gap of `T` seconds: the device idles at its leakage-dependent
+/// static power, which is returned; the context advances past the gap
+/// (the temperature only when `advanceTemperature`).
+double realizeIdle(const DeviceMechanisms &device, DeviceContext &context,
+                   double T, bool advanceTemperature);
+
+/// The end of an outermost par on the device: the next element steps from
+/// the par's mean power, and the device heats over the par from its entry
+/// temperature `entryTheta` at that power. `T` and `d` are the par's
+/// realized time and dynamic energy.
+void finishPar(const DeviceMechanisms &device, DeviceContext &context,
+               double entryTheta, double T, double d, bool heats);
+
+//===----------------------------------------------------------------------===//
+// The Reduction Theorem's check (what `--energy-reduce` runs)
+//===----------------------------------------------------------------------===//
+
+/// One element of a tree, in program order.
+struct ReductionEntry {
+  Signature realized, null;
+  unsigned m = 1;          ///< 1 in a sequence, 2 in a par or multi (Prop. 4.1)
+  bool nullStart = false;  ///< the first element on its device (m - 1)
+  uint32_t device = 0;     ///< prefixes are per device
+};
+
+struct ReductionCheck {
+  double biasBound = 0; ///< the tree's bound, sum m_i c_alpha sigma_i
+  /// Per entry: the element is insensitive (Eq. 11/12), and its device's
+  /// prefix up to it deviates by at most the prefix's bias bound.
+  std::vector<uint8_t> elementOk, prefixOk;
+  bool reducible() const;
+};
+
+/// Prop. 4.1 over a tree's elements: each element's insensitivity and every
+/// device prefix's deviation against its bias bound (with a relative
+/// allowance of 1e-12 for the rounding in the sums).
+ReductionCheck checkReduction(const std::vector<ReductionEntry> &entries,
                               double confidence);
 
 } // namespace calculus

@@ -275,7 +275,7 @@ def EnergyPropagateContext : Pass<"energy-propagate-context", "::mlir::ModuleOp"
     before it on that device (only data crosses devices); `par` operands
     share an entry context and are each other's runtime context. With the
     mechanisms the devices declare (`energy.thermal`, `energy.capacity`;
-    passes/Context.cpp), every affected element's `sig` becomes its realized
+    passes/PropagateContext.cpp over calculus/Context.h), every affected element's `sig` becomes its realized
     signature; the null-context one is kept as `energy.null_sig`, the entry
     temperature as `energy.entry_temperature` and a contention slowdown as
     `energy.contention_slowdown`. `--energy-evaluate` then composes in the

@@ -235,4 +235,152 @@ TEST(PowerDelivery, TransientMattersOnlyForShortElements) {
   EXPECT_EQ(pd.extraEnergy(0, 1.0), 0);
 }
 
+// realizeElement and realizeIdle: the steps --energy-propagate-context
+// runs, each mechanism checked against its closed form.
+
+TEST(RealizeElement, CacheResidencyFromTheTrafficSinceTheProducer) {
+  DeviceMechanisms dev;
+  dev.staticPower = 50;
+  dev.cache = CacheModel{1000};
+  DeviceContext ctx;
+  ctx.traffic = 250; // bytes since the producer's mark of 0
+  ContextElement el;
+  el.null = sig(50, 2, 100);
+  el.warm = sig(50, 1, 40);
+  el.producerTraffic = 0;
+  el.traffic = 30;
+  ContextOutcome o = realizeElement(dev, ctx, el);
+  ASSERT_TRUE(o.residency);
+  EXPECT_DOUBLE_EQ(*o.residency, 0.75); // 1 - 250 / 1000
+  EXPECT_DOUBLE_EQ(o.realized.T, 2 + 0.75 * (1 - 2));
+  EXPECT_DOUBLE_EQ(o.realized.d, 100 + 0.75 * (40 - 100));
+  EXPECT_TRUE(o.changed);
+  EXPECT_DOUBLE_EQ(ctx.traffic, 280);
+  // Insensitive: the null signature, traffic still counted.
+  el.sensitive = false;
+  ContextOutcome same = realizeElement(dev, ctx, el);
+  EXPECT_FALSE(same.changed);
+  EXPECT_DOUBLE_EQ(same.realized.E(), el.null.E());
+  EXPECT_DOUBLE_EQ(ctx.traffic, 310);
+}
+
+TEST(RealizeElement, PowerDeliveryStepFromThePreviousMeanPower) {
+  DeviceMechanisms dev;
+  dev.staticPower = 40;
+  dev.delivery = PowerDeliveryModel{0.01, 1e-6};
+  DeviceContext ctx;
+  ContextElement el;
+  el.null = sig(40, 1e-6, 160e-6); // mean power 40 + 160 = 200 W
+  ContextOutcome first = realizeElement(dev, ctx, el);
+  // The device's first element steps from its static power: |dP| = 160 W.
+  double extra = 0.01 * 160 * (1 - std::exp(-1.0));
+  ASSERT_TRUE(first.deliveryEnergy);
+  EXPECT_NEAR(*first.deliveryEnergy, extra, 1e-15);
+  EXPECT_NEAR(first.realized.d, 160e-6 + extra, 1e-15);
+  // The step is from the element's own power, before its transient.
+  EXPECT_DOUBLE_EQ(*ctx.power, 200);
+  ContextOutcome second = realizeElement(dev, ctx, el);
+  EXPECT_FALSE(second.deliveryEnergy); // no step between equal powers
+  EXPECT_FALSE(second.changed);
+}
+
+TEST(RealizeElement, ContentionSlowsTimeNotDynamicEnergy) {
+  DeviceMechanisms dev;
+  dev.staticPower = 60;
+  DeviceContext ctx;
+  ContextElement el;
+  el.null = sig(60, 2, 100, 0.1, 2);
+  el.slowdown = 1.5;
+  ContextOutcome o = realizeElement(dev, ctx, el);
+  EXPECT_DOUBLE_EQ(o.realized.T, 3);
+  EXPECT_DOUBLE_EQ(o.realized.d, 100);
+  EXPECT_DOUBLE_EQ(o.realized.varT, 0.01 * 2.25);
+  // Axiom P1 on the realized element: var_E = s^2 var_T + var_d.
+  EXPECT_DOUBLE_EQ(o.realized.varE, 3600 * 0.0225 + 4);
+  ASSERT_TRUE(o.slowdown);
+  EXPECT_DOUBLE_EQ(*o.slowdown, 1.5);
+}
+
+TEST(RealizeElement, ThermalTableInterpolatesAndFillsStaticPower) {
+  DeviceMechanisms dev;
+  dev.staticPower = 50;
+  ThermalModel m = model(); // reference 30 degC, leakage 0.004 / K
+  dev.thermal = m;
+  std::vector<MeasuredPoint> table = {{30, sig(55, 1, 10), true},
+                                      {50, sig(0, 2, 30), false}};
+  DeviceContext ctx;
+  ctx.theta = 40;
+  ContextElement el;
+  el.null = sig(50, 1, 10);
+  el.thermalTable = &table;
+  ContextOutcome o = realizeElement(dev, ctx, el);
+  // At 50 degC without a measured s: the device's, 50 (1 + 0.004 x 20).
+  double s50 = 50 * (1 + 0.004 * 20);
+  EXPECT_DOUBLE_EQ(o.realized.s, 55 + 0.5 * (s50 - 55));
+  EXPECT_DOUBLE_EQ(o.realized.T, 1.5);
+  EXPECT_DOUBLE_EQ(o.realized.d, 20);
+  ASSERT_TRUE(o.entryTemperature);
+  EXPECT_DOUBLE_EQ(*o.entryTemperature, 40);
+  // The device heats over the element at its realized mean power.
+  double P = o.realized.E() / o.realized.T;
+  EXPECT_DOUBLE_EQ(*ctx.theta, m.exit(40, P, 1.5));
+  // Clamped beyond the table.
+  ctx.theta = 90;
+  EXPECT_DOUBLE_EQ(realizeElement(dev, ctx, el).realized.T, 2);
+  // Inside a par the temperature is not advanced.
+  ctx.theta = 40;
+  el.advanceTemperature = false;
+  realizeElement(dev, ctx, el);
+  EXPECT_DOUBLE_EQ(*ctx.theta, 40);
+}
+
+TEST(RealizeIdle, LeakageAtTheEntryTemperature) {
+  DeviceMechanisms dev;
+  dev.staticPower = 50;
+  ThermalModel m = model();
+  dev.thermal = m;
+  DeviceContext ctx;
+  ctx.theta = 55;
+  double s = realizeIdle(dev, ctx, 10, true);
+  EXPECT_DOUBLE_EQ(s, 50 * (1 + 0.004 * 25));
+  EXPECT_DOUBLE_EQ(*ctx.theta, m.exit(55, s, 10));
+  EXPECT_DOUBLE_EQ(*ctx.power, s);
+  // Without a thermal model: the device's static power, no temperature.
+  DeviceMechanisms plain;
+  plain.staticPower = 50;
+  DeviceContext c2;
+  EXPECT_DOUBLE_EQ(realizeIdle(plain, c2, 10, true), 50);
+  EXPECT_FALSE(c2.theta);
+}
+
+// checkReduction by hand: device 0 runs a then b in a sequence, device 1
+// runs c inside a par (m = 2). The first element on each device enters at
+// the null context (m - 1).
+TEST(Reduction, PerDevicePrefixesAndTheTreesBound) {
+  double c95 = 1.959963984540054;
+  Signature a = sig(10, 1, 10, 0, 1), b = sig(10, 1, 10, 0, 2),
+            c = sig(10, 1, 10, 0, 3);
+  auto shifted = [](Signature x, double dE) {
+    x.d += dE;
+    return x;
+  };
+  // Device 0: a moves by 0 (it starts at the null context), b by more than
+  // c95 x sigma_b; device 1: c by less than c95 x sigma_c.
+  std::vector<ReductionEntry> entries = {
+      {a, a, 1, true, 0},
+      {shifted(b, 1.1 * c95 * 2), b, 1, false, 0},
+      {shifted(c, 0.5 * c95 * 3), c, 2, true, 1}};
+  ReductionCheck r = checkReduction(entries, 0.95);
+  EXPECT_NEAR(r.biasBound, c95 * (0 * 1 + 1 * 2 + 1 * 3), 1e-12);
+  EXPECT_TRUE(r.prefixOk[0]);
+  EXPECT_FALSE(r.prefixOk[1]); // 1.1 c sigma_b > c sigma_b
+  EXPECT_TRUE(r.prefixOk[2]);  // device 1's prefix has its own bound
+  EXPECT_TRUE(r.elementOk[0]);
+  EXPECT_FALSE(r.elementOk[1]);
+  EXPECT_TRUE(r.elementOk[2]);
+  EXPECT_FALSE(r.reducible());
+  entries[1].realized = shifted(b, 0.9 * c95 * 2);
+  EXPECT_TRUE(checkReduction(entries, 0.95).reducible());
+}
+
 } // namespace

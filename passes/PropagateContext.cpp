@@ -1,0 +1,425 @@
+//===- PropagateContext.cpp - --energy-propagate-context ------------------===//
+//
+// Walks each energy tree in program order, carrying every device's entry
+// context (calculus::DeviceContext), and realizes each element with
+// calculus::realizeElement; co-runners nested in sequences take their
+// slowdowns from calculus::coRun. Mechanism parameters live in the IR
+// (read by readDeviceModels, dialect/Energy/Contexts.h):
+//  - `energy.thermal = {resistance = R, capacitance = C, ambient = T_a,
+//    leakage = k, reference = theta0, throttle_at = ..., throttle_slope = ...}`
+//    on an energy.device (K/W, J/K, degC, 1/K, degC, degC, 1/K);
+//  - `energy.capacity = {hbm = 1.0, ...}` on a device and
+//    `energy.demand = {hbm = 0.4, ...}` on elements (contention, Axiom P5);
+//  - `energy.cache = {l2_bytes = C}` on a device, and on elements
+//    `energy.traffic = B` (bytes through L2) and, for an element that reuses
+//    an earlier one's data, `energy.reuses = @producer` with
+//    `energy.warm = #energy.sig<...>` (its signature with the data
+//    resident; its `sig` is the cold, characterized one);
+//  - `energy.power_delivery = {energy_per_watt = a, time_constant = tau}`
+//    on a device: every element pays the transient of its current-draw step
+//    from the previous element's (or idle) power;
+//  - `energy.insensitive` on an element that no entry context affects;
+//  - `energy.thermal_sigs` / `energy.contention_sigs` on an element
+//    characterized at several entry temperatures / co-run slowdowns.
+// The realized signature replaces the element's, its null-context one is
+// kept in `energy.null_sig` for --energy-reduce (passes/Reduce.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "calculus/Context.h"
+#include "dialect/Energy/Contexts.h"
+#include "dialect/Energy/Energy.h"
+#include "dialect/Energy/EnergyTree.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+
+#include <functional>
+
+namespace energy {
+#define GEN_PASS_DEF_ENERGYPROPAGATECONTEXT
+#include "passes/Passes.h.inc"
+} // namespace energy
+
+using namespace mlir;
+using namespace energy;
+using namespace energy::context_attr;
+
+namespace {
+
+constexpr const char *kThermalSigs = "energy.thermal_sigs";
+constexpr const char *kContentionSigs = "energy.contention_sigs";
+
+using State = DenseMap<StringAttr, calculus::DeviceContext>;
+using Devices = DenseMap<StringAttr, DeviceModels>;
+
+/// The realized (T, d) of a subtree, for its parent's bookkeeping.
+struct Realized {
+  double T = 0, d = 0;
+};
+
+class Propagator {
+public:
+  Propagator(MLIRContext *ctx, Devices &devices) : ctx(ctx), devices(devices) {}
+
+  /// `state` holds each device's context at the subtree's start and is
+  /// advanced to its end.
+  FailureOr<Realized> visit(Operation *op, State &state);
+
+private:
+  FailureOr<Realized> element(ElementOp el, State &state, double slowdown);
+  /// An element's table of signatures characterized at several contexts
+  /// (`energy.thermal_sigs`: entry temperatures, key `entry_C`;
+  /// `energy.contention_sigs`: co-run slowdowns, key `slowdown`), checked
+  /// (entries of that form, increasing keys) with located errors.
+  FailureOr<std::vector<calculus::MeasuredPoint>>
+  readTable(ElementOp el, StringRef attr, StringRef key);
+  /// The cache entry context's inputs: the element's warm signature and its
+  /// producer's traffic mark, checked against the IR.
+  LogicalResult cacheInputs(ElementOp el, const DeviceModels &info,
+                            calculus::ContextElement &in);
+
+  MLIRContext *ctx;
+  Devices &devices;
+  /// Devices inside a par: static power is device-wide, so every co-running
+  /// element sees the par's entry temperature; the device's temperature is
+  /// advanced once, over the whole par.
+  DenseSet<StringAttr> frozen;
+  /// Cumulative L2 traffic on its device at the end of each element.
+  DenseMap<StringAttr, double> trafficAfter;
+  /// Contention slowdowns of co-runners nested in sequences (set by their
+  /// par before its operands are visited).
+  DenseMap<Operation *, double> coRunSlowdown;
+  /// Pars inside another par's time-resolved co-run: their elements'
+  /// slowdowns come from that run.
+  DenseSet<Operation *> coveredPars;
+  /// The time-resolved co-run of a par whose operands include sequences
+  /// (nested at any depth); false when it has none (Axiom P5's constant
+  /// form applies). True for a par an enclosing run already covers.
+  bool nestedCoRun(ParOp par, const DeviceModels &info);
+};
+
+bool Propagator::nestedCoRun(ParOp par, const DeviceModels &info) {
+  if (coveredPars.contains(par))
+    return true; // an enclosing par's run covers it
+  if (!info.capacity)
+    return false;
+  // The time-resolved form applies when some operand is a sequence (at any
+  // depth: a par in a seq in a par...); direct elements alone keep Axiom
+  // P5's constant form.
+  if (llvm::none_of(par.getBody().front(),
+                    [](Operation &c) { return isa<SeqOp>(c); }))
+    return false;
+  SmallVector<StringAttr> resources;
+  std::vector<double> capacity;
+  for (NamedAttribute a : info.capacity)
+    if (auto f = dyn_cast<FloatAttr>(a.getValue())) {
+      resources.push_back(a.getName());
+      capacity.push_back(f.getValueAsDouble());
+    }
+  // The program: elements and idles are leaves, seqs and pars compose.
+  // An operand holding anything else (a measured composite, a multi) is not
+  // modelled as a co-runner.
+  std::vector<calculus::CoRunNode> nodes;
+  std::vector<Operation *> opOf;
+  SmallVector<ParOp> inner;
+  std::function<std::optional<uint32_t>(Operation *)> build =
+      [&](Operation *op) -> std::optional<uint32_t> {
+    uint32_t id = uint32_t(nodes.size());
+    nodes.emplace_back();
+    opOf.push_back(op);
+    if (auto idle = dyn_cast<IdleOp>(op)) {
+      nodes[id].leaf.T = idle.getDuration().convertToDouble();
+      nodes[id].leaf.wallClock = true;
+      return id;
+    }
+    if (auto el = dyn_cast<ElementOp>(op)) {
+      auto sig = el->getAttrOfType<SignatureAttr>(kNullSig);
+      if (!sig)
+        sig = el.getSigAsAttr();
+      calculus::LaneElement &le = nodes[id].leaf;
+      le.T = sig ? sig.time() : 0;
+      le.demand.assign(resources.size(), 0);
+      if (auto d = el->getAttrOfType<DictionaryAttr>("energy.demand"))
+        for (size_t r = 0; r < resources.size(); ++r)
+          if (auto f = d.getAs<FloatAttr>(resources[r]))
+            le.demand[r] = f.getValueAsDouble();
+      return id;
+    }
+    if (!isa<SeqOp, ParOp>(op))
+      return std::nullopt;
+    nodes[id].kind = isa<SeqOp>(op) ? calculus::CoRunNode::Seq
+                                    : calculus::CoRunNode::Par;
+    if (auto p = dyn_cast<ParOp>(op); p && p != par)
+      inner.push_back(p);
+    std::vector<uint32_t> children;
+    for (Operation &child : op->getRegion(0).front()) {
+      std::optional<uint32_t> c = build(&child);
+      if (!c)
+        return std::nullopt;
+      children.push_back(*c);
+    }
+    nodes[id].children = std::move(children);
+    return id;
+  };
+  uint32_t root = uint32_t(nodes.size());
+  nodes.emplace_back();
+  opOf.push_back(par);
+  nodes[root].kind = calculus::CoRunNode::Par;
+  for (Operation &child : par.getBody().front()) {
+    size_t mark = nodes.size(), innerMark = inner.size();
+    if (std::optional<uint32_t> c = build(&child)) {
+      nodes[root].children.push_back(*c);
+      continue;
+    }
+    nodes.resize(mark); // not modelled: drop what this operand added
+    opOf.resize(mark);
+    inner.resize(innerMark);
+  }
+  std::vector<double> realized = calculus::coRun(nodes, root, capacity);
+  for (size_t v = 0; v < nodes.size(); ++v)
+    if (nodes[v].kind == calculus::CoRunNode::Leaf &&
+        !nodes[v].leaf.wallClock && nodes[v].leaf.T > 0 &&
+        realized[v] > nodes[v].leaf.T * (1 + 1e-12))
+      coRunSlowdown[opOf[v]] = realized[v] / nodes[v].leaf.T;
+  for (ParOp p : inner)
+    coveredPars.insert(p);
+  return true;
+}
+
+LogicalResult Propagator::cacheInputs(ElementOp el, const DeviceModels &info,
+                                      calculus::ContextElement &in) {
+  auto reuses = el->getAttrOfType<FlatSymbolRefAttr>("energy.reuses");
+  auto warm = el->getAttrOfType<SignatureAttr>("energy.warm");
+  if (!reuses && !warm)
+    return success();
+  if (!reuses || !warm)
+    return el.emitOpError("energy.reuses and energy.warm go together (the "
+                          "producer whose data it reuses, and its signature "
+                          "with that data resident)");
+  if (!info.mechanisms.cache)
+    return el.emitOpError("reuses cached data but its device declares no "
+                          "energy.cache = {l2_bytes = ...}");
+  auto it = trafficAfter.find(reuses.getAttr());
+  if (it == trafficAfter.end())
+    return el.emitOpError("energy.reuses ")
+           << reuses << " names no earlier element on its device";
+  in.warm = toSignature(warm, in.null.s);
+  in.producerTraffic = it->second;
+  return success();
+}
+
+FailureOr<std::vector<calculus::MeasuredPoint>>
+Propagator::readTable(ElementOp el, StringRef attr, StringRef key) {
+  auto table = el->getAttrOfType<ArrayAttr>(attr);
+  if (!table)
+    return el.emitOpError(attr) << " must be an array of {" << key
+                                << " = <number>, sig = #energy.sig<...>}";
+  std::vector<calculus::MeasuredPoint> points;
+  for (Attribute a : table) {
+    auto entry = dyn_cast<DictionaryAttr>(a);
+    auto at = entry ? entry.getAs<FloatAttr>(key) : FloatAttr();
+    auto sig = entry ? entry.getAs<SignatureAttr>("sig") : SignatureAttr();
+    if (!at || !sig)
+      return el.emitOpError(attr) << " entries are {" << key
+                                  << " = <number>, sig = #energy.sig<...>}";
+    double v = at.getValueAsDouble();
+    if (!points.empty() && !(v > points.back().x))
+      return el.emitOpError(attr) << " must list increasing " << key;
+    points.push_back({v, toSignature(sig, 0), sig.staticPower().has_value()});
+  }
+  if (points.empty())
+    return el.emitOpError(attr) << " is empty";
+  return points;
+}
+
+FailureOr<Realized> Propagator::element(ElementOp el, State &state,
+                                        double slowdown) {
+  StringAttr dev = el.getDeviceAttr().getAttr();
+  auto found = devices.find(dev);
+  if (found == devices.end())
+    return el.emitOpError("runs on unknown device ") << el.getDeviceAttr();
+  const DeviceModels &info = found->second;
+  const calculus::DeviceMechanisms &mech = info.mechanisms;
+  // The null-context signature: kept from an earlier propagation, else the
+  // element's own.
+  auto null = el->getAttrOfType<SignatureAttr>(kNullSig);
+  if (!null)
+    null = el.getSigAsAttr();
+  if (!null)
+    return el.emitOpError("@") << el.getSymName() << " has no signature";
+  calculus::ContextElement in;
+  in.null = toSignature(null, mech.staticPower);
+  in.sensitive = !el->hasAttr("energy.insensitive");
+  in.advanceTemperature = !frozen.contains(dev);
+  in.slowdown = slowdown;
+  if (in.sensitive && failed(cacheInputs(el, info, in)))
+    return failure();
+  std::vector<calculus::MeasuredPoint> thermalTable, contentionTable;
+  if (mech.thermal && in.sensitive && el->hasAttr(kThermalSigs)) {
+    auto t = readTable(el, kThermalSigs, "entry_C");
+    if (failed(t))
+      return failure();
+    thermalTable = std::move(*t);
+    in.thermalTable = &thermalTable;
+  }
+  if (slowdown > 1 && el->hasAttr(kContentionSigs)) {
+    auto t = readTable(el, kContentionSigs, "slowdown");
+    if (failed(t))
+      return failure();
+    contentionTable = std::move(*t);
+    in.contentionTable = &contentionTable;
+  }
+  if (auto traffic = el->getAttrOfType<FloatAttr>("energy.traffic"))
+    in.traffic = traffic.getValueAsDouble();
+  calculus::ContextOutcome out =
+      calculus::realizeElement(mech, state[dev], in);
+  trafficAfter[el.getSymNameAttr()] = state[dev].traffic;
+  auto f64 = [&](double v) { return FloatAttr::get(Float64Type::get(ctx), v); };
+  if (out.residency)
+    el->setAttr(kResidency, f64(*out.residency));
+  if (out.entryTemperature)
+    el->setAttr(kEntryTemperature, f64(*out.entryTemperature));
+  if (out.slowdown)
+    el->setAttr(kSlowdown, f64(*out.slowdown));
+  if (out.deliveryEnergy)
+    el->setAttr(kDelivery, f64(*out.deliveryEnergy));
+  if (out.changed) {
+    if (!el->hasAttr(kNullSig))
+      el->setAttr(kNullSig, null);
+    el.setSigFromAttr(toSignatureAttr(ctx, out.realized));
+  }
+  return Realized{out.realized.T, out.realized.d};
+}
+
+FailureOr<Realized> Propagator::visit(Operation *op, State &state) {
+  if (auto el = dyn_cast<ElementOp>(op))
+    return element(el, state, coRunSlowdown.lookup_or(el, 1.0));
+  if (auto idle = dyn_cast<IdleOp>(op)) {
+    StringAttr dev = idle.getDeviceAttr().getAttr();
+    double T = idle.getDuration().convertToDouble();
+    auto it = devices.find(dev);
+    if (it != devices.end()) {
+      const calculus::DeviceMechanisms &mech = it->second.mechanisms;
+      double s = calculus::realizeIdle(mech, state[dev], T, !frozen.contains(dev));
+      if (mech.thermal)
+        idle->setAttr(kIdleStatic, FloatAttr::get(Float64Type::get(ctx), s));
+    }
+    return Realized{T, 0};
+  }
+  if (isa<CompositeOp>(op)) {
+    // A measured composite: its own signature, no context model inside.
+    auto sig = cast<CompositeOp>(op).getSigAttr();
+    return Realized{sig ? sig.time() : 0, sig ? sig.dynamicEnergy() : 0};
+  }
+  Realized r;
+  if (isa<SeqOp>(op)) {
+    for (Operation &child : op->getRegion(0).front()) {
+      FailureOr<Realized> c = visit(&child, state);
+      if (failed(c))
+        return failure();
+      r.T += c->T;
+      r.d += c->d;
+    }
+    return r;
+  }
+  if (isa<MultiOp>(op)) {
+    for (Operation &child : op->getRegion(0).front()) {
+      FailureOr<Realized> c = visit(&child, state); // disjoint devices
+      if (failed(c))
+        return failure();
+      r.T = std::max(r.T, c->T);
+      r.d += c->d;
+    }
+    return r;
+  }
+  // par: one device; operands share the entry context; direct element
+  // operands are co-runners on the device's shared resources.
+  auto par = cast<ParOp>(op);
+  // The par's device: any element's or idle's inside it (one device).
+  StringAttr dev;
+  par.walk([&](Operation *inner) {
+    if (auto el = dyn_cast<ElementOp>(inner))
+      dev = el.getDeviceAttr().getAttr();
+    else if (auto idle = dyn_cast<IdleOp>(inner))
+      dev = idle.getDeviceAttr().getAttr();
+    return dev ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  bool thermal =
+      dev && devices.count(dev) && devices[dev].mechanisms.thermal.has_value();
+  double th0 =
+      thermal ? state[dev].temperature(*devices[dev].mechanisms.thermal) : 0;
+  bool outermost = dev && frozen.insert(dev).second;
+  State entry = state;
+  // Co-runners: the direct element operands' demands on shared resources
+  // (elements nested in a sequence are not modelled as co-runners).
+  llvm::MapVector<StringAttr, double> demand;
+  for (Operation &child : par.getBody().front())
+    if (auto el = dyn_cast<ElementOp>(child))
+      if (auto d = el->getAttrOfType<DictionaryAttr>("energy.demand"))
+        for (NamedAttribute a : d)
+          if (auto f = dyn_cast<FloatAttr>(a.getValue()))
+            demand[a.getName()] += f.getValueAsDouble();
+  double slowdown = 1;
+  // Co-runners nested in sequences: the time-resolved form (it reduces to
+  // Axiom P5 while the co-runner set is constant); direct elements only:
+  // Axiom P5's constant slowdown, D / K over the whole par.
+  bool nested = dev && devices.count(dev) && nestedCoRun(par, devices[dev]);
+  if (!nested && dev && devices.count(dev))
+    if (DictionaryAttr cap = devices[dev].capacity)
+      for (auto &[res, total] : demand)
+        if (auto k = cap.getAs<FloatAttr>(res))
+          slowdown = std::max(slowdown, calculus::contentionSlowdown(
+                                            {total}, k.getValueAsDouble()));
+  double trafficIn = dev ? entry[dev].traffic : 0, trafficOut = trafficIn;
+  for (Operation &child : par.getBody().front()) {
+    State mine = entry;
+    FailureOr<Realized> c;
+    if (auto el = dyn_cast<ElementOp>(child);
+        el && el->hasAttr("energy.demand") && !nested)
+      c = element(el, mine, slowdown);
+    else
+      c = visit(&child, mine);
+    if (failed(c))
+      return failure();
+    r.T = std::max(r.T, c->T);
+    r.d += c->d;
+    if (dev)
+      trafficOut += mine[dev].traffic - trafficIn;
+  }
+  if (outermost)
+    frozen.erase(dev);
+  if (dev && devices.count(dev)) {
+    calculus::DeviceContext &ds = state[dev];
+    ds.traffic = trafficOut;
+    calculus::finishPar(devices[dev].mechanisms, ds, th0, r.T, r.d,
+                        thermal && outermost);
+  }
+  return r;
+}
+
+struct EnergyPropagateContextPass
+    : public energy::impl::EnergyPropagateContextBase<
+          EnergyPropagateContextPass> {
+  void runOnOperation() override {
+    auto devices = readDeviceModels(getOperation());
+    if (failed(devices))
+      return signalPassFailure();
+    Propagator prop(&getContext(), *devices);
+    WalkResult r = getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (!isTreeRoot(op))
+        return WalkResult::advance();
+      State state; // every device starts at the null context
+      if (failed(prop.visit(op, state)))
+        return WalkResult::interrupt();
+      return WalkResult::skip();
+    });
+    if (r.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace
