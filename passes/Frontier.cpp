@@ -1,0 +1,108 @@
+//===- Frontier.cpp - --energy-frontier -----------------------------------===//
+//
+// A thin pass: the frontier is calculus/DagFrontier.h (passes/
+// FrontierSupport.h reads the operating sets); this file thins it by error
+// and writes it on the schedule as `energy.frontier`. energy-translate
+// --export-frontier writes the file.
+//
+//===----------------------------------------------------------------------===//
+
+#include "calculus/DagFrontier.h"
+#include "dialect/Energy/Energy.h"
+#include "dialect/Sched/SchedGraph.h"
+#include "passes/FrontierSupport.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <limits>
+
+namespace energy {
+#define GEN_PASS_DEF_ENERGYFRONTIER
+#include "passes/Passes.h.inc"
+} // namespace energy
+
+using namespace mlir;
+using namespace energy;
+using namespace energy::sched;
+
+namespace {
+
+struct EnergyFrontierPass
+    : public energy::impl::EnergyFrontierBase<EnergyFrontierPass> {
+  using EnergyFrontierBase::EnergyFrontierBase;
+  void runOnOperation() override {
+    Builder b(&getContext());
+    for (ScheduleOp sched : getOperation().getOps<ScheduleOp>()) {
+      FailureOr<Choices> c = Choices::build(sched);
+      if (failed(c))
+        return signalPassFailure();
+      calculus::DagFrontierResult method;
+      auto front =
+          computeFrontier(sched, *c, step, quantum, crashBudget, classSweepAbove,
+                          convexAbove,
+                          false, method);
+      if (failed(front))
+        return signalPassFailure();
+      if (!(maxError >= 0)) {
+        sched.emitOpError("energy-frontier: max-error must be >= 0");
+        return signalPassFailure();
+      }
+      // Thinning by error, not by count: a point is dropped only while the
+      // last kept one (faster, dearer) is within max-error of it, so at
+      // every makespan the thinned frontier's best point is within
+      // max-error of the full one's. The last (energy-minimal) point stays.
+      std::vector<calculus::DagPoint> kept;
+      for (size_t i = 0; i < front->size(); ++i) {
+        const calculus::DagPoint &p = (*front)[i];
+        if (kept.empty() || i + 1 == front->size() ||
+            kept.back().E > p.E * (1 + maxError))
+          kept.push_back(p);
+      }
+      // A count limit on top, by stride (its error is then said below).
+      size_t limit = points ? unsigned(points) : kept.size();
+      size_t stride = std::max<size_t>(
+          1, (kept.size() + limit - 1) / std::max<size_t>(limit, 1));
+      SmallVector<Attribute> pts;
+      std::vector<std::pair<double, double>> thinned;
+      std::vector<double> bound; // each kept point's certified lower bound
+      for (size_t i = 0; i < kept.size(); i += stride) {
+        thinned.push_back({kept[i].T, kept[i].E});
+        bound.push_back(kept[i].lowerBound);
+      }
+      if ((kept.size() - 1) % stride != 0) { // always keep the last point
+        thinned.push_back({kept.back().T, kept.back().E});
+        bound.push_back(kept.back().lowerBound);
+      }
+      double worst = 0; // the thinned frontier's error at the full's points
+      for (const calculus::DagPoint &p : *front) {
+        double best = INFINITY;
+        for (auto &[T, E] : thinned)
+          if (T <= p.T * (1 + 1e-12))
+            best = std::min(best, E);
+        worst = std::max(worst, best / p.E - 1);
+      }
+      // [T, E, lower bound] where the point is certified, else [T, E].
+      for (size_t i = 0; i < thinned.size(); ++i)
+        pts.push_back(std::isnan(bound[i])
+                          ? b.getF64ArrayAttr({thinned[i].first,
+                                               thinned[i].second})
+                          : b.getF64ArrayAttr({thinned[i].first,
+                                               thinned[i].second, bound[i]}));
+      sched->setAttr("energy.frontier", b.getArrayAttr(pts));
+      sched->setAttr(
+          "energy.frontier_thinning",
+          b.getDictionaryAttr(
+              {b.getNamedAttr("full_points",
+                              b.getI64IntegerAttr(int64_t(front->size()))),
+               b.getNamedAttr("kept_points",
+                              b.getI64IntegerAttr(int64_t(thinned.size()))),
+               b.getNamedAttr("max_error", b.getF64FloatAttr(worst))}));
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,155 @@
+//===- FrontierSupport.cpp - What --energy-frontier and --energy-plan share ===//
+
+#include "passes/FrontierSupport.h"
+
+#include "runtime/Progress.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace energy;
+using namespace energy::sched;
+
+FailureOr<Choices> Choices::build(ScheduleOp sched) {
+  FailureOr<SchedGraph> g =
+      SchedGraph::build(sched, SchedGraph::Need::Signatures);
+  if (failed(g))
+    return failure();
+  Choices c{std::move(*g), {}, {}, {}, {}};
+  const calculus::Schedule &s = c.graph.schedule;
+  size_t n = s.tasks.size();
+  c.options.resize(n);
+  c.opPoints.resize(n);
+  c.sigs.resize(n);
+  c.current.resize(n, 0);
+  for (size_t t = 0; t < n; ++t) {
+    const calculus::ScheduleTask &task = s.tasks[t];
+    double sdev = 0;
+    for (uint32_t d : task.devices)
+      sdev += s.devices[d].staticPower;
+    auto taskOp = dyn_cast<TaskOp>(c.graph.taskOps[t]);
+    SignatureAttr own = taskOp ? taskOp.getSigAttr() : SignatureAttr();
+    bool found = false;
+    if (taskOp && taskOp.getOptionsAttr()) {
+      for (Attribute a : taskOp.getOptionsAttr()) {
+        auto opt = cast<OptionAttr>(a);
+        SignatureAttr sig = opt.getSig();
+        if (own && sig.time() == own.time() &&
+            sig.dynamicEnergy() == own.dynamicEnergy()) {
+          c.current[t] = c.options[t].size();
+          found = true;
+        }
+        c.options[t].push_back({sig.time(), sig.dynamicEnergy(), sdev});
+        c.opPoints[t].push_back(opt.getOpPoint());
+        c.sigs[t].push_back(sig);
+      }
+    }
+    if (!found) {
+      // The task's own signature is one more option (its only one when
+      // it has no operating set).
+      c.current[t] = c.options[t].size();
+      c.options[t].push_back({task.duration, task.d, sdev});
+      c.opPoints[t].push_back(OpPointAttr());
+      c.sigs[t].push_back(own);
+    }
+  }
+  return c;
+}
+
+FailureOr<std::vector<calculus::DagPoint>>
+energy::computeFrontier(ScheduleOp sched, const Choices &c, double step, double quantum,
+                uint64_t crashBudget, uint64_t classSweepAbove,
+                uint64_t convexAbove, bool keepChoices,
+                calculus::DagFrontierResult &method, double fillDeadline,
+                double fillSlowdown) {
+  calculus::DagFrontierSettings settings;
+  settings.fillDeadline = fillDeadline;
+  settings.fillSlowdown = fillSlowdown;
+  settings.step = step;
+  settings.quantum = quantum;
+  settings.keepChoices = keepChoices;
+  settings.crashWorkBudget = crashBudget;
+  settings.classSweepAbove = classSweepAbove;
+  settings.convexAbove = convexAbove;
+  // Progress on a terminal (runtime/Progress.h): phase, share of it done,
+  // points found so far.
+  progress::Line line("frontier of @" + sched.getSymName().str() + " (" +
+                      std::to_string(c.graph.schedule.tasks.size()) +
+                      " tasks)");
+  std::string phase;
+  if (progress::enabled())
+    settings.progress = [&](const char *name, double fraction, size_t points,
+                            double makespan) {
+      std::string detail = std::to_string(points) + " points";
+      if (std::isfinite(makespan))
+        detail += ", at " + formatQuantity(makespan, Dimension::Time);
+      if (phase != name) {
+        phase = name;
+        line.phase(phase, detail);
+      } else {
+        line.update(fraction, detail);
+      }
+    };
+  std::vector<calculus::DagPoint> front;
+  std::string err;
+  bool ok = calculus::dagFrontier(c.graph.schedule, c.options, settings, front,
+                                  err, &method);
+  line.done();
+  if (!ok)
+    return sched.emitOpError("frontier: ") << err;
+  Builder b(sched.getContext());
+  std::string combos =
+      method.combinations == UINT64_MAX
+          ? std::string(">= 2^64")
+          : std::to_string(method.combinations);
+  std::string gap =
+      std::isfinite(method.worstGap)
+          ? llvm::formatv("every point within {0:F2}% of the optimum at its "
+                          "time ({1}; worst at {2:F4} s)",
+                          100 * method.worstGap,
+                          method.convexBound ? "convex-relaxation bound"
+                                             : "Lagrangian bound",
+                          method.worstGapAt)
+                .str()
+          : std::string("optimality not certified");
+  std::string how =
+      method.seriesParallel
+          ? "exact: series-parallel decomposition over " + combos +
+                " combinations"
+      : method.exact
+          ? "exact: all " + combos + " combinations enumerated"
+      : method.classSweep
+          ? "heuristic (class sweep over the schedule's repeated structure) "
+            "over " + combos + " combinations; " + gap
+          : "heuristic (crash and deadline sweeps) over " + combos +
+                " combinations; " + gap;
+  if (method.truncated) {
+    using Why = calculus::DagFrontierResult::Truncation;
+    std::string cause =
+        method.truncation == Why::StepGuard
+            ? std::string("the crash sweep reached its step guard")
+        : method.truncation == Why::AboveFastest
+            ? std::string("the sweeps ended above the fastest makespan")
+            : llvm::formatv("the crash sweep's work budget (crash-budget={0}) "
+                            "ran out",
+                            crashBudget)
+                  .str();
+    std::string missing = llvm::formatv(
+        "truncated: {0} at makespan {1:F4} s; between {2:F4} s (the fastest "
+        "configuration) and {1:F4} s only {3} (docs/FRONTIER.md)",
+        cause, method.gapTo, method.gapFrom,
+        method.convexBound
+            ? "the convex relaxation's rounded schedules and price points"
+            : "price points");
+    how += "; " + missing;
+    // At the schedule's location only: the op itself may hold millions of
+    // tasks.
+    mlir::emitWarning(sched.getLoc(), "frontier ") << missing;
+  }
+  sched->setAttr("energy.frontier_method", b.getStringAttr(how));
+  return front;
+}
+
