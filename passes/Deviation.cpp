@@ -88,13 +88,15 @@ struct EnergyCheckDeviationPass
   static StringRef likelyMechanism(Operation *op) {
     bool thermal = false, contention = false;
     auto visit = [&](Operation *inner) {
-      if (inner->hasAttr("energy.demand") ||
-          inner->hasAttr("energy.contention_slowdown"))
+      if (inner->hasAttr(EnergyDialect::DemandAttrHelper::getNameStr()) ||
+          inner->hasAttr(
+              EnergyDialect::ContentionSlowdownAttrHelper::getNameStr()))
         contention = true;
       if (auto el = dyn_cast<ElementOp>(inner))
         if (auto dev = SymbolTable::lookupNearestSymbolFrom<energy::DeviceOp>(
                 el, el.getDeviceAttr()))
-          thermal |= dev->hasAttr("energy.thermal");
+          thermal |=
+              dev->hasAttr(EnergyDialect::ThermalAttrHelper::getNameStr());
     };
     visit(op);
     op->walk(visit);
@@ -129,7 +131,8 @@ struct EnergyCheckDeviationPass
       if (!isTreeRoot(root))
         return WalkResult::advance();
       double bias = 0;
-      if (auto bb = root->getAttrOfType<FloatAttr>("energy.bias_bound_J"))
+      if (auto bb = root->getAttrOfType<FloatAttr>(
+              EnergyDialect::BiasBound_JAttrHelper::getNameStr()))
         bias = bb.getValueAsDouble();
       auto check = [&](Operation *op, const calculus::Signature &sig) {
         auto name = op->getAttrOfType<StringAttr>("sym_name");
@@ -170,12 +173,13 @@ struct EnergyCheckDeviationPass
         double threshold = c * std::sqrt(sig.varE + m.var) + bias;
         double diff = sig.E() - m.E;
         bool fails = std::fabs(diff) > threshold;
-        op->setAttr("energy.deviation",
-                    b.getDictionaryAttr(
-                        {b.getNamedAttr("predicted_J", b.getF64FloatAttr(sig.E())),
-                         b.getNamedAttr("measured_J", b.getF64FloatAttr(m.E)),
-                         b.getNamedAttr("threshold_J", b.getF64FloatAttr(threshold)),
-                         b.getNamedAttr("failed", b.getBoolAttr(fails))}));
+        op->setAttr(
+            EnergyDialect::DeviationAttrHelper::getNameStr(),
+            b.getDictionaryAttr(
+                {b.getNamedAttr("predicted_J", b.getF64FloatAttr(sig.E())),
+                 b.getNamedAttr("measured_J", b.getF64FloatAttr(m.E)),
+                 b.getNamedAttr("threshold_J", b.getF64FloatAttr(threshold)),
+                 b.getNamedAttr("failed", b.getBoolAttr(fails))}));
         if (fails) {
           report(op) << "@" << name.getValue() << " deviates (Eq. 23): predicted "
               << formatQuantity(sig.E(), Dimension::Energy, 5) << ", measured "

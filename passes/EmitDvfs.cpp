@@ -48,11 +48,14 @@ struct EnergyEmitDvfsPass
       for (auto &[key, tasks] : lanes) {
         OpPointAttr prev;
         for (TaskOp task : tasks) {
-          auto clock = task->getAttrOfType<OpPointAttr>("energy.dvfs");
+          auto clock = task->getAttrOfType<OpPointAttr>(
+              EnergyDialect::DvfsAttrHelper::getNameStr());
           if (!clock)
             continue; // runs at whatever clock is set
           if (clock == prev) {
-            task->removeAttr("energy.dvfs"); // the setting persists
+            task->removeAttr(
+                EnergyDialect::DvfsAttrHelper::getNameStr()); // the setting
+                                                              // persists
             continue;
           }
           SignatureAttr cost = switchCost.lookup(task.getDeviceAttr().getAttr());
@@ -87,7 +90,8 @@ struct EnergyEmitDvfsPass
   /// scheduled (the switches take their declared time on their device), so
   /// `energy.plan` says what the switches cost.
   LogicalResult accountSwitches(ScheduleOp sched, int64_t switches) {
-    auto plan = sched->getAttrOfType<DictionaryAttr>("energy.plan");
+    auto plan = sched->getAttrOfType<DictionaryAttr>(
+        EnergyDialect::PlanAttrHelper::getNameStr());
     if (!plan)
       return success();
     std::vector<double> start;
@@ -104,7 +108,8 @@ struct EnergyEmitDvfsPass
     fields.set("switches", b.getI64IntegerAttr(switches));
     fields.set("T_with_switches_s", b.getF64FloatAttr(end));
     fields.set("E_with_switches_J", b.getF64FloatAttr(energy));
-    sched->setAttr("energy.plan", fields.getDictionary(sched.getContext()));
+    sched->setAttr(EnergyDialect::PlanAttrHelper::getNameStr(),
+                   fields.getDictionary(sched.getContext()));
     return success();
   }
 };

@@ -69,7 +69,8 @@ LogicalResult sharedParameters(Operation *root, DictionaryAttr sets,
   std::string err;
   // One uniqued key, looked up among discardable attributes only: a lookup
   // by string also compares it with every inherent attribute's name, per op.
-  StringAttr gradKey = StringAttr::get(root->getContext(), "energy.grad");
+  StringAttr gradKey = StringAttr::get(
+      root->getContext(), EnergyDialect::GradAttrHelper::getNameStr());
   WalkResult r = root->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (isa<CompositeOp>(op))
       return WalkResult::skip();
@@ -120,7 +121,8 @@ struct EnergyEvaluatePass
 
   /// Useful output tokens recorded by the serving expansion (0 if none).
   static double outputTokens(Operation *op) {
-    auto n = op->getAttrOfType<IntegerAttr>("energy.output_tokens");
+    auto n = op->getAttrOfType<IntegerAttr>(
+        EnergyDialect::OutputTokensAttrHelper::getNameStr());
     return n && n.getInt() > 0 ? double(n.getInt()) : 0;
   }
 
@@ -163,7 +165,8 @@ struct EnergyEvaluatePass
         std::optional<double> sd = declared(dev);
         known = known && sd;
         double sIdle = sd.value_or(0);
-        if (auto ctx = idle->getAttrOfType<FloatAttr>("energy.idle_static"))
+        if (auto ctx = idle->getAttrOfType<FloatAttr>(
+                EnergyDialect::IdleStaticAttrHelper::getNameStr()))
           sIdle = ctx.getValueAsDouble();
         double T = idle.getDuration().convertToDouble();
         a.d += idle.getDynamic() ? idle.getDynamic()->convertToDouble() : 0;
@@ -271,8 +274,8 @@ struct EnergyEvaluatePass
     MLIRContext *ctx = &getContext();
     Builder b(ctx);
     llvm::json::Array roots, composites;
-    auto sharedSets =
-        module->getAttrOfType<DictionaryAttr>("energy.shared_params");
+    auto sharedSets = module->getAttrOfType<DictionaryAttr>(
+        EnergyDialect::SharedParamsAttrHelper::getNameStr());
     bool failedAny = false;
 
     auto onComposite = [&](Operation *op, const calculus::Signature &sig) {
@@ -337,7 +340,8 @@ struct EnergyEvaluatePass
       if (sharedVariance > 0)
         fields.push_back(b.getNamedAttr(
             "sigma_shared_J", b.getF64FloatAttr(std::sqrt(sharedVariance))));
-      op->setAttr("energy.total", b.getDictionaryAttr(fields));
+      op->setAttr(EnergyDialect::TotalAttrHelper::getNameStr(),
+                  b.getDictionaryAttr(fields));
       if (summary)
         printSummary(op, *sig, iv, sharedVariance);
       if (!report.empty()) {
@@ -346,7 +350,8 @@ struct EnergyEvaluatePass
         entry["op"] = op->getName().getStringRef();
         entry["loc"] = describeLoc(op->getLoc());
         // The Reduction Theorem's worst-case bias (--energy-reduce).
-        if (auto bias = op->getAttrOfType<FloatAttr>("energy.bias_bound_J"))
+        if (auto bias = op->getAttrOfType<FloatAttr>(
+                EnergyDialect::BiasBound_JAttrHelper::getNameStr()))
           entry["bias_bound_J"] = bias.getValueAsDouble();
         if (sharedVariance > 0)
           entry["sigma_shared_J"] = std::sqrt(sharedVariance);

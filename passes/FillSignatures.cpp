@@ -35,8 +35,8 @@ namespace {
 /// it, never mixes the old model's gradient, method or operating set with
 /// the new signature.
 void forgetDerived(sched::TaskOp task) {
-  task->removeAttr("energy.grad");
-  task->removeAttr("energy.method");
+  task->removeAttr(EnergyDialect::GradAttrHelper::getNameStr());
+  task->removeAttr(EnergyDialect::MethodAttrHelper::getNameStr());
   task.removeOptionsAttr();
 }
 
@@ -304,21 +304,23 @@ struct EnergyFillSignaturesPass
     if (shared) {
       NamedAttrList sets;
       if (auto old = module->getAttrOfType<DictionaryAttr>(
-              "energy.shared_params"))
+              EnergyDialect::SharedParamsAttrHelper::getNameStr()))
         sets.append(old.getValue());
       auto cov = DenseF64ArrayAttr::get(ctx, mf.sharedCov);
       for (int k = 2; sets.get(setId) && sets.get(setId) != cov; ++k)
         setId = kind + ":" + llvm::sys::path::filename(model).str() + "#" +
                 std::to_string(k);
       sets.set(setId, cov);
-      module->setAttr("energy.shared_params", sets.getDictionary(ctx));
+      module->setAttr(EnergyDialect::SharedParamsAttrHelper::getNameStr(),
+                      sets.getDictionary(ctx));
     }
     auto markShared = [&](sched::TaskOp task, ArrayRef<double> g) {
       if (!shared)
         return;
       NamedAttribute entry(StringAttr::get(ctx, setId),
                            DenseF64ArrayAttr::get(ctx, g));
-      task->setAttr("energy.grad", DictionaryAttr::get(ctx, {entry}));
+      task->setAttr(EnergyDialect::GradAttrHelper::getNameStr(),
+                    DictionaryAttr::get(ctx, {entry}));
     };
     auto sharedVariance = [&](ArrayRef<double> g) {
       return shared ? calculus::quadraticForm(
@@ -364,7 +366,7 @@ struct EnergyFillSignaturesPass
         task.setSigAttr(SignatureAttr::get(
             ctx, T, d, 0, std::sqrt(mf.lens.predictionVariance(row)),
             std::nullopt, std::nullopt));
-        task->setAttr("energy.method",
+        task->setAttr(EnergyDialect::MethodAttrHelper::getNameStr(),
                       StringAttr::get(ctx, "analytical: energylens"));
         markShared(task, mf.lens.gradient(row));
       });
@@ -399,7 +401,7 @@ struct EnergyFillSignaturesPass
         forgetDerived(task);
         task.setSigAttr(SignatureAttr::get(ctx, T, d, 0, sigma, std::nullopt,
                                            std::nullopt));
-        task->setAttr("energy.method",
+        task->setAttr(EnergyDialect::MethodAttrHelper::getNameStr(),
                       StringAttr::get(ctx, "analytical: flop-byte"));
         markShared(task, g);
         if (mf.clocks) {
@@ -455,7 +457,7 @@ struct EnergyFillSignaturesPass
       forgetDerived(task);
       task.setSigAttr(SignatureAttr::get(ctx, T, d, 0, *B * std::sqrt(varE),
                                          std::nullopt, std::nullopt));
-      task->setAttr("energy.method",
+      task->setAttr(EnergyDialect::MethodAttrHelper::getNameStr(),
                     StringAttr::get(ctx, "analytical: token-law"));
       // d = B e - s T: d(d)/d(coef) = B (qw, qkv, tau, 1).
       std::array<double, 4> g =
@@ -470,12 +472,14 @@ struct EnergyFillSignaturesPass
   /// Covariance sets no task refers to any more (a refill replaced their
   /// gradients) are dropped with them.
   void pruneCovarianceSets(ModuleOp module) {
-    auto sets = module->getAttrOfType<DictionaryAttr>("energy.shared_params");
+    auto sets = module->getAttrOfType<DictionaryAttr>(
+        EnergyDialect::SharedParamsAttrHelper::getNameStr());
     if (!sets)
       return;
     llvm::StringSet<> used;
     module.walk([&](sched::TaskOp task) {
-      if (auto g = task->getAttrOfType<DictionaryAttr>("energy.grad"))
+      if (auto g = task->getAttrOfType<DictionaryAttr>(
+              EnergyDialect::GradAttrHelper::getNameStr()))
         for (NamedAttribute na : g)
           used.insert(na.getName().getValue());
     });
@@ -484,9 +488,9 @@ struct EnergyFillSignaturesPass
       if (used.contains(na.getName().getValue()))
         kept.append(na);
     if (kept.empty())
-      module->removeAttr("energy.shared_params");
+      module->removeAttr(EnergyDialect::SharedParamsAttrHelper::getNameStr());
     else
-      module->setAttr("energy.shared_params",
+      module->setAttr(EnergyDialect::SharedParamsAttrHelper::getNameStr(),
                       kept.getDictionary(&getContext()));
   }
 
@@ -540,7 +544,8 @@ struct EnergyFillSignaturesPass
     bool bad = false;
     for (Operation *op : fallbackTasks) {
       auto task = cast<sched::TaskOp>(op);
-      auto method = task->getAttrOfType<StringAttr>("energy.method");
+      auto method = task->getAttrOfType<StringAttr>(
+          EnergyDialect::MethodAttrHelper::getNameStr());
       if (!method) {
         task.emitOpError("signature-DB key '")
             << task.getDbAttr().getValue() << "' is not in " << db
@@ -549,12 +554,11 @@ struct EnergyFillSignaturesPass
         bad = true;
         continue;
       }
-      task->setAttr("energy.method",
-                    StringAttr::get(&getContext(),
-                                    "estimate: " + method.getValue().str() +
-                                        " (db key '" +
-                                        task.getDbAttr().getValue().str() +
-                                        "' missing)"));
+      task->setAttr(EnergyDialect::MethodAttrHelper::getNameStr(),
+                    StringAttr::get(
+                        &getContext(),
+                        "estimate: " + method.getValue().str() + " (db key '" +
+                            task.getDbAttr().getValue().str() + "' missing)"));
     }
     if (bad)
       return signalPassFailure();
@@ -682,7 +686,8 @@ struct EnergyFillSignaturesPass
       }
     });
     module.walk([&](ElementOp el) {
-      auto key = el->getAttrOfType<StringAttr>("energy.db");
+      auto key = el->getAttrOfType<StringAttr>(
+          EnergyDialect::DbAttrHelper::getNameStr());
       if (!key)
         return;
       auto it = entries.find(key.getValue());
@@ -696,8 +701,10 @@ struct EnergyFillSignaturesPass
       // The warm signature for the cache context of an element that
       // declares whose data it reuses (docs/CONTEXTS.md).
       auto w = warm.find(key.getValue());
-      if (w != warm.end() && el->hasAttr("energy.reuses"))
-        el->setAttr("energy.warm", sigOf(w->second));
+      if (w != warm.end() &&
+          el->hasAttr(EnergyDialect::ReusesAttrHelper::getNameStr()))
+        el->setAttr(EnergyDialect::WarmAttrHelper::getNameStr(),
+                    sigOf(w->second));
       if (auto dev = symbols.lookupNearestSymbolFrom<energy::DeviceOp>(
               el, el.getDeviceAttr()))
         checkStatic(el, dev.getStaticPower().convertToDouble(),

@@ -92,9 +92,10 @@ struct EnergyFrontierPass
                                                thinned[i].second})
                           : b.getF64ArrayAttr({thinned[i].first,
                                                thinned[i].second, bound[i]}));
-      sched->setAttr("energy.frontier", b.getArrayAttr(pts));
+      sched->setAttr(EnergyDialect::FrontierAttrHelper::getNameStr(),
+                     b.getArrayAttr(pts));
       sched->setAttr(
-          "energy.frontier_thinning",
+          EnergyDialect::FrontierThinningAttrHelper::getNameStr(),
           b.getDictionaryAttr(
               {b.getNamedAttr("full_points",
                               b.getI64IntegerAttr(int64_t(front->size()))),

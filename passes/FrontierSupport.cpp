@@ -149,7 +149,8 @@ energy::computeFrontier(ScheduleOp sched, const Choices &c, double step, double 
     // tasks.
     mlir::emitWarning(sched.getLoc(), "frontier ") << missing;
   }
-  sched->setAttr("energy.frontier_method", b.getStringAttr(how));
+  sched->setAttr(EnergyDialect::FrontierMethodAttrHelper::getNameStr(),
+                 b.getStringAttr(how));
   return front;
 }
 

@@ -168,7 +168,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
           taskOp.setDuration(sig.time());
       }
       if (OpPointAttr op = c->opPoints[t][j])
-        taskOp->setAttr("energy.dvfs", op);
+        taskOp->setAttr(EnergyDialect::DvfsAttrHelper::getNameStr(), op);
     }
     // What the plan saves as it will run: with its clock switches.
     double saving = baseE > 0 ? 100 * (1 - bestCost.E / baseE) : 0;
@@ -207,17 +207,21 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     if (method.truncated) // the range the crash sweep did not reach, s
       planFields.set("frontier_truncated",
                      b.getF64ArrayAttr({method.gapFrom, method.gapTo}));
-    sched->setAttr("energy.plan", planFields.getDictionary(ctx));
+    sched->setAttr(EnergyDialect::PlanAttrHelper::getNameStr(),
+                   planFields.getDictionary(ctx));
 
     if (summary) {
       auto q = [](double v, Dimension d) { return formatQuantity(v, d, 5); };
       llvm::errs() << "@" << sched.getSymName() << " plan ("
                    << front->size() << " frontier points, objective "
                    << objective << ")\n";
-      llvm::errs() << "  frontier  "
-                   << cast<StringAttr>(sched->getAttr("energy.frontier_method"))
-                          .getValue()
-                   << "\n";
+      llvm::errs()
+          << "  frontier  "
+          << cast<StringAttr>(
+                 sched->getAttr(
+                     EnergyDialect::FrontierMethodAttrHelper::getNameStr()))
+                 .getValue()
+          << "\n";
       llvm::errs() << "  fastest   " << q(fastest, Dimension::Time)
                    << "  energy-minimal "
                    << q(front->back().T, Dimension::Time) << " at "

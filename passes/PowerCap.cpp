@@ -102,9 +102,9 @@ struct EnergyPowerCapPass
                                 Real{p.cap}, std::nullopt);
     for (ScheduleOp sched : module.getOps<ScheduleOp>()) {
       for (sched::DeviceOp dev : sched.getBody().getOps<sched::DeviceOp>())
-        dev->setAttr("energy.power_cap", cap);
+        dev->setAttr(EnergyDialect::PowerCapAttrHelper::getNameStr(), cap);
       sched->setAttr(
-          "energy.power_cap_choice",
+          EnergyDialect::PowerCapChoiceAttrHelper::getNameStr(),
           b.getDictionaryAttr(
               {b.getNamedAttr("power_cap_W", b.getF64FloatAttr(p.cap)),
                b.getNamedAttr("T_s", b.getF64FloatAttr(p.T)),

@@ -46,12 +46,8 @@ namespace energy {
 
 using namespace mlir;
 using namespace energy;
-using namespace energy::context_attr;
 
 namespace {
-
-constexpr const char *kThermalSigs = "energy.thermal_sigs";
-constexpr const char *kContentionSigs = "energy.contention_sigs";
 
 using State = DenseMap<StringAttr, calculus::DeviceContext>;
 using Devices = DenseMap<StringAttr, DeviceModels>;
@@ -137,13 +133,15 @@ bool Propagator::nestedCoRun(ParOp par, const DeviceModels &info) {
       return id;
     }
     if (auto el = dyn_cast<ElementOp>(op)) {
-      auto sig = el->getAttrOfType<SignatureAttr>(kNullSig);
+      auto sig = el->getAttrOfType<SignatureAttr>(
+          EnergyDialect::NullSigAttrHelper::getNameStr());
       if (!sig)
         sig = el.getSigAsAttr();
       calculus::LaneElement &le = nodes[id].leaf;
       le.T = sig ? sig.time() : 0;
       le.demand.assign(resources.size(), 0);
-      if (auto d = el->getAttrOfType<DictionaryAttr>("energy.demand"))
+      if (auto d = el->getAttrOfType<DictionaryAttr>(
+              EnergyDialect::DemandAttrHelper::getNameStr()))
         for (size_t r = 0; r < resources.size(); ++r)
           if (auto f = d.getAs<FloatAttr>(resources[r]))
             le.demand[r] = f.getValueAsDouble();
@@ -192,8 +190,10 @@ bool Propagator::nestedCoRun(ParOp par, const DeviceModels &info) {
 
 LogicalResult Propagator::cacheInputs(ElementOp el, const DeviceModels &info,
                                       calculus::ContextElement &in) {
-  auto reuses = el->getAttrOfType<FlatSymbolRefAttr>("energy.reuses");
-  auto warm = el->getAttrOfType<SignatureAttr>("energy.warm");
+  auto reuses = el->getAttrOfType<FlatSymbolRefAttr>(
+      EnergyDialect::ReusesAttrHelper::getNameStr());
+  auto warm = el->getAttrOfType<SignatureAttr>(
+      EnergyDialect::WarmAttrHelper::getNameStr());
   if (!reuses && !warm)
     return success();
   if (!reuses || !warm)
@@ -246,50 +246,61 @@ FailureOr<Realized> Propagator::element(ElementOp el, State &state,
   const calculus::DeviceMechanisms &mech = info.mechanisms;
   // The null-context signature: kept from an earlier propagation, else the
   // element's own.
-  auto null = el->getAttrOfType<SignatureAttr>(kNullSig);
+  auto null = el->getAttrOfType<SignatureAttr>(
+      EnergyDialect::NullSigAttrHelper::getNameStr());
   if (!null)
     null = el.getSigAsAttr();
   if (!null)
     return el.emitOpError("@") << el.getSymName() << " has no signature";
   calculus::ContextElement in;
   in.null = toSignature(null, mech.staticPower);
-  in.sensitive = !el->hasAttr("energy.insensitive");
+  in.sensitive =
+      !el->hasAttr(EnergyDialect::InsensitiveAttrHelper::getNameStr());
   in.advanceTemperature = !frozen.contains(dev);
   in.slowdown = slowdown;
   if (in.sensitive && failed(cacheInputs(el, info, in)))
     return failure();
   std::vector<calculus::MeasuredPoint> thermalTable, contentionTable;
-  if (mech.thermal && in.sensitive && el->hasAttr(kThermalSigs)) {
-    auto t = readTable(el, kThermalSigs, "entry_C");
+  if (mech.thermal && in.sensitive &&
+      el->hasAttr(EnergyDialect::ThermalSigsAttrHelper::getNameStr())) {
+    auto t = readTable(el, EnergyDialect::ThermalSigsAttrHelper::getNameStr(),
+                       "entry_C");
     if (failed(t))
       return failure();
     thermalTable = std::move(*t);
     in.thermalTable = &thermalTable;
   }
-  if (slowdown > 1 && el->hasAttr(kContentionSigs)) {
-    auto t = readTable(el, kContentionSigs, "slowdown");
+  if (slowdown > 1 &&
+      el->hasAttr(EnergyDialect::ContentionSigsAttrHelper::getNameStr())) {
+    auto t = readTable(
+        el, EnergyDialect::ContentionSigsAttrHelper::getNameStr(), "slowdown");
     if (failed(t))
       return failure();
     contentionTable = std::move(*t);
     in.contentionTable = &contentionTable;
   }
-  if (auto traffic = el->getAttrOfType<FloatAttr>("energy.traffic"))
+  if (auto traffic = el->getAttrOfType<FloatAttr>(
+          EnergyDialect::TrafficAttrHelper::getNameStr()))
     in.traffic = traffic.getValueAsDouble();
   calculus::ContextOutcome out =
       calculus::realizeElement(mech, state[dev], in);
   trafficAfter[el.getSymNameAttr()] = state[dev].traffic;
   auto f64 = [&](double v) { return FloatAttr::get(Float64Type::get(ctx), v); };
   if (out.residency)
-    el->setAttr(kResidency, f64(*out.residency));
+    el->setAttr(EnergyDialect::ResidencyAttrHelper::getNameStr(),
+                f64(*out.residency));
   if (out.entryTemperature)
-    el->setAttr(kEntryTemperature, f64(*out.entryTemperature));
+    el->setAttr(EnergyDialect::EntryTemperatureAttrHelper::getNameStr(),
+                f64(*out.entryTemperature));
   if (out.slowdown)
-    el->setAttr(kSlowdown, f64(*out.slowdown));
+    el->setAttr(EnergyDialect::ContentionSlowdownAttrHelper::getNameStr(),
+                f64(*out.slowdown));
   if (out.deliveryEnergy)
-    el->setAttr(kDelivery, f64(*out.deliveryEnergy));
+    el->setAttr(EnergyDialect::Delivery_JAttrHelper::getNameStr(),
+                f64(*out.deliveryEnergy));
   if (out.changed) {
-    if (!el->hasAttr(kNullSig))
-      el->setAttr(kNullSig, null);
+    if (!el->hasAttr(EnergyDialect::NullSigAttrHelper::getNameStr()))
+      el->setAttr(EnergyDialect::NullSigAttrHelper::getNameStr(), null);
     el.setSigFromAttr(toSignatureAttr(ctx, out.realized));
   }
   return Realized{out.realized.T, out.realized.d};
@@ -306,7 +317,8 @@ FailureOr<Realized> Propagator::visit(Operation *op, State &state) {
       const calculus::DeviceMechanisms &mech = it->second.mechanisms;
       double s = calculus::realizeIdle(mech, state[dev], T, !frozen.contains(dev));
       if (mech.thermal)
-        idle->setAttr(kIdleStatic, FloatAttr::get(Float64Type::get(ctx), s));
+        idle->setAttr(EnergyDialect::IdleStaticAttrHelper::getNameStr(),
+                      FloatAttr::get(Float64Type::get(ctx), s));
     }
     return Realized{T, 0};
   }
@@ -359,7 +371,8 @@ FailureOr<Realized> Propagator::visit(Operation *op, State &state) {
   llvm::MapVector<StringAttr, double> demand;
   for (Operation &child : par.getBody().front())
     if (auto el = dyn_cast<ElementOp>(child))
-      if (auto d = el->getAttrOfType<DictionaryAttr>("energy.demand"))
+      if (auto d = el->getAttrOfType<DictionaryAttr>(
+              EnergyDialect::DemandAttrHelper::getNameStr()))
         for (NamedAttribute a : d)
           if (auto f = dyn_cast<FloatAttr>(a.getValue()))
             demand[a.getName()] += f.getValueAsDouble();
@@ -379,7 +392,8 @@ FailureOr<Realized> Propagator::visit(Operation *op, State &state) {
     State mine = entry;
     FailureOr<Realized> c;
     if (auto el = dyn_cast<ElementOp>(child);
-        el && el->hasAttr("energy.demand") && !nested)
+        el && el->hasAttr(EnergyDialect::DemandAttrHelper::getNameStr()) &&
+        !nested)
       c = element(el, mine, slowdown);
     else
       c = visit(&child, mine);

@@ -32,7 +32,6 @@ namespace energy {
 
 using namespace mlir;
 using namespace energy;
-using namespace energy::context_attr;
 
 namespace {
 
@@ -83,7 +82,8 @@ struct EnergyReducePass
       SignatureAttr sig = el.getSigAsAttr();
       if (!sig)
         return;
-      auto nullAttr = el->getAttrOfType<SignatureAttr>(kNullSig);
+      auto nullAttr = el->getAttrOfType<SignatureAttr>(
+          EnergyDialect::NullSigAttrHelper::getNameStr());
       Operation *parent = el->getParentOp();
       unsigned m = parent && isa<ParOp, MultiOp>(parent) ? 2 : 1;
       ElementOp pred = last.lookup(dev);
@@ -108,13 +108,17 @@ struct EnergyReducePass
     if (failing.empty()) {
       // Reduce: the context-independent form, with its bias bound.
       for (Entry &e : entries)
-        if (auto nullAttr = e.op->getAttrOfType<SignatureAttr>(kNullSig)) {
+        if (auto nullAttr = e.op->getAttrOfType<SignatureAttr>(
+                EnergyDialect::NullSigAttrHelper::getNameStr())) {
           e.op.setSigFromAttr(nullAttr);
-          e.op->removeAttr(kNullSig);
-          e.op->removeAttr(kEntryTemperature);
-          e.op->removeAttr(kSlowdown);
+          e.op->removeAttr(EnergyDialect::NullSigAttrHelper::getNameStr());
+          e.op->removeAttr(
+              EnergyDialect::EntryTemperatureAttrHelper::getNameStr());
+          e.op->removeAttr(
+              EnergyDialect::ContentionSlowdownAttrHelper::getNameStr());
         }
-      root->setAttr("energy.bias_bound_J", b.getF64FloatAttr(totalBound));
+      root->setAttr(EnergyDialect::BiasBound_JAttrHelper::getNameStr(),
+                    b.getF64FloatAttr(totalBound));
       if (tolerance > 0 && totalBound > tolerance)
         mlir::emitRemark(root->getLoc(), "reduction bias bound ")
             << formatQuantity(totalBound, Dimension::Energy, 4)
@@ -148,9 +152,12 @@ struct EnergyReducePass
     for (Entry &o : entries)
       perturbationOf[o.op] = o.realized().E() - o.null().E();
     for (Entry *e : failing) {
-      e->op->setAttr("energy.needs_characterization", b.getUnitAttr());
+      e->op->setAttr(
+          EnergyDialect::NeedsCharacterizationAttrHelper::getNameStr(),
+          b.getUnitAttr());
       double perturbation = e->realized().E() - e->null().E();
-      bool contention = e->op->hasAttr(kSlowdown);
+      bool contention = e->op->hasAttr(
+          EnergyDialect::ContentionSlowdownAttrHelper::getNameStr());
       if (contention) {
         // Runtime interference: undirected edges to its co-runners -- the
         // slowed elements of the outermost enclosing par (the co-run's
@@ -177,7 +184,8 @@ struct EnergyReducePass
               return;
             }
             // A failing co-runner met earlier drew this edge already.
-            if (!other->hasAttr(kSlowdown) ||
+            if (!other->hasAttr(EnergyDialect::ContentionSlowdownAttrHelper::
+                                    getNameStr()) ||
                 (!after && failingOps.contains(other)))
               return;
             Operation *lca = other;
@@ -203,12 +211,15 @@ struct EnergyReducePass
       // Entry contexts: which mechanisms moved it, and from where (the
       // producer of reused data for the cache; else the predecessor).
       SmallVector<StringRef> mechanisms;
-      auto producer = e->op->getAttrOfType<FlatSymbolRefAttr>("energy.reuses");
-      if (e->op->hasAttr(kResidency))
+      auto producer = e->op->getAttrOfType<FlatSymbolRefAttr>(
+          EnergyDialect::ReusesAttrHelper::getNameStr());
+      if (e->op->hasAttr(EnergyDialect::ResidencyAttrHelper::getNameStr()))
         mechanisms.push_back("cache");
-      if (e->op->hasAttr(kEntryTemperature) && e->predecessor)
+      if (e->op->hasAttr(
+              EnergyDialect::EntryTemperatureAttrHelper::getNameStr()) &&
+          e->predecessor)
         mechanisms.push_back("thermal");
-      if (e->op->hasAttr(kDelivery))
+      if (e->op->hasAttr(EnergyDialect::Delivery_JAttrHelper::getNameStr()))
         mechanisms.push_back("power-delivery");
       FlatSymbolRefAttr from =
           mechanisms.size() == 1 && mechanisms[0] == "cache" && producer
@@ -277,8 +288,11 @@ struct EnergyReducePass
           toSignatureAttr(ctx, c));
       Block &body = comp.getBody().emplaceBlock();
       par->moveBefore(&body, body.end());
-      comp->setAttr("energy.needs_characterization", UnitAttr::get(ctx));
-      comp->setAttr("energy.estimate", StringAttr::get(ctx, "context model"));
+      comp->setAttr(
+          EnergyDialect::NeedsCharacterizationAttrHelper::getNameStr(),
+          UnitAttr::get(ctx));
+      comp->setAttr(EnergyDialect::EstimateAttrHelper::getNameStr(),
+                    StringAttr::get(ctx, "context model"));
     }
   }
 
@@ -334,7 +348,8 @@ struct EnergyReducePass
         // the device's.
         StringAttr dev = idle.getDeviceAttr().getAttr();
         double s = devices.count(dev) ? devices[dev].mechanisms.staticPower : 0;
-        if (auto realized = idle->getAttrOfType<FloatAttr>(kIdleStatic))
+        if (auto realized = idle->getAttrOfType<FloatAttr>(
+                EnergyDialect::IdleStaticAttrHelper::getNameStr()))
           s = realized.getValueAsDouble();
         closure = calculus::seq(
             closure,
@@ -365,8 +380,11 @@ struct EnergyReducePass
         for (IdleOp idle : gaps)
           idle->moveBefore(&body, body.end());
         last->moveBefore(&body, body.end());
-        comp->setAttr("energy.needs_characterization", UnitAttr::get(ctx));
-        comp->setAttr("energy.estimate", StringAttr::get(ctx, "context model"));
+        comp->setAttr(
+            EnergyDialect::NeedsCharacterizationAttrHelper::getNameStr(),
+            UnitAttr::get(ctx));
+        comp->setAttr(EnergyDialect::EstimateAttrHelper::getNameStr(),
+                      StringAttr::get(ctx, "context model"));
       }
       closureOf[comp] = closure;
       comp.setSigAttr(toSignatureAttr(ctx, closure));

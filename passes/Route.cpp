@@ -71,7 +71,8 @@ struct EnergyRoutePass : public energy::impl::EnergyRouteBase<EnergyRoutePass> {
     Builder b(&getContext());
     bool any = false;
     for (ScheduleOp sched : module.getOps<ScheduleOp>()) {
-      auto requests = sched->getAttrOfType<ArrayAttr>("energy.requests");
+      auto requests = sched->getAttrOfType<ArrayAttr>(
+          EnergyDialect::RequestsAttrHelper::getNameStr());
       if (!requests)
         continue;
       any = true;
@@ -116,13 +117,14 @@ struct EnergyRoutePass : public energy::impl::EnergyRouteBase<EnergyRoutePass> {
         serve.removePromptMaxAttr();
         serve.removeOutputMinAttr();
         serve.removeOutputMaxAttr();
-        serve->setAttr("energy.route_fraction", b.getF64FloatAttr(share[i]));
+        serve->setAttr(EnergyDialect::RouteFractionAttrHelper::getNameStr(),
+                       b.getF64FloatAttr(share[i]));
       }
       sched->setAttr(
-          "energy.route",
+          EnergyDialect::RouteAttrHelper::getNameStr(),
           b.getDictionaryAttr(
-              {b.getNamedAttr("policy",
-                              b.getStringAttr(ff.policies[size_t(chosen)].name)),
+              {b.getNamedAttr(
+                   "policy", b.getStringAttr(ff.policies[size_t(chosen)].name)),
                b.getNamedAttr("quality",
                               b.getF64FloatAttr(rt::splitsMeanQuality(
                                   ff.fleet, splits[size_t(chosen)]))),

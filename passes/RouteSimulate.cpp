@@ -71,8 +71,9 @@ struct EnergyRouteSimulatePass
     }
     bool any = false;
     for (ScheduleOp sched : module.getOps<ScheduleOp>())
-      if (sched->hasAttr("energy.requests")) {
-        sched->setAttr("energy.route_report", b.getDictionaryAttr(report));
+      if (sched->hasAttr(EnergyDialect::RequestsAttrHelper::getNameStr())) {
+        sched->setAttr(EnergyDialect::RouteReportAttrHelper::getNameStr(),
+                       b.getDictionaryAttr(report));
         any = true;
       }
     if (!any)

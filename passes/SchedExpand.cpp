@@ -82,9 +82,11 @@ struct SchedExpandPass
     for (const calculus::Request &r : reqs)
       outputs += r.output;
     Operation *parent = op->getParentOp();
-    if (auto prior = parent->getAttrOfType<IntegerAttr>("energy.output_tokens"))
+    if (auto prior = parent->getAttrOfType<IntegerAttr>(
+            EnergyDialect::OutputTokensAttrHelper::getNameStr()))
       outputs += uint64_t(prior.getInt());
-    parent->setAttr("energy.output_tokens", b.getI64IntegerAttr(int64_t(outputs)));
+    parent->setAttr(EnergyDialect::OutputTokensAttrHelper::getNameStr(),
+                    b.getI64IntegerAttr(int64_t(outputs)));
     Location loc = op.getLoc();
     std::string prefix = op.getSymName().str();
     auto dev = sched::DeviceOp::create(

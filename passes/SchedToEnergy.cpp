@@ -88,10 +88,12 @@ struct Materializer {
       // Shared model parameters follow the share of d each element takes.
       if (!taskOp)
         return;
-      if (auto grad = taskOp->getAttrOfType<DictionaryAttr>("energy.grad")) {
+      if (auto grad = taskOp->getAttrOfType<DictionaryAttr>(
+              EnergyDialect::GradAttrHelper::getNameStr())) {
         double whole = schedule.tasks[n.task].d;
         double scale = whole > 0 ? share.d / whole : 1.0;
-        el->setAttr("energy.grad", scale == 1.0 ? grad : scaleGrad(grad, scale));
+        el->setAttr(EnergyDialect::GradAttrHelper::getNameStr(),
+                    scale == 1.0 ? grad : scaleGrad(grad, scale));
       }
       // A task's context declarations (docs/CONTEXTS.md) go with it, so
       // that cache, contention and thermal contexts work from schedules: a
@@ -100,8 +102,12 @@ struct Materializer {
       // element's: they keep none.
       if (!collective)
         for (StringRef attr :
-             {"energy.reuses", "energy.traffic", "energy.warm", "energy.demand",
-              "energy.insensitive", "energy.thermal_sigs"})
+             {EnergyDialect::ReusesAttrHelper::getNameStr(),
+              EnergyDialect::TrafficAttrHelper::getNameStr(),
+              EnergyDialect::WarmAttrHelper::getNameStr(),
+              EnergyDialect::DemandAttrHelper::getNameStr(),
+              EnergyDialect::InsensitiveAttrHelper::getNameStr(),
+              EnergyDialect::ThermalSigsAttrHelper::getNameStr()})
           if (Attribute a = taskOp->getAttr(attr))
             el->setAttr(attr, a);
       return;
@@ -217,7 +223,8 @@ struct SchedToEnergyPass
                                            dev.staticPower, dev.opPoint);
       // The device's context models (docs/CONTEXTS.md) go with it.
       if (dev.op)
-        for (StringRef attr : {"energy.thermal", "energy.cache"})
+        for (StringRef attr : {EnergyDialect::ThermalAttrHelper::getNameStr(),
+                               EnergyDialect::CacheAttrHelper::getNameStr()})
           if (Attribute a = dev.op->getAttr(attr))
             edev->setAttr(attr, a);
       symbols.insert(edev);
@@ -225,8 +232,10 @@ struct SchedToEnergyPass
     }
     // Root: multi over the devices, each a seq named after its device.
     auto root = m.composite<MultiOp>(sched.getSymNameAttr());
-    if (Attribute tokens = sched->getAttr("energy.output_tokens"))
-      root->setAttr("energy.output_tokens", tokens);
+    if (Attribute tokens =
+            sched->getAttr(EnergyDialect::OutputTokensAttrHelper::getNameStr()))
+      root->setAttr(EnergyDialect::OutputTokensAttrHelper::getNameStr(),
+                    tokens);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToEnd(&root.getBody().front());

@@ -65,7 +65,7 @@ struct EnergyServePlanPass
     bool any = false;
     module.walk([&](ServeOp serve) {
       serve.setMaxBatch(uint64_t(rec.cap));
-      serve->setAttr("energy.serve_plan", plan);
+      serve->setAttr(EnergyDialect::ServePlanAttrHelper::getNameStr(), plan);
       any = true;
     });
     if (!any)

@@ -33,9 +33,10 @@ readDeviceModels(ModuleOp module) {
       }
       slot = f.getValueAsDouble();
     };
-    if (auto th = dev->getAttrOfType<DictionaryAttr>("energy.thermal")) {
+    if (auto th = dev->getAttrOfType<DictionaryAttr>(
+            EnergyDialect::ThermalAttrHelper::getNameStr())) {
       calculus::ThermalModel m;
-      StringRef n = "energy.thermal";
+      StringRef n = EnergyDialect::ThermalAttrHelper::getNameStr();
       get(th, n, "resistance", m.resistance, true);
       get(th, n, "capacitance", m.capacitance, true);
       get(th, n, "ambient", m.ambient, true);
@@ -51,18 +52,21 @@ readDeviceModels(ModuleOp module) {
       }
       mech.thermal = m;
     }
-    if (auto c = dev->getAttrOfType<DictionaryAttr>("energy.cache")) {
+    if (auto c = dev->getAttrOfType<DictionaryAttr>(
+            EnergyDialect::CacheAttrHelper::getNameStr())) {
       calculus::CacheModel m;
-      get(c, "energy.cache", "l2_bytes", m.capacity, true);
+      get(c, EnergyDialect::CacheAttrHelper::getNameStr(), "l2_bytes",
+          m.capacity, true);
       if (!bad && !(m.capacity > 0)) {
         dev.emitOpError("energy.cache l2_bytes must be positive");
         bad = true;
       }
       mech.cache = m;
     }
-    if (auto pd = dev->getAttrOfType<DictionaryAttr>("energy.power_delivery")) {
+    if (auto pd = dev->getAttrOfType<DictionaryAttr>(
+            EnergyDialect::PowerDeliveryAttrHelper::getNameStr())) {
       calculus::PowerDeliveryModel m;
-      StringRef n = "energy.power_delivery";
+      StringRef n = EnergyDialect::PowerDeliveryAttrHelper::getNameStr();
       get(pd, n, "energy_per_watt", m.energyPerWatt, true);
       get(pd, n, "time_constant", m.timeConstant, true);
       if (!bad && (!(m.energyPerWatt >= 0) || !(m.timeConstant > 0))) {
@@ -72,7 +76,8 @@ readDeviceModels(ModuleOp module) {
       }
       mech.delivery = m;
     }
-    info.capacity = dev->getAttrOfType<DictionaryAttr>("energy.capacity");
+    info.capacity = dev->getAttrOfType<DictionaryAttr>(
+        EnergyDialect::CapacityAttrHelper::getNameStr());
     out[dev.getSymNameAttr()] = info;
   });
   if (bad)

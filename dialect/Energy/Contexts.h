@@ -17,23 +17,6 @@
 
 namespace energy {
 
-/// Attributes `--energy-propagate-context` writes and `--energy-reduce`
-/// reads.
-namespace context_attr {
-/// An element's null-context signature, kept when its own is realized.
-constexpr const char *kNullSig = "energy.null_sig";
-/// Its entry temperature, degC (thermal model).
-constexpr const char *kEntryTemperature = "energy.entry_temperature";
-/// Its co-run slowdown (contention).
-constexpr const char *kSlowdown = "energy.contention_slowdown";
-/// An idle's realized static power, W (thermal model).
-constexpr const char *kIdleStatic = "energy.idle_static";
-/// Cache residency of the reused data, in [0, 1].
-constexpr const char *kResidency = "energy.residency";
-/// Power-delivery transient energy, J.
-constexpr const char *kDelivery = "energy.delivery_J";
-} // namespace context_attr
-
 /// A device's context models: its entry-context mechanisms and the
 /// capacities of its shared resources (`energy.capacity`, contention).
 struct DeviceModels {

@@ -75,10 +75,12 @@ inline llvm::hash_code hash_value(const SigData &v) {
 }
 } // namespace energy
 
-#include "dialect/Energy/EnergyDialect.h.inc"
-
 #define GET_ATTRDEF_CLASSES
 #include "dialect/Energy/EnergyAttrs.h.inc"
+
+// After the attributes: the dialect's discardable-attribute helpers name
+// them (EnergyDialect.td).
+#include "dialect/Energy/EnergyDialect.h.inc"
 
 namespace energy {
 /// Between SigData and `#energy.sig` (SignatureAttr).

@@ -207,7 +207,8 @@ FailureOr<Signature> TreeComposer::visit(Operation *op) {
           return failure();
         // A context pass may have set the idle's realized static power.
         double s = devices[*dev].staticPower;
-        if (auto ctxStatic = idle->getAttrOfType<FloatAttr>("energy.idle_static"))
+        if (auto ctxStatic = idle->getAttrOfType<FloatAttr>(
+                EnergyDialect::IdleStaticAttrHelper::getNameStr()))
           s = ctxStatic.getValueAsDouble();
         return Signature::idle(s, idle.getDuration().convertToDouble(),
                                DeviceSet::single(*dev));

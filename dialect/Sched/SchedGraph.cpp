@@ -225,7 +225,7 @@ FailureOr<SchedGraph> SchedGraph::buildAsPlanned(ScheduleOp op,
 }
 
 FailureOr<SignatureAttr> energy::sched::switchCostOf(DeviceOp dev) {
-  Attribute a = dev->getAttr("energy.switch");
+  Attribute a = dev->getAttr(EnergyDialect::SwitchAttrHelper::getNameStr());
   if (!a)
     return SignatureAttr();
   if (auto sig = dyn_cast<SignatureAttr>(a))

@@ -52,6 +52,6 @@ energy.seq @s {
 
 energy.device @gpu kind "A100" static 60 W {energy.thermal = {resistance = 0.1, capacitance = 50.0, ambient = 30.0, leakage = 0.004}}
 energy.seq @s {
-  // expected-error@+1 {{'energy.element' op energy.thermal_sigs must be an array of {entry_C = <number>, sig = #energy.sig<...>}}}
+  // expected-error@+1 {{'energy.element' op 'energy.thermal_sigs' must be an array; got 3.000000e+00 : f64}}
   energy.element @c on @gpu sig <T = 2 s, d = 100 J> {energy.thermal_sigs = 3.0}
 }

@@ -52,7 +52,8 @@ static llvm::json::Value generatorOf(StringRef tool, ModuleOp module) {
 LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
   llvm::json::Array schedules;
   for (ScheduleOp sched : module.getOps<ScheduleOp>()) {
-    auto plan = sched->getAttrOfType<DictionaryAttr>("energy.plan");
+    auto plan = sched->getAttrOfType<DictionaryAttr>(
+        EnergyDialect::PlanAttrHelper::getNameStr());
     if (!plan)
       continue;
     std::vector<double> start; // the plan's own timing, not recorded starts
@@ -85,7 +86,8 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
       double s = timed.devices[dev].staticPower;
       for (uint32_t t : mine) {
         Operation *op = g->taskOps[t];
-        if (auto dvfs = op->getAttrOfType<OpPointAttr>("energy.dvfs"))
+        if (auto dvfs = op->getAttrOfType<OpPointAttr>(
+                EnergyDialect::DvfsAttrHelper::getNameStr()))
           if (auto mhz = dvfs.getSmMhz())
             clock = *mhz;
         const calculus::ScheduleTask &task = timed.tasks[t];
@@ -111,7 +113,8 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
       llvm::json::Object entry{{"device", devOp.getSymName().str()},
                                {"tasks", std::move(tasks)},
                                {"runs", std::move(runs)}};
-      if (auto cap = devOp->getAttrOfType<OpPointAttr>("energy.power_cap"))
+      if (auto cap = devOp->getAttrOfType<OpPointAttr>(
+              EnergyDialect::PowerCapAttrHelper::getNameStr()))
         if (auto w = cap.getPowerCap())
           entry["power_cap_W"] = w->value;
       devices.push_back(std::move(entry));
@@ -157,7 +160,8 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
 LogicalResult energy::exportFrontier(ModuleOp module, llvm::raw_ostream &os) {
   bool any = false;
   for (ScheduleOp sched : module.getOps<ScheduleOp>()) {
-    auto front = sched->getAttrOfType<ArrayAttr>("energy.frontier");
+    auto front = sched->getAttrOfType<ArrayAttr>(
+        EnergyDialect::FrontierAttrHelper::getNameStr());
     if (!front)
       continue;
     if (any)
@@ -166,7 +170,7 @@ LogicalResult energy::exportFrontier(ModuleOp module, llvm::raw_ostream &os) {
     any = true;
     // Say when the attribute holds a thinned frontier (docs/FRONTIER.md).
     if (auto th = sched->getAttrOfType<DictionaryAttr>(
-            "energy.frontier_thinning")) {
+            EnergyDialect::FrontierThinningAttrHelper::getNameStr())) {
       auto full = th.getAs<IntegerAttr>("full_points");
       auto kept = th.getAs<IntegerAttr>("kept_points");
       auto err = th.getAs<FloatAttr>("max_error");
@@ -453,7 +457,8 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
                                 {"d_J", share.d},
                                 {"E_J", share.s * share.T + share.d},
                                 {"dynamic_W", share.T > 0 ? share.d / share.T : 0}};
-        if (auto dvfs = op->getAttrOfType<OpPointAttr>("energy.dvfs"))
+        if (auto dvfs = op->getAttrOfType<OpPointAttr>(
+                EnergyDialect::DvfsAttrHelper::getNameStr()))
           if (std::optional<int64_t> mhz = dvfs.getSmMhz()) {
             args["sm_mhz"] = *mhz;
             tracks[dev].clockSteps[t0] = *mhz;

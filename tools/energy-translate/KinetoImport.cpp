@@ -621,7 +621,7 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
     }
   }
   if (opts.dynamicPower)
-    sched->setAttr("energy.model",
+    sched->setAttr(EnergyDialect::ModelAttrHelper::getNameStr(),
                    b.getStringAttr(llvm::formatv("assumed dynamic power {0} W "
                                                  "for every GPU event",
                                                  *opts.dynamicPower)

@@ -153,7 +153,9 @@ LogicalResult collect(ModuleOp module, Data &d, StringRef flag) {
   size_t count = 0;
   for (ScheduleOp s : module.getOps<ScheduleOp>()) {
     ++count;
-    if (!chosen || (!chosen->hasAttr("energy.plan") && s->hasAttr("energy.plan")))
+    if (!chosen ||
+        (!chosen->hasAttr(EnergyDialect::PlanAttrHelper::getNameStr()) &&
+         s->hasAttr(EnergyDialect::PlanAttrHelper::getNameStr())))
       chosen = s;
   }
   if (!chosen)
@@ -172,8 +174,10 @@ LogicalResult collect(ModuleOp module, Data &d, StringRef flag) {
     return failure();
   const calculus::Schedule &s = g->schedule;
   d.schedule = chosen.getSymName().str();
-  d.plan = chosen->getAttrOfType<DictionaryAttr>("energy.plan");
-  if (auto f = chosen->getAttrOfType<ArrayAttr>("energy.frontier"))
+  d.plan = chosen->getAttrOfType<DictionaryAttr>(
+      EnergyDialect::PlanAttrHelper::getNameStr());
+  if (auto f = chosen->getAttrOfType<ArrayAttr>(
+          EnergyDialect::FrontierAttrHelper::getNameStr()))
     for (Attribute a : f)
       if (auto pt = dyn_cast<ArrayAttr>(a); pt && pt.size() >= 2 &&
                                              isa<FloatAttr>(pt[0]) &&
@@ -216,7 +220,8 @@ LogicalResult collect(ModuleOp module, Data &d, StringRef flag) {
       b.T = share.T;
       b.E = share.s * share.T + share.d;
       b.powerW = share.T > 0 ? share.s + share.d / share.T : share.s;
-      if (auto dvfs = op->getAttrOfType<OpPointAttr>("energy.dvfs"))
+      if (auto dvfs = op->getAttrOfType<OpPointAttr>(
+              EnergyDialect::DvfsAttrHelper::getNameStr()))
         if (std::optional<int64_t> mhz = dvfs.getSmMhz())
           b.mhz = *mhz;
       d.makespan = std::max(d.makespan, b.t0 + b.T);

@@ -80,8 +80,8 @@ energy.composite @measured sig <T = 4.32 ms, d = 2.8 J, sigma_d = 20 mJ> {
 }
 
 // Standalone attributes print with their dialect prefix.
-// CHECK: func.func @attrs() attributes {energy.op = #energy.op_point<power_cap = 250 W>, energy.sig = #energy.sig<s = 0 W, T = 0 s, d = 0 J>}
-func.func @attrs() attributes {energy.sig = #energy.sig<T = 0 s, d = 0 J, s = 0 W>, energy.op = #energy.op_point<power_cap = 250 W>} {
+// CHECK: func.func @attrs() attributes {energy.dvfs = #energy.op_point<power_cap = 250 W>, energy.warm = #energy.sig<s = 0 W, T = 0 s, d = 0 J>}
+func.func @attrs() attributes {energy.warm = #energy.sig<T = 0 s, d = 0 J, s = 0 W>, energy.dvfs = #energy.op_point<power_cap = 250 W>} {
   return
 }
 
