@@ -110,6 +110,21 @@ struct DagFrontierSettings {
   /// x fill passes; 2^28 is about a second here (64 tasks x 11 clocks ran
   /// 15 s without a bound).
   uint64_t refineVisitBudget = uint64_t(1) << 28;
+  /// Up to this many task options the three deadline sweeps run (one per
+  /// fill rule, merged) and refine exhaustively: small random DAGs need
+  /// them; on larger schedules they add nothing measurable once the crash
+  /// sweep has run (Bloom, 4 x 32 and 8 x 64 x 73: the same frontier) and
+  /// cost up to 40 times more.
+  uint64_t forwardSweepsUpTo = 2000;
+  /// Up to this many task options: seeded sweeps from the crash sweep's
+  /// states, sparse refinement, and filling the frontier's holes (and the
+  /// caller's deadline) from the best point below -- each O(tasks x fill).
+  uint64_t refineUpTo = 20000;
+  /// Where the convex relaxation did not run or complete, up to this many
+  /// task options the certificate takes subgradient-maximized flows at 64
+  /// deadlines (larger schedules: only truncated or class-swept ones, at as
+  /// many deadlines as fit in ~2^32 option visits).
+  uint64_t subgradientUpTo = 50000;
   /// Called as the work proceeds (phase name, fraction of the phase done,
   /// frontier points so far, the makespan the phase has reached or NaN),
   /// for progress on a terminal; may be empty.

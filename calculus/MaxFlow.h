@@ -2,7 +2,7 @@
 //
 // One maximum-flow implementation (Dinic 1970: BFS levels, blocking flows
 // by DFS with current-arc pointers) shared by the crash sweep's minimum
-// cuts (DagFrontier.cpp) and the convex relaxation's augmentation phases
+// cuts (DagCrashSweep.cpp) and the convex relaxation's augmentation phases
 // (ConvexFrontier.cpp). Capacities are doubles; >= Inf / 2 is unbounded.
 //
 //===----------------------------------------------------------------------===//

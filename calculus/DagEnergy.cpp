@@ -1,0 +1,98 @@
+//===- DagEnergy.cpp - A configuration's energy by interval accounting ----===//
+
+#include "calculus/DagInternal.h"
+
+#include <map>
+
+namespace energy {
+namespace calculus {
+
+namespace dag {
+double quantize(double t, double q) {
+  if (q <= 0)
+    return t;
+  return std::floor(t / q + 1e-9) * q;
+}
+} // namespace dag
+
+namespace {
+/// Interval accounting for a schedule with its durations and energies set,
+/// timed by list scheduling; the makespan counts from the schedule's start
+/// (its earliest release), as the lowering does.
+double timedEnergy(const Schedule &timed, double *makespan) {
+  std::vector<double> start;
+  std::vector<uint32_t> cycle;
+  computeStartTimes(timed, start, cycle);
+  return intervalAccountingEnergy(timed, start, makespan);
+}
+} // namespace
+
+double dagEnergyWithSwitches(const Schedule &sched,
+                             const std::vector<std::vector<Option>> &options,
+                             const std::vector<uint32_t> &choice,
+                             const std::vector<std::vector<int64_t>> &clocks,
+                             const std::vector<SwitchCost> &deviceCost,
+                             double quantum, double *makespan,
+                             uint32_t *switches) {
+  size_t n = sched.tasks.size();
+  // Which tasks a switch precedes, in program order per lane.
+  std::vector<char> switchBefore(n, 0);
+  std::map<std::pair<uint32_t, uint32_t>, int64_t> laneClock;
+  uint32_t count = 0;
+  for (size_t t = 0; t < n; ++t) {
+    const ScheduleTask &task = sched.tasks[t];
+    int64_t clock = clocks[t][choice[t]];
+    if (clock < 0 || task.devices.size() != 1)
+      continue;
+    auto [it, first] =
+        laneClock.try_emplace({task.devices[0], task.stream}, clock);
+    if (!first && it->second != clock) {
+      ++count;
+      switchBefore[t] = deviceCost[task.devices[0]].declared;
+    }
+    it->second = clock;
+  }
+  Schedule timed;
+  timed.devices = sched.devices;
+  std::vector<uint32_t> index(n);
+  for (size_t t = 0; t < n; ++t) {
+    const ScheduleTask &task = sched.tasks[t];
+    if (switchBefore[t]) {
+      const SwitchCost &c = deviceCost[task.devices[0]];
+      ScheduleTask sw;
+      sw.devices = task.devices;
+      sw.stream = task.stream;
+      sw.duration = c.T;
+      sw.d = c.d;
+      timed.tasks.push_back(std::move(sw));
+    }
+    index[t] = uint32_t(timed.tasks.size());
+    ScheduleTask copy = task;
+    const Option &o = options[t][choice[t]];
+    copy.duration = dag::quantize(o.T, quantum);
+    copy.d = o.d;
+    timed.tasks.push_back(std::move(copy));
+  }
+  for (ScheduleTask &task : timed.tasks)
+    for (Dependency &dep : task.deps)
+      dep.pred = index[dep.pred];
+  if (switches)
+    *switches = count;
+  return timedEnergy(timed, makespan);
+}
+
+double dagEnergy(const Schedule &sched,
+                 const std::vector<std::vector<Option>> &options,
+                 const std::vector<uint32_t> &choice, double quantum,
+                 double *makespan) {
+  Schedule timed = sched;
+  for (size_t t = 0; t < timed.tasks.size(); ++t) {
+    const Option &o = options[t][choice[t]];
+    timed.tasks[t].duration = dag::quantize(o.T, quantum);
+    timed.tasks[t].d = o.d;
+  }
+  return timedEnergy(timed, makespan);
+}
+
+} // namespace calculus
+} // namespace energy

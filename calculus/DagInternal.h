@@ -1,0 +1,353 @@
+//===- DagInternal.h - What the DAG frontier's algorithms share -*- C++ -*-===//
+//
+// Internal to the calculus (not installed, not included outside
+// calculus/Dag*.cpp): the DAG in CSR form, each task's Pareto options, the
+// greedy fill's state, and the algorithms dagFrontier (DagFrontier.cpp)
+// drives, one per file:
+//   DagGraph.cpp          the DAG, its longest paths
+//   DagCrashSweep.cpp     the crash sweep (minimum cuts of the critical
+//                         subgraph, Phillips-Dessouky)
+//   DagPriceFill.cpp      the fastest configuration and price points
+//   DagClassSweep.cpp     the class sweep (large pipelines)
+//   DagLagrangian.cpp     subgradient-maximized Lagrangian bounds
+//   DagSeriesParallel.cpp exact frontiers of series-parallel DAGs
+//   DagEnumerate.cpp      exact frontiers by enumeration
+//   DagEnergy.cpp         a configuration's energy by interval accounting
+// The math of each is in docs/FRONTIER.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CALCULUS_DAGINTERNAL_H
+#define CALCULUS_DAGINTERNAL_H
+
+#include "calculus/ConvexFrontier.h"
+#include "calculus/DagFrontier.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace energy {
+namespace calculus {
+namespace dag {
+
+struct Edge {
+  uint32_t to;
+  bool startToStart;
+  double lag;
+};
+
+/// Dependency and stream-order edges in CSR form plus a topological order.
+/// A (device, stream) lane: tasks on one run in program order.
+inline uint64_t laneKey(uint32_t device, uint32_t stream) {
+  return (uint64_t(device) << 32) | stream;
+}
+
+struct Dag {
+  std::vector<uint32_t> succStart, predStart;
+  std::vector<Edge> succ, pred; // pred[].to is the predecessor
+  std::vector<uint32_t> topo;
+  std::vector<double> release; ///< per task: earliest start
+
+  /// The edges of `s` (dependencies with their lags, stream order) and a
+  /// topological order; releases counted from the schedule's start. False
+  /// (with `err`) on a cycle.
+  bool build(const Schedule &s, std::string &err);
+
+  /// Earliest starts; returns the makespan.
+  double forward(const std::vector<double> &T, std::vector<double> &es) const {
+    double end = 0;
+    for (uint32_t v : topo) {
+      double st = release[v];
+      for (uint32_t i = predStart[v]; i < predStart[v + 1]; ++i) {
+        const Edge &e = pred[i];
+        st = std::max(st, e.startToStart ? es[e.to] + e.lag
+                                          : es[e.to] + T[e.to] + e.lag);
+      }
+      es[v] = st;
+      end = std::max(end, st + T[v]);
+    }
+    return end;
+  }
+
+  /// Latest starts against deadline D.
+  void backward(const std::vector<double> &T, double D,
+                std::vector<double> &ls) const {
+    for (size_t k = topo.size(); k-- > 0;) {
+      uint32_t u = topo[k];
+      double lf = D;
+      double lsBound = std::numeric_limits<double>::infinity();
+      for (uint32_t i = succStart[u]; i < succStart[u + 1]; ++i) {
+        const Edge &e = succ[i];
+        if (e.startToStart)
+          lsBound = std::min(lsBound, ls[e.to] - e.lag);
+        else
+          lf = std::min(lf, ls[e.to] - e.lag);
+      }
+      ls[u] = std::min(lf - T[u], lsBound);
+    }
+  }
+};
+
+struct TaskOptions {
+  std::vector<double> T, d;       // Pareto in (T, d): T ascending, d descending
+  std::vector<uint32_t> original; // index into the caller's options
+};
+
+/// How the greedy fill picks its next move (each myopic in its own way;
+/// dagFrontier merges them on small schedules).
+enum class FillRule : uint8_t {
+  SlowestFitsPerSecond, ///< the slowest option that fits, by saving per second
+  SlowestFitsAbsolute,  ///< the slowest option that fits, by absolute saving
+  OneStepPerSecond,     ///< one option step at a time, by saving per second
+};
+
+/// The state of one greedy sweep: each task's option, durations, earliest
+/// and latest starts, and the dynamic-energy sum.
+struct Sweep {
+  const Dag &dag;
+  const std::vector<TaskOptions> &opts;
+  FillRule rule;
+  size_t n;
+  std::vector<uint32_t> cur;
+  std::vector<double> T, es, ls;
+  double dsum = 0, makespan = 0;
+  /// (task, previous option) of moves made while logging, for undo.
+  std::vector<std::pair<uint32_t, uint32_t>> log;
+  bool logging = false;
+  /// Task visits of the greedy fill's passes (the crash sweep's budget).
+  uint64_t fillVisits = 0;
+
+  Sweep(const Dag &dag, const std::vector<TaskOptions> &opts, FillRule rule)
+      : dag(dag), opts(opts), rule(rule), n(opts.size()), cur(n, 0), T(n),
+        es(n), ls(n) {
+    for (size_t t = 0; t < n; ++t) {
+      T[t] = opts[t].T[0];
+      dsum += opts[t].d[0];
+    }
+    makespan = dag.forward(T, es);
+  }
+
+  /// The current configuration as a frontier point (P: the schedule's
+  /// static power); its choices in the caller's option indices.
+  DagPoint point(double P, bool keepChoices) const {
+    DagPoint p;
+    p.T = makespan;
+    p.E = P * makespan + dsum;
+    if (keepChoices) {
+      p.choice.resize(n);
+      for (size_t t = 0; t < n; ++t)
+        p.choice[t] = opts[t].original[cur[t]];
+    }
+    return p;
+  }
+
+  void set(uint32_t t, uint32_t j) {
+    if (logging)
+      log.push_back({t, cur[t]});
+    dsum += opts[t].d[j] - opts[t].d[cur[t]];
+    cur[t] = j;
+    T[t] = opts[t].T[j];
+  }
+
+  /// Greedy slack filling against deadline D; returns whether it moved.
+  bool fill(double D) {
+    bool moved = false;
+    while (true) {
+      dag.backward(T, D, ls);
+      fillVisits += 3 * n; // backward, scan, forward
+      double bestRate = 0;
+      uint32_t bestTask = UINT32_MAX, bestOpt = 0;
+      for (uint32_t t = 0; t < n; ++t) {
+        double slack = ls[t] - es[t];
+        const TaskOptions &o = opts[t];
+        if (slack <= 0 || cur[t] + 1 >= o.T.size())
+          continue;
+        uint32_t j = cur[t];
+        if (rule == FillRule::OneStepPerSecond) {
+          if (o.T[j + 1] - o.T[cur[t]] <= slack + 1e-12)
+            ++j;
+        } else {
+          while (j + 1 < o.T.size() &&
+                 o.T[j + 1] - o.T[cur[t]] <= slack + 1e-12)
+            ++j;
+        }
+        if (j == cur[t])
+          continue;
+        double saving = o.d[cur[t]] - o.d[j];
+        double rate =
+            rule == FillRule::SlowestFitsAbsolute ? saving
+                      : saving / std::max(o.T[j] - o.T[cur[t]], 1e-15);
+        if (rate > bestRate) {
+          bestRate = rate;
+          bestTask = t;
+          bestOpt = j;
+        }
+      }
+      if (bestTask == UINT32_MAX)
+        return moved;
+      set(bestTask, bestOpt);
+      makespan = dag.forward(T, es);
+      moved = true;
+    }
+  }
+
+  /// Slack filling in one pass (large schedules): every task grows within
+  /// its free float -- until its first finish-to-start successor's earliest
+  /// start, or D -- which moves no earliest start, so all grow at once.
+  void freeFloatFill(double D) {
+    for (uint32_t t = 0; t < n; ++t) {
+      const TaskOptions &o = opts[t];
+      double limit = D - es[t];
+      for (uint32_t i = dag.succStart[t]; i < dag.succStart[t + 1]; ++i)
+        if (!dag.succ[i].startToStart)
+          limit = std::min(limit,
+                           es[dag.succ[i].to] - dag.succ[i].lag - es[t]);
+      uint32_t j = cur[t];
+      while (j + 1 < o.T.size() && o.T[j + 1] <= limit + 1e-12 * D)
+        ++j;
+      if (j != cur[t])
+        set(t, j);
+    }
+    makespan = dag.forward(T, es);
+  }
+
+  /// Slack filling in one backward pass (large schedules): in reverse
+  /// topological order each task takes the slowest option that still ends
+  /// by its successors' latest starts (already placed) and D, starting no
+  /// earlier than its earliest start; it is then placed as late as that
+  /// allows. Total float, not only free float, is converted -- first by
+  /// the tasks nearest the end. Needs `es` current; feasible by
+  /// construction (every predecessor, placed later, ends by the start given
+  /// here), so the makespan stays <= D.
+  void latestStartFill(double D) {
+    for (size_t k = n; k-- > 0;) {
+      uint32_t t = dag.topo[k];
+      double lf = D, lsBound = std::numeric_limits<double>::infinity();
+      for (uint32_t i = dag.succStart[t]; i < dag.succStart[t + 1]; ++i) {
+        const Edge &e = dag.succ[i];
+        if (e.startToStart)
+          lsBound = std::min(lsBound, ls[e.to] - e.lag);
+        else
+          lf = std::min(lf, ls[e.to] - e.lag);
+      }
+      const TaskOptions &o = opts[t];
+      uint32_t j = cur[t];
+      while (j + 1 < o.T.size() && o.T[j + 1] <= lf - es[t] + 1e-12 * D)
+        ++j;
+      if (j != cur[t])
+        set(t, j);
+      ls[t] = std::min(lf - T[t], lsBound);
+    }
+    makespan = dag.forward(T, es);
+  }
+
+  /// Slows every task within its float at the current makespan: the
+  /// backward pass, then the free-float pass (linear; large schedules).
+  void floatFill() {
+    latestStartFill(makespan);
+    freeFloatFill(makespan);
+  }
+
+  /// Local search: speed one task up (by one option, or to every faster
+  /// option when `exhaustive`) and refill; keep it when the dynamic energy
+  /// drops (the freed slack lets others save more).
+  void refine(double D, bool exhaustive) {
+    for (int pass = 0; pass < 3; ++pass) {
+      bool improved = false;
+      for (uint32_t t = 0; t < n; ++t) {
+        uint32_t lowest = exhaustive || cur[t] == 0 ? 0 : cur[t] - 1;
+        for (uint32_t j = lowest; j < cur[t]; ++j) {
+          double before = dsum;
+          log.clear();
+          logging = true;
+          set(t, j);
+          makespan = dag.forward(T, es);
+          fill(D);
+          logging = false;
+          if (dsum < before - 1e-12 * std::abs(before)) {
+            improved = true;
+            break;
+          }
+          for (size_t k = log.size(); k-- > 0;)
+            set(log[k].first, log[k].second);
+          makespan = dag.forward(T, es);
+        }
+      }
+      if (!improved)
+        return;
+    }
+  }
+};
+
+/// A Lagrangian bound from one flow: at deadline D it is
+/// C + (P - F) (F > P ? D : fastest), C = sum_i min_k (d_ik + f_i T_ik).
+struct FlowBound {
+  double C, F;
+};
+
+/// A task's lower convex hull in (T, d) (ConvexFrontier.h).
+inline ConvexHull hullOf(const TaskOptions &o) {
+  return ConvexHull(o.T, o.d);
+}
+
+/// `t` floored to a multiple of `q` (q <= 0: `t`), as Perseus quantizes
+/// option times (DagEnergy.cpp).
+double quantize(double t, double q);
+
+/// Subgradient-maximized Lagrangian bounds (DagLagrangian.cpp).
+void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
+                       double P, double fastest, int iterations,
+                       size_t deadlines, const std::vector<DagPoint> &frontier,
+                       std::vector<FlowBound> &bounds);
+
+/// The crash sweep (DagCrashSweep.cpp).
+bool crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
+                double P, bool keepChoices, uint64_t workBudget,
+                std::vector<DagPoint> &out, std::vector<FlowBound> &bounds,
+                std::vector<std::vector<uint32_t>> *states, bool &stepGuard,
+                const DagFrontierSettings &settings);
+
+/// The fastest configuration, slowed within its float, and price points
+/// across the whole range (DagPriceFill.cpp).
+DagPoint filledFastest(const Dag &dag, const std::vector<TaskOptions> &opts,
+                       double P, bool keepChoices);
+void priceFill(const Dag &dag, const std::vector<TaskOptions> &opts, double P,
+               bool keepChoices, int prices, std::vector<DagPoint> &out);
+
+/// The class sweep (DagClassSweep.cpp).
+bool classSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
+                const Schedule &sched, double P, bool keepChoices,
+                int budgets, double minPerLane, int rounds, int fastSteps,
+                std::vector<DagPoint> &out);
+
+/// The series-parallel decomposition tree (DagSeriesParallel.cpp).
+struct SpTree {
+  struct Node {
+    enum Kind : uint8_t { Leaf, Release, Series, Parallel } kind;
+    uint32_t a, b; ///< Leaf and Release: a = the task; else the children
+  };
+  std::vector<Node> nodes; ///< children before parents
+  uint32_t root = 0;
+};
+bool decomposeSeriesParallel(const Dag &dag, size_t n, SpTree &tree);
+bool seriesParallelFrontier(const SpTree &tree,
+                            const std::vector<TaskOptions> &opts,
+                            const std::vector<double> &release, double P,
+                            bool keepChoices, uint64_t budget,
+                            std::vector<DagPoint> &out);
+
+/// The exact frontier by enumeration (DagEnumerate.cpp).
+void enumerateFrontier(const Dag &dag, const std::vector<TaskOptions> &opts,
+                       double P, bool keepChoices,
+                       std::vector<DagPoint> &frontier);
+
+} // namespace dag
+} // namespace calculus
+} // namespace energy
+
+#endif // CALCULUS_DAGINTERNAL_H

@@ -1,0 +1,127 @@
+//===- DagLagrangian.cpp - Subgradient Lagrangian bounds --------------------===//
+
+#include "calculus/DagInternal.h"
+
+namespace energy {
+namespace calculus {
+namespace dag {
+
+/// Tighter certificates for medium schedules: the Lagrangian bound of
+/// DagFrontier.h maximized over flows by projected subgradient ascent on
+/// path flows. For a flow made of finish-to-start chains p with amounts a_p
+/// (F = sum a_p, f_i = sum over chains through i), the bound at deadline D
+/// is L(a) = sum_i min_k (d_ik + f_i T_ik) + (P - F) R with R = D if F > P,
+/// else the fastest makespan; its subgradient in a_p is (sum over p of the
+/// minimizing options' times) - R. Each step adds flow to the longest chain
+/// under the current minimizers and moves every chain's amount along its
+/// subgradient (kept >= 0). Every iterate is a valid bound, so the best one
+/// is kept. Computed at up to `deadlines` frontier times from the
+/// energy-minimal end (flows warm-start as D shrinks); each deadline's best
+/// flow goes to `bounds` as (C, F), whose bound C + (P - F) M holds at every
+/// time, so the caller applies all of them to every point.
+void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
+                       double P, double fastest, int iterations,
+                       size_t deadlines, const std::vector<DagPoint> &frontier,
+                       std::vector<FlowBound> &bounds) {
+  size_t n = opts.size();
+  if (frontier.empty() || deadlines == 0)
+    return;
+  std::vector<ConvexHull> hulls;
+  hulls.reserve(n);
+  for (const TaskOptions &o : opts)
+    hulls.push_back(hullOf(o));
+  std::vector<size_t> grid;
+  size_t G = std::min<size_t>(deadlines, frontier.size());
+  for (size_t g = 0; g < G; ++g)
+    grid.push_back(G == 1 ? frontier.size() - 1
+                          : g * (frontier.size() - 1) / (G - 1));
+  grid.erase(std::unique(grid.begin(), grid.end()), grid.end());
+  struct Chain {
+    std::vector<uint32_t> tasks;
+    double amount;
+  };
+  std::vector<Chain> chains;
+  std::vector<double> f(n, 0), T(n), len(n);
+  std::vector<int64_t> from(n);
+  for (size_t gi = grid.size(); gi-- > 0;) {
+    double D = frontier[grid[gi]].T;
+    FlowBound best{0, 0};
+    double bestValue = -std::numeric_limits<double>::infinity();
+    for (int it = 0; it < iterations; ++it) {
+      double F = 0;
+      for (const Chain &c : chains)
+        F += c.amount;
+      double R = F > P ? D : fastest;
+      // The minimizers and the bound.
+      double sum = 0;
+      for (size_t t = 0; t < n; ++t) {
+        const ConvexHull &h = hulls[t];
+        double least = std::numeric_limits<double>::infinity();
+        for (size_t k = 0; k < h.T.size(); ++k) {
+          double v = h.d[k] + f[t] * h.T[k];
+          if (v > least)
+            break;
+          least = v;
+          T[t] = h.T[k];
+        }
+        sum += least;
+      }
+      if (sum + (P - F) * R > bestValue) {
+        bestValue = sum + (P - F) * R;
+        best = {sum, F};
+      }
+      // The longest finish-to-start chain under those times. Lags are left
+      // out: a chain's true constraint, sum T + sum lags <= D, implies
+      // sum T <= D, so the bound stays a valid (if looser) relaxation.
+      double longest = -1;
+      int64_t end = -1;
+      for (uint32_t v : dag.topo) {
+        double before = 0;
+        from[v] = -1;
+        for (uint32_t i = dag.predStart[v]; i < dag.predStart[v + 1]; ++i) {
+          const Edge &e = dag.pred[i];
+          if (!e.startToStart && len[e.to] > before) {
+            before = len[e.to];
+            from[v] = e.to;
+          }
+        }
+        len[v] = before + T[v];
+        if (len[v] > longest) {
+          longest = len[v];
+          end = v;
+        }
+      }
+      double step = 0.5 * P / std::max(R, 1e-12) / std::sqrt(1.0 + it);
+      // Existing chains move along their subgradients.
+      for (Chain &c : chains) {
+        double l = 0;
+        for (uint32_t t : c.tasks)
+          l += T[t];
+        double next = std::max(0.0, c.amount + step * (l - R));
+        for (uint32_t t : c.tasks)
+          f[t] += next - c.amount;
+        c.amount = next;
+      }
+      if (longest > R) {
+        Chain c;
+        for (int64_t v = end; v >= 0; v = from[v])
+          c.tasks.push_back(uint32_t(v));
+        c.amount = step * (longest - R);
+        for (uint32_t t : c.tasks)
+          f[t] += c.amount;
+        chains.push_back(std::move(c));
+      }
+      // Chains that lost all their flow are dropped.
+      chains.erase(std::remove_if(chains.begin(), chains.end(),
+                                  [](const Chain &c) { return c.amount <= 0; }),
+                   chains.end());
+    }
+    // The best iterate's flow bounds every point, not only this deadline's.
+    if (std::isfinite(bestValue))
+      bounds.push_back(best);
+  }
+}
+
+} // namespace dag
+} // namespace calculus
+} // namespace energy
