@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing (libFuzzer, clang-22) of the runtime's file
-# readers, of the convex frontier and of the IR: builds one target per
+# readers (and the Kineto trace reader), of the convex frontier and of the
+# IR: builds one target per
 # reader from test/Fuzz/readers_fuzz.cpp (`convex` from
 # test/Fuzz/convex_fuzz.cpp) with the reader's own sources instrumented
 # (-fsanitize=fuzzer,address,undefined, no recovery) and LLVM Support linked
@@ -13,14 +14,14 @@
 # round trip that differs); the finding's input is left in BUILD/fuzz (add
 # it to test/Fuzz/regressions/TARGET/ once fixed: every run replays those).
 #
-# Usage: test/Fuzz/libfuzzer.sh BUILD_DIR SECONDS [db|plan|fleet|mlenergy|convex|ir ...]
+# Usage: test/Fuzz/libfuzzer.sh BUILD_DIR SECONDS [db|plan|fleet|mlenergy|convex|kineto|ir ...]
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "$1" && pwd)
 out=$(mkdir -p "$1/fuzz" && cd "$1/fuzz" && pwd)
 secs=$2
 shift 2
-targets=${*:-db plan fleet mlenergy convex ir}
+targets=${*:-db plan fleet mlenergy convex kineto ir}
 CXX=${CXX_FUZZ:-clang++-22}
 LLVM_CONFIG=${LLVM_CONFIG:-/usr/lib/llvm-22/bin/llvm-config}
 flags=(-O1 -g -std=c++17 -fsanitize=fuzzer,address,undefined
@@ -56,10 +57,17 @@ for t in $targets; do
               fi ;;
     convex) n=5; main=test/Fuzz/convex_fuzz.cpp
             srcs=(calculus/ConvexFrontier.cpp); seeds=() ;;
+    kineto) n=7; srcs=(translate/KinetoTrace.cpp translate/JsonScanner.cpp
+                       dialect/Energy/Units.cpp)
+            mapfile -t seeds < <(cd "$src" && ls test/Translate/Inputs/*.json 2>/dev/null | sed "s|^|$src/|")
+            seeds+=("$out/kineto-seed.json")
+            python3 "$src/bench/gen_kineto.py" --events 60 --seed 1 > "$out/kineto-seed.json"
+            [ -f "$shared/kineto/hta_sampled_rank-0.json.gz" ] &&
+              seeds+=("$shared/kineto/hta_sampled_rank-0.json.gz") ;;
     ir) n=6; main=test/Fuzz/ir_fuzz.cpp
         mapfile -t srcs < <(cd "$src" && ls dialect/Energy/*.cpp dialect/Sched/*.cpp)
         seeds=() ;;
-    *) echo "unknown target $t (db, plan, fleet, mlenergy, convex, ir)" >&2; exit 2 ;;
+    *) echo "unknown target $t (db, plan, fleet, mlenergy, convex, kineto, ir)" >&2; exit 2 ;;
   esac
   bin="$out/fuzz-$t"
   if [ "$t" = ir ]; then

@@ -2,7 +2,8 @@
 //
 // Coverage-guided fuzzing of the readers that take users' files without
 // MLIR: the signature DB (read -> write -> read -> write identical, and
-// pooling with itself), plan files, fleet files and ML.ENERGY task files.
+// pooling with itself), plan files, fleet files, ML.ENERGY task files and
+// Kineto traces (plain or gzip).
 // One source, one target per ENERGY_FUZZ_TARGET (test/Fuzz/libfuzzer.sh
 // builds each with -fsanitize=fuzzer,address,undefined): any crash,
 // sanitizer report, leak or a round trip that differs is a finding.
@@ -13,7 +14,9 @@
 #include "runtime/formats/Fleet.h"
 #include "runtime/formats/MlEnergy.h"
 #include "runtime/plan/Plan.h"
+#include "translate/KinetoTrace.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -84,8 +87,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!formats::readMlEnergy(scratch(), points, err) && err.empty())
     finding("a refused ML.ENERGY file without a reason", "");
   (void)formats::observations(points);
+#elif ENERGY_FUZZ_TARGET == 7 // Kineto traces (the reader of --import-kineto)
+  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  std::string inflated;
+  if (inflateGzip(text, inflated, err))
+    text = inflated;
+  else if (!err.empty())
+    return 0; // corrupt gzip: refused with its reason
+  KinetoRank rank;
+  if (!readKinetoRank("fuzz.json", text, 0, rank, err)) {
+    if (err.empty())
+      finding("a refused trace without a reason", "");
+    return 0;
+  }
+  for (const GpuEvent &e : rank.events)
+    if (!(e.dur >= 0) || !std::isfinite(e.dur) || !std::isfinite(e.ts) ||
+        e.stream < 0 || e.index >= size)
+      finding("an accepted GPU event out of range", e.name.str());
 #else
-#error "ENERGY_FUZZ_TARGET: 1 (DB), 2 (plan), 3 (fleet), 4 (ML.ENERGY)"
+#error "ENERGY_FUZZ_TARGET: 1 (DB), 2 (plan), 3 (fleet), 4 (ML.ENERGY), 7 (Kineto)"
 #endif
   return 0;
 }

@@ -14,7 +14,7 @@
 #include "runtime/AtomicStream.h"
 #include "runtime/Progress.h"
 #include "tools/VersionPrinter.h"
-#include "tools/energy-translate/Importers.h"
+#include "translate/Translate.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"

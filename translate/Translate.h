@@ -1,12 +1,11 @@
-//===- Importers.h - energy-translate importers -----------------*- C++ -*-===//
+//===- Translate.h - Importers and exporters of energy-translate -*- C++ -*-===//
 
-#ifndef TOOLS_ENERGY_TRANSLATE_IMPORTERS_H
-#define TOOLS_ENERGY_TRANSLATE_IMPORTERS_H
+#ifndef TRANSLATE_TRANSLATE_H
+#define TRANSLATE_TRANSLATE_H
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Support/Timing.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
@@ -81,11 +80,6 @@ mlir::LogicalResult exportFrontier(mlir::ModuleOp module,
 mlir::LogicalResult exportReport(mlir::ModuleOp module, llvm::raw_ostream &os,
                                  bool svgOnly);
 
-/// Reads a file (memory-mapped when possible), inflating gzip when it
-/// starts with the gzip magic. Null with `err` set on failure.
-std::unique_ptr<llvm::MemoryBuffer> readMaybeGzip(const std::string &path,
-                                                  std::string &err);
-
 } // namespace energy
 
-#endif // TOOLS_ENERGY_TRANSLATE_IMPORTERS_H
+#endif // TRANSLATE_TRANSLATE_H

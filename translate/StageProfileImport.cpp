@@ -1,6 +1,6 @@
 //===- StageProfileImport.cpp - Perseus stage profiles ---------------------===//
 
-#include "tools/energy-translate/Importers.h"
+#include "translate/Translate.h"
 
 #include "calculus/Pipeline.h"
 #include "dialect/Energy/Energy.h"

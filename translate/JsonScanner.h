@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TOOLS_ENERGY_TRANSLATE_JSONSCANNER_H
-#define TOOLS_ENERGY_TRANSLATE_JSONSCANNER_H
+#ifndef TRANSLATE_JSONSCANNER_H
+#define TRANSLATE_JSONSCANNER_H
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -60,4 +60,4 @@ private:
 
 } // namespace energy
 
-#endif // TOOLS_ENERGY_TRANSLATE_JSONSCANNER_H
+#endif // TRANSLATE_JSONSCANNER_H

@@ -1,6 +1,6 @@
 //===- JsonScanner.cpp - a streaming JSON reader for large traces ---------===//
 
-#include "tools/energy-translate/JsonScanner.h"
+#include "translate/JsonScanner.h"
 
 #include <charconv>
 #include <cstdlib>

@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tools/energy-translate/Importers.h"
+#include "translate/Translate.h"
 
 #include "calculus/Schedule.h"
 #include "dialect/Energy/Energy.h"

@@ -1,0 +1,81 @@
+//===- KinetoTrace.h - Reading PyTorch profiler (Kineto) traces -*- C++ -*-===//
+//
+// The reader half of --import-kineto, without MLIR (LLVM Support and zlib
+// only): one Chrome-trace JSON per rank, scanned once (JsonScanner); GPU
+// kernels, memcpy and memset events and the flows between GPU events are
+// kept, CPU-side events counted and skipped. KinetoImport.cpp lowers the
+// ranks to `sched` (docs/SCHED.md, "Kineto traces").
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRANSLATE_KINETOTRACE_H
+#define TRANSLATE_KINETOTRACE_H
+
+#include "runtime/Progress.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace energy {
+
+/// A GPU kernel, memcpy or memset event.
+struct GpuEvent {
+  enum Kind : uint8_t { Kernel, Memcpy, Memset } kind;
+  bool nccl;
+  int64_t stream;
+  double ts, dur; // us
+  llvm::StringRef name; // owned by KinetoRank::names
+  size_t index;   // in traceEvents
+};
+
+/// A flow event (not a CPU->GPU launch) by its phase, time and key.
+struct Flow {
+  bool start; // 's' vs 'f'
+  double ts;
+  int64_t tid;
+  std::string key; // cat + id
+  size_t index;
+};
+
+/// One rank's trace: its GPU events and flows, as read.
+struct KinetoRank {
+  std::string file;
+  int64_t rank;
+  std::string deviceKind;
+  bool badRank = false; ///< distributedInfo.rank was not a usable integer
+  std::vector<GpuEvent> events;
+  int64_t gpuPid = -1; ///< the process of the GPU events (one per file)
+  std::vector<Flow> flows;
+  size_t skippedCpu = 0, skippedOther = 0, launchFlows = 0;
+  /// Owns the GPU event names.
+  std::vector<std::unique_ptr<std::string>> names;
+};
+
+/// Reads one rank's trace `text` (named `file` in errors; its rank is
+/// `defaultRank` unless distributedInfo.rank says otherwise). False with
+/// `err` (naming the event by its index in traceEvents, or the JSON's line
+/// and column) on malformed input. `progress` (may be null) is updated
+/// every 65,536 events.
+bool readKinetoRank(const std::string &file, llvm::StringRef text,
+                    int64_t defaultRank, KinetoRank &out, std::string &err,
+                    progress::Line *progress = nullptr);
+
+/// Gzip data inflated into `out` (true); false with `err` empty for data
+/// that is not gzip (no magic), false with `err` set for corrupt or
+/// truncated gzip data.
+bool inflateGzip(llvm::StringRef data, std::string &out, std::string &err);
+
+/// Reads a file (memory-mapped when possible; "-" is standard input),
+/// inflating gzip when it starts with the gzip magic. Null with `err` set
+/// on failure.
+std::unique_ptr<llvm::MemoryBuffer> readMaybeGzip(const std::string &path,
+                                                  std::string &err);
+
+} // namespace energy
+
+#endif // TRANSLATE_KINETOTRACE_H
