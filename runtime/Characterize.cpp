@@ -2,6 +2,10 @@
 
 #include "runtime/Characterize.h"
 #include "runtime/db/SignatureDb.h"
+#include "runtime/Progress.h"
+
+#include <algorithm>
+#include <optional>
 
 #include <cmath>
 #include <cstdio>
@@ -292,6 +296,71 @@ std::string signatureDbJson(const std::string &device,
     db.entries.push_back(std::move(e));
   }
   return writeSignatureDb(db);
+}
+
+bool characterizeSweep(Device &dev, const std::vector<KernelSpec> &kernels,
+                       const std::vector<int> &clocks,
+                       const std::vector<double> &limits,
+                       const ProtocolOptions &opts,
+                       std::vector<Measurement> &entries,
+                       std::vector<std::string> &warnings, std::string &err) {
+  // Only a sweep that changes settings takes the guard (which restores
+  // the defaults on every path, and records the device for `energy-prof
+  // restore`): a measurement at the current clock leaves the card as it
+  // found it, whatever it was set to.
+  std::optional<ClockGuard> guard;
+  if (!clocks.empty() || !limits.empty())
+    guard.emplace(dev);
+  std::vector<int> sweep = clocks;
+  if (sweep.empty())
+    sweep.push_back(dev.currentSmClock());
+  progress::Line line("characterize " + dev.identity());
+  line.phase(std::to_string(sweep.size()) + " clocks x " +
+             std::to_string(kernels.size()) + " kernels");
+  for (size_t ci = 0; ci < sweep.size(); ++ci) {
+    int mhz = sweep[ci];
+    line.update(double(ci) / double(sweep.size()), std::to_string(mhz) + " MHz");
+    if (mhz != dev.currentSmClock() && !dev.setSmClock(mhz, err))
+      return false;
+    // Each limit is an operating point of its own (Zeus's knob); none
+    // given: the limit in force.
+    for (size_t i = 0; i < std::max<size_t>(limits.size(), 1); ++i) {
+      if (!limits.empty() && !dev.setPowerLimit(limits[i], err))
+        return false;
+      for (const KernelSpec &k : kernels) {
+        Measurement m;
+        if (!characterize(dev, k, opts, m, err)) {
+          err = k.key + ": " + err;
+          return false;
+        }
+        entries.push_back(m);
+        // A kernel that reuses another's data: also its warm signature,
+        // where the backend really runs it on the producer's data.
+        if (k.reuses.empty())
+          continue;
+        if (!dev.runsOnReusedData()) {
+          warnings.push_back(dev.identity() + " does not run '" + k.key +
+                             "' on '" + k.reuses +
+                             "''s data; no warm entry (cold only)");
+          continue;
+        }
+        auto producer =
+            std::find_if(kernels.begin(), kernels.end(),
+                         [&](const KernelSpec &p) { return p.key == k.reuses; });
+        if (producer == kernels.end()) {
+          err = k.key + ": reuses '" + k.reuses + "', which is not a kernel";
+          return false;
+        }
+        Measurement warm;
+        if (!characterizeWarm(dev, k, *producer, opts, warm, err)) {
+          err = k.key + " (warm): " + err;
+          return false;
+        }
+        entries.push_back(warm);
+      }
+    }
+  }
+  return true;
 }
 
 } // namespace rt

@@ -85,6 +85,20 @@ bool measureConcurrent(Device &dev, const std::vector<KernelSpec> &set,
                        const ProtocolOptions &opts, double &E, double &varE,
                        std::string &err, double *busyT = nullptr);
 
+/// The sweep of `energy-prof characterize`: every kernel (and, for one
+/// that reuses another's data, its warm entry where the device runs it on
+/// that data; else a line in `warnings`) at every SM clock of `clocks`
+/// (empty: the current one) and every power limit of `limits` (empty: the
+/// one in force), appended to `entries` in that order. A sweep that
+/// changes settings holds a ClockGuard, which restores them on every path.
+/// False with `err` at the first failure.
+bool characterizeSweep(Device &dev, const std::vector<KernelSpec> &kernels,
+                       const std::vector<int> &clocks,
+                       const std::vector<double> &limits,
+                       const ProtocolOptions &opts,
+                       std::vector<Measurement> &entries,
+                       std::vector<std::string> &warnings, std::string &err);
+
 /// Writes measurements as a version-1 signature DB (docs/SIGNATURE-DB.md).
 /// `generator`: the JSON object runtime/Version.h's generatorJson makes
 /// ("" writes none).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing (libFuzzer, clang-22) of the runtime's file
-# readers (and the Kineto trace reader), of the convex frontier and of the
+# readers (and the Kineto and kernels readers), of the convex frontier and of the
 # IR: builds one target per
 # reader from test/Fuzz/readers_fuzz.cpp (`convex` from
 # test/Fuzz/convex_fuzz.cpp) with the reader's own sources instrumented
@@ -14,14 +14,14 @@
 # round trip that differs); the finding's input is left in BUILD/fuzz (add
 # it to test/Fuzz/regressions/TARGET/ once fixed: every run replays those).
 #
-# Usage: test/Fuzz/libfuzzer.sh BUILD_DIR SECONDS [db|plan|fleet|mlenergy|convex|kineto|ir ...]
+# Usage: test/Fuzz/libfuzzer.sh BUILD_DIR SECONDS [db|plan|fleet|mlenergy|convex|kineto|kernels|ir ...]
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "$1" && pwd)
 out=$(mkdir -p "$1/fuzz" && cd "$1/fuzz" && pwd)
 secs=$2
 shift 2
-targets=${*:-db plan fleet mlenergy convex kineto ir}
+targets=${*:-db plan fleet mlenergy convex kineto kernels ir}
 CXX=${CXX_FUZZ:-clang++-22}
 LLVM_CONFIG=${LLVM_CONFIG:-/usr/lib/llvm-22/bin/llvm-config}
 flags=(-O1 -g -std=c++17 -fsanitize=fuzzer,address,undefined
@@ -64,10 +64,12 @@ for t in $targets; do
             python3 "$src/bench/gen_kineto.py" --events 60 --seed 1 > "$out/kineto-seed.json"
             [ -f "$shared/kineto/hta_sampled_rank-0.json.gz" ] &&
               seeds+=("$shared/kineto/hta_sampled_rank-0.json.gz") ;;
+    kernels) n=8; srcs=(runtime/formats/Kernels.cpp)
+             mapfile -t seeds < <(cd "$src" && git ls-files 'examples/*kernels*.json' 'test/*kernels*.json' 2>/dev/null | sed "s|^|$src/|") ;;
     ir) n=6; main=test/Fuzz/ir_fuzz.cpp
         mapfile -t srcs < <(cd "$src" && ls dialect/Energy/*.cpp dialect/Sched/*.cpp)
         seeds=() ;;
-    *) echo "unknown target $t (db, plan, fleet, mlenergy, convex, kineto, ir)" >&2; exit 2 ;;
+    *) echo "unknown target $t (db, plan, fleet, mlenergy, convex, kineto, kernels, ir)" >&2; exit 2 ;;
   esac
   bin="$out/fuzz-$t"
   if [ "$t" = ir ]; then

@@ -2,8 +2,8 @@
 //
 // Coverage-guided fuzzing of the readers that take users' files without
 // MLIR: the signature DB (read -> write -> read -> write identical, and
-// pooling with itself), plan files, fleet files, ML.ENERGY task files and
-// Kineto traces (plain or gzip).
+// pooling with itself), plan files, fleet files, ML.ENERGY task files,
+// Kineto traces (plain or gzip) and kernels files.
 // One source, one target per ENERGY_FUZZ_TARGET (test/Fuzz/libfuzzer.sh
 // builds each with -fsanitize=fuzzer,address,undefined): any crash,
 // sanitizer report, leak or a round trip that differs is a finding.
@@ -12,6 +12,7 @@
 
 #include "runtime/db/SignatureDb.h"
 #include "runtime/formats/Fleet.h"
+#include "runtime/formats/Kernels.h"
 #include "runtime/formats/MlEnergy.h"
 #include "runtime/plan/Plan.h"
 #include "translate/KinetoTrace.h"
@@ -104,8 +105,33 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!(e.dur >= 0) || !std::isfinite(e.dur) || !std::isfinite(e.ts) ||
         e.stream < 0 || e.index >= size)
       finding("an accepted GPU event out of range", e.name.str());
+#elif ENERGY_FUZZ_TARGET == 8 // kernels files (energy-prof characterize)
+  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  std::vector<rt::KernelSpec> kernels;
+  std::vector<formats::CompositeSpec> composites;
+  if (!formats::parseKernels(text, "fuzz.json", kernels, &composites, err)) {
+    if (err.empty())
+      finding("a refused kernels file without a reason", "");
+    return 0;
+  }
+  // What the sweep relies on: kernels in range, composites of kernels.
+  auto isKernel = [&](const std::string &key) {
+    for (const rt::KernelSpec &k : kernels)
+      if (k.key == key)
+        return true;
+    return false;
+  };
+  for (const rt::KernelSpec &k : kernels)
+    if (k.key.empty() || !(k.flops >= 0 && k.flops <= formats::kMaxFlops) ||
+        !(k.bytes >= 0 && k.bytes <= formats::kMaxBytes) ||
+        (!k.reuses.empty() && !isKernel(k.reuses)))
+      finding("an accepted kernel out of range", k.key);
+  for (const formats::CompositeSpec &c : composites)
+    for (const auto &[part, n] : c.parts)
+      if (!isKernel(part) || n < 1 || n > formats::kMaxCount)
+        finding("an accepted composite part that is no kernel", part);
 #else
-#error "ENERGY_FUZZ_TARGET: 1 (DB), 2 (plan), 3 (fleet), 4 (ML.ENERGY), 7 (Kineto)"
+#error "ENERGY_FUZZ_TARGET: 1 (DB), 2 (plan), 3 (fleet), 4 (ML.ENERGY), 7 (Kineto), 8 (kernels)"
 #endif
   return 0;
 }

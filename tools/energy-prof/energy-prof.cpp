@@ -41,6 +41,7 @@
 #include "runtime/SimDevice.h"
 #include "runtime/Version.h"
 #include "runtime/db/SignatureDb.h"
+#include "runtime/formats/Kernels.h"
 #include "runtime/plan/Plan.h"
 #include "tools/VersionPrinter.h"
 #include "tools/energy-prof/Route.h"
@@ -74,6 +75,8 @@
 
 using namespace llvm;
 using namespace energy::rt;
+using energy::formats::CompositeSpec;
+using energy::formats::readKernels;
 
 static cl::OptionCategory category("energy-prof options");
 static cl::opt<std::string> command(cl::Positional, cl::Required,
@@ -274,143 +277,6 @@ static bool canRunAll(Device &dev, const std::vector<KernelSpec> &kernels,
         "this energy-prof was built without nvcc";
   return false;
 #endif
-}
-
-/// A composite entry of the kernels file: kernels run back to back, each
-/// `count` times.
-struct CompositeSpec {
-  std::string key;
-  std::vector<std::pair<std::string, unsigned>> parts;
-};
-
-/// Largest values a kernel may declare: 1e18 FLOP is ~17 minutes at an
-/// H200's dense bf16 peak, 1e15 bytes ~58 hours at its HBM bandwidth; a
-/// characterization repeats each kernel many times, so anything larger is a
-/// units mistake, not a kernel.
-constexpr double kMaxFlops = 1e18, kMaxBytes = 1e15;
-constexpr unsigned kMaxCount = 1000000;
-
-static bool readKernels(std::vector<KernelSpec> &out, std::string &err,
-                        std::vector<CompositeSpec> *composites = nullptr) {
-  auto buf = MemoryBuffer::getFileOrSTDIN(kernelsFile);
-  if (!buf) {
-    err = kernelsFile + ": cannot read: " + buf.getError().message();
-    return false;
-  }
-  Expected<json::Value> doc = json::parse((*buf)->getBuffer());
-  if (!doc) {
-    err = kernelsFile + ": malformed JSON: " + toString(doc.takeError());
-    return false;
-  }
-  auto *arr = doc->getAsArray();
-  if (!arr) {
-    err = kernelsFile + ": expected a list of kernels";
-    return false;
-  }
-  std::set<std::string> keys;
-  std::vector<CompositeSpec> comps;
-  for (size_t i = 0; i < arr->size(); ++i) {
-    auto *o = (*arr)[i].getAsObject();
-    std::string where = kernelsFile + ": kernel #" + std::to_string(i) + ": ";
-    if (!o) {
-      err = where + "not an object";
-      return false;
-    }
-    std::optional<StringRef> key = o->getString("key");
-    if (key && !keys.insert(key->str()).second) {
-      err = where + "duplicate key '" + key->str() + "'";
-      return false;
-    }
-    if (const json::Value *sq = o->get("sequence")) {
-      const json::Array *items = sq->getAsArray();
-      if (!key || key->empty() || !items || items->empty() ||
-          o->get("flops") || o->get("bytes") || o->get("reuses")) {
-        err = where + "a composite needs \"key\" and a non-empty "
-                      "\"sequence\" (and no \"flops\", \"bytes\" or "
-                      "\"reuses\": it is not run)";
-        return false;
-      }
-      CompositeSpec c{key->str(), {}};
-      for (size_t j = 0; j < items->size(); ++j) {
-        const json::Value &it = (*items)[j];
-        std::optional<StringRef> part = it.getAsString();
-        std::optional<int64_t> count = 1;
-        if (const json::Array *pair = it.getAsArray();
-            pair && pair->size() == 2) {
-          part = (*pair)[0].getAsString();
-          count = (*pair)[1].getAsInteger();
-        }
-        if (!part || part->empty() || !count || *count < 1 ||
-            *count > kMaxCount) {
-          err = where + "sequence item #" + std::to_string(j) +
-                " must be a kernel key or [key, count] with 1 <= count <= " +
-                std::to_string(kMaxCount);
-          return false;
-        }
-        c.parts.push_back({part->str(), unsigned(*count)});
-      }
-      comps.push_back(std::move(c));
-      continue;
-    }
-    std::optional<double> flops = o->getNumber("flops"),
-                          bytes = o->getNumber("bytes");
-    if (!key || key->empty() || !flops || !bytes) {
-      err = where + "needs \"key\", \"flops\" and \"bytes\" (or, for a "
-                    "composite, \"sequence\")";
-      return false;
-    }
-    if (!std::isfinite(*flops) || !std::isfinite(*bytes) || *flops < 0 ||
-        *bytes < 0 || (*flops == 0 && *bytes == 0)) {
-      err = where + "flops and bytes must be finite and non-negative, not "
-                    "both zero";
-      return false;
-    }
-    if (*flops > kMaxFlops || *bytes > kMaxBytes) {
-      err = where + formatv("flops {0:e} and bytes {1:e} must be at most "
-                            "{2:e} and {3:e} (one kernel launch)",
-                            *flops, *bytes, kMaxFlops, kMaxBytes)
-                        .str();
-      return false;
-    }
-    KernelSpec k{key->str(), *flops, *bytes};
-    if (const json::Value *r = o->get("reuses")) {
-      std::optional<StringRef> reuses = r->getAsString();
-      if (!reuses || reuses->empty()) {
-        err = where + "\"reuses\" must name a kernel";
-        return false;
-      }
-      k.reuses = reuses->str();
-    }
-    out.push_back(std::move(k));
-  }
-  // A composite's parts are kernels of the same file (one level: a
-  // composite of composites is the composite of their kernels), and only
-  // kernels run, so only kernels can be reused.
-  auto isKernel = [&](const std::string &k) {
-    return llvm::any_of(out, [&](const KernelSpec &x) { return x.key == k; });
-  };
-  auto isComposite = [&](const std::string &k) {
-    return llvm::any_of(comps, [&](const CompositeSpec &x) { return x.key == k; });
-  };
-  for (const CompositeSpec &c : comps)
-    for (const auto &pc : c.parts)
-      if (!isKernel(pc.first)) {
-        err = kernelsFile + ": composite '" + c.key + "' names '" + pc.first +
-              (isComposite(pc.first)
-                   ? "', a composite; a composite's parts must be kernels"
-                   : "', which is not a kernel of this file");
-        return false;
-      }
-  for (const KernelSpec &k : out)
-    if (!k.reuses.empty() && !isKernel(k.reuses)) {
-      err = kernelsFile + ": kernel '" + k.key + "' reuses '" + k.reuses +
-            (isComposite(k.reuses) ? "', a composite; only kernels run"
-                                   : "', which this file does not define");
-      return false;
-    }
-  if (composites)
-    *composites = std::move(comps);
-  return true;
 }
 
 /// Where each cold measured entry is: (key, clock, power limit) -> index.
@@ -708,7 +574,7 @@ static int measureComposite(Device &dev) {
   std::vector<KernelSpec> kernels, seq;
   std::vector<CompositeSpec> composites;
   std::string err;
-  if (!readKernels(kernels, err, &composites))
+  if (!readKernels(kernelsFile, kernels, &composites, err))
     return fail(err);
   if (!canRunAll(dev, kernels, err))
     return fail(err);
@@ -1164,7 +1030,7 @@ int main(int argc, char **argv) {
                 "--allow-clock-changes to allow it (restored on exit)");
   std::vector<KernelSpec> kernels;
   std::vector<CompositeSpec> composites;
-  if (!readKernels(kernels, err, &composites))
+  if (!readKernels(kernelsFile, kernels, &composites, err))
     return fail(err);
   if (kernels.empty())
     return fail(kernelsFile + ": no kernels to characterize");
@@ -1172,65 +1038,22 @@ int main(int argc, char **argv) {
     return fail(why);
   ProtocolOptions opts;
   opts.runs = runs;
-  std::vector<Measurement> entries;
-  {
-    // Only a sweep that changes settings takes the guard (which restores
-    // the defaults on every path, and records the device for `energy-prof
-    // restore`): a measurement at the current clock leaves the card as it
-    // found it, whatever it was set to.
-    std::optional<ClockGuard> guard;
-    if (!clocks.empty() || allClocks || !powerLimitsW.empty())
-      guard.emplace(*dev);
-    std::vector<int> sweep(clocks.begin(), clocks.end());
-    if (allClocks) {
-      std::vector<int> all = dev->supportedSmClocks();
-      std::sort(all.rbegin(), all.rend());
-      for (size_t i = 0; i < all.size(); i += clockStride)
-        sweep.push_back(all[i]);
-    }
-    if (sweep.empty())
-      sweep.push_back(dev->currentSmClock());
-    std::vector<double> limits(powerLimitsW.begin(), powerLimitsW.end());
-    energy::progress::Line line("characterize " + dev->identity());
-    line.phase(std::to_string(sweep.size()) + " clocks x " +
-               std::to_string(kernels.size()) + " kernels");
-    for (size_t ci = 0; ci < sweep.size(); ++ci) {
-      int mhz = sweep[ci];
-      line.update(double(ci) / double(sweep.size()),
-                  std::to_string(mhz) + " MHz");
-      if (mhz != dev->currentSmClock() && !dev->setSmClock(mhz, err))
-        return fail(err);
-      // Each limit is an operating point of its own (Zeus's knob); none
-      // given: the limit in force.
-      for (size_t i = 0; i < std::max<size_t>(limits.size(), 1); ++i) {
-        if (!limits.empty() && !dev->setPowerLimit(limits[i], err))
-          return fail(err);
-        for (const KernelSpec &k : kernels) {
-          Measurement m;
-          if (!characterize(*dev, k, opts, m, err))
-            return fail(k.key + ": " + err);
-          entries.push_back(m);
-          // A kernel that reuses another's data: also its warm signature,
-          // where the backend really runs it on the producer's data.
-          if (k.reuses.empty())
-            continue;
-          if (!dev->runsOnReusedData()) {
-            WithColor::warning(errs(), "energy-prof")
-                << dev->identity() << " does not run '" << k.key
-                << "' on '" << k.reuses
-                << "''s data; no warm entry (cold only)\n";
-            continue;
-          }
-          auto producer = llvm::find_if(
-              kernels, [&](const KernelSpec &p) { return p.key == k.reuses; });
-          Measurement warm;
-          if (!characterizeWarm(*dev, k, *producer, opts, warm, err))
-            return fail(k.key + " (warm): " + err);
-          entries.push_back(warm);
-        }
-      }
-    }
+  std::vector<int> sweep(clocks.begin(), clocks.end());
+  if (allClocks) {
+    std::vector<int> all = dev->supportedSmClocks();
+    std::sort(all.rbegin(), all.rend());
+    for (size_t i = 0; i < all.size(); i += clockStride)
+      sweep.push_back(all[i]);
   }
+  std::vector<Measurement> entries;
+  std::vector<std::string> warnings;
+  bool ok = characterizeSweep(*dev, kernels, sweep,
+                              {powerLimitsW.begin(), powerLimitsW.end()}, opts,
+                              entries, warnings, err);
+  for (const std::string &w : warnings)
+    WithColor::warning(errs(), "energy-prof") << w << "\n";
+  if (!ok)
+    return fail(err);
   // Composites, at every operating point their kernels were measured at.
   size_t measuredCount = entries.size();
   EntryIndex index;
