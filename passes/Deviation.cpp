@@ -4,14 +4,15 @@
 #include "dialect/Energy/Energy.h"
 #include "dialect/Energy/EnergyTree.h"
 #include "passes/Passes.h"
+#include "runtime/formats/Composites.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cmath>
+#include <map>
 
 namespace energy {
 #define GEN_PASS_DEF_ENERGYCHECKDEVIATION
@@ -23,60 +24,18 @@ using namespace energy;
 
 namespace {
 
-struct Measurement {
-  double E = 0, var = 0;
-};
-
-/// Reads {"name": {"E_J": e, "sigma_E_J": s} | {"runs_J": [...]}}.
-LogicalResult readMeasurements(ModuleOp module, StringRef path,
-                               llvm::StringMap<Measurement> &out) {
+/// Reads the measured composites (runtime/formats/Composites.h).
+LogicalResult readMeasurements(
+    ModuleOp module, StringRef path,
+    std::map<std::string, formats::CompositeMeasurement> &out) {
   auto buf = llvm::MemoryBuffer::getFile(path);
   if (!buf)
     return mlir::emitError(module.getLoc(), "energy-check-deviation: cannot read '")
            << path << "': " << buf.getError().message();
-  llvm::Expected<llvm::json::Value> doc =
-      llvm::json::parse((*buf)->getBuffer());
-  if (!doc)
-    return mlir::emitError(module.getLoc(), "energy-check-deviation: ")
-           << path << ": malformed JSON: " << llvm::toString(doc.takeError());
-  auto *obj = doc->getAsObject();
-  if (!obj)
-    return mlir::emitError(module.getLoc(), "energy-check-deviation: ")
-           << path << ": the top level must be an object of name -> measurement";
-  for (auto &entry : *obj) {
-    std::string key = entry.first.str();
-    auto *m = entry.second.getAsObject();
-    auto bad = [&](StringRef why) {
-      return mlir::emitError(module.getLoc(), "energy-check-deviation: ")
-             << path << ": '" << key << "': " << why;
-    };
-    if (!m)
-      return bad("expected an object");
-    Measurement meas;
-    if (auto *runs = m->getArray("runs_J")) {
-      if (runs->size() < 2)
-        return bad("runs_J needs at least two runs");
-      double sum = 0, sq = 0;
-      for (const llvm::json::Value &r : *runs) {
-        std::optional<double> x = r.getAsNumber();
-        if (!x)
-          return bad("runs_J must hold numbers");
-        sum += *x;
-        sq += *x * *x;
-      }
-      double n = runs->size(), mean = sum / n;
-      double sampleVar = std::max(0.0, (sq - n * mean * mean) / (n - 1));
-      meas = {mean, sampleVar / n}; // variance of the mean
-    } else {
-      std::optional<double> e = m->getNumber("E_J"), s = m->getNumber("sigma_E_J");
-      if (!e || !s)
-        return bad("needs E_J and sigma_E_J, or runs_J");
-      if (*s < 0)
-        return bad("sigma_E_J must be non-negative");
-      meas = {*e, *s * *s};
-    }
-    out[key] = meas;
-  }
+  std::string err;
+  if (!formats::parseCompositeMeasurements((*buf)->getBuffer(), path.str(), out,
+                                           err))
+    return mlir::emitError(module.getLoc(), "energy-check-deviation: ") << err;
   return success();
 }
 
@@ -113,7 +72,7 @@ struct EnergyCheckDeviationPass
       mlir::emitError(module.getLoc(), "energy-check-deviation: confidence must lie in (0, 1)");
       return signalPassFailure();
     }
-    llvm::StringMap<Measurement> data;
+    std::map<std::string, formats::CompositeMeasurement> data;
     if (!measured.empty() && failed(readMeasurements(module, measured, data)))
       return signalPassFailure();
     double c = calculus::twoSidedQuantile(confidence);
@@ -165,12 +124,12 @@ struct EnergyCheckDeviationPass
         }
         if (!name)
           return;
-        auto it = data.find(name.getValue());
+        auto it = data.find(name.getValue().str());
         if (it == data.end())
           return;
         seen.insert(name.getValue());
-        const Measurement &m = it->second;
-        double threshold = c * std::sqrt(sig.varE + m.var) + bias;
+        const formats::CompositeMeasurement &m = it->second;
+        double threshold = c * std::sqrt(sig.varE + m.varMean) + bias;
         double diff = sig.E() - m.E;
         bool fails = std::fabs(diff) > threshold;
         op->setAttr(
@@ -213,12 +172,12 @@ struct EnergyCheckDeviationPass
     // A measurement that names nothing tests nothing: with
     // fail-on-deviation (a gate) that is an error too.
     for (auto &entry : data)
-      if (!seen.contains(entry.getKey())) {
+      if (!seen.contains(entry.first)) {
         ++failures;
         (failOnDeviation ? mlir::emitError(module.getLoc())
                          : mlir::emitWarning(module.getLoc()))
             << "energy-check-deviation: no composite or element named @"
-            << entry.getKey() << " (measurement ignored)";
+            << entry.first << " (measurement ignored)";
       }
     if (failOnDeviation && failures > 0)
       return signalPassFailure();

@@ -5,7 +5,7 @@
 #include "calculus/PowerCap.h"
 #include "dialect/Energy/Energy.h"
 #include "dialect/Sched/Sched.h"
-#include "passes/CsvTable.h"
+#include "runtime/formats/Csv.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringExtras.h"
@@ -36,10 +36,11 @@ struct EnergyPowerCapPass
     };
     if (table.empty())
       return fail("needs table=PATH (power_limit,time,energy)");
-    CsvTable csv;
+    formats::CsvTable csv;
+    formats::CsvError csvErr;
+    if (!formats::readCsv(table, csv, csvErr))
+      return fail(csvErr.str(table));
     std::string err;
-    if (!CsvTable::read(table, csv, err))
-      return fail(err);
     std::optional<size_t> cCap = csv.column("power_limit");
     if (!cCap)
       cCap = csv.column("power_limit_0");

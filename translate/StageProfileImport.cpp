@@ -3,6 +3,7 @@
 #include "translate/Translate.h"
 
 #include "calculus/Pipeline.h"
+#include "runtime/formats/Csv.h"
 #include "dialect/Energy/Energy.h"
 #include "dialect/Sched/Sched.h"
 
@@ -42,9 +43,11 @@ static bool fail(const std::string &where, const Twine &msg) {
 
 OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
                                                  const StageProfileOptions &o) {
-  auto buf = llvm::MemoryBuffer::getFileOrSTDIN(o.file);
-  if (!buf) {
-    fail(o.file, "cannot read: " + buf.getError().message());
+  formats::CsvTable csv;
+  formats::CsvError csvErr;
+  bool parsed = formats::readCsv(o.file, csv, csvErr);
+  if (!parsed && csvErr.message.rfind("cannot read", 0) == 0) {
+    fail(o.file, csvErr.message);
     return nullptr;
   }
   calculus::PipelineKind kind;
@@ -83,42 +86,30 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
     unsigned line;
   };
   std::map<int64_t, std::vector<Row>> fwd, bwd;
-  StringRef text = (*buf)->getBuffer();
-  unsigned lineNo = 0;
+  if (!parsed) {
+    fail(csvErr.line ? o.file + ":" + std::to_string(csvErr.line) : o.file,
+         csvErr.message);
+    return nullptr;
+  }
   int col[5] = {-1, -1, -1, -1, -1};
   const char *names[5] = {"stage", "instruction", "frequency", "time",
                           "energy"};
-  bool header = true;
-  while (!text.empty()) {
-    auto [line, rest] = text.split('\n');
-    text = rest;
-    ++lineNo;
-    line = line.trim();
-    if (line.empty())
-      continue;
-    SmallVector<StringRef> cells;
-    line.split(cells, ',');
-    std::string where = o.file + ":" + std::to_string(lineNo);
-    if (header) {
-      for (unsigned i = 0; i < cells.size(); ++i)
-        for (int c = 0; c < 5; ++c)
-          if (cells[i].trim() == names[c])
-            col[c] = i;
-      for (int c = 0; c < 5; ++c)
-        if (col[c] < 0) {
-          fail(where, std::string("header lacks column '") + names[c] +
-                          "' (need stage,instruction,frequency,time,energy)");
-          return nullptr;
-        }
-      header = false;
-      continue;
-    }
-    int maxCol = *std::max_element(col, col + 5);
-    if (int(cells.size()) <= maxCol) {
-      fail(where, "expected " + Twine(maxCol + 1) + " columns, got " +
-                      Twine(cells.size()));
+  for (int c = 0; c < 5; ++c) {
+    if (std::optional<size_t> i = csv.column(names[c]))
+      col[c] = int(*i);
+    else {
+      fail(o.file + ":" + std::to_string(csv.headerLine),
+           std::string("header lacks column '") + names[c] +
+               "' (need stage,instruction,frequency,time,energy)");
       return nullptr;
     }
+  }
+  for (size_t row = 0; row < csv.rows.size(); ++row) {
+    unsigned lineNo = csv.lines[row];
+    std::vector<StringRef> cells;
+    for (const std::string &cell : csv.rows[row])
+      cells.push_back(StringRef(cell).trim());
+    std::string where = o.file + ":" + std::to_string(lineNo);
     int64_t stage, freq;
     double time, energyJ;
     StringRef instr = cells[col[1]].trim();

@@ -3,7 +3,8 @@
 // Coverage-guided fuzzing of the readers that take users' files without
 // MLIR: the signature DB (read -> write -> read -> write identical, and
 // pooling with itself), plan files, fleet files, ML.ENERGY task files,
-// Kineto traces (plain or gzip) and kernels files.
+// Kineto traces (plain or gzip), kernels files and CSVs (stage profiles,
+// power-cap tables, fit inputs).
 // One source, one target per ENERGY_FUZZ_TARGET (test/Fuzz/libfuzzer.sh
 // builds each with -fsanitize=fuzzer,address,undefined): any crash,
 // sanitizer report, leak or a round trip that differs is a finding.
@@ -11,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/db/SignatureDb.h"
+#include "runtime/formats/Csv.h"
 #include "runtime/formats/Fleet.h"
 #include "runtime/formats/Kernels.h"
 #include "runtime/formats/MlEnergy.h"
@@ -130,8 +132,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (const auto &[part, n] : c.parts)
       if (!isKernel(part) || n < 1 || n > formats::kMaxCount)
         finding("an accepted composite part that is no kernel", part);
+#elif ENERGY_FUZZ_TARGET == 9 // CSV (the one reader)
+  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  formats::CsvTable csv;
+  formats::CsvError csvErr;
+  if (!formats::parseCsv(text, csv, csvErr)) {
+    if (csvErr.message.empty())
+      finding("a refused CSV without a reason", "");
+    return 0;
+  }
+  // What the importers rely on: rows as wide as the header, lines rising.
+  if (csv.rows.size() != csv.lines.size() || csv.headerLine < 1)
+    finding("rows and line numbers disagree", "");
+  unsigned last = csv.headerLine;
+  for (size_t r = 0; r < csv.rows.size(); ++r) {
+    if (csv.rows[r].size() != csv.header.size() || csv.lines[r] <= last)
+      finding("a row of another width, or out of order", "");
+    last = csv.lines[r];
+  }
 #else
-#error "ENERGY_FUZZ_TARGET: 1 (DB), 2 (plan), 3 (fleet), 4 (ML.ENERGY), 7 (Kineto), 8 (kernels)"
+#error "ENERGY_FUZZ_TARGET: 1 (DB), 2 (plan), 3 (fleet), 4 (ML.ENERGY), 7 (Kineto), 8 (kernels), 9 (CSV)"
 #endif
   return 0;
 }

@@ -41,6 +41,8 @@
 #include "runtime/SimDevice.h"
 #include "runtime/Version.h"
 #include "runtime/db/SignatureDb.h"
+#include "runtime/formats/Composites.h"
+#include "runtime/formats/Csv.h"
 #include "runtime/formats/Kernels.h"
 #include "runtime/plan/Plan.h"
 #include "tools/VersionPrinter.h"
@@ -332,52 +334,37 @@ struct CsvRow {
   std::string cell;
 };
 static bool readFitCsv(ArrayRef<StringRef> columns, std::vector<CsvRow> &out) {
-  auto buf = MemoryBuffer::getFileOrSTDIN(dataFile);
-  if (!buf) {
-    fail(dataFile + ": cannot read: " + buf.getError().message());
+  energy::formats::CsvTable csv;
+  energy::formats::CsvError csvErr;
+  if (!energy::formats::readCsv(dataFile, csv, csvErr)) {
+    fail(csvErr.str(dataFile));
     return false;
   }
   std::string names = join(columns, ", ");
-  StringRef text = (*buf)->getBuffer();
-  unsigned line = 0;
-  std::vector<int> col;
-  int cc = -1;
-  while (!text.empty()) {
-    auto [l, rest] = text.split('\n');
-    text = rest;
-    ++line;
-    l = l.trim();
-    if (l.empty())
-      continue;
-    SmallVector<StringRef> cells;
-    l.split(cells, ',');
-    if (col.empty()) {
-      for (StringRef want : columns) {
-        auto it = llvm::find_if(cells, [&](StringRef c) { return c.trim() == want; });
-        col.push_back(it == cells.end() ? -1 : int(it - cells.begin()));
-      }
-      auto it = llvm::find_if(cells, [](StringRef c) { return c.trim() == "cell"; });
-      cc = it == cells.end() ? -1 : int(it - cells.begin());
-      if (cc < 0 || llvm::is_contained(col, -1)) {
-        fail(dataFile + ":" + Twine(line) + ": header needs " + names +
-             " and cell");
-        return false;
-      }
-      continue;
-    }
+  std::vector<size_t> col;
+  for (StringRef want : columns)
+    if (std::optional<size_t> c = csv.column(want))
+      col.push_back(*c);
+  std::optional<size_t> cc = csv.column("cell");
+  if (!cc || col.size() != columns.size()) {
+    fail(dataFile + ":" + Twine(csv.headerLine) + ": header needs " + names +
+         " and cell");
+    return false;
+  }
+  for (size_t row = 0; row < csv.rows.size(); ++row) {
+    const std::vector<std::string> &cells = csv.rows[row];
     CsvRow r;
     r.x.resize(columns.size());
-    int need = std::max(cc, *std::max_element(col.begin(), col.end()));
-    bool ok = int(cells.size()) > need;
+    bool ok = true;
     for (size_t i = 0; ok && i < col.size(); ++i)
-      ok = to_float(cells[size_t(col[i])].trim(), r.x[i]) &&
+      ok = to_float(StringRef(cells[col[i]]).trim(), r.x[i]) &&
            std::isfinite(r.x[i]);
     if (!ok) {
-      fail(dataFile + ":" + Twine(line) + ": expected finite numbers in " +
-           names);
+      fail(dataFile + ":" + Twine(csv.lines[row]) +
+           ": expected finite numbers in " + names);
       return false;
     }
-    r.cell = cells[size_t(cc)].trim().str();
+    r.cell = StringRef(cells[*cc]).trim().str();
     out.push_back(std::move(r));
   }
   return true;
@@ -614,12 +601,8 @@ static int measureComposite(Device &dev) {
   if (!(parallel ? measureConcurrent(dev, seq, opts, E, varE, err)
                  : measureSequence(dev, seq, opts, E, varE, err)))
     return fail(err);
-  json::Object doc{{compositeName,
-                    json::Object{{"E_J", E},
-                                 {"sigma_E_J", std::sqrt(varE / runs)},
-                                 {"runs", int64_t(runs)},
-                                 {"device", dev.identity()}}}};
-  return writeJson(std::move(doc));
+  return writeJson(energy::formats::compositeMeasurementJson(
+      compositeName, E, std::sqrt(varE / runs), int64_t(runs), dev.identity()));
 }
 
 /// The plan file named by the first positional argument (`--schedule`

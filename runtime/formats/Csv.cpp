@@ -1,10 +1,11 @@
-//===- CsvTable.cpp - small CSV reader with line numbers ------------------===//
+//===- Csv.cpp - The one CSV reader, with line numbers --------------------===//
 
-#include "passes/CsvTable.h"
+#include "runtime/formats/Csv.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 
-using namespace energy;
+namespace energy {
+namespace formats {
 
 std::optional<size_t> CsvTable::column(llvm::StringRef name) const {
   for (size_t i = 0; i < header.size(); ++i)
@@ -13,13 +14,13 @@ std::optional<size_t> CsvTable::column(llvm::StringRef name) const {
   return std::nullopt;
 }
 
-bool CsvTable::read(const std::string &path, CsvTable &out, std::string &err) {
-  auto buf = llvm::MemoryBuffer::getFileOrSTDIN(path);
-  if (!buf) {
-    err = path + ": cannot read: " + buf.getError().message();
-    return false;
-  }
-  llvm::StringRef text = (*buf)->getBuffer();
+std::string CsvError::str(const std::string &path) const {
+  return path + (line ? ":" + std::to_string(line) : std::string()) + ": " +
+         message;
+}
+
+bool parseCsv(llvm::StringRef text, CsvTable &out, CsvError &err) {
+  out = CsvTable();
   unsigned line = 1;
   size_t i = 0;
   bool first = true;
@@ -57,28 +58,40 @@ bool CsvTable::read(const std::string &path, CsvTable &out, std::string &err) {
       }
     }
     if (quoted) {
-      err = path + ":" + std::to_string(rowLine) + ": unterminated quote";
+      err = {rowLine, "unterminated quote"};
       return false;
     }
     if (!any)
       continue; // blank line
     if (first) {
       out.header = std::move(cells);
+      out.headerLine = rowLine;
       first = false;
       continue;
     }
     if (cells.size() != out.header.size()) {
-      err = path + ":" + std::to_string(rowLine) + ": expected " +
-            std::to_string(out.header.size()) + " columns, got " +
-            std::to_string(cells.size());
+      err = {rowLine, "expected " + std::to_string(out.header.size()) +
+                          " columns, got " + std::to_string(cells.size())};
       return false;
     }
     out.rows.push_back(std::move(cells));
     out.lines.push_back(rowLine);
   }
   if (first) {
-    err = path + ": empty file";
+    err = {0, "empty file"};
     return false;
   }
   return true;
 }
+
+bool readCsv(const std::string &path, CsvTable &out, CsvError &err) {
+  auto buf = llvm::MemoryBuffer::getFileOrSTDIN(path);
+  if (!buf) {
+    err = {0, "cannot read: " + buf.getError().message()};
+    return false;
+  }
+  return parseCsv((*buf)->getBuffer(), out, err);
+}
+
+} // namespace formats
+} // namespace energy

@@ -1,0 +1,71 @@
+//===- Composites.cpp - measured composites -------------------------------===//
+
+#include "runtime/formats/Composites.h"
+
+#include <algorithm>
+
+namespace energy {
+namespace formats {
+
+bool parseCompositeMeasurements(llvm::StringRef text, const std::string &path,
+                                std::map<std::string, CompositeMeasurement> &out,
+                                std::string &err) {
+  llvm::Expected<llvm::json::Value> doc = llvm::json::parse(text);
+  if (!doc) {
+    err = path + ": malformed JSON: " + llvm::toString(doc.takeError());
+    return false;
+  }
+  auto *obj = doc->getAsObject();
+  if (!obj) {
+    err = path + ": the top level must be an object of name -> measurement";
+    return false;
+  }
+  for (auto &entry : *obj) {
+    std::string key = entry.first.str();
+    auto *m = entry.second.getAsObject();
+    auto bad = [&](const std::string &why) {
+      err = path + ": '" + key + "': " + why;
+      return false;
+    };
+    if (!m)
+      return bad("expected an object");
+    CompositeMeasurement meas;
+    if (auto *runs = m->getArray("runs_J")) {
+      if (runs->size() < 2)
+        return bad("runs_J needs at least two runs");
+      double sum = 0, sq = 0;
+      for (const llvm::json::Value &r : *runs) {
+        std::optional<double> x = r.getAsNumber();
+        if (!x)
+          return bad("runs_J must hold numbers");
+        sum += *x;
+        sq += *x * *x;
+      }
+      double n = runs->size(), mean = sum / n;
+      double sampleVar = std::max(0.0, (sq - n * mean * mean) / (n - 1));
+      meas = {mean, sampleVar / n}; // variance of the mean
+    } else {
+      std::optional<double> e = m->getNumber("E_J"),
+                            s = m->getNumber("sigma_E_J");
+      if (!e || !s)
+        return bad("needs E_J and sigma_E_J, or runs_J");
+      if (*s < 0)
+        return bad("sigma_E_J must be non-negative");
+      meas = {*e, *s * *s};
+    }
+    out[key] = meas;
+  }
+  return true;
+}
+
+llvm::json::Object compositeMeasurementJson(const std::string &name, double E,
+                                            double sigmaMean, int64_t runs,
+                                            const std::string &device) {
+  return llvm::json::Object{{name, llvm::json::Object{{"E_J", E},
+                                                      {"sigma_E_J", sigmaMean},
+                                                      {"runs", runs},
+                                                      {"device", device}}}};
+}
+
+} // namespace formats
+} // namespace energy

@@ -1,0 +1,53 @@
+//===- Csv.h - The one CSV reader, with line numbers -------------*- C++ -*-===//
+//
+// Every CSV the project reads goes through here (docs/ARCHITECTURE.md,
+// "Formats"): Perseus stage profiles (--import-stage-profile), power-cap
+// tables (--energy-power-cap) and the fit inputs of `energy-prof fit`. A
+// header row, then data rows (RFC 4180 quoting; blank lines skipped; every
+// row as wide as the header), each with its 1-based line number for the
+// caller's located errors. MLIR-free (LLVM Support).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RUNTIME_FORMATS_CSV_H
+#define RUNTIME_FORMATS_CSV_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace energy {
+namespace formats {
+
+/// A CSV file: its header, its data rows and their line numbers.
+struct CsvTable {
+  std::vector<std::string> header;
+  unsigned headerLine = 0;
+  std::vector<std::vector<std::string>> rows;
+  std::vector<unsigned> lines;
+
+  /// Column index of `name` (header cells compared trimmed), if present.
+  std::optional<size_t> column(llvm::StringRef name) const;
+};
+
+/// Where a CSV is malformed: its line (0: the file as a whole) and what.
+struct CsvError {
+  unsigned line = 0;
+  std::string message;
+  /// "path:line: message" (or "path: message").
+  std::string str(const std::string &path) const;
+};
+
+/// Parses `text`; false with `err` on an unterminated quote, a row of
+/// another width than the header, or no header at all ("empty file").
+bool parseCsv(llvm::StringRef text, CsvTable &out, CsvError &err);
+
+/// Reads and parses `path` ("-": standard input).
+bool readCsv(const std::string &path, CsvTable &out, CsvError &err);
+
+} // namespace formats
+} // namespace energy
+
+#endif // RUNTIME_FORMATS_CSV_H
