@@ -7,6 +7,7 @@
 #include "dialect/Energy/Energy.h"
 #include "dialect/Sched/Sched.h"
 #include "passes/Passes.h"
+#include "runtime/formats/ModelFile.h"
 #include "runtime/db/SignatureDb.h"
 
 #include "llvm/ADT/StringSet.h"
@@ -60,20 +61,7 @@ double taskDuration(sched::TaskOp task) {
                              : -1;
 }
 
-/// A model file's contents (docs/MODELS.md).
-struct ModelFile {
-  std::string kind;
-  calculus::TokenLaw law;
-  calculus::FlopByteModel fb;
-  std::optional<calculus::FlopByteClocks> clocks; ///< flop-byte "clocks"
-  calculus::EnergyLens lens;
-  double relSigma = 0;
-  /// Covariance of the parameters every priced element shares (row-major;
-  /// empty: none declared). Token law: its 4 coefficients; EnergyLens: its
-  /// 12 parameters; FLOP/byte: (joules_per_flop, joules_per_byte) from the
-  /// optional "coefficient_covariance".
-  std::vector<double> sharedCov;
-};
+using formats::ModelFile;
 
 using rt::DbEntry;
 
@@ -135,148 +123,15 @@ struct EnergyFillSignaturesPass
     : public energy::impl::EnergyFillSignaturesBase<EnergyFillSignaturesPass> {
   using EnergyFillSignaturesBase::EnergyFillSignaturesBase;
 
-  /// Reads a model file: a token-law fit (`energy-prof fit`) or FLOP/byte
-  /// coefficients (docs/MODELS.md).
+  /// Reads the model file (runtime/formats/ModelFile.h).
   LogicalResult readModel(Location loc, ModelFile &mf) {
-    calculus::TokenLaw &law = mf.law;
-    calculus::FlopByteModel &fb = mf.fb;
-    double &relSigma = mf.relSigma;
     auto buf = llvm::MemoryBuffer::getFile(model);
     if (!buf)
       return emitError(loc, "energy-fill-signatures: cannot read '")
              << model << "': " << buf.getError().message();
-    auto doc = llvm::json::parse((*buf)->getBuffer());
-    if (!doc)
-      return emitError(loc, "energy-fill-signatures: ")
-             << model << ": malformed JSON: " << llvm::toString(doc.takeError());
-    auto *o = doc->getAsObject();
-    auto bad = [&](StringRef why) {
-      return emitError(loc, "energy-fill-signatures: ") << model << ": " << why;
-    };
-    if (!o || o->getInteger("version") != 1)
-      return bad("unsupported model file (expected \"version\": 1)");
-    std::optional<StringRef> name = o->getString("model");
-    if (name == "flop-byte") {
-      mf.kind = "flop-byte";
-      struct {
-        const char *key;
-        double *slot;
-      } fields[] = {{"parameters", &fb.parameters},
-                    {"attention_flops_per_pair", &fb.attentionFlopsPerPair},
-                    {"weight_bytes", &fb.weightBytes},
-                    {"kv_bytes_per_token", &fb.kvBytesPerToken},
-                    {"joules_per_flop", &fb.joulesPerFlop},
-                    {"joules_per_byte", &fb.joulesPerByte},
-                    {"memory_factor", &fb.memoryFactor},
-                    {"relative_sigma", &relSigma}};
-      for (auto &f : fields) {
-        auto v = o->getNumber(f.key);
-        if (!v)
-          return bad(std::string("flop-byte needs '") + f.key + "'");
-        if (!(*v >= 0))
-          return bad(std::string("'") + f.key + "' must be non-negative");
-        *f.slot = *v;
-      }
-      if (const llvm::json::Value *cv = o->get("clocks")) {
-        const llvm::json::Object *c = cv->getAsObject();
-        if (!c)
-          return bad("'clocks' must be an object");
-        calculus::FlopByteClocks k;
-        struct {
-          const char *key;
-          double *slot;
-        } cf[] = {{"fmax_mhz", &k.fmaxMhz}, {"fmin_mhz", &k.fminMhz},
-                  {"vmin", &k.vmin},        {"vmax", &k.vmax},
-                  {"peak_flops", &k.peakFlops}};
-        for (auto &f : cf) {
-          std::optional<double> v = c->getNumber(f.key);
-          if (!v || !std::isfinite(*v) || *v <= 0)
-            return bad(std::string("'clocks' needs a positive '") + f.key +
-                       "'");
-          *f.slot = *v;
-        }
-        if (!(k.fmaxMhz > k.fminMhz) || !(k.vmax >= k.vmin))
-          return bad("'clocks' needs fmax_mhz > fmin_mhz and vmax >= vmin");
-        const llvm::json::Array *list = c->getArray("sm_mhz");
-        if (!list || list->empty())
-          return bad("'clocks' needs a non-empty 'sm_mhz' list");
-        for (const llvm::json::Value &v : *list) {
-          std::optional<double> f = v.getAsNumber();
-          if (!f || *f < k.fminMhz || *f > k.fmaxMhz ||
-              *f != std::floor(*f))
-            return bad("'clocks' sm_mhz entries must be whole MHz within "
-                       "[fmin_mhz, fmax_mhz]");
-          k.smMhz.push_back(*f);
-        }
-        mf.clocks = k;
-      }
-      if (const llvm::json::Value *cc = o->get("coefficient_covariance")) {
-        const llvm::json::Array *a = cc->getAsArray();
-        if (!a || a->size() != 4)
-          return bad("'coefficient_covariance' must be the 4 entries of the "
-                     "(joules_per_flop, joules_per_byte) covariance");
-        for (const llvm::json::Value &v : *a) {
-          std::optional<double> x = v.getAsNumber();
-          if (!x || !std::isfinite(*x))
-            return bad("'coefficient_covariance' entries must be numbers");
-          mf.sharedCov.push_back(*x);
-        }
-        if (mf.sharedCov[0] < 0 || mf.sharedCov[3] < 0 ||
-            mf.sharedCov[1] != mf.sharedCov[2] ||
-            mf.sharedCov[1] * mf.sharedCov[1] >
-                mf.sharedCov[0] * mf.sharedCov[3] * (1 + 1e-12))
-          return bad("'coefficient_covariance' must be symmetric positive "
-                     "semi-definite");
-      }
-      return success();
-    }
-    if (name == "energylens") {
-      mf.kind = "energylens";
-      auto *coef = o->getObject("coefficients");
-      auto *cov = o->getArray("covariance");
-      constexpr int P = calculus::EnergyLens::kParams;
-      if (!coef || !cov || cov->size() != size_t(P * P))
-        return bad("energylens needs 12 coefficients and a 144-entry "
-                   "covariance");
-      for (int i = 0; i < P; ++i) {
-        auto v = coef->getNumber(calculus::EnergyLens::kNames[i]);
-        if (!v)
-          return bad(std::string("missing coefficient ") +
-                     calculus::EnergyLens::kNames[i]);
-        mf.lens.phi[size_t(i)] = *v;
-      }
-      for (int i = 0; i < P * P; ++i) {
-        auto v = (*cov)[size_t(i)].getAsNumber();
-        if (!v)
-          return bad("covariance entries must be numbers");
-        mf.lens.cov[size_t(i)] = *v;
-      }
-      mf.sharedCov.assign(mf.lens.cov.begin(), mf.lens.cov.end());
-      return success();
-    }
-    if (name != "token-law")
-      return bad("unknown model (expected \"token-law\", \"flop-byte\" or "
-                 "\"energylens\")");
-    mf.kind = "token-law";
-    auto *coef = o->getObject("coefficients");
-    auto *cov = o->getArray("covariance");
-    if (!coef || !cov || cov->size() != 16)
-      return bad("needs coefficients {alpha, beta, P_tau, c} and a 16-entry "
-                 "covariance");
-    const char *names[4] = {"alpha", "beta", "P_tau", "c"};
-    for (int i = 0; i < 4; ++i) {
-      auto v = coef->getNumber(names[i]);
-      if (!v)
-        return bad(std::string("missing coefficient ") + names[i]);
-      law.coef[i] = *v;
-    }
-    for (int i = 0; i < 16; ++i) {
-      auto v = (*cov)[i].getAsNumber();
-      if (!v)
-        return bad("covariance entries must be numbers");
-      law.cov[i] = *v;
-    }
-    mf.sharedCov.assign(law.cov.begin(), law.cov.end());
+    std::string err;
+    if (!formats::parseModelFile((*buf)->getBuffer(), model, mf, err))
+      return emitError(loc, "energy-fill-signatures: ") << err;
     return success();
   }
 

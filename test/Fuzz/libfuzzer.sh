@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing (libFuzzer, clang-22) of the file readers that
 # need no MLIR (signature DBs, plans, fleets, ML.ENERGY files, Kineto
-# traces, kernels files, CSVs), of the convex frontier and of the IR:
+# traces, kernels files, CSVs, model files), of the convex frontier and of
+# the IR:
 # builds one target per reader from test/Fuzz/readers_fuzz.cpp (`convex` from
 # test/Fuzz/convex_fuzz.cpp) with the reader's own sources instrumented
 # (-fsanitize=fuzzer,address,undefined, no recovery) and LLVM Support linked
@@ -14,14 +15,14 @@
 # round trip that differs); the finding's input is left in BUILD/fuzz (add
 # it to test/Fuzz/regressions/TARGET/ once fixed: every run replays those).
 #
-# Usage: test/Fuzz/libfuzzer.sh BUILD_DIR SECONDS [db|plan|fleet|mlenergy|convex|kineto|kernels|csv|ir ...]
+# Usage: test/Fuzz/libfuzzer.sh BUILD_DIR SECONDS [db|plan|fleet|mlenergy|convex|kineto|kernels|csv|model|ir ...]
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "$1" && pwd)
 out=$(mkdir -p "$1/fuzz" && cd "$1/fuzz" && pwd)
 secs=$2
 shift 2
-targets=${*:-db plan fleet mlenergy convex kineto kernels csv ir}
+targets=${*:-db plan fleet mlenergy convex kineto kernels csv model ir}
 CXX=${CXX_FUZZ:-clang++-22}
 LLVM_CONFIG=${LLVM_CONFIG:-/usr/lib/llvm-22/bin/llvm-config}
 flags=(-O1 -g -std=c++17 -fsanitize=fuzzer,address,undefined
@@ -71,10 +72,14 @@ for t in $targets; do
          for f in "$shared"/perseus/stage_profile_bloom+a40_bf16.csv; do
            [ -f "$f" ] && seeds+=("$f")
          done ;;
+    model) n=10; srcs=(runtime/formats/ModelFile.cpp calculus/models/TokenLaw.cpp
+                       calculus/models/EnergyLens.cpp calculus/models/FlopByte.cpp
+                       calculus/models/LinearFit.cpp)
+           mapfile -t seeds < <(cd "$src" && git ls-files 'examples/*model*.json' 'test/*model*.json' 'examples/*.json' 2>/dev/null | grep -i "model\|law\|flop\|lens" | sed "s|^|$src/|") ;;
     ir) n=6; main=test/Fuzz/ir_fuzz.cpp
         mapfile -t srcs < <(cd "$src" && ls dialect/Energy/*.cpp dialect/Sched/*.cpp)
         seeds=() ;;
-    *) echo "unknown target $t (db, plan, fleet, mlenergy, convex, kineto, kernels, csv, ir)" >&2; exit 2 ;;
+    *) echo "unknown target $t (db, plan, fleet, mlenergy, convex, kineto, kernels, csv, model, ir)" >&2; exit 2 ;;
   esac
   bin="$out/fuzz-$t"
   if [ "$t" = ir ]; then

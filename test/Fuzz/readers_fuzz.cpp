@@ -3,8 +3,8 @@
 // Coverage-guided fuzzing of the readers that take users' files without
 // MLIR: the signature DB (read -> write -> read -> write identical, and
 // pooling with itself), plan files, fleet files, ML.ENERGY task files,
-// Kineto traces (plain or gzip), kernels files and CSVs (stage profiles,
-// power-cap tables, fit inputs).
+// Kineto traces (plain or gzip), kernels files, CSVs (stage profiles,
+// power-cap tables, fit inputs) and model files.
 // One source, one target per ENERGY_FUZZ_TARGET (test/Fuzz/libfuzzer.sh
 // builds each with -fsanitize=fuzzer,address,undefined): any crash,
 // sanitizer report, leak or a round trip that differs is a finding.
@@ -16,8 +16,11 @@
 #include "runtime/formats/Fleet.h"
 #include "runtime/formats/Kernels.h"
 #include "runtime/formats/MlEnergy.h"
+#include "runtime/formats/ModelFile.h"
 #include "runtime/plan/Plan.h"
 #include "translate/KinetoTrace.h"
+
+#include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
 #include <cstdint>
@@ -150,8 +153,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       finding("a row of another width, or out of order", "");
     last = csv.lines[r];
   }
+#elif ENERGY_FUZZ_TARGET == 10 // model files (energy-prof fit, FLOP/byte)
+  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  formats::ModelFile mf;
+  if (!formats::parseModelFile(text, "fuzz.json", mf, err)) {
+    if (err.empty())
+      finding("a refused model file without a reason", "");
+    return 0;
+  }
+  if (mf.kind != "token-law" && mf.kind != "flop-byte" &&
+      mf.kind != "energylens")
+    finding("an accepted model file of no known kind", mf.kind);
+  // Written back, a fit reads back as itself.
+  if (mf.kind == "token-law" || mf.kind == "energylens") {
+    std::string once;
+    llvm::raw_string_ostream os(once);
+    os << llvm::json::Value(mf.kind == "token-law"
+                                ? formats::tokenLawModelJson(mf.law)
+                                : formats::energyLensModelJson(mf.lens));
+    formats::ModelFile back;
+    if (!formats::parseModelFile(once, "again.json", back, err))
+      finding("a model file we wrote does not read back", err + "\n" + once);
+  }
 #else
-#error "ENERGY_FUZZ_TARGET: 1 (DB), 2 (plan), 3 (fleet), 4 (ML.ENERGY), 7 (Kineto), 8 (kernels), 9 (CSV)"
+#error "ENERGY_FUZZ_TARGET: 1 (DB), 2 (plan), 3 (fleet), 4 (ML.ENERGY), 7 (Kineto), 8 (kernels), 9 (CSV), 10 (model files)"
 #endif
   return 0;
 }

@@ -44,6 +44,7 @@
 #include "runtime/formats/Composites.h"
 #include "runtime/formats/Csv.h"
 #include "runtime/formats/Kernels.h"
+#include "runtime/formats/ModelFile.h"
 #include "runtime/plan/Plan.h"
 #include "tools/VersionPrinter.h"
 #include "tools/energy-prof/Route.h"
@@ -459,17 +460,7 @@ static int fitTokenLawCmd() {
       WithColor::warning(errs(), "energy-prof")
           << names[i] << " fitted negative (" << formatv("{0:e3}", law.coef[i])
           << "); the data does not determine it -- check the runs\n";
-  json::Array cov;
-  for (double v : law.cov)
-    cov.push_back(v);
-  return writeJson(json::Object{{"version", 1},
-                     {"model", "token-law"},
-                     {"coefficients", json::Object{{"alpha", law.coef[0]},
-                                                   {"beta", law.coef[1]},
-                                                   {"P_tau", law.coef[2]},
-                                                   {"c", law.coef[3]}}},
-                     {"covariance", std::move(cov)},
-                     {"rows", int64_t(law.rows)}});
+  return writeJson(energy::formats::tokenLawModelJson(law));
 }
 
 /// `fit --model energylens`: bounded nonlinear least squares (EnergyLens
@@ -496,22 +487,12 @@ static int fitEnergyLensCmd() {
   outs() << "energylens fit on " << train.size() << " rows ("
          << numCells - holdout.size() << " cells), RMS relative residual "
          << formatv("{0:P2}", m.rmsRelative) << ", Jacobian standard errors:\n";
-  json::Object coef;
-  for (int i = 0; i < EnergyLens::kParams; ++i) {
+  for (int i = 0; i < EnergyLens::kParams; ++i)
     outs() << formatv("  {0,-9} {1,12:e4}  +- {2:e2}\n", EnergyLens::kNames[i],
                       m.phi[size_t(i)], m.standardError(i));
-    coef[EnergyLens::kNames[i]] = m.phi[size_t(i)];
-  }
   reportHoldout(rows, holdout,
                 [&](const CsvRow &r) { return m.predict(toRow(r)); }, 5);
-  json::Array cov;
-  for (double v : m.cov)
-    cov.push_back(v);
-  return writeJson(json::Object{{"version", 1},
-                     {"model", "energylens"},
-                     {"coefficients", std::move(coef)},
-                     {"covariance", std::move(cov)},
-                     {"rows", int64_t(m.rows)}});
+  return writeJson(energy::formats::energyLensModelJson(m));
 }
 
 static int fit() {
