@@ -10,7 +10,7 @@ PKGS   := libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22 \
           cmake ninja-build libgtest-dev libbenchmark-dev python3 zlib1g-dev \
           libeigen3-dev chromium python3-torch glpk-utils
 
-.PHONY: all deps configure build demo demo-perseus test fuzz sanitize install bench docs clean
+.PHONY: all deps configure build demo demo-perseus test fuzz sanitize sanitize-suite install bench docs clean
 
 all: build
 
@@ -105,6 +105,18 @@ fuzz: build
 # runs it after the fuzzers.
 sanitize: build
 	test/Runtime/sanitize.sh $(BUILD)
+
+# The whole suite (lit, FileCheck, GoogleTest, Python, the browser) with
+# every target of ours under ASan + UBSan (no recovery, leak detection on),
+# in its own build directory: CMake's ENERGY_SANITIZE, test/lit.cfg.py.
+ASAN_BUILD ?= build-asan
+sanitize-suite: deps
+	@test -f $(ASAN_BUILD)/build.ninja || cmake -G Ninja -S . -B $(ASAN_BUILD) \
+	  -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \
+	  -DCMAKE_C_FLAGS_RELEASE="-O1 -DNDEBUG" -DENERGY_SANITIZE=ON \
+	  -DCMAKE_C_COMPILER=$(CC) -DCMAKE_CXX_COMPILER=$(CXX) \
+	  -DMLIR_DIR=$(LLVM)/lib/cmake/mlir -DLLVM_EXTERNAL_LIT=$(LLVM)/bin/lit
+	ninja -C $(ASAN_BUILD) check-energy-suites
 
 # The tools, libenergy_rt.so, its header and the Python package under PREFIX
 # (PYTHONPATH=PREFIX/lib/python3/dist-packages finds energy_rt).

@@ -30,12 +30,12 @@ LogicalResult readMeasurements(
     std::map<std::string, formats::CompositeMeasurement> &out) {
   auto buf = llvm::MemoryBuffer::getFile(path);
   if (!buf)
-    return mlir::emitError(module.getLoc(), "energy-check-deviation: cannot read '")
+    return mlir::emitError(moduleErrorLoc(module), "energy-check-deviation: cannot read '")
            << path << "': " << buf.getError().message();
   std::string err;
   if (!formats::parseCompositeMeasurements((*buf)->getBuffer(), path.str(), out,
                                            err))
-    return mlir::emitError(module.getLoc(), "energy-check-deviation: ") << err;
+    return mlir::emitError(moduleErrorLoc(module), "energy-check-deviation: ") << err;
   return success();
 }
 
@@ -69,7 +69,7 @@ struct EnergyCheckDeviationPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (!(confidence > 0 && confidence < 1)) {
-      mlir::emitError(module.getLoc(), "energy-check-deviation: confidence must lie in (0, 1)");
+      mlir::emitError(moduleErrorLoc(module), "energy-check-deviation: confidence must lie in (0, 1)");
       return signalPassFailure();
     }
     std::map<std::string, formats::CompositeMeasurement> data;
@@ -174,8 +174,8 @@ struct EnergyCheckDeviationPass
     for (auto &entry : data)
       if (!seen.contains(entry.first)) {
         ++failures;
-        (failOnDeviation ? mlir::emitError(module.getLoc())
-                         : mlir::emitWarning(module.getLoc()))
+        (failOnDeviation ? mlir::emitError(moduleErrorLoc(module))
+                         : mlir::emitWarning(moduleErrorLoc(module)))
             << "energy-check-deviation: no composite or element named @"
             << entry.first << " (measurement ignored)";
       }

@@ -267,7 +267,7 @@ struct EnergyEvaluatePass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (!(confidence > 0 && confidence < 1)) {
-      mlir::emitError(module.getLoc(), "energy-evaluate: confidence must lie in (0, 1); got ")
+      mlir::emitError(moduleErrorLoc(module), "energy-evaluate: confidence must lie in (0, 1); got ")
           << confidence;
       return signalPassFailure();
     }
@@ -369,7 +369,7 @@ struct EnergyEvaluatePass
     if (failedAny)
       return signalPassFailure();
     if (!anyRoot)
-      mlir::emitWarning(module.getLoc(),
+      mlir::emitWarning(moduleErrorLoc(module),
                         "energy-evaluate: no energy tree in the module (a "
                         "schedule needs --sched-to-energy first)");
     // The pass only annotates: `closure` and `energy.total` attributes built
@@ -402,7 +402,7 @@ struct EnergyEvaluatePass
               return true;
             },
             err)) {
-      mlir::emitError(module.getLoc(), "energy-evaluate: cannot write report: ")
+      mlir::emitError(moduleErrorLoc(module), "energy-evaluate: cannot write report: ")
           << err;
       return signalPassFailure();
     }

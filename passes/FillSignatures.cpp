@@ -139,7 +139,7 @@ struct EnergyFillSignaturesPass
   LogicalResult fillFromModel(ModuleOp module,
                               llvm::function_ref<bool(sched::TaskOp)> wanted) {
     ModelFile mf;
-    if (failed(readModel(module.getLoc(), mf)))
+    if (failed(readModel(moduleErrorLoc(module), mf)))
       return failure();
     const calculus::TokenLaw &law = mf.law;
     const calculus::FlopByteModel &fb = mf.fb;
@@ -352,17 +352,17 @@ struct EnergyFillSignaturesPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (db.empty() && model.empty()) {
-      emitError(module.getLoc(), "energy-fill-signatures: needs db=PATH, "
+      emitError(moduleErrorLoc(module), "energy-fill-signatures: needs db=PATH, "
                                  "model=PATH or both");
       return signalPassFailure();
     }
     if (!fallback.empty() && fallback != "model") {
-      emitError(module.getLoc(), "energy-fill-signatures: fallback='")
+      emitError(moduleErrorLoc(module), "energy-fill-signatures: fallback='")
           << fallback << "' is not a fallback; expected fallback=model";
       return signalPassFailure();
     }
     if (fallback == "model" && (db.empty() || model.empty())) {
-      emitError(module.getLoc(), "energy-fill-signatures: fallback=model "
+      emitError(moduleErrorLoc(module), "energy-fill-signatures: fallback=model "
                                  "needs both db=PATH and model=PATH");
       return signalPassFailure();
     }
@@ -418,7 +418,7 @@ struct EnergyFillSignaturesPass
     if (bad)
       return signalPassFailure();
     if (!fallbackTasks.empty())
-      emitWarning(module.getLoc(), "energy-fill-signatures: ")
+      emitWarning(moduleErrorLoc(module), "energy-fill-signatures: ")
           << fallbackTasks.size()
           << " task(s) priced by the model because their DB key is missing "
              "(marked energy.method = \"estimate: ...\")";
@@ -429,7 +429,7 @@ struct EnergyFillSignaturesPass
     llvm::StringMap<std::vector<DbEntry>> entries;
     llvm::StringMap<DbEntry> warm;
     std::string dbDevice;
-    if (failed(readDb(module.getLoc(), db, entries, warm, dbDevice)))
+    if (failed(readDb(moduleErrorLoc(module), db, entries, warm, dbDevice)))
       return failure();
     MLIRContext *ctx = &getContext();
     Builder b(ctx);

@@ -17,6 +17,13 @@ namespace energy {
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 
+/// Where a pass reports an error about its options or about the module as
+/// a whole: the module's location, except for the parser's implicit module,
+/// whose location is line 0 of its file -- there, the first op in it (what
+/// the pass was asked to work on), else the file's first line. Diagnostics
+/// then read `file:line:col: error: ...` (passes/Diagnostics.cpp).
+mlir::Location moduleErrorLoc(mlir::ModuleOp module);
+
 } // namespace energy
 
 #endif // PASSES_PASSES_H

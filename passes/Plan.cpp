@@ -37,31 +37,31 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
 
   void runOnOperation() override {
     if (!calculus::parsePlanObjective(objective)) {
-      mlir::emitError(getOperation().getLoc(), "energy-plan: objective must be energy, edp "
+      mlir::emitError(moduleErrorLoc(getOperation()), "energy-plan: objective must be energy, edp "
                                "or ed2p; got '")
           << objective << "'";
       return signalPassFailure();
     }
     if (!(deadline >= 0) || !(maxSlowdown >= 0) || !std::isfinite(deadline) ||
         !std::isfinite(maxSlowdown)) {
-      mlir::emitError(getOperation().getLoc(),
+      mlir::emitError(moduleErrorLoc(getOperation()),
           "energy-plan: deadline and max-slowdown must be finite and "
           "non-negative");
       return signalPassFailure();
     }
     if (deadline > 0 && maxSlowdown > 0) {
-      mlir::emitError(getOperation().getLoc(),
+      mlir::emitError(moduleErrorLoc(getOperation()),
                       "energy-plan: give deadline or max-slowdown, not both");
       return signalPassFailure();
     }
     if (!(quantum >= 0) || !(step >= 0)) {
-      mlir::emitError(getOperation().getLoc(),
+      mlir::emitError(moduleErrorLoc(getOperation()),
                       "energy-plan: quantum and step must be non-negative (s)");
       return signalPassFailure();
     }
     auto schedules = llvm::to_vector(getOperation().getOps<ScheduleOp>());
     if (schedules.empty())
-      mlir::emitWarning(getOperation().getLoc(),
+      mlir::emitWarning(moduleErrorLoc(getOperation()),
                         "energy-plan: no sched.schedule in the module; nothing "
                         "was planned");
     for (ScheduleOp sched : schedules)

@@ -31,7 +31,7 @@ struct EnergyPowerCapPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto fail = [&](const Twine &msg) {
-      mlir::emitError(module.getLoc(), "energy-power-cap: ") << msg;
+      mlir::emitError(moduleErrorLoc(module), "energy-power-cap: ") << msg;
       signalPassFailure();
     };
     if (table.empty())

@@ -52,7 +52,7 @@ struct EnergyReducePass
 
   void runOnOperation() override {
     if (!(confidence > 0 && confidence < 1)) {
-      mlir::emitError(getOperation().getLoc(), "energy-reduce: confidence must lie in (0, 1)");
+      mlir::emitError(moduleErrorLoc(getOperation()), "energy-reduce: confidence must lie in (0, 1)");
       return signalPassFailure();
     }
     auto devices = readDeviceModels(getOperation());

@@ -36,11 +36,11 @@ struct EnergyRoutePass : public energy::impl::EnergyRouteBase<EnergyRoutePass> {
       signalPassFailure();
     };
     if (fleet.empty())
-      return fail(module.getLoc(), "needs fleet=FILE (docs/ROUTING.md)");
+      return fail(moduleErrorLoc(module), "needs fleet=FILE (docs/ROUTING.md)");
     formats::FleetFile ff;
     std::string err;
     if (!formats::readFleet(fleet, ff, err))
-      return fail(module.getLoc(), err);
+      return fail(moduleErrorLoc(module), err);
     // The policy: named, else the first variance-aware, else the first.
     int chosen = -1;
     for (size_t i = 0; i < ff.policies.size(); ++i)
@@ -52,7 +52,7 @@ struct EnergyRoutePass : public energy::impl::EnergyRouteBase<EnergyRoutePass> {
       std::string names;
       for (const rt::Policy &p : ff.policies)
         names += (names.empty() ? "" : ", ") + p.name;
-      return fail(module.getLoc(),
+      return fail(moduleErrorLoc(module),
                   fleet + ": no policy '" + policy + "' (it has " + names + ")");
     }
     if (chosen < 0)
@@ -60,7 +60,7 @@ struct EnergyRoutePass : public energy::impl::EnergyRouteBase<EnergyRoutePass> {
     std::vector<std::vector<std::vector<double>>> splits;
     if (!rt::resolvePolicies(ff.fleet, ff.policies, ff.matchQualityOf,
                              double(ff.simulation.horizon), splits, err))
-      return fail(module.getLoc(), fleet + ": " + err);
+      return fail(moduleErrorLoc(module), fleet + ": " + err);
     // One split (a supply trace: its long-run average).
     size_t k = ff.fleet.models.size();
     std::vector<double> share(k, 0.0);
@@ -132,7 +132,7 @@ struct EnergyRoutePass : public energy::impl::EnergyRouteBase<EnergyRoutePass> {
                               b.getI64IntegerAttr(int64_t(requests.size())))}));
     }
     if (!any)
-      return fail(module.getLoc(), "no sched.schedule has energy.requests "
+      return fail(moduleErrorLoc(module), "no sched.schedule has energy.requests "
                                    "(the request stream to route)");
   }
 };

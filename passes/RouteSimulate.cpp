@@ -30,7 +30,7 @@ struct EnergyRouteSimulatePass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto fail = [&](const Twine &msg) {
-      mlir::emitError(module.getLoc(), "energy-route-simulate: ") << msg;
+      mlir::emitError(moduleErrorLoc(module), "energy-route-simulate: ") << msg;
       signalPassFailure();
     };
     if (fleet.empty())

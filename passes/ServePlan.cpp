@@ -30,7 +30,7 @@ struct EnergyServePlanPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto fail = [&](const Twine &msg) {
-      mlir::emitError(module.getLoc(), "energy-serve-plan: ") << msg;
+      mlir::emitError(moduleErrorLoc(module), "energy-serve-plan: ") << msg;
       signalPassFailure();
     };
     if (measurements.empty() || model.empty() || gpu.empty() ||

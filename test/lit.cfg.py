@@ -24,6 +24,22 @@ config.excludes = ["Unit", "Inputs", "CMakeLists.txt", "lit.cfg.py",
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 
+# An ENERGY_SANITIZE build (make sanitize-suite): our programs carry the
+# shared ASan runtime; hosts we do not build (Python loading
+# libenergy_rt.so through ctypes, stock mlir-opt loading the plugin) get it
+# by LD_PRELOAD, and leaks inside the Python interpreter itself are not
+# ours (test/lsan.supp). Chromium runs without it (browser_check.py).
+asan_runtime = getattr(config, "energy_asan_runtime", "")
+if asan_runtime:
+    config.available_features.add("asan")
+    config.environment["LD_PRELOAD"] = asan_runtime
+    config.environment["ASAN_OPTIONS"] = (
+        "detect_leaks=1:abort_on_error=0:allow_user_poisoning=0:"
+        "detect_container_overflow=0:verify_asan_link_order=0")
+    config.environment["LSAN_OPTIONS"] = "suppressions=" + os.path.join(
+        config.energy_src_root, "test", "lsan.supp")
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
+
 # Restore records (runtime/RestoreRecord.h) of the tests' simulated devices
 # stay in the build tree, apart from the user's own.
 config.environment["ENERGY_RT_STATE_DIR"] = os.path.join(

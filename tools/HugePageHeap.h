@@ -24,7 +24,8 @@
 // memory the allocator already handed out is left as it is. Not on one core.
 //
 // Opt out with ENERGY_HUGE_PAGE_HEAP=0 (both) or ENERGY_COMMIT_AHEAD=0 (the
-// second thread only). A no-op off Linux/glibc.
+// second thread only). A no-op off Linux/glibc, and under AddressSanitizer
+// (whose allocator is not glibc's heap).
 //
 //===----------------------------------------------------------------------===//
 
@@ -96,8 +97,15 @@ inline void commitAheadOfHeap(std::uintptr_t lo, std::uintptr_t hi) {
 }
 #endif
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ENERGY_UNDER_ASAN 1
+#endif
+#endif
+
 inline void adviseHugePageHeap() {
-#if defined(__linux__) && defined(__GLIBC__) && defined(MADV_HUGEPAGE)
+#if defined(__linux__) && defined(__GLIBC__) && defined(MADV_HUGEPAGE) && \
+    !defined(ENERGY_UNDER_ASAN)
   if (const char *env = std::getenv("ENERGY_HUGE_PAGE_HEAP");
       env && std::strcmp(env, "0") == 0)
     return;

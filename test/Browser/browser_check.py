@@ -15,6 +15,9 @@ import zlib
 chromium, page, work, ntasks, npoints = sys.argv[1:6]
 os.makedirs(work, exist_ok=True)
 env = dict(os.environ, HOME=work)
+# Under `make sanitize-suite` the tests preload the ASan runtime; the
+# browser is not ours.
+env.pop("LD_PRELOAD", None)
 base = [chromium, "--headless", "--no-sandbox", "--disable-gpu",
         "--no-first-run", "--hide-scrollbars", "--user-data-dir=" + os.path.join(work, "profile"),
         "--enable-logging=stderr", "--v=0", "--window-size=1100,1500"]

@@ -1,0 +1,139 @@
+//===- FormatsTest.cpp - the file formats' modules, MLIR-free -------------===//
+//
+// Each format module (runtime/formats/) read against inputs written by hand
+// here, with the values worked out by hand: CSV quoting and located errors,
+// composite measurements (their writer read back; runs_J's mean and the
+// variance of that mean), kernels files, model files (a fit read back).
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/formats/Composites.h"
+#include "runtime/formats/Csv.h"
+#include "runtime/formats/Kernels.h"
+#include "runtime/formats/ModelFile.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+using namespace energy;
+using namespace energy::formats;
+
+namespace {
+
+std::string text(const llvm::json::Object &o) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << llvm::json::Value(llvm::json::Object(o));
+  return s;
+}
+
+TEST(Csv, QuotesBlankLinesAndLineNumbers) {
+  CsvTable t;
+  CsvError err;
+  ASSERT_TRUE(parseCsv("\na,b\r\n1,\"x, \"\"y\"\"\"\n\n2,\"multi\nline\"\n3,z\n",
+                       t, err))
+      << err.message;
+  EXPECT_EQ(t.headerLine, 2u);
+  ASSERT_EQ(t.rows.size(), 3u);
+  EXPECT_EQ(t.rows[0][1], "x, \"y\"");
+  EXPECT_EQ(t.lines[0], 3u);
+  EXPECT_EQ(t.rows[1][1], "multi\nline");
+  EXPECT_EQ(t.lines[1], 5u);
+  EXPECT_EQ(t.lines[2], 7u); // after the quoted line break
+  EXPECT_EQ(t.column("b"), std::optional<size_t>(1));
+  EXPECT_FALSE(t.column("c"));
+}
+
+TEST(Csv, LocatedErrors) {
+  CsvTable t;
+  CsvError err;
+  EXPECT_FALSE(parseCsv("a,b\n1,2\n3\n", t, err));
+  EXPECT_EQ(err.str("f.csv"), "f.csv:3: expected 2 columns, got 1");
+  EXPECT_FALSE(parseCsv("a,b\n\"open,2\n", t, err));
+  EXPECT_EQ(err.str("f.csv"), "f.csv:2: unterminated quote");
+  EXPECT_FALSE(parseCsv("\n\n", t, err));
+  EXPECT_EQ(err.str("f.csv"), "f.csv: empty file");
+}
+
+TEST(Composites, WrittenThenRead) {
+  std::map<std::string, CompositeMeasurement> m;
+  std::string err;
+  ASSERT_TRUE(parseCompositeMeasurements(
+      text(compositeMeasurementJson("attn", 3.32, 0.01, 10, "sim:a100")),
+      "m.json", m, err))
+      << err;
+  ASSERT_EQ(m.count("attn"), 1u);
+  EXPECT_DOUBLE_EQ(m["attn"].E, 3.32);
+  EXPECT_DOUBLE_EQ(m["attn"].varMean, 0.01 * 0.01);
+}
+
+TEST(Composites, RunsGiveTheMeanAndTheVarianceOfTheMean) {
+  // Runs 1, 2, 3, 6: mean 3, sample variance (4 + 1 + 0 + 9) / 3 = 14/3,
+  // variance of the mean 14/12.
+  std::map<std::string, CompositeMeasurement> m;
+  std::string err;
+  ASSERT_TRUE(parseCompositeMeasurements(R"({"c": {"runs_J": [1, 2, 3, 6]}})",
+                                         "m.json", m, err));
+  EXPECT_DOUBLE_EQ(m["c"].E, 3);
+  EXPECT_NEAR(m["c"].varMean, 14.0 / 12, 1e-12);
+  EXPECT_FALSE(parseCompositeMeasurements(R"({"c": {"runs_J": [1]}})",
+                                          "m.json", m, err));
+  EXPECT_EQ(err, "m.json: 'c': runs_J needs at least two runs");
+  EXPECT_FALSE(parseCompositeMeasurements(
+      R"({"c": {"E_J": 1, "sigma_E_J": -1}})", "m.json", m, err));
+  EXPECT_EQ(err, "m.json: 'c': sigma_E_J must be non-negative");
+}
+
+TEST(Kernels, KernelsCompositesAndTheirErrors) {
+  std::vector<rt::KernelSpec> k;
+  std::vector<CompositeSpec> c;
+  std::string err;
+  ASSERT_TRUE(parseKernels(
+      R"([{"key": "a", "flops": 1e9, "bytes": 1e6},
+          {"key": "b", "flops": 0, "bytes": 1e6, "reuses": "a"},
+          {"key": "ab", "sequence": ["a", ["b", 3]]}])",
+      "k.json", k, &c, err))
+      << err;
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_EQ(k[1].reuses, "a");
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].parts[1], (std::pair<std::string, unsigned>("b", 3)));
+  EXPECT_FALSE(parseKernels(R"([{"key": "a", "flops": 1, "bytes": 1},
+                                {"key": "a", "flops": 1, "bytes": 1}])",
+                            "k.json", k, &c, err));
+  EXPECT_EQ(err, "k.json: kernel #1: duplicate key 'a'");
+  k.clear();
+  EXPECT_FALSE(parseKernels(R"([{"key": "a", "flops": 1, "bytes": 1},
+                                {"key": "x", "sequence": ["a"]},
+                                {"key": "y", "sequence": ["x"]}])",
+                            "k.json", k, &c, err));
+  EXPECT_EQ(err, "k.json: composite 'y' names 'x', a composite; a "
+                 "composite's parts must be kernels");
+  k.clear();
+  EXPECT_FALSE(parseKernels(R"([{"key": "a", "flops": 1e300, "bytes": 1}])",
+                            "k.json", k, &c, err));
+  EXPECT_NE(err.find("must be at most"), std::string::npos) << err;
+}
+
+TEST(ModelFile, TokenLawWrittenThenRead) {
+  calculus::TokenLaw law;
+  law.coef = {0.5, 2.0, 150.0, 0.1};
+  for (int i = 0; i < 16; ++i)
+    law.cov[size_t(i)] = i % 5 == 0 ? 1e-4 : 0;
+  ModelFile mf;
+  std::string err;
+  ASSERT_TRUE(parseModelFile(text(tokenLawModelJson(law)), "m.json", mf, err))
+      << err;
+  EXPECT_EQ(mf.kind, "token-law");
+  for (int i = 0; i < 4; ++i)
+    EXPECT_DOUBLE_EQ(mf.law.coef[size_t(i)], law.coef[size_t(i)]);
+  EXPECT_EQ(mf.sharedCov.size(), 16u);
+  EXPECT_FALSE(parseModelFile(R"({"version": 2})", "m.json", mf, err));
+  EXPECT_EQ(err, "m.json: unsupported model file (expected \"version\": 1)");
+  EXPECT_FALSE(parseModelFile(R"({"version": 1, "model": "flop-byte"})",
+                              "m.json", mf, err));
+  EXPECT_EQ(err, "m.json: flop-byte needs 'parameters'");
+}
+
+} // namespace
