@@ -95,7 +95,8 @@ struct LaneElement {
 /// (idle gaps elapse in wall time)
 /// resources' summed demands D_r and capacities K_r. An event simulation
 /// (one event per element completion) returns each element's realized time,
-/// lane by lane. Capacities <= 0 are unlimited.
+/// lane by lane. Capacities <= 0 are unlimited (the IR's `energy.capacity`
+/// takes positive ones only: leave a resource out to leave it unlimited).
 std::vector<std::vector<double>>
 coRunLanes(const std::vector<std::vector<LaneElement>> &lanes,
            const std::vector<double> &capacity);
@@ -172,7 +173,8 @@ struct MeasuredPoint {
 };
 
 /// The signature at `x`: linear between the two nearest points, clamped to
-/// the first and the last (an empty table gives the null signature).
+/// the first and the last (an empty table gives a zero Signature(); the
+/// passes refuse empty tables before).
 Signature interpolateMeasured(const std::vector<MeasuredPoint> &points,
                               double x,
                               const std::function<double(double)> &staticAt);

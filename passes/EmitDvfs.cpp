@@ -32,11 +32,8 @@ struct EnergyEmitDvfsPass
     for (ScheduleOp sched : getOperation().getOps<ScheduleOp>()) {
       llvm::DenseMap<StringAttr, SignatureAttr> switchCost;
       for (sched::DeviceOp dev : sched.getBody().getOps<sched::DeviceOp>()) {
-        FailureOr<SignatureAttr> sig = switchCostOf(dev);
-        if (failed(sig))
-          return signalPassFailure();
-        if (*sig)
-          switchCost[dev.getSymNameAttr()] = *sig;
+        if (SignatureAttr sig = switchCostOf(dev))
+          switchCost[dev.getSymNameAttr()] = sig;
       }
       // Program order per (device, stream).
       llvm::MapVector<std::pair<Attribute, int64_t>, SmallVector<TaskOp>>

@@ -99,11 +99,8 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     std::vector<calculus::SwitchCost> switchCost(sched0.devices.size());
     bool switching = false;
     for (size_t dv = 0; dv < c->graph.deviceOps.size(); ++dv) {
-      FailureOr<SignatureAttr> sig = switchCostOf(c->graph.deviceOps[dv]);
-      if (failed(sig))
-        return failure();
-      if (*sig) {
-        switchCost[dv] = {true, sig->time(), sig->dynamicEnergy()};
+      if (SignatureAttr sig = switchCostOf(c->graph.deviceOps[dv])) {
+        switchCost[dv] = {true, sig.time(), sig.dynamicEnergy()};
         switching = true;
       }
     }

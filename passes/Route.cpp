@@ -8,6 +8,8 @@
 
 #include "passes/Passes.h"
 
+#include <algorithm>
+
 #include "calculus/Routing.h"
 #include "runtime/formats/Fleet.h"
 
@@ -117,8 +119,10 @@ struct EnergyRoutePass : public energy::impl::EnergyRouteBase<EnergyRoutePass> {
         serve.removePromptMaxAttr();
         serve.removeOutputMinAttr();
         serve.removeOutputMaxAttr();
+        // A share summed over the split's steps can round past 1 (or below
+        // 0) in the last bit; it is a fraction.
         serve->setAttr(EnergyDialect::RouteFractionAttrHelper::getNameStr(),
-                       b.getF64FloatAttr(share[i]));
+                       b.getF64FloatAttr(std::clamp(share[i], 0.0, 1.0)));
       }
       sched->setAttr(
           EnergyDialect::RouteAttrHelper::getNameStr(),

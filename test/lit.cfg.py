@@ -27,15 +27,24 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 # An ENERGY_SANITIZE build (make sanitize-suite): our programs carry the
 # shared ASan runtime; hosts we do not build (Python loading
 # libenergy_rt.so through ctypes, stock mlir-opt loading the plugin) get it
-# by LD_PRELOAD, and leaks inside the Python interpreter itself are not
-# ours (test/lsan.supp). Chromium runs without it (browser_check.py).
+# by LD_PRELOAD. Leak detection is on for our programs and off inside
+# Python (%python, %torch_python): LeakSanitizer cannot tell the
+# interpreter's own allocations from ours there (the runtime's C API is
+# leak-checked directly by `make sanitize`); the system programs' leaks
+# are suppressed (test/lsan.supp). Chromium runs without the runtime
+# (browser_check.py).
 asan_runtime = getattr(config, "energy_asan_runtime", "")
+asan_python = ""
 if asan_runtime:
     config.available_features.add("asan")
     config.environment["LD_PRELOAD"] = asan_runtime
-    config.environment["ASAN_OPTIONS"] = (
-        "detect_leaks=1:abort_on_error=0:allow_user_poisoning=0:"
-        "detect_container_overflow=0:verify_asan_link_order=0")
+    asan_options = ("abort_on_error=0:allow_user_poisoning=0:"
+                    "detect_container_overflow=0:verify_asan_link_order=0")
+    config.environment["ASAN_OPTIONS"] = "detect_leaks=1:" + asan_options
+    asan_python = "env ASAN_OPTIONS=detect_leaks=0:" + asan_options + " "
+    config.substitutions = [
+        (k, asan_python + v if k == "%python" else v)
+        for (k, v) in config.substitutions]
     config.environment["LSAN_OPTIONS"] = "suppressions=" + os.path.join(
         config.energy_src_root, "test", "lsan.supp")
     config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
@@ -90,7 +99,7 @@ has_torch = os.path.exists(torch_python) and subprocess.run(
     timeout=120).returncode == 0
 if has_torch:
     config.available_features.add("torch")
-    config.substitutions.append(("%torch_python", torch_python))
+    config.substitutions.append(("%torch_python", asan_python + torch_python))
 elif os.environ.get("ENERGY_REQUIRE_TORCH") == "1":
     lit_config.fatal("ENERGY_REQUIRE_TORCH=1 but %s cannot import torch "
                      "(apt-get install python3-torch)" % torch_python)

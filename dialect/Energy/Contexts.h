@@ -1,8 +1,9 @@
 //===- Contexts.h - The IR of entry and runtime contexts ---------*- C++ -*-===//
 //
-// What the context passes read from and write to the IR (docs/CONTEXTS.md):
-// the mechanisms an `energy.device` declares, as calculus models, and the
-// discardable attribute names the two passes share.
+// What the context passes read from the IR (docs/CONTEXTS.md): the
+// mechanisms an `energy.device` declares, as calculus models. (The
+// attributes they write are declared with the dialect's others in
+// EnergyDialect.td.)
 //
 //===----------------------------------------------------------------------===//
 

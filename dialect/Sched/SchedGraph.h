@@ -48,9 +48,9 @@ struct SchedGraph {
 };
 
 /// A device's declared clock-switch cost (`energy.switch =
-/// #energy.sig<T = ..., d = ...>`): null when it declares none, a located
-/// error when the attribute is not a signature.
-mlir::FailureOr<SignatureAttr> switchCostOf(DeviceOp dev);
+/// #energy.sig<T = ..., d = ...>`; the dialect's verifier checks its kind):
+/// null when it declares none.
+SignatureAttr switchCostOf(DeviceOp dev);
 
 } // namespace sched
 } // namespace energy

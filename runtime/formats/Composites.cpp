@@ -7,9 +7,9 @@
 namespace energy {
 namespace formats {
 
-bool parseCompositeMeasurements(llvm::StringRef text, const std::string &path,
-                                std::map<std::string, CompositeMeasurement> &out,
-                                std::string &err) {
+bool parseCompositeMeasurements(
+    llvm::StringRef text, const std::string &path,
+    std::map<std::string, CompositeMeasurement> &out, std::string &err) {
   llvm::Expected<llvm::json::Value> doc = llvm::json::parse(text);
   if (!doc) {
     err = path + ": malformed JSON: " + llvm::toString(doc.takeError());

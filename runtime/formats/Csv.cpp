@@ -27,7 +27,7 @@ bool parseCsv(llvm::StringRef text, CsvTable &out, CsvError &err) {
   while (i < text.size()) {
     unsigned rowLine = line;
     std::vector<std::string> cells(1);
-    bool quoted = false, any = false;
+    bool quoted = false, any = false, sawQuote = false;
     for (; i < text.size(); ++i) {
       char c = text[i];
       if (quoted) {
@@ -44,7 +44,7 @@ bool parseCsv(llvm::StringRef text, CsvTable &out, CsvError &err) {
         continue;
       }
       if (c == '"') {
-        quoted = any = true;
+        quoted = any = sawQuote = true;
       } else if (c == ',') {
         cells.emplace_back();
         any = true;
@@ -61,8 +61,9 @@ bool parseCsv(llvm::StringRef text, CsvTable &out, CsvError &err) {
       err = {rowLine, "unterminated quote"};
       return false;
     }
-    if (!any)
-      continue; // blank line
+    if (!any || (cells.size() == 1 && !sawQuote &&
+                 llvm::StringRef(cells[0]).trim().empty()))
+      continue; // blank (or whitespace-only) line
     if (first) {
       out.header = std::move(cells);
       out.headerLine = rowLine;

@@ -3,8 +3,9 @@
 // Every CSV the project reads goes through here (docs/ARCHITECTURE.md,
 // "Formats"): Perseus stage profiles (--import-stage-profile), power-cap
 // tables (--energy-power-cap) and the fit inputs of `energy-prof fit`. A
-// header row, then data rows (RFC 4180 quoting; blank lines skipped; every
-// row as wide as the header), each with its 1-based line number for the
+// header row, then data rows (RFC 4180 quoting; blank and whitespace-only
+// lines skipped; every row as wide as the header -- a ragged row is an
+// error, not padded or cut), each with its 1-based line number for the
 // caller's located errors. MLIR-free (LLVM Support).
 //
 //===----------------------------------------------------------------------===//

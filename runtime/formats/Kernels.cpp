@@ -47,8 +47,8 @@ bool parseKernels(StringRef text, const std::string &kernelsFile,
     }
     if (const json::Value *sq = o->get("sequence")) {
       const json::Array *items = sq->getAsArray();
-      if (!key || key->empty() || !items || items->empty() ||
-          o->get("flops") || o->get("bytes") || o->get("reuses")) {
+      if (!key || key->empty() || !items || items->empty() || o->get("flops") ||
+          o->get("bytes") || o->get("reuses")) {
         err = where + "a composite needs \"key\" and a non-empty "
                       "\"sequence\" (and no \"flops\", \"bytes\" or "
                       "\"reuses\": it is not run)";
@@ -114,7 +114,8 @@ bool parseKernels(StringRef text, const std::string &kernelsFile,
     return llvm::any_of(out, [&](const KernelSpec &x) { return x.key == k; });
   };
   auto isComposite = [&](const std::string &k) {
-    return llvm::any_of(comps, [&](const CompositeSpec &x) { return x.key == k; });
+    return llvm::any_of(comps,
+                        [&](const CompositeSpec &x) { return x.key == k; });
   };
   for (const CompositeSpec &c : comps)
     for (const auto &pc : c.parts)

@@ -8,20 +8,20 @@ namespace energy {
 namespace formats {
 
 bool parseModelFile(llvm::StringRef text, const std::string &path,
-                  ModelFile &mf, std::string &err) {
+                    ModelFile &mf, std::string &err) {
   mf = ModelFile();
   calculus::TokenLaw &law = mf.law;
   calculus::FlopByteModel &fb = mf.fb;
   double &relSigma = mf.relSigma;
   auto doc = llvm::json::parse(text);
   if (!doc) {
-  err = path + ": malformed JSON: " + llvm::toString(doc.takeError());
-  return false;
+    err = path + ": malformed JSON: " + llvm::toString(doc.takeError());
+    return false;
   }
   auto *o = doc->getAsObject();
   auto bad = [&](const std::string &why) {
-  err = path + ": " + why;
-  return false;
+    err = path + ": " + why;
+    return false;
   };
   if (!o || o->getInteger("version") != 1)
     return bad("unsupported model file (expected \"version\": 1)");
@@ -55,14 +55,15 @@ bool parseModelFile(llvm::StringRef text, const std::string &path,
       struct {
         const char *key;
         double *slot;
-      } cf[] = {{"fmax_mhz", &k.fmaxMhz}, {"fmin_mhz", &k.fminMhz},
-                {"vmin", &k.vmin},        {"vmax", &k.vmax},
+      } cf[] = {{"fmax_mhz", &k.fmaxMhz},
+                {"fmin_mhz", &k.fminMhz},
+                {"vmin", &k.vmin},
+                {"vmax", &k.vmax},
                 {"peak_flops", &k.peakFlops}};
       for (auto &f : cf) {
         std::optional<double> v = c->getNumber(f.key);
         if (!v || !std::isfinite(*v) || *v <= 0)
-          return bad(std::string("'clocks' needs a positive '") + f.key +
-                     "'");
+          return bad(std::string("'clocks' needs a positive '") + f.key + "'");
         *f.slot = *v;
       }
       if (!(k.fmaxMhz > k.fminMhz) || !(k.vmax >= k.vmin))
@@ -72,8 +73,7 @@ bool parseModelFile(llvm::StringRef text, const std::string &path,
         return bad("'clocks' needs a non-empty 'sm_mhz' list");
       for (const llvm::json::Value &v : *list) {
         std::optional<double> f = v.getAsNumber();
-        if (!f || *f < k.fminMhz || *f > k.fmaxMhz ||
-            *f != std::floor(*f))
+        if (!f || *f < k.fminMhz || *f > k.fmaxMhz || *f != std::floor(*f))
           return bad("'clocks' sm_mhz entries must be whole MHz within "
                      "[fmin_mhz, fmax_mhz]");
         k.smMhz.push_back(*f);

@@ -9,7 +9,8 @@
 //  - the pipelines of the README run without crashing: evaluate; context
 //    propagation and reduction; expansion, timing, lowering and
 //    evaluation; the frontier and a plan. A pass may refuse the input with
-//    a diagnostic; it may not crash, trip a sanitizer or hang.
+//    a diagnostic; it may not crash, trip a sanitizer, hang or leave IR
+//    that does not verify.
 // Scale is not what this target fuzzes: schedules whose generators declare
 // more than 4,096 tasks (every integer of a generator counts as a factor,
 // a bound that may overcount) are only parsed and printed (a 10^6-task
@@ -27,6 +28,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -120,9 +122,15 @@ bool small(ModuleOp m) {
 void run(ModuleOp m, StringRef pipeline) {
   OwningOpRef<ModuleOp> copy = cast<ModuleOp>(m->clone());
   PassManager pm(&context());
+  // Verified here instead of by the pass manager: a pass's refusal is a
+  // diagnostic, but a pass that writes IR the dialects reject is a finding.
+  pm.enableVerifier(false);
   if (failed(parsePassPipeline(pipeline, pm)))
     finding("the harness's pipeline does not parse", pipeline.str(), "");
-  bool ok = succeeded(pm.run(*copy)); // a refusal is a diagnostic
+  bool ok = succeeded(pm.run(*copy));
+  if (ok && failed(verify(*copy)))
+    finding("a pipeline wrote IR that does not verify", pipeline.str(),
+            print(*copy, true));
   if (std::getenv("IR_FUZZ_VERBOSE")) // replaying one input: what ran
     std::fprintf(stderr, "ir_fuzz: %s: %s\n", pipeline.str().c_str(),
                  ok ? "ok" : "refused");

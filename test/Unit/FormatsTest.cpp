@@ -31,7 +31,7 @@ std::string text(const llvm::json::Object &o) {
 TEST(Csv, QuotesBlankLinesAndLineNumbers) {
   CsvTable t;
   CsvError err;
-  ASSERT_TRUE(parseCsv("\na,b\r\n1,\"x, \"\"y\"\"\"\n\n2,\"multi\nline\"\n3,z\n",
+  ASSERT_TRUE(parseCsv("\na,b\r\n1,\"x, \"\"y\"\"\"\n  \n2,\"multi\nline\"\n3,z\n",
                        t, err))
       << err.message;
   EXPECT_EQ(t.headerLine, 2u);
