@@ -131,10 +131,35 @@ LogicalResult IdleOp::verify() {
   return verifyIfRoot(*this);
 }
 
+/// How deep compositions may nest. MLIR's parser, verifier and walks
+/// recurse once per level, and the parser takes ~2 KB of stack per level:
+/// an 8 MB stack (stock mlir-opt with the plugin) overflows near 4,000.
+/// Real trees are a few levels deep (a lowered 1F1B iteration: 4); deeper
+/// input is refused where it exceeds the limit, before anything recurses.
+constexpr unsigned kMaxCompositionNesting = 1000;
+
+/// The generic form (`"energy.seq"() ({...})`) does not pass through
+/// parseComposition: the verifier applies the same limit, from the
+/// innermost composition (regions verify after their ops).
+static LogicalResult verifyNesting(Operation *op) {
+  unsigned depth = 1;
+  for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
+    if (isa<SeqOp, ParOp, MultiOp, CompositeOp>(p))
+      ++depth;
+  if (depth <= kMaxCompositionNesting)
+    return success();
+  return op->emitOpError("is nested ")
+         << depth << " compositions deep; at most " << kMaxCompositionNesting
+         << " levels (flatten the tree: a seq directly inside a seq is the "
+            "same seq)";
+}
+
 template <typename OpT>
 static LogicalResult verifyComposition(OpT op) {
   if (op->getRegion(0).empty() || op->getRegion(0).front().empty())
     return op->emitOpError("must contain at least one element or composition");
+  if (failed(verifyNesting(op)))
+    return failure();
   if (failed(verifySigProperty(op, "closure",
                                "closure is written `-> sig <T = ..., d = "
                                "...>` after the name",
@@ -160,6 +185,8 @@ LogicalResult CompositeOp::verifyRegions() {
   if (getBody().empty() || getBody().front().empty())
     return emitOpError("is a measured composite but keeps no parts; "
                        "a measured element without parts is energy.element");
+  if (failed(verifyNesting(*this)))
+    return failure();
   return verifyIfRoot(*this);
 }
 
@@ -261,12 +288,6 @@ void IdleOp::print(OpAsmPrinter &p) {
   printDiscardableAttrs(p, *this, /*withKeyword=*/false);
 }
 
-/// How deep compositions may nest. MLIR's parser, verifier and walks
-/// recurse once per level, and the parser takes ~2 KB of stack per level:
-/// an 8 MB stack (stock mlir-opt with the plugin) overflows near 4,000.
-/// Real trees are a few levels deep (a lowered 1F1B iteration: 4); deeper
-/// input is refused where it exceeds the limit, before anything recurses.
-constexpr unsigned kMaxCompositionNesting = 1000;
 static thread_local unsigned compositionDepth = 0;
 
 template <typename OpT>

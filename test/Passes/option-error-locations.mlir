@@ -18,3 +18,19 @@
 sched.schedule @s {
   sched.device @g kind "X" static 10 W
 }
+
+// Options MLIR itself cannot parse (a value of the wrong type, an unknown
+// option or pass) are refused before the input is read, in the tool's name
+// and never at an unknown location; exit code 1.
+// RUN: not energy-opt %s --energy-plan="quantum=abc" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PARSE
+// PARSE-NOT: unknown
+// PARSE: energy-opt: for the --quantum option: 'abc' value invalid for floating point argument!
+// PARSE-NEXT: energy-opt: error: invalid pass pipeline or pass options (see above); --help lists each pass's options
+// RUN: not energy-opt %s --energy-plan="bogus=1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BOGUS
+// BOGUS-NOT: unknown
+// BOGUS: energy-opt: error: <Pass-Options-Parser>: no such option bogus
+// BOGUS-NEXT: energy-opt: error: invalid pass pipeline or pass options
+// RUN: not energy-opt %s --pass-pipeline="builtin.module(energy-nosuch)" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOPASS
+// NOPASS-NOT: unknown
+// NOPASS: energy-opt: error: MLIR Textual PassPipeline Parser:1:1: error: 'energy-nosuch' does not refer to a registered pass or pass pipeline
+// RUN: energy-opt %s --energy-plan="quantum=abc" -o /dev/null 2>&1; test $? -eq 1

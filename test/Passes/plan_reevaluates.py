@@ -2,28 +2,47 @@
 planned schedule gives the plan's own E and T. Reads `energy.plan` from the
 planned IR and `energy.total` from its evaluated lowering; fails unless both
 agree to 1e-9 relative.
+
+Files written with -split-input-file are compared chunk by chunk (split at
+`// -----`); every chunk must hold a plan. Where the plan's clock switches
+were emitted as tasks (--energy-emit-dvfs), the lowering includes them and
+is compared with the plan's E_with_switches_J and T_with_switches_s.
+
 Usage: plan_reevaluates.py planned.mlir evaluated.mlir"""
 import re
 import sys
 
+SPLIT = re.compile(r"^// -----\s*$", re.M)
 
-def field(text, attr, name, path):
+
+def field(text, attr, name, where):
     m = re.search(attr + r" = \{([^}]*)\}", text)
     if not m:
-        sys.exit("%s: no %s attribute" % (path, attr))
+        sys.exit("%s: no %s attribute" % (where, attr))
     f = re.search(r"(?:^|[ ,])" + name + r" = ([-+0-9.eE]+)", m.group(1))
     if not f:
-        sys.exit("%s: %s has no %s" % (path, attr, name))
+        sys.exit("%s: %s has no %s" % (where, attr, name))
     return float(f.group(1))
 
 
-planned, evaluated = (open(p).read() for p in sys.argv[1:3])
+paths = sys.argv[1:3]
+planned, evaluated = (SPLIT.split(open(p).read()) for p in paths)
+if len(planned) != len(evaluated):
+    sys.exit("%s has %d chunks, %s has %d" % (paths[0], len(planned), paths[1],
+                                              len(evaluated)))
 ok = True
-for plan_name, total_name in (("E_J", "E_J"), ("T_s", "T_s")):
-    claim = field(planned, "energy.plan", plan_name, sys.argv[1])
-    got = field(evaluated, "energy.total", total_name, sys.argv[2])
-    rel = abs(claim - got) / max(abs(claim), 1e-300)
-    print("%s: plan %.12g, re-evaluated %.12g (rel %.1e)" % (plan_name, claim, got, rel))
-    ok &= rel <= 1e-9
+for i, (plan, ev) in enumerate(zip(planned, evaluated)):
+    where = [p if len(planned) == 1 else "%s (chunk %d)" % (p, i + 1)
+             for p in paths]
+    switched = 'kind "dvfs-switch"' in plan
+    for plan_name, total_name in (("E_J", "E_J"), ("T_s", "T_s")):
+        if switched:
+            plan_name = plan_name.replace("_", "_with_switches_", 1)
+        claim = field(plan, "energy.plan", plan_name, where[0])
+        got = field(ev, "energy.total", total_name, where[1])
+        rel = abs(claim - got) / max(abs(claim), 1e-300)
+        print("%s: plan %s %.12g, re-evaluated %.12g (rel %.1e)" %
+              (where[0], plan_name, claim, got, rel))
+        ok &= rel <= 1e-9
 print("plan re-evaluates to its claim" if ok else "MISMATCH")
 sys.exit(0 if ok else 1)

@@ -23,11 +23,15 @@
 
 #include "passes/Registration.h"
 #include "runtime/AtomicStream.h"
+#include "tools/DeepInput.h"
 #include "tools/HugePageHeap.h"
 #include "tools/VersionPrinter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Transforms/Passes.h"
@@ -95,24 +99,59 @@ int main(int argc, char **argv) {
   if (config.shouldShowDialects() || config.shouldListPasses())
     return mlir::asMainReturnCode(
         mlir::MlirOptMain(argc, argv, inputFile, outputFile, registry));
+  // Pass options are parsed when the pipeline is built, and upstream
+  // reports a bad one (`quantum=abc`, `bogus=1`) at an unknown location,
+  // after LLVM's own line: build it once here first and say it plainly.
+  if (!config.shouldUseExplicitModule()) {
+    mlir::MLIRContext probe(registry, mlir::MLIRContext::Threading::DISABLED);
+    mlir::PassManager pm(&probe, mlir::ModuleOp::getOperationName(),
+                         mlir::OpPassManager::Nesting::Implicit);
+    mlir::ScopedDiagnosticHandler report(&probe, [](mlir::Diagnostic &d) {
+      std::string text = d.str();
+      llvm::StringRef msg = llvm::StringRef(text).trim();
+      if (!msg.empty())
+        llvm::WithColor::error(llvm::errs(), "energy-opt") << msg << "\n";
+      return mlir::success();
+    });
+    if (failed(config.setupPassPipeline(pm))) {
+      llvm::WithColor::error(llvm::errs(), "energy-opt")
+          << "invalid pass pipeline or pass options (see above); "
+             "--help lists each pass's options\n";
+      return 1;
+    }
+  }
   std::string err;
   auto input = mlir::openInputFile(inputFile, &err);
   if (!input) {
     llvm::WithColor::error(llvm::errs(), "energy-opt") << err << "\n";
     return 1;
   }
+  // Text nested too deep for the parser is refused before it recurses
+  // (tools/DeepInput.h).
+  {
+    llvm::SourceMgr sm;
+    sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBuffer(
+                              input->getMemBufferRef(),
+                              /*RequiresNullTerminator=*/false),
+                          llvm::SMLoc());
+    if (!energy::tools::checkNesting(sm, sm.getMainFileID()))
+      return 1;
+  }
   // A file-size limit (ulimit -f) is an error to report, not a signal that
   // kills the tool mid-write (set here, after LLVM installed its handlers).
   std::signal(SIGXFSZ, SIG_IGN);
-  if (energy::rt::writeAtomically(
-          outputFile,
-          [&](llvm::raw_ostream &os) {
-            return succeeded(
-                mlir::MlirOptMain(os, std::move(input), registry, config));
-          },
-          err))
-    return 0;
-  if (!err.empty())
-    llvm::WithColor::error(llvm::errs(), "energy-opt") << err << "\n";
-  return 1;
+  std::string output = outputFile;
+  return energy::tools::onParseStack([&] {
+    if (energy::rt::writeAtomically(
+            output,
+            [&](llvm::raw_ostream &os) {
+              return succeeded(
+                  mlir::MlirOptMain(os, std::move(input), registry, config));
+            },
+            err))
+      return 0;
+    if (!err.empty())
+      llvm::WithColor::error(llvm::errs(), "energy-opt") << err << "\n";
+    return 1;
+  });
 }

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tools/DeepInput.h"
 #include "tools/HugePageHeap.h"
 #include "passes/Registration.h"
 #include "runtime/AtomicStream.h"
@@ -26,6 +27,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/WithColor.h"
 
 #include <csignal>
@@ -169,17 +171,32 @@ int main(int argc, char **argv) {
                             "nothing for stdin)\n";
       return 2;
     }
-    mlir::ParserConfig config(&ctx);
-    mlir::OwningOpRef<mlir::ModuleOp> in =
-        mlir::parseSourceFile<mlir::ModuleOp>(inputs[0], sourceMgr, config);
-    if (!in)
+    std::string err;
+    std::unique_ptr<llvm::MemoryBuffer> file =
+        mlir::openInputFile(inputs[0], &err);
+    if (!file) {
+      WithColor::error() << err << "\n";
       return 1;
-    return writeOutput([&](raw_ostream &os) {
-      if (exportReportFlag || exportSvgFlag)
-        return succeeded(energy::exportReport(*in, os, exportSvgFlag));
-      return succeeded(exportPlanFlag       ? energy::exportPlan(*in, os)
-                       : exportPerfettoFlag ? energy::exportPerfetto(*in, os)
-                                            : energy::exportFrontier(*in, os));
+    }
+    sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+    // Text nested too deep for the parser is refused before it recurses,
+    // and the rest runs on a stack for what it accepts (tools/DeepInput.h).
+    if (!energy::tools::checkNesting(sourceMgr, sourceMgr.getMainFileID()))
+      return 1;
+    return energy::tools::onParseStack([&] {
+      mlir::ParserConfig config(&ctx);
+      mlir::OwningOpRef<mlir::ModuleOp> in =
+          mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, config);
+      if (!in)
+        return 1;
+      return writeOutput([&](raw_ostream &os) {
+        if (exportReportFlag || exportSvgFlag)
+          return succeeded(energy::exportReport(*in, os, exportSvgFlag));
+        return succeeded(exportPlanFlag ? energy::exportPlan(*in, os)
+                         : exportPerfettoFlag
+                             ? energy::exportPerfetto(*in, os)
+                             : energy::exportFrontier(*in, os));
+      });
     });
   }
 

@@ -1,0 +1,109 @@
+//===- DeepInput.h - deep IR text without a stack overflow ------*- C++ -*-===//
+//
+// MLIR's parser recurses once per nested region, attribute, array or type,
+// on the calling thread's stack: about 2 KB per level of the generic form
+// `"energy.seq"() ({ ... })`, one byte of input per level of `[[[[`. On the
+// main thread's 8 MB that overflows near 4,000 levels of composition, or on
+// a few thousand brackets.
+//
+// The tools therefore
+//  1. refuse text whose brackets (`(`, `[`, `{`, `<`) nest deeper than
+//     kMaxTextNesting, with the location where the limit is passed, before
+//     anything parses it (strings and `//` comments skipped; `->`, `<=` and
+//     `>=` are not brackets);
+//  2. parse, verify and run passes on a thread with a kParseStackBytes
+//     stack (reserved, not committed: only the pages a deep input touches
+//     are used), which holds kMaxTextNesting levels of the deepest-stacking
+//     construct with room to spare.
+// The dialect's own limit is tighter: compositions nest at most 1,000
+// levels (EnergyOps.cpp), refused by the parser in the custom form and by
+// the verifier in the generic form. Stock mlir-opt with the plugin has
+// neither 1 nor 2; there the generic form deeper than its stack allows
+// overflows in upstream's parser, as for any dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TOOLS_DEEPINPUT_H
+#define TOOLS_DEEPINPUT_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/thread.h"
+
+#include <cstddef>
+#include <optional>
+
+namespace energy::tools {
+
+/// Brackets of every kind, counted together.
+constexpr unsigned kMaxTextNesting = 16384;
+/// 16,384 levels of the generic form take ~40 MB of stack; 1 GiB leaves
+/// margin for the passes' own recursion over the (verified, at most 1,000
+/// levels deep) trees.
+constexpr unsigned kParseStackBytes = 1u << 30;
+
+/// Where `text` first nests deeper than `limit`, or nullptr.
+inline const char *firstTooDeep(llvm::StringRef text,
+                                unsigned limit = kMaxTextNesting) {
+  unsigned depth = 0;
+  const char *p = text.begin(), *end = text.end();
+  while (p != end) {
+    char c = *p;
+    if (c == '"') { // a string literal, with backslash escapes
+      for (++p; p != end && *p != '"'; ++p)
+        if (*p == '\\' && p + 1 != end)
+          ++p;
+      if (p != end)
+        ++p;
+      continue;
+    }
+    if (c == '/' && p + 1 != end && p[1] == '/') { // a comment
+      while (p != end && *p != '\n')
+        ++p;
+      continue;
+    }
+    bool next = p + 1 != end;
+    if (c == '(' || c == '[' || c == '{' ||
+        (c == '<' && !(next && p[1] == '='))) {
+      if (++depth > limit)
+        return p;
+    } else if (c == ')' || c == ']' || c == '}' ||
+               (c == '>' && !(next && p[1] == '=') &&
+                !(p != text.begin() && p[-1] == '-'))) {
+      if (depth)
+        --depth;
+    }
+    ++p;
+  }
+  return nullptr;
+}
+
+/// Checks the buffer `bufferId` of `sm`; reports `file:line:col: error:`
+/// through it and returns false where the text is too deep.
+inline bool checkNesting(llvm::SourceMgr &sm, unsigned bufferId) {
+  llvm::StringRef text = sm.getMemoryBuffer(bufferId)->getBuffer();
+  const char *at = firstTooDeep(text);
+  if (!at)
+    return true;
+  sm.PrintMessage(llvm::SMLoc::getFromPointer(at), llvm::SourceMgr::DK_Error,
+                  "brackets nested deeper than " +
+                      llvm::Twine(kMaxTextNesting) +
+                      " levels; energy compositions nest at most 1000 "
+                      "levels (flatten the tree: a seq directly inside a "
+                      "seq is the same seq)");
+  return false;
+}
+
+/// Runs `body` on a thread with a kParseStackBytes stack and returns its
+/// result.
+template <typename Fn> int onParseStack(Fn &&body) {
+  int rc = 1;
+  llvm::thread worker(std::optional<unsigned>(kParseStackBytes),
+                      [&] { rc = body(); });
+  worker.join();
+  return rc;
+}
+
+} // namespace energy::tools
+
+#endif // TOOLS_DEEPINPUT_H
