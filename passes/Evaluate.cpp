@@ -15,6 +15,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -147,7 +148,47 @@ struct EnergyEvaluatePass
       return decl.getStaticPower().convertToDouble();
     };
     bool known = true;
-    root->walk([&](Operation *op) {
+    // Dynamic energy of measured composites over several devices: measured
+    // as a whole, it has no per-device split.
+    double unsplitD = 0;
+    root->walk<WalkOrder::PreOrder>([&](Operation *op) -> WalkResult {
+      if (auto comp = dyn_cast<CompositeOp>(op)) {
+        // A measured composite contributes its own signature, not its parts'
+        // (EnergyTree): its static power is spread over its devices in
+        // proportion to their declared static powers (their sum, where the
+        // signature does not override it), its dynamic energy goes to its
+        // device where it has one.
+        SignatureAttr sg = comp.getSigAttr();
+        if (!sg)
+          return WalkResult::advance(); // evaluation requires one
+        llvm::SetVector<StringAttr> devs;
+        comp.walk([&](Operation *part) {
+          if (auto el = dyn_cast<ElementOp>(part))
+            devs.insert(el.getDeviceAttr().getAttr());
+          else if (auto idle = dyn_cast<IdleOp>(part))
+            devs.insert(idle.getDeviceAttr().getAttr());
+        });
+        double sumDeclared = 0;
+        for (StringAttr dev : devs) {
+          std::optional<double> sd = declared(dev);
+          known = known && sd;
+          sumDeclared += sd.value_or(0);
+        }
+        double sComp = sg.staticPower().value_or(sumDeclared), T = sg.time();
+        for (StringAttr dev : devs) {
+          double share = sumDeclared > 0
+                             ? declared(dev).value_or(0) / sumDeclared
+                             : 1.0 / double(devs.size());
+          Acc &a = acc[dev];
+          a.sT += sComp * share * T;
+          a.T += T;
+        }
+        if (devs.size() == 1)
+          acc[devs.front()].d += sg.dynamicEnergy();
+        else
+          unsplitD += sg.dynamicEnergy();
+        return WalkResult::skip();
+      }
       if (auto el = dyn_cast<ElementOp>(op)) {
         StringAttr dev = el.getDeviceAttr().getAttr();
         Acc &a = acc[dev];
@@ -173,6 +214,7 @@ struct EnergyEvaluatePass
         a.sT += sIdle * T;
         a.T += T;
       }
+      return WalkResult::advance();
     });
     if (acc.size() < 2 || !known)
       return;
@@ -218,6 +260,11 @@ struct EnergyEvaluatePass
       os << llvm::formatv("    ... {0} more devices  {1}\n",
                           rows.size() - shown, q(rest, Dimension::Energy));
     }
+    if (unsplitD > 0)
+      os << llvm::formatv("    measured composites over several devices  "
+                          "dynamic {0} (measured as a whole: not split by "
+                          "device)\n",
+                          q(unsplitD, Dimension::Energy));
   }
 
   void printSummary(Operation *op, const calculus::Signature &sig,
