@@ -267,7 +267,10 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
     models.insert(o.model);
     if (o.model != model)
       continue;
-    pairs.insert(o.gpu + " with TP " + std::to_string(o.tp));
+    // With a GPU count asked for, the counts each (GPU, TP) was measured on
+    // are what the user needs to choose from.
+    pairs.insert(o.gpu + " with TP " + std::to_string(o.tp) +
+                 (gpus > 0 ? " on " + std::to_string(o.gpus) + " GPUs" : ""));
     if (o.gpu != gpu || o.tp != tp || (gpus > 0 && o.gpus != gpus))
       continue;
     std::string d = o.task + ": " + std::to_string(o.gpus) + " GPUs (EP " +
