@@ -15,24 +15,36 @@
 # around the same kernels, through libenergy_microbench.so), compared with
 # capi-check's powers.
 #
-# With MLIR 22 installed it builds through CMake (target gpu-check); on a
-# bare CUDA machine (nvcc and g++, no MLIR) it compiles the runtime, the
-# kernels and the calculus' Signature.cpp directly with nvcc -- gpu-check
-# needs nothing else -- and libenergy_rt.so.0 beside the Python package.
+# With CMake it builds through CMake (targets gpu-check, capi-check, the
+# kernels library, libenergy_rt and energy-prof where LLVM is found), with
+# -DENERGY_ENABLE_MLIR=OFF where MLIR 22 is not installed; on a bare CUDA
+# machine (nvcc and g++ only) it compiles the runtime, the kernels and the
+# calculus' Signature.cpp directly with nvcc -- gpu-check needs nothing
+# else -- and libenergy_rt.so.0 beside the Python package, taking the
+# runtime's sources from runtime/CMakeLists.txt (one list).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build-gpu}
 MLIR_DIR=${MLIR_DIR:-/usr/lib/llvm-22/lib/cmake/mlir}
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-if [ -d "$MLIR_DIR" ]; then
+if command -v cmake >/dev/null && command -v ninja >/dev/null; then
   if [ ! -f "$BUILD/build.ninja" ]; then
-    cmake -G Ninja -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
-      -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
-      -DMLIR_DIR="$MLIR_DIR" \
-      -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit >/dev/null
+    if [ -d "$MLIR_DIR" ]; then
+      cmake -G Ninja -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+        -DMLIR_DIR="$MLIR_DIR" \
+        -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit >/dev/null
+    else
+      cmake -G Ninja -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
+        -DENERGY_ENABLE_MLIR=OFF >/dev/null
+    fi
   fi
-  ninja -C "$BUILD" gpu-check capi-check energy-prof energy_microbench \
-    energy-python >/dev/null
+  targets="gpu-check capi-check energy_microbench energy-python"
+  if grep -q '^build bin/energy-prof:' "$BUILD/build.ninja"; then
+    targets="$targets energy-prof"
+  fi
+  # shellcheck disable=SC2086
+  ninja -C "$BUILD" $targets >/dev/null
 else
   mkdir -p "$BUILD/obj" "$BUILD/bin"
   # Version.inc as cmake/version.cmake writes it (cmake runs it where
@@ -46,12 +58,24 @@ else
       "$(sed -n 's/^project(.* VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)" \
       "$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)" >"$BUILD/Version.inc"
   fi
-  # The runtime (EnergyRuntime and what it links, runtime/CMakeLists.txt).
-  RTLIB="runtime/Characterize.cpp runtime/CApi.cpp runtime/Nvml.cpp
-      runtime/Guard.cpp runtime/Sampler.cpp runtime/SimDevice.cpp
-      runtime/MetricsServer.cpp runtime/RestoreRecord.cpp runtime/AtomicFile.cpp
-      runtime/Version.cpp runtime/db/SignatureDbWriter.cpp"
-  RT="runtime/kernels/CudaDevice.cpp runtime/kernels/Microbenchmarks.cu $RTLIB"
+  # The sources of runtime/CMakeLists.txt's STATIC libraries, by name.
+  sources() {
+    for t in "$@"; do
+      awk -v t="$t" '
+        $0 ~ "add_library\\(" t " STATIC" { on = 1 }
+        on { for (i = 1; i <= NF; ++i) if ($i ~ /\.(cpp|cu)\)?$/) {
+               f = $i; sub(/\)$/, "", f); print "runtime/" f } }
+        on && /\)/ { on = 0 }' runtime/CMakeLists.txt
+    done
+  }
+  # The runtime (EnergyRuntime and what it links).
+  RTLIB=$(sources EnergyRuntime EnergyAtomicFile EnergyVersion \
+    EnergySignatureDbWriter)
+  RT="$(sources EnergyKernels) $RTLIB"
+  if [ -z "$RTLIB" ] || ! echo "$RT" | grep -q Microbenchmarks.cu; then
+    echo "check.sh: cannot read the runtime's sources from runtime/CMakeLists.txt" >&2
+    exit 2
+  fi
   NVFLAGS="-O2 -std=c++17 -I. -I$BUILD -gencode arch=compute_80,code=sm_80
            -gencode arch=compute_90,code=sm_90"
   # shellcheck disable=SC2086
