@@ -82,149 +82,161 @@ using energy::formats::CompositeSpec;
 using energy::formats::readKernels;
 
 static cl::OptionCategory category("energy-prof options");
-static cl::opt<std::string> command(cl::Positional, cl::Required,
-                                    cl::desc("<characterize|measure-composite|probe|fit|merge|profile|"
-                                             "route|validate-serving|serve-plan|restore|"
-                                             "run-plan|plan-clocks>"),
-                                    cl::cat(category));
+// The subcommands: `energy-prof <command> --help` lists each one's options.
+static cl::SubCommand characterizeSub("characterize", "measure kernels at each operating point into a signature DB");
+static cl::SubCommand probeSub("probe", "print a device's identity, clocks and power-limit range");
+static cl::SubCommand measureCompositeSub("measure-composite", "measure a sequence or a concurrent set of kernels as one composite");
+static cl::SubCommand fitSub("fit", "fit an inference model (token-law, energylens) to measured runs");
+static cl::SubCommand mergeSub("merge", "pool per-rank shards into one signature DB");
+static cl::SubCommand profileSub("profile", "profile a job across clocks in its own processes, then pool its shards");
+static cl::SubCommand routeSub("route", "compare routing policies across models under an energy supply");
+static cl::SubCommand validateServingSub("validate-serving", "validate the inference models on ML.ENERGY measurements");
+static cl::SubCommand servePlanSub("serve-plan", "recommend a batch cap under a latency SLO");
+static cl::SubCommand restoreSub("restore", "reset devices that processes now gone left changed");
+static cl::SubCommand runPlanSub("run-plan", "apply a plan around a command (opt-in clock changes)");
+static cl::SubCommand planClocksSub("plan-clocks", "one plan device's clock per task, for er_plan_load");
+/// The selected subcommand's name (main), for messages.
+static std::string command;
 static cl::list<std::string> shardFiles(cl::Positional,
-                                        cl::desc("[merge: shard.json ...] "
-                                                 "[run-plan: plan.json]"),
-                                        cl::cat(category));
+                                        cl::desc("merge: shard.json ...; run-plan, "
+                                                 "plan-clocks: plan.json; route: "
+                                                 "fleet.json; validate-serving, "
+                                                 "serve-plan: measurements"),
+                                        cl::sub(mergeSub), cl::sub(runPlanSub), cl::sub(planClocksSub), cl::sub(routeSub), cl::sub(validateServingSub), cl::sub(servePlanSub), cl::cat(category));
 static cl::opt<std::string> deviceName(
     "device", cl::desc("sim:a100|sim:h100|sim:h200 or cuda:<index>"),
-    cl::cat(category));
+    cl::sub(characterizeSub), cl::sub(probeSub), cl::sub(measureCompositeSub), cl::sub(runPlanSub), cl::sub(profileSub), cl::cat(category));
 static cl::opt<std::string> modelName("model", cl::desc("fit: token-law|energylens"),
-                                      cl::cat(category));
+                                      cl::sub(fitSub), cl::cat(category));
 static cl::opt<std::string> dataFile(
     "data", cl::desc("fit: CSV (token-law: q_w,q_kv,tau,e,cell; energylens: "
-             "input_tokens,max_tokens,batch,tp,pp,e,cell)"), cl::cat(category));
+             "input_tokens,max_tokens,batch,tp,pp,e,cell)"), cl::sub(fitSub), cl::cat(category));
 static cl::opt<std::string> kernelsFile("kernels",
                                         cl::desc("JSON list of kernels"),
-                                        cl::cat(category));
+                                        cl::sub(characterizeSub), cl::sub(measureCompositeSub), cl::cat(category));
 static cl::opt<unsigned> runs("runs", cl::desc("independent runs"),
-                              cl::init(10), cl::cat(category));
+                              cl::init(10), cl::sub(characterizeSub), cl::sub(measureCompositeSub), cl::sub(routeSub), cl::cat(category));
 static cl::list<int> clocks("clocks", cl::desc("SM clocks to sweep (MHz)"),
-                            cl::CommaSeparated, cl::cat(category));
+                            cl::CommaSeparated, cl::sub(characterizeSub), cl::sub(profileSub), cl::cat(category));
 static cl::opt<bool> allClocks(
     "all-clocks", cl::desc("sweep every supported SM clock"),
-    cl::cat(category));
+    cl::sub(characterizeSub), cl::sub(profileSub), cl::cat(category));
 static cl::opt<unsigned> clockStride(
     "clock-stride",
     cl::desc("with --all-clocks: every K-th supported clock, counted down "
              "from the highest (which is always swept)"),
-    cl::init(1), cl::cat(category));
+    cl::init(1), cl::sub(characterizeSub), cl::sub(profileSub), cl::cat(category));
 static cl::list<double> powerLimitsW(
     "power-limits", cl::desc("power limits to sweep (W), at each clock"),
-    cl::CommaSeparated, cl::cat(category));
+    cl::CommaSeparated, cl::sub(characterizeSub), cl::cat(category));
 static cl::opt<bool> allowClockChanges(
     "allow-clock-changes",
-    cl::desc("allow changing SM clocks (restored on exit)"), cl::cat(category));
+    cl::desc("allow changing SM clocks (restored on exit)"), cl::sub(characterizeSub), cl::sub(profileSub), cl::sub(runPlanSub), cl::cat(category));
 static cl::opt<uint64_t> seed("seed", cl::desc("simulated device seed"),
-                              cl::init(1), cl::cat(category));
+                              cl::init(1), cl::sub(characterizeSub), cl::sub(probeSub), cl::sub(measureCompositeSub), cl::sub(runPlanSub), cl::sub(profileSub), cl::sub(routeSub), cl::cat(category));
 static cl::opt<bool> thermal("thermal",
                              cl::desc("simulated device: thermal coupling on"),
-                             cl::cat(category));
+                             cl::sub(characterizeSub), cl::sub(probeSub), cl::sub(measureCompositeSub), cl::sub(runPlanSub), cl::sub(profileSub), cl::cat(category));
 static cl::list<std::string> sequence(
     "sequence", cl::desc("measure-composite: kernel keys run back to back"),
-    cl::CommaSeparated, cl::cat(category));
+    cl::CommaSeparated, cl::sub(measureCompositeSub), cl::cat(category));
 static cl::list<std::string> concurrent(
     "concurrent",
     cl::desc("measure-composite: kernel keys run concurrently (one stream "
              "each)"),
-    cl::CommaSeparated, cl::cat(category));
+    cl::CommaSeparated, cl::sub(measureCompositeSub), cl::cat(category));
 static cl::opt<bool> cacheResidency(
     "cache", cl::desc("simulated device: L2 residency of reused data on"),
-    cl::cat(category));
+    cl::sub(characterizeSub), cl::sub(probeSub), cl::sub(measureCompositeSub), cl::sub(runPlanSub), cl::sub(profileSub), cl::cat(category));
 static cl::opt<bool> contention(
     "contention",
     cl::desc("simulated device: SM and HBM sharing between concurrent kernels"),
-    cl::cat(category));
+    cl::sub(characterizeSub), cl::sub(probeSub), cl::sub(measureCompositeSub), cl::sub(runPlanSub), cl::sub(profileSub), cl::cat(category));
 static cl::opt<std::string> compositeName(
     "name", cl::desc("measure-composite: the composite's symbol name"),
-    cl::cat(category));
+    cl::sub(measureCompositeSub), cl::cat(category));
 static cl::opt<std::string> planSchedule(
     "schedule", cl::desc("run-plan: the plan's schedule (when it has several)"),
-    cl::cat(category));
+    cl::sub(runPlanSub), cl::sub(planClocksSub), cl::cat(category));
 static cl::opt<std::string> planDevice(
     "plan-device", cl::desc("plan-clocks: the plan's device"),
-    cl::cat(category));
+    cl::sub(planClocksSub), cl::cat(category));
 static cl::opt<std::string> planMode(
     "mode", cl::desc("run-plan: lock (one clock per device) or timeline "
                      "(open-loop switches at the planned times)"),
-    cl::cat(category));
+    cl::sub(runPlanSub), cl::cat(category));
 static cl::opt<bool> dryRun("dry-run",
                             cl::desc("run-plan: print the actions only"),
-                            cl::cat(category));
+                            cl::sub(runPlanSub), cl::cat(category));
 static cl::opt<double> startDelay(
     "start-delay", cl::desc("run-plan timeline: s before iteration 0"),
-    cl::init(0), cl::cat(category));
+    cl::init(0), cl::sub(runPlanSub), cl::cat(category));
 static cl::opt<unsigned> planIterations(
     "iterations", cl::desc("run-plan timeline: iterations to follow (0: all)"),
-    cl::init(0), cl::cat(category));
+    cl::init(0), cl::sub(runPlanSub), cl::cat(category));
 static cl::opt<std::string> simState(
     "sim-state", cl::desc("simulated devices: mirror each device's clock and "
                           "power limit into PREFIX.<device>.{clock,power}"),
-    cl::cat(category));
+    cl::sub(characterizeSub), cl::sub(measureCompositeSub), cl::sub(probeSub), cl::sub(runPlanSub), cl::cat(category));
 static cl::opt<unsigned> iterationsPerClock(
     "iterations-per-clock",
     cl::desc("profile: iterations recorded at each clock"), cl::init(3),
-    cl::cat(category));
+    cl::sub(profileSub), cl::cat(category));
 static cl::opt<unsigned> warmupIterations(
     "warmup", cl::desc("profile: iterations at the default clock first, not "
                        "recorded"),
-    cl::init(2), cl::cat(category));
+    cl::init(2), cl::sub(profileSub), cl::cat(category));
 static cl::opt<uint64_t> routeHorizon(
     "horizon", cl::desc("route: slots to simulate (overrides the fleet file)"),
-    cl::cat(category));
+    cl::sub(routeSub), cl::cat(category));
 static cl::list<uint64_t> routeHorizons(
     "horizons",
     cl::desc("route: also report E[D_T] at these horizons (slots); with "
              "--csv, one row per policy and horizon"),
-    cl::CommaSeparated, cl::cat(category));
+    cl::CommaSeparated, cl::sub(routeSub), cl::cat(category));
 static cl::opt<bool> routePerTask(
     "per-task", cl::desc("route: draw every task (the reference) instead of "
                          "one aggregate per slot"),
-    cl::cat(category));
+    cl::sub(routeSub), cl::cat(category));
 static cl::opt<std::string> routeCsv(
     "csv", cl::desc("route: write the horizon table (CSV) here"),
-    cl::cat(category));
+    cl::sub(routeSub), cl::cat(category));
 static cl::opt<std::string> serveModel(
-    "serve-model", cl::desc("serve-plan: the model id"), cl::cat(category));
+    "serve-model", cl::desc("serve-plan: the model id"), cl::sub(servePlanSub), cl::cat(category));
 static cl::opt<std::string> serveGpu(
-    "gpu", cl::desc("serve-plan: A100, H100 or B200"), cl::cat(category));
+    "gpu", cl::desc("serve-plan: A100, H100 or B200"), cl::sub(servePlanSub), cl::cat(category));
 static cl::opt<int> serveTp("tp", cl::desc("serve-plan: tensor parallel degree"),
-                            cl::init(1), cl::cat(category));
+                            cl::init(1), cl::sub(servePlanSub), cl::cat(category));
 static cl::opt<int> serveGpus(
     "gpus",
     cl::desc("serve-plan: the deployment's GPU count, where a model was "
              "measured in several with one TP (0: the only one)"),
-    cl::init(0), cl::cat(category));
+    cl::init(0), cl::sub(servePlanSub), cl::cat(category));
 static cl::opt<double> serveSloMs(
     "slo-p90-itl-ms",
     cl::desc("serve-plan: the p90 inter-token latency SLO (ms)"),
-    cl::cat(category));
+    cl::sub(servePlanSub), cl::cat(category));
 static cl::opt<double> flopJoules(
     "joules-per-flop",
     cl::desc("validate-serving: the uncalibrated FLOP/byte model's J/FLOP"),
-    cl::init(0.7e-12), cl::cat(category));
+    cl::init(0.7e-12), cl::sub(validateServingSub), cl::cat(category));
 static cl::opt<double> byteJoules(
     "joules-per-byte",
     cl::desc("validate-serving: the uncalibrated FLOP/byte model's J/byte"),
-    cl::init(3.2e-11), cl::cat(category));
+    cl::init(3.2e-11), cl::sub(validateServingSub), cl::cat(category));
 static cl::opt<bool> quiet("quiet", cl::desc("no progress on stderr"),
-                           cl::cat(category));
+                           cl::sub(characterizeSub), cl::sub(probeSub), cl::sub(measureCompositeSub), cl::sub(fitSub), cl::sub(mergeSub), cl::sub(profileSub), cl::sub(routeSub), cl::sub(validateServingSub), cl::sub(servePlanSub), cl::sub(restoreSub), cl::sub(runPlanSub), cl::sub(planClocksSub), cl::cat(category));
 static cl::opt<bool> adaptiveClocks(
     "adaptive",
     cl::desc("profile: choose the clocks as the sweep goes (coarse descent "
              "to the energy valley, then bisection where the energy changes "
              "most; docs/SIGNATURE-DB.md), at most --max-clocks"),
-    cl::cat(category));
+    cl::sub(profileSub), cl::cat(category));
 static cl::opt<unsigned> maxClocks(
     "max-clocks", cl::desc("profile --adaptive: at most this many clocks"),
-    cl::init(8), cl::cat(category));
+    cl::init(8), cl::sub(profileSub), cl::cat(category));
 static cl::opt<std::string> output("o", cl::desc("file to write: the signature DB, model or report"),
-                                   cl::init("-"), cl::cat(category));
+                                   cl::init("-"), cl::sub(characterizeSub), cl::sub(measureCompositeSub), cl::sub(fitSub), cl::sub(mergeSub), cl::sub(profileSub), cl::sub(routeSub), cl::sub(validateServingSub), cl::sub(servePlanSub), cl::sub(planClocksSub), cl::cat(category));
 
 static int fail(const Twine &msg) {
   WithColor::error(errs(), "energy-prof") << msg << "\n";
@@ -848,7 +860,7 @@ static int servingCmd() {
   std::vector<std::string> paths(shardFiles.begin(), shardFiles.end());
   std::string text, err;
   bool ok;
-  if (command == "validate-serving") {
+  if (validateServingSub) {
     ok = energy::validateServingCommand(
         paths, energy::generatorJson("energy-prof validate-serving", paths),
         flopJoules, byteJoules, text, err);
@@ -902,10 +914,29 @@ static int restoreCmd() {
   return failed ? 1 : 0;
 }
 
+/// The subcommands by name, in the order --help lists them.
+static cl::SubCommand *const subcommands[] = {
+    &characterizeSub, &probeSub,    &measureCompositeSub, &fitSub,
+    &mergeSub,        &profileSub,  &routeSub,            &validateServingSub,
+    &servePlanSub,    &restoreSub,  &runPlanSub,          &planClocksSub};
+
+static std::string commandList() {
+  std::string names;
+  for (size_t i = 0; i < std::size(subcommands); ++i)
+    names += (i ? (i + 1 == std::size(subcommands) ? " or " : ", ") : "") +
+             subcommands[i]->getName().str();
+  return names;
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  // Only our options in every subcommand's --help (LLVM Support's own are
+  // registered too: it is linked statically).
   cl::HideUnrelatedOptions(category);
-  // run-plan: everything after the first "--" is the command, untouched.
+  for (cl::SubCommand *sub : subcommands)
+    cl::HideUnrelatedOptions(category, *sub);
+  // run-plan, profile: everything after the first "--" is the command,
+  // untouched.
   std::vector<std::string> child;
   for (int i = 1; i < argc; ++i)
     if (StringRef(argv[i]) == "--") {
@@ -914,42 +945,50 @@ int main(int argc, char **argv) {
       argc = i;
       break;
     }
+  // A first argument that is neither an option nor a command: say which
+  // commands there are (LLVM's parser would call it a positional argument).
+  if (argc > 1 && !StringRef(argv[1]).starts_with("-") &&
+      llvm::none_of(subcommands, [&](cl::SubCommand *sub) {
+        return sub->getName() == argv[1];
+      }))
+    return fail("unknown command '" + Twine(argv[1]) + "'; expected " +
+                commandList());
   energy::addVersionPrinter();
-  cl::ParseCommandLineOptions(argc, argv,
-                              "energy-prof: measure kernels into signatures\n");
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "energy-prof: measure kernels into signatures, fit models, profile "
+      "jobs and apply plans\n\n  energy-prof <command> [options]; "
+      "energy-prof <command> --help lists the command's options\n");
+  for (cl::SubCommand *sub : subcommands)
+    if (*sub)
+      command = sub->getName().str();
+  if (command.empty())
+    return fail("no command; expected " + commandList() +
+                " (energy-prof --help lists them)");
   if (quiet)
     energy::progress::setQuiet(true);
-  if (command == "run-plan")
+  if (runPlanSub)
     return runPlanCommand(std::move(child));
-  if (command == "profile")
+  if (profileSub)
     return profileCommand(std::move(child));
-  if (command == "plan-clocks")
-    return planClocksCommand();
   if (!child.empty())
     return fail("'--' is only for run-plan's and profile's command");
-  if (command == "fit")
+  if (planClocksSub)
+    return planClocksCommand();
+  if (fitSub)
     return fit();
-  if (command == "merge")
+  if (mergeSub)
     return merge();
-  if (command == "route")
+  if (routeSub)
     return routeCmd();
-  if (command == "restore")
+  if (restoreSub)
     return restoreCmd();
-  if (command == "validate-serving" || command == "serve-plan")
+  if (validateServingSub || servePlanSub)
     return servingCmd();
-  if (command != "characterize" && command != "measure-composite" &&
-      command != "probe")
-    return fail("unknown command '" + command +
-                "'; expected characterize, measure-composite, probe, fit, "
-                "profile, merge, route, validate-serving, serve-plan, "
-                "restore, run-plan or plan-clocks");
-  if (!shardFiles.empty())
-    return fail("unexpected argument '" + shardFiles.front() + "'");
   if (deviceName.empty())
     return fail(command + " needs --device");
   std::string err;
-  bool runsKernels =
-      command == "characterize" || command == "measure-composite";
+  bool runsKernels = characterizeSub || measureCompositeSub;
   std::unique_ptr<Device> dev = openDevice(deviceName, err, runsKernels);
   if (!dev)
     return fail(err);
@@ -959,7 +998,7 @@ int main(int argc, char **argv) {
     sim->clockStateFile = simState + ".clock";
     sim->powerLimitStateFile = simState + ".power";
   }
-  if (command == "probe") {
+  if (probeSub) {
     outs() << dev->identity() << ": SM clock " << dev->currentSmClock()
            << " MHz, energy counter " << dev->energyCounterMilliJoules()
            << " mJ, " << formatv("{0:F0}", dev->temperature()) << " degC, "
@@ -979,7 +1018,7 @@ int main(int argc, char **argv) {
     return fail(command + " needs --kernels");
   if (runs < 2)
     return fail("--runs must be at least 2");
-  if (command == "measure-composite")
+  if (measureCompositeSub)
     return measureComposite(*dev);
   if ((!clocks.empty() || !powerLimitsW.empty()) && !allowClockChanges)
     return fail("--clocks and --power-limits change the device's settings: "
