@@ -135,191 +135,189 @@ struct EnergyFillSignaturesPass
     return success();
   }
 
-  /// Fills the tasks for which `wanted` holds from the model file.
+  /// A model file's pricing of tasks: the file, and the covariance set its
+  /// elements share (empty `setId`: nothing shared).
+  struct Pricing {
+    ModelFile mf;
+    std::string setId;
+    SymbolTableCollection symbols;
+  };
+
+  /// Elements priced by one file share its parameters: each gets its
+  /// gradient d(d)/d(theta) in `energy.grad`, and the module records the
+  /// covariance in `energy.shared_params`, so that compositions add the
+  /// correlation (calculus/SharedParameters.h). The set is named after the
+  /// model kind and file name (a different covariance under the same name
+  /// gets a suffix); an all-zero covariance shares nothing.
+  void registerSharedSet(ModuleOp module, Pricing &p) {
+    if (llvm::none_of(p.mf.sharedCov, [](double c) { return c != 0; }))
+      return;
+    MLIRContext *ctx = &getContext();
+    std::string base = p.mf.kind + ":" + llvm::sys::path::filename(model).str();
+    p.setId = base;
+    NamedAttrList sets;
+    if (auto old = module->getAttrOfType<DictionaryAttr>(
+            EnergyDialect::SharedParamsAttrHelper::getNameStr()))
+      sets.append(old.getValue());
+    auto cov = DenseF64ArrayAttr::get(ctx, p.mf.sharedCov);
+    for (int k = 2; sets.get(p.setId) && sets.get(p.setId) != cov; ++k)
+      p.setId = base + "#" + std::to_string(k);
+    sets.set(p.setId, cov);
+    module->setAttr(EnergyDialect::SharedParamsAttrHelper::getNameStr(),
+                    sets.getDictionary(ctx));
+  }
+
+  /// Sets a priced task's signature and method (and its gradient in the
+  /// shared set), replacing what an earlier fill derived.
+  void setPriced(sched::TaskOp task, const Pricing &p, double T, double d,
+                 double sigmaD, StringRef method, ArrayRef<double> grad) {
+    MLIRContext *ctx = &getContext();
+    forgetDerived(task);
+    task.setSigAttr(SignatureAttr::get(ctx, T, d, 0, sigmaD, std::nullopt,
+                                       std::nullopt));
+    task->setAttr(EnergyDialect::MethodAttrHelper::getNameStr(),
+                  StringAttr::get(ctx, method));
+    if (p.setId.empty())
+      return;
+    NamedAttribute entry(StringAttr::get(ctx, p.setId),
+                         DenseF64ArrayAttr::get(ctx, grad));
+    task->setAttr(EnergyDialect::GradAttrHelper::getNameStr(),
+                  DictionaryAttr::get(ctx, {entry}));
+  }
+
+  /// The static power of the task's device (0 where it declares none).
+  static double staticPowerOf(sched::TaskOp task, Pricing &p) {
+    if (auto dev = p.symbols.lookupNearestSymbolFrom<sched::DeviceOp>(
+            task, task.getDeviceAttr()))
+      return dev.getStaticPower().convertToDouble();
+    return 0;
+  }
+
+  /// EnergyLens Eq. 4 prices a whole inference run: tasks of kind
+  /// "inference" with theta input_tokens, max_tokens, batch, tp, pp.
+  LogicalResult priceEnergyLens(sched::TaskOp task, Pricing &p) {
+    auto num = [&](StringRef key) { return thetaNumber(task, key); };
+    auto nin = num("input_tokens"), nout = num("max_tokens"), B = num("batch"),
+         tp = num("tp"), pp = num("pp");
+    double T = taskDuration(task);
+    if (!nin || !nout || !B || !tp || !pp || T < 0 || *B < 1 || *tp < 1 ||
+        *pp < 1)
+      return task.emitOpError("inference task needs theta input_tokens, "
+                              "max_tokens, batch, tp, pp (>= 1) and a "
+                              "duration for the energylens model");
+    calculus::EnergyLensRow row{*nin, *nout, *B, *tp, *pp, 0, ""};
+    double E = p.mf.lens.predict(row);
+    double s = staticPowerOf(task, p);
+    double d = E - s * T;
+    if (d < 0)
+      return task.emitOpError("energylens predicts ")
+             << formatQuantity(E, Dimension::Energy, 4)
+             << ", less than static power x time ("
+             << formatQuantity(s * T, Dimension::Energy, 4) << ")";
+    setPriced(task, p, T, d, std::sqrt(p.mf.lens.predictionVariance(row)),
+              "analytical: energylens", p.mf.lens.gradient(row));
+    return success();
+  }
+
+  /// FLOP/byte accounting for decode and prefill tasks, with an operating
+  /// set per task where the file gives clocks (the planner can slow
+  /// memory-bound phases: calculus/models/FlopByte.h).
+  LogicalResult priceFlopByte(sched::TaskOp task, Pricing &p) {
+    MLIRContext *ctx = &getContext();
+    const calculus::FlopByteModel &fb = p.mf.fb;
+    double relSigma = p.mf.relSigma;
+    bool decode = task.getKind() == "decode";
+    auto num = [&](StringRef key) { return thetaNumber(task, key); };
+    double T = taskDuration(task);
+    std::optional<double> a = num(decode ? "batch" : "tokens"),
+                          b2 = num(decode ? "history" : "token_squares");
+    if (!a || !b2 || T < 0)
+      return task.emitOpError(decode ? "decode task needs theta batch and "
+                                       "history and a duration"
+                                     : "prefill task needs theta tokens and "
+                                       "token_squares and a duration");
+    calculus::FlopByteEnergy e = decode ? calculus::decodeEnergy(fb, *a, *b2)
+                                        : calculus::prefillEnergy(fb, *a, *b2);
+    double d = e.total();
+    std::array<double, 2> g = e.gradient();
+    // Independent residual plus the shared coefficients' part.
+    double shared = p.setId.empty()
+                        ? 0.0
+                        : calculus::quadraticForm(
+                              std::vector<double>(g.begin(), g.end()),
+                              p.mf.sharedCov);
+    double sigma = std::sqrt(relSigma * d * relSigma * d + shared);
+    setPriced(task, p, T, d, sigma, "analytical: flop-byte", g);
+    if (!p.mf.clocks)
+      return success();
+    SmallVector<Attribute> opts;
+    for (double mhz : p.mf.clocks->smMhz) {
+      calculus::FlopByteOption o = calculus::atClock(fb, *p.mf.clocks, e, T, mhz);
+      opts.push_back(OptionAttr::get(
+          ctx,
+          OpPointAttr::get(ctx, int64_t(mhz), std::nullopt, std::nullopt,
+                           std::nullopt),
+          SignatureAttr::get(ctx, o.T, o.d, 0, relSigma * o.d, std::nullopt,
+                             std::nullopt)));
+    }
+    task.setOptionsAttr(ArrayAttr::get(ctx, opts));
+    return success();
+  }
+
+  /// The Token-Energy Law prices decode iterations.
+  LogicalResult priceTokenLaw(sched::TaskOp task, Pricing &p) {
+    const calculus::TokenLaw &law = p.mf.law;
+    auto num = [&](StringRef key) { return thetaNumber(task, key); };
+    auto B = num("batch"), L = num("mean_history"), Mw = num("weight_bytes"),
+         K = num("kv_bytes_per_token");
+    double T = taskDuration(task);
+    if (!B || !L || !Mw || !K || T < 0 || *B <= 0)
+      return task.emitOpError("decode task needs theta batch, mean_history, "
+                              "weight_bytes, kv_bytes_per_token and a "
+                              "duration for the token-law model");
+    calculus::DecodeCoordinates x =
+        calculus::decodeCoordinates(*Mw, *K, *B, *L, T / *B);
+    double e = law.predict(x.qw, x.qkv, x.tau);
+    double varE = law.predictionVariance(x.qw, x.qkv, x.tau);
+    double s = staticPowerOf(task, p);
+    double d = *B * e - s * T;
+    if (d < 0)
+      return task.emitOpError("the token law predicts ")
+             << formatQuantity(*B * e, Dimension::Energy, 4)
+             << ", less than static power x time ("
+             << formatQuantity(s * T, Dimension::Energy, 4) << ")";
+    // d = B e - s T: d(d)/d(coef) = B (qw, qkv, tau, 1).
+    std::array<double, 4> g = calculus::TokenLaw::gradient(x.qw, x.qkv, x.tau);
+    for (double &gi : g)
+      gi *= *B;
+    setPriced(task, p, T, d, *B * std::sqrt(varE), "analytical: token-law", g);
+    return success();
+  }
+
+  /// Fills the tasks for which `wanted` holds from the model file: each
+  /// task of the kinds the model prices (energylens: inference; flop-byte:
+  /// decode and prefill; token-law: decode).
   LogicalResult fillFromModel(ModuleOp module,
                               llvm::function_ref<bool(sched::TaskOp)> wanted) {
-    ModelFile mf;
-    if (failed(readModel(moduleErrorLoc(module), mf)))
+    Pricing p;
+    if (failed(readModel(moduleErrorLoc(module), p.mf)))
       return failure();
-    const calculus::TokenLaw &law = mf.law;
-    const calculus::FlopByteModel &fb = mf.fb;
-    double relSigma = mf.relSigma;
-    const std::string &kind = mf.kind;
-    MLIRContext *ctx = &getContext();
-    // Elements priced by this file share its parameters: each gets its
-    // gradient d(d)/d(theta) in `energy.grad`, and the module records the
-    // covariance in `energy.shared_params`, so that compositions add the
-    // correlation (calculus/SharedParameters.h).
-    // The set is named after the model kind and file name (a different
-    // covariance under the same name gets a suffix); an all-zero covariance
-    // shares nothing.
-    bool shared = llvm::any_of(mf.sharedCov, [](double c) { return c != 0; });
-    std::string setId =
-        kind + ":" + llvm::sys::path::filename(model).str();
-    if (shared) {
-      NamedAttrList sets;
-      if (auto old = module->getAttrOfType<DictionaryAttr>(
-              EnergyDialect::SharedParamsAttrHelper::getNameStr()))
-        sets.append(old.getValue());
-      auto cov = DenseF64ArrayAttr::get(ctx, mf.sharedCov);
-      for (int k = 2; sets.get(setId) && sets.get(setId) != cov; ++k)
-        setId = kind + ":" + llvm::sys::path::filename(model).str() + "#" +
-                std::to_string(k);
-      sets.set(setId, cov);
-      module->setAttr(EnergyDialect::SharedParamsAttrHelper::getNameStr(),
-                      sets.getDictionary(ctx));
-    }
-    auto markShared = [&](sched::TaskOp task, ArrayRef<double> g) {
-      if (!shared)
-        return;
-      NamedAttribute entry(StringAttr::get(ctx, setId),
-                           DenseF64ArrayAttr::get(ctx, g));
-      task->setAttr(EnergyDialect::GradAttrHelper::getNameStr(),
-                    DictionaryAttr::get(ctx, {entry}));
-    };
-    auto sharedVariance = [&](ArrayRef<double> g) {
-      return shared ? calculus::quadraticForm(
-                          std::vector<double>(g.begin(), g.end()), mf.sharedCov)
-                    : 0.0;
-    };
-    SymbolTableCollection symbols;
+    registerSharedSet(module, p);
+    const std::string &kind = p.mf.kind;
     bool bad = false;
-    if (kind == "energylens") {
-      // EnergyLens Eq. 4 prices a whole inference run: tasks of kind
-      // "inference" with theta input_tokens, max_tokens, batch, tp, pp.
-      module.walk([&](sched::TaskOp task) {
-        if (task.getKind() != "inference" || !wanted(task))
-          return;
-        auto num = [&](StringRef key) { return thetaNumber(task, key); };
-        auto nin = num("input_tokens"), nout = num("max_tokens"),
-             B = num("batch"), tp = num("tp"), pp = num("pp");
-        double T = taskDuration(task);
-        if (!nin || !nout || !B || !tp || !pp || T < 0 || *B < 1 || *tp < 1 ||
-            *pp < 1) {
-          task.emitOpError("inference task needs theta input_tokens, "
-                           "max_tokens, batch, tp, pp (>= 1) and a duration "
-                           "for the energylens model");
-          bad = true;
-          return;
-        }
-        calculus::EnergyLensRow row{*nin, *nout, *B, *tp, *pp, 0, ""};
-        double E = mf.lens.predict(row);
-        double s = 0;
-        if (auto dev = symbols.lookupNearestSymbolFrom<sched::DeviceOp>(
-                task, task.getDeviceAttr()))
-          s = dev.getStaticPower().convertToDouble();
-        double d = E - s * T;
-        if (d < 0) {
-          task.emitOpError("energylens predicts ")
-              << formatQuantity(E, Dimension::Energy, 4)
-              << ", less than static power x time ("
-              << formatQuantity(s * T, Dimension::Energy, 4) << ")";
-          bad = true;
-          return;
-        }
-        forgetDerived(task);
-        task.setSigAttr(SignatureAttr::get(
-            ctx, T, d, 0, std::sqrt(mf.lens.predictionVariance(row)),
-            std::nullopt, std::nullopt));
-        task->setAttr(EnergyDialect::MethodAttrHelper::getNameStr(),
-                      StringAttr::get(ctx, "analytical: energylens"));
-        markShared(task, mf.lens.gradient(row));
-      });
-      return failure(bad);
-    }
-    if (kind == "flop-byte") {
-      module.walk([&](sched::TaskOp task) {
-        bool decode = task.getKind() == "decode",
-             prefill = task.getKind() == "prefill";
-        if ((!decode && !prefill) || !wanted(task))
-          return;
-        auto num = [&](StringRef key) { return thetaNumber(task, key); };
-        double T = taskDuration(task);
-        std::optional<double> a = num(decode ? "batch" : "tokens"),
-                              b2 = num(decode ? "history" : "token_squares");
-        if (!a || !b2 || T < 0) {
-          task.emitOpError(decode ? "decode task needs theta batch and "
-                                    "history and a duration"
-                                  : "prefill task needs theta tokens and "
-                                    "token_squares and a duration");
-          bad = true;
-          return;
-        }
-        calculus::FlopByteEnergy e = decode
-                                         ? calculus::decodeEnergy(fb, *a, *b2)
-                                         : calculus::prefillEnergy(fb, *a, *b2);
-        double d = e.total();
-        std::array<double, 2> g = e.gradient();
-        // Independent residual plus the shared coefficients' part.
-        double sigma = std::sqrt(relSigma * d * relSigma * d +
-                                 sharedVariance(g));
-        forgetDerived(task);
-        task.setSigAttr(SignatureAttr::get(ctx, T, d, 0, sigma, std::nullopt,
-                                           std::nullopt));
-        task->setAttr(EnergyDialect::MethodAttrHelper::getNameStr(),
-                      StringAttr::get(ctx, "analytical: flop-byte"));
-        markShared(task, g);
-        if (mf.clocks) {
-          // An operating set per task: the planner can slow memory-bound
-          // phases (calculus/models/FlopByte.h).
-          SmallVector<Attribute> opts;
-          for (double mhz : mf.clocks->smMhz) {
-            calculus::FlopByteOption o =
-                calculus::atClock(fb, *mf.clocks, e, T, mhz);
-            opts.push_back(OptionAttr::get(
-                ctx,
-                OpPointAttr::get(ctx, int64_t(mhz), std::nullopt,
-                                 std::nullopt, std::nullopt),
-                SignatureAttr::get(ctx, o.T, o.d, 0, relSigma * o.d,
-                                   std::nullopt, std::nullopt)));
-          }
-          task.setOptionsAttr(ArrayAttr::get(ctx, opts));
-        }
-      });
-      return failure(bad);
-    }
     module.walk([&](sched::TaskOp task) {
-      if (task.getKind() != "decode" || !wanted(task))
-        return;
-      auto num = [&](StringRef key) { return thetaNumber(task, key); };
-      auto B = num("batch"), L = num("mean_history"), Mw = num("weight_bytes"),
-           K = num("kv_bytes_per_token");
-      double T = taskDuration(task);
-      if (!B || !L || !Mw || !K || T < 0 || *B <= 0) {
-        task.emitOpError("decode task needs theta batch, mean_history, "
-                         "weight_bytes, kv_bytes_per_token and a duration for "
-                         "the token-law model");
-        bad = true;
-        return;
+      std::optional<StringRef> k = task.getKind();
+      LogicalResult priced = success();
+      if (kind == "energylens") {
+        if (k == "inference" && wanted(task))
+          priced = priceEnergyLens(task, p);
+      } else if (kind == "flop-byte") {
+        if ((k == "decode" || k == "prefill") && wanted(task))
+          priced = priceFlopByte(task, p);
+      } else if (k == "decode" && wanted(task)) {
+        priced = priceTokenLaw(task, p);
       }
-      calculus::DecodeCoordinates x =
-          calculus::decodeCoordinates(*Mw, *K, *B, *L, T / *B);
-      double e = law.predict(x.qw, x.qkv, x.tau);
-      double varE = law.predictionVariance(x.qw, x.qkv, x.tau);
-      double s = 0;
-      if (auto dev = symbols.lookupNearestSymbolFrom<sched::DeviceOp>(
-              task, task.getDeviceAttr()))
-        s = dev.getStaticPower().convertToDouble();
-      double d = *B * e - s * T;
-      if (d < 0) {
-        task.emitOpError("the token law predicts ")
-            << formatQuantity(*B * e, Dimension::Energy, 4)
-            << ", less than static power x time ("
-            << formatQuantity(s * T, Dimension::Energy, 4) << ")";
-        bad = true;
-        return;
-      }
-      forgetDerived(task);
-      task.setSigAttr(SignatureAttr::get(ctx, T, d, 0, *B * std::sqrt(varE),
-                                         std::nullopt, std::nullopt));
-      task->setAttr(EnergyDialect::MethodAttrHelper::getNameStr(),
-                    StringAttr::get(ctx, "analytical: token-law"));
-      // d = B e - s T: d(d)/d(coef) = B (qw, qkv, tau, 1).
-      std::array<double, 4> g =
-          calculus::TokenLaw::gradient(x.qw, x.qkv, x.tau);
-      for (double &gi : g)
-        gi *= *B;
-      markShared(task, g);
+      bad |= failed(priced);
     });
     return failure(bad);
   }

@@ -69,6 +69,21 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
         return signalPassFailure();
   }
 
+  /// A plan's figures, from the frontier to the summary.
+  struct Outcome {
+    double baseT = 0, baseE = 0; ///< every task at its current signature
+    double fastest = 0, limit = 0;
+    const calculus::DagPoint *best = nullptr; ///< the chosen frontier point
+    /// The chosen point as it will run: with its clock switches where the
+    /// devices declare what a switch costs (`switching`).
+    double T = 0, E = 0;
+    uint32_t switches = 0;
+    bool switching = false;
+    double saving = 0;          ///< % less energy than the baseline
+    double lowerBound = 0;      ///< the certificate at the limit
+    double gapPct = -1;         ///< the plan above it, %; -1: no bound
+  };
+
   LogicalResult planSchedule(ScheduleOp sched) {
     FailureOr<Choices> c = Choices::build(sched);
     if (failed(c))
@@ -76,8 +91,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     calculus::DagFrontierResult method;
     auto front =
         computeFrontier(sched, *c, step, quantum, crashBudget, classSweepAbove,
-                          convexAbove,
-                        true, method, deadline,
+                        convexAbove, true, method, deadline,
                         deadline > 0 ? -1.0 : double(maxSlowdown) / 100);
     if (failed(front))
       return failure();
@@ -86,30 +100,56 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
           << sched.getSymName()
           << " has an operating set with more than one option: the plan is "
              "the schedule as it is";
-    double baseT;
-    double baseE = calculus::dagEnergy(c->graph.schedule, c->options,
-                                       c->current, quantum, &baseT);
-    double fastest = front->front().T;
-    double limit = deadline > 0 ? deadline : fastest * (1 + maxSlowdown / 100);
-    // Devices that declare what a clock switch costs (`energy.switch`): the
-    // choice then weighs every candidate with its switches, as
-    // --energy-emit-dvfs will insert them (a point whose switches push it
-    // past the limit, or cost more than its clocks save, loses).
-    const calculus::Schedule &sched0 = c->graph.schedule;
-    std::vector<calculus::SwitchCost> switchCost(sched0.devices.size());
-    bool switching = false;
-    for (size_t dv = 0; dv < c->graph.deviceOps.size(); ++dv) {
-      if (SignatureAttr sig = switchCostOf(c->graph.deviceOps[dv])) {
+    Outcome o;
+    o.baseE = calculus::dagEnergy(c->graph.schedule, c->options, c->current,
+                                  quantum, &o.baseT);
+    o.fastest = front->front().T;
+    o.limit = deadline > 0 ? deadline : o.fastest * (1 + maxSlowdown / 100);
+    if (failed(choose(sched, *c, *front, o)))
+      return failure();
+    writeBack(*c, *o.best);
+    // What the plan saves as it will run: with its clock switches.
+    o.saving = o.baseE > 0 ? 100 * (1 - o.E / o.baseE) : 0;
+    if (std::fabs(o.saving) < 5e-13) // equal energies print as 0.00%, not -0.00%
+      o.saving = 0;
+    // The certificate at the limit, not at the plan's own time: no
+    // configuration within the limit uses less than this (the bound is
+    // non-increasing in the makespan). Exact frontiers: the plan itself.
+    o.lowerBound = method.exact ? o.best->E : method.lowerBoundAt(o.limit);
+    if (std::isnan(o.lowerBound))
+      o.lowerBound = 0;
+    o.lowerBound = std::min(o.lowerBound, o.best->E);
+    o.gapPct = o.lowerBound > 0
+                   ? 100 * (o.best->E - o.lowerBound) / o.lowerBound
+                   : -1;
+    recordPlan(sched, method, front->size(), o);
+    if (summary)
+      printSummary(sched, *front, o);
+    return success();
+  }
+
+  /// Picks the frontier point for the objective within the limit. Devices
+  /// that declare what a clock switch costs (`energy.switch`) have every
+  /// candidate weighed with its switches, as --energy-emit-dvfs will insert
+  /// them (a point whose switches push it past the limit, or cost more
+  /// than its clocks save, loses).
+  LogicalResult choose(ScheduleOp sched, const Choices &c,
+                       const std::vector<calculus::DagPoint> &front,
+                       Outcome &o) {
+    const calculus::Schedule &s = c.graph.schedule;
+    std::vector<calculus::SwitchCost> switchCost(s.devices.size());
+    for (size_t dv = 0; dv < c.graph.deviceOps.size(); ++dv) {
+      if (SignatureAttr sig = switchCostOf(c.graph.deviceOps[dv])) {
         switchCost[dv] = {true, sig.time(), sig.dynamicEnergy()};
-        switching = true;
+        o.switching = true;
       }
     }
     std::vector<std::vector<int64_t>> clocks;
-    if (switching) {
+    if (o.switching) {
       DenseMap<Attribute, int64_t> ids;
-      clocks.resize(c->opPoints.size());
-      for (size_t t = 0; t < c->opPoints.size(); ++t)
-        for (OpPointAttr op : c->opPoints[t])
+      clocks.resize(c.opPoints.size());
+      for (size_t t = 0; t < c.opPoints.size(); ++t)
+        for (OpPointAttr op : c.opPoints[t])
           clocks[t].push_back(
               op ? ids.try_emplace(op, int64_t(ids.size())).first->second
                  : -1);
@@ -119,44 +159,48 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       uint32_t switches = 0;
     };
     auto withSwitches = [&](const calculus::DagPoint &p) -> Scored {
-      if (!switching)
+      if (!o.switching)
         return {p.T, p.E};
       Scored r{0, 0};
-      r.E = calculus::dagEnergyWithSwitches(sched0, c->options, p.choice,
-                                            clocks, switchCost, quantum, &r.T,
+      r.E = calculus::dagEnergyWithSwitches(s, c.options, p.choice, clocks,
+                                            switchCost, quantum, &r.T,
                                             &r.switches);
       return r;
     };
     // Each candidate's cost as it will run, kept for the one chosen (with
     // clock switches it is a re-timing of the schedule).
-    std::vector<Scored> costs(front->size());
+    std::vector<Scored> costs(front.size());
     std::optional<size_t> chosen = calculus::choosePlanPoint(
-        *front, *calculus::parsePlanObjective(objective), limit,
+        front, *calculus::parsePlanObjective(objective), o.limit,
         [&](const calculus::DagPoint &p) {
-          Scored &cost = costs[size_t(&p - front->data())];
+          Scored &cost = costs[size_t(&p - front.data())];
           cost = withSwitches(p);
           return std::make_pair(cost.T, cost.E);
         });
-    const calculus::DagPoint *best = chosen ? &(*front)[*chosen] : nullptr;
-    Scored bestCost = best ? costs[*chosen] : Scored{0, 0};
-    if (!best)
+    if (!chosen)
       return sched.emitOpError("energy-plan: no frontier point meets the "
                                "deadline ")
-             << formatQuantity(limit, Dimension::Time)
-             << (switching ? " with its clock switches" : "")
+             << formatQuantity(o.limit, Dimension::Time)
+             << (o.switching ? " with its clock switches" : "")
              << "; the fastest makespan is "
-             << formatQuantity(fastest, Dimension::Time);
+             << formatQuantity(o.fastest, Dimension::Time);
+    o.best = &front[*chosen];
+    o.T = costs[*chosen].T;
+    o.E = costs[*chosen].E;
+    o.switches = costs[*chosen].switches;
+    return success();
+  }
 
-    // Write back: signature and operating point of each chosen option.
-    MLIRContext *ctx = &getContext();
-    Builder b(ctx);
-    const calculus::Schedule &s = c->graph.schedule;
+  /// Writes the chosen options back: each task's signature and operating
+  /// point.
+  void writeBack(const Choices &c, const calculus::DagPoint &best) {
+    const calculus::Schedule &s = c.graph.schedule;
     for (size_t t = 0; t < s.tasks.size(); ++t) {
-      auto taskOp = dyn_cast<TaskOp>(c->graph.taskOps[t]);
+      auto taskOp = dyn_cast<TaskOp>(c.graph.taskOps[t]);
       if (!taskOp)
         continue;
-      uint32_t j = best->choice[t];
-      if (SignatureAttr sig = c->sigs[t][j]) {
+      uint32_t j = best.choice[t];
+      if (SignatureAttr sig = c.sigs[t][j]) {
         taskOp.setSigAttr(sig);
         // The task now takes its option's time. A recorded start stays: it
         // is a release (the task never starts before it), read the same way
@@ -164,85 +208,76 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
         if (taskOp.getDuration())
           taskOp.setDuration(sig.time());
       }
-      if (OpPointAttr op = c->opPoints[t][j])
+      if (OpPointAttr op = c.opPoints[t][j])
         taskOp->setAttr(EnergyDialect::DvfsAttrHelper::getNameStr(), op);
     }
-    // What the plan saves as it will run: with its clock switches.
-    double saving = baseE > 0 ? 100 * (1 - bestCost.E / baseE) : 0;
-    if (std::fabs(saving) < 5e-13) // equal energies print as 0.00%, not -0.00%
-      saving = 0;
-    // The certificate at the limit, not at the plan's own time: no
-    // configuration within the limit uses less than this (the bound is
-    // non-increasing in the makespan). Exact frontiers: the plan itself.
-    double lowerBound =
-        method.exact ? best->E : method.lowerBoundAt(limit);
-    if (std::isnan(lowerBound))
-      lowerBound = 0;
-    lowerBound = std::min(lowerBound, best->E);
-    double gapPct =
-        lowerBound > 0 ? 100 * (best->E - lowerBound) / lowerBound : -1;
+  }
+
+  /// `energy.plan` on the schedule (docs/PLAN.md).
+  void recordPlan(ScheduleOp sched, const calculus::DagFrontierResult &method,
+                  size_t frontierPoints, const Outcome &o) {
+    MLIRContext *ctx = &getContext();
+    Builder b(ctx);
     NamedAttribute fields[] = {
         b.getNamedAttr("exact", b.getBoolAttr(method.exact)),
-        b.getNamedAttr("lower_bound_J", b.getF64FloatAttr(lowerBound)),
-        b.getNamedAttr("gap_pct", b.getF64FloatAttr(gapPct)),
-        b.getNamedAttr("baseline_T_s", b.getF64FloatAttr(baseT)),
-        b.getNamedAttr("baseline_E_J", b.getF64FloatAttr(baseE)),
-        b.getNamedAttr("T_s", b.getF64FloatAttr(best->T)),
-        b.getNamedAttr("E_J", b.getF64FloatAttr(best->E)),
-        b.getNamedAttr("saving_pct", b.getF64FloatAttr(saving)),
-        b.getNamedAttr("fastest_T_s", b.getF64FloatAttr(fastest)),
-        b.getNamedAttr("limit_T_s", b.getF64FloatAttr(limit)),
-        b.getNamedAttr("frontier_points", b.getI64IntegerAttr(front->size())),
+        b.getNamedAttr("lower_bound_J", b.getF64FloatAttr(o.lowerBound)),
+        b.getNamedAttr("gap_pct", b.getF64FloatAttr(o.gapPct)),
+        b.getNamedAttr("baseline_T_s", b.getF64FloatAttr(o.baseT)),
+        b.getNamedAttr("baseline_E_J", b.getF64FloatAttr(o.baseE)),
+        b.getNamedAttr("T_s", b.getF64FloatAttr(o.best->T)),
+        b.getNamedAttr("E_J", b.getF64FloatAttr(o.best->E)),
+        b.getNamedAttr("saving_pct", b.getF64FloatAttr(o.saving)),
+        b.getNamedAttr("fastest_T_s", b.getF64FloatAttr(o.fastest)),
+        b.getNamedAttr("limit_T_s", b.getF64FloatAttr(o.limit)),
+        b.getNamedAttr("frontier_points", b.getI64IntegerAttr(frontierPoints)),
         b.getNamedAttr("objective", b.getStringAttr(objective)),
     };
     NamedAttrList planFields(fields);
-    if (switching) {
-      planFields.set("switches", b.getI64IntegerAttr(bestCost.switches));
-      planFields.set("T_with_switches_s", b.getF64FloatAttr(bestCost.T));
-      planFields.set("E_with_switches_J", b.getF64FloatAttr(bestCost.E));
+    if (o.switching) {
+      planFields.set("switches", b.getI64IntegerAttr(o.switches));
+      planFields.set("T_with_switches_s", b.getF64FloatAttr(o.T));
+      planFields.set("E_with_switches_J", b.getF64FloatAttr(o.E));
     }
     if (method.truncated) // the range the crash sweep did not reach, s
       planFields.set("frontier_truncated",
                      b.getF64ArrayAttr({method.gapFrom, method.gapTo}));
     sched->setAttr(EnergyDialect::PlanAttrHelper::getNameStr(),
                    planFields.getDictionary(ctx));
+  }
 
-    if (summary) {
-      auto q = [](double v, Dimension d) { return formatQuantity(v, d, 5); };
-      llvm::errs() << "@" << sched.getSymName() << " plan ("
-                   << front->size() << " frontier points, objective "
-                   << objective << ")\n";
-      llvm::errs()
-          << "  frontier  "
-          << cast<StringAttr>(
-                 sched->getAttr(
-                     EnergyDialect::FrontierMethodAttrHelper::getNameStr()))
-                 .getValue()
-          << "\n";
-      llvm::errs() << "  fastest   " << q(fastest, Dimension::Time)
-                   << "  energy-minimal "
-                   << q(front->back().T, Dimension::Time) << " at "
-                   << q(front->back().E, Dimension::Energy) << "\n";
-      llvm::errs() << "  baseline  " << q(baseT, Dimension::Time) << "  "
-                   << q(baseE, Dimension::Energy)
-                   << "  (every task at its current signature)\n";
-      llvm::errs() << "  plan      " << q(bestCost.T, Dimension::Time) << "  "
-                   << q(bestCost.E, Dimension::Energy)
-                   << llvm::formatv("  ({0:F2}% less energy, limit {1})\n",
-                                    saving, q(limit, Dimension::Time));
-      if (switching)
-        llvm::errs() << "  switches  " << bestCost.switches
-                     << " clock switches included (the frontier point "
-                        "without them: "
-                     << q(best->T, Dimension::Time) << "  "
-                     << q(best->E, Dimension::Energy) << ")\n";
-      if (gapPct >= 0)
-        llvm::errs() << "  bound     no configuration within the limit "
-                        "uses less than "
-                     << q(lowerBound, Dimension::Energy)
-                     << llvm::formatv(" (plan within {0:F2}%)\n", gapPct);
-    }
-    return success();
+  /// `summary=true`: the plan on standard error.
+  void printSummary(ScheduleOp sched,
+                    const std::vector<calculus::DagPoint> &front,
+                    const Outcome &o) {
+    auto q = [](double v, Dimension d) { return formatQuantity(v, d, 5); };
+    llvm::raw_ostream &os = llvm::errs();
+    os << "@" << sched.getSymName() << " plan (" << front.size()
+       << " frontier points, objective " << objective << ")\n";
+    os << "  frontier  "
+       << cast<StringAttr>(sched->getAttr(
+                               EnergyDialect::FrontierMethodAttrHelper::
+                                   getNameStr()))
+              .getValue()
+       << "\n";
+    os << "  fastest   " << q(o.fastest, Dimension::Time)
+       << "  energy-minimal " << q(front.back().T, Dimension::Time) << " at "
+       << q(front.back().E, Dimension::Energy) << "\n";
+    os << "  baseline  " << q(o.baseT, Dimension::Time) << "  "
+       << q(o.baseE, Dimension::Energy)
+       << "  (every task at its current signature)\n";
+    os << "  plan      " << q(o.T, Dimension::Time) << "  "
+       << q(o.E, Dimension::Energy)
+       << llvm::formatv("  ({0:F2}% less energy, limit {1})\n", o.saving,
+                        q(o.limit, Dimension::Time));
+    if (o.switching)
+      os << "  switches  " << o.switches
+         << " clock switches included (the frontier point without them: "
+         << q(o.best->T, Dimension::Time) << "  "
+         << q(o.best->E, Dimension::Energy) << ")\n";
+    if (o.gapPct >= 0)
+      os << "  bound     no configuration within the limit uses less than "
+         << q(o.lowerBound, Dimension::Energy)
+         << llvm::formatv(" (plan within {0:F2}%)\n", o.gapPct);
   }
 
 };

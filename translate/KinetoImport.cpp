@@ -38,6 +38,8 @@ class Importer {
 public:
   explicit Importer(const KinetoOptions &opts) : opts(opts) {}
   bool load(size_t fileIndex);
+  /// The module: a sched.schedule of every rank's GPU events (sorted by
+  /// rank), collectives matched across ranks.
   OwningOpRef<ModuleOp> build(MLIRContext *ctx, llvm::raw_ostream &summary,
                               TimingScope &timing);
 
@@ -46,6 +48,16 @@ public:
   progress::Line *progressLine = nullptr;
 
 private:
+  /// Per collective key, per rank, its kernels in order.
+  using Collectives =
+      llvm::MapVector<StringRef, std::vector<std::vector<const GpuEvent *>>>;
+  bool staticPowers(std::vector<double> &out);
+  double commonOrigin();
+  bool matchCollectives(Collectives &colls);
+  void emitRank(OpBuilder &b, const KinetoRank &r, FlatSymbolRefAttr device,
+                double origin, llvm::raw_ostream &summary);
+  void emitCollectives(OpBuilder &b, const Collectives &colls,
+                       ArrayRef<FlatSymbolRefAttr> devices, double origin);
   bool error(const std::string &file, const Twine &msg) {
     llvm::WithColor::error(llvm::errs(), file) << msg << "\n";
     return false;
@@ -75,29 +87,26 @@ bool Importer::load(size_t fileIndex) {
 /// Collective key: the kernel name without its parameter list.
 StringRef collectiveKey(StringRef name) { return name.split('(').first; }
 
-OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
-                                      llvm::raw_ostream &summary,
-                                      TimingScope &timing) {
-  TimingScope buildTiming = timing.nest("Build schedule IR");
-  std::sort(ranks.begin(), ranks.end(),
-            [](const KinetoRank &a, const KinetoRank &b) { return a.rank < b.rank; });
-  // Static power per rank device.
-  std::vector<double> staticPower;
+/// The static power of every rank's device (sorted ranks), or an error.
+bool Importer::staticPowers(std::vector<double> &out) {
   for (const KinetoRank &r : ranks) {
     std::optional<double> s =
         opts.staticPower ? opts.staticPower : knownStaticPower(r.deviceKind);
-    if (!s) {
-      error(r.file, "unknown device '" +
-                        (r.deviceKind.empty() ? std::string("<unnamed>")
-                                              : r.deviceKind) +
-                        "': no known static power (known: A40, A100-SXM, H200); pass "
-                        "--static-power (W)");
-      return nullptr;
-    }
-    staticPower.push_back(*s);
+    if (!s)
+      return error(r.file,
+                   "unknown device '" +
+                       (r.deviceKind.empty() ? std::string("<unnamed>")
+                                             : r.deviceKind) +
+                       "': no known static power (known: A40, A100-SXM, "
+                       "H200); pass --static-power (W)");
+    out.push_back(*s);
   }
-  // Common clock: the traces share wall-clock timestamps (us); the origin is
-  // the earliest GPU event of any rank.
+  return true;
+}
+
+/// Common clock: the traces share wall-clock timestamps (us); the origin is
+/// the earliest GPU event of any rank. Sorts each rank's events by start.
+double Importer::commonOrigin() {
   double origin = INFINITY;
   for (KinetoRank &r : ranks) {
     std::sort(r.events.begin(), r.events.end(),
@@ -107,12 +116,12 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
     for (const GpuEvent &e : r.events)
       origin = std::min(origin, e.ts);
   }
-  if (!std::isfinite(origin))
-    origin = 0;
+  return std::isfinite(origin) ? origin : 0;
+}
 
-  // Match collectives across ranks: the k-th kernel of one NCCL name on each
-  // rank is one collective. Every rank must issue the same collectives.
-  llvm::MapVector<StringRef, std::vector<std::vector<const GpuEvent *>>> colls;
+/// Matches collectives across ranks: the k-th kernel of one NCCL name on
+/// each rank is one collective. Every rank must issue the same collectives.
+bool Importer::matchCollectives(Collectives &colls) {
   for (size_t ri = 0; ri < ranks.size(); ++ri)
     for (const GpuEvent &e : ranks[ri].events)
       if (e.nccl) {
@@ -123,134 +132,136 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
   for (auto &[key, perRank] : colls) {
     perRank.resize(ranks.size());
     for (size_t ri = 1; ri < ranks.size(); ++ri)
-      if (perRank[ri].size() != perRank[0].size()) {
-        error(ranks[ri].file,
-              llvm::formatv("ranks disagree on collectives: rank {0} issues "
-                            "{1} x {2} but rank {3} issues {4}",
-                            ranks[ri].rank, perRank[ri].size(), key,
-                            ranks[0].rank, perRank[0].size())
-                  .str());
-        return nullptr;
-      }
+      if (perRank[ri].size() != perRank[0].size())
+        return error(ranks[ri].file,
+                     llvm::formatv("ranks disagree on collectives: rank {0} "
+                                   "issues {1} x {2} but rank {3} issues {4}",
+                                   ranks[ri].rank, perRank[ri].size(), key,
+                                   ranks[0].rank, perRank[0].size())
+                         .str());
   }
+  return true;
+}
 
-  OpBuilder b(ctx);
-  Location fileLoc = FileLineColLoc::get(ctx, ranks.empty() ? "" : ranks[0].file, 1, 1);
-  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
-  b.setInsertionPointToEnd(module->getBody());
-  auto sched = sched::ScheduleOp::create(b, fileLoc, b.getStringAttr("trace"));
-  sched.getBody().emplaceBlock();
-  b.setInsertionPointToEnd(&sched.getBody().front());
-  SmallVector<FlatSymbolRefAttr> devices;
-  for (size_t ri = 0; ri < ranks.size(); ++ri) {
-    const KinetoRank &r = ranks[ri];
-    std::string name = "rank" + std::to_string(r.rank);
-    auto dev = sched::DeviceOp::create(
-        b, FileLineColLoc::get(ctx, r.file, 1, 1), b.getStringAttr(name),
-        b.getStringAttr(r.deviceKind.empty() ? "unknown" : r.deviceKind),
-        b.getF64FloatAttr(staticPower[ri]), OpPointAttr());
-    devices.push_back(FlatSymbolRefAttr::get(dev.getSymNameAttr()));
+/// Launch flows between GPU events of one rank: for each event, the events
+/// it waits for (the slice containing a flow's start, on its stream, before
+/// the slice starting at or after its end).
+static llvm::DenseMap<const GpuEvent *, SmallVector<const GpuEvent *>>
+flowDependencies(const KinetoRank &r) {
+  // Per stream, events sorted by start.
+  std::map<int64_t, std::vector<const GpuEvent *>> byStream;
+  for (const GpuEvent &e : r.events)
+    byStream[e.stream].push_back(&e);
+  std::map<std::string, std::pair<const GpuEvent *, const GpuEvent *>> flowEnds;
+  for (const Flow &f : r.flows) {
+    auto it = byStream.find(f.tid);
+    if (it == byStream.end())
+      continue; // a flow between CPU threads
+    const auto &list = it->second; // sorted by start
+    auto firstAfter = std::lower_bound(
+        list.begin(), list.end(), f.ts,
+        [](const GpuEvent *e, double ts) { return e->ts < ts; });
+    const GpuEvent *bound = nullptr;
+    if (f.start) {
+      // The slice that contains (or ends at) the flow start.
+      auto up = std::upper_bound(
+          list.begin(), list.end(), f.ts,
+          [](double ts, const GpuEvent *e) { return ts < e->ts; });
+      if (up != list.begin() && (*(up - 1))->ts + (*(up - 1))->dur >= f.ts)
+        bound = *(up - 1);
+    } else if (firstAfter != list.end()) {
+      // The slice that starts at or after the flow end.
+      bound = *firstAfter;
+    }
+    auto &ends = flowEnds[f.key];
+    (f.start ? ends.first : ends.second) = bound;
   }
-  // Microseconds to seconds as a correctly rounded decimal shift, so that
-  // 2063 us is exactly the double nearest 2.063e-3 (prints as "2.063 ms").
-  auto seconds = [&](double us) { return applyScale(us - origin, -6); };
-  auto duration = [&](double us) { return applyScale(us, -6); };
+  llvm::DenseMap<const GpuEvent *, SmallVector<const GpuEvent *>> flowDeps;
+  for (auto &[key, ends] : flowEnds)
+    if (ends.first && ends.second && ends.first != ends.second)
+      flowDeps[ends.second].push_back(ends.first);
+  return flowDeps;
+}
+
+/// Microseconds to seconds as a correctly rounded decimal shift, so that
+/// 2063 us is exactly the double nearest 2.063e-3 (prints as "2.063 ms").
+static double usToSeconds(double us) { return applyScale(us, -6); }
+
+/// A rank's GPU events but its collectives as tasks on its device, and its
+/// line of the summary.
+void Importer::emitRank(OpBuilder &b, const KinetoRank &r,
+                        FlatSymbolRefAttr device, double origin,
+                        llvm::raw_ostream &summary) {
+  MLIRContext *ctx = b.getContext();
   StringAttr kKernel = b.getStringAttr("kernel"),
              kMemcpy = b.getStringAttr("memcpy"),
              kMemset = b.getStringAttr("memset");
-  // Per rank: task names of GPU events by trace index, for flow deps.
-  for (size_t ri = 0; ri < ranks.size(); ++ri) {
-    KinetoRank &r = ranks[ri];
-    llvm::DenseMap<size_t, StringAttr> nameOf;
-    // Flow binding: per stream, events sorted by start.
-    std::map<int64_t, std::vector<const GpuEvent *>> byStream;
-    for (const GpuEvent &e : r.events)
-      byStream[e.stream].push_back(&e);
-    std::map<std::string, std::pair<const GpuEvent *, const GpuEvent *>> flowEnds;
-    for (const Flow &f : r.flows) {
-      auto it = byStream.find(f.tid);
-      if (it == byStream.end())
-        continue; // a flow between CPU threads
-      const auto &list = it->second; // sorted by start
-      auto firstAfter = std::lower_bound(
-          list.begin(), list.end(), f.ts,
-          [](const GpuEvent *e, double ts) { return e->ts < ts; });
-      const GpuEvent *bound = nullptr;
-      if (f.start) {
-        // The slice that contains (or ends at) the flow start.
-        auto up = std::upper_bound(
-            list.begin(), list.end(), f.ts,
-            [](double ts, const GpuEvent *e) { return ts < e->ts; });
-        if (up != list.begin() && (*(up - 1))->ts + (*(up - 1))->dur >= f.ts)
-          bound = *(up - 1);
-      } else if (firstAfter != list.end()) {
-        // The slice that starts at or after the flow end.
-        bound = *firstAfter;
-      }
-      auto &ends = flowEnds[f.key];
-      (f.start ? ends.first : ends.second) = bound;
+  // Task names of GPU events by trace index, for flow deps.
+  llvm::DenseMap<size_t, StringAttr> nameOf;
+  llvm::DenseMap<const GpuEvent *, SmallVector<const GpuEvent *>> flowDeps =
+      flowDependencies(r);
+  Location rankLoc = FileLineColLoc::get(ctx, r.file, 0, 0);
+  size_t kernels = 0, memcpys = 0, memsets = 0, nccl = 0;
+  double first = INFINITY, last = -INFINITY;
+  for (const GpuEvent &e : r.events) {
+    first = std::min(first, e.ts);
+    last = std::max(last, e.ts + e.dur);
+    (e.kind == GpuEvent::Kernel   ? kernels
+     : e.kind == GpuEvent::Memcpy ? memcpys
+                                  : memsets)++;
+    if (e.nccl) {
+      ++nccl;
+      continue; // emitted as collectives (emitCollectives)
     }
-    llvm::DenseMap<const GpuEvent *, SmallVector<const GpuEvent *>> flowDeps;
-    for (auto &[key, ends] : flowEnds)
-      if (ends.first && ends.second && ends.first != ends.second)
-        flowDeps[ends.second].push_back(ends.first);
-
-    Location rankLoc = FileLineColLoc::get(ctx, r.file, 0, 0);
-    size_t kernels = 0, memcpys = 0, memsets = 0, nccl = 0;
-    double first = INFINITY, last = -INFINITY;
-    for (const GpuEvent &e : r.events) {
-      first = std::min(first, e.ts);
-      last = std::max(last, e.ts + e.dur);
-      (e.kind == GpuEvent::Kernel   ? kernels
-       : e.kind == GpuEvent::Memcpy ? memcpys
-                                    : memsets)++;
-      if (e.nccl) {
-        ++nccl;
-        continue; // emitted as collectives below
-      }
-      StringAttr name =
-          b.getStringAttr("r" + std::to_string(r.rank) + "_e" + std::to_string(e.index));
-      nameOf[e.index] = name;
-      ArrayAttr after;
-      if (auto it = flowDeps.find(&e); it != flowDeps.end()) {
-        SmallVector<Attribute> refs;
-        for (const GpuEvent *p : it->second)
-          if (auto n = nameOf.lookup(p->index))
-            refs.push_back(FlatSymbolRefAttr::get(n));
-        if (!refs.empty())
-          after = b.getArrayAttr(refs);
-      }
-      // One location per rank file: op names carry the event index
-      // (r<rank>_e<index>), and a million distinct locations cost seconds.
-      Location loc = rankLoc;
-      SignatureAttr sig;
-      if (opts.dynamicPower)
-        sig = SignatureAttr::get(ctx, duration(e.dur), *opts.dynamicPower * duration(e.dur),
-                                 0, 0, std::nullopt, std::nullopt);
-      sched::TaskOp::create(
-          b, loc, name, devices[ri], b.getI64IntegerAttr(e.stream), after,
-          FloatAttr(), ArrayAttr(), FloatAttr(), FloatAttr(),
-          e.kind == GpuEvent::Kernel   ? kKernel
-          : e.kind == GpuEvent::Memcpy ? kMemcpy
-                                       : kMemset,
-          b.getDictionaryAttr({b.getNamedAttr("name", b.getStringAttr(e.name))}),
-          seconds(e.ts),
-          sig ? std::nullopt : std::optional<double>(duration(e.dur)), sig,
-          StringAttr(), ArrayAttr());
+    StringAttr name = b.getStringAttr("r" + std::to_string(r.rank) + "_e" +
+                                      std::to_string(e.index));
+    nameOf[e.index] = name;
+    ArrayAttr after;
+    if (auto it = flowDeps.find(&e); it != flowDeps.end()) {
+      SmallVector<Attribute> refs;
+      for (const GpuEvent *p : it->second)
+        if (auto n = nameOf.lookup(p->index))
+          refs.push_back(FlatSymbolRefAttr::get(n));
+      if (!refs.empty())
+        after = b.getArrayAttr(refs);
     }
-    summary << llvm::formatv(
-        "rank {0}: {1} kernels ({2} collective), {3} memcpy, {4} memset; "
-        "makespan {5} us; skipped {6} CPU-side events, {7} launch flows, {8} "
-        "other\n",
-        r.rank, kernels, nccl, memcpys, memsets,
-        formatNumber(r.events.empty() ? 0.0 : last - first),
-        r.skippedCpu, r.launchFlows, r.skippedOther);
-    if (r.events.empty())
-      llvm::WithColor::warning(llvm::errs(), r.file)
-          << "no GPU events (kernels, memcpy, memset) in this trace: rank "
-          << r.rank << " is empty (was the profiler recording CUDA?)\n";
+    // One location per rank file: op names carry the event index
+    // (r<rank>_e<index>), and a million distinct locations cost seconds.
+    Location loc = rankLoc;
+    SignatureAttr sig;
+    if (opts.dynamicPower)
+      sig = SignatureAttr::get(ctx, usToSeconds(e.dur),
+                               *opts.dynamicPower * usToSeconds(e.dur), 0, 0,
+                               std::nullopt, std::nullopt);
+    sched::TaskOp::create(
+        b, loc, name, device, b.getI64IntegerAttr(e.stream), after,
+        FloatAttr(), ArrayAttr(), FloatAttr(), FloatAttr(),
+        e.kind == GpuEvent::Kernel   ? kKernel
+        : e.kind == GpuEvent::Memcpy ? kMemcpy
+                                     : kMemset,
+        b.getDictionaryAttr({b.getNamedAttr("name", b.getStringAttr(e.name))}),
+        usToSeconds(e.ts - origin),
+        sig ? std::nullopt : std::optional<double>(usToSeconds(e.dur)), sig,
+        StringAttr(), ArrayAttr());
   }
-  // Collectives.
+  summary << llvm::formatv(
+      "rank {0}: {1} kernels ({2} collective), {3} memcpy, {4} memset; "
+      "makespan {5} us; skipped {6} CPU-side events, {7} launch flows, {8} "
+      "other\n",
+      r.rank, kernels, nccl, memcpys, memsets,
+      formatNumber(r.events.empty() ? 0.0 : last - first), r.skippedCpu,
+      r.launchFlows, r.skippedOther);
+  if (r.events.empty())
+    llvm::WithColor::warning(llvm::errs(), r.file)
+        << "no GPU events (kernels, memcpy, memset) in this trace: rank "
+        << r.rank << " is empty (was the profiler recording CUDA?)\n";
+}
+
+/// Each matched collective as a measured sched.collective over every rank.
+void Importer::emitCollectives(OpBuilder &b, const Collectives &colls,
+                               ArrayRef<FlatSymbolRefAttr> devices,
+                               double origin) {
+  MLIRContext *ctx = b.getContext();
   size_t ci = 0;
   for (auto &[key, perRank] : colls) {
     for (size_t k = 0; k < perRank[0].size(); ++k) {
@@ -258,11 +269,11 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
       for (size_t ri = 0; ri < ranks.size(); ++ri) {
         const GpuEvent *e = perRank[ri][k];
         devs.push_back(devices[ri]);
-        starts.push_back(b.getF64FloatAttr(seconds(e->ts)));
-        durs.push_back(b.getF64FloatAttr(duration(e->dur)));
+        starts.push_back(b.getF64FloatAttr(usToSeconds(e->ts - origin)));
+        durs.push_back(b.getF64FloatAttr(usToSeconds(e->dur)));
         if (opts.dynamicPower)
           energies.push_back(
-              b.getF64FloatAttr(*opts.dynamicPower * duration(e->dur)));
+              b.getF64FloatAttr(*opts.dynamicPower * usToSeconds(e->dur)));
         streams.push_back(b.getI64IntegerAttr(e->stream));
       }
       std::string kind = key.contains("AllReduce")       ? "allreduce"
@@ -285,6 +296,45 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
           b.getArrayAttr(streams));
     }
   }
+}
+
+OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
+                                      llvm::raw_ostream &summary,
+                                      TimingScope &timing) {
+  TimingScope buildTiming = timing.nest("Build schedule IR");
+  std::sort(ranks.begin(), ranks.end(),
+            [](const KinetoRank &a, const KinetoRank &b) {
+              return a.rank < b.rank;
+            });
+  std::vector<double> staticPower;
+  if (!staticPowers(staticPower))
+    return nullptr;
+  double origin = commonOrigin();
+  Collectives colls;
+  if (!matchCollectives(colls))
+    return nullptr;
+
+  OpBuilder b(ctx);
+  Location fileLoc =
+      FileLineColLoc::get(ctx, ranks.empty() ? "" : ranks[0].file, 1, 1);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  b.setInsertionPointToEnd(module->getBody());
+  auto sched = sched::ScheduleOp::create(b, fileLoc, b.getStringAttr("trace"));
+  sched.getBody().emplaceBlock();
+  b.setInsertionPointToEnd(&sched.getBody().front());
+  SmallVector<FlatSymbolRefAttr> devices;
+  for (size_t ri = 0; ri < ranks.size(); ++ri) {
+    const KinetoRank &r = ranks[ri];
+    std::string name = "rank" + std::to_string(r.rank);
+    auto dev = sched::DeviceOp::create(
+        b, FileLineColLoc::get(ctx, r.file, 1, 1), b.getStringAttr(name),
+        b.getStringAttr(r.deviceKind.empty() ? "unknown" : r.deviceKind),
+        b.getF64FloatAttr(staticPower[ri]), OpPointAttr());
+    devices.push_back(FlatSymbolRefAttr::get(dev.getSymNameAttr()));
+  }
+  for (size_t ri = 0; ri < ranks.size(); ++ri)
+    emitRank(b, ranks[ri], devices[ri], origin, summary);
+  emitCollectives(b, colls, devices, origin);
   if (opts.dynamicPower)
     sched->setAttr(EnergyDialect::ModelAttrHelper::getNameStr(),
                    b.getStringAttr(llvm::formatv("assumed dynamic power {0} W "

@@ -54,39 +54,69 @@ LogicalResult SchedGraph::startTimes(ScheduleOp op,
          << describeCycle(cycle);
 }
 
-FailureOr<SchedGraph> SchedGraph::build(ScheduleOp op, Need need) {
-  SchedGraph g;
-  DenseMap<StringAttr, Entry> names;
-  Block &body = op.getBody().front();
-  size_t numOps = body.getOperations().size();
-  names.reserve(numOps);
-  g.taskOps.reserve(numOps);
-  // Pass 1: name every device and task; a measured collective takes one
-  // task index per part.
-  for (Operation &child : body) {
-    if (auto dev = dyn_cast<sched::DeviceOp>(child)) {
-      names[dev.getSymNameAttr()] = {Entry::Device,
-                                     uint32_t(g.deviceOps.size()), 1, dev};
-      g.deviceOps.push_back(dev);
-      g.schedule.devices.push_back({dev.getStaticPower().convertToDouble()});
-    } else if (isa<TaskOp, CollectiveOp>(child)) {
-      uint32_t parts = 1;
-      if (auto coll = dyn_cast<CollectiveOp>(child); coll && coll.getDurationsAttr())
-        parts = coll.getDevices().size();
-      names[SymbolTable::getSymbolName(&child)] = {
-          Entry::Task, uint32_t(g.taskOps.size()), parts, &child};
-      for (uint32_t i = 0; i < parts; ++i)
-        g.taskOps.push_back(&child);
-    } else if (isa<PipelineOp, ServeOp>(child)) {
-      if (need != Need::Structure)
-        return child.emitOpError(
-            "is a generator; run --sched-expand before timing or lowering");
-    } else {
-      return child.emitOpError("cannot appear in a sched.schedule");
+namespace {
+/// SchedGraph::build in named steps: name every device and task, then
+/// translate each task and collective (its devices, dependencies, fixed
+/// start and cost).
+class GraphBuilder {
+public:
+  using Need = SchedGraph::Need;
+  GraphBuilder(SchedGraph &graph, Need need) : g(graph), need(need) {}
+
+  /// Pass 1: every device and task by name; a measured collective takes one
+  /// task index per part.
+  LogicalResult nameOps(Block &body) {
+    size_t numOps = body.getOperations().size();
+    names.reserve(numOps);
+    g.taskOps.reserve(numOps);
+    for (Operation &child : body) {
+      if (auto dev = dyn_cast<sched::DeviceOp>(child)) {
+        names[dev.getSymNameAttr()] = {Entry::Device,
+                                       uint32_t(g.deviceOps.size()), 1, dev};
+        g.deviceOps.push_back(dev);
+        g.schedule.devices.push_back({dev.getStaticPower().convertToDouble()});
+      } else if (isa<TaskOp, CollectiveOp>(child)) {
+        uint32_t parts = 1;
+        if (auto coll = dyn_cast<CollectiveOp>(child);
+            coll && coll.getDurationsAttr())
+          parts = coll.getDevices().size();
+        names[SymbolTable::getSymbolName(&child)] = {
+            Entry::Task, uint32_t(g.taskOps.size()), parts, &child};
+        for (uint32_t i = 0; i < parts; ++i)
+          g.taskOps.push_back(&child);
+      } else if (isa<PipelineOp, ServeOp>(child)) {
+        if (need != Need::Structure)
+          return child.emitOpError(
+              "is a generator; run --sched-expand before timing or lowering");
+      } else {
+        return child.emitOpError("cannot appear in a sched.schedule");
+      }
     }
+    return success();
   }
-  auto device = [&](Operation *user,
-                    FlatSymbolRefAttr sym) -> FailureOr<uint32_t> {
+
+  /// Pass 2: the tasks, in index order.
+  LogicalResult addTasks() {
+    g.schedule.tasks.resize(g.taskOps.size());
+    for (uint32_t t = 0; t < g.taskOps.size();) {
+      Operation *taskOp = g.taskOps[t];
+      if (auto task = dyn_cast<TaskOp>(taskOp)) {
+        if (failed(addTask(task, g.schedule.tasks[t])))
+          return failure();
+        ++t;
+      } else if (failed(addCollective(cast<CollectiveOp>(taskOp), t))) {
+        return failure();
+      }
+    }
+    return success();
+  }
+
+private:
+  SchedGraph &g;
+  Need need;
+  DenseMap<StringAttr, Entry> names;
+
+  FailureOr<uint32_t> device(Operation *user, FlatSymbolRefAttr sym) {
     auto it = names.find(sym.getAttr());
     if (it == names.end())
       return user->emitOpError("runs on unknown device ")
@@ -96,10 +126,10 @@ FailureOr<SchedGraph> SchedGraph::build(ScheduleOp op, Need need) {
                  .attachNote(it->second.op->getLoc())
              << "defined here";
     return it->second.index;
-  };
-  auto addDeps = [&](Operation *user, ArrayAttr refs, bool startToStart,
-                     double lag,
-                     std::vector<calculus::Dependency> &deps) -> LogicalResult {
+  }
+
+  LogicalResult addDeps(Operation *user, ArrayAttr refs, bool startToStart,
+                        double lag, std::vector<calculus::Dependency> &deps) {
     if (!refs)
       return success();
     for (Attribute a : refs) {
@@ -114,55 +144,49 @@ FailureOr<SchedGraph> SchedGraph::build(ScheduleOp op, Need need) {
         deps.push_back({it->second.index + i, startToStart, lag});
     }
     return success();
-  };
-  auto missingSignature = [&](Operation *taskOp) {
+  }
+
+  static LogicalResult missingSignature(Operation *taskOp) {
     return taskOp->emitOpError("@")
            << SymbolTable::getSymbolName(taskOp).getValue()
            << " has no signature: give it `sig <T = ..., d = ...>`, fill "
               "it from a signature database (--energy-fill-signatures), or, "
               "for a trace imported with --import-kineto, price its events "
               "with --dynamic-power W";
-  };
+  }
 
-  // Pass 2: the tasks.
-  g.schedule.tasks.resize(g.taskOps.size());
-  for (uint32_t t = 0; t < g.taskOps.size();) {
-    Operation *taskOp = g.taskOps[t];
-    calculus::ScheduleTask &task = g.schedule.tasks[t];
-    if (auto asTask = dyn_cast<TaskOp>(taskOp)) {
-      FailureOr<uint32_t> dev = device(asTask, asTask.getDeviceAttr());
-      if (failed(dev))
-        return failure();
-      task.devices.push_back(*dev);
-      task.stream =
-          asTask.getStreamAttr() ? uint32_t(asTask.getStream().value()) : 0;
-      double lag =
-          asTask.getLagAttr() ? asTask.getLagAttr().getValueAsDouble() : 0;
-      double delay =
-          asTask.getDelayAttr() ? asTask.getDelayAttr().getValueAsDouble() : 0;
-      if (failed(addDeps(asTask, asTask.getAfterAttr(), false, delay,
-                         task.deps)) ||
-          failed(addDeps(asTask, asTask.getWithAttr(), true, lag, task.deps)))
-        return failure();
-      if (std::optional<double> start = asTask.getStart())
-        task.fixedStart = *start;
-      if (auto release = asTask.getReleaseAttr())
-        task.release = release.getValueAsDouble();
-      if (SignatureAttr sig = asTask.getSigAttr()) {
-        setCost(task, sig);
-      } else if (need == Need::Signatures) {
-        return missingSignature(asTask);
-      } else if (std::optional<double> dur = asTask.getDuration()) {
-        task.duration = *dur;
-      } else if (need == Need::Durations) {
-        return asTask.emitOpError("@")
-               << asTask.getSymName()
-               << " has no duration: give it `for <time>` or a signature";
-      }
-      ++t;
-      continue;
+  LogicalResult addTask(TaskOp op, calculus::ScheduleTask &task) {
+    FailureOr<uint32_t> dev = device(op, op.getDeviceAttr());
+    if (failed(dev))
+      return failure();
+    task.devices.push_back(*dev);
+    task.stream = op.getStreamAttr() ? uint32_t(op.getStream().value()) : 0;
+    double lag = op.getLagAttr() ? op.getLagAttr().getValueAsDouble() : 0;
+    double delay = op.getDelayAttr() ? op.getDelayAttr().getValueAsDouble() : 0;
+    if (failed(addDeps(op, op.getAfterAttr(), false, delay, task.deps)) ||
+        failed(addDeps(op, op.getWithAttr(), true, lag, task.deps)))
+      return failure();
+    if (std::optional<double> start = op.getStart())
+      task.fixedStart = *start;
+    if (auto release = op.getReleaseAttr())
+      task.release = release.getValueAsDouble();
+    if (SignatureAttr sig = op.getSigAttr()) {
+      setCost(task, sig);
+    } else if (need == Need::Signatures) {
+      return missingSignature(op);
+    } else if (std::optional<double> dur = op.getDuration()) {
+      task.duration = *dur;
+    } else if (need == Need::Durations) {
+      return op.emitOpError("@")
+             << op.getSymName()
+             << " has no duration: give it `for <time>` or a signature";
     }
-    auto coll = cast<CollectiveOp>(taskOp);
+    return success();
+  }
+
+  /// A collective at task index `t`, which it advances past its tasks: one,
+  /// or one per part for a measured collective (`durations`).
+  LogicalResult addCollective(CollectiveOp coll, uint32_t &t) {
     SmallVector<uint32_t> devs;
     for (Attribute d : coll.getDevices()) {
       FailureOr<uint32_t> dev = device(coll, cast<FlatSymbolRefAttr>(d));
@@ -170,16 +194,16 @@ FailureOr<SchedGraph> SchedGraph::build(ScheduleOp op, Need need) {
         return failure();
       devs.push_back(*dev);
     }
-    uint32_t stream = coll.getStreamAttr() ? uint32_t(coll.getStream().value()) : 0;
+    uint32_t stream =
+        coll.getStreamAttr() ? uint32_t(coll.getStream().value()) : 0;
     double lag = coll.getLagAttr() ? coll.getLagAttr().getValueAsDouble() : 0;
     std::vector<calculus::Dependency> deps;
     if (failed(addDeps(coll, coll.getAfterAttr(), false, 0, deps)) ||
         failed(addDeps(coll, coll.getWithAttr(), true, lag, deps)))
       return failure();
     if (ArrayAttr durations = coll.getDurationsAttr()) {
-      // A measured collective: one task per part.
-      ArrayAttr energies = coll.getEnergiesAttr(), starts = coll.getStartsAttr(),
-                streams = coll.getStreamsAttr();
+      ArrayAttr energies = coll.getEnergiesAttr(),
+                starts = coll.getStartsAttr(), streams = coll.getStreamsAttr();
       if (!energies && need == Need::Signatures)
         return coll.emitOpError("@")
                << coll.getSymName()
@@ -187,8 +211,9 @@ FailureOr<SchedGraph> SchedGraph::build(ScheduleOp op, Need need) {
       for (uint32_t i = 0; i < devs.size(); ++i) {
         calculus::ScheduleTask &part = g.schedule.tasks[t + i];
         part.devices = {devs[i]};
-        part.stream = streams ? uint32_t(cast<IntegerAttr>(streams[i]).getInt())
-                              : stream;
+        part.stream = streams
+                          ? uint32_t(cast<IntegerAttr>(streams[i]).getInt())
+                          : stream;
         part.deps = deps;
         part.duration = cast<FloatAttr>(durations[i]).getValueAsDouble();
         if (energies)
@@ -199,8 +224,9 @@ FailureOr<SchedGraph> SchedGraph::build(ScheduleOp op, Need need) {
           part.fixedStart = start.getValueAsDouble();
       }
       t += devs.size();
-      continue;
+      return success();
     }
+    calculus::ScheduleTask &task = g.schedule.tasks[t];
     task.devices.assign(devs.begin(), devs.end());
     task.stream = stream;
     task.deps = std::move(deps);
@@ -212,7 +238,17 @@ FailureOr<SchedGraph> SchedGraph::build(ScheduleOp op, Need need) {
       return missingSignature(coll);
     }
     ++t;
+    return success();
   }
+};
+} // namespace
+
+FailureOr<SchedGraph> SchedGraph::build(ScheduleOp op, Need need) {
+  SchedGraph g;
+  GraphBuilder builder(g, need);
+  if (failed(builder.nameOps(op.getBody().front())) ||
+      failed(builder.addTasks()))
+    return failure();
   return g;
 }
 

@@ -23,6 +23,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -127,20 +128,13 @@ bool checkDevices(const Plan &plan, const std::vector<Device *> &devices,
 bool applyClock(Device &dev, std::optional<int> mhz, std::string &err) {
   return mhz ? dev.setSmClock(*mhz, err) : dev.resetSmClock(err);
 }
-} // namespace
 
-int runPlan(const Plan &plan, const std::vector<Device *> &devices,
-            const RunPlanOptions &opts, llvm::raw_ostream &log,
-            std::string &err) {
-  using Mode = RunPlanOptions::Mode;
-  if (!checkDevices(plan, devices, err))
-    return -1;
-  if (opts.command.empty() && !opts.dryRun) {
-    err = "no command to run (run-plan plan.json [options] -- CMD ARGS...)";
-    return -1;
-  }
-
-  // Lock needs one clock per device; Timeline follows every run.
+/// Lock mode holds one clock per device: refuses a plan that switches.
+bool checkLockable(const Plan &plan, const RunPlanOptions &opts,
+                   std::string &err) {
+  if (opts.mode.value_or(RunPlanOptions::Mode::Lock) !=
+      RunPlanOptions::Mode::Lock)
+    return true;
   for (const PlanDevice &pd : plan.devices) {
     size_t distinct = 0;
     for (size_t k = 0; k < pd.runs.size(); ++k) {
@@ -149,16 +143,20 @@ int runPlan(const Plan &plan, const std::vector<Device *> &devices,
         seen |= pd.runs[j].smMhz == pd.runs[k].smMhz;
       distinct += !seen;
     }
-    if (distinct > 1 && opts.mode.value_or(Mode::Lock) == Mode::Lock) {
+    if (distinct > 1) {
       err = "device '" + pd.name + "' switches between " +
             std::to_string(distinct) + " clocks (" +
             std::to_string(pd.runs.size()) +
             " runs per iteration); a single lock cannot apply it: use "
             "--mode=timeline (open-loop switches at the planned times)";
-      return -1;
+      return false;
     }
   }
-  Mode mode = opts.mode.value_or(Mode::Lock);
+  return true;
+}
+
+/// Every device's clock runs as one timeline, in time order.
+std::vector<Event> timelineEvents(const Plan &plan) {
   std::vector<Event> events;
   for (size_t i = 0; i < plan.devices.size(); ++i)
     for (const PlanRun &run : plan.devices[i].runs)
@@ -166,7 +164,14 @@ int runPlan(const Plan &plan, const std::vector<Device *> &devices,
   std::sort(events.begin(), events.end(), [](const Event &a, const Event &b) {
     return a.offset < b.offset || (a.offset == b.offset && a.device < b.device);
   });
+  return events;
+}
 
+/// What the run will do, per device (and each switch, in a timeline's dry
+/// run).
+void logPlan(const Plan &plan, const std::vector<Device *> &devices,
+             RunPlanOptions::Mode mode, bool dryRun, llvm::raw_ostream &log) {
+  using Mode = RunPlanOptions::Mode;
   log << "run-plan: schedule '" << plan.schedule << "', "
       << (mode == Mode::Lock ? "lock" : "timeline") << " mode, plan "
       << llvm::formatv("{0:F4} s / {1:F1} J per iteration", plan.T, plan.E)
@@ -175,66 +180,54 @@ int runPlan(const Plan &plan, const std::vector<Device *> &devices,
     const PlanDevice &pd = plan.devices[i];
     log << "  " << pd.name << " -> " << devices[i]->identity() << ": ";
     if (mode == Mode::Lock)
-      log << "SM clock " << clockText(pd.runs.empty() ? std::nullopt
-                                                      : pd.runs[0].smMhz);
+      log << "SM clock "
+          << clockText(pd.runs.empty() ? std::nullopt : pd.runs[0].smMhz);
     else
       log << pd.runs.size() << " clock runs per iteration";
     if (pd.powerCapW)
       log << ", power cap " << watts(*pd.powerCapW);
     log << "\n";
-    if (mode == Mode::Timeline && opts.dryRun)
+    if (mode == Mode::Timeline && dryRun)
       for (const PlanRun &run : pd.runs)
         log << llvm::formatv("    at {0,10:F6} s  {1,-9} from {2} ({3} "
                              "tasks)\n",
                              run.start, clockText(run.smMhz), run.first,
                              run.tasks);
   }
-  if (opts.dryRun) {
-    log << "run-plan: dry run, nothing changed\n";
-    return 0;
-  }
-  if (!opts.allowChanges) {
-    err = "run-plan changes SM clocks and power limits; pass "
-          "--allow-clock-changes to apply the plan (the defaults are "
-          "restored on exit) or --dry-run to print what it would do";
-    return -1;
-  }
+}
 
-  // From here every device is guarded: any return restores it.
-  std::vector<std::unique_ptr<ClockGuard>> guards;
-  for (Device *d : devices)
-    guards.push_back(std::make_unique<ClockGuard>(*d));
-  std::vector<std::optional<int>> commanded(devices.size());
+/// Each device's power cap and first clock (`commanded`: what each device
+/// was last set to).
+bool applyFirst(const Plan &plan, const std::vector<Device *> &devices,
+                std::vector<std::optional<int>> &commanded, std::string &err) {
+  commanded.assign(devices.size(), std::nullopt);
   for (size_t i = 0; i < devices.size(); ++i) {
     const PlanDevice &pd = plan.devices[i];
     if (pd.powerCapW && !devices[i]->setPowerLimit(*pd.powerCapW, err)) {
       err = "device '" + pd.name + "': " + err;
-      return -1;
+      return false;
     }
     if (!pd.runs.empty()) {
       commanded[i] = pd.runs[0].smMhz;
       if (!applyClock(*devices[i], commanded[i], err)) {
         err = "device '" + pd.name + "': " + err;
-        return -1;
+        return false;
       }
     }
   }
-  std::vector<uint64_t> counterBefore;
-  for (Device *d : devices)
-    counterBefore.push_back(d->energyCounterMilliJoules());
+  return true;
+}
 
+/// Starts the command with an empty signal mask. A signal between the
+/// spawn and knowing the child's pid would find no child to forward to:
+/// they are blocked over the spawn, the pid recorded, then pending ones let
+/// through.
+bool spawnCommand(const std::vector<std::string> &command, pid_t &child,
+                  std::string &err) {
   std::vector<char *> argv;
-  for (const std::string &a : opts.command)
+  for (const std::string &a : command)
     argv.push_back(const_cast<char *>(a.c_str()));
   argv.push_back(nullptr);
-  SignalForwarding forwarding;
-  signalsSeen = 0;
-  using Clock = std::chrono::steady_clock;
-  Clock::time_point started = Clock::now();
-  pid_t child = 0;
-  // A signal between the spawn and knowing the child's pid would find no
-  // child to forward to: block them over the spawn (the child gets an
-  // empty mask), record the pid, then let pending ones through.
   sigset_t handled, previousMask;
   sigemptyset(&handled);
   for (int sig : handledSignals)
@@ -253,65 +246,82 @@ int runPlan(const Plan &plan, const std::vector<Device *> &devices,
     runningChild = child;
   ::sigprocmask(SIG_SETMASK, &previousMask, nullptr);
   if (rc != 0) {
-    err = "cannot run '" + opts.command[0] + "': " + std::strerror(rc);
-    return -1;
+    err = "cannot run '" + command[0] + "': " + std::strerror(rc);
+    return false;
   }
+  return true;
+}
 
-  // Follow the timeline until the command exits.
-  size_t next = 0, applied = 0;
+/// What following the timeline did.
+struct Followed {
+  int status = 0;       ///< the command's wait status
+  size_t applied = 0;   ///< clock switches made
+  double worstLate = 0; ///< s
+  std::string switchErr; ///< the first failed switch
+};
+
+/// Waits for the command; in Timeline mode switches each device's clock at
+/// the planned offsets of every iteration meanwhile.
+Followed followTimeline(const Plan &plan, const std::vector<Device *> &devices,
+                        const RunPlanOptions &opts, RunPlanOptions::Mode mode,
+                        const std::vector<Event> &events,
+                        std::vector<std::optional<int>> &commanded,
+                        pid_t child,
+                        const std::function<double()> &elapsed,
+                        std::string &err) {
+  Followed f;
+  size_t next = 0;
   unsigned iteration = 0;
-  double worstLate = 0;
-  std::string switchErr;
-  int status = 0;
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(Clock::now() - started).count();
-  };
   for (;;) {
-    pid_t r = ::waitpid(child, &status, mode == Mode::Timeline ? WNOHANG : 0);
+    pid_t r = ::waitpid(child, &f.status,
+                        mode == RunPlanOptions::Mode::Timeline ? WNOHANG : 0);
     if (r == child)
       break;
     if (r < 0 && errno != EINTR) {
       err = std::string("waitpid: ") + std::strerror(errno);
       break;
     }
-    if (mode != Mode::Timeline || events.empty())
+    if (mode != RunPlanOptions::Mode::Timeline || events.empty())
       continue;
     if (opts.iterations && iteration >= opts.iterations) {
       // Done switching: keep waiting for the command only.
-      if (::waitpid(child, &status, 0) == child)
+      if (::waitpid(child, &f.status, 0) == child)
         break;
       continue;
     }
     double due = opts.startDelay + iteration * plan.T + events[next].offset;
     double now = elapsed();
     if (now < due) {
-      std::this_thread::sleep_for(std::chrono::duration<double>(
-          std::min(due - now, 0.005)));
+      std::this_thread::sleep_for(
+          std::chrono::duration<double>(std::min(due - now, 0.005)));
       continue;
     }
     const Event &e = events[next];
     if (commanded[e.device] != e.mhz) {
       std::string why;
-      if (!applyClock(*devices[e.device], e.mhz, why) && switchErr.empty())
-        switchErr = plan.devices[e.device].name + ": " + why;
+      if (!applyClock(*devices[e.device], e.mhz, why) && f.switchErr.empty())
+        f.switchErr = plan.devices[e.device].name + ": " + why;
       commanded[e.device] = e.mhz;
-      ++applied;
-      worstLate = std::max(worstLate, now - due);
+      ++f.applied;
+      f.worstLate = std::max(f.worstLate, now - due);
     }
     if (++next == events.size()) {
       next = 0;
       ++iteration;
     }
   }
-  runningChild = 0;
-  double wall = elapsed();
+  return f;
+}
 
-  int exitCode = WIFEXITED(status)     ? WEXITSTATUS(status)
-                 : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
-                                       : 1;
+/// The command's exit, the switches made, and each GPU's measured energy.
+void logOutcome(const Plan &plan, const std::vector<Device *> &devices,
+                const RunPlanOptions &opts, RunPlanOptions::Mode mode,
+                const Followed &f, int exitCode, double wall,
+                const std::vector<uint64_t> &counterBefore,
+                llvm::raw_ostream &log) {
   log << llvm::formatv("run-plan: command exited with {0} after {1:F3} s",
                        exitCode, wall);
-  if (mode == Mode::Timeline) {
+  if (mode == RunPlanOptions::Mode::Timeline) {
     double begun = wall < opts.startDelay
                        ? 0
                        : std::floor((wall - opts.startDelay) / plan.T) + 1;
@@ -319,11 +329,11 @@ int runPlan(const Plan &plan, const std::vector<Device *> &devices,
       begun = std::min(begun, double(opts.iterations));
     log << llvm::formatv("; {0} clock switches in {1} iteration(s) begun, "
                          "worst lateness {2:F3} ms",
-                         applied, uint64_t(begun), worstLate * 1e3);
+                         f.applied, uint64_t(begun), f.worstLate * 1e3);
   }
   log << "\n";
-  if (!switchErr.empty())
-    log << "run-plan: warning: a clock switch failed: " << switchErr << "\n";
+  if (!f.switchErr.empty())
+    log << "run-plan: warning: a clock switch failed: " << f.switchErr << "\n";
   for (size_t i = 0; i < devices.size(); ++i) {
     if (devices[i]->simulated())
       continue; // virtual time: nothing was measured while the command ran
@@ -333,6 +343,64 @@ int runPlan(const Plan &plan, const std::vector<Device *> &devices,
                          plan.devices[i].name, joules,
                          wall > 0 ? joules / wall : 0.0);
   }
+}
+} // namespace
+
+int runPlan(const Plan &plan, const std::vector<Device *> &devices,
+            const RunPlanOptions &opts, llvm::raw_ostream &log,
+            std::string &err) {
+  if (!checkDevices(plan, devices, err))
+    return -1;
+  if (opts.command.empty() && !opts.dryRun) {
+    err = "no command to run (run-plan plan.json [options] -- CMD ARGS...)";
+    return -1;
+  }
+  if (!checkLockable(plan, opts, err))
+    return -1;
+  RunPlanOptions::Mode mode = opts.mode.value_or(RunPlanOptions::Mode::Lock);
+  std::vector<Event> events = timelineEvents(plan);
+  logPlan(plan, devices, mode, opts.dryRun, log);
+  if (opts.dryRun) {
+    log << "run-plan: dry run, nothing changed\n";
+    return 0;
+  }
+  if (!opts.allowChanges) {
+    err = "run-plan changes SM clocks and power limits; pass "
+          "--allow-clock-changes to apply the plan (the defaults are "
+          "restored on exit) or --dry-run to print what it would do";
+    return -1;
+  }
+
+  // From here every device is guarded: any return restores it.
+  std::vector<std::unique_ptr<ClockGuard>> guards;
+  for (Device *d : devices)
+    guards.push_back(std::make_unique<ClockGuard>(*d));
+  std::vector<std::optional<int>> commanded;
+  if (!applyFirst(plan, devices, commanded, err))
+    return -1;
+  std::vector<uint64_t> counterBefore;
+  for (Device *d : devices)
+    counterBefore.push_back(d->energyCounterMilliJoules());
+
+  SignalForwarding forwarding;
+  signalsSeen = 0;
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point started = Clock::now();
+  pid_t child = 0;
+  if (!spawnCommand(opts.command, child, err))
+    return -1;
+  std::function<double()> elapsed = [&] {
+    return std::chrono::duration<double>(Clock::now() - started).count();
+  };
+  Followed f = followTimeline(plan, devices, opts, mode, events, commanded,
+                              child, elapsed, err);
+  runningChild = 0;
+  double wall = elapsed();
+
+  int exitCode = WIFEXITED(f.status)     ? WEXITSTATUS(f.status)
+                 : WIFSIGNALED(f.status) ? 128 + WTERMSIG(f.status)
+                                         : 1;
+  logOutcome(plan, devices, opts, mode, f, exitCode, wall, counterBefore, log);
   guards.clear(); // restore now, before reporting it
   log << "run-plan: restored default clocks and power limits on "
       << devices.size() << " device(s)\n";
