@@ -12,8 +12,8 @@
 #include "calculus/DagFrontier.h"
 #include "calculus/Pipeline.h"
 
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -24,8 +24,9 @@ using namespace energy::calculus;
 
 int main(int argc, char **argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: %s PROFILE.csv MICROBATCHES BLOCKING_W "
-                         "[QUANTUM_S [STEP_S [OUT.csv [CLASS_BUDGETS]]]]\n",
+    std::fprintf(stderr,
+                 "usage: %s PROFILE.csv MICROBATCHES BLOCKING_W "
+                 "[QUANTUM_S [STEP_S [OUT.csv [CLASS_BUDGETS]]]]\n",
                  argv[0]);
     return 2;
   }
@@ -89,7 +90,8 @@ int main(int argc, char **argv) {
   }
   std::vector<std::vector<Option>> opts;
   for (const PipelineTaskInfo &i : info)
-    opts.push_back(i.kind == PipelineTaskInfo::F ? fwd[i.vstage] : bwd[i.vstage]);
+    opts.push_back(i.kind == PipelineTaskInfo::F ? fwd[i.vstage]
+                                                 : bwd[i.vstage]);
   auto t0 = std::chrono::steady_clock::now();
   std::vector<DagPoint> front;
   DagFrontierResult result;
@@ -97,7 +99,9 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "%s\n", err.c_str());
     return 1;
   }
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
   std::printf("tasks %zu, options per task %zu, frontier points %zu, %.3f s, "
               "certified worst gap %.2f %% (at %.4f s)\n",
               sched.tasks.size(), opts[0].size(), front.size(), secs,

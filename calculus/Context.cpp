@@ -60,8 +60,7 @@ double PowerDeliveryModel::extraEnergy(double dP, double T) const {
   return energyPerWatt * std::fabs(dP) * (1 - std::exp(-T / timeConstant));
 }
 
-double contentionSlowdown(const std::vector<double> &demands,
-                          double capacity) {
+double contentionSlowdown(const std::vector<double> &demands, double capacity) {
   double total = 0;
   for (double d : demands)
     total += d;
@@ -235,7 +234,8 @@ ContextOutcome realizeElement(const DeviceMechanisms &device,
   // Cache: the cold signature moved towards the warm one by the residency
   // of the reused data after the traffic since its producer.
   if (element.sensitive && element.warm && device.cache) {
-    double r = device.cache->residency(context.traffic - element.producerTraffic);
+    double r =
+        device.cache->residency(context.traffic - element.producerTraffic);
     s = CacheSignature{s, *element.warm}.at(r);
     out.residency = r;
     out.changed = true;
@@ -248,9 +248,9 @@ ContextOutcome realizeElement(const DeviceMechanisms &device,
       if (element.thermalTable) {
         // A point without a measured s: the device's at that temperature.
         s = interpolateMeasured(*element.thermalTable, theta, [&](double t) {
-          return m.atTemperature(
-                      Signature::measured(device.staticPower, 0, 0, 0, 0, {}),
-                      t)
+          return m
+              .atTemperature(
+                  Signature::measured(device.staticPower, 0, 0, 0, 0, {}), t)
               .s;
         });
         s.devices = element.null.devices;
@@ -288,8 +288,7 @@ ContextOutcome realizeElement(const DeviceMechanisms &device,
     double dP = power - context.power.value_or(device.staticPower);
     double extra = device.delivery->extraEnergy(dP, s.T);
     if (extra > 0) {
-      s = Signature::measured(s.s, s.T, s.d + extra, s.varT, s.varD,
-                              s.devices);
+      s = Signature::measured(s.s, s.T, s.d + extra, s.varT, s.varD, s.devices);
       out.deliveryEnergy = extra;
       out.changed = true;
     }

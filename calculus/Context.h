@@ -1,4 +1,5 @@
-//===- Context.h - Contexts, mechanisms and the Reduction Theorem -*- C++ -*-===//
+//===- Context.h - Contexts, mechanisms and the Reduction Theorem -*- C++
+//-*-===//
 //
 // CALCULUS.md section 4 (the paper's sections 3.4, 4 and 5.2). An element's
 // realized signature depends on its entry context (state inherited from
@@ -42,12 +43,12 @@ namespace energy {
 namespace calculus {
 
 struct ThermalModel {
-  double resistance = 0;  ///< K/W
-  double capacitance = 0; ///< J/K
-  double ambient = 25;    ///< degC
-  double leakage = 0;     ///< k, 1/K: relative static-power rise per kelvin
-  double reference = 25;  ///< theta0, degC: where s was characterized
-  double throttleAt = 1e9; ///< degC
+  double resistance = 0;    ///< K/W
+  double capacitance = 0;   ///< J/K
+  double ambient = 25;      ///< degC
+  double leakage = 0;       ///< k, 1/K: relative static-power rise per kelvin
+  double reference = 25;    ///< theta0, degC: where s was characterized
+  double throttleAt = 1e9;  ///< degC
   double throttleSlope = 0; ///< relative slowdown per K above throttleAt
 
   /// Temperature after `T` seconds at mean power `P` from `entry`.
@@ -126,8 +127,8 @@ std::vector<double> coRun(const std::vector<CoRunNode> &nodes, uint32_t root,
 double contextDeviation(const Signature &phi, const Signature &phiPrime);
 
 /// The insensitivity test: deviation <= c_alpha sigma_E.
-bool insensitive(const Signature &phi, const Signature &phiPrime,
-                 double sigmaE, double confidence);
+bool insensitive(const Signature &phi, const Signature &phiPrime, double sigmaE,
+                 double confidence);
 
 /// Reduction Theorem (Prop. 4.1, Appendix D): worst-case bias of dropping
 /// contexts, sum_i m_i c_alpha sigma_i.
@@ -136,7 +137,7 @@ double biasBound(const std::vector<unsigned> &m,
 
 /// One element of a device timeline for context propagation.
 struct ChainElement {
-  Signature null;     ///< the null-context (isolation, reference) signature
+  Signature null; ///< the null-context (isolation, reference) signature
   bool thermallySensitive = true;
 };
 
@@ -260,9 +261,9 @@ void finishPar(const DeviceMechanisms &device, DeviceContext &context,
 /// One element of a tree, in program order.
 struct ReductionEntry {
   Signature realized, null;
-  unsigned m = 1;          ///< 1 in a sequence, 2 in a par or multi (Prop. 4.1)
-  bool nullStart = false;  ///< the first element on its device (m - 1)
-  uint32_t device = 0;     ///< prefixes are per device
+  unsigned m = 1;         ///< 1 in a sequence, 2 in a par or multi (Prop. 4.1)
+  bool nullStart = false; ///< the first element on its device (m - 1)
+  uint32_t device = 0;    ///< prefixes are per device
 };
 
 struct ReductionCheck {

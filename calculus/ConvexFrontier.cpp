@@ -88,8 +88,7 @@ ConvexFrontier::flowAtP(size_t k, double P) const {
   // agree there): the convex combination of its two ends' flows, with the
   // larger of their error terms.
   const ConvexBreakpoint &b = breakpoints[k];
-  if (!(b.F < P) || k + 1 >= breakpoints.size() ||
-      !(P < breakpoints[k + 1].F))
+  if (!(b.F < P) || k + 1 >= breakpoints.size() || !(P < breakpoints[k + 1].F))
     return std::nullopt;
   const ConvexBreakpoint &c = breakpoints[k + 1];
   // The slope of G between the two flows, as they measure it (the phase's
@@ -196,9 +195,10 @@ bool convexFrontier(
         if (sg[k + 1] - sg[k] > 2 * capEps(sg[k + 1]))
           continue;
         double above = k == 0 ? h.d[1] - h.d[0]
-                              : h.d[k - 1] + (h.d[k + 1] - h.d[k - 1]) *
-                                                 (h.T[k - 1] - h.T[k]) /
-                                                 (h.T[k - 1] - h.T[k + 1]) -
+                              : h.d[k - 1] +
+                                    (h.d[k + 1] - h.d[k - 1]) *
+                                        (h.T[k - 1] - h.T[k]) /
+                                        (h.T[k - 1] - h.T[k + 1]) -
                                     h.d[k];
         rise += std::max(0.0, above); // drops at one place add up
         h.T.erase(h.T.begin() + k);
@@ -248,8 +248,7 @@ bool convexFrontier(
       arcs.push_back({outNode(i), Tn, 0, 0});
   }
   // CSR adjacency: arcs leaving and entering each node.
-  std::vector<uint32_t> outStart(V + 1, 0), inStart(V + 1, 0), outList,
-      inList;
+  std::vector<uint32_t> outStart(V + 1, 0), inStart(V + 1, 0), outList, inList;
   for (const Arc &a : arcs) {
     ++outStart[a.from + 1];
     ++inStart[a.to + 1];

@@ -1,4 +1,5 @@
-//===- ConvexFrontier.h - Exact frontier of the convex relaxation -*- C++ -*-===//
+//===- ConvexFrontier.h - Exact frontier of the convex relaxation -*- C++
+//-*-===//
 //
 // The time-cost tradeoff of a scheduled DAG with each task's options
 // replaced by their lower convex hull is a linear program:

@@ -1,4 +1,5 @@
-//===- DagClassSweep.cpp - The class sweep ----------------------------------===//
+//===- DagClassSweep.cpp - The class sweep
+//----------------------------------===//
 
 #include "calculus/DagInternal.h"
 
@@ -11,7 +12,7 @@ namespace dag {
 /// Tasks on one (device, stream) lane with identical options form a class
 /// (a pipeline stage's forward or backward passes over the microbatches).
 struct Classes {
-  std::vector<uint32_t> of, ordinal;    ///< per task: its class, its rank in it
+  std::vector<uint32_t> of, ordinal; ///< per task: its class, its rank in it
   std::vector<uint32_t> lane, rep, count; ///< per class
   size_t lanes = 0;
 
@@ -71,8 +72,8 @@ struct Classes {
 /// Returns false (adding nothing) when classes hold fewer than `minPerLane`
 /// tasks per lane on average.
 bool classSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
-                const Schedule &sched, double P, bool keepChoices,
-                int budgets, double minPerLane, int rounds, int fastSteps,
+                const Schedule &sched, double P, bool keepChoices, int budgets,
+                double minPerLane, int rounds, int fastSteps,
                 std::vector<DagPoint> &out) {
   size_t n = opts.size();
   Classes cl(sched, opts);
@@ -86,7 +87,7 @@ bool classSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
   // Per lane: hull segments, cheapest speed-up per second first (within a
   // class the rates grow towards the fast end, so its segments come in order).
   struct Seg {
-    double rate, saved; // J/s; lane busy time saved, s
+    double rate, saved;   // J/s; lane busy time saved, s
     uint32_t cls, vertex; // from hull[cls][vertex] to hull[cls][vertex + 1]
   };
   std::vector<std::vector<Seg>> segs(lanes);
@@ -131,9 +132,10 @@ bool classSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
     for (const DagPoint &q : kept)
       if (q.T <= T && q.E <= E)
         return;
-    kept.erase(std::remove_if(kept.begin(), kept.end(),
-                              [&](const DagPoint &q) { return T <= q.T && E <= q.E; }),
-               kept.end());
+    kept.erase(
+        std::remove_if(kept.begin(), kept.end(),
+                       [&](const DagPoint &q) { return T <= q.T && E <= q.E; }),
+        kept.end());
     kept.push_back(state.point(P, keepChoices));
   };
   Sweep sw(dag, opts, FillRule::SlowestFitsPerSecond);
@@ -173,8 +175,8 @@ bool classSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
       double tol = 1e-9 * std::max(M, 1e-9);
       auto critical = [&](uint32_t t) { return sw.ls[t] - sw.es[t] <= tol; };
       auto tight = [&](uint32_t u, uint32_t v, const Edge &e) {
-        double ready = e.startToStart ? sw.es[u] + e.lag
-                                      : sw.es[u] + sw.T[u] + e.lag;
+        double ready =
+            e.startToStart ? sw.es[u] + e.lag : sw.es[u] + sw.T[u] + e.lag;
         return std::abs(sw.es[v] - ready) <= tol;
       };
       uint64_t total = 0; // critical paths, modulo 2^61 - 1

@@ -1,4 +1,5 @@
-//===- DagCrashSweep.cpp - The crash sweep ----------------------------------===//
+//===- DagCrashSweep.cpp - The crash sweep
+//----------------------------------===//
 
 #include "calculus/DagInternal.h"
 #include "calculus/MaxFlow.h"
@@ -17,11 +18,11 @@ namespace dag {
 /// `states` (optional) receives the configuration of every recorded point.
 /// Returns false when `workBudget` (task visits, 0: none) ran out before
 /// the fastest makespan was reached.
-bool crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
-                double P, bool keepChoices, uint64_t workBudget,
+bool crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts, double P,
+                bool keepChoices, uint64_t workBudget,
                 std::vector<DagPoint> &out, std::vector<FlowBound> &bounds,
-                std::vector<std::vector<uint32_t>> *states,
-                bool &stepGuard, const DagFrontierSettings &settings) {
+                std::vector<std::vector<uint32_t>> *states, bool &stepGuard,
+                const DagFrontierSettings &settings) {
   stepGuard = false;
   size_t n = opts.size();
   Sweep sw(dag, opts, FillRule::SlowestFitsPerSecond);
@@ -93,9 +94,10 @@ bool crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
     auto outN = [&](uint32_t t) { return 3 + 2 * node[t]; };
     for (uint32_t t : crit) {
       uint32_t c = sw.cur[t];
-      double cap = c == 0 ? MaxFlow::Inf
-                          : (opts[t].d[c - 1] - opts[t].d[c]) /
-                                std::max(opts[t].T[c] - opts[t].T[c - 1], 1e-15);
+      double cap = c == 0
+                       ? MaxFlow::Inf
+                       : (opts[t].d[c - 1] - opts[t].d[c]) /
+                             std::max(opts[t].T[c] - opts[t].T[c - 1], 1e-15);
       taskArc[node[t]] = flow.arc(in(t), outN(t), cap);
       if (sw.es[t] <= dag.release[t] + tol) // from the start or its release
         flow.arc(0, in(t), MaxFlow::Inf);
@@ -105,8 +107,8 @@ bool crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
         const Edge &e = dag.succ[i];
         if (node[e.to] < 0)
           continue;
-        double ready = e.startToStart ? sw.es[t] + e.lag
-                                      : sw.es[t] + sw.T[t] + e.lag;
+        double ready =
+            e.startToStart ? sw.es[t] + e.lag : sw.es[t] + sw.T[t] + e.lag;
         if (std::abs(sw.es[e.to] - ready) <= tol)
           flow.arc(e.startToStart ? in(t) : outN(t), in(e.to), MaxFlow::Inf);
       }
@@ -174,7 +176,8 @@ bool crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
           least = -1;
           break;
         }
-        least = std::min(least, opts[t].T[sw.cur[t]] - opts[t].T[sw.cur[t] - 1]);
+        least =
+            std::min(least, opts[t].T[sw.cur[t]] - opts[t].T[sw.cur[t] - 1]);
         leave = std::max(leave, -negOut);
       }
       if (least < 0 || (moved && shortened + least > margin - tol))

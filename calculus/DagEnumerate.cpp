@@ -1,4 +1,5 @@
-//===- DagEnumerate.cpp - Exact frontiers by enumeration --------------------===//
+//===- DagEnumerate.cpp - Exact frontiers by enumeration
+//--------------------===//
 
 #include "calculus/DagInternal.h"
 
@@ -29,7 +30,8 @@ void enumerateFrontier(const Dag &dag, const std::vector<TaskOptions> &opts,
     double E = P * M + dsum;
     auto it = best.find(M);
     if (it == best.end())
-      best.emplace(M, std::make_pair(E, keepChoices ? c : std::vector<uint32_t>()));
+      best.emplace(
+          M, std::make_pair(E, keepChoices ? c : std::vector<uint32_t>()));
     else if (E < it->second.first) {
       it->second.first = E;
       if (keepChoices)

@@ -92,8 +92,9 @@ bool dagFrontier(const Schedule &sched,
                        ? UINT64_MAX
                        : combinations * o.T.size();
   uint64_t steps = n + dag.succ.size();
-  bool exact = settings.exactBudget > 0 &&
-               combinations <= settings.exactBudget / std::max<uint64_t>(steps, 1);
+  bool exact =
+      settings.exactBudget > 0 &&
+      combinations <= settings.exactBudget / std::max<uint64_t>(steps, 1);
   if (result) {
     *result = {};
     result->exact = exact;
@@ -137,14 +138,14 @@ bool dagFrontier(const Schedule &sched,
   for (const TaskOptions &o : opts)
     totalOptions += o.T.size();
   // The crash sweep first (pipelines: it carries the frontier), then the
-  // forward sweeps where they are cheap (`forwardSweepsUpTo` task options: small
-  // random DAGs need them); on larger schedules they add nothing measurable
-  // once the crash sweep has run (Bloom, 4 x 32 and 8 x 64 x 73: the same
-  // frontier) and cost up to 40 times more.
+  // forward sweeps where they are cheap (`forwardSweepsUpTo` task options:
+  // small random DAGs need them); on larger schedules they add nothing
+  // measurable once the crash sweep has run (Bloom, 4 x 32 and 8 x 64 x 73: the
+  // same frontier) and cost up to 40 times more.
   std::vector<FlowBound> bounds;
-  // Seeded sweeps (medium schedules, up to `refineUpTo` task options): the crash
-  // sweep only ever speeds up, and the fill after each cut is myopic, so it
-  // can pass by configurations that a fill from one of its faster states
+  // Seeded sweeps (medium schedules, up to `refineUpTo` task options): the
+  // crash sweep only ever speeds up, and the fill after each cut is myopic, so
+  // it can pass by configurations that a fill from one of its faster states
   // reaches. From crash states at least 0.1 % of the makespan apart, fill
   // against deadlines growing geometrically (x1.3 from one step) up to 3 %
   // beyond the state's makespan. Bloom/A40 against Perseus's frontier, worst
@@ -157,12 +158,11 @@ bool dagFrontier(const Schedule &sched,
   if (settings.progress && !exact && settings.crash &&
       totalOptions > settings.classSweepAbove)
     settings.progress("class sweep", -1, frontier.size(), NAN);
-  bool classSwept = !exact && settings.crash &&
-                    totalOptions > settings.classSweepAbove &&
-                    classSweep(dag, opts, sched, P, settings.keepChoices,
-                               settings.classBudgets,
-                               settings.classMinPerLane, /*rounds=*/3,
-                               /*fastSteps=*/400, frontier);
+  bool classSwept =
+      !exact && settings.crash && totalOptions > settings.classSweepAbove &&
+      classSweep(dag, opts, sched, P, settings.keepChoices,
+                 settings.classBudgets, settings.classMinPerLane, /*rounds=*/3,
+                 /*fastSteps=*/400, frontier);
   if (classSwept) // and the fastest configuration
     frontier.push_back(filledFastest(dag, opts, P, settings.keepChoices));
   bool stepGuard = false;
@@ -210,10 +210,10 @@ bool dagFrontier(const Schedule &sched,
       frontier.push_back(sw.point(P, settings.keepChoices));
     }
   }
-  int rules =
-      exact ? 0
-            : totalOptions <= settings.forwardSweepsUpTo || !settings.crash ? 3
-                                                                           : 0;
+  int rules = exact ? 0
+              : totalOptions <= settings.forwardSweepsUpTo || !settings.crash
+                  ? 3
+                  : 0;
   for (int r = 0; r < rules; ++r) {
     Sweep sw(dag, opts, FillRule(r));
     if (!(step > 0))
@@ -231,9 +231,8 @@ bool dagFrontier(const Schedule &sched,
     // The first deadline is the fastest makespan itself: tasks off the
     // critical path already have slack to convert.
     double fastest = sw.makespan;
-    static const char *const names[] = {"deadline sweep 1/3",
-                                        "deadline sweep 2/3",
-                                        "deadline sweep 3/3"};
+    static const char *const names[] = {
+        "deadline sweep 1/3", "deadline sweep 2/3", "deadline sweep 3/3"};
     for (double D = fastest; D <= slowest + step; D += step, ++index) {
       if (settings.progress && slowest > fastest)
         settings.progress(names[r], (D - fastest) / (slowest - fastest),
@@ -258,8 +257,7 @@ bool dagFrontier(const Schedule &sched,
   // bounds below are then not needed), and its optimal schedules, rounded
   // down to real options and refilled, join the union.
   bool convexComplete = false;
-  if (!exact && settings.convex &&
-      totalOptions <= settings.convexAbove) {
+  if (!exact && settings.convex && totalOptions <= settings.convexAbove) {
     if (settings.progress)
       settings.progress("convex relaxation", -1, frontier.size(), NAN);
     ConvexProblem pb;
@@ -305,7 +303,8 @@ bool dagFrontier(const Schedule &sched,
     // The relaxation's optimal schedules at the levels (as many as fit in
     // 2^22 durations).
     std::vector<std::pair<double, std::vector<double>>> schedules;
-    size_t keep = std::max<size_t>(2, (size_t(1) << 22) / std::max<size_t>(n, 1));
+    size_t keep =
+        std::max<size_t>(2, (size_t(1) << 22) / std::max<size_t>(n, 1));
     if (levels.size() > keep) {
       std::vector<double> fewer;
       for (size_t k = 0; k < keep; ++k)
@@ -357,7 +356,8 @@ bool dagFrontier(const Schedule &sched,
     for (size_t k = 0; k < schedules.size(); ++k) {
       double L = schedules[k].first;
       const std::vector<double> &dur = schedules[k].second;
-      const std::vector<double> *prevDur = k ? &schedules[k - 1].second : nullptr;
+      const std::vector<double> *prevDur =
+          k ? &schedules[k - 1].second : nullptr;
       double prevL = k ? schedules[k - 1].first : 0;
       size_t first = level;
       for (; level < levels.size() && levels[level] >= L; ++level) {
@@ -438,8 +438,9 @@ bool dagFrontier(const Schedule &sched,
   double worst = 0;
 
   // Where the convex relaxation did not run or complete -- up to
-  // `subgradientUpTo` task options: subgradient-maximized flows at 64 deadlines,
-  // 40 steps each. Bloom/A40, exact option times: every point within 4.87 %
+  // `subgradientUpTo` task options: subgradient-maximized flows at 64
+  // deadlines, 40 steps each. Bloom/A40, exact option times: every point
+  // within 4.87 %
   // -> 3.56 % (12 microbatches) and 6.33 % -> 3.26 % (48). Truncated and
   // class-swept frontiers get them at any size, at as many deadlines as fit
   // in ~2^32 option visits (131,072 tasks x 73 options: 11 deadlines, ~3 s).
@@ -450,7 +451,8 @@ bool dagFrontier(const Schedule &sched,
   if (!exact && !convexComplete && settings.progress)
     settings.progress("certificate", -1, frontier.size(), NAN);
   if (!exact && !convexComplete)
-    subgradientBounds(dag, opts, P, fastestAll, 40, deadlines, frontier, bounds);
+    subgradientBounds(dag, opts, P, fastestAll, 40, deadlines, frontier,
+                      bounds);
   // Every flow's bound holds at every time (DagFrontier.h): each point takes
   // the best.
   for (DagPoint &p : frontier) {

@@ -59,8 +59,8 @@
 #include "calculus/Schedule.h"
 
 #include <cstdint>
-#include <limits>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -68,8 +68,8 @@ namespace energy {
 namespace calculus {
 
 struct DagPoint {
-  double T = 0; ///< makespan, s
-  double E = 0; ///< P * T + sum of d, J
+  double T = 0;                 ///< makespan, s
+  double E = 0;                 ///< P * T + sum of d, J
   std::vector<uint32_t> choice; ///< per task, index into its options
   /// A certified lower bound on the least energy of any configuration with
   /// makespan <= T (E itself when the frontier is exact); NaN if none.
@@ -134,9 +134,9 @@ struct DagFrontierSettings {
   /// Above this many task options (summed over tasks, each task's (T, d)
   /// Pareto set), a schedule with repeated structure -- (device, stream)
   /// lanes whose tasks share few distinct operating sets, classes of many
-  /// tasks (`classMinPerLane`), as a pipeline's microbatches make -- gets the class
-  /// sweep instead of the crash sweep (docs/FRONTIER.md): `classBudgets` + 1
-  /// lane busy-time budgets from the slowest to the fastest, each a real
+  /// tasks (`classMinPerLane`), as a pipeline's microbatches make -- gets the
+  /// class sweep instead of the crash sweep (docs/FRONTIER.md): `classBudgets`
+  /// + 1 lane busy-time budgets from the slowest to the fastest, each a real
   /// configuration. On the synthetic Perseus profile at a 10 ms quantum the
   /// crash sweep takes 0.8 s on 8 stages x 64 microbatches (25,408 Pareto
   /// options) and 5.5 s on 16 x 64 (50,304), but 71 s on 64 x 64 (199,744)
@@ -181,11 +181,11 @@ struct DagFrontierSettings {
 
 /// How a frontier was obtained.
 struct DagFrontierResult {
-  bool exact = false;       ///< the frontier is the exact one
+  bool exact = false;          ///< the frontier is the exact one
   bool seriesParallel = false; ///< exact through a series-parallel
                                ///< decomposition (else by enumeration)
-  uint64_t combinations = 0; ///< the product of Pareto option counts
-                             ///< (saturating at 2^64 - 1)
+  uint64_t combinations = 0;   ///< the product of Pareto option counts
+                               ///< (saturating at 2^64 - 1)
   /// The largest (E - lowerBound) / lowerBound over the frontier: 0 when
   /// exact; from the Lagrangian bounds otherwise.
   double worstGap = 0;

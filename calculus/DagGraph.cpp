@@ -1,4 +1,5 @@
-//===- DagGraph.cpp - The DAG of a schedule ---------------------------------===//
+//===- DagGraph.cpp - The DAG of a schedule
+//---------------------------------===//
 
 #include "calculus/DagInternal.h"
 

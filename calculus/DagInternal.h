@@ -66,7 +66,7 @@ struct Dag {
       for (uint32_t i = predStart[v]; i < predStart[v + 1]; ++i) {
         const Edge &e = pred[i];
         st = std::max(st, e.startToStart ? es[e.to] + e.lag
-                                          : es[e.to] + T[e.to] + e.lag);
+                                         : es[e.to] + T[e.to] + e.lag);
       }
       es[v] = st;
       end = std::max(end, st + T[v]);
@@ -179,9 +179,9 @@ struct Sweep {
         if (j == cur[t])
           continue;
         double saving = o.d[cur[t]] - o.d[j];
-        double rate =
-            rule == FillRule::SlowestFitsAbsolute ? saving
-                      : saving / std::max(o.T[j] - o.T[cur[t]], 1e-15);
+        double rate = rule == FillRule::SlowestFitsAbsolute
+                          ? saving
+                          : saving / std::max(o.T[j] - o.T[cur[t]], 1e-15);
         if (rate > bestRate) {
           bestRate = rate;
           bestTask = t;
@@ -205,8 +205,7 @@ struct Sweep {
       double limit = D - es[t];
       for (uint32_t i = dag.succStart[t]; i < dag.succStart[t + 1]; ++i)
         if (!dag.succ[i].startToStart)
-          limit = std::min(limit,
-                           es[dag.succ[i].to] - dag.succ[i].lag - es[t]);
+          limit = std::min(limit, es[dag.succ[i].to] - dag.succ[i].lag - es[t]);
       uint32_t j = cur[t];
       while (j + 1 < o.T.size() && o.T[j + 1] <= limit + 1e-12 * D)
         ++j;
@@ -291,9 +290,7 @@ struct FlowBound {
 };
 
 /// A task's lower convex hull in (T, d) (ConvexFrontier.h).
-inline ConvexHull hullOf(const TaskOptions &o) {
-  return ConvexHull(o.T, o.d);
-}
+inline ConvexHull hullOf(const TaskOptions &o) { return ConvexHull(o.T, o.d); }
 
 /// `t` floored to a multiple of `q` (q <= 0: `t`), as Perseus quantizes
 /// option times (DagEnergy.cpp).
@@ -306,8 +303,8 @@ void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
                        std::vector<FlowBound> &bounds);
 
 /// The crash sweep (DagCrashSweep.cpp).
-bool crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
-                double P, bool keepChoices, uint64_t workBudget,
+bool crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts, double P,
+                bool keepChoices, uint64_t workBudget,
                 std::vector<DagPoint> &out, std::vector<FlowBound> &bounds,
                 std::vector<std::vector<uint32_t>> *states, bool &stepGuard,
                 const DagFrontierSettings &settings);
@@ -321,8 +318,8 @@ void priceFill(const Dag &dag, const std::vector<TaskOptions> &opts, double P,
 
 /// The class sweep (DagClassSweep.cpp).
 bool classSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
-                const Schedule &sched, double P, bool keepChoices,
-                int budgets, double minPerLane, int rounds, int fastSteps,
+                const Schedule &sched, double P, bool keepChoices, int budgets,
+                double minPerLane, int rounds, int fastSteps,
                 std::vector<DagPoint> &out);
 
 /// The series-parallel decomposition tree (DagSeriesParallel.cpp).

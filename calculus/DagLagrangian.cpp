@@ -1,4 +1,5 @@
-//===- DagLagrangian.cpp - Subgradient Lagrangian bounds --------------------===//
+//===- DagLagrangian.cpp - Subgradient Lagrangian bounds
+//--------------------===//
 
 #include "calculus/DagInternal.h"
 

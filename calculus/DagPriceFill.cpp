@@ -1,4 +1,5 @@
-//===- DagPriceFill.cpp - Fastest and price points --------------------------===//
+//===- DagPriceFill.cpp - Fastest and price points
+//--------------------------===//
 
 #include "calculus/DagInternal.h"
 
@@ -28,7 +29,8 @@ void priceFill(const Dag &dag, const std::vector<TaskOptions> &opts, double P,
   double lo = std::numeric_limits<double>::infinity(), hi = 0;
   for (const TaskOptions &o : opts)
     for (size_t k = 1; k < o.T.size(); ++k) {
-      double slope = (o.d[k - 1] - o.d[k]) / std::max(o.T[k] - o.T[k - 1], 1e-15);
+      double slope =
+          (o.d[k - 1] - o.d[k]) / std::max(o.T[k] - o.T[k - 1], 1e-15);
       lo = std::min(lo, slope);
       hi = std::max(hi, slope);
     }

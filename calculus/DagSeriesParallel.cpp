@@ -1,4 +1,5 @@
-//===- DagSeriesParallel.cpp - Exact series-parallel frontiers --------------===//
+//===- DagSeriesParallel.cpp - Exact series-parallel frontiers
+//--------------===//
 
 #include "calculus/DagInternal.h"
 
@@ -105,7 +106,8 @@ bool decomposeSeriesParallel(const Dag &dag, size_t n, SpTree &tree) {
   for (uint32_t v = 0; v < n; ++v)
     if (preds[v].size() >= 2)
       byPreds[preds[v]].push_back(v);
-  std::vector<uint32_t> junctionFrom(n, UINT32_MAX), junctionInto(n, UINT32_MAX);
+  std::vector<uint32_t> junctionFrom(n, UINT32_MAX),
+      junctionInto(n, UINT32_MAX);
   for (auto &[X, G] : byPreds) {
     if (G.size() < 2)
       continue;
@@ -152,8 +154,7 @@ bool decomposeSeriesParallel(const Dag &dag, size_t n, SpTree &tree) {
       continue;
     uint32_t e1 = only(ins[x]), e2 = only(outs[x]);
     uint32_t a = edges[e1].from, b = edges[e2].to;
-    uint32_t sub =
-        compose(SpTree::Node::Series, edges[e1].sub, edges[e2].sub);
+    uint32_t sub = compose(SpTree::Node::Series, edges[e1].sub, edges[e2].sub);
     kill(e1);
     kill(e2);
     addEdge(a, b, sub);

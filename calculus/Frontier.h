@@ -49,7 +49,7 @@ struct FrontierPoint {
 };
 
 struct Frontier {
-  double sbar = 0;   ///< idle static power of the device set, W
+  double sbar = 0; ///< idle static power of the device set, W
   DeviceSet devices;
   /// Sorted by T ascending with x strictly descending (Pareto-min in the
   /// window coordinates).

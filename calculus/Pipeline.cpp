@@ -44,7 +44,8 @@ std::string checkPipelineSize(PipelineKind kind, uint64_t stages,
     return "";
   std::string count =
       n == UINT64_MAX ? std::string("more than 2^64") : std::to_string(n);
-  return "expands into " + count + " tasks (stages x microbatches x chunks x "
+  return "expands into " + count +
+         " tasks (stages x microbatches x chunks x "
          "data_parallel x passes), above the limit of " +
          std::to_string(kMaxPipelineTasks) + " (docs/SCHED.md)";
 }
@@ -182,9 +183,10 @@ bool buildPipeline(const PipelineSpec &spec, Schedule &sched,
       for (const PipeInstr &in : order[s]) {
         ScheduleTask t;
         t.devices = {r * S + s};
-        const StageCost &c = in.type == PipeInstr::F   ? spec.forward[in.vstage]
-                             : in.type == PipeInstr::B ? spec.backward[in.vstage]
-                                                       : spec.weight[in.vstage];
+        const StageCost &c = in.type == PipeInstr::F ? spec.forward[in.vstage]
+                             : in.type == PipeInstr::B
+                                 ? spec.backward[in.vstage]
+                                 : spec.weight[in.vstage];
         t.duration = c.T;
         t.d = c.d;
         t.varT = c.varT;

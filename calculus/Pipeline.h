@@ -26,7 +26,7 @@ bool parsePipelineKind(const std::string &name, PipelineKind &kind);
 struct PipeInstr {
   enum Type : uint8_t { F, B, W };
   Type type;
-  uint32_t vstage;     ///< virtual stage: chunk * stages + rank
+  uint32_t vstage; ///< virtual stage: chunk * stages + rank
   uint32_t microbatch;
 };
 
@@ -58,7 +58,7 @@ struct PipelineSpec {
 /// What each task of the built schedule is.
 struct PipelineTaskInfo {
   enum Kind : uint8_t { F, B, W, AllReduce } kind;
-  uint32_t vstage;  ///< AllReduce: the rank
+  uint32_t vstage; ///< AllReduce: the rank
   uint32_t microbatch;
   uint32_t replica; ///< AllReduce: unused
 };

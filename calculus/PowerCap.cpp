@@ -9,9 +9,8 @@
 namespace energy {
 namespace calculus {
 
-bool choosePowerCap(const std::vector<CapPoint> &table,
-                    const CapObjective &obj, size_t &chosen,
-                    std::string &err) {
+bool choosePowerCap(const std::vector<CapPoint> &table, const CapObjective &obj,
+                    size_t &chosen, std::string &err) {
   if (table.empty()) {
     err = "the power-limit table is empty";
     return false;
@@ -30,8 +29,8 @@ bool choosePowerCap(const std::vector<CapPoint> &table,
     }
     for (size_t i = 0; i < table.size(); ++i) {
       // NSDI'23, Eq. 2: eta * ETA + (1 - eta) * MAXPOWER * TTA.
-      double cost = obj.eta * table[i].E +
-                    (1 - obj.eta) * obj.maxPower * table[i].T;
+      double cost =
+          obj.eta * table[i].E + (1 - obj.eta) * obj.maxPower * table[i].T;
       if (cost < best) {
         best = cost;
         chosen = i;

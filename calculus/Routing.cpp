@@ -80,7 +80,8 @@ bool validateFleet(const Fleet &fleet, std::string &err) {
   }
   for (double b : fleet.supplyJ)
     if (!finiteNonNeg(b) || b > 1e21) {
-      err = "supply " + num(b) + " J per slot: must be finite, "
+      err = "supply " + num(b) +
+            " J per slot: must be finite, "
             "non-negative and at most 1e21";
       return false;
     }
@@ -134,8 +135,8 @@ double splitQuality(const Fleet &fleet, const std::vector<double> &p) {
 
 bool qualityFromLaw(const QualityLaw &law, double trainFlops,
                     double inferenceFlops, double &q, std::string &err) {
-  if (!(trainFlops > 0) || !(inferenceFlops > 0) || !std::isfinite(trainFlops) ||
-      !std::isfinite(inferenceFlops)) {
+  if (!(trainFlops > 0) || !(inferenceFlops > 0) ||
+      !std::isfinite(trainFlops) || !std::isfinite(inferenceFlops)) {
     err = "the quality law needs positive training and inference FLOPs";
     return false;
   }
@@ -163,9 +164,9 @@ double expectedRunningMax(double drift, double sigma, double t) {
   double a = drift * std::sqrt(t) / sigma;
   // sigma^2/(2 drift) * erf(a / sqrt 2): at drift -> 0 this tends to
   // sigma sqrt(t) phi(0) (erf(x) ~ 2x/sqrt(pi)); use the series there.
-  double third = std::abs(a) < 1e-6
-                     ? st / std::sqrt(2 * kPi) * (1 - a * a / 6)
-                     : sigma * sigma / (2 * drift) * std::erf(a / std::sqrt(2.0));
+  double third = std::abs(a) < 1e-6 ? st / std::sqrt(2 * kPi) * (1 - a * a / 6)
+                                    : sigma * sigma / (2 * drift) *
+                                          std::erf(a / std::sqrt(2.0));
   return st * phi(a) + drift * t * Phi(a) + third;
 }
 
@@ -205,9 +206,8 @@ double expectedExcessMax(double drift, double sigma, double t, double level) {
                simpson(m, b, fm, frm, fb, right, depth - 1);
       };
   // Split at geometric distances so that the start is resolved finely.
-  double total = 0, a = level, scale = std::min(st, drift < 0
-                                                        ? sigma * sigma / -drift
-                                                        : st);
+  double total = 0, a = level,
+         scale = std::min(st, drift < 0 ? sigma * sigma / -drift : st);
   for (double w = scale / 64; a < hi; w *= 2) {
     double b = std::min(hi, a + w), fa = tail(a), fb = tail(b),
            fm = tail((a + b) / 2);
@@ -317,8 +317,7 @@ std::vector<double> myopicSplit(const Fleet &fleet, double supply,
 }
 
 /// Enumerates the simplex grid {p : p_i = c_i / n, sum c_i = n}.
-template <typename F>
-void forEachGridPoint(size_t k, unsigned n, F &&f) {
+template <typename F> void forEachGridPoint(size_t k, unsigned n, F &&f) {
   std::vector<unsigned> c(k, 0);
   std::vector<double> p(k);
   std::function<void(size_t, unsigned)> rec = [&](size_t i, unsigned left) {
@@ -348,16 +347,15 @@ double gridSize(size_t k, unsigned n) {
 
 bool resolvePolicy(const Fleet &fleet, const Policy &policy, double horizon,
                    const std::vector<std::vector<double>> &candidates,
-                   std::vector<std::vector<double>> &splits,
-                   std::string &err) {
+                   std::vector<std::vector<double>> &splits, std::string &err) {
   size_t k = fleet.models.size();
   splits.clear();
   switch (policy.kind) {
   case PolicyKind::Static: {
     if (policy.fractions.size() != k) {
-      err = "policy '" + policy.name + "': " +
-            std::to_string(policy.fractions.size()) + " fractions for " +
-            std::to_string(k) + " models";
+      err = "policy '" + policy.name +
+            "': " + std::to_string(policy.fractions.size()) +
+            " fractions for " + std::to_string(k) + " models";
       return false;
     }
     double sum = 0;
@@ -377,8 +375,10 @@ bool resolvePolicy(const Fleet &fleet, const Policy &policy, double horizon,
     return true;
   }
   case PolicyKind::Myopic: {
-    if (!(policy.predictionError > -1) || !std::isfinite(policy.predictionError)) {
-      err = "policy '" + policy.name + "': the prediction error must be a "
+    if (!(policy.predictionError > -1) ||
+        !std::isfinite(policy.predictionError)) {
+      err = "policy '" + policy.name +
+            "': the prediction error must be a "
             "finite relative error above -1";
       return false;
     }
@@ -397,7 +397,8 @@ bool resolvePolicy(const Fleet &fleet, const Policy &policy, double horizon,
       return false;
     }
     if (!finiteNonNeg(policy.lambda)) {
-      err = "policy '" + policy.name + "': lambda must be finite and "
+      err = "policy '" + policy.name +
+            "': lambda must be finite and "
             "non-negative";
       return false;
     }

@@ -8,7 +8,8 @@
 // not fit under R_max is spilled:
 //
 //   R_{t+1} = min(R_max, R_t + B_t - C_t + G_t),
-//   G_t = max(0, C_t - B_t - R_t),   W_t = max(0, R_t + B_t - C_t + G_t - R_max)
+//   G_t = max(0, C_t - B_t - R_t),   W_t = max(0, R_t + B_t - C_t + G_t -
+//   R_max)
 //
 // D_T = sum G_t (auxiliary energy), W_T = sum W_t (baseline waste). The
 // reserve is a random walk reflected at 0 (and at R_max); the closed forms
@@ -57,9 +58,9 @@ enum class Assignment { Random, Proportional };
 
 struct Fleet {
   std::vector<Endpoint> models;
-  double tasksPerSlot = 0;       ///< n (fixed) or the Poisson mean
+  double tasksPerSlot = 0; ///< n (fixed) or the Poisson mean
   bool poissonArrivals = false;
-  std::vector<double> supplyJ;   ///< B_t per slot, cycled; at least one entry
+  std::vector<double> supplyJ; ///< B_t per slot, cycled; at least one entry
   double reserveMaxJ = std::numeric_limits<double>::infinity();
   double reserveInitialJ = 0;
   Family family = Family::Normal;
@@ -135,9 +136,9 @@ Rates reflectedRates(double mu, double var, double b);
 /// trace only adds a bounded oscillation, which this ignores.
 struct Prediction {
   double auxJ = 0, spillJ = 0;
-  double drift = 0;         ///< mean supply - mean consumption per slot
-  double sigma = 0;         ///< sd of the consumption per slot
-  double crossoverSlots = 0;///< sigma^2 / drift^2 (infinite at drift 0)
+  double drift = 0;          ///< mean supply - mean consumption per slot
+  double sigma = 0;          ///< sd of the consumption per slot
+  double crossoverSlots = 0; ///< sigma^2 / drift^2 (infinite at drift 0)
 };
 Prediction predict(const Fleet &fleet, const std::vector<double> &p,
                    double horizon);
@@ -168,8 +169,7 @@ struct Policy {
 /// `err` when no split meets the quality target.
 bool resolvePolicy(const Fleet &fleet, const Policy &policy, double horizon,
                    const std::vector<std::vector<double>> &candidates,
-                   std::vector<std::vector<double>> &splits,
-                   std::string &err);
+                   std::vector<std::vector<double>> &splits, std::string &err);
 
 /// Resolves every policy of a fleet: static and myopic first, then the
 /// variance-aware ones with the others' splits as candidates and, where
@@ -190,14 +190,14 @@ double splitsMeanQuality(const Fleet &fleet,
 //===----------------------------------------------------------------------===//
 
 struct McSettings {
-  uint64_t horizon = 0;          ///< T slots
+  uint64_t horizon = 0; ///< T slots
   unsigned runs = 0;
   uint64_t seed = 0;
   /// false: one draw per slot for the aggregate with the exact moments of
   /// slotMoments (normal or moment-matched gamma); true: every task drawn,
   /// routed and spread over its service slots (the reference).
   bool perTask = false;
-  unsigned threads = 0;          ///< 0: hardware concurrency
+  unsigned threads = 0;              ///< 0: hardware concurrency
   std::vector<uint64_t> checkpoints; ///< also record D_t at these t <= T
   /// Called from one worker as its runs finish (the share of them done),
   /// for progress on a terminal; may be empty.
@@ -212,7 +212,7 @@ struct McStat {
 
 struct McResult {
   McStat aux, spill;
-  std::vector<McStat> auxAt;  ///< at each checkpoint
+  std::vector<McStat> auxAt; ///< at each checkpoint
   /// The same expectation with the net demand as control variate (aggregate
   /// mode; equal to auxAt per task): far tighter once drift dominates.
   std::vector<McStat> auxAtControlled;
@@ -222,7 +222,8 @@ struct McResult {
 /// Simulates `runs` independent paths of T slots (run r uses a stream seeded
 /// from (seed, r) only, so results do not depend on the thread count and
 /// every policy sees the same random numbers: paired comparisons).
-bool simulate(const Fleet &fleet, const std::vector<std::vector<double>> &splits,
+bool simulate(const Fleet &fleet,
+              const std::vector<std::vector<double>> &splits,
               const McSettings &settings, McResult &out, std::string &err);
 
 /// `n` draws of the Monte Carlo's standard normal generator (for tests).

@@ -131,8 +131,8 @@ struct Draw {
 };
 
 struct SlotPlan {
-  Draw aggregate;           ///< aggregate mode: the non-shared part
-  double sharedSd = 0;      ///< n sum p_i c_i (normal, common to the slot)
+  Draw aggregate;      ///< aggregate mode: the non-shared part
+  double sharedSd = 0; ///< n sum p_i c_i (normal, common to the slot)
   std::vector<double> cumulative; ///< per-task mode: routing
   std::vector<double> p;
 };
@@ -241,7 +241,8 @@ double McStat::halfWidth95() const {
   return runs ? 1.96 * sd / std::sqrt(double(runs)) : 0;
 }
 
-bool simulate(const Fleet &fleet, const std::vector<std::vector<double>> &splits,
+bool simulate(const Fleet &fleet,
+              const std::vector<std::vector<double>> &splits,
               const McSettings &st, McResult &out, std::string &err) {
   if (!validateFleet(fleet, err))
     return false;
@@ -296,15 +297,16 @@ bool simulate(const Fleet &fleet, const std::vector<std::vector<double>> &splits
     // gamma: the shared factor stays a separate normal.
     bool normal = fleet.family == Family::Normal;
     plans[s].sharedSd = normal ? 0 : shared;
-    plans[s].aggregate = Draw(
-        mo.mean, normal ? mo.var : std::max(0.0, mo.var - shared * shared),
-        fleet.family);
+    plans[s].aggregate =
+        Draw(mo.mean, normal ? mo.var : std::max(0.0, mo.var - shared * shared),
+             fleet.family);
     plans[s].p = p;
     double cum = 0;
     for (double f : p)
       plans[s].cumulative.push_back(cum += f);
   }
-  unsigned threads = st.threads ? st.threads : std::thread::hardware_concurrency();
+  unsigned threads =
+      st.threads ? st.threads : std::thread::hardware_concurrency();
   threads = std::max(1u, std::min(threads, st.runs));
   std::vector<RunOut> runs(st.runs);
   auto worker = [&](unsigned tid) {

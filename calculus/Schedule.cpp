@@ -149,8 +149,7 @@ bool computeStartTimes(const Schedule &s, std::vector<double> &start,
                             ? start[dep.pred] + dep.lag
                             : start[dep.pred] + s.tasks[dep.pred].duration +
                                   dep.lag);
-    for (uint32_t i = g.streamPredStart[t]; i < g.streamPredStart[t + 1];
-         ++i) {
+    for (uint32_t i = g.streamPredStart[t]; i < g.streamPredStart[t + 1]; ++i) {
       uint32_t p = g.streamPreds[i];
       st = std::max(st, start[p] + s.tasks[p].duration);
     }
@@ -208,7 +207,7 @@ LoweredTree lowerSchedule(const Schedule &s, const std::vector<double> &start) {
   tree.origin = origin;
   tree.makespan = end - origin;
 
-  auto& nodes = tree.nodes;
+  auto &nodes = tree.nodes;
   nodes.reserve(s.tasks.size() * 2 + nDev * 4 + 1);
   nodes.push_back({LoweredNode::Multi});
   // Children lists are built per node in scratch vectors and appended when

@@ -87,9 +87,9 @@ std::vector<uint32_t> findDependencyCycle(const Schedule &sched);
 struct LoweredNode {
   enum Kind : uint8_t { Element, Idle, Seq, Par, Multi };
   Kind kind;
-  uint32_t device = 0;   ///< Element, Idle: the device
-  uint32_t task = 0;     ///< Element: the task
-  double duration = 0;   ///< Idle: its length
+  uint32_t device = 0;                      ///< Element, Idle: the device
+  uint32_t task = 0;                        ///< Element: the task
+  double duration = 0;                      ///< Idle: its length
   uint32_t firstChild = 0, numChildren = 0; ///< into LoweredTree::children
 };
 

@@ -64,8 +64,9 @@ bool simulateServing(const ServeModel &m, std::vector<Request> reqs,
       squares += double(reqs[id].prompt) * double(reqs[id].prompt);
       active.push_back({id, reqs[id].prompt, reqs[id].output});
     }
-    ServeStep s{ServeStep::Prefill, now, prefillTime(m, tokens),
-                uint32_t(ids.size()), tokens, 0, std::move(ids), squares};
+    ServeStep s{ServeStep::Prefill,   now,    prefillTime(m, tokens),
+                uint32_t(ids.size()), tokens, 0,
+                std::move(ids),       squares};
     now += s.duration;
     steps.push_back(std::move(s));
   };
@@ -73,8 +74,14 @@ bool simulateServing(const ServeModel &m, std::vector<Request> reqs,
     double hist = 0;
     for (const Active &a : active)
       hist += double(a.history);
-    ServeStep s{ServeStep::Decode, now, decodeTime(m, hist),
-                uint32_t(active.size()), active.size(), hist, {}, 0};
+    ServeStep s{ServeStep::Decode,
+                now,
+                decodeTime(m, hist),
+                uint32_t(active.size()),
+                active.size(),
+                hist,
+                {},
+                0};
     now += s.duration;
     steps.push_back(std::move(s));
     for (Active &a : active) {

@@ -21,18 +21,18 @@ namespace energy {
 namespace calculus {
 
 struct Request {
-  double arrival = 0;   ///< s
-  uint64_t prompt = 0;  ///< tokens
-  uint64_t output = 0;  ///< useful output tokens (>= 1)
+  double arrival = 0;  ///< s
+  uint64_t prompt = 0; ///< tokens
+  uint64_t output = 0; ///< useful output tokens (>= 1)
 };
 
 struct ServeModel {
-  double weightBytes = 0;      ///< M_w, dense weights read per iteration
-  double kvBytesPerToken = 0;  ///< K_KV, one KV record over all layers
+  double weightBytes = 0;     ///< M_w, dense weights read per iteration
+  double kvBytesPerToken = 0; ///< K_KV, one KV record over all layers
   /// Roofline time model (an input, not a measurement):
   ///   decode iteration: overhead + (M_w + K_KV * sum of histories) / hbmBw
   ///   prefill of n prompt tokens: overhead + n / prefillTokensPerS
-  double hbmBandwidth = 0;     ///< B/s
+  double hbmBandwidth = 0; ///< B/s
   double prefillTokensPerS = 0;
   double iterationOverhead = 0; ///< s
 };
@@ -42,11 +42,11 @@ enum class BatchPolicy { Static, Continuous };
 struct ServeStep {
   enum Kind : uint8_t { Prefill, Decode } kind;
   double start, duration;
-  uint32_t batch;        ///< Decode: useful outputs (B_eff); Prefill: requests
-  uint64_t tokens;       ///< Prefill: prompt tokens; Decode: = batch
-  double historySum;     ///< Decode: sum over outputs of attended history
+  uint32_t batch;    ///< Decode: useful outputs (B_eff); Prefill: requests
+  uint64_t tokens;   ///< Prefill: prompt tokens; Decode: = batch
+  double historySum; ///< Decode: sum over outputs of attended history
   std::vector<uint32_t> requests; ///< Prefill: the requests admitted
-  double tokenSquares = 0; ///< Prefill: sum of squared prompt lengths
+  double tokenSquares = 0;        ///< Prefill: sum of squared prompt lengths
 };
 
 /// Simulates the serving loop. Static: groups of up to maxBatch requests in

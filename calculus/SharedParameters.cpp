@@ -52,10 +52,10 @@ bool SharedParameterSums::correction(
     size_t n = s.G.size();
     if (it == cov.end() || it->second.size() != n * n) {
       err = "parameter set '" + set + "' has " +
-            (it == cov.end() ? std::string("no covariance")
-                             : "a covariance of " +
-                                   std::to_string(it->second.size()) +
-                                   " entries, not " + std::to_string(n * n));
+            (it == cov.end()
+                 ? std::string("no covariance")
+                 : "a covariance of " + std::to_string(it->second.size()) +
+                       " entries, not " + std::to_string(n * n));
       return false;
     }
     const std::vector<double> &C = it->second;

@@ -29,7 +29,8 @@ namespace energy {
 namespace calculus {
 
 /// g' C g for a row-major n x n covariance C (n = g.size()).
-double quadraticForm(const std::vector<double> &g, const std::vector<double> &C);
+double quadraticForm(const std::vector<double> &g,
+                     const std::vector<double> &C);
 
 /// Sums element gradients per parameter set.
 class SharedParameterSums {
@@ -48,8 +49,8 @@ public:
 
 private:
   struct Sum {
-    std::vector<double> G;       ///< sum of gradients
-    std::vector<double> outer;   ///< sum of g g' (row-major), for g' C g
+    std::vector<double> G;     ///< sum of gradients
+    std::vector<double> outer; ///< sum of g g' (row-major), for g' C g
   };
   std::map<std::string, Sum> sums;
 };

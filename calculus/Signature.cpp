@@ -159,8 +159,7 @@ Signature seq(const Signature &a, const Signature &b, CompositionError &err) {
   if (a.devices != b.devices) {
     err.kind = CompositionError::SeqDevices;
     err.message = "operands of seq must run on the same set of devices; got " +
-                  formatDevices(a.devices) + " and " +
-                  formatDevices(b.devices);
+                  formatDevices(a.devices) + " and " + formatDevices(b.devices);
   }
   Signature r;
   r.T = a.T + b.T;
@@ -197,8 +196,7 @@ Signature par(const Signature &a, const Signature &b, CompositionError &err) {
   if (a.devices != b.devices) {
     err.kind = CompositionError::ParDevices;
     err.message = "operands of par must share one device; got " +
-                  formatDevices(a.devices) + " and " +
-                  formatDevices(b.devices);
+                  formatDevices(a.devices) + " and " + formatDevices(b.devices);
   } else if (!samePower(a.s, b.s)) {
     err.kind = CompositionError::ParStaticPower;
     std::ostringstream os;
@@ -227,9 +225,8 @@ Signature par(const Signature &a, const Signature &b, CompositionError &err) {
 Signature multi(const Signature &a, const Signature &b, CompositionError &err) {
   if (a.devices.intersects(b.devices)) {
     err.kind = CompositionError::MultiOverlap;
-    err.message =
-        "operands of multi must run on disjoint device sets; got " +
-        formatDevices(a.devices) + " and " + formatDevices(b.devices);
+    err.message = "operands of multi must run on disjoint device sets; got " +
+                  formatDevices(a.devices) + " and " + formatDevices(b.devices);
   }
   MaxMoments m = clarkMax(a.T, a.varT, b.T, b.varT);
   Signature r;
@@ -300,7 +297,7 @@ MaxMoments clarkMax(double mu1, double var1, double mu2, double var2) {
 
 double normalQuantile(double p) {
   if (!(p > 0 && p < 1))
-    return p == 0 ? -std::numeric_limits<double>::infinity()
+    return p == 0   ? -std::numeric_limits<double>::infinity()
            : p == 1 ? std::numeric_limits<double>::infinity()
                     : std::numeric_limits<double>::quiet_NaN();
   // P. J. Acklam's rational approximation (relative error 1.15e-9) ...
@@ -324,8 +321,7 @@ double normalQuantile(double p) {
   } else if (p <= phigh) {
     double q = p - 0.5, r = q * q;
     x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) *
-        q /
-        (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+        q / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
   } else {
     double q = std::sqrt(-2 * std::log(1 - p));
     x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /

@@ -77,8 +77,14 @@ struct Signature {
 
 /// Why a composition was refused: the side conditions of section 2.
 struct CompositionError {
-  enum Kind { None, ParDevices, ParStaticPower, MultiOverlap, SeqDevices,
-              Negative };
+  enum Kind {
+    None,
+    ParDevices,
+    ParStaticPower,
+    MultiOverlap,
+    SeqDevices,
+    Negative
+  };
   Kind kind = None;
   std::string message;
   explicit operator bool() const { return kind != None; }

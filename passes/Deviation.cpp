@@ -25,17 +25,19 @@ using namespace energy;
 namespace {
 
 /// Reads the measured composites (runtime/formats/Composites.h).
-LogicalResult readMeasurements(
-    ModuleOp module, StringRef path,
-    std::map<std::string, formats::CompositeMeasurement> &out) {
+LogicalResult
+readMeasurements(ModuleOp module, StringRef path,
+                 std::map<std::string, formats::CompositeMeasurement> &out) {
   auto buf = llvm::MemoryBuffer::getFile(path);
   if (!buf)
-    return mlir::emitError(moduleErrorLoc(module), "energy-check-deviation: cannot read '")
+    return mlir::emitError(moduleErrorLoc(module),
+                           "energy-check-deviation: cannot read '")
            << path << "': " << buf.getError().message();
   std::string err;
   if (!formats::parseCompositeMeasurements((*buf)->getBuffer(), path.str(), out,
                                            err))
-    return mlir::emitError(moduleErrorLoc(module), "energy-check-deviation: ") << err;
+    return mlir::emitError(moduleErrorLoc(module), "energy-check-deviation: ")
+           << err;
   return success();
 }
 
@@ -69,7 +71,8 @@ struct EnergyCheckDeviationPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (!(confidence > 0 && confidence < 1)) {
-      mlir::emitError(moduleErrorLoc(module), "energy-check-deviation: confidence must lie in (0, 1)");
+      mlir::emitError(moduleErrorLoc(module),
+                      "energy-check-deviation: confidence must lie in (0, 1)");
       return signalPassFailure();
     }
     std::map<std::string, formats::CompositeMeasurement> data;
@@ -115,11 +118,11 @@ struct EnergyCheckDeviationPass
             double rhs = bias + c * std::sqrt(sig.varE + composed.varE);
             if (lhs > rhs)
               report(comp) << "refinement inconsistent (Eq. 24): measured "
-                  << formatQuantity(sig.E(), Dimension::Energy, 5)
-                  << " vs its parts' "
-                  << formatQuantity(composed.E(), Dimension::Energy, 5)
-                  << " differ by more than "
-                  << formatQuantity(rhs, Dimension::Energy, 4);
+                           << formatQuantity(sig.E(), Dimension::Energy, 5)
+                           << " vs its parts' "
+                           << formatQuantity(composed.E(), Dimension::Energy, 5)
+                           << " differ by more than "
+                           << formatQuantity(rhs, Dimension::Energy, 4);
           }
         }
         if (!name)
@@ -140,12 +143,15 @@ struct EnergyCheckDeviationPass
                  b.getNamedAttr("threshold_J", b.getF64FloatAttr(threshold)),
                  b.getNamedAttr("failed", b.getBoolAttr(fails))}));
         if (fails) {
-          report(op) << "@" << name.getValue() << " deviates (Eq. 23): predicted "
-              << formatQuantity(sig.E(), Dimension::Energy, 5) << ", measured "
-              << formatQuantity(m.E, Dimension::Energy, 5) << ", threshold "
-              << formatQuantity(threshold, Dimension::Energy, 4)
-              << "; interaction-graph candidate, likely mechanism: "
-              << likelyMechanism(op);
+          report(op) << "@" << name.getValue()
+                     << " deviates (Eq. 23): predicted "
+                     << formatQuantity(sig.E(), Dimension::Energy, 5)
+                     << ", measured "
+                     << formatQuantity(m.E, Dimension::Energy, 5)
+                     << ", threshold "
+                     << formatQuantity(threshold, Dimension::Energy, 4)
+                     << "; interaction-graph candidate, likely mechanism: "
+                     << likelyMechanism(op);
         }
       };
       if (failed(composeTree(root, TreeMode::Evaluate,
@@ -163,7 +169,7 @@ struct EnergyCheckDeviationPass
         auto dev = SymbolTable::lookupNearestSymbolFrom<energy::DeviceOp>(
             el, el.getDeviceAttr());
         check(el, toSignature(sig, dev ? dev.getStaticPower().convertToDouble()
-                                        : 0));
+                                       : 0));
       });
       return WalkResult::skip();
     });

@@ -36,8 +36,7 @@ struct EnergyEmitDvfsPass
           switchCost[dev.getSymNameAttr()] = sig;
       }
       // Program order per (device, stream).
-      llvm::MapVector<std::pair<Attribute, int64_t>, SmallVector<TaskOp>>
-          lanes;
+      llvm::MapVector<std::pair<Attribute, int64_t>, SmallVector<TaskOp>> lanes;
       for (TaskOp task : sched.getBody().getOps<TaskOp>())
         lanes[{task.getDeviceAttr(), task.getStream().value_or(0)}].push_back(
             task);
@@ -55,7 +54,8 @@ struct EnergyEmitDvfsPass
                                                               // persists
             continue;
           }
-          SignatureAttr cost = switchCost.lookup(task.getDeviceAttr().getAttr());
+          SignatureAttr cost =
+              switchCost.lookup(task.getDeviceAttr().getAttr());
           switches += prev ? 1 : 0;
           if (prev && cost) {
             OpBuilder ob(task);
@@ -66,14 +66,13 @@ struct EnergyEmitDvfsPass
             if (auto to = clock.getSmMhz())
               theta.push_back(
                   ob.getNamedAttr("to_mhz", ob.getI64IntegerAttr(*to)));
-            TaskOp::create(
-                ob, task.getLoc(),
-                ob.getStringAttr(task.getSymName() + ".switch"),
-                task.getDeviceAttr(), task.getStreamAttr(), ArrayAttr(),
-                FloatAttr(), ArrayAttr(), FloatAttr(), FloatAttr(),
-                ob.getStringAttr("dvfs-switch"),
-                ob.getDictionaryAttr(theta), std::nullopt, std::nullopt, cost,
-                StringAttr(), ArrayAttr());
+            TaskOp::create(ob, task.getLoc(),
+                           ob.getStringAttr(task.getSymName() + ".switch"),
+                           task.getDeviceAttr(), task.getStreamAttr(),
+                           ArrayAttr(), FloatAttr(), ArrayAttr(), FloatAttr(),
+                           FloatAttr(), ob.getStringAttr("dvfs-switch"),
+                           ob.getDictionaryAttr(theta), std::nullopt,
+                           std::nullopt, cost, StringAttr(), ArrayAttr());
           }
           prev = clock;
         }

@@ -86,8 +86,8 @@ LogicalResult sharedParameters(Operation *root, DictionaryAttr sets,
         return WalkResult::interrupt();
       }
       ArrayRef<double> v = g.asArrayRef();
-      if (!sums.add(set.getName().str(), std::vector<double>(v.begin(), v.end()),
-                    1.0, err)) {
+      if (!sums.add(set.getName().str(),
+                    std::vector<double>(v.begin(), v.end()), 1.0, err)) {
         op->emitOpError("energy.grad: ") << err;
         return WalkResult::interrupt();
       }
@@ -102,8 +102,8 @@ LogicalResult sharedParameters(Operation *root, DictionaryAttr sets,
   if (sets)
     for (NamedAttribute set : sets)
       if (auto c = dyn_cast<DenseF64ArrayAttr>(set.getValue()))
-        cov[set.getName().str()] = std::vector<double>(c.asArrayRef().begin(),
-                                                      c.asArrayRef().end());
+        cov[set.getName().str()] =
+            std::vector<double>(c.asArrayRef().begin(), c.asArrayRef().end());
   if (!sums.correction(cov, correction, sharedVariance, err))
     return root->emitOpError("shared model parameters: ")
            << err << " (the module's energy.shared_params)";
@@ -314,7 +314,8 @@ struct EnergyEvaluatePass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (!(confidence > 0 && confidence < 1)) {
-      mlir::emitError(moduleErrorLoc(module), "energy-evaluate: confidence must lie in (0, 1); got ")
+      mlir::emitError(moduleErrorLoc(module),
+                      "energy-evaluate: confidence must lie in (0, 1); got ")
           << confidence;
       return signalPassFailure();
     }
@@ -347,8 +348,8 @@ struct EnergyEvaluatePass
           composeTree(op, TreeMode::Evaluate, onComposite,
                       /*onCompositeIsThreadSafe=*/report.empty());
       double correction, sharedVariance;
-      if (failed(sig) ||
-          failed(sharedParameters(op, sharedSets, correction, sharedVariance))) {
+      if (failed(sig) || failed(sharedParameters(op, sharedSets, correction,
+                                                 sharedVariance))) {
         failedAny = true;
         return WalkResult::skip();
       }
@@ -376,8 +377,7 @@ struct EnergyEvaluatePass
           b.getNamedAttr("d_J", b.getF64FloatAttr(sig->d)),
           b.getNamedAttr("static_J", b.getF64FloatAttr(sig->staticEnergy())),
           b.getNamedAttr("sigma_E_J", b.getF64FloatAttr(sig->sigmaE())),
-          b.getNamedAttr("interval_J",
-                         b.getF64ArrayAttr({iv.lo, iv.hi})),
+          b.getNamedAttr("interval_J", b.getF64ArrayAttr({iv.lo, iv.hi})),
           b.getNamedAttr("confidence", b.getF64FloatAttr(confidence)),
           b.getNamedAttr("T_clark_s", b.getF64FloatAttr(sig->clarkT)),
       };
@@ -435,8 +435,8 @@ struct EnergyEvaluatePass
     std::vector<std::string> inputs;
     if (auto loc = dyn_cast<FileLineColLoc>(module.getLoc()))
       inputs.push_back(loc.getFilename().str());
-    if (llvm::Expected<llvm::json::Value> g = llvm::json::parse(
-            generatorJson("energy-evaluate report", inputs)))
+    if (llvm::Expected<llvm::json::Value> g =
+            llvm::json::parse(generatorJson("energy-evaluate report", inputs)))
       doc["generator"] = std::move(*g);
     else
       llvm::consumeError(g.takeError());
@@ -449,7 +449,8 @@ struct EnergyEvaluatePass
               return true;
             },
             err)) {
-      mlir::emitError(moduleErrorLoc(module), "energy-evaluate: cannot write report: ")
+      mlir::emitError(moduleErrorLoc(module),
+                      "energy-evaluate: cannot write report: ")
           << err;
       return signalPassFailure();
     }

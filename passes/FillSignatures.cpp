@@ -7,8 +7,8 @@
 #include "dialect/Energy/Energy.h"
 #include "dialect/Sched/Sched.h"
 #include "passes/Passes.h"
-#include "runtime/formats/ModelFile.h"
 #include "runtime/db/SignatureDb.h"
+#include "runtime/formats/ModelFile.h"
 
 #include "llvm/ADT/StringSet.h"
 
@@ -41,7 +41,6 @@ void forgetDerived(sched::TaskOp task) {
   task.removeOptionsAttr();
 }
 
-
 /// A number in a task's theta (float or integer), if present.
 std::optional<double> thetaNumber(sched::TaskOp task, StringRef key) {
   DictionaryAttr theta = task.getThetaAttr();
@@ -72,8 +71,9 @@ void warnOnDeviceKind(Location loc, StringRef kind, StringRef dbDevice) {
               have = rt::gpuModelOf(dbDevice.str());
   if (!want.empty() && !have.empty() && want != have)
     emitWarning(loc, "device kind '")
-        << kind << "' is a " << want << ", but the signature DB was measured on '"
-        << dbDevice << "' (" << have << ")";
+        << kind << "' is a " << want
+        << ", but the signature DB was measured on '" << dbDevice << "' ("
+        << have << ")";
 }
 
 /// Reads and validates a version-1 DB (runtime/db), grouped by key with
@@ -173,8 +173,8 @@ struct EnergyFillSignaturesPass
                  double sigmaD, StringRef method, ArrayRef<double> grad) {
     MLIRContext *ctx = &getContext();
     forgetDerived(task);
-    task.setSigAttr(SignatureAttr::get(ctx, T, d, 0, sigmaD, std::nullopt,
-                                       std::nullopt));
+    task.setSigAttr(
+        SignatureAttr::get(ctx, T, d, 0, sigmaD, std::nullopt, std::nullopt));
     task->setAttr(EnergyDialect::MethodAttrHelper::getNameStr(),
                   StringAttr::get(ctx, method));
     if (p.setId.empty())
@@ -241,24 +241,25 @@ struct EnergyFillSignaturesPass
     double d = e.total();
     std::array<double, 2> g = e.gradient();
     // Independent residual plus the shared coefficients' part.
-    double shared = p.setId.empty()
-                        ? 0.0
-                        : calculus::quadraticForm(
-                              std::vector<double>(g.begin(), g.end()),
-                              p.mf.sharedCov);
+    double shared =
+        p.setId.empty()
+            ? 0.0
+            : calculus::quadraticForm(std::vector<double>(g.begin(), g.end()),
+                                      p.mf.sharedCov);
     double sigma = std::sqrt(relSigma * d * relSigma * d + shared);
     setPriced(task, p, T, d, sigma, "analytical: flop-byte", g);
     if (!p.mf.clocks)
       return success();
     SmallVector<Attribute> opts;
     for (double mhz : p.mf.clocks->smMhz) {
-      calculus::FlopByteOption o = calculus::atClock(fb, *p.mf.clocks, e, T, mhz);
-      opts.push_back(OptionAttr::get(
-          ctx,
-          OpPointAttr::get(ctx, int64_t(mhz), std::nullopt, std::nullopt,
-                           std::nullopt),
-          SignatureAttr::get(ctx, o.T, o.d, 0, relSigma * o.d, std::nullopt,
-                             std::nullopt)));
+      calculus::FlopByteOption o =
+          calculus::atClock(fb, *p.mf.clocks, e, T, mhz);
+      opts.push_back(
+          OptionAttr::get(ctx,
+                          OpPointAttr::get(ctx, int64_t(mhz), std::nullopt,
+                                           std::nullopt, std::nullopt),
+                          SignatureAttr::get(ctx, o.T, o.d, 0, relSigma * o.d,
+                                             std::nullopt, std::nullopt)));
     }
     task.setOptionsAttr(ArrayAttr::get(ctx, opts));
     return success();
@@ -350,8 +351,9 @@ struct EnergyFillSignaturesPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (db.empty() && model.empty()) {
-      emitError(moduleErrorLoc(module), "energy-fill-signatures: needs db=PATH, "
-                                 "model=PATH or both");
+      emitError(moduleErrorLoc(module),
+                "energy-fill-signatures: needs db=PATH, "
+                "model=PATH or both");
       return signalPassFailure();
     }
     if (!fallback.empty() && fallback != "model") {
@@ -360,8 +362,9 @@ struct EnergyFillSignaturesPass
       return signalPassFailure();
     }
     if (fallback == "model" && (db.empty() || model.empty())) {
-      emitError(moduleErrorLoc(module), "energy-fill-signatures: fallback=model "
-                                 "needs both db=PATH and model=PATH");
+      emitError(moduleErrorLoc(module),
+                "energy-fill-signatures: fallback=model "
+                "needs both db=PATH and model=PATH");
       return signalPassFailure();
     }
     // Tasks whose DB key is missing and that fall back to the model.
@@ -432,16 +435,17 @@ struct EnergyFillSignaturesPass
     MLIRContext *ctx = &getContext();
     Builder b(ctx);
     auto sigOf = [&](const DbEntry &e) {
-      return SignatureAttr::get(ctx, e.T, e.d, e.sigmaT, e.sigmaD,
-                                std::nullopt, std::nullopt);
+      return SignatureAttr::get(ctx, e.T, e.d, e.sigmaT, e.sigmaD, std::nullopt,
+                                std::nullopt);
     };
     auto checkStatic = [&](Operation *user, double declared, const DbEntry &e,
                            StringRef key) {
       if (std::fabs(declared - e.s) > 0.01 * std::max(declared, e.s))
         user->emitWarning("device static power ")
             << formatQuantity(declared, Dimension::Power, 5)
-            << " differs from the DB's " << formatQuantity(e.s, Dimension::Power, 5)
-            << " for '" << key << "'; d = E - s T was measured against the DB's";
+            << " differs from the DB's "
+            << formatQuantity(e.s, Dimension::Power, 5) << " for '" << key
+            << "'; d = E - s T was measured against the DB's";
     };
     // One option per entry. Power limits are part of the operating point
     // only where the DB swept them (more than one limit for this key).
@@ -493,8 +497,8 @@ struct EnergyFillSignaturesPass
             emitWarning(p.getLoc(), "pipeline static power ")
                 << formatQuantity(declared, Dimension::Power, 5)
                 << " (static_power x tensor_parallel) differs from the DB's "
-                << formatQuantity(top.s, Dimension::Power, 5) << " for '"
-                << key << "'; d = E - s T was measured against the DB's";
+                << formatQuantity(top.s, Dimension::Power, 5) << " for '" << key
+                << "'; d = E - s T was measured against the DB's";
           sets.push_back(optionsOf(it->second));
         }
         return b.getArrayAttr(sets);

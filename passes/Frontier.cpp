@@ -41,10 +41,8 @@ struct EnergyFrontierPass
       if (failed(c))
         return signalPassFailure();
       calculus::DagFrontierResult method;
-      auto front =
-          computeFrontier(sched, *c, step, quantum, crashBudget, classSweepAbove,
-                          convexAbove,
-                          false, method);
+      auto front = computeFrontier(sched, *c, step, quantum, crashBudget,
+                                   classSweepAbove, convexAbove, false, method);
       if (failed(front))
         return signalPassFailure();
       if (!(maxError >= 0)) {
@@ -64,8 +62,8 @@ struct EnergyFrontierPass
       }
       // A count limit on top, by stride (its error is then said below).
       size_t limit = points ? unsigned(points) : kept.size();
-      size_t stride = std::max<size_t>(
-          1, (kept.size() + limit - 1) / std::max<size_t>(limit, 1));
+      size_t stride = std::max<size_t>(1, (kept.size() + limit - 1) /
+                                              std::max<size_t>(limit, 1));
       SmallVector<Attribute> pts;
       std::vector<std::pair<double, double>> thinned;
       std::vector<double> bound; // each kept point's certified lower bound
@@ -87,11 +85,11 @@ struct EnergyFrontierPass
       }
       // [T, E, lower bound] where the point is certified, else [T, E].
       for (size_t i = 0; i < thinned.size(); ++i)
-        pts.push_back(std::isnan(bound[i])
-                          ? b.getF64ArrayAttr({thinned[i].first,
-                                               thinned[i].second})
-                          : b.getF64ArrayAttr({thinned[i].first,
-                                               thinned[i].second, bound[i]}));
+        pts.push_back(
+            std::isnan(bound[i])
+                ? b.getF64ArrayAttr({thinned[i].first, thinned[i].second})
+                : b.getF64ArrayAttr(
+                      {thinned[i].first, thinned[i].second, bound[i]}));
       sched->setAttr(EnergyDialect::FrontierAttrHelper::getNameStr(),
                      b.getArrayAttr(pts));
       sched->setAttr(

@@ -1,4 +1,5 @@
-//===- FrontierSupport.cpp - What --energy-frontier and --energy-plan share ===//
+//===- FrontierSupport.cpp - What --energy-frontier and --energy-plan share
+//===//
 
 #include "passes/FrontierSupport.h"
 
@@ -60,11 +61,11 @@ FailureOr<Choices> Choices::build(ScheduleOp sched) {
 }
 
 FailureOr<std::vector<calculus::DagPoint>>
-energy::computeFrontier(ScheduleOp sched, const Choices &c, double step, double quantum,
-                uint64_t crashBudget, uint64_t classSweepAbove,
-                uint64_t convexAbove, bool keepChoices,
-                calculus::DagFrontierResult &method, double fillDeadline,
-                double fillSlowdown) {
+energy::computeFrontier(ScheduleOp sched, const Choices &c, double step,
+                        double quantum, uint64_t crashBudget,
+                        uint64_t classSweepAbove, uint64_t convexAbove,
+                        bool keepChoices, calculus::DagFrontierResult &method,
+                        double fillDeadline, double fillSlowdown) {
   calculus::DagFrontierSettings settings;
   settings.fillDeadline = fillDeadline;
   settings.fillSlowdown = fillSlowdown;
@@ -101,10 +102,9 @@ energy::computeFrontier(ScheduleOp sched, const Choices &c, double step, double 
   if (!ok)
     return sched.emitOpError("frontier: ") << err;
   Builder b(sched.getContext());
-  std::string combos =
-      method.combinations == UINT64_MAX
-          ? std::string(">= 2^64")
-          : std::to_string(method.combinations);
+  std::string combos = method.combinations == UINT64_MAX
+                           ? std::string(">= 2^64")
+                           : std::to_string(method.combinations);
   std::string gap =
       std::isfinite(method.worstGap)
           ? llvm::formatv("every point within {0:F2}% of the optimum at its "
@@ -116,14 +116,13 @@ energy::computeFrontier(ScheduleOp sched, const Choices &c, double step, double 
                 .str()
           : std::string("optimality not certified");
   std::string how =
-      method.seriesParallel
-          ? "exact: series-parallel decomposition over " + combos +
-                " combinations"
-      : method.exact
-          ? "exact: all " + combos + " combinations enumerated"
+      method.seriesParallel ? "exact: series-parallel decomposition over " +
+                                  combos + " combinations"
+      : method.exact ? "exact: all " + combos + " combinations enumerated"
       : method.classSweep
           ? "heuristic (class sweep over the schedule's repeated structure) "
-            "over " + combos + " combinations; " + gap
+            "over " +
+                combos + " combinations; " + gap
           : "heuristic (crash and deadline sweeps) over " + combos +
                 " combinations; " + gap;
   if (method.truncated) {
@@ -153,4 +152,3 @@ energy::computeFrontier(ScheduleOp sched, const Choices &c, double step, double 
                  b.getStringAttr(how));
   return front;
 }
-

@@ -125,8 +125,8 @@ std::string PipelineGen::taskName(size_t task) const {
   case calculus::PipelineTaskInfo::AllReduce:
     return "AR" + std::to_string(ti.vstage);
   }
-  std::string name = prefix + std::to_string(ti.vstage) + "_" +
-                     std::to_string(ti.microbatch);
+  std::string name =
+      prefix + std::to_string(ti.vstage) + "_" + std::to_string(ti.microbatch);
   if (dataParallel())
     name += "_r" + std::to_string(ti.replica);
   return name;

@@ -37,14 +37,16 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
 
   void runOnOperation() override {
     if (!calculus::parsePlanObjective(objective)) {
-      mlir::emitError(moduleErrorLoc(getOperation()), "energy-plan: objective must be energy, edp "
-                               "or ed2p; got '")
+      mlir::emitError(moduleErrorLoc(getOperation()),
+                      "energy-plan: objective must be energy, edp "
+                      "or ed2p; got '")
           << objective << "'";
       return signalPassFailure();
     }
     if (!(deadline >= 0) || !(maxSlowdown >= 0) || !std::isfinite(deadline) ||
         !std::isfinite(maxSlowdown)) {
-      mlir::emitError(moduleErrorLoc(getOperation()),
+      mlir::emitError(
+          moduleErrorLoc(getOperation()),
           "energy-plan: deadline and max-slowdown must be finite and "
           "non-negative");
       return signalPassFailure();
@@ -79,9 +81,9 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     double T = 0, E = 0;
     uint32_t switches = 0;
     bool switching = false;
-    double saving = 0;          ///< % less energy than the baseline
-    double lowerBound = 0;      ///< the certificate at the limit
-    double gapPct = -1;         ///< the plan above it, %; -1: no bound
+    double saving = 0;     ///< % less energy than the baseline
+    double lowerBound = 0; ///< the certificate at the limit
+    double gapPct = -1;    ///< the plan above it, %; -1: no bound
   };
 
   LogicalResult planSchedule(ScheduleOp sched) {
@@ -95,7 +97,8 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
                         deadline > 0 ? -1.0 : double(maxSlowdown) / 100);
     if (failed(front))
       return failure();
-    if (llvm::all_of(c->options, [](const auto &set) { return set.size() < 2; }))
+    if (llvm::all_of(c->options,
+                     [](const auto &set) { return set.size() < 2; }))
       mlir::emitWarning(sched.getLoc(), "energy-plan: no task of @")
           << sched.getSymName()
           << " has an operating set with more than one option: the plan is "
@@ -110,7 +113,8 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     writeBack(*c, *o.best);
     // What the plan saves as it will run: with its clock switches.
     o.saving = o.baseE > 0 ? 100 * (1 - o.E / o.baseE) : 0;
-    if (std::fabs(o.saving) < 5e-13) // equal energies print as 0.00%, not -0.00%
+    if (std::fabs(o.saving) <
+        5e-13) // equal energies print as 0.00%, not -0.00%
       o.saving = 0;
     // The certificate at the limit, not at the plan's own time: no
     // configuration within the limit uses less than this (the bound is
@@ -119,9 +123,8 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     if (std::isnan(o.lowerBound))
       o.lowerBound = 0;
     o.lowerBound = std::min(o.lowerBound, o.best->E);
-    o.gapPct = o.lowerBound > 0
-                   ? 100 * (o.best->E - o.lowerBound) / o.lowerBound
-                   : -1;
+    o.gapPct =
+        o.lowerBound > 0 ? 100 * (o.best->E - o.lowerBound) / o.lowerBound : -1;
     recordPlan(sched, method, front->size(), o);
     if (summary)
       printSummary(sched, *front, o);
@@ -151,8 +154,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       for (size_t t = 0; t < c.opPoints.size(); ++t)
         for (OpPointAttr op : c.opPoints[t])
           clocks[t].push_back(
-              op ? ids.try_emplace(op, int64_t(ids.size())).first->second
-                 : -1);
+              op ? ids.try_emplace(op, int64_t(ids.size())).first->second : -1);
     }
     struct Scored {
       double T, E;
@@ -254,13 +256,13 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     os << "@" << sched.getSymName() << " plan (" << front.size()
        << " frontier points, objective " << objective << ")\n";
     os << "  frontier  "
-       << cast<StringAttr>(sched->getAttr(
-                               EnergyDialect::FrontierMethodAttrHelper::
-                                   getNameStr()))
+       << cast<StringAttr>(
+              sched->getAttr(
+                  EnergyDialect::FrontierMethodAttrHelper::getNameStr()))
               .getValue()
        << "\n";
-    os << "  fastest   " << q(o.fastest, Dimension::Time)
-       << "  energy-minimal " << q(front.back().T, Dimension::Time) << " at "
+    os << "  fastest   " << q(o.fastest, Dimension::Time) << "  energy-minimal "
+       << q(front.back().T, Dimension::Time) << " at "
        << q(front.back().E, Dimension::Energy) << "\n";
     os << "  baseline  " << q(o.baseT, Dimension::Time) << "  "
        << q(o.baseE, Dimension::Energy)
@@ -279,7 +281,6 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
          << q(o.lowerBound, Dimension::Energy)
          << llvm::formatv(" (plan within {0:F2}%)\n", o.gapPct);
   }
-
 };
 
 } // namespace

@@ -51,8 +51,9 @@ struct EnergyPowerCapPass
     // A table of several jobs: one job's rows, named.
     std::optional<size_t> cModel = csv.column("model_name");
     if (!cModel && !model.empty())
-      return fail(table + ": model=" + model + " given, but the table has no "
-                          "model_name column");
+      return fail(table + ": model=" + model +
+                  " given, but the table has no "
+                  "model_name column");
     if (cModel) {
       llvm::SmallVector<std::string> names;
       for (const auto &row : csv.rows)
@@ -99,8 +100,8 @@ struct EnergyPowerCapPass
     const calculus::CapPoint &p = points[chosen];
     MLIRContext *ctx = &getContext();
     Builder b(ctx);
-    auto cap = OpPointAttr::get(ctx, std::nullopt, std::nullopt,
-                                Real{p.cap}, std::nullopt);
+    auto cap = OpPointAttr::get(ctx, std::nullopt, std::nullopt, Real{p.cap},
+                                std::nullopt);
     for (ScheduleOp sched : module.getOps<ScheduleOp>()) {
       for (sched::DeviceOp dev : sched.getBody().getOps<sched::DeviceOp>())
         dev->setAttr(EnergyDialect::PowerCapAttrHelper::getNameStr(), cap);

@@ -149,8 +149,8 @@ bool Propagator::nestedCoRun(ParOp par, const DeviceModels &info) {
     }
     if (!isa<SeqOp, ParOp>(op))
       return std::nullopt;
-    nodes[id].kind = isa<SeqOp>(op) ? calculus::CoRunNode::Seq
-                                    : calculus::CoRunNode::Par;
+    nodes[id].kind =
+        isa<SeqOp>(op) ? calculus::CoRunNode::Seq : calculus::CoRunNode::Par;
     if (auto p = dyn_cast<ParOp>(op); p && p != par)
       inner.push_back(p);
     std::vector<uint32_t> children;
@@ -282,8 +282,7 @@ FailureOr<Realized> Propagator::element(ElementOp el, State &state,
   if (auto traffic = el->getAttrOfType<FloatAttr>(
           EnergyDialect::TrafficAttrHelper::getNameStr()))
     in.traffic = traffic.getValueAsDouble();
-  calculus::ContextOutcome out =
-      calculus::realizeElement(mech, state[dev], in);
+  calculus::ContextOutcome out = calculus::realizeElement(mech, state[dev], in);
   trafficAfter[el.getSymNameAttr()] = state[dev].traffic;
   auto f64 = [&](double v) { return FloatAttr::get(Float64Type::get(ctx), v); };
   if (out.residency)
@@ -315,7 +314,8 @@ FailureOr<Realized> Propagator::visit(Operation *op, State &state) {
     auto it = devices.find(dev);
     if (it != devices.end()) {
       const calculus::DeviceMechanisms &mech = it->second.mechanisms;
-      double s = calculus::realizeIdle(mech, state[dev], T, !frozen.contains(dev));
+      double s =
+          calculus::realizeIdle(mech, state[dev], T, !frozen.contains(dev));
       if (mech.thermal)
         idle->setAttr(EnergyDialect::IdleStaticAttrHelper::getNameStr(),
                       FloatAttr::get(Float64Type::get(ctx), s));
@@ -423,14 +423,15 @@ struct EnergyPropagateContextPass
     if (failed(devices))
       return signalPassFailure();
     Propagator prop(&getContext(), *devices);
-    WalkResult r = getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (!isTreeRoot(op))
-        return WalkResult::advance();
-      State state; // every device starts at the null context
-      if (failed(prop.visit(op, state)))
-        return WalkResult::interrupt();
-      return WalkResult::skip();
-    });
+    WalkResult r =
+        getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+          if (!isTreeRoot(op))
+            return WalkResult::advance();
+          State state; // every device starts at the null context
+          if (failed(prop.visit(op, state)))
+            return WalkResult::interrupt();
+          return WalkResult::skip();
+        });
     if (r.wasInterrupted())
       signalPassFailure();
   }

@@ -52,7 +52,8 @@ struct EnergyReducePass
 
   void runOnOperation() override {
     if (!(confidence > 0 && confidence < 1)) {
-      mlir::emitError(moduleErrorLoc(getOperation()), "energy-reduce: confidence must lie in (0, 1)");
+      mlir::emitError(moduleErrorLoc(getOperation()),
+                      "energy-reduce: confidence must lie in (0, 1)");
       return signalPassFailure();
     }
     auto devices = readDeviceModels(getOperation());
@@ -78,7 +79,8 @@ struct EnergyReducePass
     DenseMap<StringAttr, uint32_t> deviceIndex;
     root->walk<WalkOrder::PreOrder>([&](ElementOp el) {
       StringAttr dev = el.getDeviceAttr().getAttr();
-      double sdev = devices.count(dev) ? devices[dev].mechanisms.staticPower : 0;
+      double sdev =
+          devices.count(dev) ? devices[dev].mechanisms.staticPower : 0;
       SignatureAttr sig = el.getSigAsAttr();
       if (!sig)
         return;
@@ -87,19 +89,21 @@ struct EnergyReducePass
       Operation *parent = el->getParentOp();
       unsigned m = parent && isa<ParOp, MultiOp>(parent) ? 2 : 1;
       ElementOp pred = last.lookup(dev);
-      uint32_t index = deviceIndex.try_emplace(dev, deviceIndex.size()).first->second;
-      entries.push_back({el,
-                         {toSignature(sig, sdev),
-                          toSignature(nullAttr ? nullAttr : sig, sdev), m,
-                          !pred, index},
-                         pred});
+      uint32_t index =
+          deviceIndex.try_emplace(dev, deviceIndex.size()).first->second;
+      entries.push_back(
+          {el,
+           {toSignature(sig, sdev),
+            toSignature(nullAttr ? nullAttr : sig, sdev), m, !pred, index},
+           pred});
       last[dev] = el;
     });
     // Per-element insensitivity (Eq. 11/12) and per-device prefix checks.
     std::vector<calculus::ReductionEntry> checks;
     for (const Entry &e : entries)
       checks.push_back(e.check);
-    calculus::ReductionCheck check = calculus::checkReduction(checks, confidence);
+    calculus::ReductionCheck check =
+        calculus::checkReduction(checks, confidence);
     double totalBound = check.biasBound;
     SmallVector<Entry *> failing;
     for (size_t i = 0; i < entries.size(); ++i)
@@ -197,11 +201,12 @@ struct EnergyReducePass
         }
         for (ElementOp other : corunners) {
           double otherPert = perturbationOf.lookup(other);
-          InteractionOp::create(
-              ob, e->op.getLoc(), FlatSymbolRefAttr::get(e->op.getSymNameAttr()),
-              FlatSymbolRefAttr::get(other.getSymNameAttr()), UnitAttr(),
-              ob.getStringAttr("contention"), ob.getF64FloatAttr(perturbation),
-              ob.getF64FloatAttr(otherPert));
+          InteractionOp::create(ob, e->op.getLoc(),
+                                FlatSymbolRefAttr::get(e->op.getSymNameAttr()),
+                                FlatSymbolRefAttr::get(other.getSymNameAttr()),
+                                UnitAttr(), ob.getStringAttr("contention"),
+                                ob.getF64FloatAttr(perturbation),
+                                ob.getF64FloatAttr(otherPert));
           if (auto diag = remark(e->op))
             *diag << "runtime interference with @" << other.getSymName()
                   << " (contention): not reducible";
@@ -231,11 +236,10 @@ struct EnergyReducePass
         prefixes.push_back(e);
       if (from && !mechanisms.empty()) {
         std::string names = llvm::join(mechanisms, "+");
-        InteractionOp::create(
-            ob, e->op.getLoc(), from,
-            FlatSymbolRefAttr::get(e->op.getSymNameAttr()), ob.getUnitAttr(),
-            ob.getStringAttr(names), ob.getF64FloatAttr(perturbation),
-            FloatAttr());
+        InteractionOp::create(ob, e->op.getLoc(), from,
+                              FlatSymbolRefAttr::get(e->op.getSymNameAttr()),
+                              ob.getUnitAttr(), ob.getStringAttr(names),
+                              ob.getF64FloatAttr(perturbation), FloatAttr());
         if (auto diag = remark(e->op))
           *diag << "entry context from " << from << " (" << names
                 << ") shifts its energy by "
@@ -245,8 +249,8 @@ struct EnergyReducePass
     }
     if (remarks > maxRemarks) // located, without dumping the whole tree
       mlir::emitRemark(root->getLoc()) << remarks - maxRemarks
-                         << " more irreducible elements (see the "
-                            "energy.interaction edges)";
+                                       << " more irreducible elements (see the "
+                                          "energy.interaction edges)";
     wrapCoRuns(root, coRunScopes.getArrayRef());
     wrapPrefixes(prefixes, entries, devices);
   }
@@ -283,9 +287,9 @@ struct EnergyReducePass
           return WalkResult::interrupt();
         });
       OpBuilder ob(par);
-      auto comp = CompositeOp::create(
-          ob, par.getLoc(), StringAttr::get(ctx, name),
-          toSignatureAttr(ctx, c));
+      auto comp =
+          CompositeOp::create(ob, par.getLoc(), StringAttr::get(ctx, name),
+                              toSignatureAttr(ctx, c));
       Block &body = comp.getBody().emplaceBlock();
       par->moveBefore(&body, body.end());
       comp->setAttr(

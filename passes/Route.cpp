@@ -54,8 +54,8 @@ struct EnergyRoutePass : public energy::impl::EnergyRouteBase<EnergyRoutePass> {
       std::string names;
       for (const rt::Policy &p : ff.policies)
         names += (names.empty() ? "" : ", ") + p.name;
-      return fail(moduleErrorLoc(module),
-                  fleet + ": no policy '" + policy + "' (it has " + names + ")");
+      return fail(moduleErrorLoc(module), fleet + ": no policy '" + policy +
+                                              "' (it has " + names + ")");
     }
     if (chosen < 0)
       chosen = 0;
@@ -136,8 +136,9 @@ struct EnergyRoutePass : public energy::impl::EnergyRouteBase<EnergyRoutePass> {
                               b.getI64IntegerAttr(int64_t(requests.size())))}));
     }
     if (!any)
-      return fail(moduleErrorLoc(module), "no sched.schedule has energy.requests "
-                                   "(the request stream to route)");
+      return fail(moduleErrorLoc(module),
+                  "no sched.schedule has energy.requests "
+                  "(the request stream to route)");
   }
 };
 } // namespace

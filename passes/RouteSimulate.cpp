@@ -54,14 +54,17 @@ struct EnergyRouteSimulatePass
       rt::McResult mc;
       if (!rt::simulate(ff.fleet, splits[i], st, mc, err))
         return fail(err);
-      rt::Prediction pr = rt::predict(ff.fleet, splits[i].front(), double(st.horizon));
+      rt::Prediction pr =
+          rt::predict(ff.fleet, splits[i].front(), double(st.horizon));
       report.push_back(b.getNamedAttr(
           ff.policies[i].name,
           b.getDictionaryAttr(
-              {b.getNamedAttr("quality", b.getF64FloatAttr(rt::splitsMeanQuality(
-                                             ff.fleet, splits[i]))),
+              {b.getNamedAttr("quality",
+                              b.getF64FloatAttr(
+                                  rt::splitsMeanQuality(ff.fleet, splits[i]))),
                b.getNamedAttr("aux_J", b.getF64FloatAttr(mc.aux.mean)),
-               b.getNamedAttr("aux_ci95_J", b.getF64FloatAttr(mc.aux.halfWidth95())),
+               b.getNamedAttr("aux_ci95_J",
+                              b.getF64FloatAttr(mc.aux.halfWidth95())),
                b.getNamedAttr("spill_J", b.getF64FloatAttr(mc.spill.mean)),
                b.getNamedAttr("spill_ci95_J",
                               b.getF64FloatAttr(mc.spill.halfWidth95())),

@@ -26,8 +26,7 @@ using namespace energy::sched;
 
 namespace {
 
-struct SchedExpandPass
-    : public energy::impl::SchedExpandBase<SchedExpandPass> {
+struct SchedExpandPass : public energy::impl::SchedExpandBase<SchedExpandPass> {
   void runOnOperation() override {
     SmallVector<PipelineOp> pipelines;
     SmallVector<ServeOp> serves;
@@ -89,9 +88,9 @@ struct SchedExpandPass
                     b.getI64IntegerAttr(int64_t(outputs)));
     Location loc = op.getLoc();
     std::string prefix = op.getSymName().str();
-    auto dev = sched::DeviceOp::create(
-        b, loc, b.getStringAttr(prefix + "_gpu"), op.getDeviceKindAttr(),
-        op.getStaticPowerAttr(), OpPointAttr());
+    auto dev = sched::DeviceOp::create(b, loc, b.getStringAttr(prefix + "_gpu"),
+                                       op.getDeviceKindAttr(),
+                                       op.getStaticPowerAttr(), OpPointAttr());
     auto devRef = FlatSymbolRefAttr::get(dev.getSymNameAttr());
     std::optional<double> power;
     if (auto p = op.getDynamicPowerAttr())
@@ -113,8 +112,7 @@ struct SchedExpandPass
                          b.getI64IntegerAttr(int64_t(inputTokens))),
           b.getNamedAttr("max_tokens", b.getI64IntegerAttr(int64_t(maxTokens))),
           b.getNamedAttr("pp", b.getI64IntegerAttr(op.getPp())),
-          b.getNamedAttr("requests",
-                         b.getI64IntegerAttr(int64_t(reqs.size()))),
+          b.getNamedAttr("requests", b.getI64IntegerAttr(int64_t(reqs.size()))),
           b.getNamedAttr("tp", b.getI64IntegerAttr(op.getTp()))};
       SignatureAttr sig;
       if (power)
@@ -123,8 +121,8 @@ struct SchedExpandPass
       TaskOp::create(b, loc, b.getStringAttr(prefix + "_run"), devRef,
                      IntegerAttr(), ArrayAttr(), FloatAttr(), ArrayAttr(),
                      FloatAttr(), b.getF64FloatAttr(start),
-                     b.getStringAttr("inference"),
-                     b.getDictionaryAttr(theta), std::nullopt,
+                     b.getStringAttr("inference"), b.getDictionaryAttr(theta),
+                     std::nullopt,
                      sig ? std::nullopt : std::optional<double>(T), sig,
                      StringAttr(), ArrayAttr());
       op.erase();
@@ -139,13 +137,13 @@ struct SchedExpandPass
                              : "_prefill" + std::to_string(prefillIndex++)));
       SmallVector<NamedAttribute> theta;
       if (isDecode) {
-        theta = {b.getNamedAttr("batch", b.getI64IntegerAttr(st.batch)),
-                 b.getNamedAttr("history", b.getF64FloatAttr(st.historySum)),
-                 b.getNamedAttr("mean_history",
-                                b.getF64FloatAttr(st.historySum / st.batch)),
-                 b.getNamedAttr("weight_bytes", op.getWeightBytesAttr()),
-                 b.getNamedAttr("kv_bytes_per_token",
-                                op.getKvBytesPerTokenAttr())};
+        theta = {
+            b.getNamedAttr("batch", b.getI64IntegerAttr(st.batch)),
+            b.getNamedAttr("history", b.getF64FloatAttr(st.historySum)),
+            b.getNamedAttr("mean_history",
+                           b.getF64FloatAttr(st.historySum / st.batch)),
+            b.getNamedAttr("weight_bytes", op.getWeightBytesAttr()),
+            b.getNamedAttr("kv_bytes_per_token", op.getKvBytesPerTokenAttr())};
       } else {
         SmallVector<int64_t> ids(st.requests.begin(), st.requests.end());
         theta = {b.getNamedAttr("requests", b.getI64ArrayAttr(ids)),
@@ -155,9 +153,9 @@ struct SchedExpandPass
       }
       SignatureAttr sig;
       if (power)
-        sig = SignatureAttr::get(&getContext(), st.duration,
-                                 *power * st.duration, 0, 0, std::nullopt,
-                                 std::nullopt);
+        sig =
+            SignatureAttr::get(&getContext(), st.duration, *power * st.duration,
+                               0, 0, std::nullopt, std::nullopt);
       // A prefill may not start before its requests arrive; everything
       // else follows from the chain. List scheduling with these releases
       // reproduces the simulated timeline, and stays right when the
@@ -169,14 +167,14 @@ struct SchedExpandPass
           arrival = std::max(arrival, reqs[r].arrival);
         release = b.getF64FloatAttr(arrival);
       }
-      TaskOp::create(
-          b, loc, name, devRef, IntegerAttr(),
-          prev ? b.getArrayAttr({FlatSymbolRefAttr::get(prev)}) : ArrayAttr(),
-          FloatAttr(), ArrayAttr(), FloatAttr(), release,
-          b.getStringAttr(isDecode ? "decode" : "prefill"),
-          b.getDictionaryAttr(theta), std::nullopt,
-          sig ? std::nullopt : std::optional<double>(st.duration), sig,
-          StringAttr(), ArrayAttr());
+      TaskOp::create(b, loc, name, devRef, IntegerAttr(),
+                     prev ? b.getArrayAttr({FlatSymbolRefAttr::get(prev)})
+                          : ArrayAttr(),
+                     FloatAttr(), ArrayAttr(), FloatAttr(), release,
+                     b.getStringAttr(isDecode ? "decode" : "prefill"),
+                     b.getDictionaryAttr(theta), std::nullopt,
+                     sig ? std::nullopt : std::optional<double>(st.duration),
+                     sig, StringAttr(), ArrayAttr());
       prev = name;
     }
     op.erase();
@@ -240,8 +238,8 @@ struct SchedExpandPass
             b, loc, names[t], b.getArrayAttr(devs), b.getI64IntegerAttr(1),
             ArrayAttr(), refs(task.deps, true),
             b.getF64FloatAttr(task.deps.front().lag), arKind,
-            b.getDictionaryAttr({b.getNamedAttr(
-                "stage", b.getI64IntegerAttr(ti.vstage))}),
+            b.getDictionaryAttr(
+                {b.getNamedAttr("stage", b.getI64IntegerAttr(ti.vstage))}),
             FloatAttr(), p.getAllreduceAttr(), ArrayAttr(), ArrayAttr(),
             ArrayAttr(), ArrayAttr());
         continue;
@@ -287,9 +285,8 @@ struct SchedExpandPass
                      IntegerAttr(), refs(task.deps, false),
                      delay > 0 ? b.getF64FloatAttr(delay) : FloatAttr(),
                      ArrayAttr(), FloatAttr(), FloatAttr(), kindAttr,
-                     b.getDictionaryAttr(theta),
-                     std::nullopt, std::nullopt, sig, db,
-                     cast_or_null<ArrayAttr>(options));
+                     b.getDictionaryAttr(theta), std::nullopt, std::nullopt,
+                     sig, db, cast_or_null<ArrayAttr>(options));
     }
     p.erase();
     return success();

@@ -16,8 +16,7 @@ using namespace energy;
 using namespace energy::sched;
 
 namespace {
-struct SchedTimingPass
-    : public energy::impl::SchedTimingBase<SchedTimingPass> {
+struct SchedTimingPass : public energy::impl::SchedTimingBase<SchedTimingPass> {
   void runOnOperation() override {
     Builder b(&getContext());
     WalkResult r = getOperation()->walk([&](ScheduleOp sched) {
@@ -31,8 +30,8 @@ struct SchedTimingPass
       for (uint32_t t = 0; t < g->taskOps.size();) {
         auto coll = dyn_cast<CollectiveOp>(g->taskOps[t]);
         if (coll && coll.getDurationsAttr()) {
-          SmallVector<double> starts(start.begin() + t,
-                                     start.begin() + t + coll.getDevices().size());
+          SmallVector<double> starts(
+              start.begin() + t, start.begin() + t + coll.getDevices().size());
           coll.setStartsAttr(b.getF64ArrayAttr(starts));
           t += starts.size();
           continue;
@@ -40,8 +39,8 @@ struct SchedTimingPass
         if (auto task = dyn_cast<TaskOp>(g->taskOps[t]))
           task.setStart(start[t]);
         else
-          cast<CollectiveOp>(g->taskOps[t]).setStartAttr(
-              b.getF64FloatAttr(start[t]));
+          cast<CollectiveOp>(g->taskOps[t])
+              .setStartAttr(b.getF64FloatAttr(start[t]));
         ++t;
       }
       return WalkResult::advance();

@@ -54,8 +54,7 @@ struct Materializer {
     return b.getDictionaryAttr(out);
   }
 
-  template <typename OpTy>
-  OpTy composite(StringAttr name) {
+  template <typename OpTy> OpTy composite(StringAttr name) {
     auto op = OpTy::create(b, loc, name, std::nullopt);
     op.getBody().emplaceBlock();
     return op;
@@ -66,8 +65,8 @@ struct Materializer {
     switch (n.kind) {
     case calculus::LoweredNode::Element: {
       Operation *taskOp = gen ? nullptr : taskOps[n.task];
-      calculus::Signature share = calculus::taskShare(schedule, n.task,
-                                                      n.device);
+      calculus::Signature share =
+          calculus::taskShare(schedule, n.task, n.device);
       StringAttr name;
       bool collective;
       if (taskOp) {
@@ -81,8 +80,12 @@ struct Materializer {
       if (collective)
         name = b.getStringAttr(name.getValue() + "." +
                                deviceRefs[n.device].getValue());
-      SigData sig{share.T, share.d, std::sqrt(share.varT),
-                  std::sqrt(share.varD), std::nullopt, std::nullopt};
+      SigData sig{share.T,
+                  share.d,
+                  std::sqrt(share.varT),
+                  std::sqrt(share.varD),
+                  std::nullopt,
+                  std::nullopt};
       auto el = ElementOp::create(b, taskOp ? taskOp->getLoc() : *genLoc, name,
                                   deviceRefs[n.device], sig, OpPointAttr());
       // Shared model parameters follow the share of d each element takes.
@@ -242,8 +245,7 @@ struct SchedToEnergyPass
       const calculus::LoweredNode &rootNode = tree.nodes[0];
       for (uint32_t i = 0; i < rootNode.numChildren; ++i) {
         uint32_t devNode = tree.children[rootNode.firstChild + i];
-        auto seq = m.composite<SeqOp>(
-            m.deviceRefs[i].getAttr());
+        auto seq = m.composite<SeqOp>(m.deviceRefs[i].getAttr());
         m.nest(seq, tree.nodes[devNode]);
       }
     }

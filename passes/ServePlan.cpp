@@ -49,7 +49,8 @@ struct EnergyServePlanPass
     Builder b(&getContext());
     SmallVector<NamedAttribute> fields = {
         b.getNamedAttr("batch_cap", b.getI64IntegerAttr(int64_t(rec.cap))),
-        b.getNamedAttr("predicted_J_per_token", b.getF64FloatAttr(rec.predicted)),
+        b.getNamedAttr("predicted_J_per_token",
+                       b.getF64FloatAttr(rec.predicted)),
         b.getNamedAttr("slo_p90_itl_ms", b.getF64FloatAttr(sloP90ItlMs)),
         b.getNamedAttr("model", b.getStringAttr(model)),
         b.getNamedAttr("gpu", b.getStringAttr(gpu)),
@@ -57,10 +58,10 @@ struct EnergyServePlanPass
         b.getNamedAttr("measurements",
                        b.getI64IntegerAttr(int64_t(rec.measurements)))};
     if (rec.halfWidth95 >= 0)
-      fields.push_back(b.getNamedAttr(
-          "ci95_J_per_token",
-          b.getF64ArrayAttr({rec.predicted - rec.halfWidth95,
-                             rec.predicted + rec.halfWidth95})));
+      fields.push_back(
+          b.getNamedAttr("ci95_J_per_token",
+                         b.getF64ArrayAttr({rec.predicted - rec.halfWidth95,
+                                            rec.predicted + rec.halfWidth95})));
     DictionaryAttr plan = b.getDictionaryAttr(fields);
     bool any = false;
     module.walk([&](ServeOp serve) {

@@ -1,4 +1,5 @@
-//===- AtomicFile.h - write a file whole or not at all -----------*- C++ -*-===//
+//===- AtomicFile.h - write a file whole or not at all -----------*- C++
+//-*-===//
 //
 // Every file the runtime and the tools write goes through this: the bytes go
 // to a temporary file in the target's directory, are flushed to disk and

@@ -4,27 +4,27 @@
 
 #include "runtime/AtomicFile.h"
 #include "runtime/Characterize.h"
-#include "runtime/Version.h"
 #include "runtime/MetricsServer.h"
 #include "runtime/Nvml.h"
 #include "runtime/Progress.h"
 #include "runtime/RestoreRecord.h"
 #include "runtime/Sampler.h"
 #include "runtime/SimDevice.h"
+#include "runtime/Version.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <chrono>
 #include <map>
-#include <sstream>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <thread>
 #include <pthread.h>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace energy::rt;
@@ -52,9 +52,9 @@ struct Stats {
 
 struct Region {
   bool open = false;
-  int smMhz = 0;       ///< the clock of its current (or last) run
-  bool record = true;  ///< the current run counts (not a profile warm-up)
-  double startJ = 0; ///< simulated devices: the model's energy at begin
+  int smMhz = 0;      ///< the clock of its current (or last) run
+  bool record = true; ///< the current run counts (not a profile warm-up)
+  double startJ = 0;  ///< simulated devices: the model's energy at begin
   double startT = 0;
   Stats all;                    ///< every recorded run
   std::map<int, Stats> byClock; ///< the same runs, per SM clock
@@ -84,8 +84,8 @@ struct Profile {
   bool adaptive = false;
   size_t budget = 8;
   bool coarseDone = false, chosenAll = false;
-  std::vector<int> supported;        ///< descending
-  std::map<int, double> energyAt;    ///< per-iteration energy of all regions
+  std::vector<int> supported;     ///< descending
+  std::map<int, double> energyAt; ///< per-iteration energy of all regions
 };
 
 /// Pending runs resolved without waiting once this many accumulate.
@@ -252,13 +252,12 @@ bool startProfile(const std::string &list, std::string &why) {
     size_t pos = 0;
     while (pos <= list.size()) {
       size_t comma = list.find(',', pos);
-      std::string item = list.substr(pos, comma == std::string::npos
-                                              ? std::string::npos
-                                              : comma - pos);
+      std::string item = list.substr(
+          pos, comma == std::string::npos ? std::string::npos : comma - pos);
       char *end = nullptr;
       long mhz = std::strtol(item.c_str(), &end, 10);
-      if (item.empty() || *end || !std::count(supported.begin(),
-                                               supported.end(), int(mhz))) {
+      if (item.empty() || *end ||
+          !std::count(supported.begin(), supported.end(), int(mhz))) {
         why = "'" + item + "' is not a supported SM clock of " +
               state.dev->identity() + " (it supports " +
               describeClocks(supported) + ")";
@@ -469,7 +468,8 @@ int er_init(const char *device) {
     double k = std::strtod(rt, &end);
     if (!state.sim)
       return fail("ENERGY_RT_SIM_REALTIME applies to simulated devices only, "
-                  "not " + name);
+                  "not " +
+                  name);
     if (end == rt || *end || !(k >= 1e-3 && k <= 1e3))
       return fail(std::string("ENERGY_RT_SIM_REALTIME='") + rt +
                   "': expected wall seconds per simulated second in "
@@ -634,8 +634,8 @@ int er_step(void) {
       state.sampler->noteSmClock(state.dev->currentSmClock());
     return 0;
   }
-  int now = state.sampler ? state.sampler->smClock()
-                          : state.dev->currentSmClock();
+  int now =
+      state.sampler ? state.sampler->smClock() : state.dev->currentSmClock();
   if (want != now) {
     if (!state.dev->setSmClock(want, err))
       return fail("profile: " + err);
@@ -686,7 +686,8 @@ int er_begin(const char *name) {
     ++state.switches;
   }
   r.smMhz = clockNow();
-  r.record = !(state.profile.active && state.profile.step < state.profile.warmup);
+  r.record =
+      !(state.profile.active && state.profile.step < state.profile.warmup);
   r.open = true;
   if (!state.sampler) {
     r.startJ = simJ;
@@ -810,9 +811,8 @@ int er_flush(const char *path) {
   // Whole or not at all: a failed write leaves the previous DB intact.
   std::string json = signatureDbJson(
       state.dev->identity(), entries, state.sim ? "simulated" : "measured",
-      energy::generatorJson("energy_rt er_flush (rank " + std::to_string(er_rank()) +
-                        ")",
-                    {}));
+      energy::generatorJson(
+          "energy_rt er_flush (rank " + std::to_string(er_rank()) + ")", {}));
   if (!AtomicFile::writeWhole(p, json, err))
     return fail(err);
   return 0;
@@ -845,10 +845,10 @@ int er_plan_clock(const char *name, int sm_mhz) {
                 "are restored at er_shutdown, at exit and on fatal signals)");
   std::vector<int> supported = state.dev->supportedSmClocks();
   if (std::find(supported.begin(), supported.end(), sm_mhz) == supported.end())
-    return fail(std::string("region '") + (name ? name : "") + "': " +
-                std::to_string(sm_mhz) + " MHz is not a supported SM clock of " +
-                state.dev->identity() + " (it supports " +
-                describeClocks(supported) + ")");
+    return fail(std::string("region '") + (name ? name : "") +
+                "': " + std::to_string(sm_mhz) +
+                " MHz is not a supported SM clock of " + state.dev->identity() +
+                " (it supports " + describeClocks(supported) + ")");
   if (!state.guard)
     state.guard = std::make_unique<ClockGuard>(*state.dev);
   state.planClocks[name ? name : ""] = sm_mhz;
@@ -927,8 +927,9 @@ int er_sim_run(double flops, double bytes) {
   if (!(flops >= 0 && bytes >= 0 && std::isfinite(flops) &&
         std::isfinite(bytes)))
     return fail("er_sim_run: flops and bytes must be finite and "
-                "non-negative; got " + std::to_string(flops) + " FLOP, " +
-                std::to_string(bytes) + " B");
+                "non-negative; got " +
+                std::to_string(flops) + " FLOP, " + std::to_string(bytes) +
+                " B");
   KernelSpec k{"user", flops, bytes};
   // A kernel longer than a day of simulated time is a unit mistake, not a
   // workload (and would hold a real-time device for that long).

@@ -1,8 +1,8 @@
 //===- Characterize.cpp - The characterization protocol -------------------===//
 
 #include "runtime/Characterize.h"
-#include "runtime/db/SignatureDb.h"
 #include "runtime/Progress.h"
+#include "runtime/db/SignatureDb.h"
 
 #include <algorithm>
 #include <optional>
@@ -94,8 +94,8 @@ struct Windows {
 /// static power over the window is dynamic.
 bool measureWindows(Device &dev, const ProtocolOptions &opts,
                     const std::function<double()> &probe,
-                    const std::function<double(unsigned)> &repeat,
-                    Windows &w, std::string &err) {
+                    const std::function<double(unsigned)> &repeat, Windows &w,
+                    std::string &err) {
   if (!nullContext(dev, opts, err))
     return false;
   if (!measureStaticPower(dev, opts, w.s, err))
@@ -106,8 +106,8 @@ bool measureWindows(Device &dev, const ProtocolOptions &opts,
     err = dev.identity() + ": the backend cannot run these kernels";
     return false;
   }
-  unsigned reps = std::max(
-      1u, unsigned(std::ceil(opts.window / std::max(estimate, 1e-9))));
+  unsigned reps =
+      std::max(1u, unsigned(std::ceil(opts.window / std::max(estimate, 1e-9))));
   for (unsigned r = 0; r < opts.runs; ++r) {
     uint64_t e0, e1;
     double t0, t1;
@@ -124,8 +124,8 @@ bool measureWindows(Device &dev, const ProtocolOptions &opts,
 }
 
 /// The measurement's context for the signature DB.
-void recordContext(Device &dev, const std::string &l2,
-                   double entryTemperature, Measurement &out) {
+void recordContext(Device &dev, const std::string &l2, double entryTemperature,
+                   Measurement &out) {
   out.smMhz = dev.currentSmClock();
   out.l2 = l2;
   out.entryTemperature = entryTemperature;
@@ -210,8 +210,8 @@ bool measureComposite(Device &dev, const ProtocolOptions &opts,
     err = dev.identity() + ": the backend cannot run this composite";
     return false;
   }
-  unsigned reps = std::max(
-      1u, unsigned(std::ceil(opts.window / std::max(probe, 1e-9))));
+  unsigned reps =
+      std::max(1u, unsigned(std::ceil(opts.window / std::max(probe, 1e-9))));
   if (!nullContext(dev, opts, err))
     return false;
   std::vector<double> Es;
@@ -269,7 +269,6 @@ bool measureConcurrent(Device &dev, const std::vector<KernelSpec> &set,
       dev, opts, [&] { return dev.runConcurrent(set); }, E, varE, err, busyT);
 }
 
-
 std::string signatureDbJson(const std::string &device,
                             const std::vector<Measurement> &entries,
                             const std::string &method,
@@ -319,7 +318,8 @@ bool characterizeSweep(Device &dev, const std::vector<KernelSpec> &kernels,
              std::to_string(kernels.size()) + " kernels");
   for (size_t ci = 0; ci < sweep.size(); ++ci) {
     int mhz = sweep[ci];
-    line.update(double(ci) / double(sweep.size()), std::to_string(mhz) + " MHz");
+    line.update(double(ci) / double(sweep.size()),
+                std::to_string(mhz) + " MHz");
     if (mhz != dev.currentSmClock() && !dev.setSmClock(mhz, err))
       return false;
     // Each limit is an operating point of its own (Zeus's knob); none
@@ -344,9 +344,9 @@ bool characterizeSweep(Device &dev, const std::vector<KernelSpec> &kernels,
                              "''s data; no warm entry (cold only)");
           continue;
         }
-        auto producer =
-            std::find_if(kernels.begin(), kernels.end(),
-                         [&](const KernelSpec &p) { return p.key == k.reuses; });
+        auto producer = std::find_if(
+            kernels.begin(), kernels.end(),
+            [&](const KernelSpec &p) { return p.key == k.reuses; });
         if (producer == kernels.end()) {
           err = k.key + ": reuses '" + k.reuses + "', which is not a kernel";
           return false;

@@ -28,10 +28,10 @@ namespace rt {
 
 struct ProtocolOptions {
   unsigned runs = 10;
-  double window = 1.0;        ///< s of repeated invocations per run
-  double band = 0.5;          ///< K around the idle temperature
-  double staticWindow = 2.0;  ///< s of idle to measure static power
-  double maxCooldown = 600;   ///< s
+  double window = 1.0;       ///< s of repeated invocations per run
+  double band = 0.5;         ///< K around the idle temperature
+  double staticWindow = 2.0; ///< s of idle to measure static power
+  double maxCooldown = 600;  ///< s
 };
 
 struct Measurement {

@@ -14,8 +14,8 @@
 #define RUNTIME_METRICSSERVER_H
 
 #include <atomic>
-#include <new>
 #include <functional>
+#include <new>
 #include <string>
 #include <thread>
 

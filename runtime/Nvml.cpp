@@ -201,8 +201,8 @@ std::unique_ptr<Device> openNvmlDevice(unsigned index, std::string &err) {
       !resolve(api.lib, "nvmlDeviceGetHandleByIndex_v2", api.handleByIndex,
                err) ||
       !resolve(api.lib, "nvmlDeviceGetName", api.name, err) ||
-      !resolve(api.lib, "nvmlDeviceGetTotalEnergyConsumption",
-               api.totalEnergy, err) ||
+      !resolve(api.lib, "nvmlDeviceGetTotalEnergyConsumption", api.totalEnergy,
+               err) ||
       !resolve(api.lib, "nvmlDeviceGetPowerUsage", api.powerUsage, err) ||
       !resolve(api.lib, "nvmlDeviceGetTemperature", api.temperature, err) ||
       !resolve(api.lib, "nvmlDeviceGetSupportedGraphicsClocks",
@@ -210,12 +210,11 @@ std::unique_ptr<Device> openNvmlDevice(unsigned index, std::string &err) {
       !resolve(api.lib, "nvmlDeviceGetClockInfo", api.clockInfo, err) ||
       !resolve(api.lib, "nvmlDeviceSetGpuLockedClocks", api.setLockedClocks,
                err) ||
-      !resolve(api.lib, "nvmlDeviceResetGpuLockedClocks",
-               api.resetLockedClocks, err) ||
+      !resolve(api.lib, "nvmlDeviceResetGpuLockedClocks", api.resetLockedClocks,
+               err) ||
       !resolve(api.lib, "nvmlDeviceGetPowerManagementLimitConstraints",
                api.limitConstraints, err) ||
-      !resolve(api.lib, "nvmlDeviceGetPowerManagementLimit", api.limit,
-               err) ||
+      !resolve(api.lib, "nvmlDeviceGetPowerManagementLimit", api.limit, err) ||
       !resolve(api.lib, "nvmlDeviceGetPowerManagementDefaultLimit",
                api.defaultLimit, err) ||
       !resolve(api.lib, "nvmlDeviceSetPowerManagementLimit", api.setLimit,

@@ -58,8 +58,7 @@ public:
     if (!force && now - last < std::chrono::milliseconds(250))
       return;
     last = now;
-    double elapsed =
-        std::chrono::duration<double>(now - phaseStart).count();
+    double elapsed = std::chrono::duration<double>(now - phaseStart).count();
     char eta[48] = "";
     if (fraction > 0.02 && fraction < 1)
       std::snprintf(eta, sizeof eta, ", ~%.0f s left",

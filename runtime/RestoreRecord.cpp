@@ -43,8 +43,8 @@ bool writeRestoreRecord(const Device &dev, std::string &path,
   }
   static std::atomic<unsigned> serial{0};
   std::string dir = restoreRecordDir();
-  path = dir + "/" + std::to_string(getpid()) + "-" +
-         std::to_string(serial++) + ".record";
+  path = dir + "/" + std::to_string(getpid()) + "-" + std::to_string(serial++) +
+         ".record";
   std::string text = "energy-rt restore record 1\npid " +
                      std::to_string(getpid()) + "\ndevice " + name + "\n";
   if (!dev.clockMirror().empty())

@@ -10,9 +10,9 @@ namespace energy {
 namespace rt {
 
 double CounterTimeline::at(double t) const {
-  auto hi = std::lower_bound(
-      pts.begin(), pts.end(), t,
-      [](const std::pair<double, uint64_t> &p, double v) { return p.first < v; });
+  auto hi = std::lower_bound(pts.begin(), pts.end(), t,
+                             [](const std::pair<double, uint64_t> &p,
+                                double v) { return p.first < v; });
   if (hi == pts.begin())
     return double(hi->second);
   auto lo = hi - 1;
@@ -21,8 +21,7 @@ double CounterTimeline::at(double t) const {
 }
 
 bool CounterTimeline::energy(double a, double b, double &joules) const {
-  if (pts.size() < 2 || a > b || a < pts.front().first ||
-      b > pts.back().first)
+  if (pts.size() < 2 || a > b || a < pts.front().first || b > pts.back().first)
     return false;
   joules = (at(b) - at(a)) * 1e-3;
   return true;

@@ -3,12 +3,12 @@
 #include "runtime/SimDevice.h"
 
 #include <algorithm>
-#include <cstring>
-#include <fcntl.h>
-#include <unistd.h>
 #include <cctype>
 #include <cmath>
+#include <cstring>
+#include <fcntl.h>
 #include <thread>
+#include <unistd.h>
 
 namespace energy {
 namespace rt {
@@ -48,7 +48,8 @@ bool simParamsFor(const std::string &name, SimParams &out) {
 }
 
 SimDevice::SimDevice(SimParams params, uint64_t seed)
-    : p(std::move(params)), clock(p.fmaxMhz), limit(p.tdp), theta(p.ambient), gen(seed) {}
+    : p(std::move(params)), clock(p.fmaxMhz), limit(p.tdp), theta(p.ambient),
+      gen(seed) {}
 
 std::string SimDevice::identity() const {
   return "sim:" + p.name + " (simulated)";
@@ -250,10 +251,10 @@ void SimDevice::catchUp() {
 void SimDevice::synchronize() {
   if (realScale <= 0)
     return;
-  auto until = realWall0 + std::chrono::duration_cast<
-                               std::chrono::steady_clock::duration>(
-                               std::chrono::duration<double>(
-                                   (time - realTime0) * realScale));
+  auto until =
+      realWall0 +
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+          std::chrono::duration<double>((time - realTime0) * realScale));
   std::this_thread::sleep_until(until);
   catchUp();
 }
@@ -263,7 +264,8 @@ double SimDevice::run(const KernelSpec &k) {
   std::normal_distribution<double> n01(0, 1);
   KernelSpec eff = asRun(k);
   double T = modelTime(eff) * std::max(0.5, 1 + p.timeNoise * n01(gen));
-  double d = modelDynamicEnergy(eff) * std::max(0.5, 1 + p.powerNoise * n01(gen));
+  double d =
+      modelDynamicEnergy(eff) * std::max(0.5, 1 + p.powerNoise * n01(gen));
   busy(T, T > 0 ? d / T : 0);
   leaveResident(k);
   return T;
@@ -293,9 +295,9 @@ double SimDevice::runRepeated(const KernelSpec &k, unsigned reps) {
   KernelSpec rest = asRun(k);
   double T = (modelTime(first) + (reps - 1) * modelTime(rest)) *
              std::max(0.5, 1 + p.timeNoise / root * n01(gen));
-  double d = (modelDynamicEnergy(first) +
-              (reps - 1) * modelDynamicEnergy(rest)) *
-             std::max(0.5, 1 + p.powerNoise / root * n01(gen));
+  double d =
+      (modelDynamicEnergy(first) + (reps - 1) * modelDynamicEnergy(rest)) *
+      std::max(0.5, 1 + p.powerNoise / root * n01(gen));
   busy(T, T > 0 ? d / T : 0);
   return T;
 }
@@ -318,8 +320,8 @@ double SimDevice::runConcurrent(const std::vector<KernelSpec> &ks) {
     return 0;
   catchUp();
   std::normal_distribution<double> n01(0, 1);
-  double T = modelConcurrentTime(ks) *
-             std::max(0.5, 1 + p.timeNoise * n01(gen));
+  double T =
+      modelConcurrentTime(ks) * std::max(0.5, 1 + p.timeNoise * n01(gen));
   double d = 0;
   for (const KernelSpec &k : ks)
     d += modelDynamicEnergy(k) * std::max(0.5, 1 + p.powerNoise * n01(gen));

@@ -46,10 +46,10 @@
 // Parameter sets follow NVIDIA's published figures (A100-SXM4 80GB: 400 W
 // TDP, 1410 MHz max SM clock, 312 dense BF16 TFLOP/s, 2.04 TB/s, 40 MB L2;
 // H100-SXM5: 700 W, 1980 MHz, 989 TFLOP/s, 3.35 TB/s, 50 MB L2; H200:
-// 700 W, 1980 MHz, 989 TFLOP/s, 4.8 TB/s, 50 MB L2); static power and the V-f endpoints are modelling
-// choices within those envelopes. The power-limit ranges (A100 100-400 W,
-// H100/H200 200-700 W, default = TDP) are modelling choices in the range
-// nvidia-smi reports for these boards.
+// 700 W, 1980 MHz, 989 TFLOP/s, 4.8 TB/s, 50 MB L2); static power and the V-f
+// endpoints are modelling choices within those envelopes. The power-limit
+// ranges (A100 100-400 W, H100/H200 200-700 W, default = TDP) are modelling
+// choices in the range nvidia-smi reports for these boards.
 //
 //===----------------------------------------------------------------------===//
 
@@ -67,17 +67,17 @@ namespace rt {
 struct SimParams {
   std::string name;
   int fmaxMhz = 1410, fminMhz = 210, stepMhz = 15;
-  double vmin = 0.7, vmax = 1.05;   ///< V
-  double peakFlops = 312e12;        ///< at fmax
-  double memBandwidth = 2.04e12;    ///< B/s
-  double ceff = 1.5e-7;             ///< W / (V^2 Hz): effective capacitance
+  double vmin = 0.7, vmax = 1.05;       ///< V
+  double peakFlops = 312e12;            ///< at fmax
+  double memBandwidth = 2.04e12;        ///< B/s
+  double ceff = 1.5e-7;                 ///< W / (V^2 Hz): effective capacitance
   double memPowerPerBandwidth = 30e-12; ///< W per B/s
-  double staticRef = 60;            ///< W at ambient
-  double leakage = 0.005;           ///< 1/K
+  double staticRef = 60;                ///< W at ambient
+  double leakage = 0.005;               ///< 1/K
   double resistance = 0.12, capacitance = 40; ///< K/W, J/K
-  double ambient = 30;              ///< degC
-  double launchOverhead = 5e-6;     ///< s
-  double counterPeriod = 0.1;       ///< s between counter updates
+  double ambient = 30;                        ///< degC
+  double launchOverhead = 5e-6;               ///< s
+  double counterPeriod = 0.1;                 ///< s between counter updates
   double timeNoise = 0.01, powerNoise = 0.01; ///< relative sigma
   double minPowerLimit = 100, tdp = 400;      ///< W (default limit = tdp)
   double l2Bytes = 40e6;                      ///< L2 capacity
@@ -174,7 +174,7 @@ private:
 
   SimParams p;
   int clock;
-  double limit; // W
+  double limit;            // W
   std::string residentKey; // whose data the L2 holds
   double residentBytes = 0;
   double theta, time = 0, energy = 0; // J, exact

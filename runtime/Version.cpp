@@ -5,7 +5,6 @@
 
 #include "Version.inc"
 
-
 namespace energy {
 
 const char *projectVersion() { return ENERGY_VERSION; }

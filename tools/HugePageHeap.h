@@ -2,13 +2,14 @@
 //
 // Parsing a schedule of a million ops allocates ~800 MiB in small pieces
 // (operations, attribute storage, names). With 4 KiB pages that is 160,000
-// page faults, and TLB entries that cover 4 KiB each: measured on the 10^6-element tree,
-// 1.3 s of the 7.6 s parse. Linux backs an `madvise(MADV_HUGEPAGE)` region
-// with 2 MiB pages when transparent huge pages are in `madvise` or `always`
-// mode, so the tools reserve the first GiB of glibc's main heap up front
-// (M_TOP_PAD: address space only; pages are committed as they are touched)
-// and advise it. Nothing else changes: memory beyond the first GiB, other
-// arenas and mmap'd blocks keep ordinary pages; RSS grows in 2 MiB steps.
+// page faults, and TLB entries that cover 4 KiB each: measured on the
+// 10^6-element tree, 1.3 s of the 7.6 s parse. Linux backs an
+// `madvise(MADV_HUGEPAGE)` region with 2 MiB pages when transparent huge pages
+// are in `madvise` or `always` mode, so the tools reserve the first GiB of
+// glibc's main heap up front (M_TOP_PAD: address space only; pages are
+// committed as they are touched) and advise it. Nothing else changes: memory
+// beyond the first GiB, other arenas and mmap'd blocks keep ordinary pages; RSS
+// grows in 2 MiB steps.
 //
 // Committing those pages (the kernel zeroing 2 MiB at a time) still costs
 // the parsing thread: 10-15 % of a 10^6-element parse on this VM, whose host
@@ -87,9 +88,8 @@ inline void commitAheadOfHeap(std::uintptr_t lo, std::uintptr_t hi) {
       // lo and hi are huge-page aligned; the last block ends at hi.
       std::uintptr_t end = std::min(hi, done + block);
       std::uintptr_t from = done + huge; // past the block's sentinel
-      if (end > from &&
-          madvise(reinterpret_cast<void *>(from), end - from,
-                  MADV_POPULATE_WRITE) != 0)
+      if (end > from && madvise(reinterpret_cast<void *>(from), end - from,
+                                MADV_POPULATE_WRITE) != 0)
         return; // not supported (before Linux 5.14) or no memory: stop
       done = end;
     }
@@ -104,7 +104,7 @@ inline void commitAheadOfHeap(std::uintptr_t lo, std::uintptr_t hi) {
 #endif
 
 inline void adviseHugePageHeap() {
-#if defined(__linux__) && defined(__GLIBC__) && defined(MADV_HUGEPAGE) && \
+#if defined(__linux__) && defined(__GLIBC__) && defined(MADV_HUGEPAGE) &&      \
     !defined(ENERGY_UNDER_ASAN)
   if (const char *env = std::getenv("ENERGY_HUGE_PAGE_HEAP");
       env && std::strcmp(env, "0") == 0)

@@ -1,4 +1,5 @@
-//===- VersionPrinter.h - the project's version in --version -----*- C++ -*-===//
+//===- VersionPrinter.h - the project's version in --version -----*- C++
+//-*-===//
 
 #ifndef TOOLS_VERSIONPRINTER_H
 #define TOOLS_VERSIONPRINTER_H

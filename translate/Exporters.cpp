@@ -129,22 +129,23 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
     if (auto gap = plan.getAs<ArrayAttr>("frontier_truncated");
         gap && gap.size() == 2 && isa<FloatAttr>(gap[0]) &&
         isa<FloatAttr>(gap[1]))
-      planJson["frontier_truncated_s"] = llvm::json::Array{
-          cast<FloatAttr>(gap[0]).getValueAsDouble(),
-          cast<FloatAttr>(gap[1]).getValueAsDouble()};
+      planJson["frontier_truncated_s"] =
+          llvm::json::Array{cast<FloatAttr>(gap[0]).getValueAsDouble(),
+                            cast<FloatAttr>(gap[1]).getValueAsDouble()};
     if (auto n = plan.getAs<IntegerAttr>("switches"))
-      planJson["with_switches"] = llvm::json::Object{
-          {"switches", n.getInt()},
-          {"T_s", dictNumber(plan, "T_with_switches_s")},
-          {"E_J", dictNumber(plan, "E_with_switches_J")}};
+      planJson["with_switches"] =
+          llvm::json::Object{{"switches", n.getInt()},
+                             {"T_s", dictNumber(plan, "T_with_switches_s")},
+                             {"E_J", dictNumber(plan, "E_with_switches_J")}};
     StringRef objective = "energy";
     if (auto o = plan.getAs<StringAttr>("objective"))
       objective = o.getValue();
     schedules.push_back(llvm::json::Object{
         {"schedule", sched.getSymName().str()},
         {"objective", objective.str()},
-        {"baseline", llvm::json::Object{{"T_s", dictNumber(plan, "baseline_T_s")},
-                                        {"E_J", dictNumber(plan, "baseline_E_J")}}},
+        {"baseline",
+         llvm::json::Object{{"T_s", dictNumber(plan, "baseline_T_s")},
+                            {"E_J", dictNumber(plan, "baseline_E_J")}}},
         {"plan", std::move(planJson)},
         {"devices", std::move(devices)}});
   }
@@ -239,20 +240,26 @@ struct DeviceTracks {
 
   /// The counters' final energy (J).
   double emit(llvm::json::Array &events, int64_t pid, double makespan) {
-    events.push_back(llvm::json::Object{
-        {"ph", "M"},
-        {"name", "process_name"},
-        {"pid", pid},
-        {"args", llvm::json::Object{{"name", label}}}});
+    events.push_back(
+        llvm::json::Object{{"ph", "M"},
+                           {"name", "process_name"},
+                           {"pid", pid},
+                           {"args", llvm::json::Object{{"name", label}}}});
     for (auto &[t, mhz] : clockSteps)
-      events.push_back(llvm::json::Object{
-          {"ph", "C"}, {"name", "planned SM clock"}, {"pid", pid},
-          {"ts", us(t)}, {"args", llvm::json::Object{{"MHz", mhz}}}});
+      events.push_back(
+          llvm::json::Object{{"ph", "C"},
+                             {"name", "planned SM clock"},
+                             {"pid", pid},
+                             {"ts", us(t)},
+                             {"args", llvm::json::Object{{"MHz", mhz}}}});
     if (baselineMhz && !clockSteps.empty())
       for (double t : {0.0, makespan})
         events.push_back(llvm::json::Object{
-            {"ph", "C"}, {"name", "baseline SM clock"}, {"pid", pid},
-            {"ts", us(t)}, {"args", llvm::json::Object{{"MHz", *baselineMhz}}}});
+            {"ph", "C"},
+            {"name", "baseline SM clock"},
+            {"pid", pid},
+            {"ts", us(t)},
+            {"args", llvm::json::Object{{"MHz", *baselineMhz}}}});
     std::map<double, double> &steps = powerSteps;
     steps[0] += 0;
     steps[makespan] += 0;
@@ -268,12 +275,18 @@ struct DeviceTracks {
       if (std::fabs(dyn) < 1e-9 * std::max(1.0, std::fabs(delta)))
         dyn = 0; // rounding of the running sum, not a power
       double power = t < makespan ? staticPower + dyn : 0;
-      events.push_back(llvm::json::Object{
-          {"ph", "C"}, {"name", "power"}, {"pid", pid},
-          {"ts", us(t)}, {"args", llvm::json::Object{{"W", power}}}});
-      events.push_back(llvm::json::Object{
-          {"ph", "C"}, {"name", "energy"}, {"pid", pid},
-          {"ts", us(t)}, {"args", llvm::json::Object{{"J", energy}}}});
+      events.push_back(
+          llvm::json::Object{{"ph", "C"},
+                             {"name", "power"},
+                             {"pid", pid},
+                             {"ts", us(t)},
+                             {"args", llvm::json::Object{{"W", power}}}});
+      events.push_back(
+          llvm::json::Object{{"ph", "C"},
+                             {"name", "energy"},
+                             {"pid", pid},
+                             {"ts", us(t)},
+                             {"args", llvm::json::Object{{"J", energy}}}});
       last = t;
       lastPower = power;
     }
@@ -294,7 +307,8 @@ struct TreeLayout {
   int64_t pidBase = 0;
 
   unsigned device(Operation *from, FlatSymbolRefAttr sym) {
-    auto dev = SymbolTable::lookupNearestSymbolFrom<energy::DeviceOp>(from, sym);
+    auto dev =
+        SymbolTable::lookupNearestSymbolFrom<energy::DeviceOp>(from, sym);
     auto [it, inserted] = deviceIndex.try_emplace(dev, devices.size());
     if (inserted) {
       devices.push_back(dev);
@@ -311,8 +325,8 @@ struct TreeLayout {
 
   int64_t lanes = 1; ///< threads handed out (a par's later children)
 
-  void slice(StringRef name, StringRef cat, unsigned dev, int64_t tid,
-             double t, double T, llvm::json::Object args) {
+  void slice(StringRef name, StringRef cat, unsigned dev, int64_t tid, double t,
+             double T, llvm::json::Object args) {
     slices.push_back(llvm::json::Object{{"ph", "X"},
                                         {"cat", cat.str()},
                                         {"name", name.str()},
@@ -345,7 +359,9 @@ struct TreeLayout {
       unsigned dev = device(el, el.getDeviceAttr());
       double T = sig.getT().value, d = sig.getD().value;
       double sW = sig.getS() ? sig.getS()->value : tracks[dev].staticPower;
-      llvm::json::Object args{{"T_s", T}, {"d_J", d}, {"E_J", sW * T + d},
+      llvm::json::Object args{{"T_s", T},
+                              {"d_J", d},
+                              {"E_J", sW * T + d},
                               {"static_W", sW},
                               {"sigma_T_s", sig.getSigmaT().value},
                               {"sigma_d_J", sig.getSigmaD().value},
@@ -366,9 +382,9 @@ struct TreeLayout {
     if (auto idle = dyn_cast<IdleOp>(op)) {
       unsigned dev = device(idle, idle.getDeviceAttr());
       double T = idle.getDuration().convertToDouble();
-      slice("idle", "idle", dev, tid, t, T,
-            llvm::json::Object{{"T_s", T},
-                               {"E_J", tracks[dev].staticPower * T}});
+      slice(
+          "idle", "idle", dev, tid, t, T,
+          llvm::json::Object{{"T_s", T}, {"E_J", tracks[dev].staticPower * T}});
       end = t + T;
       return success();
     }
@@ -383,7 +399,8 @@ struct TreeLayout {
       std::string name = ("@" + comp.getSymName()).str();
       for (unsigned dev : devs) {
         slice(name, "composite", dev, tid, t, T,
-              llvm::json::Object{{"T_s", T}, {"d_J", d},
+              llvm::json::Object{{"T_s", T},
+                                 {"d_J", d},
                                  {"E_J", tracks[dev].staticPower * T + d}});
         tracks[dev].draw(t, T, d);
       }
@@ -431,7 +448,8 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
       return failure();
     any = true;
     const calculus::Schedule &s = g->schedule;
-    double origin = start.empty() ? 0 : *std::min_element(start.begin(), start.end());
+    double origin =
+        start.empty() ? 0 : *std::min_element(start.begin(), start.end());
     double makespan = 0;
     for (size_t t = 0; t < s.tasks.size(); ++t)
       makespan = std::max(makespan, start[t] + s.tasks[t].duration - origin);
@@ -452,11 +470,12 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
       for (uint32_t dev : task.devices) {
         calculus::Signature share = calculus::taskShare(s, t, dev);
         double t0 = start[t] - origin;
-        llvm::json::Object args{{"stream", int64_t(task.stream)},
-                                {"T_s", share.T},
-                                {"d_J", share.d},
-                                {"E_J", share.s * share.T + share.d},
-                                {"dynamic_W", share.T > 0 ? share.d / share.T : 0}};
+        llvm::json::Object args{
+            {"stream", int64_t(task.stream)},
+            {"T_s", share.T},
+            {"d_J", share.d},
+            {"E_J", share.s * share.T + share.d},
+            {"dynamic_W", share.T > 0 ? share.d / share.T : 0}};
         if (auto dvfs = op->getAttrOfType<OpPointAttr>(
                 EnergyDialect::DvfsAttrHelper::getNameStr()))
           if (std::optional<int64_t> mhz = dvfs.getSmMhz()) {
@@ -473,15 +492,14 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
                   tracks[dev].baselineMhz =
                       std::max(tracks[dev].baselineMhz.value_or(0), *mhz);
         }
-        events.push_back(llvm::json::Object{
-            {"ph", "X"},
-            {"cat", "kernel"},
-            {"name", name.str()},
-            {"pid", pidBase + int64_t(dev)},
-            {"tid", int64_t(task.stream)},
-            {"ts", us(t0)},
-            {"dur", us(share.T)},
-            {"args", std::move(args)}});
+        events.push_back(llvm::json::Object{{"ph", "X"},
+                                            {"cat", "kernel"},
+                                            {"name", name.str()},
+                                            {"pid", pidBase + int64_t(dev)},
+                                            {"tid", int64_t(task.stream)},
+                                            {"ts", us(t0)},
+                                            {"dur", us(share.T)},
+                                            {"args", std::move(args)}});
         tracks[dev].draw(t0, share.T, share.d);
       }
     }

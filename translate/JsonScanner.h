@@ -10,8 +10,8 @@
 #ifndef TRANSLATE_JSONSCANNER_H
 #define TRANSLATE_JSONSCANNER_H
 
-#include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <string>
 

@@ -65,7 +65,6 @@ private:
   const KinetoOptions &opts;
 };
 
-
 bool Importer::load(size_t fileIndex) {
   const std::string &file = opts.files[fileIndex];
   std::string err;
@@ -78,8 +77,8 @@ bool Importer::load(size_t fileIndex) {
     return error(file, err);
   for (const KinetoRank &other : ranks)
     if (other.rank == r.rank)
-      return error(file, "rank " + Twine(r.rank) + " also comes from " +
-                             other.file);
+      return error(file,
+                   "rank " + Twine(r.rank) + " also comes from " + other.file);
   ranks.push_back(std::move(r));
   return true;
 }
@@ -93,12 +92,12 @@ bool Importer::staticPowers(std::vector<double> &out) {
     std::optional<double> s =
         opts.staticPower ? opts.staticPower : knownStaticPower(r.deviceKind);
     if (!s)
-      return error(r.file,
-                   "unknown device '" +
-                       (r.deviceKind.empty() ? std::string("<unnamed>")
-                                             : r.deviceKind) +
-                       "': no known static power (known: A40, A100-SXM, "
-                       "H200); pass --static-power (W)");
+      return error(
+          r.file,
+          "unknown device '" +
+              (r.deviceKind.empty() ? std::string("<unnamed>") : r.deviceKind) +
+              "': no known static power (known: A40, A100-SXM, "
+              "H200); pass --static-power (W)");
     out.push_back(*s);
   }
   return true;
@@ -156,7 +155,7 @@ flowDependencies(const KinetoRank &r) {
   for (const Flow &f : r.flows) {
     auto it = byStream.find(f.tid);
     if (it == byStream.end())
-      continue; // a flow between CPU threads
+      continue;                    // a flow between CPU threads
     const auto &list = it->second; // sorted by start
     auto firstAfter = std::lower_bound(
         list.begin(), list.end(), f.ts,
@@ -234,8 +233,8 @@ void Importer::emitRank(OpBuilder &b, const KinetoRank &r,
                                *opts.dynamicPower * usToSeconds(e.dur), 0, 0,
                                std::nullopt, std::nullopt);
     sched::TaskOp::create(
-        b, loc, name, device, b.getI64IntegerAttr(e.stream), after,
-        FloatAttr(), ArrayAttr(), FloatAttr(), FloatAttr(),
+        b, loc, name, device, b.getI64IntegerAttr(e.stream), after, FloatAttr(),
+        ArrayAttr(), FloatAttr(), FloatAttr(),
         e.kind == GpuEvent::Kernel   ? kKernel
         : e.kind == GpuEvent::Memcpy ? kMemcpy
                                      : kMemset,
@@ -302,10 +301,9 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
                                       llvm::raw_ostream &summary,
                                       TimingScope &timing) {
   TimingScope buildTiming = timing.nest("Build schedule IR");
-  std::sort(ranks.begin(), ranks.end(),
-            [](const KinetoRank &a, const KinetoRank &b) {
-              return a.rank < b.rank;
-            });
+  std::sort(
+      ranks.begin(), ranks.end(),
+      [](const KinetoRank &a, const KinetoRank &b) { return a.rank < b.rank; });
   std::vector<double> staticPower;
   if (!staticPowers(staticPower))
     return nullptr;

@@ -68,9 +68,9 @@ energy::readMaybeGzip(const std::string &path, std::string &err) {
 namespace {
 
 bool isKnownPhase(StringRef ph) {
-  static const char *phases[] = {"B", "E", "X", "i", "I", "C", "b", "n", "e",
-                                 "s", "t", "f", "P", "N", "O", "D", "M", "V",
-                                 "v", "R", "c", "(", ")"};
+  static const char *phases[] = {"B", "E", "X", "i", "I", "C", "b", "n",
+                                 "e", "s", "t", "f", "P", "N", "O", "D",
+                                 "M", "V", "v", "R", "c", "(", ")"};
   for (const char *p : phases)
     if (ph == p)
       return true;
@@ -284,8 +284,8 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
     r.events.push_back({lcat == "kernel"       ? GpuEvent::Kernel
                         : lcat == "gpu_memcpy" ? GpuEvent::Memcpy
                                                : GpuEvent::Memset,
-                        lcat == "kernel" && name.starts_with("nccl"),
-                        ev.stream, ev.ts, ev.dur, name, i});
+                        lcat == "kernel" && name.starts_with("nccl"), ev.stream,
+                        ev.ts, ev.dur, name, i});
     return true;
   };
   bool ok;
@@ -300,8 +300,7 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
           return js.fail("'traceEvents' must be an array");
         return js.array(onEvent);
       }
-      if (key == "distributedInfo" &&
-          js.peek() == JsonScanner::Kind::Object)
+      if (key == "distributedInfo" && js.peek() == JsonScanner::Kind::Object)
         return js.object([&](StringRef k) -> bool {
           if (k == "rank" && js.peek() == JsonScanner::Kind::Number) {
             double v;
@@ -332,7 +331,7 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
     });
   } else {
     return error("the top level must be an object or an array (" +
-                           (js.skip(), js.message()) + ")");
+                 (js.skip(), js.message()) + ")");
   }
   if (!problem.empty())
     return error(problem);
@@ -342,6 +341,6 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
     return error("no 'traceEvents' array: not a Chrome trace");
   if (r.badRank)
     return error("distributedInfo.rank must be a non-negative integer "
-                       "below 2^31");
+                 "below 2^31");
   return true;
 }

@@ -28,9 +28,9 @@ struct GpuEvent {
   enum Kind : uint8_t { Kernel, Memcpy, Memset } kind;
   bool nccl;
   int64_t stream;
-  double ts, dur; // us
+  double ts, dur;       // us
   llvm::StringRef name; // owned by KinetoRank::names
-  size_t index;   // in traceEvents
+  size_t index;         // in traceEvents
 };
 
 /// A flow event (not a CPU->GPU launch) by its phase, time and key.

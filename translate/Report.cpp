@@ -34,11 +34,20 @@ std::string esc(StringRef s) {
   std::string o;
   for (char c : s)
     switch (c) {
-    case '&': o += "&amp;"; break;
-    case '<': o += "&lt;"; break;
-    case '>': o += "&gt;"; break;
-    case '"': o += "&quot;"; break;
-    default: o += c;
+    case '&':
+      o += "&amp;";
+      break;
+    case '<':
+      o += "&lt;";
+      break;
+    case '>':
+      o += "&gt;";
+      break;
+    case '"':
+      o += "&quot;";
+      break;
+    default:
+      o += c;
     }
   return o;
 }
@@ -70,7 +79,10 @@ std::vector<double> ticks(double lo, double hi, int want = 6) {
   if (!(span > 0))
     return {lo};
   double raw = span / want, p = std::pow(10, std::floor(std::log10(raw)));
-  double step = raw / p < 1.5 ? p : raw / p < 3.5 ? 2 * p : raw / p < 7.5 ? 5 * p : 10 * p;
+  double step = raw / p < 1.5   ? p
+                : raw / p < 3.5 ? 2 * p
+                : raw / p < 7.5 ? 5 * p
+                                : 10 * p;
   std::vector<double> t;
   for (double v = std::ceil(lo / step) * step; v <= hi + 1e-9 * step; v += step)
     t.push_back(std::fabs(v) < 1e-12 * step ? 0 : v);
@@ -79,17 +91,19 @@ std::vector<double> ticks(double lo, double hi, int want = 6) {
 
 /// A plot area mapping data to pixels.
 struct Axes {
-  double x0, x1, y0, y1;      ///< data ranges
-  double left, top, w, h;     ///< pixels
+  double x0, x1, y0, y1;  ///< data ranges
+  double left, top, w, h; ///< pixels
   double X(double x) const { return left + (x - x0) / (x1 - x0) * w; }
   double Y(double y) const { return top + h - (y - y0) / (y1 - y0) * h; }
   /// Frame, ticks, grid and labels.
-  std::string frame(StringRef xlabel, StringRef ylabel, bool ygrid = true) const {
+  std::string frame(StringRef xlabel, StringRef ylabel,
+                    bool ygrid = true) const {
     std::string s;
-    s += llvm::formatv("<rect class=\"frame\" x=\"{0}\" y=\"{1}\" width=\"{2}\" "
-                       "height=\"{3}\" fill=\"none\" stroke=\"#888\"/>\n",
-                       left, top, w, h)
-             .str();
+    s +=
+        llvm::formatv("<rect class=\"frame\" x=\"{0}\" y=\"{1}\" width=\"{2}\" "
+                      "height=\"{3}\" fill=\"none\" stroke=\"#888\"/>\n",
+                      left, top, w, h)
+            .str();
     std::vector<double> tx = ticks(x0, x1), ty = ticks(y0, y1);
     double sx = tx.size() > 1 ? tx[1] - tx[0] : 1,
            sy = ty.size() > 1 ? ty[1] - ty[0] : 1;
@@ -180,17 +194,19 @@ LogicalResult collect(ModuleOp module, Data &d, StringRef flag) {
           EnergyDialect::FrontierAttrHelper::getNameStr()))
     for (Attribute a : f)
       if (auto pt = dyn_cast<ArrayAttr>(a); pt && pt.size() >= 2 &&
-                                             isa<FloatAttr>(pt[0]) &&
-                                             isa<FloatAttr>(pt[1]))
+                                            isa<FloatAttr>(pt[0]) &&
+                                            isa<FloatAttr>(pt[1]))
         d.frontier.push_back({cast<FloatAttr>(pt[0]).getValueAsDouble(),
                               cast<FloatAttr>(pt[1]).getValueAsDouble()});
-  double origin = start.empty() ? 0 : *std::min_element(start.begin(), start.end());
+  double origin =
+      start.empty() ? 0 : *std::min_element(start.begin(), start.end());
   size_t nDev = s.devices.size();
   d.dynamicJ.assign(nDev, 0);
   d.varJ.assign(nDev, 0);
   for (uint32_t dev = 0; dev < nDev; ++dev) {
     sched::DeviceOp op = g->deviceOps[dev];
-    d.devices.push_back(("@" + op.getSymName() + " (" + op.getKind() + ")").str());
+    d.devices.push_back(
+        ("@" + op.getSymName() + " (" + op.getKind() + ")").str());
     d.staticW.push_back(s.devices[dev].staticPower);
   }
   for (uint32_t t = 0; t < s.tasks.size(); ++t) {
@@ -235,8 +251,11 @@ LogicalResult collect(ModuleOp module, Data &d, StringRef flag) {
 
 /// Power -> colour: a light-to-dark sequential ramp (viridis-like anchors).
 std::string colour(double f) {
-  static const int ramp[][3] = {{253, 231, 37}, {94, 201, 98}, {33, 145, 140},
-                                {59, 82, 139}, {68, 1, 84}};
+  static const int ramp[][3] = {{253, 231, 37},
+                                {94, 201, 98},
+                                {33, 145, 140},
+                                {59, 82, 139},
+                                {68, 1, 84}};
   f = std::clamp(f, 0.0, 1.0) * 4;
   int i = std::min(3, int(f));
   double u = f - i;
@@ -249,9 +268,11 @@ std::string colour(double f) {
 std::string frontierSvg(const Data &d, bool standalone) {
   const double W = 720, H = 400;
   Axes ax{0, 1, 0, 1, 88, 28, W - 88 - 24, H - 28 - 62};
-  double bT = planNum(d.plan, "baseline_T_s"), bE = planNum(d.plan, "baseline_E_J");
+  double bT = planNum(d.plan, "baseline_T_s"),
+         bE = planNum(d.plan, "baseline_E_J");
   double pT = planNum(d.plan, "T_s"), pE = planNum(d.plan, "E_J");
-  double lb = planNum(d.plan, "lower_bound_J"), limit = planNum(d.plan, "limit_T_s");
+  double lb = planNum(d.plan, "lower_bound_J"),
+         limit = planNum(d.plan, "limit_T_s");
   std::vector<double> xs, ys;
   for (auto &[t, e] : d.frontier) {
     xs.push_back(t);
@@ -263,12 +284,13 @@ std::string frontierSvg(const Data &d, bool standalone) {
   for (double v : {bE, pE, lb})
     if (std::isfinite(v) && v > 0)
       ys.push_back(v);
-  std::string s = llvm::formatv("<svg xmlns=\"http://www.w3.org/2000/svg\" "
-                                "id=\"frontier\" viewBox=\"0 0 {0} {1}\" "
-                                "width=\"{0}\" height=\"{1}\" "
-                                "font-family=\"sans-serif\" font-size=\"12\">\n",
-                                W, H)
-                      .str();
+  std::string s =
+      llvm::formatv("<svg xmlns=\"http://www.w3.org/2000/svg\" "
+                    "id=\"frontier\" viewBox=\"0 0 {0} {1}\" "
+                    "width=\"{0}\" height=\"{1}\" "
+                    "font-family=\"sans-serif\" font-size=\"12\">\n",
+                    W, H)
+          .str();
   if (standalone)
     s += "<style>.tick{fill:#444}.label{fill:#222;font-size:13px}</style>\n";
   s += "<title>Time-energy frontier of @" + esc(d.schedule) + "</title>\n";
@@ -287,42 +309,46 @@ std::string frontierSvg(const Data &d, bool standalone) {
   ax.y1 = *ymax + ypad;
   s += ax.frame("iteration time (s)", "energy per iteration (J)");
   if (std::isfinite(limit))
-    s += llvm::formatv("<line class=\"limit\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" "
-                       "y2=\"{2}\" stroke=\"#c0392b\" stroke-dasharray=\"5,4\"/>"
-                       "<text x=\"{3}\" y=\"{4}\" fill=\"#c0392b\">limit {5} s"
-                       "</text>\n",
-                       ax.X(limit), ax.top, ax.top + ax.h, ax.X(limit) + 4,
-                       ax.top + 14, num(limit))
-             .str();
+    s +=
+        llvm::formatv("<line class=\"limit\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" "
+                      "y2=\"{2}\" stroke=\"#c0392b\" stroke-dasharray=\"5,4\"/>"
+                      "<text x=\"{3}\" y=\"{4}\" fill=\"#c0392b\">limit {5} s"
+                      "</text>\n",
+                      ax.X(limit), ax.top, ax.top + ax.h, ax.X(limit) + 4,
+                      ax.top + 14, num(limit))
+            .str();
   if (!d.frontier.empty()) {
     // The frontier is a staircase: a point's energy holds until the next.
     std::string path;
     for (size_t i = 0; i < d.frontier.size(); ++i) {
       auto [t, e] = d.frontier[i];
-      path += (i ? " L" : "M") + llvm::formatv("{0},{1}", ax.X(t), ax.Y(e)).str();
+      path +=
+          (i ? " L" : "M") + llvm::formatv("{0},{1}", ax.X(t), ax.Y(e)).str();
       if (i + 1 < d.frontier.size())
-        path += llvm::formatv(" L{0},{1}", ax.X(d.frontier[i + 1].first),
-                              ax.Y(e))
-                    .str();
+        path +=
+            llvm::formatv(" L{0},{1}", ax.X(d.frontier[i + 1].first), ax.Y(e))
+                .str();
     }
     s += "<path class=\"frontier-line\" d=\"" + path +
          "\" fill=\"none\" stroke=\"#2c7fb8\" stroke-width=\"1.5\"/>\n";
     for (auto &[t, e] : d.frontier)
-      s += llvm::formatv("<circle class=\"frontier-point\" cx=\"{0}\" cy=\"{1}\" "
-                         "r=\"2.6\" fill=\"#2c7fb8\"><title>{2} s, {3} J"
-                         "</title></circle>\n",
-                         ax.X(t), ax.Y(e), num(t, 5), num(e, 5))
+      s += llvm::formatv(
+               "<circle class=\"frontier-point\" cx=\"{0}\" cy=\"{1}\" "
+               "r=\"2.6\" fill=\"#2c7fb8\"><title>{2} s, {3} J"
+               "</title></circle>\n",
+               ax.X(t), ax.Y(e), num(t, 5), num(e, 5))
                .str();
   }
   if (std::isfinite(lb) && lb > 0 && std::isfinite(pT))
-    s += llvm::formatv("<line class=\"lower-bound\" x1=\"{0}\" y1=\"{1}\" "
-                       "x2=\"{0}\" y2=\"{2}\" stroke=\"#555\" "
-                       "stroke-dasharray=\"2,2\"/><line x1=\"{3}\" y1=\"{1}\" "
-                       "x2=\"{4}\" y2=\"{1}\" stroke=\"#555\" stroke-width=\"2\">"
-                       "<title>certified lower bound at the limit: {5} J</title>"
-                       "</line>\n",
-                       ax.X(pT), ax.Y(lb), ax.Y(pE), ax.X(pT) - 7, ax.X(pT) + 7,
-                       num(lb, 5))
+    s += llvm::formatv(
+             "<line class=\"lower-bound\" x1=\"{0}\" y1=\"{1}\" "
+             "x2=\"{0}\" y2=\"{2}\" stroke=\"#555\" "
+             "stroke-dasharray=\"2,2\"/><line x1=\"{3}\" y1=\"{1}\" "
+             "x2=\"{4}\" y2=\"{1}\" stroke=\"#555\" stroke-width=\"2\">"
+             "<title>certified lower bound at the limit: {5} J</title>"
+             "</line>\n",
+             ax.X(pT), ax.Y(lb), ax.Y(pE), ax.X(pT) - 7, ax.X(pT) + 7,
+             num(lb, 5))
              .str();
   if (std::isfinite(bT) && std::isfinite(bE))
     s += llvm::formatv("<rect class=\"baseline\" x=\"{0}\" y=\"{1}\" "
@@ -332,28 +358,33 @@ std::string frontierSvg(const Data &d, bool standalone) {
                        ax.X(bT) - 5, ax.Y(bE) - 5, num(bT, 5), num(bE, 5))
              .str();
   if (std::isfinite(pT) && std::isfinite(pE))
-    s += llvm::formatv("<path class=\"plan\" d=\"M{0},{1} l7,7 l-7,7 l-7,-7 z\" "
-                       "fill=\"#e6550d\" stroke=\"#fff\"><title>plan: {2} s, "
-                       "{3} J</title></path>\n",
-                       ax.X(pT), ax.Y(pE) - 7, num(pT, 5), num(pE, 5))
-             .str();
+    s +=
+        llvm::formatv("<path class=\"plan\" d=\"M{0},{1} l7,7 l-7,7 l-7,-7 z\" "
+                      "fill=\"#e6550d\" stroke=\"#fff\"><title>plan: {2} s, "
+                      "{3} J</title></path>\n",
+                      ax.X(pT), ax.Y(pE) - 7, num(pT, 5), num(pE, 5))
+            .str();
   // Legend.
   double lx = ax.left + ax.w - 250, ly = ax.top + 12;
-  s += llvm::formatv(
-           "<g class=\"legend\"><rect x=\"{0}\" y=\"{1}\" width=\"244\" "
-           "height=\"76\" fill=\"#fff\" fill-opacity=\"0.85\" stroke=\"#ccc\"/>"
-           "<circle cx=\"{2}\" cy=\"{3}\" r=\"3\" fill=\"#2c7fb8\"/><text x=\"{4}\" "
-           "y=\"{5}\">frontier (least energy at each time)</text>"
-           "<path d=\"M{2},{6} l6,6 l-6,6 l-6,-6 z\" fill=\"#e6550d\"/><text "
-           "x=\"{4}\" y=\"{7}\">plan</text>"
-           "<rect x=\"{8}\" y=\"{9}\" width=\"9\" height=\"9\" fill=\"#7f7f7f\"/>"
-           "<text x=\"{4}\" y=\"{10}\">baseline (highest clocks)</text>"
-           "<line x1=\"{8}\" y1=\"{11}\" x2=\"{12}\" y2=\"{11}\" stroke=\"#555\" "
-           "stroke-width=\"2\"/><text x=\"{4}\" y=\"{13}\">certified lower bound"
-           "</text></g>\n",
-           lx, ly - 8, lx + 10, ly + 4, lx + 22, ly + 8, ly + 15, ly + 27,
-           lx + 5.5, ly + 33, ly + 42, ly + 56, lx + 15, ly + 60)
-           .str();
+  s +=
+      llvm::formatv(
+          "<g class=\"legend\"><rect x=\"{0}\" y=\"{1}\" width=\"244\" "
+          "height=\"76\" fill=\"#fff\" fill-opacity=\"0.85\" stroke=\"#ccc\"/>"
+          "<circle cx=\"{2}\" cy=\"{3}\" r=\"3\" fill=\"#2c7fb8\"/><text "
+          "x=\"{4}\" "
+          "y=\"{5}\">frontier (least energy at each time)</text>"
+          "<path d=\"M{2},{6} l6,6 l-6,6 l-6,-6 z\" fill=\"#e6550d\"/><text "
+          "x=\"{4}\" y=\"{7}\">plan</text>"
+          "<rect x=\"{8}\" y=\"{9}\" width=\"9\" height=\"9\" "
+          "fill=\"#7f7f7f\"/>"
+          "<text x=\"{4}\" y=\"{10}\">baseline (highest clocks)</text>"
+          "<line x1=\"{8}\" y1=\"{11}\" x2=\"{12}\" y2=\"{11}\" "
+          "stroke=\"#555\" "
+          "stroke-width=\"2\"/><text x=\"{4}\" y=\"{13}\">certified lower bound"
+          "</text></g>\n",
+          lx, ly - 8, lx + 10, ly + 4, lx + 22, ly + 8, ly + 15, ly + 27,
+          lx + 5.5, ly + 33, ly + 42, ly + 56, lx + 15, ly + 60)
+          .str();
   s += "</svg>\n";
   return s;
 }
@@ -370,7 +401,13 @@ std::string timelineSvg(const Data &d) {
   const double W = 1040;
   double rowH = 34, top = 24, left = labelMargin(d);
   double H = top + rowH * d.devices.size() + 62;
-  Axes ax{0, std::max(d.makespan, 1e-12), 0, 1, left, top, W - left - 24,
+  Axes ax{0,
+          std::max(d.makespan, 1e-12),
+          0,
+          1,
+          left,
+          top,
+          W - left - 24,
           rowH * d.devices.size()};
   // The scale starts at the lowest static power (an idle device), so that
   // a few percent between tasks look like a few percent.
@@ -381,12 +418,13 @@ std::string timelineSvg(const Data &d) {
     pmin = std::min(pmin, b.powerW);
     pmax = std::max(pmax, b.powerW);
   }
-  std::string s = llvm::formatv("<svg xmlns=\"http://www.w3.org/2000/svg\" "
-                                "id=\"timeline\" viewBox=\"0 0 {0} {1}\" "
-                                "width=\"{0}\" height=\"{1}\" "
-                                "font-family=\"sans-serif\" font-size=\"12\">\n",
-                                W, H + 4)
-                      .str();
+  std::string s =
+      llvm::formatv("<svg xmlns=\"http://www.w3.org/2000/svg\" "
+                    "id=\"timeline\" viewBox=\"0 0 {0} {1}\" "
+                    "width=\"{0}\" height=\"{1}\" "
+                    "font-family=\"sans-serif\" font-size=\"12\">\n",
+                    W, H + 4)
+          .str();
   s += ax.frame("time in the iteration (s)", "", false);
   for (size_t i = 0; i < d.devices.size(); ++i) {
     double y = top + rowH * i;
@@ -439,7 +477,8 @@ std::string timelineSvg(const Data &d) {
   s += llvm::formatv("\n<text x=\"{0}\" y=\"{1}\" class=\"tick\">{2} W</text>"
                      "<text x=\"{3}\" y=\"{1}\" class=\"tick\">{4} W: task "
                      "power (static + dynamic); blank = idle</text>\n",
-                     cx - 4 - 6 * 7, cy + 9, num(pmin, 3), cx + 256, num(pmax, 3))
+                     cx - 4 - 6 * 7, cy + 9, num(pmin, 3), cx + 256,
+                     num(pmax, 3))
            .str();
   s += "</svg>\n";
   return s;
@@ -456,14 +495,21 @@ std::string breakdownSvg(const Data &d) {
     hi[i] = st[i] + d.dynamicJ[i] + 1.96 * std::sqrt(d.varJ[i]);
     emax = std::max(emax, hi[i]);
   }
-  Axes ax{0, std::max(emax * 1.12, 1e-12), 0, 1, left, top, W - left - 30,
+  Axes ax{0,
+          std::max(emax * 1.12, 1e-12),
+          0,
+          1,
+          left,
+          top,
+          W - left - 30,
           rowH * d.devices.size()};
-  std::string s = llvm::formatv("<svg xmlns=\"http://www.w3.org/2000/svg\" "
-                                "id=\"breakdown\" viewBox=\"0 0 {0} {1}\" "
-                                "width=\"{0}\" height=\"{1}\" "
-                                "font-family=\"sans-serif\" font-size=\"12\">\n",
-                                W, H + 24)
-                      .str();
+  std::string s =
+      llvm::formatv("<svg xmlns=\"http://www.w3.org/2000/svg\" "
+                    "id=\"breakdown\" viewBox=\"0 0 {0} {1}\" "
+                    "width=\"{0}\" height=\"{1}\" "
+                    "font-family=\"sans-serif\" font-size=\"12\">\n",
+                    W, H + 24)
+          .str();
   s += ax.frame("energy per iteration (J)", "", false);
   for (size_t i = 0; i < d.devices.size(); ++i) {
     double y = top + rowH * i + 5, h = rowH - 10;
@@ -472,39 +518,43 @@ std::string breakdownSvg(const Data &d) {
                        "class=\"tick\">{2}</text>\n",
                        left - 8, y + h / 2 + 4, esc(d.devices[i]))
              .str();
-    s += llvm::formatv("<rect class=\"static\" x=\"{0}\" y=\"{1}\" width=\"{2}\" "
-                       "height=\"{3}\" fill=\"#bdbdbd\"><title>static {4} J "
-                       "({5} W over {6} s)</title></rect>\n",
-                       ax.X(0), y, ax.X(st[i]) - ax.X(0), h, num(st[i]),
-                       num(d.staticW[i]), num(d.makespan))
+    s += llvm::formatv(
+             "<rect class=\"static\" x=\"{0}\" y=\"{1}\" width=\"{2}\" "
+             "height=\"{3}\" fill=\"#bdbdbd\"><title>static {4} J "
+             "({5} W over {6} s)</title></rect>\n",
+             ax.X(0), y, ax.X(st[i]) - ax.X(0), h, num(st[i]),
+             num(d.staticW[i]), num(d.makespan))
              .str();
-    s += llvm::formatv("<rect class=\"dynamic\" x=\"{0}\" y=\"{1}\" width=\"{2}\" "
-                       "height=\"{3}\" fill=\"#e6550d\"><title>dynamic {4} J"
-                       "</title></rect>\n",
-                       ax.X(st[i]), y, ax.X(e) - ax.X(st[i]), h,
-                       num(d.dynamicJ[i]))
+    s += llvm::formatv(
+             "<rect class=\"dynamic\" x=\"{0}\" y=\"{1}\" width=\"{2}\" "
+             "height=\"{3}\" fill=\"#e6550d\"><title>dynamic {4} J"
+             "</title></rect>\n",
+             ax.X(st[i]), y, ax.X(e) - ax.X(st[i]), h, num(d.dynamicJ[i]))
              .str();
-    s += llvm::formatv("<text x=\"{0}\" y=\"{1}\" class=\"tick\">{2} J</text>\n",
-                       ax.X(e + 1.96 * sd) + 6, y + h / 2 + 4, num(e, 4))
-             .str();
-    s += llvm::formatv("<line class=\"interval\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" "
-                       "y2=\"{2}\" stroke=\"#222\" stroke-width=\"1.5\"><title>"
-                       "{3} J +- {4} J (95 %)</title></line>\n",
-                       ax.X(std::max(0.0, e - 1.96 * sd)), ax.X(e + 1.96 * sd),
-                       y + h / 2, num(e, 5), num(1.96 * sd, 3))
+    s +=
+        llvm::formatv("<text x=\"{0}\" y=\"{1}\" class=\"tick\">{2} J</text>\n",
+                      ax.X(e + 1.96 * sd) + 6, y + h / 2 + 4, num(e, 4))
+            .str();
+    s += llvm::formatv(
+             "<line class=\"interval\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" "
+             "y2=\"{2}\" stroke=\"#222\" stroke-width=\"1.5\"><title>"
+             "{3} J +- {4} J (95 %)</title></line>\n",
+             ax.X(std::max(0.0, e - 1.96 * sd)), ax.X(e + 1.96 * sd), y + h / 2,
+             num(e, 5), num(1.96 * sd, 3))
              .str();
   }
   double ly = top + ax.h + 46;
-  s += llvm::formatv("<rect x=\"{0}\" y=\"{1}\" width=\"12\" height=\"10\" "
-                     "fill=\"#bdbdbd\"/><text x=\"{2}\" y=\"{3}\">static (s x "
-                     "makespan)</text><rect x=\"{4}\" y=\"{1}\" width=\"12\" "
-                     "height=\"10\" fill=\"#e6550d\"/><text x=\"{5}\" y=\"{3}\">"
-                     "dynamic (sum of d)</text><line x1=\"{6}\" y1=\"{7}\" "
-                     "x2=\"{8}\" y2=\"{7}\" stroke=\"#222\" stroke-width=\"1.5\"/>"
-                     "<text x=\"{9}\" y=\"{3}\">95 % interval of the dynamic "
-                     "energy</text>\n",
-                     left, ly, left + 16, ly + 9, left + 160, left + 176,
-                     left + 300, ly + 5, left + 318, left + 324)
+  s += llvm::formatv(
+           "<rect x=\"{0}\" y=\"{1}\" width=\"12\" height=\"10\" "
+           "fill=\"#bdbdbd\"/><text x=\"{2}\" y=\"{3}\">static (s x "
+           "makespan)</text><rect x=\"{4}\" y=\"{1}\" width=\"12\" "
+           "height=\"10\" fill=\"#e6550d\"/><text x=\"{5}\" y=\"{3}\">"
+           "dynamic (sum of d)</text><line x1=\"{6}\" y1=\"{7}\" "
+           "x2=\"{8}\" y2=\"{7}\" stroke=\"#222\" stroke-width=\"1.5\"/>"
+           "<text x=\"{9}\" y=\"{3}\">95 % interval of the dynamic "
+           "energy</text>\n",
+           left, ly, left + 16, ly + 9, left + 160, left + 176, left + 300,
+           ly + 5, left + 318, left + 324)
            .str();
   s += "</svg>\n";
   return s;
@@ -531,10 +581,10 @@ std::string clocksTable(const Data &d) {
     s += "<tr><td>" + esc(d.devices[i]) + "</td><td>";
     bool first = true;
     for (auto it = at[i].rbegin(); it != at[i].rend(); ++it) {
-      s += (first ? "" : ", ") +
-           llvm::formatv("<b>{0} MHz</b> {1} %", it->first,
-                         num(100 * it->second / busy, 3))
-               .str();
+      s +=
+          (first ? "" : ", ") + llvm::formatv("<b>{0} MHz</b> {1} %", it->first,
+                                              num(100 * it->second / busy, 3))
+                                    .str();
       first = false;
     }
     s += "</td></tr>\n";
@@ -561,24 +611,26 @@ LogicalResult energy::exportReport(ModuleOp module, llvm::raw_ostream &os,
     total += d.staticW[i] * d.makespan + d.dynamicJ[i];
   std::string headline;
   if (d.plan)
-    headline = llvm::formatv(
-                   "Plan: <b>{0} J</b> per iteration in <b>{1} s</b>, "
-                   "{2} % less energy than the baseline ({3} J in {4} s); "
-                   "no configuration within the {5} s limit uses less than "
-                   "{6} J (certified).",
-                   num(planNum(d.plan, "E_J"), 5), num(planNum(d.plan, "T_s"), 4),
-                   num(planNum(d.plan, "saving_pct"), 3),
-                   num(planNum(d.plan, "baseline_E_J"), 5),
-                   num(planNum(d.plan, "baseline_T_s"), 4),
-                   num(planNum(d.plan, "limit_T_s"), 4),
-                   num(planNum(d.plan, "lower_bound_J"), 5))
-                   .str();
+    headline =
+        llvm::formatv("Plan: <b>{0} J</b> per iteration in <b>{1} s</b>, "
+                      "{2} % less energy than the baseline ({3} J in {4} s); "
+                      "no configuration within the {5} s limit uses less than "
+                      "{6} J (certified).",
+                      num(planNum(d.plan, "E_J"), 5),
+                      num(planNum(d.plan, "T_s"), 4),
+                      num(planNum(d.plan, "saving_pct"), 3),
+                      num(planNum(d.plan, "baseline_E_J"), 5),
+                      num(planNum(d.plan, "baseline_T_s"), 4),
+                      num(planNum(d.plan, "limit_T_s"), 4),
+                      num(planNum(d.plan, "lower_bound_J"), 5))
+            .str();
   else
     headline = llvm::formatv("{0} J per iteration in {1} s (as scheduled; no "
                              "plan).",
                              num(total, 5), num(d.makespan, 4))
                    .str();
-  std::string gen = energy::generatorJson("energy-translate --export-report", {});
+  std::string gen =
+      energy::generatorJson("energy-translate --export-report", {});
   os << "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
      << "<meta name=\"generator\" content=\"" << esc(gen) << "\">\n"
      << "<title>Energy report: @" << esc(d.schedule) << "</title>\n"
@@ -588,8 +640,8 @@ LogicalResult energy::exportReport(ModuleOp module, llvm::raw_ostream &os,
         "collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-"
         "align:left;font-size:13px}#readout{font-size:13px;color:#555;"
         "min-height:1.2em}</style></head><body>\n"
-     << "<h1>Energy report: @" << esc(d.schedule) << "</h1>\n<p id=\"headline\">"
-     << headline << "</p>\n"
+     << "<h1>Energy report: @" << esc(d.schedule)
+     << "</h1>\n<p id=\"headline\">" << headline << "</p>\n"
      << "<h2>Time-energy frontier</h2>\n"
      << (d.frontier.empty() && !d.plan
              ? std::string("<p>No frontier or plan in this IR (run "
@@ -597,12 +649,13 @@ LogicalResult energy::exportReport(ModuleOp module, llvm::raw_ostream &os,
                            "<code>--energy-plan</code>).</p>\n")
              : frontierSvg(d, false))
      << "<h2>Timeline (" << d.tasks.size()
-     << (d.tasks.size() == 1 ? " task" : " tasks") << " on "
-     << d.devices.size() << (d.devices.size() == 1 ? " device" : " devices")
-     << ", " << num(d.makespan, 4) << " s)</h2>\n"
+     << (d.tasks.size() == 1 ? " task" : " tasks") << " on " << d.devices.size()
+     << (d.devices.size() == 1 ? " device" : " devices") << ", "
+     << num(d.makespan, 4) << " s)</h2>\n"
      << timelineSvg(d) << "<p id=\"readout\"></p>\n"
-     << "<h2>Energy per device</h2>\n" << breakdownSvg(d)
-     << "<h2>Planned clocks</h2>\n" << clocksTable(d)
+     << "<h2>Energy per device</h2>\n"
+     << breakdownSvg(d) << "<h2>Planned clocks</h2>\n"
+     << clocksTable(d)
      << "<script>\n"
         "// Hover read-out: the element's <title> under the figures.\n"
         "(function(){var r=document.getElementById('readout');\n"

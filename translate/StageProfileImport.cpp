@@ -1,16 +1,17 @@
-//===- StageProfileImport.cpp - Perseus stage profiles ---------------------===//
+//===- StageProfileImport.cpp - Perseus stage profiles
+//---------------------===//
 
 #include "translate/Translate.h"
 
 #include "calculus/Pipeline.h"
-#include "runtime/formats/Csv.h"
 #include "dialect/Energy/Energy.h"
 #include "dialect/Sched/Sched.h"
+#include "runtime/formats/Csv.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/WithColor.h"
 
@@ -59,7 +60,8 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
   if (kind == calculus::PipelineKind::ZBH1 ||
       kind == calculus::PipelineKind::Interleaved) {
     fail(o.file, "a stage profile has forward and backward per stage only; "
-                 "--schedule " + o.schedule + " needs more");
+                 "--schedule " +
+                     o.schedule + " needs more");
     return nullptr;
   }
   if (o.microbatches <= 0) {
@@ -70,12 +72,13 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
     fail(o.file, "--device is required (the GPU kind, e.g. A40)");
     return nullptr;
   }
-  std::optional<double> s = o.staticPower ? o.staticPower
-                                          : knownStaticPower(o.device);
+  std::optional<double> s =
+      o.staticPower ? o.staticPower : knownStaticPower(o.device);
   if (!s) {
-    fail(o.file, "unknown device '" + o.device +
-                     "': no known static power (known: A40, A100-SXM, H200); pass "
-                        "--static-power (W)");
+    fail(o.file,
+         "unknown device '" + o.device +
+             "': no known static power (known: A40, A100-SXM, H200); pass "
+             "--static-power (W)");
     return nullptr;
   }
 
@@ -114,11 +117,13 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
     double time, energyJ;
     StringRef instr = cells[col[1]].trim();
     if (cells[col[0]].trim().getAsInteger(10, stage) || stage < 0) {
-      fail(where, "stage '" + cells[col[0]] + "' is not a non-negative integer");
+      fail(where,
+           "stage '" + cells[col[0]] + "' is not a non-negative integer");
       return nullptr;
     }
     if (cells[col[2]].trim().getAsInteger(10, freq) || freq <= 0) {
-      fail(where, "frequency '" + cells[col[2]] + "' is not a positive integer (MHz)");
+      fail(where,
+           "frequency '" + cells[col[2]] + "' is not a positive integer (MHz)");
       return nullptr;
     }
     if (!llvm::to_float(cells[col[3]].trim(), time) || !(time > 0) ||
@@ -128,11 +133,13 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
     }
     if (!llvm::to_float(cells[col[4]].trim(), energyJ) || !(energyJ >= 0) ||
         !std::isfinite(energyJ)) {
-      fail(where, "energy '" + cells[col[4]] + "' is not a non-negative number (J)");
+      fail(where,
+           "energy '" + cells[col[4]] + "' is not a non-negative number (J)");
       return nullptr;
     }
     if (instr != "forward" && instr != "backward") {
-      fail(where, "instruction '" + instr + "' is neither forward nor backward");
+      fail(where,
+           "instruction '" + instr + "' is neither forward nor backward");
       return nullptr;
     }
     if (energyJ < *s * time) {
@@ -154,8 +161,10 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
   int64_t stages = fwd.rbegin()->first + 1;
   for (int64_t st = 0; st < stages; ++st)
     if (!fwd.count(st) || !bwd.count(st)) {
-      fail(o.file, "stage " + Twine(st) + " lacks forward or backward rows "
-                   "(stages must be 0.." + Twine(stages - 1) + ")");
+      fail(o.file, "stage " + Twine(st) +
+                       " lacks forward or backward rows "
+                       "(stages must be 0.." +
+                       Twine(stages - 1) + ")");
       return nullptr;
     }
   if (int64_t(bwd.size()) != stages) {
@@ -179,8 +188,8 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
                                    std::nullopt);
         // d = E - s T: the profile's energy is the GPU's total over the
         // instruction; static (blocking) power is separated out.
-        auto sig = SignatureAttr::get(ctx, r.time, r.energy - *s * r.time, 0,
-                                      0, std::nullopt, std::nullopt);
+        auto sig = SignatureAttr::get(ctx, r.time, r.energy - *s * r.time, 0, 0,
+                                      std::nullopt, std::nullopt);
         opts.push_back(OptionAttr::get(ctx, op, sig));
       }
       perStage.push_back(b.getArrayAttr(opts));
@@ -192,8 +201,9 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
       b.getI64IntegerAttr(o.microbatches), b.getStringAttr(o.schedule),
       b.getI64IntegerAttr(1), b.getI64IntegerAttr(1), b.getI64IntegerAttr(1),
       b.getStringAttr(o.device), b.getF64FloatAttr(*s), Attribute(),
-      Attribute(), Attribute(), options(fwd), options(bwd), Attribute(), Attribute(), SignatureAttr(),
-      b.getF64FloatAttr(0.5), b.getF64FloatAttr(0));
+      Attribute(), Attribute(), options(fwd), options(bwd), Attribute(),
+      Attribute(), SignatureAttr(), b.getF64FloatAttr(0.5),
+      b.getF64FloatAttr(0));
   p->setAttr("source", b.getStringAttr(o.file));
   if (failed(verify(*module)))
     return nullptr;
@@ -216,8 +226,8 @@ bool energy::exportStageProfile(const std::string &dbPath,
     if (num.getAsInteger(10, stage) ||
         (pass != "forward" && pass != "backward"))
       continue;
-    auto k = std::make_tuple(int(stage), pass == "forward" ? 0 : 1,
-                             -int(e.smMhz));
+    auto k =
+        std::make_tuple(int(stage), pass == "forward" ? 0 : 1, -int(e.smMhz));
     if (rows.count(k)) {
       err = dbPath + ": '" + e.key + "' has two entries at " +
             std::to_string(e.smMhz) + " MHz";

@@ -1,4 +1,5 @@
-//===- Translate.h - Importers and exporters of energy-translate -*- C++ -*-===//
+//===- Translate.h - Importers and exporters of energy-translate -*- C++
+//-*-===//
 
 #ifndef TRANSLATE_TRANSLATE_H
 #define TRANSLATE_TRANSLATE_H
@@ -35,7 +36,7 @@ struct StageProfileOptions {
   std::string file;
   std::string schedule = "1f1b";
   int64_t microbatches = 0;
-  std::string device;               ///< device kind, e.g. "A40"
+  std::string device;                ///< device kind, e.g. "A40"
   std::optional<double> staticPower; ///< W per GPU; else the known table
 };
 

@@ -19,13 +19,13 @@ enum { Ap, Bp, Ep, G1p, G2p, Ad, Bd, Ed, G1d, G2d, D1, D2 };
 } // namespace
 
 const char *const EnergyLens::kNames[P] = {
-    "alpha_p", "beta_p", "eps_p", "gamma1_p", "gamma2_p", "alpha_d",
-    "beta_d",  "eps_d",  "gamma1_d", "gamma2_d", "delta_1", "delta_2"};
+    "alpha_p", "beta_p", "eps_p",    "gamma1_p", "gamma2_p", "alpha_d",
+    "beta_d",  "eps_d",  "gamma1_d", "gamma2_d", "delta_1",  "delta_2"};
 // Exponents of B in [0, 2] (sublinear to quadratic amortization), of TP/PP
 // in [-2, 2]; scales and offsets non-negative (energies).
 const double EnergyLens::kLower[P] = {0, 0, 0, -2, -2, 0, 0, 0, -2, -2, 0, 0};
-const double EnergyLens::kUpper[P] = {kInf, 2, kInf, 2, 2, kInf,
-                                      2,    kInf, 2, 2, kInf, kInf};
+const double EnergyLens::kUpper[P] = {kInf, 2,    kInf, 2, 2,    kInf,
+                                      2,    kInf, 2,    2, kInf, kInf};
 
 double energyLens(const double *f, const EnergyLensRow &r) {
   double pre = f[Ap] * r.inputTokens / (std::pow(r.batch, f[Bp]) + f[Ep]) *
@@ -76,8 +76,10 @@ double toFree(int i, double x) {
 
 struct Residuals {
   using Scalar = double;
-  enum { InputsAtCompileTime = Eigen::Dynamic,
-         ValuesAtCompileTime = Eigen::Dynamic };
+  enum {
+    InputsAtCompileTime = Eigen::Dynamic,
+    ValuesAtCompileTime = Eigen::Dynamic
+  };
   using InputType = Eigen::VectorXd;
   using ValueType = Eigen::VectorXd;
   using JacobianType = Eigen::MatrixXd;
@@ -159,7 +161,8 @@ bool fitEnergyLens(const std::vector<EnergyLensRow> &rows, EnergyLens &out,
     if (!(r.e > 0) || !(r.batch >= 1) || !(r.tp >= 1) || !(r.pp >= 1) ||
         !(r.inputTokens >= 0) || !(r.maxTokens >= 0)) {
       err = "energylens rows need e > 0, batch, tp, pp >= 1 and token "
-            "counts >= 0 (cell '" + r.cell + "')";
+            "counts >= 0 (cell '" +
+            r.cell + "')";
       return false;
     }
   double best = kInf;
@@ -202,10 +205,12 @@ bool fitEnergyLens(const std::vector<EnergyLensRow> &rows, EnergyLens &out,
   // rather than a failed fit.
   Eigen::MatrixXd J(Eigen::Index(rows.size()), P);
   for (size_t k = 0; k < rows.size(); ++k)
-    J.row(Eigen::Index(k)) = parameterGradient(bestPhi, rows[k]).transpose() / rows[k].e;
+    J.row(Eigen::Index(k)) =
+        parameterGradient(bestPhi, rows[k]).transpose() / rows[k].e;
   double s2 = best / double(rows.size() - P);
   Eigen::MatrixXd JtJ = J.transpose() * J;
-  Eigen::MatrixXd C = s2 * JtJ.completeOrthogonalDecomposition().pseudoInverse();
+  Eigen::MatrixXd C =
+      s2 * JtJ.completeOrthogonalDecomposition().pseudoInverse();
   for (int i = 0; i < P; ++i)
     for (int j = 0; j < P; ++j)
       out.cov[size_t(i * P + j)] = C(i, j);

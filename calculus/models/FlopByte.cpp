@@ -42,13 +42,13 @@ FlopByteEnergy decodeEnergy(const FlopByteModel &m, double batch,
 FlopByteOption atClock(const FlopByteModel &m, const FlopByteClocks &c,
                        const FlopByteEnergy &e, double T0, double mhz) {
   auto volt = [&](double f) {
-    return c.vmin + (c.vmax - c.vmin) * (f - c.fminMhz) / (c.fmaxMhz - c.fminMhz);
+    return c.vmin +
+           (c.vmax - c.vmin) * (f - c.fminMhz) / (c.fmaxMhz - c.fminMhz);
   };
   double scale = volt(mhz) / volt(c.fmaxMhz);
   FlopByteOption o;
   o.T = std::max(T0, e.flops / (c.peakFlops * mhz / c.fmaxMhz));
-  o.d = m.joulesPerFlop * scale * scale * e.flops +
-        m.joulesPerByte * e.bytes;
+  o.d = m.joulesPerFlop * scale * scale * e.flops + m.joulesPerByte * e.bytes;
   return o;
 }
 

@@ -8,7 +8,8 @@
 // composition, not here).
 //
 //   prefill of prompts n_i (N = sum n_i):
-//     FLOPs = 2 P N + a sum_i n_i (n_i + 1) / 2   (causal pairs),   bytes = M_w + K_kv N (writes)
+//     FLOPs = 2 P N + a sum_i n_i (n_i + 1) / 2   (causal pairs),   bytes = M_w
+//     + K_kv N (writes)
 //   decode iteration of B outputs with attended histories L_j:
 //     FLOPs = 2 P B + a sum_j L_j,   bytes = M_w + K_kv sum_j L_j + K_kv B
 //
@@ -28,13 +29,13 @@ namespace energy {
 namespace calculus {
 
 struct FlopByteModel {
-  double parameters = 0;         ///< P
+  double parameters = 0;            ///< P
   double attentionFlopsPerPair = 0; ///< a
-  double weightBytes = 0;        ///< M_w
-  double kvBytesPerToken = 0;    ///< K_kv
-  double joulesPerFlop = 0;      ///< tensor-core energy per FLOP
-  double joulesPerByte = 0;      ///< HBM energy per byte
-  double memoryFactor = 1;       ///< physical / logical bytes
+  double weightBytes = 0;           ///< M_w
+  double kvBytesPerToken = 0;       ///< K_kv
+  double joulesPerFlop = 0;         ///< tensor-core energy per FLOP
+  double joulesPerByte = 0;         ///< HBM energy per byte
+  double memoryFactor = 1;          ///< physical / logical bytes
 };
 
 struct FlopByteEnergy {

@@ -1,4 +1,5 @@
-//===- LinearFit.h - OLS with HC3 covariance and prediction intervals -*- C++ -*-===//
+//===- LinearFit.h - OLS with HC3 covariance and prediction intervals -*- C++
+//-*-===//
 //
 // y = X b + u by least squares (column-pivoted QR), with the HC3
 // heteroskedasticity-robust covariance of b (MacKinnon & White 1985) and the
@@ -20,8 +21,8 @@ namespace calculus {
 
 struct LinearFit {
   std::vector<double> coef;
-  std::vector<double> cov; ///< HC3, row-major p x p
-  double residualVariance = 0; ///< RSS / (n - p); 0 when n == p
+  std::vector<double> cov;        ///< HC3, row-major p x p
+  double residualVariance = 0;    ///< RSS / (n - p); 0 when n == p
   std::vector<double> xtxInverse; ///< (X'X)^-1, row-major p x p
   /// sum over the rows of (residual / fitted)^2 (relative residuals)
   double relativeRss = 0;

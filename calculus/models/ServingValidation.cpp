@@ -21,7 +21,8 @@ std::string servingGroup(const ServingObservation &o) {
 namespace {
 using Group = std::vector<const ServingObservation *>;
 
-std::map<std::string, Group> byGroup(const std::vector<ServingObservation> &obs) {
+std::map<std::string, Group>
+byGroup(const std::vector<ServingObservation> &obs) {
   std::map<std::string, Group> g;
   for (const ServingObservation &o : obs)
     g[servingGroup(o)].push_back(&o);
@@ -48,7 +49,8 @@ bool fitLaw(const Group &train, LinearFit &fit, std::string &err) {
 }
 
 /// Linear interpolation of y against log x over sorted (x, y); clamped.
-double interpolate(const std::vector<std::pair<double, double>> &pts, double x) {
+double interpolate(const std::vector<std::pair<double, double>> &pts,
+                   double x) {
   if (x <= pts.front().first)
     return pts.front().second;
   if (x >= pts.back().first)
@@ -136,10 +138,10 @@ ValidationRun flopByteUncalibrated(const std::vector<ServingObservation> &obs,
   std::map<std::string, bool> groups;
   for (const ServingObservation &o : obs) {
     groups[servingGroup(o)] = true;
-    run.predictions.push_back(
-        {&o, joulesPerFlop * o.flopsPerToken +
-                 joulesPerByte * o.weightBytes / o.batch,
-         -1});
+    run.predictions.push_back({&o,
+                               joulesPerFlop * o.flopsPerToken +
+                                   joulesPerByte * o.weightBytes / o.batch,
+                               -1});
   }
   run.groups = groups.size();
   return run;
@@ -179,17 +181,16 @@ ValidationRun flopByteCalibrated(const std::vector<ServingObservation> &obs) {
         continue;
       for (const ServingObservation *o : m.second) {
         std::vector<double> x = cols(*o);
-        run.predictions.push_back({o, fit.predict(x),
-                                   fit.predictionHalfWidth95(x)});
+        run.predictions.push_back(
+            {o, fit.predict(x), fit.predictionHalfWidth95(x)});
       }
     }
   }
   return run;
 }
 
-std::vector<ErrorSummary>
-summarizeBy(const std::vector<HeldOut> &preds,
-            std::string (*keyOf)(const HeldOut &)) {
+std::vector<ErrorSummary> summarizeBy(const std::vector<HeldOut> &preds,
+                                      std::string (*keyOf)(const HeldOut &)) {
   std::map<std::string, std::vector<const HeldOut *>> by;
   for (const HeldOut &h : preds)
     by[keyOf(h)].push_back(&h);
@@ -317,7 +318,8 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
   caps.erase(std::unique(caps.begin(), caps.end()), caps.end());
   out = ServingRecommendation();
   out.measurements = group.size();
-  out.cap = recommendCap(group, caps, sloS, out.predicted, out.halfWidth95, err);
+  out.cap =
+      recommendCap(group, caps, sloS, out.predicted, out.halfWidth95, err);
   return out.cap >= 0;
 }
 
@@ -347,8 +349,8 @@ plannerHoldout(const std::vector<ServingObservation> &obs) {
                           size_t(std::floor(q * double(sorted.size() - 1))));
       return std::sqrt(sorted[i] * sorted[i + 1]);
     };
-    for (double slo : {between(0.25), between(0.5), between(0.75),
-                       1.1 * sorted.back()}) {
+    for (double slo :
+         {between(0.25), between(0.5), between(0.75), 1.1 * sorted.back()}) {
       PlannerCase c;
       c.group = kv.first;
       c.dataset = g.front()->dataset;

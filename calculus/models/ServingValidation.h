@@ -1,4 +1,5 @@
-//===- ServingValidation.h - inference models against measurements -*- C++ -*-===//
+//===- ServingValidation.h - inference models against measurements -*- C++
+//-*-===//
 //
 // Held-out validation of the inference energy providers on measured serving
 // configurations (docs/VALIDATION.md), and a serving planner that picks the
@@ -73,13 +74,12 @@ struct ErrorSummary {
   double medianAbs = 0, maxAbs = 0;
   double maxSigned = 0; ///< largest signed relative error (< 0: all under)
   size_t withInterval = 0, covered = 0; ///< 95 % interval coverage
-  double medianRelHalfWidth = 0; ///< of the 95 % intervals, / measured
+  double medianRelHalfWidth = 0;        ///< of the 95 % intervals, / measured
 };
 /// Median and maximum |relative error| and coverage, grouped by `keyOf`
 /// (sorted by key).
-std::vector<ErrorSummary>
-summarizeBy(const std::vector<HeldOut> &preds,
-            std::string (*keyOf)(const HeldOut &));
+std::vector<ErrorSummary> summarizeBy(const std::vector<HeldOut> &preds,
+                                      std::string (*keyOf)(const HeldOut &));
 
 /// The planner: within one group, fit the law on `train`, interpolate the
 /// realized batch, tau and p90 ITL against log cap, and return the cap of
@@ -108,7 +108,7 @@ struct PlannerCase {
   std::string dataset, gpu, architecture;
   double sloS = 0;
   double chosenCap = -1, bestCap = -1;
-  double chosenE = 0, bestE = 0;  ///< measured at the caps
+  double chosenE = 0, bestE = 0; ///< measured at the caps
   bool chosenMeetsSlo = false;
   double regret() const { return chosenE / bestE - 1; }
 };
@@ -116,7 +116,8 @@ struct PlannerCase {
 /// other setting, recommend among all the group's caps for SLOs between the
 /// measured p90 ITLs at the 25th, 50th and 75th percentile and above the
 /// largest, and score against the measurements.
-std::vector<PlannerCase> plannerHoldout(const std::vector<ServingObservation> &obs);
+std::vector<PlannerCase>
+plannerHoldout(const std::vector<ServingObservation> &obs);
 
 } // namespace calculus
 } // namespace energy

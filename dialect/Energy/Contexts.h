@@ -1,4 +1,5 @@
-//===- Contexts.h - The IR of entry and runtime contexts ---------*- C++ -*-===//
+//===- Contexts.h - The IR of entry and runtime contexts ---------*- C++
+//-*-===//
 //
 // What the context passes read from the IR (docs/CONTEXTS.md): the
 // mechanisms an `energy.device` declares, as calculus models. (The

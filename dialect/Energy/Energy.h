@@ -60,8 +60,7 @@ struct SigData {
   /// Bitwise, as attribute uniquing compares.
   bool operator==(const SigData &o) const {
     auto opt = [](std::optional<double> a, std::optional<double> b) {
-      return a.has_value() == b.has_value() &&
-             (!a || Real{*a} == Real{*b});
+      return a.has_value() == b.has_value() && (!a || Real{*a} == Real{*b});
     };
     return Real{T} == Real{o.T} && Real{d} == Real{o.d} &&
            Real{sigmaT} == Real{o.sigmaT} && Real{sigmaD} == Real{o.sigmaD} &&
@@ -174,8 +173,8 @@ mlir::ParseResult parseKeywordAttr(mlir::OpAsmParser &parser,
 /// `(keyword $attr)?`.
 template <typename AttrT>
 mlir::ParseResult parseOptionalKeywordAttr(mlir::OpAsmParser &parser,
-                                           llvm::StringRef keyword,
-                                           AttrT &attr, mlir::Type type) {
+                                           llvm::StringRef keyword, AttrT &attr,
+                                           mlir::Type type) {
   if (mlir::failed(parser.parseOptionalKeyword(keyword)))
     return mlir::success();
   return parser.parseCustomAttributeWithFallback(attr, type);

@@ -146,12 +146,10 @@ struct SigField {
   Dimension dim;
 };
 // Order of printing; parsing accepts any order.
-const SigField sigFields[] = {{"s", Dimension::Power},
-                              {"T", Dimension::Time},
-                              {"d", Dimension::Energy},
-                              {"sigma_T", Dimension::Time},
-                              {"sigma_d", Dimension::Energy},
-                              {"sigma_E", Dimension::Energy}};
+const SigField sigFields[] = {
+    {"s", Dimension::Power},        {"T", Dimension::Time},
+    {"d", Dimension::Energy},       {"sigma_T", Dimension::Time},
+    {"sigma_d", Dimension::Energy}, {"sigma_E", Dimension::Energy}};
 } // namespace
 
 namespace {
@@ -191,8 +189,9 @@ struct SigFields {
     if (!values[1] || !values[2])
       return parser.emitError(loc) << "a signature needs both the time `T` "
                                       "and the dynamic energy `d`";
-    v = SigData{*values[1], *values[2], values[3].value_or(0),
-                values[4].value_or(0), values[0], values[5]};
+    v = SigData{
+        *values[1], *values[2], values[3].value_or(0), values[4].value_or(0),
+        values[0],  values[5]};
     return verifySigData([&] { return parser.emitError(loc); }, v);
   }
 
@@ -240,7 +239,8 @@ static ParseResult parseKeyedList(
 ParseResult energy::parseSigData(AsmParser &parser, SigData &v) {
   SMLoc loc = parser.getCurrentLocation();
   SigFields fields;
-  if (parseKeyedList(parser, "signature", "s, T, d, sigma_T, sigma_d or sigma_E",
+  if (parseKeyedList(parser, "signature",
+                     "s, T, d, sigma_T, sigma_d or sigma_E",
                      [&](StringRef key, SMLoc keyLoc) {
                        return fields.parse(parser, key, keyLoc);
                      }))
@@ -347,15 +347,15 @@ static LogicalResult checkNonNegative(function_ref<InFlightDiagnostic()> emit,
 LogicalResult energy::verifySigData(function_ref<InFlightDiagnostic()> emit,
                                     const SigData &v) {
   if (failed(checkNonNegative(emit, "time T", v.T, Dimension::Time)) ||
-      failed(checkNonNegative(emit, "dynamic energy d", v.d,
-                              Dimension::Energy)) ||
+      failed(
+          checkNonNegative(emit, "dynamic energy d", v.d, Dimension::Energy)) ||
       failed(checkNonNegative(emit, "standard deviation sigma_T", v.sigmaT,
                               Dimension::Time)) ||
       failed(checkNonNegative(emit, "standard deviation sigma_d", v.sigmaD,
                               Dimension::Energy)))
     return failure();
-  if (v.s && failed(checkNonNegative(emit, "static power s", *v.s,
-                                     Dimension::Power)))
+  if (v.s &&
+      failed(checkNonNegative(emit, "static power s", *v.s, Dimension::Power)))
     return failure();
   if (v.sigmaE && failed(checkNonNegative(emit, "standard deviation sigma_E",
                                           *v.sigmaE, Dimension::Energy)))
@@ -367,9 +367,9 @@ LogicalResult SignatureAttr::verify(function_ref<InFlightDiagnostic()> emit,
                                     Real T, Real d, Real sigmaT, Real sigmaD,
                                     std::optional<Real> s,
                                     std::optional<Real> sigmaE) {
-  return verifySigData(emit, SigData{T.value, d.value, sigmaT.value,
-                                     sigmaD.value, Real::unwrap(s),
-                                     Real::unwrap(sigmaE)});
+  return verifySigData(emit,
+                       SigData{T.value, d.value, sigmaT.value, sigmaD.value,
+                               Real::unwrap(s), Real::unwrap(sigmaE)});
 }
 
 //===----------------------------------------------------------------------===//
@@ -379,8 +379,8 @@ LogicalResult SignatureAttr::verify(function_ref<InFlightDiagnostic()> emit,
 std::optional<ParseResult> OpPointFields::parse(AsmParser &parser,
                                                 StringRef key, SMLoc keyLoc) {
   auto twice = [&]() {
-    return ParseResult(parser.emitError(keyLoc) << "operating-point field '"
-                                                << key << "' given twice");
+    return ParseResult(parser.emitError(keyLoc)
+                       << "operating-point field '" << key << "' given twice");
   };
   if (key == "sm_mhz" || key == "mem_mhz") {
     std::optional<int64_t> &slot = key == "sm_mhz" ? sm : mem;
@@ -424,7 +424,6 @@ Attribute OpPointAttr::parse(AsmParser &parser, Type) {
     return {};
   return fields.build(parser, loc);
 }
-
 
 static bool printOpPointFields(AsmPrinter &printer, OpPointAttr op);
 

@@ -159,8 +159,7 @@ static LogicalResult verifyNesting(Operation *op) {
             "same seq)";
 }
 
-template <typename OpT>
-static LogicalResult verifyComposition(OpT op) {
+template <typename OpT> static LogicalResult verifyComposition(OpT op) {
   if (op->getRegion(0).empty() || op->getRegion(0).front().empty())
     return op->emitOpError("must contain at least one element or composition");
   if (failed(verifyNesting(op)))
@@ -210,8 +209,7 @@ ParseResult InteractionOp::parse(OpAsmParser &parser, OperationState &state) {
   if (!directed && (parser.parseMinus() || parser.parseMinus()))
     return failure();
   if (parser.parseAttribute(to) || parser.parseKeyword("mechanism") ||
-      parser.parseAttribute(mechanism) ||
-      parser.parseKeyword("perturbation") ||
+      parser.parseAttribute(mechanism) || parser.parseKeyword("perturbation") ||
       parseQuantity(parser, Dimension::Energy, first))
     return failure();
   bool hasSecond = false;
@@ -322,8 +320,7 @@ static ParseResult parseComposition(OpAsmParser &parser,
   return success();
 }
 
-template <typename OpT>
-static void printComposition(OpT op, OpAsmPrinter &p) {
+template <typename OpT> static void printComposition(OpT op, OpAsmPrinter &p) {
   if (StringAttr name = op.getSymNameAttr()) {
     p << ' ';
     p.printSymbolName(name.getValue());
@@ -358,8 +355,7 @@ namespace {
 /// Associativity: an unnamed composition nested directly in one of the same
 /// kind is spliced into its parent. Named ones are kept: their names are how
 /// reports and users refer to them.
-template <typename OpTy>
-struct FlattenNested : OpRewritePattern<OpTy> {
+template <typename OpTy> struct FlattenNested : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy inner,
                                 PatternRewriter &rewriter) const override {
@@ -388,8 +384,8 @@ struct DropZeroIdle : OpRewritePattern<IdleOp> {
     if (idle.getDuration().convertToDouble() != 0)
       return failure();
     Operation *parent = idle->getParentOp();
-    if (isCompositionParent(parent) && llvm::hasSingleElement(
-                                           idle->getBlock()->getOperations()))
+    if (isCompositionParent(parent) &&
+        llvm::hasSingleElement(idle->getBlock()->getOperations()))
       return failure();
     rewriter.eraseOp(idle);
     return success();
@@ -409,9 +405,8 @@ struct MergeAdjacentIdles : OpRewritePattern<IdleOp> {
       return failure();
     double sum = idle.getDuration().convertToDouble() +
                  next.getDuration().convertToDouble();
-    rewriter.modifyOpInPlace(idle, [&] {
-      idle.setDurationAttr(rewriter.getF64FloatAttr(sum));
-    });
+    rewriter.modifyOpInPlace(
+        idle, [&] { idle.setDurationAttr(rewriter.getF64FloatAttr(sum)); });
     rewriter.eraseOp(next);
     return success();
   }

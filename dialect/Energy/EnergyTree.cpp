@@ -156,8 +156,7 @@ LogicalResult TreeComposer::checkSortedNames(ArrayRef<NameKey> keys) {
   uint32_t dup = UINT32_MAX, first = 0;
   for (size_t i = 1; i < keys.size(); ++i)
     if (keys[i].first == keys[i - 1].first &&
-        (i < 2 || keys[i - 2].first != keys[i].first) &&
-        keys[i].second < dup) {
+        (i < 2 || keys[i - 2].first != keys[i].first) && keys[i].second < dup) {
       dup = keys[i].second;
       first = keys[i - 1].second;
     }
@@ -334,9 +333,9 @@ thread_local bool quietTrial = false;
 /// (the calling thread takes its share), then the root from their
 /// signatures. nullopt: not split, or a trial failed (nothing reported);
 /// the caller composes the tree on one thread.
-std::optional<FailureOr<Signature>>
-composeInParallel(Operation *root, TreeMode mode,
-                  function_ref<void(Operation *, const Signature &)> onComposite) {
+std::optional<FailureOr<Signature>> composeInParallel(
+    Operation *root, TreeMode mode,
+    function_ref<void(Operation *, const Signature &)> onComposite) {
   calculus::Op kind;
   StringAttr name;
   if (auto seq = dyn_cast<SeqOp>(root))
@@ -356,7 +355,8 @@ composeInParallel(Operation *root, TreeMode mode,
   for (Operation &child : root->getRegion(0).front())
     children.push_back(&child);
   llvm::ThreadPoolInterface &pool = ctx->getThreadPool();
-  unsigned threads = std::min<size_t>(pool.getMaxConcurrency(), children.size());
+  unsigned threads =
+      std::min<size_t>(pool.getMaxConcurrency(), children.size());
   if (threads < 2)
     return std::nullopt;
 

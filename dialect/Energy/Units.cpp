@@ -3,8 +3,8 @@
 #include "dialect/Energy/Units.h"
 
 #include <charconv>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -48,8 +48,8 @@ struct Decimal {
 };
 Decimal shortestDecimal(double v) {
   char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof(buf), v,
-                           std::chars_format::scientific);
+  auto res =
+      std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
   Decimal d;
   const char *p = buf;
   if (*p == '-') {
@@ -134,10 +134,9 @@ std::optional<int> unitExponent(std::string_view unit, Dimension dim) {
 }
 
 // Exact powers of ten: 10^k for k <= 22 is representable in a double.
-static const double exactPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,
-                                    1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                                    1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
-                                    1e18, 1e19, 1e20, 1e21, 1e22};
+static const double exactPow10[] = {
+    1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
 double applyScale(double mantissa, int exp10) {
   if (exp10 == 0 || mantissa == 0 || !std::isfinite(mantissa))
@@ -157,10 +156,10 @@ double applyScale(double mantissa, int exp10) {
   for (int i = 0; i < d.len; ++i)
     text[n++] = d.digits[i];
   text[n++] = 'e';
-  n = int(std::to_chars(text + n, text + sizeof(text),
-                        d.exp10 - d.len + 1 + exp10)
-              .ptr -
-          text);
+  n = int(
+      std::to_chars(text + n, text + sizeof(text), d.exp10 - d.len + 1 + exp10)
+          .ptr -
+      text);
   double out = 0;
   std::from_chars(text, text + n, out);
   return out;
@@ -178,13 +177,15 @@ std::string formatQuantity(double value, Dimension dim, int significant) {
     if (u->exp10 == 0)
       base = u;
   if (value == 0 || !std::isfinite(value))
-    return std::string(value == 0 ? "0" : std::isnan(value) ? "nan" : "inf") +
+    return std::string(value == 0          ? "0"
+                       : std::isnan(value) ? "nan"
+                                           : "inf") +
            " " + std::string(base->name);
   double mag = std::fabs(value);
   const UnitDef *chosen = units.end - 1; // below every prefix: the smallest
   for (const UnitDef *u = units.begin; u != units.end; ++u)
-    if (mag >= (u->exp10 >= 0 ? exactPow10[u->exp10]
-                              : 1 / exactPow10[-u->exp10])) {
+    if (mag >=
+        (u->exp10 >= 0 ? exactPow10[u->exp10] : 1 / exactPow10[-u->exp10])) {
       chosen = u;
       break;
     }

@@ -1,7 +1,7 @@
 //===- SchedDialect.cpp - sched dialect and operations --------------------===//
 
-#include "dialect/Sched/Sched.h"
 #include "calculus/Pipeline.h"
+#include "dialect/Sched/Sched.h"
 #include "dialect/Sched/SchedGraph.h"
 
 #include "mlir/IR/Builders.h"
@@ -99,14 +99,14 @@ static ParseResult parseQuantityList(OpAsmParser &parser, StringRef keyword,
   if (failed(parser.parseOptionalKeyword(keyword)))
     return success();
   SmallVector<Attribute> values;
-  if (parser.parseCommaSeparatedList(
-          OpAsmParser::Delimiter::Square, [&]() -> ParseResult {
-            FloatAttr v;
-            if (parseQuantityAttr(parser, v, dim))
-              return failure();
-            values.push_back(v);
-            return success();
-          }))
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square,
+                                     [&]() -> ParseResult {
+                                       FloatAttr v;
+                                       if (parseQuantityAttr(parser, v, dim))
+                                         return failure();
+                                       values.push_back(v);
+                                       return success();
+                                     }))
     return failure();
   attr = parser.getBuilder().getArrayAttr(values);
   return success();
@@ -206,8 +206,8 @@ static LogicalResult verifyTaskCommon(OpTy op, std::optional<double> start) {
   if (op.getLagAttr() && !op.getWithAttr())
     return op.emitOpError("`lag` needs start-to-start dependencies (`with`)");
   if (auto lag = op.getLagAttr();
-      lag && !(lag.getValueAsDouble() >= 0 &&
-               std::isfinite(lag.getValueAsDouble())))
+      lag &&
+      !(lag.getValueAsDouble() >= 0 && std::isfinite(lag.getValueAsDouble())))
     return op.emitOpError("lag must be finite and non-negative; got ")
            << formatQuantity(lag.getValueAsDouble(), Dimension::Time);
   if (start && !(*start >= 0 && std::isfinite(*start)))
@@ -269,8 +269,8 @@ LogicalResult CollectiveOp::verify() {
     if (!parts)
       return success();
     if (parts.size() != n)
-      return emitOpError("has ") << parts.size() << " " << what << " for "
-                                 << n << " devices";
+      return emitOpError("has ")
+             << parts.size() << " " << what << " for " << n << " devices";
     for (Attribute a : parts) {
       double v = isa<FloatAttr>(a) ? cast<FloatAttr>(a).getValueAsDouble()
                                    : double(cast<IntegerAttr>(a).getInt());
@@ -364,9 +364,9 @@ LogicalResult PipelineOp::verify() {
   if (!getBackwardAttr() && !getBackwardOptionsAttr() && !getBackwardDbAttr())
     return emitOpError("needs `backward` signatures, `backward_options` or "
                        "`backward_db` keys");
-  for (auto [name, attr] : {std::pair<StringRef, Attribute>{
-                                "forward_db", getForwardDbAttr()},
-                            {"backward_db", getBackwardDbAttr()}}) {
+  for (auto [name, attr] :
+       {std::pair<StringRef, Attribute>{"forward_db", getForwardDbAttr()},
+        {"backward_db", getBackwardDbAttr()}}) {
     if (!attr || (isa<StringAttr>(attr) && !cast<StringAttr>(attr).empty()))
       continue;
     auto arr = dyn_cast<ArrayAttr>(attr);
@@ -378,9 +378,9 @@ LogicalResult PipelineOp::verify() {
              << name << "` must be a non-empty key or an array of them, one "
              << "per virtual stage";
     if (int64_t(arr.size()) != v)
-      return emitOpError("`") << name << "` has " << arr.size()
-                              << " entries; need one per virtual stage (" << v
-                              << ")";
+      return emitOpError("`")
+             << name << "` has " << arr.size()
+             << " entries; need one per virtual stage (" << v << ")";
   }
   if (kind == calculus::PipelineKind::ZBH1 && !getWeightAttr())
     return emitOpError("zb-h1 needs `weight` signatures (the W passes)");
@@ -395,10 +395,10 @@ LogicalResult PipelineOp::verify() {
   if (failed(checkPerStage(*this, "forward", getForwardAttr(), v, false)) ||
       failed(checkPerStage(*this, "backward", getBackwardAttr(), v, false)) ||
       failed(checkPerStage(*this, "weight", getWeightAttr(), v, false)) ||
-      failed(checkPerStage(*this, "forward_options", getForwardOptionsAttr(),
-                           v, true)) ||
-      failed(checkPerStage(*this, "backward_options",
-                           getBackwardOptionsAttr(), v, true)))
+      failed(checkPerStage(*this, "forward_options", getForwardOptionsAttr(), v,
+                           true)) ||
+      failed(checkPerStage(*this, "backward_options", getBackwardOptionsAttr(),
+                           v, true)))
     return failure();
   return success();
 }
@@ -430,8 +430,9 @@ LogicalResult ServeOp::verify() {
       if (!(arrival >= 0) || cast<IntegerAttr>(arr[1]).getInt() < 0 ||
           cast<IntegerAttr>(arr[2]).getInt() < 1)
         return emitOpError("request #")
-               << i << " needs a non-negative arrival and prompt and at "
-                       "least one output token";
+               << i
+               << " needs a non-negative arrival and prompt and at "
+                  "least one output token";
     }
   } else {
     if (!getNumRequestsAttr() || !getArrivalRateAttr() || !getPromptMinAttr() ||
@@ -516,8 +517,8 @@ LogicalResult ScheduleOp::verifyRegions() {
       Operation *opB = graph->taskOps[fixed[i].second];
       uint32_t dev = uint32_t(fixed[i].first >> 32);
       return (opB->emitOpError("overlaps @")
-              << mlir::SymbolTable::getSymbolName(opA).getValue() << " on stream "
-              << uint32_t(fixed[i].first) << " of @"
+              << mlir::SymbolTable::getSymbolName(opA).getValue()
+              << " on stream " << uint32_t(fixed[i].first) << " of @"
               << graph->deviceOps[dev].getSymName() << ": it starts at "
               << formatQuantity(b.fixedStart, Dimension::Time)
               << ", before the other ends at "

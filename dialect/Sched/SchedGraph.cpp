@@ -211,9 +211,8 @@ private:
       for (uint32_t i = 0; i < devs.size(); ++i) {
         calculus::ScheduleTask &part = g.schedule.tasks[t + i];
         part.devices = {devs[i]};
-        part.stream = streams
-                          ? uint32_t(cast<IntegerAttr>(streams[i]).getInt())
-                          : stream;
+        part.stream =
+            streams ? uint32_t(cast<IntegerAttr>(streams[i]).getInt()) : stream;
         part.deps = deps;
         part.duration = cast<FloatAttr>(durations[i]).getValueAsDouble();
         if (energies)

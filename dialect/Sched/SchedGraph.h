@@ -19,8 +19,8 @@ namespace sched {
 
 struct SchedGraph {
   calculus::Schedule schedule;
-  llvm::SmallVector<mlir::Operation *> taskOps;   ///< index -> task/collective
-  llvm::SmallVector<DeviceOp> deviceOps;          ///< index -> device
+  llvm::SmallVector<mlir::Operation *> taskOps; ///< index -> task/collective
+  llvm::SmallVector<DeviceOp> deviceOps;        ///< index -> device
 
   enum class Need {
     Structure,  ///< symbols, dependencies; signatures optional

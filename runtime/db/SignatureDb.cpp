@@ -6,8 +6,8 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
-#include <cctype>
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -22,7 +22,8 @@ bool readSignatureDb(const std::string &path, SignatureDb &out,
     err = "cannot read '" + path + "': " + buf.getError().message();
     return false;
   }
-  llvm::Expected<llvm::json::Value> doc = llvm::json::parse((*buf)->getBuffer());
+  llvm::Expected<llvm::json::Value> doc =
+      llvm::json::parse((*buf)->getBuffer());
   if (!doc) {
     err = path + ": malformed JSON: " + llvm::toString(doc.takeError());
     return false;
@@ -144,8 +145,8 @@ bool poolSignatureDbs(const std::vector<SignatureDb> &shards,
         devices.end())
       devices.push_back(shards[k].device);
     for (const DbEntry &e : shards[k].entries)
-      groups[{e.key, e.smMhz, e.l2, e.powerLimit.value_or(-1)}]
-          .parts.push_back({&e, k});
+      groups[{e.key, e.smMhz, e.l2, e.powerLimit.value_or(-1)}].parts.push_back(
+          {&e, k});
   }
   out.device.clear();
   for (size_t i = 0; i < devices.size(); ++i)
@@ -174,9 +175,18 @@ bool poolSignatureDbs(const std::vector<SignatureDb> &shards,
 
       N += double(e.runs);
     }
-    DbEntry m{key, mhz, 0, 0, 0, 0, 0, int64_t(N),
-              g.parts[0].first->method, g.parts[0].first->l2,
-              {}, g.parts[0].first->powerLimit};
+    DbEntry m{key,
+              mhz,
+              0,
+              0,
+              0,
+              0,
+              0,
+              int64_t(N),
+              g.parts[0].first->method,
+              g.parts[0].first->l2,
+              {},
+              g.parts[0].first->powerLimit};
     bool allTemps = true;
     double temp = 0;
     for (auto &[e, shard] : g.parts) {

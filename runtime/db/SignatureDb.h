@@ -1,4 +1,5 @@
-//===- SignatureDb.h - reading, pooling and writing signature DBs -*- C++ -*-===//
+//===- SignatureDb.h - reading, pooling and writing signature DBs -*- C++
+//-*-===//
 //
 // The version-1 signature DB (docs/SIGNATURE-DB.md) as data: one reader
 // shared by `--energy-fill-signatures` and `energy-prof merge`, the pooling

@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/db/SignatureDb.h"
 #include "runtime/JsonQuote.h"
+#include "runtime/db/SignatureDb.h"
 
 #include <sstream>
 

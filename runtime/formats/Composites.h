@@ -1,4 +1,5 @@
-//===- Composites.h - measured composites: energy-prof to the passes -*- C++ -*-===//
+//===- Composites.h - measured composites: energy-prof to the passes -*- C++
+//-*-===//
 //
 // The one reader and writer of composite measurements (docs/CONTEXTS.md,
 // "Checking a prediction"): `energy-prof measure-composite` writes
@@ -29,9 +30,9 @@ struct CompositeMeasurement {
 /// Parses a composite-measurements file's `text` (named `path` in errors:
 /// "path: 'name': why"). From `runs_J` (at least two runs) the mean and
 /// the sample variance over n; from `E_J` and `sigma_E_J` (>= 0) as given.
-bool parseCompositeMeasurements(llvm::StringRef text, const std::string &path,
-                                std::map<std::string, CompositeMeasurement> &out,
-                                std::string &err);
+bool parseCompositeMeasurements(
+    llvm::StringRef text, const std::string &path,
+    std::map<std::string, CompositeMeasurement> &out, std::string &err);
 
 /// One composite's measurement as `energy-prof measure-composite` writes
 /// it: `sigmaMean` is the standard error of the mean over `runs` runs.

@@ -1,4 +1,5 @@
-//===- Csv.h - The one CSV reader, with line numbers -------------*- C++ -*-===//
+//===- Csv.h - The one CSV reader, with line numbers -------------*- C++
+//-*-===//
 //
 // Every CSV the project reads goes through here (docs/ARCHITECTURE.md,
 // "Formats"): Perseus stage profiles (--import-stage-profile), power-cap

@@ -363,8 +363,7 @@ bool parseFleet(const std::string &text, const std::string &file,
     if (!r.keys(*o, "$.simulation",
                 {"horizon_slots", "runs", "seed", "per_task"}))
       return false;
-    auto integer = [&](StringRef key, uint64_t lo, uint64_t hi,
-                       uint64_t &v) {
+    auto integer = [&](StringRef key, uint64_t lo, uint64_t hi, uint64_t &v) {
       const json::Value *x = o->get(key);
       if (!x)
         return true;

@@ -1,4 +1,5 @@
-//===- Kernels.h - the kernels file: what energy-prof characterizes -*- C++ -*-===//
+//===- Kernels.h - the kernels file: what energy-prof characterizes -*- C++
+//-*-===//
 //
 // The one reader of kernels files (docs/SIGNATURE-DB.md, "The kernels
 // file"): a JSON list of kernels (`key`, `flops`, `bytes`, optionally

@@ -46,8 +46,9 @@ struct Fields {
   bool integer(StringRef key, int &out) {
     std::optional<int64_t> v = o.getInteger(key);
     if (!v || *v < 1 || *v > 4096) {
-      err = where + "." + key.str() + ": expected a whole number from 1 to "
-                                      "4096";
+      err = where + "." + key.str() +
+            ": expected a whole number from 1 to "
+            "4096";
       return false;
     }
     out = int(*v);
@@ -96,14 +97,15 @@ bool parseV3(const json::Object &root, const std::string &file,
     std::string arch, gpu, precision;
     double throughput = 0, medianMs = 0, p90Ms = 0, cap = 0;
     if (!f.string("model_id", p.model) || !f.string("architecture", arch) ||
-        !f.string("gpu_model", gpu) || !f.string("weight_precision", precision) ||
+        !f.string("gpu_model", gpu) ||
+        !f.string("weight_precision", precision) ||
         !f.number("total_params_billions", p.totalParamsB) ||
         !f.number("activated_params_billions", p.activeParamsB) ||
         !f.integer("num_gpus", p.numGpus) ||
         !f.integer("tensor_parallel", p.tp) ||
         !f.integer("data_parallel", p.dp) ||
-        !f.integer("expert_parallel", p.ep) ||
-        !f.number("max_num_seqs", cap) || !f.number("avg_batch_size", p.batch) ||
+        !f.integer("expert_parallel", p.ep) || !f.number("max_num_seqs", cap) ||
+        !f.number("avg_batch_size", p.batch) ||
         !f.number("avg_output_len", p.outputTokens) ||
         !f.number("avg_power_watts", p.powerW) ||
         !f.number("energy_per_token_joules", p.energyPerTokenJ) ||
@@ -195,10 +197,12 @@ bool parseV2(const json::Object &o, const std::string &file,
   if (!doc)
     consumeError(doc.takeError());
   const json::Object *entry = m ? m->getObject(p.model) : nullptr;
-  std::optional<double> params = entry ? entry->getNumber("params") : std::nullopt;
+  std::optional<double> params =
+      entry ? entry->getNumber("params") : std::nullopt;
   if (!params || !(*params > 0)) {
-    err = models + ": $." + p.model + ".params: expected the parameter count "
-                                      "(billions)";
+    err = models + ": $." + p.model +
+          ".params: expected the parameter count "
+          "(billions)";
     return false;
   }
   p.totalParamsB = *params;

@@ -21,22 +21,22 @@ namespace formats {
 
 /// One measured serving configuration in steady state.
 struct ServingPoint {
-  std::string file;          ///< where it was read
-  std::string dataset;       ///< "v2" or "v3"
-  std::string task;          ///< lm-arena-chat, gpqa, chat, code, ...
-  std::string model, gpu;    ///< model id; "A100", "H100", "B200"
-  std::string architecture;  ///< "dense", "moe" or "hybrid"
+  std::string file;         ///< where it was read
+  std::string dataset;      ///< "v2" or "v3"
+  std::string task;         ///< lm-arena-chat, gpqa, chat, code, ...
+  std::string model, gpu;   ///< model id; "A100", "H100", "B200"
+  std::string architecture; ///< "dense", "moe" or "hybrid"
   double totalParamsB = 0, activeParamsB = 0; ///< billions
-  double bytesPerParam = 2;  ///< bf16 2, fp8 1
+  double bytesPerParam = 2;                   ///< bf16 2, fp8 1
   int numGpus = 1, tp = 1, pp = 1, ep = 1, dp = 1;
-  double batchCap = 0;       ///< max_num_seqs (x PP in v2)
-  double batch = 0;          ///< realized mean running batch
-  double outputTokens = 0;   ///< mean output length per request
-  double energyPerTokenJ = 0;///< GPU energy (all GPUs) per output token
-  double secondsPerToken = 0;///< 1 / output throughput (tau = D / T)
-  double meanItlS = 0;       ///< v2: mean TPOT; v3: median ITL
-  double p90ItlS = -1;       ///< v3 only (-1: not measured)
-  double powerW = -1;        ///< v3 only: mean power over all GPUs
+  double batchCap = 0;        ///< max_num_seqs (x PP in v2)
+  double batch = 0;           ///< realized mean running batch
+  double outputTokens = 0;    ///< mean output length per request
+  double energyPerTokenJ = 0; ///< GPU energy (all GPUs) per output token
+  double secondsPerToken = 0; ///< 1 / output throughput (tau = D / T)
+  double meanItlS = 0;        ///< v2: mean TPOT; v3: median ITL
+  double p90ItlS = -1;        ///< v3 only (-1: not measured)
+  double powerW = -1;         ///< v3 only: mean power over all GPUs
 };
 
 /// Reads a v3 task file, a v2 result file, or a directory (walked for v2

@@ -1,4 +1,5 @@
-//===- ModelFile.h - fitted model files: energy-prof fit to the passes -*- C++ -*-===//
+//===- ModelFile.h - fitted model files: energy-prof fit to the passes -*- C++
+//-*-===//
 //
 // The one reader and writer of model files (docs/MODELS.md): a token-law
 // or EnergyLens fit as `energy-prof fit` writes it, or FLOP/byte

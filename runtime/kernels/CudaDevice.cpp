@@ -113,7 +113,8 @@ bool cudaCanRun(const KernelSpec &k, std::string &err) {
   size_t size;
   if (benchmarkFor(k, which, size))
     return true;
-  err = "kernel '" + k.key + "': the CUDA backend runs the microbenchmarks, "
+  err = "kernel '" + k.key +
+        "': the CUDA backend runs the microbenchmarks, "
         "named by the key's prefix: fma, copy, gemm, attention or flush";
   return false;
 }

@@ -14,8 +14,8 @@
 
 #include <map>
 #include <memory>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -39,7 +39,8 @@ __global__ void copyKernel(const float4 *__restrict__ in,
 constexpr int Tile = 16;
 __global__ void gemmTiled(const float *A, const float *B, float *C, int n) {
   __shared__ float As[Tile][Tile], Bs[Tile][Tile];
-  int row = blockIdx.y * Tile + threadIdx.y, col = blockIdx.x * Tile + threadIdx.x;
+  int row = blockIdx.y * Tile + threadIdx.y,
+      col = blockIdx.x * Tile + threadIdx.x;
   float acc = 0;
   for (int t = 0; t < n; t += Tile) {
     As[threadIdx.y][threadIdx.x] =
@@ -118,7 +119,8 @@ struct Cublas {
 private:
   Cublas() {
     void *lib = nullptr;
-    for (const char *name : {"libcublas.so.13", "libcublas.so.12", "libcublas.so"})
+    for (const char *name :
+         {"libcublas.so.13", "libcublas.so.12", "libcublas.so"})
       if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
         break;
     if (!lib)
@@ -215,10 +217,9 @@ void launch(energy::rt::Microbenchmark which, size_t size, const View &buf,
     }
     dim3 block(Tile, Tile),
         grid((size + Tile - 1) / Tile, (size + Tile - 1) / Tile);
-    gemmTiled<<<grid, block, 0, stream>>>(static_cast<float *>(buf.a),
-                                          static_cast<float *>(buf.b),
-                                          static_cast<float *>(buf.c),
-                                          int(size));
+    gemmTiled<<<grid, block, 0, stream>>>(
+        static_cast<float *>(buf.a), static_cast<float *>(buf.b),
+        static_cast<float *>(buf.c), int(size));
     break;
   }
   case Microbenchmark::Attention:
@@ -314,8 +315,8 @@ PreviousRun &previousRun() {
 } // namespace
 
 bool runMicrobenchmarkChained(Microbenchmark which, size_t size,
-                              bool reusePrevious, double &seconds,
-                              bool &reused, std::string &err) {
+                              bool reusePrevious, double &seconds, bool &reused,
+                              std::string &err) {
   PreviousRun &prev = previousRun();
   // The FMA loop and the flush read nothing; the others read `a` first.
   bool reads = which == Microbenchmark::Copy || which == Microbenchmark::Gemm ||
@@ -323,8 +324,8 @@ bool runMicrobenchmarkChained(Microbenchmark which, size_t size,
   bool chain = reusePrevious && reads && prev.valid;
   // A consumer of the same kernel and size as its producer takes the other
   // slot, so that it never writes the buffer it reads.
-  int slot = chain && prev.kind == which && prev.size == size ? prev.slot ^ 1
-                                                                : 0;
+  int slot =
+      chain && prev.kind == which && prev.size == size ? prev.slot ^ 1 : 0;
   Timing t;
   Buffers *buf = pooled(which, size, slot, err);
   if (!buf || !check(cudaEventCreate(&t.start), err, "cudaEventCreate") ||
@@ -373,8 +374,7 @@ bool runMicrobenchmarksConcurrently(
   cudaEventRecord(t.start, first);
   for (size_t i = 0; i < kernels.size(); ++i) {
     cudaStreamWaitEvent(t.streams[i], t.start, 0);
-    launch(kernels[i].first, kernels[i].second, bufs[i]->view(),
-           t.streams[i]);
+    launch(kernels[i].first, kernels[i].second, bufs[i]->view(), t.streams[i]);
     cudaEventRecord(t.done[i], t.streams[i]);
   }
   for (cudaEvent_t e : t.done)

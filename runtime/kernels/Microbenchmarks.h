@@ -30,8 +30,8 @@ const char *gemmImplementation();
 /// buffer is that output, read in place, so whatever the L2 still holds of
 /// it is warm. `reused` says whether it did.
 bool runMicrobenchmarkChained(Microbenchmark which, size_t size,
-                              bool reusePrevious, double &seconds,
-                              bool &reused, std::string &err);
+                              bool reusePrevious, double &seconds, bool &reused,
+                              std::string &err);
 
 /// Runs the microbenchmarks once each, concurrently on separate streams,
 /// and reports the set's makespan (from an event every stream waits on to

@@ -101,8 +101,8 @@ int main(int argc, char **argv) {
       prevE = E;
       prevT = T;
       powers.push_back(dE / dT);
-      std::printf("%-6s %6d %8u %10.3f %10.4f %12.1f\n", w.name, run, calls,
-                  dE, dT, dE / dT);
+      std::printf("%-6s %6d %8u %10.3f %10.4f %12.1f\n", w.name, run, calls, dE,
+                  dT, dE / dT);
     }
     auto [lo, hi] = std::minmax_element(powers.begin(), powers.end());
     double mean = 0;
@@ -112,8 +112,7 @@ int main(int argc, char **argv) {
                 "(launch gaps included)\n",
                 w.name, mean, 100 * (*hi - *lo) / mean, prevE / totalCalls);
     if (*lo < 50 || *hi > 1000 || (*hi - *lo) > 0.05 * mean) {
-      std::printf("%-6s: implausible or inconsistent region powers\n",
-                  w.name);
+      std::printf("%-6s: implausible or inconsistent region powers\n", w.name);
       bad = true;
     }
   }

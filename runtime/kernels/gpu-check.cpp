@@ -117,9 +117,9 @@ int main(int argc, char **argv) {
   opts.window = 0.5;
   opts.maxCooldown = 60;
   std::vector<Measurement> ms;
-  std::printf("%-10s %8s %10s %12s %12s %10s %6s %7s %7s\n", "kernel",
-              "s (W)", "T (ms)", "sigma_T", "d (J)", "sigma_d", "MHz",
-              "T0 (C)", "at (s)");
+  std::printf("%-10s %8s %10s %12s %12s %10s %6s %7s %7s\n", "kernel", "s (W)",
+              "T (ms)", "sigma_T", "d (J)", "sigma_d", "MHz", "T0 (C)",
+              "at (s)");
   for (const KernelSpec &k : kernels) {
     Measurement m;
     if (!characterize(*dev, k, opts, m, err)) {
@@ -188,8 +188,7 @@ int main(int argc, char **argv) {
   Measurement cold, warm;
   if (!characterize(*dev, consumer, opts, cold, err) ||
       !characterizeWarm(*dev, consumer, producer, opts, warm, err)) {
-    std::fprintf(stderr, "gpu-check: warm characterization: %s\n",
-                 err.c_str());
+    std::fprintf(stderr, "gpu-check: warm characterization: %s\n", err.c_str());
     return 2;
   }
   std::printf("16 MB copy reading its producer's output: cold %.4f ms / "
@@ -205,8 +204,7 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "gpu-check: cannot write %s\n", dbPath.c_str());
       return 2;
     }
-    std::printf("signature DB: %s (%zu entries)\n", dbPath.c_str(),
-                ms.size());
+    std::printf("signature DB: %s (%zu entries)\n", dbPath.c_str(), ms.size());
   }
   std::printf("total %.1f s\n", secondsSince(t0));
   // The check fails when the null-context sequential composition -- which

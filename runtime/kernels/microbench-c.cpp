@@ -1,4 +1,5 @@
-//===- microbench-c.cpp - the CUDA microbenchmarks behind a C ABI ----------===//
+//===- microbench-c.cpp - the CUDA microbenchmarks behind a C ABI
+//----------===//
 //
 // Part of the prepared GPU check (test/gpu/check.sh): libenergy_microbench.so
 // lets test/gpu/python_check.py run the same kernels as capi-check from

@@ -65,7 +65,7 @@ struct RunPlanOptions {
   std::optional<Mode> mode; ///< unset: Lock, an error if a device switches
   bool allowChanges = false;
   bool dryRun = false;
-  double startDelay = 0; ///< s between starting the command and iteration 0
+  double startDelay = 0;   ///< s between starting the command and iteration 0
   unsigned iterations = 0; ///< Timeline: stop switching after N (0: never)
   std::vector<std::string> command;
 };

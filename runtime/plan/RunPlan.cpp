@@ -99,8 +99,8 @@ bool checkDevices(const Plan &plan, const std::vector<Device *> &devices,
     const PlanDevice &pd = plan.devices[i];
     std::vector<int> supported = devices[i]->supportedSmClocks();
     for (const PlanRun &run : pd.runs)
-      if (run.smMhz && !std::count(supported.begin(), supported.end(),
-                                   *run.smMhz)) {
+      if (run.smMhz &&
+          !std::count(supported.begin(), supported.end(), *run.smMhz)) {
         err = "device '" + pd.name + "' (" + devices[i]->identity() +
               "): the plan's " + std::to_string(*run.smMhz) +
               " MHz (from task '" + run.first +
@@ -239,8 +239,8 @@ bool spawnCommand(const std::vector<std::string> &command, pid_t &child,
   sigemptyset(&empty);
   posix_spawnattr_setsigmask(&attr, &empty);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
-  int rc = ::posix_spawnp(&child, argv[0], nullptr, &attr, argv.data(),
-                          environ);
+  int rc =
+      ::posix_spawnp(&child, argv[0], nullptr, &attr, argv.data(), environ);
   posix_spawnattr_destroy(&attr);
   if (rc == 0)
     runningChild = child;
@@ -254,9 +254,9 @@ bool spawnCommand(const std::vector<std::string> &command, pid_t &child,
 
 /// What following the timeline did.
 struct Followed {
-  int status = 0;       ///< the command's wait status
-  size_t applied = 0;   ///< clock switches made
-  double worstLate = 0; ///< s
+  int status = 0;        ///< the command's wait status
+  size_t applied = 0;    ///< clock switches made
+  double worstLate = 0;  ///< s
   std::string switchErr; ///< the first failed switch
 };
 
@@ -265,8 +265,7 @@ struct Followed {
 Followed followTimeline(const Plan &plan, const std::vector<Device *> &devices,
                         const RunPlanOptions &opts, RunPlanOptions::Mode mode,
                         const std::vector<Event> &events,
-                        std::vector<std::optional<int>> &commanded,
-                        pid_t child,
+                        std::vector<std::optional<int>> &commanded, pid_t child,
                         const std::function<double()> &elapsed,
                         std::string &err) {
   Followed f;

@@ -108,10 +108,10 @@ bool small(ModuleOp m) {
     for (NamedAttribute a : op->getAttrs())
       if (auto i = dyn_cast<IntegerAttr>(a.getValue()))
         if (!i.getType().isInteger(1))
-          n = mul(n, i.getValue().isNegative() ||
-                             i.getValue().getActiveBits() > 32
-                         ? limit + 1
-                         : std::max<uint64_t>(1, i.getValue().getZExtValue()));
+          n = mul(n,
+                  i.getValue().isNegative() || i.getValue().getActiveBits() > 32
+                      ? limit + 1
+                      : std::max<uint64_t>(1, i.getValue().getZExtValue()));
     if (auto reqs = op->getAttrOfType<ArrayAttr>("requests"))
       n = mul(n, std::max<uint64_t>(1, reqs.size()));
     tasks = std::min(limit + 1, tasks + mul(n, 2));

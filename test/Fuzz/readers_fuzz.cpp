@@ -1,4 +1,5 @@
-//===- readers_fuzz.cpp - libFuzzer targets for the runtime's file readers -===//
+//===- readers_fuzz.cpp - libFuzzer targets for the runtime's file readers
+//-===//
 //
 // Coverage-guided fuzzing of the readers that take users' files without
 // MLIR: the signature DB (read -> write -> read -> write identical, and
@@ -77,23 +78,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     finding("write -> read -> write differs", once);
   rt::SignatureDb pooled;
   (void)rt::poolSignatureDbs({db, db}, {"a", "b"}, pooled, err);
-#elif ENERGY_FUZZ_TARGET == 2 // plan files
+#elif ENERGY_FUZZ_TARGET == 2  // plan files
   rt::Plan plan;
   std::string text(reinterpret_cast<const char *>(data), size);
   if (!rt::parsePlan(text, "fuzz.json", "", plan, err) && err.empty())
     finding("a refused plan without a reason", "");
-#elif ENERGY_FUZZ_TARGET == 3 // fleet files
+#elif ENERGY_FUZZ_TARGET == 3  // fleet files
   formats::FleetFile fleet;
   std::string text(reinterpret_cast<const char *>(data), size);
   if (!formats::parseFleet(text, "fuzz.json", fleet, err) && err.empty())
     finding("a refused fleet without a reason", "");
-#elif ENERGY_FUZZ_TARGET == 4 // ML.ENERGY task files
+#elif ENERGY_FUZZ_TARGET == 4  // ML.ENERGY task files
   writeScratch(data, size);
   std::vector<formats::ServingPoint> points;
   if (!formats::readMlEnergy(scratch(), points, err) && err.empty())
     finding("a refused ML.ENERGY file without a reason", "");
   (void)formats::observations(points);
-#elif ENERGY_FUZZ_TARGET == 7 // Kineto traces (the reader of --import-kineto)
+#elif ENERGY_FUZZ_TARGET == 7  // Kineto traces (the reader of --import-kineto)
   llvm::StringRef text(reinterpret_cast<const char *>(data), size);
   std::string inflated;
   if (inflateGzip(text, inflated, err))
@@ -110,7 +111,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!(e.dur >= 0) || !std::isfinite(e.dur) || !std::isfinite(e.ts) ||
         e.stream < 0 || e.index >= size)
       finding("an accepted GPU event out of range", e.name.str());
-#elif ENERGY_FUZZ_TARGET == 8 // kernels files (energy-prof characterize)
+#elif ENERGY_FUZZ_TARGET == 8  // kernels files (energy-prof characterize)
   llvm::StringRef text(reinterpret_cast<const char *>(data), size);
   std::vector<rt::KernelSpec> kernels;
   std::vector<formats::CompositeSpec> composites;
@@ -135,7 +136,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (const auto &[part, n] : c.parts)
       if (!isKernel(part) || n < 1 || n > formats::kMaxCount)
         finding("an accepted composite part that is no kernel", part);
-#elif ENERGY_FUZZ_TARGET == 9 // CSV (the one reader)
+#elif ENERGY_FUZZ_TARGET == 9  // CSV (the one reader)
   llvm::StringRef text(reinterpret_cast<const char *>(data), size);
   formats::CsvTable csv;
   formats::CsvError csvErr;
@@ -176,7 +177,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       finding("a model file we wrote does not read back", err + "\n" + once);
   }
 #else
-#error "ENERGY_FUZZ_TARGET: 1 (DB), 2 (plan), 3 (fleet), 4 (ML.ENERGY), 7 (Kineto), 8 (kernels), 9 (CSV), 10 (model files)"
+#error                                                                         \
+    "ENERGY_FUZZ_TARGET: 1 (DB), 2 (plan), 3 (fleet), 4 (ML.ENERGY), 7 (Kineto), 8 (kernels), 9 (CSV), 10 (model files)"
 #endif
   return 0;
 }

@@ -87,8 +87,8 @@ double glpk(const char *glpsol, const Random &r, double D,
   for (size_t a = 0; a < pb.arcs.size(); ++a) {
     const ConvexArc &c = pb.arcs[a];
     f << " a" << a << ": S" << c.to << " - S" << c.from
-      << (c.startToStart ? "" : " - t" + std::to_string(c.from)) << " >= "
-      << c.lag << "\n";
+      << (c.startToStart ? "" : " - t" + std::to_string(c.from))
+      << " >= " << c.lag << "\n";
   }
   f << "Bounds\n M <= " << D << "\n";
   for (size_t i = 0; i < n; ++i) {
@@ -98,8 +98,8 @@ double glpk(const char *glpsol, const Random &r, double D,
   }
   f << "End\n";
   f.close();
-  std::string cmd = std::string(glpsol) + " --lp " + lp + " -o " + out +
-                    " > /dev/null 2>&1";
+  std::string cmd =
+      std::string(glpsol) + " --lp " + lp + " -o " + out + " > /dev/null 2>&1";
   if (std::system(cmd.c_str()) != 0)
     return NAN;
   std::ifstream in(out);
@@ -135,8 +135,8 @@ TEST(ConvexFrontier, EqualsGlpkOnRandomDags) {
       double ours = cf.lowerBound(D, r.P);
       // glpsol prints the objective to 10 significant digits.
       EXPECT_NEAR(ours, ref, 1e-8 * std::abs(ref) + 1e-9)
-          << "case " << c << " (" << r.pb.tasks.size() << " tasks) at D = "
-          << D;
+          << "case " << c << " (" << r.pb.tasks.size()
+          << " tasks) at D = " << D;
       ++compared;
     }
   }

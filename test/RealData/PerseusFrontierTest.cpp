@@ -32,9 +32,9 @@ struct Profile {
   std::map<int, std::pair<double, double>> fwdMax, bwdMax; // at max clock
 };
 
-Profile readProfile(double blocking,
-                    const std::string &path =
-                        "perseus/stage_profile_bloom+a40_bf16.csv") {
+Profile readProfile(
+    double blocking,
+    const std::string &path = "perseus/stage_profile_bloom+a40_bf16.csv") {
   std::ifstream in(energy::testing::sharedData(path));
   EXPECT_TRUE(in.good()) << path;
   Profile p;
@@ -73,8 +73,8 @@ std::vector<std::pair<double, double>> readFrontier(const std::string &name) {
   std::getline(in, line);
   while (std::getline(in, line)) {
     auto comma = line.find(',');
-    out.push_back({std::stod(line.substr(0, comma)),
-                   std::stod(line.substr(comma + 1))});
+    out.push_back(
+        {std::stod(line.substr(0, comma)), std::stod(line.substr(comma + 1))});
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -86,9 +86,9 @@ struct PerseusCase {
   std::vector<uint32_t> maxChoice;
 };
 
-PerseusCase bloom(int microbatches, double blocking,
-                  const std::string &profile =
-                      "perseus/stage_profile_bloom+a40_bf16.csv") {
+PerseusCase
+bloom(int microbatches, double blocking,
+      const std::string &profile = "perseus/stage_profile_bloom+a40_bf16.csv") {
   Profile prof = readProfile(blocking, profile);
   PipelineSpec spec;
   spec.kind = PipelineKind::OneFOneB;
@@ -104,8 +104,8 @@ PerseusCase bloom(int microbatches, double blocking,
   std::string err;
   EXPECT_TRUE(buildPipeline(spec, c.sched, info, err)) << err;
   for (const PipelineTaskInfo &i : info) {
-    auto &set = i.kind == PipelineTaskInfo::F ? prof.fwd[i.vstage]
-                                              : prof.bwd[i.vstage];
+    auto &set =
+        i.kind == PipelineTaskInfo::F ? prof.fwd[i.vstage] : prof.bwd[i.vstage];
     c.opts.push_back(set);
     // The max-clock option is the first row of each (stage, instruction).
     c.maxChoice.push_back(0);
@@ -245,13 +245,13 @@ TEST(PerseusFrontier, PerseusOtherPublishedFrontiers) {
       {"gpt3-175b+a40", "a40_gpt3-175b", 12, 70.38},
   };
   for (const Case &k : cases) {
-    PerseusCase c = bloom(k.microbatches, k.blocking,
-                          std::string("perseus/stage_profile_") +
-                              k.profile + "_bf16.csv");
+    PerseusCase c =
+        bloom(k.microbatches, k.blocking,
+              std::string("perseus/stage_profile_") + k.profile + "_bf16.csv");
     std::vector<std::pair<double, double>> oq = perseusFrontier(c);
-    auto theirs = readFrontier(std::string("iteration_time_energy_") +
-                               k.frontier + "_bf16_mb" +
-                               std::to_string(k.microbatches) + ".csv");
+    auto theirs =
+        readFrontier(std::string("iteration_time_energy_") + k.frontier +
+                     "_bf16_mb" + std::to_string(k.microbatches) + ".csv");
     VsTheirs vs = compare(oq, theirs);
     double worst = vs.worst, bestGain = std::min(0.0, vs.best);
     size_t compared = vs.compared;
@@ -266,7 +266,6 @@ TEST(PerseusFrontier, PerseusOtherPublishedFrontiers) {
     EXPECT_LE(worst, 0.0) << k.profile << " mb" << k.microbatches;
   }
 }
-
 
 TEST(PerseusFrontier, CrashBudgetTruncates) {
   PerseusCase c = bloom(12, 70.38);
@@ -403,9 +402,9 @@ TEST(PerseusFrontier, ExtraPublishedFrontiers) {
   };
   double worstAll = -INFINITY, worstGap = 0;
   for (const Case &k : cases) {
-    PerseusCase c = bloom(k.microbatches, k.blocking,
-                          std::string("perseus/stage_profile_") + k.profile +
-                              "_bf16.csv");
+    PerseusCase c =
+        bloom(k.microbatches, k.blocking,
+              std::string("perseus/stage_profile_") + k.profile + "_bf16.csv");
     DagFrontierResult how;
     std::vector<std::pair<double, double>> oq = perseusFrontier(c, &how);
     auto theirs = readFrontier(std::string(dir) +
@@ -420,8 +419,8 @@ TEST(PerseusFrontier, ExtraPublishedFrontiers) {
                 "[%.2f%%, %.2f%%] (worst at %.3f s); our fastest %.4f s vs "
                 "theirs %.4f s; certified within %.2f%%\n",
                 k.profile, k.microbatches, compared, 100 * best, 100 * worst,
-                vs.worstAt,
-                oq.front().first, theirs.front().first, 100 * how.worstGap);
+                vs.worstAt, oq.front().first, theirs.front().first,
+                100 * how.worstGap);
     EXPECT_GT(compared, 100u);
     // Our fastest point is at or before theirs (their range is covered).
     EXPECT_LE(oq.front().first, theirs.front().first + 1e-9);

@@ -1,4 +1,5 @@
-//===- SharedData.h - where the real-data tests find their files -*- C++ -*-===//
+//===- SharedData.h - where the real-data tests find their files -*- C++
+//-*-===//
 //
 // The datasets from public artifacts are never copied into the repository:
 // tests read them in place under ENERGY_SHARED_DATA, which lit sets from the

@@ -314,7 +314,8 @@ TEST(Uncertainty, WellSeparatedParLimit) {
 }
 
 TEST(Uncertainty, ParUsesClarkVarianceAndPointMakespan) {
-  Signature a = elem(100, 1.0, 50, 0, 0.1, 2), b = elem(100, 1.0, 20, 0, 0.1, 3);
+  Signature a = elem(100, 1.0, 50, 0, 0.1, 2),
+            b = elem(100, 1.0, 20, 0, 0.1, 3);
   Signature p = mustPar(a, b);
   EXPECT_DOUBLE_EQ(p.T, 1.0); // the paper's point prediction, not E[max]
   // Var(max) of two iid N(mu, sigma^2) is sigma^2 (1 - 1/pi).

@@ -24,8 +24,8 @@ Signature sig(double s, double T, double d, double sigmaT = 0,
 
 ThermalModel model() {
   ThermalModel m;
-  m.resistance = 0.1;  // K/W
-  m.capacitance = 50;  // J/K, tau = 5 s
+  m.resistance = 0.1; // K/W
+  m.capacitance = 50; // J/K, tau = 5 s
   m.ambient = 30;
   m.reference = 30;
   m.leakage = 0.004; // +0.4 % static power per K
@@ -48,7 +48,7 @@ TEST(Thermal, NonCommutativityByTheModelsAmount) {
   Signature sh = composeThermalChain({cool, hot}, m, 30);
   // Hot first: the sensitive one enters at the hot one's exit temperature.
   double theta = 30 + (348 * 0.1) * (1 - std::exp(-1.0)); // P = 60 + 1440 / 5
-  double expected = 60 * 0.004 * (theta - 30) * 2;          // extra leakage
+  double expected = 60 * 0.004 * (theta - 30) * 2;        // extra leakage
   EXPECT_NEAR(hs.E() - sh.E(), expected, 1e-9);
   EXPECT_GT(expected, 1); // a real difference
   // Insensitive elements: both orders are the context-free composition.
@@ -62,7 +62,8 @@ TEST(Thermal, NonCommutativityByTheModelsAmount) {
 TEST(Thermal, ReductionBoundHoldsForInsensitiveElements) {
   ThermalModel m = model();
   m.leakage = 1e-5; // barely sensitive
-  ChainElement a{sig(60, 1, 100, 0.01, 2), true}, b{sig(60, 1, 80, 0.01, 2), true};
+  ChainElement a{sig(60, 1, 100, 0.01, 2), true},
+      b{sig(60, 1, 80, 0.01, 2), true};
   std::vector<Signature> realized;
   Signature ab = composeThermalChain({a, b}, m, 30, &realized);
   // Each element insensitive between its realized and null context ...
@@ -114,8 +115,8 @@ TEST(Thermal, PrefixFailureThatEveryPairPasses) {
 // c 2 s into its work; then b + c demand 0.8 fits: c ends at 3.4 s, b at
 // 4.4 s. Realized: a 2.4, b 2.0, c 3.4.
 TEST(Contention, CoRunnersNestedInSequences) {
-  std::vector<std::vector<LaneElement>> lanes = {
-      {{2, {0.6}}, {2, {0.2}}}, {{3, {0.6}}}};
+  std::vector<std::vector<LaneElement>> lanes = {{{2, {0.6}}, {2, {0.2}}},
+                                                 {{3, {0.6}}}};
   auto r = coRunLanes(lanes, {1.0});
   EXPECT_NEAR(r[0][0], 2.4, 1e-12);
   EXPECT_NEAR(r[0][1], 2.0, 1e-12);
@@ -209,11 +210,12 @@ TEST(Thermal, NonMonotonicityUnderContext) {
   double withAprime = composeThermalChain({Aprime, S}, m, 25).E();
   EXPECT_GT(Aprime.null.E(), A.null.E());
   EXPECT_LT(withAprime, withA);
-  // By the model: exits 25 + 150 x 0.2 (1 - e^-5) vs 25 + 100 x 0.2 (1 - e^-10).
+  // By the model: exits 25 + 150 x 0.2 (1 - e^-5) vs 25 + 100 x 0.2 (1 -
+  // e^-10).
   double thA = 25 + 30 * (1 - std::exp(-5.0)),
          thAp = 25 + 20 * (1 - std::exp(-10.0));
-  double expected = (A.null.E() - Aprime.null.E()) +
-                    100 * 0.01 * (thA - thAp) * 100;
+  double expected =
+      (A.null.E() - Aprime.null.E()) + 100 * 0.01 * (thA - thAp) * 100;
   EXPECT_NEAR(withA - withAprime, expected, 1e-9);
 }
 
@@ -229,8 +231,8 @@ TEST(Cache, ResidencyAndInterpolation) {
 }
 
 TEST(PowerDelivery, TransientMattersOnlyForShortElements) {
-  PowerDeliveryModel pd{1e-6, 5e-6}; // 1 uJ per W, 5 us
-  EXPECT_NEAR(pd.extraEnergy(200, 1.0), 200e-6, 1e-15);        // all of it
+  PowerDeliveryModel pd{1e-6, 5e-6};                    // 1 uJ per W, 5 us
+  EXPECT_NEAR(pd.extraEnergy(200, 1.0), 200e-6, 1e-15); // all of it
   EXPECT_NEAR(pd.extraEnergy(200, 5e-6), 200e-6 * (1 - std::exp(-1.0)), 1e-15);
   EXPECT_EQ(pd.extraEnergy(0, 1.0), 0);
 }

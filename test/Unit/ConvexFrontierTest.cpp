@@ -1,4 +1,5 @@
-//===- ConvexFrontierTest.cpp - the convex relaxation from first principles -===//
+//===- ConvexFrontierTest.cpp - the convex relaxation from first principles
+//-===//
 //
 // The relaxation's frontier (calculus/ConvexFrontier.h) on cases solved by
 // hand, against brute force over the discrete options (the relaxation is a
@@ -25,8 +26,8 @@ double hullAt(const ConvexHull &h, double t) {
     return h.d.front();
   for (size_t k = 1; k < h.T.size(); ++k)
     if (t >= h.T[k])
-      return h.d[k - 1] + (h.d[k] - h.d[k - 1]) * (h.T[k - 1] - t) /
-                              (h.T[k - 1] - h.T[k]);
+      return h.d[k - 1] +
+             (h.d[k] - h.d[k - 1]) * (h.T[k - 1] - t) / (h.T[k - 1] - h.T[k]);
   return h.d.back();
 }
 

@@ -200,8 +200,7 @@ TEST(DagFrontier, SeriesParallelEqualsBruteForce) {
     DagFrontierResult result;
     DagFrontierSettings settings;
     settings.exactBudget = 0; // not by enumeration
-    ASSERT_TRUE(dagFrontier(d.s, d.opts, settings, front, err, &result))
-        << err;
+    ASSERT_TRUE(dagFrontier(d.s, d.opts, settings, front, err, &result)) << err;
     EXPECT_TRUE(result.exact) << "case " << c;
     EXPECT_TRUE(result.seriesParallel) << "case " << c;
     std::vector<std::pair<double, double>> brute = bruteForce(d);
@@ -494,7 +493,8 @@ TEST(DagFrontier, WithinOnePercentOfBruteForceOnSmallDags) {
       EXPECT_LE(p.lowerBound, bestAt(all, p.T) * (1 + 1e-12)) << "case " << c;
     }
     double fastest = all.front().first;
-    EXPECT_NEAR(ours.front().first, fastest, 1e-9) << "reaches the minimum time";
+    EXPECT_NEAR(ours.front().first, fastest, 1e-9)
+        << "reaches the minimum time";
     for (auto &[Tb, Eb] : all) {
       double e = bestAt(ours, Tb);
       if (!std::isfinite(e))
@@ -560,7 +560,7 @@ TEST(DagFrontier, TruncatedPointsAreRealOnRandomDags) {
         }
     }
     DagFrontierSettings settings;
-    settings.exactBudget = 0;    // the heuristics, not enumeration
+    settings.exactBudget = 0;     // the heuristics, not enumeration
     settings.crashWorkBudget = 1; // out of budget at once: price points
     std::vector<DagPoint> front;
     std::string err;
@@ -704,8 +704,8 @@ TEST(DagFrontier, FastestPointOnLongCrashSweeps) {
     for (uint32_t s = 0; s < spec.stages; ++s) {
       // bench/synthetic_perseus_profile.py's model: t(f) = t_max ((1 - beta)
       // + beta f_max / f), power 75 W + 230 W (f / f_max)^2.5; 81 clocks.
-      double mult = 1 + 0.04 * double(g() % 100) / 100 +
-                    (s == spec.stages - 1 ? 0.3 : 0);
+      double mult =
+          1 + 0.04 * double(g() % 100) / 100 + (s == spec.stages - 1 ? 0.3 : 0);
       for (int k = 0; k < 2; ++k) {
         std::vector<Option> set;
         double tmax = (k ? 0.04 : 0.02) * mult;
@@ -729,8 +729,8 @@ TEST(DagFrontier, FastestPointOnLongCrashSweeps) {
                                                    : bwd[i.vstage]);
     double Tfast, Tmax;
     dagEnergy(sched, opts, fastestChoices(opts), 0, &Tfast);
-    double Emax = dagEnergy(sched, opts, std::vector<uint32_t>(opts.size(), 0),
-                            0, &Tmax);
+    double Emax =
+        dagEnergy(sched, opts, std::vector<uint32_t>(opts.size(), 0), 0, &Tmax);
     std::vector<DagPoint> front;
     DagFrontierResult how;
     ASSERT_TRUE(dagFrontier(sched, opts, {}, front, err, &how)) << err;
@@ -862,8 +862,8 @@ TEST(DagFrontier, ChoosePlanPoint) {
   using O = PlanObjective;
   EXPECT_EQ(choosePlanPoint(f, O::Energy, 1.6, same), 2u);
   EXPECT_EQ(choosePlanPoint(f, O::Energy, 2.0, same), 3u);
-  EXPECT_EQ(choosePlanPoint(f, O::EDP, 2.0, same), 1u);   // 9.6 < 10, 10.5
-  EXPECT_EQ(choosePlanPoint(f, O::ED2P, 2.0, same), 0u);  // 10 < 11.52
+  EXPECT_EQ(choosePlanPoint(f, O::EDP, 2.0, same), 1u);  // 9.6 < 10, 10.5
+  EXPECT_EQ(choosePlanPoint(f, O::ED2P, 2.0, same), 0u); // 10 < 11.52
   EXPECT_FALSE(choosePlanPoint(f, O::Energy, 0.9, same).has_value());
   // As run (clock switches): a point pushed past the limit loses.
   auto slower = [](const DagPoint &p) {

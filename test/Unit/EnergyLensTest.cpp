@@ -16,8 +16,8 @@ namespace {
 // Ground truth in the paper's terms: prefill amortizes sublinearly with
 // batch, decode nearly linearly, TP costs synchronization (gamma_1 > 0
 // for decode), PP keeps devices powered (delta_2).
-const double kTruth[12] = {0.02, 0.6, 0.5, -0.2, 0.1,
-                           0.5,  0.9, 2.0, 0.3,  0.15, 3.0, 5.0};
+const double kTruth[12] = {0.02, 0.6, 0.5, -0.2, 0.1, 0.5,
+                           0.9,  2.0, 0.3, 0.15, 3.0, 5.0};
 
 std::vector<EnergyLensRow> synthetic(uint64_t seed, double noise) {
   std::mt19937_64 g(seed);
@@ -29,9 +29,10 @@ std::vector<EnergyLensRow> synthetic(uint64_t seed, double noise) {
         for (double tp : {1, 2, 4, 8})
           for (double pp : {1, 2, 4}) {
             EnergyLensRow r{B * prompt, out, B, tp, pp, 0, ""};
-            r.cell = std::to_string(int(B)) + "/" + std::to_string(int(prompt)) +
-                     "/" + std::to_string(int(out)) + "/" +
-                     std::to_string(int(tp)) + "/" + std::to_string(int(pp));
+            r.cell = std::to_string(int(B)) + "/" +
+                     std::to_string(int(prompt)) + "/" +
+                     std::to_string(int(out)) + "/" + std::to_string(int(tp)) +
+                     "/" + std::to_string(int(pp));
             r.e = energyLens(kTruth, r) * (1 + noise * n01(g));
             rows.push_back(r);
           }

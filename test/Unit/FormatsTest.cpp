@@ -31,8 +31,8 @@ std::string text(const llvm::json::Object &o) {
 TEST(Csv, QuotesBlankLinesAndLineNumbers) {
   CsvTable t;
   CsvError err;
-  ASSERT_TRUE(parseCsv("\na,b\r\n1,\"x, \"\"y\"\"\"\n  \n2,\"multi\nline\"\n3,z\n",
-                       t, err))
+  ASSERT_TRUE(parseCsv(
+      "\na,b\r\n1,\"x, \"\"y\"\"\"\n  \n2,\"multi\nline\"\n3,z\n", t, err))
       << err.message;
   EXPECT_EQ(t.headerLine, 2u);
   ASSERT_EQ(t.rows.size(), 3u);
@@ -77,8 +77,8 @@ TEST(Composites, RunsGiveTheMeanAndTheVarianceOfTheMean) {
                                          "m.json", m, err));
   EXPECT_DOUBLE_EQ(m["c"].E, 3);
   EXPECT_NEAR(m["c"].varMean, 14.0 / 12, 1e-12);
-  EXPECT_FALSE(parseCompositeMeasurements(R"({"c": {"runs_J": [1]}})",
-                                          "m.json", m, err));
+  EXPECT_FALSE(parseCompositeMeasurements(R"({"c": {"runs_J": [1]}})", "m.json",
+                                          m, err));
   EXPECT_EQ(err, "m.json: 'c': runs_J needs at least two runs");
   EXPECT_FALSE(parseCompositeMeasurements(
       R"({"c": {"E_J": 1, "sigma_E_J": -1}})", "m.json", m, err));

@@ -13,11 +13,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <map>
 #include <memory>
-#include <cmath>
 #include <random>
 
 using namespace energy::calculus;
@@ -75,8 +75,8 @@ Case makeCase(std::mt19937_64 &g, int elements, int maxOpts, bool h2) {
     int b = elements / nDev + (d < elements % nDev ? 1 : 0);
     // H.2 (op-point-dependent static power) only where no par shares a
     // device: par operands must share one static power.
-    c.root->kids.push_back(makeDeviceTree(g, d, b, !h2, c.idle[d], h2,
-                                          maxOpts, c.elems));
+    c.root->kids.push_back(
+        makeDeviceTree(g, d, b, !h2, c.idle[d], h2, maxOpts, c.elems));
   }
   return c;
 }
@@ -165,8 +165,7 @@ std::vector<std::pair<double, double>> bruteForce(const Case &c) {
     }
     all.push_back({M, E});
     size_t k = 0;
-    while (k < choice.size() &&
-           ++choice[k] == int(c.elems[k]->options.size()))
+    while (k < choice.size() && ++choice[k] == int(c.elems[k]->options.size()))
       choice[k++] = 0;
     if (k == choice.size())
       break;
@@ -231,8 +230,8 @@ TEST(Frontier, SlackMakesSlowOptionsOptimal) {
   // minimum-energy point) but which fits in A's shadow: at makespan 10 the
   // composite takes B's slow option.
   Frontier a = elementFrontier({{10, 5, 10}}, 10, DeviceSet::single(0));
-  Frontier b = elementFrontier({{2, 8, 10}, {9, 3, 10}}, 10,
-                               DeviceSet::single(0));
+  Frontier b =
+      elementFrontier({{2, 8, 10}, {9, 3, 10}}, 10, DeviceSet::single(0));
   // B alone: (2 s, 28 J) and (9 s, 93 J): the slow option is not on B's
   // own (T, E) frontier...
   EXPECT_EQ(timeEnergy(b), (std::vector<std::pair<double, double>>{{2, 28}}));

@@ -1,4 +1,5 @@
-//===- FrontierTestUtil.h - helpers shared by the frontier tests -*- C++ -*-===//
+//===- FrontierTestUtil.h - helpers shared by the frontier tests -*- C++
+//-*-===//
 
 #ifndef TEST_UNIT_FRONTIERTESTUTIL_H
 #define TEST_UNIT_FRONTIERTESTUTIL_H
@@ -14,7 +15,8 @@ namespace calculus {
 namespace testing {
 
 /// Best energy among `front` points with T <= t (infinity if none).
-inline double bestAt(const std::vector<std::pair<double, double>> &front, double t) {
+inline double bestAt(const std::vector<std::pair<double, double>> &front,
+                     double t) {
   double best = INFINITY;
   for (auto &[T, E] : front)
     if (T <= t + 1e-12)

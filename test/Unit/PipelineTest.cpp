@@ -23,9 +23,8 @@ using namespace energy::calculus;
 
 namespace {
 
-double makespan(PipelineKind kind, uint32_t S, uint32_t M, uint32_t v,
-                double F, double B, double W = 0, uint32_t dp = 1,
-                double p2p = 0) {
+double makespan(PipelineKind kind, uint32_t S, uint32_t M, uint32_t v, double F,
+                double B, double W = 0, uint32_t dp = 1, double p2p = 0) {
   PipelineSpec spec;
   spec.p2pLatency = p2p;
   spec.kind = kind;
@@ -52,9 +51,11 @@ double makespan(PipelineKind kind, uint32_t S, uint32_t M, uint32_t v,
   // Every (type, vstage, microbatch, replica) exactly once.
   std::set<std::tuple<int, uint32_t, uint32_t, uint32_t>> seen;
   for (const PipelineTaskInfo &i : info)
-    EXPECT_TRUE(seen.insert({i.kind, i.vstage, i.microbatch, i.replica}).second);
-  size_t expect = size_t(dp) * S * v * M * (kind == PipelineKind::ZBH1 ? 3 : 2) +
-                  (dp > 1 ? S : 0);
+    EXPECT_TRUE(
+        seen.insert({i.kind, i.vstage, i.microbatch, i.replica}).second);
+  size_t expect =
+      size_t(dp) * S * v * M * (kind == PipelineKind::ZBH1 ? 3 : 2) +
+      (dp > 1 ? S : 0);
   EXPECT_EQ(info.size(), expect);
   return end;
 }
@@ -66,11 +67,13 @@ TEST(Pipeline, OneFOneBOrder) {
   // Stage 0: warm-up 3 forwards, then F3 B0 F4 B1 F5 B2, then B3 B4 B5.
   std::string s0;
   for (const PipeInstr &i : order[0])
-    s0 += (i.type == PipeInstr::F ? "F" : "B") + std::to_string(i.microbatch) + " ";
+    s0 += (i.type == PipeInstr::F ? "F" : "B") + std::to_string(i.microbatch) +
+          " ";
   EXPECT_EQ(s0, "F0 F1 F2 F3 B0 F4 B1 F5 B2 B3 B4 B5 ");
   std::string s3;
   for (const PipeInstr &i : order[3])
-    s3 += (i.type == PipeInstr::F ? "F" : "B") + std::to_string(i.microbatch) + " ";
+    s3 += (i.type == PipeInstr::F ? "F" : "B") + std::to_string(i.microbatch) +
+          " ";
   EXPECT_EQ(s3, "F0 B0 F1 B1 F2 B2 F3 B3 F4 B4 F5 B5 ");
 }
 
@@ -108,9 +111,9 @@ TEST(Pipeline, MakespansMatchClosedForms) {
   for (uint32_t S : {2u, 4u})
     for (uint32_t v : {2u, 3u})
       for (uint32_t M : {S, 2 * S, 4 * S})
-        EXPECT_NEAR(makespan(PipelineKind::Interleaved, S, M, v, 1.0 / v,
-                             2.0 / v),
-                    M * 3.0 + (S - 1) * 3.0 / v, 1e-9)
+        EXPECT_NEAR(
+            makespan(PipelineKind::Interleaved, S, M, v, 1.0 / v, 2.0 / v),
+            M * 3.0 + (S - 1) * 3.0 / v, 1e-9)
             << "S=" << S << " v=" << v << " M=" << M;
 }
 

@@ -1,4 +1,5 @@
-//===- PowerCapTest.cpp - power-limit choices ------------------------------===//
+//===- PowerCapTest.cpp - power-limit choices
+//------------------------------===//
 //
 // Against Zeus's own choices on its published table:
 // test/RealData/ZeusPowerCapTest.cpp.
@@ -6,7 +7,6 @@
 #include "calculus/PowerCap.h"
 
 #include <gtest/gtest.h>
-
 
 using namespace energy::calculus;
 

@@ -145,8 +145,8 @@ TEST(Routing, AggregateMomentsMatchPerTaskSimulation) {
     // 30-200 % here, far outside these bounds.
     double sigma = std::sqrt(m.var);
     double expect = sigma * (std::sqrt(2 * 4000 / kPi) - 0.5826);
-    double slack = 3 * perTask.aux.halfWidth95() +
-                   (c.service > 1 ? 3 : 1) * sigma;
+    double slack =
+        3 * perTask.aux.halfWidth95() + (c.service > 1 ? 3 : 1) * sigma;
     EXPECT_NEAR(perTask.aux.mean, expect, slack)
         << c.poisson << " " << int(c.a) << " " << c.shared;
     EXPECT_LT(slack, 0.15 * expect);
@@ -275,7 +275,8 @@ TEST(Routing, PredictionErrorCrossesOverFromSqrtToLinear) {
   EXPECT_NEAR(logLogSlope(ts, ys), 0.5, 0.05);
   EXPECT_NEAR(logLogSlope(ts, ys0), 0.5, 0.05);
 
-  std::vector<uint64_t> large = {3000000, 6000000, 12000000, 24000000, 30000000};
+  std::vector<uint64_t> large = {3000000, 6000000, 12000000, 24000000,
+                                 30000000};
   std::vector<double> tl(large.begin(), large.end()), yl;
   McResult l = mc(f, biased, 30000000, 8, false, large);
   for (size_t i = 0; i < large.size(); ++i)
@@ -311,7 +312,7 @@ TEST(Routing, VarianceAwareBeatsStaticAndMyopicOnEqualMeans) {
   ASSERT_TRUE(resolvePolicy(f, st, 1e4, {}, ss, err));
   ASSERT_TRUE(resolvePolicy(f, my, 1e4, {}, sm, err));
   ASSERT_TRUE(resolvePolicy(f, va, 1e4, {ss[0], sm[0]}, sv, err));
-  EXPECT_NEAR(sv[0][0], 1, 1e-9); // all on the steady model
+  EXPECT_NEAR(sv[0][0], 1, 1e-9);    // all on the steady model
   EXPECT_NEAR(sm[0][0], 0.5, 1e-12); // means only: indifferent, even split
   EXPECT_DOUBLE_EQ(splitQuality(f, sv[0]), splitQuality(f, ss[0]));
   McResult rs = mc(f, ss, 10000, 4000), rm = mc(f, sm, 10000, 4000),
@@ -361,8 +362,9 @@ TEST(Routing, VarianceAwareNeverLosesOnRandomCases) {
       McResult rv = mc(f, sv, 5000, 1000), ro = mc(f, *other, 5000, 1000);
       double jv = rv.aux.mean + 0.5 * rv.spill.mean,
              jo = ro.aux.mean + 0.5 * ro.spill.mean;
-      double tol = 3 * (rv.aux.halfWidth95() + ro.aux.halfWidth95() +
-                        0.5 * (rv.spill.halfWidth95() + ro.spill.halfWidth95()));
+      double tol =
+          3 * (rv.aux.halfWidth95() + ro.aux.halfWidth95() +
+               0.5 * (rv.spill.halfWidth95() + ro.spill.halfWidth95()));
       EXPECT_LE(jv, jo * 1.02 + tol) << "trial " << trial;
     }
   }

@@ -8,21 +8,21 @@
 
 #include "calculus/Signature.h"
 #include "runtime/Characterize.h"
-#include "runtime/include/energy_rt.h"
 #include "runtime/Nvml.h"
 #include "runtime/RestoreRecord.h"
 #include "runtime/SimDevice.h"
+#include "runtime/include/energy_rt.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
-#include <thread>
 #include <cstdio>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace energy;
@@ -43,7 +43,7 @@ TEST(SimDevice, CounterUpdatesEveryPeriodInMillijoules) {
   SimDevice dev = a100();
   dev.idle(0.05);
   EXPECT_EQ(dev.energyCounterMilliJoules(), 0u); // no update yet
-  dev.idle(0.06);                                 // crossed 0.1 s
+  dev.idle(0.06);                                // crossed 0.1 s
   // 60 W for 0.1 s = 6 J = 6000 mJ at the boundary.
   EXPECT_NEAR(double(dev.energyCounterMilliJoules()), 6000, 1);
   SimParams unknown;
@@ -70,10 +70,12 @@ TEST(SimDevice, RealTimeLivesOnTheWallClock) {
     // Two launches return at once; the read waits for both.
     EXPECT_DOUBLE_EQ(dev.run(kernel), T);
     EXPECT_DOUBLE_EQ(dev.run(kernel), T);
-    std::chrono::duration<double> launch = std::chrono::steady_clock::now() - w0;
+    std::chrono::duration<double> launch =
+        std::chrono::steady_clock::now() - w0;
     EXPECT_LT(launch.count(), k * T);
     double tq = dev.now();
-    std::chrono::duration<double> queued = std::chrono::steady_clock::now() - w0;
+    std::chrono::duration<double> queued =
+        std::chrono::steady_clock::now() - w0;
     EXPECT_GE(queued.count(), k * 2 * T);
     EXPECT_GE(tq - t0, 2 * T);
     std::this_thread::sleep_for(std::chrono::milliseconds(40));
@@ -183,7 +185,7 @@ TEST(SimDevice, PowerLimitThrottlesToTheHighestFittingClock) {
 TEST(SimDevice, ClocksAreRestoredWhenASweepIsKilled) {
   for (int sig : {SIGTERM, SIGINT}) {
     std::string state = ::testing::TempDir() + "energy-clock-state-" +
-                         std::to_string(::getpid()) + "-" + std::to_string(sig);
+                        std::to_string(::getpid()) + "-" + std::to_string(sig);
     int ready[2];
     ASSERT_EQ(::pipe(ready), 0);
     pid_t child = ::fork();
@@ -308,8 +310,8 @@ TEST(Characterize, MechanismsOffCompositionsPassTheDeviationTest) {
   EXPECT_NEAR(busy, modelT, 0.02 * modelT);
   // A concurrent set reports its makespan, the model's co-run time.
   double Ep, varEp, makespan = -1;
-  ASSERT_TRUE(measureConcurrent(dev, {gemm, copy}, opts, Ep, varEp, err,
-                                &makespan));
+  ASSERT_TRUE(
+      measureConcurrent(dev, {gemm, copy}, opts, Ep, varEp, err, &makespan));
   double modelPar = dev.modelConcurrentTime({gemm, copy});
   EXPECT_NEAR(makespan, modelPar, 0.02 * modelPar);
 }
@@ -375,11 +377,11 @@ TEST(SimDevice, ContentionSharesBandwidthBetweenConcurrentKernels) {
               2 * copyMem + p.launchOverhead, 1e-15);
   double gemmCompute = gemm.flops / p.peakFlops;
   double gemmMem = gemm.bytes / p.memBandwidth;
-  EXPECT_NEAR(dev.modelConcurrentTime({gemm, copy}),
-              std::max({dev.modelTime(gemm), dev.modelTime(copy),
-                        std::max(gemmCompute, gemmMem + copyMem) +
-                            p.launchOverhead}),
-              1e-15);
+  EXPECT_NEAR(
+      dev.modelConcurrentTime({gemm, copy}),
+      std::max({dev.modelTime(gemm), dev.modelTime(copy),
+                std::max(gemmCompute, gemmMem + copyMem) + p.launchOverhead}),
+      1e-15);
 }
 
 TEST(Nvml, MissingLibraryIsAClearError) {
@@ -401,11 +403,13 @@ TEST(SignatureDb, JsonHasEveryField) {
   m.varT = 1e-10;
   m.varD = 1e-6;
   m.runs = 10;
-  std::string json = signatureDbJson("sim:A100-SXM4 (simulated)", {m}, "simulated");
-  for (const char *field : {"\"version\": 1", "\"key\": \"gemm\"", "\"sm_mhz\": 1410",
-                            "\"s_W\": 60", "\"T_s\": 0.001", "\"d_J\": 0.2",
-                            "\"sigma_T_s\": 1.0000000000000001e-05", "\"sigma_d_J\": 0.001",
-                            "\"runs\": 10", "\"method\": \"simulated\""})
+  std::string json =
+      signatureDbJson("sim:A100-SXM4 (simulated)", {m}, "simulated");
+  for (const char *field :
+       {"\"version\": 1", "\"key\": \"gemm\"", "\"sm_mhz\": 1410",
+        "\"s_W\": 60", "\"T_s\": 0.001", "\"d_J\": 0.2",
+        "\"sigma_T_s\": 1.0000000000000001e-05", "\"sigma_d_J\": 0.001",
+        "\"runs\": 10", "\"method\": \"simulated\""})
     EXPECT_NE(json.find(field), std::string::npos) << field << "\n" << json;
 }
 
@@ -429,7 +433,8 @@ TEST(CApi, RegionsAccumulateAndFlushPerRank) {
   // Model: 60 W static + 30e-12 W/(B/s) x 2.04e12 B/s = 61.2 W dynamic.
   EXPECT_NEAR(E, 50 * (60 + 61.2), 0.03 * 50 * 121.2);
   EXPECT_EQ(er_end("step"), -1);
-  EXPECT_NE(std::string(er_last_error()).find("is not open"), std::string::npos);
+  EXPECT_NE(std::string(er_last_error()).find("is not open"),
+            std::string::npos);
   // NULL and empty names are errors, never an exception across the C API.
   EXPECT_EQ(er_begin(nullptr), -1);
   EXPECT_NE(std::string(er_last_error()).find("needs a non-empty name"),

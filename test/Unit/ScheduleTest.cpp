@@ -167,20 +167,20 @@ TEST(Lowering, PaperTwoStagePipeline) {
   std::vector<LoweredNode::Kind> kinds;
   for (uint32_t i = 0; i < dev0.numChildren; ++i)
     kinds.push_back(tree.nodes[tree.children[dev0.firstChild + i]].kind);
-  EXPECT_EQ(kinds, (std::vector<LoweredNode::Kind>{
-                       LoweredNode::Element, LoweredNode::Element,
-                       LoweredNode::Idle, LoweredNode::Element,
-                       LoweredNode::Idle, LoweredNode::Par}));
+  EXPECT_EQ(kinds,
+            (std::vector<LoweredNode::Kind>{
+                LoweredNode::Element, LoweredNode::Element, LoweredNode::Idle,
+                LoweredNode::Element, LoweredNode::Idle, LoweredNode::Par}));
   // dev1: i (x) F1 (x) B1 (x) F2 (x) (B2 (+) (i (x) AR)) (x) i
   const LoweredNode &dev1 =
       tree.nodes[tree.children[tree.nodes[0].firstChild + 1]];
   kinds.clear();
   for (uint32_t i = 0; i < dev1.numChildren; ++i)
     kinds.push_back(tree.nodes[tree.children[dev1.firstChild + i]].kind);
-  EXPECT_EQ(kinds, (std::vector<LoweredNode::Kind>{
-                       LoweredNode::Idle, LoweredNode::Element,
-                       LoweredNode::Element, LoweredNode::Element,
-                       LoweredNode::Par, LoweredNode::Idle}));
+  EXPECT_EQ(kinds,
+            (std::vector<LoweredNode::Kind>{
+                LoweredNode::Idle, LoweredNode::Element, LoweredNode::Element,
+                LoweredNode::Element, LoweredNode::Par, LoweredNode::Idle}));
   CompositionError err;
   Signature sig = evaluateLowered(s, tree, err);
   ASSERT_FALSE(err);

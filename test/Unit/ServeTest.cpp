@@ -52,7 +52,8 @@ TEST(Serve, DeparturesShrinkTheBatch) {
   std::vector<Request> reqs{{0, 10, 2}, {0, 20, 4}};
   std::vector<ServeStep> steps;
   std::string err;
-  ASSERT_TRUE(simulateServing(model(), reqs, 4, BatchPolicy::Static, steps, err));
+  ASSERT_TRUE(
+      simulateServing(model(), reqs, 4, BatchPolicy::Static, steps, err));
   std::vector<uint32_t> batches;
   std::vector<double> hist;
   for (const ServeStep &s : steps)
@@ -72,8 +73,10 @@ TEST(Serve, ContinuousBatchingAdmitsLateArrivals) {
   std::vector<Request> reqs{{0, 100, 50}, {0.01, 100, 50}};
   std::vector<ServeStep> cont, stat;
   std::string err;
-  ASSERT_TRUE(simulateServing(model(), reqs, 4, BatchPolicy::Continuous, cont, err));
-  ASSERT_TRUE(simulateServing(model(), reqs, 1, BatchPolicy::Static, stat, err));
+  ASSERT_TRUE(
+      simulateServing(model(), reqs, 4, BatchPolicy::Continuous, cont, err));
+  ASSERT_TRUE(
+      simulateServing(model(), reqs, 1, BatchPolicy::Static, stat, err));
   int prefills = 0;
   uint32_t maxBatch = 0;
   for (const ServeStep &s : cont) {
@@ -94,12 +97,15 @@ TEST(Serve, ContinuousBatchingAdmitsLateArrivals) {
 TEST(Serve, RejectsBadInput) {
   std::vector<ServeStep> steps;
   std::string err;
-  EXPECT_FALSE(simulateServing(model(), {{0, 10, 0}}, 4, BatchPolicy::Static, steps, err));
+  EXPECT_FALSE(simulateServing(model(), {{0, 10, 0}}, 4, BatchPolicy::Static,
+                               steps, err));
   EXPECT_NE(err.find("at least one output"), std::string::npos);
-  EXPECT_FALSE(simulateServing(model(), {{0, 10, 1}}, 0, BatchPolicy::Static, steps, err));
+  EXPECT_FALSE(simulateServing(model(), {{0, 10, 1}}, 0, BatchPolicy::Static,
+                               steps, err));
   ServeModel bad = model();
   bad.hbmBandwidth = 0;
-  EXPECT_FALSE(simulateServing(bad, {{0, 10, 1}}, 1, BatchPolicy::Static, steps, err));
+  EXPECT_FALSE(
+      simulateServing(bad, {{0, 10, 1}}, 1, BatchPolicy::Static, steps, err));
 }
 
 TEST(Serve, GeneratorIsSeededAndInRange) {

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "calculus/models/LinearFit.h"
 #include "calculus/models/ServingValidation.h"
+#include "calculus/models/LinearFit.h"
 
 #include <gtest/gtest.h>
 
@@ -112,9 +112,8 @@ TEST(ServingValidation, IntervalsCoverUnderKnownNoise) {
     all.insert(all.end(), cell.begin(), cell.end());
   }
   ValidationRun run = tokenLawHoldout(all);
-  auto s = summarizeBy(run.predictions, [](const HeldOut &) {
-    return std::string("all");
-  });
+  auto s = summarizeBy(run.predictions,
+                       [](const HeldOut &) { return std::string("all"); });
   ASSERT_EQ(s.size(), 1u);
   EXPECT_EQ(s[0].n, 3200u);
   EXPECT_EQ(s[0].withInterval, 3200u);

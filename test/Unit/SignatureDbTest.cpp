@@ -1,7 +1,7 @@
 //===- SignatureDbTest.cpp - per-rank shards pooled into one DB -----------===//
 
-#include "runtime/Characterize.h"
 #include "runtime/db/SignatureDb.h"
+#include "runtime/Characterize.h"
 
 #include <gtest/gtest.h>
 
@@ -98,8 +98,8 @@ TEST(SignatureDb, RefusesWhatCannotBePooled) {
 TEST(SignatureDb, WriteReadRoundTrip) {
   SignatureDb db;
   db.device = "sim:A100 \"quoted\"";
-  db.entries.push_back({"attn \"row\"", 1200, 58.5, 3.25e-4, 0.0625, 1e-7,
-                        2e-4, 10, "simulated"});
+  db.entries.push_back({"attn \"row\"", 1200, 58.5, 3.25e-4, 0.0625, 1e-7, 2e-4,
+                        10, "simulated"});
   std::string path = testing::TempDir() + "/roundtrip.json";
   std::ofstream(path) << writeSignatureDb(db);
   SignatureDb back;

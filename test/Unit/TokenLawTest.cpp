@@ -89,10 +89,11 @@ TEST(TokenLaw, Hc3ErrorsMatchMonteCarloOfRefits) {
 // HC3 by an independent computation: plain loops and Gauss-Jordan on a
 // small design.
 TEST(TokenLaw, Hc3MatchesAHandComputedSandwich) {
-  std::vector<TokenLawRow> rows{{1, 0.1, 0.001, 2.0, ""},  {2, 0.3, 0.002, 3.1, ""},
-                                {0.5, 0.2, 0.004, 2.2, ""}, {3, 0.5, 0.001, 4.4, ""},
-                                {1.5, 0.9, 0.003, 3.9, ""}, {0.7, 0.4, 0.005, 2.9, ""},
-                                {2.5, 0.6, 0.002, 4.1, ""}};
+  std::vector<TokenLawRow> rows{
+      {1, 0.1, 0.001, 2.0, ""},   {2, 0.3, 0.002, 3.1, ""},
+      {0.5, 0.2, 0.004, 2.2, ""}, {3, 0.5, 0.001, 4.4, ""},
+      {1.5, 0.9, 0.003, 3.9, ""}, {0.7, 0.4, 0.005, 2.9, ""},
+      {2.5, 0.6, 0.002, 4.1, ""}};
   TokenLaw law;
   std::string err;
   ASSERT_TRUE(fitTokenLaw(rows, law, err));

@@ -1,4 +1,5 @@
-//===- UnitsTest.cpp - SI quantities parse and print exactly ---------------===//
+//===- UnitsTest.cpp - SI quantities parse and print exactly
+//---------------===//
 
 #include "dialect/Energy/Units.h"
 
@@ -90,15 +91,15 @@ TEST(Units, PrintsTheShortestDigits) {
     if (i % 3 == 0)
       v = -v;
     char buf[64];
-    auto res = std::to_chars(buf, buf + sizeof(buf), v,
-                             std::chars_format::scientific);
+    auto res =
+        std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
     std::string shortest = significantDigits(std::string(buf, res.ptr));
-    for (Dimension dim : {Dimension::Power, Dimension::Time, Dimension::Energy}) {
+    for (Dimension dim :
+         {Dimension::Power, Dimension::Time, Dimension::Energy}) {
       std::string text = formatQuantity(v, dim);
       EXPECT_EQ(significantDigits(text.substr(0, text.find(' '))), shortest)
           << text;
       EXPECT_EQ(parseBack(text, dim), v) << text; // negatives too
-
     }
   }
 }

@@ -32,8 +32,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 
 #include "runtime/Progress.h"
@@ -41,9 +41,9 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
 
-#include <csignal>
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/WithColor.h"
+#include <csignal>
 
 #include <vector>
 
@@ -92,7 +92,8 @@ int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   auto [inputFile, outputFile] = mlir::registerAndParseCLIOptions(
       argc, argv, "energy-opt: compose, bound and optimize energy\n", registry);
-  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  mlir::MlirOptMainConfig config =
+      mlir::MlirOptMainConfig::createFromCLOptions();
   if (quiet)
     energy::progress::setQuiet(true);
   // The lists print and exit, writing no output file.
@@ -130,10 +131,10 @@ int main(int argc, char **argv) {
   // (tools/DeepInput.h).
   {
     llvm::SourceMgr sm;
-    sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBuffer(
-                              input->getMemBufferRef(),
-                              /*RequiresNullTerminator=*/false),
-                          llvm::SMLoc());
+    sm.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBuffer(input->getMemBufferRef(),
+                                         /*RequiresNullTerminator=*/false),
+        llvm::SMLoc());
     if (!energy::tools::checkNesting(sm, sm.getMainFileID()))
       return 1;
   }

@@ -109,8 +109,8 @@ bool routeCommand(const RouteOptions &opts, const std::string &generator,
   std::vector<rt::McResult> mc(n);
   progress::Line line("route " + opts.fleetFile);
   for (size_t i = 0; i < n; ++i) {
-    line.phase("policy '" + ff.policies[i].name + "' (" + std::to_string(i + 1) +
-               "/" + std::to_string(n) + ")");
+    line.phase("policy '" + ff.policies[i].name + "' (" +
+               std::to_string(i + 1) + "/" + std::to_string(n) + ")");
     if (progress::enabled())
       st.progress = [&](double f) { line.update(std::min(1.0, f), ""); };
     if (!rt::simulate(fleet, splits[i], st, mc[i], err))
@@ -151,9 +151,11 @@ bool routeCommand(const RouteOptions &opts, const std::string &generator,
       pr = rt::Prediction();
       pr.drift = drift;
       pr.sigma = sigma;
-      pr.crossoverSlots = drift == 0 ? INFINITY : sigma * sigma / (drift * drift);
+      pr.crossoverSlots =
+          drift == 0 ? INFINITY : sigma * sigma / (drift * drift);
       if (std::isinf(fleet.reserveMaxJ))
-        pr.auxJ = rt::expectedExcessMax(-drift, sigma, T, fleet.reserveInitialJ);
+        pr.auxJ =
+            rt::expectedExcessMax(-drift, sigma, T, fleet.reserveInitialJ);
       else {
         rt::Rates r = rt::reflectedRates(
             drift, sigma * sigma, fleet.reserveMaxJ + 2 * 0.5826 * sigma);
@@ -169,19 +171,19 @@ bool routeCommand(const RouteOptions &opts, const std::string &generator,
         : std::isinf(fleet.reserveMaxJ)
             ? "over-supply (the unbounded reserve grows linearly)"
             : "over-supply (the reserve fills; baseline waste grows linearly)";
-    json::Object o{{"name", p.name},
-                   {"kind", kindName(p.kind)},
-                   {"quality", quality},
-                   {"consumption_J", json::Object{{"mean", meanC},
-                                                  {"sd", std::sqrt(varC)}}},
-                   {"critical_supply_J", meanC},
-                   {"net_demand_J_per_slot", drift == 0 ? 0.0 : -drift},
-                   {"crossover_slots", num(pr.crossoverSlots)},
-                   {"regime", regime},
-                   {"predicted", json::Object{{"aux_J", pr.auxJ},
-                                              {"spill_J", pr.spillJ}}},
-                   {"monte_carlo", json::Object{{"aux_J", stat(mc[i].aux)},
-                                                {"spill_J", stat(mc[i].spill)}}}};
+    json::Object o{
+        {"name", p.name},
+        {"kind", kindName(p.kind)},
+        {"quality", quality},
+        {"consumption_J",
+         json::Object{{"mean", meanC}, {"sd", std::sqrt(varC)}}},
+        {"critical_supply_J", meanC},
+        {"net_demand_J_per_slot", drift == 0 ? 0.0 : -drift},
+        {"crossover_slots", num(pr.crossoverSlots)},
+        {"regime", regime},
+        {"predicted", json::Object{{"aux_J", pr.auxJ}, {"spill_J", pr.spillJ}}},
+        {"monte_carlo", json::Object{{"aux_J", stat(mc[i].aux)},
+                                     {"spill_J", stat(mc[i].spill)}}}};
     if (p.kind == rt::PolicyKind::Myopic)
       o["prediction_error"] = p.predictionError;
     if (p.kind == rt::PolicyKind::VarianceAware) {
@@ -254,30 +256,28 @@ bool routeCommand(const RouteOptions &opts, const std::string &generator,
     };
     table += formatv("{0,-20} {1,8:F4} {2,12:F2} {3,12:F4} {4,22} {5,22}\n",
                      p.name, quality, meanC, drift == 0 ? 0.0 : -drift,
-                     ci(mc[i].aux),
-                     ci(mc[i].spill))
+                     ci(mc[i].aux), ci(mc[i].spill))
                  .str();
   }
-  json::Object doc{
-      {"version", 1},
-      {"generator", *json::parse(generator)},
-      {"horizon_slots", int64_t(st.horizon)},
-      {"runs", int64_t(st.runs)},
-      {"seed", int64_t(st.seed)},
-      {"simulation", st.perTask ? "per-task" : "aggregate"},
-      {"supply_J", json::Object{{"mean", supply.mean},
-                                {"sd", std::sqrt(supply.var)}}},
-      {"reserve_capacity_J", num(fleet.reserveMaxJ)},
-      {"policies", std::move(policies)}};
+  json::Object doc{{"version", 1},
+                   {"generator", *json::parse(generator)},
+                   {"horizon_slots", int64_t(st.horizon)},
+                   {"runs", int64_t(st.runs)},
+                   {"seed", int64_t(st.seed)},
+                   {"simulation", st.perTask ? "per-task" : "aggregate"},
+                   {"supply_J", json::Object{{"mean", supply.mean},
+                                             {"sd", std::sqrt(supply.var)}}},
+                   {"reserve_capacity_J", num(fleet.reserveMaxJ)},
+                   {"policies", std::move(policies)}};
   out.reportJson = formatv("{0:2}\n", json::Value(std::move(doc))).str();
   out.horizonsCsv = std::move(csv);
-  out.summary = formatv("{0} slots x {1} runs ({2}), mean supply {3:F2} J "
-                        "per slot\n",
-                        st.horizon, st.runs,
-                        st.perTask ? "every task drawn" : "aggregate draws",
-                        supply.mean)
-                    .str() +
-                table;
+  out.summary =
+      formatv("{0} slots x {1} runs ({2}), mean supply {3:F2} J "
+              "per slot\n",
+              st.horizon, st.runs,
+              st.perTask ? "every task drawn" : "aggregate draws", supply.mean)
+          .str() +
+      table;
   if (fleet.supplyJ.size() > 1)
     out.summary += "note: a supply trace: the closed forms treat it by its "
                    "mean (its cycle adds a bounded oscillation they ignore); "

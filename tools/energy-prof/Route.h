@@ -20,7 +20,7 @@ struct RouteOptions {
 };
 
 struct RouteOutput {
-  std::string reportJson; ///< the report (docs/ROUTING.md#the-report)
+  std::string reportJson;  ///< the report (docs/ROUTING.md#the-report)
   std::string horizonsCsv; ///< policy,horizon_slots,... when horizons given
   std::string summary;     ///< a table for stderr
 };

@@ -50,14 +50,14 @@ std::string byModel(const HeldOut &h) {
 }
 
 json::Object provider(const std::string &name, const ValidationRun &run) {
-  return json::Object{{"name", name},
-                      {"note", run.note},
-                      {"groups", int64_t(run.groups)},
-                      {"groups_skipped", int64_t(run.groupsSkipped)},
-                      {"predictions", int64_t(run.predictions.size())},
-                      {"by_gpu_architecture",
-                       summaries(summarizeBy(run.predictions, byArch))},
-                      {"by_model", summaries(summarizeBy(run.predictions, byModel))}};
+  return json::Object{
+      {"name", name},
+      {"note", run.note},
+      {"groups", int64_t(run.groups)},
+      {"groups_skipped", int64_t(run.groupsSkipped)},
+      {"predictions", int64_t(run.predictions.size())},
+      {"by_gpu_architecture", summaries(summarizeBy(run.predictions, byArch))},
+      {"by_model", summaries(summarizeBy(run.predictions, byModel))}};
 }
 } // namespace
 
@@ -70,10 +70,11 @@ bool validateServingCommand(const std::vector<std::string> &paths,
     return false;
   json::Array providers;
   providers.push_back(provider("token-law", tokenLawHoldout(obs)));
-  providers.push_back(provider(
-      "flop-byte-uncalibrated",
-      flopByteUncalibrated(obs, joulesPerFlop, joulesPerByte)));
-  providers.push_back(provider("flop-byte-calibrated", flopByteCalibrated(obs)));
+  providers.push_back(
+      provider("flop-byte-uncalibrated",
+               flopByteUncalibrated(obs, joulesPerFlop, joulesPerByte)));
+  providers.push_back(
+      provider("flop-byte-calibrated", flopByteCalibrated(obs)));
 
   std::vector<PlannerCase> cases = plannerHoldout(obs);
   std::map<std::string, std::vector<const PlannerCase *>> byGpu;
@@ -133,8 +134,8 @@ bool servePlanCommand(const std::vector<std::string> &paths,
                  {"predicted_J_per_token", rec.predicted},
                  {"measurements", int64_t(rec.measurements)}};
   if (rec.halfWidth95 >= 0)
-    o["ci95_J_per_token"] =
-        json::Array{rec.predicted - rec.halfWidth95, rec.predicted + rec.halfWidth95};
+    o["ci95_J_per_token"] = json::Array{rec.predicted - rec.halfWidth95,
+                                        rec.predicted + rec.halfWidth95};
   text = formatv("{0:2}\n", json::Value(std::move(o))).str();
   return true;
 }

@@ -55,8 +55,8 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -83,60 +83,103 @@ using energy::formats::readKernels;
 
 static cl::OptionCategory category("energy-prof options");
 // The subcommands: `energy-prof <command> --help` lists each one's options.
-static cl::SubCommand characterizeSub("characterize", "measure kernels at each operating point into a signature DB");
-static cl::SubCommand probeSub("probe", "print a device's identity, clocks and power-limit range");
-static cl::SubCommand measureCompositeSub("measure-composite", "measure a sequence or a concurrent set of kernels as one composite");
-static cl::SubCommand fitSub("fit", "fit an inference model (token-law, energylens) to measured runs");
-static cl::SubCommand mergeSub("merge", "pool per-rank shards into one signature DB");
-static cl::SubCommand profileSub("profile", "profile a job across clocks in its own processes, then pool its shards");
-static cl::SubCommand routeSub("route", "compare routing policies across models under an energy supply");
-static cl::SubCommand validateServingSub("validate-serving", "validate the inference models on ML.ENERGY measurements");
-static cl::SubCommand servePlanSub("serve-plan", "recommend a batch cap under a latency SLO");
-static cl::SubCommand restoreSub("restore", "reset devices that processes now gone left changed");
-static cl::SubCommand runPlanSub("run-plan", "apply a plan around a command (opt-in clock changes)");
-static cl::SubCommand planClocksSub("plan-clocks", "one plan device's clock per task, for er_plan_load");
+static cl::SubCommand characterizeSub(
+    "characterize",
+    "measure kernels at each operating point into a signature DB");
+static cl::SubCommand
+    probeSub("probe",
+             "print a device's identity, clocks and power-limit range");
+static cl::SubCommand measureCompositeSub(
+    "measure-composite",
+    "measure a sequence or a concurrent set of kernels as one composite");
+static cl::SubCommand
+    fitSub("fit",
+           "fit an inference model (token-law, energylens) to measured runs");
+static cl::SubCommand mergeSub("merge",
+                               "pool per-rank shards into one signature DB");
+static cl::SubCommand profileSub(
+    "profile",
+    "profile a job across clocks in its own processes, then pool its shards");
+static cl::SubCommand
+    routeSub("route",
+             "compare routing policies across models under an energy supply");
+static cl::SubCommand validateServingSub(
+    "validate-serving",
+    "validate the inference models on ML.ENERGY measurements");
+static cl::SubCommand servePlanSub("serve-plan",
+                                   "recommend a batch cap under a latency SLO");
+static cl::SubCommand
+    restoreSub("restore", "reset devices that processes now gone left changed");
+static cl::SubCommand
+    runPlanSub("run-plan",
+               "apply a plan around a command (opt-in clock changes)");
+static cl::SubCommand
+    planClocksSub("plan-clocks",
+                  "one plan device's clock per task, for er_plan_load");
 /// The selected subcommand's name (main), for messages.
 static std::string command;
-static cl::list<std::string> shardFiles(cl::Positional,
-                                        cl::desc("merge: shard.json ...; run-plan, "
-                                                 "plan-clocks: plan.json; route: "
-                                                 "fleet.json; validate-serving, "
-                                                 "serve-plan: measurements"),
-                                        cl::sub(mergeSub), cl::sub(runPlanSub), cl::sub(planClocksSub), cl::sub(routeSub), cl::sub(validateServingSub), cl::sub(servePlanSub), cl::cat(category));
-static cl::opt<std::string> deviceName(
-    "device", cl::desc("sim:a100|sim:h100|sim:h200 or cuda:<index>"),
-    cl::sub(characterizeSub), cl::sub(probeSub), cl::sub(measureCompositeSub), cl::sub(runPlanSub), cl::sub(profileSub), cl::cat(category));
-static cl::opt<std::string> modelName("model", cl::desc("fit: token-law|energylens"),
+static cl::list<std::string>
+    shardFiles(cl::Positional,
+               cl::desc("merge: shard.json ...; run-plan, "
+                        "plan-clocks: plan.json; route: "
+                        "fleet.json; validate-serving, "
+                        "serve-plan: measurements"),
+               cl::sub(mergeSub), cl::sub(runPlanSub), cl::sub(planClocksSub),
+               cl::sub(routeSub), cl::sub(validateServingSub),
+               cl::sub(servePlanSub), cl::cat(category));
+static cl::opt<std::string>
+    deviceName("device", cl::desc("sim:a100|sim:h100|sim:h200 or cuda:<index>"),
+               cl::sub(characterizeSub), cl::sub(probeSub),
+               cl::sub(measureCompositeSub), cl::sub(runPlanSub),
+               cl::sub(profileSub), cl::cat(category));
+static cl::opt<std::string> modelName("model",
+                                      cl::desc("fit: token-law|energylens"),
                                       cl::sub(fitSub), cl::cat(category));
-static cl::opt<std::string> dataFile(
-    "data", cl::desc("fit: CSV (token-law: q_w,q_kv,tau,e,cell; energylens: "
-             "input_tokens,max_tokens,batch,tp,pp,e,cell)"), cl::sub(fitSub), cl::cat(category));
+static cl::opt<std::string>
+    dataFile("data",
+             cl::desc("fit: CSV (token-law: q_w,q_kv,tau,e,cell; energylens: "
+                      "input_tokens,max_tokens,batch,tp,pp,e,cell)"),
+             cl::sub(fitSub), cl::cat(category));
 static cl::opt<std::string> kernelsFile("kernels",
                                         cl::desc("JSON list of kernels"),
-                                        cl::sub(characterizeSub), cl::sub(measureCompositeSub), cl::cat(category));
+                                        cl::sub(characterizeSub),
+                                        cl::sub(measureCompositeSub),
+                                        cl::cat(category));
 static cl::opt<unsigned> runs("runs", cl::desc("independent runs"),
-                              cl::init(10), cl::sub(characterizeSub), cl::sub(measureCompositeSub), cl::sub(routeSub), cl::cat(category));
+                              cl::init(10), cl::sub(characterizeSub),
+                              cl::sub(measureCompositeSub), cl::sub(routeSub),
+                              cl::cat(category));
 static cl::list<int> clocks("clocks", cl::desc("SM clocks to sweep (MHz)"),
-                            cl::CommaSeparated, cl::sub(characterizeSub), cl::sub(profileSub), cl::cat(category));
-static cl::opt<bool> allClocks(
-    "all-clocks", cl::desc("sweep every supported SM clock"),
-    cl::sub(characterizeSub), cl::sub(profileSub), cl::cat(category));
+                            cl::CommaSeparated, cl::sub(characterizeSub),
+                            cl::sub(profileSub), cl::cat(category));
+static cl::opt<bool> allClocks("all-clocks",
+                               cl::desc("sweep every supported SM clock"),
+                               cl::sub(characterizeSub), cl::sub(profileSub),
+                               cl::cat(category));
 static cl::opt<unsigned> clockStride(
     "clock-stride",
     cl::desc("with --all-clocks: every K-th supported clock, counted down "
              "from the highest (which is always swept)"),
-    cl::init(1), cl::sub(characterizeSub), cl::sub(profileSub), cl::cat(category));
+    cl::init(1), cl::sub(characterizeSub), cl::sub(profileSub),
+    cl::cat(category));
 static cl::list<double> powerLimitsW(
     "power-limits", cl::desc("power limits to sweep (W), at each clock"),
     cl::CommaSeparated, cl::sub(characterizeSub), cl::cat(category));
-static cl::opt<bool> allowClockChanges(
-    "allow-clock-changes",
-    cl::desc("allow changing SM clocks (restored on exit)"), cl::sub(characterizeSub), cl::sub(profileSub), cl::sub(runPlanSub), cl::cat(category));
+static cl::opt<bool>
+    allowClockChanges("allow-clock-changes",
+                      cl::desc("allow changing SM clocks (restored on exit)"),
+                      cl::sub(characterizeSub), cl::sub(profileSub),
+                      cl::sub(runPlanSub), cl::cat(category));
 static cl::opt<uint64_t> seed("seed", cl::desc("simulated device seed"),
-                              cl::init(1), cl::sub(characterizeSub), cl::sub(probeSub), cl::sub(measureCompositeSub), cl::sub(runPlanSub), cl::sub(profileSub), cl::sub(routeSub), cl::cat(category));
+                              cl::init(1), cl::sub(characterizeSub),
+                              cl::sub(probeSub), cl::sub(measureCompositeSub),
+                              cl::sub(runPlanSub), cl::sub(profileSub),
+                              cl::sub(routeSub), cl::cat(category));
 static cl::opt<bool> thermal("thermal",
                              cl::desc("simulated device: thermal coupling on"),
-                             cl::sub(characterizeSub), cl::sub(probeSub), cl::sub(measureCompositeSub), cl::sub(runPlanSub), cl::sub(profileSub), cl::cat(category));
+                             cl::sub(characterizeSub), cl::sub(probeSub),
+                             cl::sub(measureCompositeSub), cl::sub(runPlanSub),
+                             cl::sub(profileSub), cl::cat(category));
 static cl::list<std::string> sequence(
     "sequence", cl::desc("measure-composite: kernel keys run back to back"),
     cl::CommaSeparated, cl::sub(measureCompositeSub), cl::cat(category));
@@ -147,44 +190,53 @@ static cl::list<std::string> concurrent(
     cl::CommaSeparated, cl::sub(measureCompositeSub), cl::cat(category));
 static cl::opt<bool> cacheResidency(
     "cache", cl::desc("simulated device: L2 residency of reused data on"),
-    cl::sub(characterizeSub), cl::sub(probeSub), cl::sub(measureCompositeSub), cl::sub(runPlanSub), cl::sub(profileSub), cl::cat(category));
+    cl::sub(characterizeSub), cl::sub(probeSub), cl::sub(measureCompositeSub),
+    cl::sub(runPlanSub), cl::sub(profileSub), cl::cat(category));
 static cl::opt<bool> contention(
     "contention",
     cl::desc("simulated device: SM and HBM sharing between concurrent kernels"),
-    cl::sub(characterizeSub), cl::sub(probeSub), cl::sub(measureCompositeSub), cl::sub(runPlanSub), cl::sub(profileSub), cl::cat(category));
-static cl::opt<std::string> compositeName(
-    "name", cl::desc("measure-composite: the composite's symbol name"),
-    cl::sub(measureCompositeSub), cl::cat(category));
+    cl::sub(characterizeSub), cl::sub(probeSub), cl::sub(measureCompositeSub),
+    cl::sub(runPlanSub), cl::sub(profileSub), cl::cat(category));
+static cl::opt<std::string>
+    compositeName("name",
+                  cl::desc("measure-composite: the composite's symbol name"),
+                  cl::sub(measureCompositeSub), cl::cat(category));
 static cl::opt<std::string> planSchedule(
     "schedule", cl::desc("run-plan: the plan's schedule (when it has several)"),
     cl::sub(runPlanSub), cl::sub(planClocksSub), cl::cat(category));
-static cl::opt<std::string> planDevice(
-    "plan-device", cl::desc("plan-clocks: the plan's device"),
-    cl::sub(planClocksSub), cl::cat(category));
-static cl::opt<std::string> planMode(
-    "mode", cl::desc("run-plan: lock (one clock per device) or timeline "
-                     "(open-loop switches at the planned times)"),
-    cl::sub(runPlanSub), cl::cat(category));
+static cl::opt<std::string>
+    planDevice("plan-device", cl::desc("plan-clocks: the plan's device"),
+               cl::sub(planClocksSub), cl::cat(category));
+static cl::opt<std::string>
+    planMode("mode",
+             cl::desc("run-plan: lock (one clock per device) or timeline "
+                      "(open-loop switches at the planned times)"),
+             cl::sub(runPlanSub), cl::cat(category));
 static cl::opt<bool> dryRun("dry-run",
                             cl::desc("run-plan: print the actions only"),
                             cl::sub(runPlanSub), cl::cat(category));
-static cl::opt<double> startDelay(
-    "start-delay", cl::desc("run-plan timeline: s before iteration 0"),
-    cl::init(0), cl::sub(runPlanSub), cl::cat(category));
-static cl::opt<unsigned> planIterations(
-    "iterations", cl::desc("run-plan timeline: iterations to follow (0: all)"),
-    cl::init(0), cl::sub(runPlanSub), cl::cat(category));
-static cl::opt<std::string> simState(
-    "sim-state", cl::desc("simulated devices: mirror each device's clock and "
-                          "power limit into PREFIX.<device>.{clock,power}"),
-    cl::sub(characterizeSub), cl::sub(measureCompositeSub), cl::sub(probeSub), cl::sub(runPlanSub), cl::cat(category));
-static cl::opt<unsigned> iterationsPerClock(
-    "iterations-per-clock",
-    cl::desc("profile: iterations recorded at each clock"), cl::init(3),
-    cl::sub(profileSub), cl::cat(category));
+static cl::opt<double>
+    startDelay("start-delay",
+               cl::desc("run-plan timeline: s before iteration 0"), cl::init(0),
+               cl::sub(runPlanSub), cl::cat(category));
+static cl::opt<unsigned>
+    planIterations("iterations",
+                   cl::desc("run-plan timeline: iterations to follow (0: all)"),
+                   cl::init(0), cl::sub(runPlanSub), cl::cat(category));
+static cl::opt<std::string>
+    simState("sim-state",
+             cl::desc("simulated devices: mirror each device's clock and "
+                      "power limit into PREFIX.<device>.{clock,power}"),
+             cl::sub(characterizeSub), cl::sub(measureCompositeSub),
+             cl::sub(probeSub), cl::sub(runPlanSub), cl::cat(category));
+static cl::opt<unsigned>
+    iterationsPerClock("iterations-per-clock",
+                       cl::desc("profile: iterations recorded at each clock"),
+                       cl::init(3), cl::sub(profileSub), cl::cat(category));
 static cl::opt<unsigned> warmupIterations(
-    "warmup", cl::desc("profile: iterations at the default clock first, not "
-                       "recorded"),
+    "warmup",
+    cl::desc("profile: iterations at the default clock first, not "
+             "recorded"),
     cl::init(2), cl::sub(profileSub), cl::cat(category));
 static cl::opt<uint64_t> routeHorizon(
     "horizon", cl::desc("route: slots to simulate (overrides the fleet file)"),
@@ -194,28 +246,34 @@ static cl::list<uint64_t> routeHorizons(
     cl::desc("route: also report E[D_T] at these horizons (slots); with "
              "--csv, one row per policy and horizon"),
     cl::CommaSeparated, cl::sub(routeSub), cl::cat(category));
-static cl::opt<bool> routePerTask(
-    "per-task", cl::desc("route: draw every task (the reference) instead of "
-                         "one aggregate per slot"),
-    cl::sub(routeSub), cl::cat(category));
-static cl::opt<std::string> routeCsv(
-    "csv", cl::desc("route: write the horizon table (CSV) here"),
-    cl::sub(routeSub), cl::cat(category));
-static cl::opt<std::string> serveModel(
-    "serve-model", cl::desc("serve-plan: the model id"), cl::sub(servePlanSub), cl::cat(category));
-static cl::opt<std::string> serveGpu(
-    "gpu", cl::desc("serve-plan: A100, H100 or B200"), cl::sub(servePlanSub), cl::cat(category));
-static cl::opt<int> serveTp("tp", cl::desc("serve-plan: tensor parallel degree"),
-                            cl::init(1), cl::sub(servePlanSub), cl::cat(category));
+static cl::opt<bool>
+    routePerTask("per-task",
+                 cl::desc("route: draw every task (the reference) instead of "
+                          "one aggregate per slot"),
+                 cl::sub(routeSub), cl::cat(category));
+static cl::opt<std::string>
+    routeCsv("csv", cl::desc("route: write the horizon table (CSV) here"),
+             cl::sub(routeSub), cl::cat(category));
+static cl::opt<std::string> serveModel("serve-model",
+                                       cl::desc("serve-plan: the model id"),
+                                       cl::sub(servePlanSub),
+                                       cl::cat(category));
+static cl::opt<std::string> serveGpu("gpu",
+                                     cl::desc("serve-plan: A100, H100 or B200"),
+                                     cl::sub(servePlanSub), cl::cat(category));
+static cl::opt<int> serveTp("tp",
+                            cl::desc("serve-plan: tensor parallel degree"),
+                            cl::init(1), cl::sub(servePlanSub),
+                            cl::cat(category));
 static cl::opt<int> serveGpus(
     "gpus",
     cl::desc("serve-plan: the deployment's GPU count, where a model was "
              "measured in several with one TP (0: the only one)"),
     cl::init(0), cl::sub(servePlanSub), cl::cat(category));
-static cl::opt<double> serveSloMs(
-    "slo-p90-itl-ms",
-    cl::desc("serve-plan: the p90 inter-token latency SLO (ms)"),
-    cl::sub(servePlanSub), cl::cat(category));
+static cl::opt<double>
+    serveSloMs("slo-p90-itl-ms",
+               cl::desc("serve-plan: the p90 inter-token latency SLO (ms)"),
+               cl::sub(servePlanSub), cl::cat(category));
 static cl::opt<double> flopJoules(
     "joules-per-flop",
     cl::desc("validate-serving: the uncalibrated FLOP/byte model's J/FLOP"),
@@ -225,18 +283,29 @@ static cl::opt<double> byteJoules(
     cl::desc("validate-serving: the uncalibrated FLOP/byte model's J/byte"),
     cl::init(3.2e-11), cl::sub(validateServingSub), cl::cat(category));
 static cl::opt<bool> quiet("quiet", cl::desc("no progress on stderr"),
-                           cl::sub(characterizeSub), cl::sub(probeSub), cl::sub(measureCompositeSub), cl::sub(fitSub), cl::sub(mergeSub), cl::sub(profileSub), cl::sub(routeSub), cl::sub(validateServingSub), cl::sub(servePlanSub), cl::sub(restoreSub), cl::sub(runPlanSub), cl::sub(planClocksSub), cl::cat(category));
+                           cl::sub(characterizeSub), cl::sub(probeSub),
+                           cl::sub(measureCompositeSub), cl::sub(fitSub),
+                           cl::sub(mergeSub), cl::sub(profileSub),
+                           cl::sub(routeSub), cl::sub(validateServingSub),
+                           cl::sub(servePlanSub), cl::sub(restoreSub),
+                           cl::sub(runPlanSub), cl::sub(planClocksSub),
+                           cl::cat(category));
 static cl::opt<bool> adaptiveClocks(
     "adaptive",
     cl::desc("profile: choose the clocks as the sweep goes (coarse descent "
              "to the energy valley, then bisection where the energy changes "
              "most; docs/SIGNATURE-DB.md), at most --max-clocks"),
     cl::sub(profileSub), cl::cat(category));
-static cl::opt<unsigned> maxClocks(
-    "max-clocks", cl::desc("profile --adaptive: at most this many clocks"),
-    cl::init(8), cl::sub(profileSub), cl::cat(category));
-static cl::opt<std::string> output("o", cl::desc("file to write: the signature DB, model or report"),
-                                   cl::init("-"), cl::sub(characterizeSub), cl::sub(measureCompositeSub), cl::sub(fitSub), cl::sub(mergeSub), cl::sub(profileSub), cl::sub(routeSub), cl::sub(validateServingSub), cl::sub(servePlanSub), cl::sub(planClocksSub), cl::cat(category));
+static cl::opt<unsigned>
+    maxClocks("max-clocks",
+              cl::desc("profile --adaptive: at most this many clocks"),
+              cl::init(8), cl::sub(profileSub), cl::cat(category));
+static cl::opt<std::string>
+    output("o", cl::desc("file to write: the signature DB, model or report"),
+           cl::init("-"), cl::sub(characterizeSub),
+           cl::sub(measureCompositeSub), cl::sub(fitSub), cl::sub(mergeSub),
+           cl::sub(profileSub), cl::sub(routeSub), cl::sub(validateServingSub),
+           cl::sub(servePlanSub), cl::sub(planClocksSub), cl::cat(category));
 
 static int fail(const Twine &msg) {
   WithColor::error(errs(), "energy-prof") << msg << "\n";
@@ -271,7 +340,8 @@ static std::unique_ptr<Device> openDevice(StringRef name, std::string &err,
 #endif
     return openNvmlDevice(index, err);
   }
-  err = "unknown device '" + name.str() + "'; expected sim:<a100|h100|h200> "
+  err = "unknown device '" + name.str() +
+        "'; expected sim:<a100|h100|h200> "
         "or cuda:<index>";
   return nullptr;
 }
@@ -289,7 +359,7 @@ static bool canRunAll(Device &dev, const std::vector<KernelSpec> &kernels,
   return true;
 #else
   err = dev.identity() + ": running kernels needs the CUDA microbenchmarks; "
-        "this energy-prof was built without nvcc";
+                         "this energy-prof was built without nvcc";
   return false;
 #endif
 }
@@ -461,9 +531,9 @@ static int fitTokenLawCmd() {
   for (int i = 0; i < 4; ++i)
     outs() << formatv("  {0,-13} {1,12:e4}  +- {2:e2}\n", names[i], law.coef[i],
                       law.standardError(i));
-  reportHoldout(rows, holdout,
-                [&](const CsvRow &r) { return law.predict(r.x[0], r.x[1], r.x[2]); },
-                3);
+  reportHoldout(
+      rows, holdout,
+      [&](const CsvRow &r) { return law.predict(r.x[0], r.x[1], r.x[2]); }, 3);
   // Physical signs (docs/MODELS.md): energy per GB moved and the power
   // drawn while decoding are never negative; a negative fit says the data
   // does not pin the coefficient down (or is not dense decode).
@@ -484,7 +554,8 @@ static int fitEnergyLensCmd() {
                   rows))
     return 1;
   auto toRow = [](const CsvRow &r) {
-    return EnergyLensRow{r.x[0], r.x[1], r.x[2], r.x[3], r.x[4], r.x[5], r.cell};
+    return EnergyLensRow{r.x[0], r.x[1], r.x[2], r.x[3],
+                         r.x[4], r.x[5], r.cell};
   };
   size_t numCells;
   std::set<std::string> holdout = holdoutCells(rows, numCells);
@@ -502,8 +573,8 @@ static int fitEnergyLensCmd() {
   for (int i = 0; i < EnergyLens::kParams; ++i)
     outs() << formatv("  {0,-9} {1,12:e4}  +- {2:e2}\n", EnergyLens::kNames[i],
                       m.phi[size_t(i)], m.standardError(i));
-  reportHoldout(rows, holdout,
-                [&](const CsvRow &r) { return m.predict(toRow(r)); }, 5);
+  reportHoldout(
+      rows, holdout, [&](const CsvRow &r) { return m.predict(toRow(r)); }, 5);
   return writeJson(energy::formats::energyLensModelJson(m));
 }
 
@@ -606,8 +677,8 @@ static bool readPlan(Plan &plan, std::string &err) {
     err = shardFiles[0] + ": cannot read: " + buf.getError().message();
     return false;
   }
-  return parsePlan((*buf)->getBuffer().str(), shardFiles[0], planSchedule,
-                   plan, err);
+  return parsePlan((*buf)->getBuffer().str(), shardFiles[0], planSchedule, plan,
+                   err);
 }
 
 /// run-plan: one device per plan device. `--device` is a list with one
@@ -798,7 +869,8 @@ static int profileCommand(std::vector<std::string> cmd) {
     if (name.empty())
       if (const char *env = std::getenv("ENERGY_RT_DEVICE"))
         name = env;
-    std::unique_ptr<Device> dev = name.empty() ? nullptr : openDevice(name, why);
+    std::unique_ptr<Device> dev =
+        name.empty() ? nullptr : openDevice(name, why);
     size_t n = dev ? dev->supportedSmClocks().size() : 0;
     wanted = n ? (n + clockStride - 1) / clockStride : 0;
   }
@@ -815,8 +887,8 @@ static int profileCommand(std::vector<std::string> cmd) {
   cleanup();
   if (int rc = writeOutput(writeSignatureDb(merged)))
     return rc;
-  errs() << "profiled " << names.size() << " rank(s) at clocks " << list
-         << ": " << merged.entries.size() << " entries\n";
+  errs() << "profiled " << names.size() << " rank(s) at clocks " << list << ": "
+         << merged.entries.size() << " entries\n";
   return 0;
 }
 
@@ -838,9 +910,9 @@ static int routeCmd() {
     return fail("--csv needs --horizons");
   energy::RouteOutput out;
   std::string err;
-  if (!energy::routeCommand(o, energy::generatorJson("energy-prof route",
-                                                     {o.fleetFile}),
-                            out, err))
+  if (!energy::routeCommand(
+          o, energy::generatorJson("energy-prof route", {o.fleetFile}), out,
+          err))
     return fail(err);
   std::signal(SIGXFSZ, SIG_IGN);
   if (!routeCsv.empty() &&
@@ -916,9 +988,10 @@ static int restoreCmd() {
 
 /// The subcommands by name, in the order --help lists them.
 static cl::SubCommand *const subcommands[] = {
-    &characterizeSub, &probeSub,    &measureCompositeSub, &fitSub,
-    &mergeSub,        &profileSub,  &routeSub,            &validateServingSub,
-    &servePlanSub,    &restoreSub,  &runPlanSub,          &planClocksSub};
+    &characterizeSub, &probeSub,           &measureCompositeSub,
+    &fitSub,          &mergeSub,           &profileSub,
+    &routeSub,        &validateServingSub, &servePlanSub,
+    &restoreSub,      &runPlanSub,         &planClocksSub};
 
 static std::string commandList() {
   std::string names;
@@ -994,7 +1067,8 @@ int main(int argc, char **argv) {
     return fail(err);
   // Tests watch a simulated sweep's clock from outside (as a GPU's clocks
   // outlive the process that set them).
-  if (auto *sim = dynamic_cast<SimDevice *>(dev.get()); sim && !simState.empty()) {
+  if (auto *sim = dynamic_cast<SimDevice *>(dev.get());
+      sim && !simState.empty()) {
     sim->clockStateFile = simState + ".clock";
     sim->powerLimitStateFile = simState + ".power";
   }
@@ -1076,5 +1150,5 @@ int main(int argc, char **argv) {
       dev->identity(), entries,
       StringRef(deviceName).starts_with("sim:") ? "simulated" : "measured",
       energy::generatorJson("energy-prof characterize --device " + deviceName,
-                    {kernelsFile})));
+                            {kernelsFile})));
 }

@@ -9,11 +9,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tools/DeepInput.h"
-#include "tools/HugePageHeap.h"
 #include "passes/Registration.h"
 #include "runtime/AtomicStream.h"
 #include "runtime/Progress.h"
+#include "tools/DeepInput.h"
+#include "tools/HugePageHeap.h"
 #include "tools/VersionPrinter.h"
 #include "translate/Translate.h"
 
@@ -25,9 +25,9 @@
 #include "mlir/Support/Timing.h"
 
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 
 #include <csignal>
@@ -36,17 +36,21 @@ using namespace llvm;
 
 static cl::OptionCategory category("energy-translate options");
 static cl::opt<bool> importKinetoFlag(
-    "import-kineto", cl::desc("import PyTorch profiler / Kineto traces, one per rank"),
+    "import-kineto",
+    cl::desc("import PyTorch profiler / Kineto traces, one per rank"),
     cl::cat(category));
 static cl::opt<bool> importStageProfileFlag(
     "import-stage-profile",
-    cl::desc("import a Perseus stage profile (stage,instruction,frequency,time,energy)"),
+    cl::desc("import a Perseus stage profile "
+             "(stage,instruction,frequency,time,energy)"),
     cl::cat(category));
-static cl::opt<bool> exportPlanFlag(
-    "export-plan", cl::desc("write the JSON plan of planned schedules (IR in)"),
-    cl::cat(category));
+static cl::opt<bool>
+    exportPlanFlag("export-plan",
+                   cl::desc("write the JSON plan of planned schedules (IR in)"),
+                   cl::cat(category));
 static cl::opt<bool> exportFrontierFlag(
-    "export-frontier", cl::desc("write a schedule's energy.frontier as CSV (IR in)"),
+    "export-frontier",
+    cl::desc("write a schedule's energy.frontier as CSV (IR in)"),
     cl::cat(category));
 static cl::opt<bool> exportStageProfileFlag(
     "export-stage-profile",
@@ -63,28 +67,31 @@ static cl::opt<bool> exportReportFlag(
     cl::desc("write a self-contained HTML report of a (planned) schedule: "
              "frontier, timeline, energy breakdown, clocks (IR in)"),
     cl::cat(category));
-static cl::opt<bool> exportSvgFlag(
-    "export-svg", cl::desc("write a schedule's frontier figure as SVG (IR in)"),
-    cl::cat(category));
+static cl::opt<bool>
+    exportSvgFlag("export-svg",
+                  cl::desc("write a schedule's frontier figure as SVG (IR in)"),
+                  cl::cat(category));
 static cl::list<std::string> inputs(cl::Positional, cl::desc("<inputs>"),
                                     cl::cat(category));
-static cl::opt<std::string> output("o", cl::desc("output file"),
-                                   cl::init("-"), cl::cat(category));
-static cl::opt<std::string> scheduleName(
-    "schedule", cl::desc("pipeline schedule: gpipe or 1f1b"), cl::init("1f1b"),
-    cl::cat(category));
+static cl::opt<std::string> output("o", cl::desc("output file"), cl::init("-"),
+                                   cl::cat(category));
+static cl::opt<std::string>
+    scheduleName("schedule", cl::desc("pipeline schedule: gpipe or 1f1b"),
+                 cl::init("1f1b"), cl::cat(category));
 static cl::opt<int64_t> microbatches("microbatches",
                                      cl::desc("microbatches per iteration"),
                                      cl::init(0), cl::cat(category));
 static cl::opt<std::string> deviceKind("device",
                                        cl::desc("GPU kind of a stage profile"),
                                        cl::cat(category));
-static cl::opt<double> staticPower(
-    "static-power", cl::desc("static power per GPU (W); overrides the table"),
-    cl::init(-1), cl::cat(category));
+static cl::opt<double>
+    staticPower("static-power",
+                cl::desc("static power per GPU (W); overrides the table"),
+                cl::init(-1), cl::cat(category));
 static cl::opt<double> dynamicPower(
     "dynamic-power",
-    cl::desc("Kineto: opt-in model, every GPU event draws this dynamic power (W)"),
+    cl::desc(
+        "Kineto: opt-in model, every GPU event draws this dynamic power (W)"),
     cl::init(-1), cl::cat(category));
 /// Opens -o and hands its stream to `write`; keeps the file on success.
 /// -o, whole or not at all (runtime/AtomicStream.h): a failed write leaves
@@ -104,9 +111,10 @@ static int writeOutput(llvm::function_ref<bool(raw_ostream &)> write) {
 static cl::opt<bool> quiet("quiet", cl::desc("no progress on stderr"),
                            cl::cat(category));
 
-static cl::opt<std::string> summaryFile(
-    "summary", cl::desc("where the import summary goes (default stderr)"),
-    cl::init(""), cl::cat(category));
+static cl::opt<std::string>
+    summaryFile("summary",
+                cl::desc("where the import summary goes (default stderr)"),
+                cl::init(""), cl::cat(category));
 
 int main(int argc, char **argv) {
   energy::tools::adviseHugePageHeap();
@@ -114,14 +122,16 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(category);
   energy::addVersionPrinter();
   mlir::registerDefaultTimingManagerCLOptions();
-  cl::ParseCommandLineOptions(argc, argv, "energy-translate: import traces "
-                                          "and profiles into the sched dialect\n");
+  cl::ParseCommandLineOptions(argc, argv,
+                              "energy-translate: import traces "
+                              "and profiles into the sched dialect\n");
   if (quiet)
     energy::progress::setQuiet(true);
   if (int(importKinetoFlag) + int(importStageProfileFlag) +
           int(exportPlanFlag) + int(exportFrontierFlag) +
           int(exportPerfettoFlag) + int(exportStageProfileFlag) +
-          int(exportReportFlag) + int(exportSvgFlag) != 1) {
+          int(exportReportFlag) + int(exportSvgFlag) !=
+      1) {
     WithColor::error() << "choose exactly one of --import-kineto, "
                           "--import-stage-profile, --export-plan, "
                           "--export-frontier, --export-perfetto, "

@@ -23,9 +23,7 @@ typedef int nvmlReturn_t;
 typedef struct nvmlDevice_st *nvmlDevice_t;
 enum { OK = 0, UNINITIALIZED = 1, INVALID_ARGUMENT = 2, NO_PERMISSION = 4 };
 
-static struct nvmlDevice_st {
-  int unused;
-} theDevice;
+static struct nvmlDevice_st { int unused; } theDevice;
 static int initialized;
 static double startS;
 static unsigned long long energyReads;
@@ -55,11 +53,11 @@ static void callCost(void) {
   }
 }
 
-#define CHECK_INIT()                                                          \
-  do {                                                                        \
-    callCost();                                                               \
-    if (!initialized)                                                         \
-      return UNINITIALIZED;                                                   \
+#define CHECK_INIT()                                                           \
+  do {                                                                         \
+    callCost();                                                                \
+    if (!initialized)                                                          \
+      return UNINITIALIZED;                                                    \
   } while (0)
 
 nvmlReturn_t nvmlInit_v2(void) {
@@ -96,8 +94,7 @@ nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t h,
   __atomic_add_fetch(&energyReads, 1, __ATOMIC_RELAXED);
   double period = 1e-3 * envNumber("FAKE_NVML_UPDATE_MS", 100);
   double t = nowS() - startS;
-  double lastUpdate = period > 0 ? (double)(long long)(t / period) * period
-                                 : t;
+  double lastUpdate = period > 0 ? (double)(long long)(t / period) * period : t;
   *mj = (unsigned long long)(1e3 * envNumber("FAKE_NVML_POWER_W", 250) *
                                  lastUpdate +
                              0.5);
@@ -110,8 +107,7 @@ nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t h, unsigned *mw) {
   *mw = (unsigned)(1e3 * envNumber("FAKE_NVML_POWER_W", 250));
   return OK;
 }
-nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t h, int sensor,
-                                      unsigned *t) {
+nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t h, int sensor, unsigned *t) {
   CHECK_INIT();
   (void)h;
   (void)sensor;
@@ -119,8 +115,7 @@ nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t h, int sensor,
   return OK;
 }
 static const unsigned clocks[] = {1980, 1755, 1530, 1305};
-nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t h,
-                                                  unsigned mem,
+nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t h, unsigned mem,
                                                   unsigned *count,
                                                   unsigned *out) {
   CHECK_INIT();

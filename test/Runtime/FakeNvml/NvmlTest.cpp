@@ -17,13 +17,13 @@
 
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <csignal>
+#include <cstdlib>
 #include <dlfcn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <string>
+#include <sys/wait.h>
 #include <thread>
+#include <unistd.h>
 
 using namespace energy::rt;
 
@@ -60,8 +60,7 @@ bool sleepRegion(const char *name, int ms, RegionTotals &out) {
   if (er_begin(name) != 0)
     return false;
   std::this_thread::sleep_for(std::chrono::milliseconds(ms));
-  return er_end(name) == 0 &&
-         er_result(name, &out.E, &out.T, &out.n) == 0;
+  return er_end(name) == 0 && er_result(name, &out.E, &out.T, &out.n) == 0;
 }
 
 TEST(Nvml, DriverCallsAndErrors) {
@@ -71,7 +70,8 @@ TEST(Nvml, DriverCallsAndErrors) {
   std::unique_ptr<Device> dev = openNvmlDevice(0, err);
   ASSERT_TRUE(dev) << err;
   EXPECT_EQ(dev->identity(), "nvml:Fake NVML (test double)");
-  EXPECT_EQ(dev->supportedSmClocks(), (std::vector<int>{1980, 1755, 1530, 1305}));
+  EXPECT_EQ(dev->supportedSmClocks(),
+            (std::vector<int>{1980, 1755, 1530, 1305}));
   EXPECT_EQ(dev->currentSmClock(), 1980);
   PowerLimits pl;
   ASSERT_TRUE(dev->powerLimits(pl, err)) << err;
@@ -107,8 +107,9 @@ TEST(Nvml, CApiRegionsReadTheSampledCounter) {
     ASSERT_EQ(er_begin("empty"), 0);
     ASSERT_EQ(er_end("empty"), 0);
   }
-  double loopS = std::chrono::duration<double>(
-                     std::chrono::steady_clock::now() - t0).count();
+  double loopS =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
   unsigned long long during = energyReads() - before;
   EXPECT_LE(during, 2 + loopS / 0.01 * 2) << "in " << loopS << " s";
   // A 600 ms region at constant power: P x T, within the placement of the
@@ -183,9 +184,11 @@ TEST(Nvml, CApiNestedRegionsKeepTheirHistory) {
   // Constant power: the outer total is P x its time, within one 20 ms
   // update at each end of each iteration (and a loaded machine's
   // scheduling); the steps, each charged its share, sum to P x their time.
-  EXPECT_NEAR(outer.E, power() * outer.T, 0.2 * power() * outer.T + power() * 0.05)
+  EXPECT_NEAR(outer.E, power() * outer.T,
+              0.2 * power() * outer.T + power() * 0.05)
       << "T = " << outer.T;
-  EXPECT_NEAR(inner.E, power() * inner.T, 0.2 * power() * inner.T + power() * 0.05)
+  EXPECT_NEAR(inner.E, power() * inner.T,
+              0.2 * power() * inner.T + power() * 0.05)
       << "T = " << inner.T;
   std::string db = ::testing::TempDir() + "nested-%r.json";
   EXPECT_EQ(er_flush(db.c_str()), 0) << er_last_error();
@@ -204,7 +207,7 @@ TEST(Nvml, CApiAcrossFork) {
     bool told = er_begin("x") == -1 &&
                 std::string(er_last_error()).find("forked after er_init") !=
                     std::string::npos;
-    er_shutdown();          // nothing of the parent's to stop or restore
+    er_shutdown();           // nothing of the parent's to stop or restore
     std::exit(told ? 0 : 3); // static destructors run: no join, no hang
   }
   int status = -1;
