@@ -11,10 +11,13 @@
 //     kMaxTextNesting, with the location where the limit is passed, before
 //     anything parses it (strings and `//` comments skipped; `->`, `<=` and
 //     `>=` are not brackets);
-//  2. parse, verify and run passes on a thread with a kParseStackBytes
-//     stack (reserved, not committed: only the pages a deep input touches
-//     are used), which holds kMaxTextNesting levels of the deepest-stacking
-//     construct with room to spare.
+//  2. parse, verify and run passes of text nested deeper than
+//     kMainStackNesting on a thread with a kParseStackBytes stack
+//     (reserved, not committed: only the pages a deep input touches are
+//     used), which holds kMaxTextNesting levels of the deepest-stacking
+//     construct with room to spare. Shallower text (every real input) stays
+//     on the main thread: its heap (tools/HugePageHeap.h) is the main
+//     arena's, which a second thread would not share.
 // The dialect's own limit is tighter: compositions nest at most 1,000
 // levels (EnergyOps.cpp), refused by the parser in the custom form and by
 // the verifier in the generic form. Stock mlir-opt with the plugin has
@@ -30,6 +33,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/thread.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 
@@ -37,15 +41,21 @@ namespace energy::tools {
 
 /// Brackets of every kind, counted together.
 constexpr unsigned kMaxTextNesting = 16384;
+/// What the main thread's 8 MB stack takes with room to spare: 1,900
+/// levels of the generic form (3,800 brackets) parse, verify and evaluate
+/// there; 4,000 do not.
+constexpr unsigned kMainStackNesting = 2048;
 /// 16,384 levels of the generic form take ~40 MB of stack; 1 GiB leaves
 /// margin for the passes' own recursion over the (verified, at most 1,000
 /// levels deep) trees.
 constexpr unsigned kParseStackBytes = 1u << 30;
 
-/// Where `text` first nests deeper than `limit`, or nullptr.
-inline const char *firstTooDeep(llvm::StringRef text,
-                                unsigned limit = kMaxTextNesting) {
-  unsigned depth = 0;
+/// How deep the brackets of `text` nest, up to `limit` + 1; `tooDeep` is
+/// where they first pass `limit` (nullptr: they do not).
+inline unsigned textNesting(llvm::StringRef text, const char *&tooDeep,
+                            unsigned limit = kMaxTextNesting) {
+  unsigned depth = 0, deepest = 0;
+  tooDeep = nullptr;
   const char *p = text.begin(), *end = text.end();
   while (p != end) {
     char c = *p;
@@ -65,8 +75,11 @@ inline const char *firstTooDeep(llvm::StringRef text,
     bool next = p + 1 != end;
     if (c == '(' || c == '[' || c == '{' ||
         (c == '<' && !(next && p[1] == '='))) {
-      if (++depth > limit)
-        return p;
+      deepest = std::max(deepest, ++depth);
+      if (depth > limit) {
+        tooDeep = p;
+        return deepest;
+      }
     } else if (c == ')' || c == ']' || c == '}' ||
                (c == '>' && !(next && p[1] == '=') &&
                 !(p != text.begin() && p[-1] == '-'))) {
@@ -75,14 +88,17 @@ inline const char *firstTooDeep(llvm::StringRef text,
     }
     ++p;
   }
-  return nullptr;
+  return deepest;
 }
 
 /// Checks the buffer `bufferId` of `sm`; reports `file:line:col: error:`
-/// through it and returns false where the text is too deep.
-inline bool checkNesting(llvm::SourceMgr &sm, unsigned bufferId) {
+/// through it and returns false where the text is too deep. `depth`: how
+/// deep it nests.
+inline bool checkNesting(llvm::SourceMgr &sm, unsigned bufferId,
+                         unsigned &depth) {
   llvm::StringRef text = sm.getMemoryBuffer(bufferId)->getBuffer();
-  const char *at = firstTooDeep(text);
+  const char *at = nullptr;
+  depth = textNesting(text, at);
   if (!at)
     return true;
   sm.PrintMessage(llvm::SMLoc::getFromPointer(at), llvm::SourceMgr::DK_Error,
@@ -94,9 +110,12 @@ inline bool checkNesting(llvm::SourceMgr &sm, unsigned bufferId) {
   return false;
 }
 
-/// Runs `body` on a thread with a kParseStackBytes stack and returns its
-/// result.
-template <typename Fn> int onParseStack(Fn &&body) {
+/// Runs `body` for text nested `depth` deep and returns its result: on the
+/// calling thread, or past kMainStackNesting on a thread with a
+/// kParseStackBytes stack.
+template <typename Fn> int onParseStack(unsigned depth, Fn &&body) {
+  if (depth <= kMainStackNesting)
+    return body();
   int rc = 1;
   llvm::thread worker(std::optional<unsigned>(kParseStackBytes),
                       [&] { rc = body(); });

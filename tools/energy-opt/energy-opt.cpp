@@ -127,22 +127,24 @@ int main(int argc, char **argv) {
     llvm::WithColor::error(llvm::errs(), "energy-opt") << err << "\n";
     return 1;
   }
-  // Text nested too deep for the parser is refused before it recurses
+  // Text nested too deep for the parser is refused before it recurses;
+  // deep text that is accepted is parsed on a deep stack
   // (tools/DeepInput.h).
+  unsigned depth = 0;
   {
     llvm::SourceMgr sm;
     sm.AddNewSourceBuffer(
         llvm::MemoryBuffer::getMemBuffer(input->getMemBufferRef(),
                                          /*RequiresNullTerminator=*/false),
         llvm::SMLoc());
-    if (!energy::tools::checkNesting(sm, sm.getMainFileID()))
+    if (!energy::tools::checkNesting(sm, sm.getMainFileID(), depth))
       return 1;
   }
   // A file-size limit (ulimit -f) is an error to report, not a signal that
   // kills the tool mid-write (set here, after LLVM installed its handlers).
   std::signal(SIGXFSZ, SIG_IGN);
   std::string output = outputFile;
-  return energy::tools::onParseStack([&] {
+  return energy::tools::onParseStack(depth, [&] {
     if (energy::rt::writeAtomically(
             output,
             [&](llvm::raw_ostream &os) {

@@ -190,10 +190,13 @@ int main(int argc, char **argv) {
     }
     sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
     // Text nested too deep for the parser is refused before it recurses,
-    // and the rest runs on a stack for what it accepts (tools/DeepInput.h).
-    if (!energy::tools::checkNesting(sourceMgr, sourceMgr.getMainFileID()))
+    // and deep text that is accepted is parsed on a deep stack
+    // (tools/DeepInput.h).
+    unsigned depth = 0;
+    if (!energy::tools::checkNesting(sourceMgr, sourceMgr.getMainFileID(),
+                                     depth))
       return 1;
-    return energy::tools::onParseStack([&] {
+    return energy::tools::onParseStack(depth, [&] {
       mlir::ParserConfig config(&ctx);
       mlir::OwningOpRef<mlir::ModuleOp> in =
           mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, config);
