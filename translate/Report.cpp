@@ -16,6 +16,7 @@
 #include "dialect/Energy/Energy.h"
 #include "dialect/Sched/SchedGraph.h"
 #include "runtime/Version.h"
+#include "runtime/formats/Svg.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -30,110 +31,7 @@ using namespace energy::sched;
 
 namespace {
 
-std::string esc(StringRef s) {
-  std::string o;
-  for (char c : s)
-    switch (c) {
-    case '&':
-      o += "&amp;";
-      break;
-    case '<':
-      o += "&lt;";
-      break;
-    case '>':
-      o += "&gt;";
-      break;
-    case '"':
-      o += "&quot;";
-      break;
-    default:
-      o += c;
-    }
-  return o;
-}
-
-/// A number with `sig` significant digits, no exponent for ordinary sizes.
-std::string num(double v, int sig = 4) {
-  if (v == 0 || !std::isfinite(v))
-    return std::isfinite(v) ? "0" : "?";
-  int mag = int(std::floor(std::log10(std::fabs(v))));
-  int decimals = std::max(0, sig - 1 - mag);
-  if (mag > 6 || mag < -4)
-    return llvm::formatv("{0:e2}", v).str();
-  return llvm::formatv(("{0:F" + std::to_string(decimals) + "}").c_str(), v)
-      .str();
-}
-
-/// A tick label: as many decimals as the tick step needs, no more.
-std::string tickLabel(double v, double step) {
-  int decimals = std::max(0, int(std::ceil(-std::log10(step) - 1e-9)));
-  if (std::fabs(v) >= 1e7 || (v != 0 && std::fabs(v) < 1e-4))
-    return llvm::formatv("{0:e1}", v).str();
-  return llvm::formatv(("{0:F" + std::to_string(decimals) + "}").c_str(), v)
-      .str();
-}
-
-/// "Nice" axis ticks (1, 2, 5 x 10^k) covering [lo, hi].
-std::vector<double> ticks(double lo, double hi, int want = 6) {
-  double span = hi - lo;
-  if (!(span > 0))
-    return {lo};
-  double raw = span / want, p = std::pow(10, std::floor(std::log10(raw)));
-  double step = raw / p < 1.5   ? p
-                : raw / p < 3.5 ? 2 * p
-                : raw / p < 7.5 ? 5 * p
-                                : 10 * p;
-  std::vector<double> t;
-  for (double v = std::ceil(lo / step) * step; v <= hi + 1e-9 * step; v += step)
-    t.push_back(std::fabs(v) < 1e-12 * step ? 0 : v);
-  return t;
-}
-
-/// A plot area mapping data to pixels.
-struct Axes {
-  double x0, x1, y0, y1;  ///< data ranges
-  double left, top, w, h; ///< pixels
-  double X(double x) const { return left + (x - x0) / (x1 - x0) * w; }
-  double Y(double y) const { return top + h - (y - y0) / (y1 - y0) * h; }
-  /// Frame, ticks, grid and labels.
-  std::string frame(StringRef xlabel, StringRef ylabel,
-                    bool ygrid = true) const {
-    std::string s;
-    s +=
-        llvm::formatv("<rect class=\"frame\" x=\"{0}\" y=\"{1}\" width=\"{2}\" "
-                      "height=\"{3}\" fill=\"none\" stroke=\"#888\"/>\n",
-                      left, top, w, h)
-            .str();
-    std::vector<double> tx = ticks(x0, x1), ty = ticks(y0, y1);
-    double sx = tx.size() > 1 ? tx[1] - tx[0] : 1,
-           sy = ty.size() > 1 ? ty[1] - ty[0] : 1;
-    for (double t : tx)
-      s += llvm::formatv("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" "
-                         "stroke=\"#888\"/><text x=\"{0}\" y=\"{3}\" "
-                         "text-anchor=\"middle\" class=\"tick\">{4}</text>\n",
-                         X(t), top + h, top + h + 5, top + h + 18,
-                         tickLabel(t, sx))
-               .str();
-    if (ygrid)
-      for (double t : ty)
-        s += llvm::formatv("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" "
-                           "stroke=\"#e4e4e4\"/><text x=\"{3}\" y=\"{4}\" "
-                           "text-anchor=\"end\" class=\"tick\">{5}</text>\n",
-                           left, Y(t), left + w, left - 6, Y(t) + 4,
-                           tickLabel(t, sy))
-                 .str();
-    s += llvm::formatv("<text x=\"{0}\" y=\"{1}\" text-anchor=\"middle\" "
-                       "class=\"label\">{2}</text>\n",
-                       left + w / 2, top + h + 38, esc(xlabel))
-             .str();
-    if (!ylabel.empty())
-      s += llvm::formatv("<text transform=\"translate({0},{1}) rotate(-90)\" "
-                         "text-anchor=\"middle\" class=\"label\">{2}</text>\n",
-                         left - 58, top + h / 2, esc(ylabel))
-               .str();
-    return s;
-  }
-};
+using namespace energy::svg;
 
 struct TaskBox {
   std::string name, kind, label;

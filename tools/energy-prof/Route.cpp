@@ -10,6 +10,7 @@
 #include "runtime/Progress.h"
 #include "runtime/Version.h"
 #include "runtime/formats/Fleet.h"
+#include "runtime/formats/Svg.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -64,6 +65,117 @@ double cycleMean(const std::vector<std::vector<double>> &splits, F &&f) {
     s += f(p);
   return s / double(splits.size());
 }
+/// One policy's E[D_T] at each horizon: Monte Carlo mean and 95 % half
+/// width, and the closed form.
+struct HorizonCurve {
+  std::string policy;
+  std::vector<double> t, mean, half, predicted;
+  double crossover = INFINITY; ///< T*, slots
+};
+
+/// The log-log plot of E[D_T] against the horizon (docs/ROUTING.md): per
+/// policy the Monte Carlo means with their 95 % intervals (solid, with
+/// points and bars) and the closed form (dashed); T* where it falls in the
+/// range. Non-positive values have no place on a log axis and are left
+/// out (an interval's lower end is clipped to the plot).
+std::string horizonPlot(const std::vector<HorizonCurve> &curves,
+                        uint64_t runs) {
+  double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+  for (const HorizonCurve &c : curves)
+    for (size_t k = 0; k < c.t.size(); ++k) {
+      xlo = std::min(xlo, std::log10(c.t[k]));
+      xhi = std::max(xhi, std::log10(c.t[k]));
+      for (double v : {c.mean[k] - c.half[k], c.mean[k], c.mean[k] + c.half[k],
+                       c.predicted[k]})
+        if (v > 0) {
+          ylo = std::min(ylo, std::log10(v));
+          yhi = std::max(yhi, std::log10(v));
+        }
+    }
+  if (!std::isfinite(ylo)) // nothing positive: an empty plot
+    ylo = 0, yhi = 1;
+  if (xhi - xlo < 1e-9)
+    xlo -= 0.5, xhi += 0.5;
+  if (yhi - ylo < 1e-9)
+    ylo -= 0.5, yhi += 0.5;
+  double padX = 0.05 * (xhi - xlo), padY = 0.08 * (yhi - ylo);
+  const double W = 760, H = 460;
+  svg::Axes ax{xlo - padX, xhi + padX, ylo - padY,   yhi + padY,
+               88,         40,         W - 88 - 190, H - 40 - 62};
+  ax.logX = ax.logY = true;
+  static const char *palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+                                  "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
+  std::string s =
+      formatv("<svg xmlns=\"http://www.w3.org/2000/svg\" "
+              "width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} "
+              "{1}\" font-family=\"sans-serif\" font-size=\"12\">\n",
+              W, H)
+          .str();
+  s += "<style>.tick{fill:#444;font-size:11px}.label{fill:#222}</style>\n";
+  s += formatv("<text x=\"{0}\" y=\"22\" class=\"title\" font-size=\"14\">"
+               "E[D_T] against the horizon: Monte Carlo (95 % interval, {1} "
+               "runs), closed form dashed</text>\n",
+               ax.left, runs)
+           .str();
+  s += ax.frame("horizon T (slots)", "E[D_T] (J)");
+  auto clipY = [&](double v) {
+    return ax.Y(std::max(ax.y0, std::min(ax.y1, std::log10(v))));
+  };
+  for (size_t i = 0; i < curves.size(); ++i) {
+    const HorizonCurve &c = curves[i];
+    std::string colour = palette[i % std::size(palette)];
+    std::string mc, cf;
+    for (size_t k = 0; k < c.t.size(); ++k) {
+      double x = ax.X(std::log10(c.t[k]));
+      if (c.mean[k] > 0) {
+        mc += formatv("{0},{1} ", x, ax.Y(std::log10(c.mean[k]))).str();
+        double lo = c.mean[k] - c.half[k], hi = c.mean[k] + c.half[k];
+        s += formatv("<line class=\"ci\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" "
+                     "y2=\"{2}\" stroke=\"{3}\"/>\n",
+                     x, lo > 0 ? clipY(lo) : ax.top + ax.h, clipY(hi), colour)
+                 .str();
+        s += formatv("<circle class=\"mc\" cx=\"{0}\" cy=\"{1}\" r=\"3\" "
+                     "fill=\"{2}\"><title>{3}: T = {4} slots, E[D_T] = {5} "
+                     "+- {6} J (closed form {7} J)</title></circle>\n",
+                     x, ax.Y(std::log10(c.mean[k])), colour, svg::esc(c.policy),
+                     uint64_t(c.t[k]), svg::num(c.mean[k]), svg::num(c.half[k]),
+                     svg::num(c.predicted[k]))
+                 .str();
+      }
+      if (c.predicted[k] > 0)
+        cf += formatv("{0},{1} ", x, ax.Y(std::log10(c.predicted[k]))).str();
+    }
+    if (!mc.empty())
+      s += formatv("<polyline class=\"mc\" points=\"{0}\" fill=\"none\" "
+                   "stroke=\"{1}\" stroke-width=\"1.5\"/>\n",
+                   mc, colour)
+               .str();
+    if (!cf.empty())
+      s += formatv("<polyline class=\"closed-form\" points=\"{0}\" "
+                   "fill=\"none\" stroke=\"{1}\" stroke-dasharray=\"5,4\"/>\n",
+                   cf, colour)
+               .str();
+    if (std::isfinite(c.crossover) && c.crossover > 0 &&
+        std::log10(c.crossover) > ax.x0 && std::log10(c.crossover) < ax.x1)
+      s += formatv("<line class=\"crossover\" x1=\"{0}\" y1=\"{1}\" "
+                   "x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\" "
+                   "stroke-dasharray=\"1,3\"><title>{4}: crossover T* = {5} "
+                   "slots</title></line>\n",
+                   ax.X(std::log10(c.crossover)), ax.top, ax.top + ax.h, colour,
+                   svg::esc(c.policy), svg::num(c.crossover))
+               .str();
+    double ly = ax.top + 14 + 18 * double(i);
+    s += formatv("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" "
+                 "stroke=\"{3}\" stroke-width=\"1.5\"/><text x=\"{4}\" "
+                 "y=\"{5}\" class=\"legend\">{6}</text>\n",
+                 ax.left + ax.w + 14, ly, ax.left + ax.w + 38, colour,
+                 ax.left + ax.w + 44, ly + 4, svg::esc(c.policy))
+             .str();
+  }
+  s += "</svg>\n";
+  return s;
+}
+
 } // namespace
 
 bool routeCommand(const RouteOptions &opts, const std::string &generator,
@@ -120,6 +232,7 @@ bool routeCommand(const RouteOptions &opts, const std::string &generator,
 
   rt::Moments supply = rt::supplyMoments(fleet);
   json::Array policies;
+  std::vector<HorizonCurve> curves;
   std::string csv, table;
   if (!horizons.empty())
     csv = "policy,horizon_slots,aux_mean_J,aux_ci95_J,aux_controlled_mean_J,"
@@ -217,6 +330,9 @@ bool routeCommand(const RouteOptions &opts, const std::string &generator,
     if (!horizons.empty()) {
       json::Array at;
       std::vector<double> lx, ly, hx, hy;
+      HorizonCurve &curve = curves.emplace_back();
+      curve.policy = p.name;
+      curve.crossover = pr.crossoverSlots;
       for (size_t c = 0; c < horizons.size(); ++c) {
         double t = double(horizons[c]);
         double predicted =
@@ -231,6 +347,10 @@ bool routeCommand(const RouteOptions &opts, const std::string &generator,
                        a.mean, a.halfWidth95(), cv.mean, cv.halfWidth95(),
                        predicted)
                    .str();
+        curve.t.push_back(t);
+        curve.mean.push_back(cv.mean);
+        curve.half.push_back(cv.halfWidth95());
+        curve.predicted.push_back(predicted);
         at.push_back(json::Object{{"horizon_slots", int64_t(horizons[c])},
                                   {"aux_J", stat(a)},
                                   {"aux_controlled_J", stat(cv)},
@@ -271,6 +391,8 @@ bool routeCommand(const RouteOptions &opts, const std::string &generator,
                    {"policies", std::move(policies)}};
   out.reportJson = formatv("{0:2}\n", json::Value(std::move(doc))).str();
   out.horizonsCsv = std::move(csv);
+  if (!horizons.empty())
+    out.horizonsSvg = horizonPlot(curves, st.runs);
   out.summary =
       formatv("{0} slots x {1} runs ({2}), mean supply {3:F2} J "
               "per slot\n",

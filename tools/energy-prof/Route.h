@@ -22,7 +22,10 @@ struct RouteOptions {
 struct RouteOutput {
   std::string reportJson;  ///< the report (docs/ROUTING.md#the-report)
   std::string horizonsCsv; ///< policy,horizon_slots,... when horizons given
-  std::string summary;     ///< a table for stderr
+  /// E[D_T] against the horizon, log-log, per policy (SVG) when horizons
+  /// given.
+  std::string horizonsSvg;
+  std::string summary; ///< a table for stderr
 };
 
 /// Reads the fleet, resolves every policy, simulates each on the same random

@@ -254,6 +254,11 @@ static cl::opt<bool>
 static cl::opt<std::string>
     routeCsv("csv", cl::desc("route: write the horizon table (CSV) here"),
              cl::sub(routeSub), cl::cat(category));
+static cl::opt<std::string>
+    routeSvg("svg",
+             cl::desc("route: plot E[D_T] against --horizons, log-log, per "
+                      "policy (SVG) here"),
+             cl::sub(routeSub), cl::cat(category));
 static cl::opt<std::string> serveModel("serve-model",
                                        cl::desc("serve-plan: the model id"),
                                        cl::sub(servePlanSub),
@@ -908,6 +913,8 @@ static int routeCmd() {
   o.horizons.assign(routeHorizons.begin(), routeHorizons.end());
   if (!routeCsv.empty() && o.horizons.empty())
     return fail("--csv needs --horizons");
+  if (!routeSvg.empty() && o.horizons.empty())
+    return fail("--svg needs --horizons");
   energy::RouteOutput out;
   std::string err;
   if (!energy::routeCommand(
@@ -917,6 +924,9 @@ static int routeCmd() {
   std::signal(SIGXFSZ, SIG_IGN);
   if (!routeCsv.empty() &&
       !AtomicFile::writeWhole(routeCsv, out.horizonsCsv, err))
+    return fail(err);
+  if (!routeSvg.empty() &&
+      !AtomicFile::writeWhole(routeSvg, out.horizonsSvg, err))
     return fail(err);
   if (int rc = writeOutput(out.reportJson))
     return rc;
