@@ -229,6 +229,13 @@ struct EnergyEvaluatePass
       rows.push_back({dev.getValue(), s, a.d});
       sumS += s;
     }
+    auto printUnsplit = [&] {
+      if (unsplitD > 0)
+        os << llvm::formatv("    measured composites over several devices  "
+                            "dynamic {0} (measured as a whole: not split by "
+                            "device)\n",
+                            formatQuantity(unsplitD, Dimension::Energy, 5));
+    };
     // Where the composition's static power is not the sum of the devices'
     // (overrides it weighs otherwise), a static split would not add up to
     // the total: say so rather than print one that does not.
@@ -238,6 +245,7 @@ struct EnergyEvaluatePass
       for (const Row &r : rows)
         os << llvm::formatv("    @{0}  dynamic {1}\n", r.name,
                             formatQuantity(r.d, Dimension::Energy, 5));
+      printUnsplit();
       return;
     }
     std::sort(rows.begin(), rows.end(), [&](const Row &a, const Row &b) {
@@ -260,11 +268,7 @@ struct EnergyEvaluatePass
       os << llvm::formatv("    ... {0} more devices  {1}\n",
                           rows.size() - shown, q(rest, Dimension::Energy));
     }
-    if (unsplitD > 0)
-      os << llvm::formatv("    measured composites over several devices  "
-                          "dynamic {0} (measured as a whole: not split by "
-                          "device)\n",
-                          q(unsplitD, Dimension::Energy));
+    printUnsplit();
   }
 
   void printSummary(Operation *op, const calculus::Signature &sig,

@@ -29,13 +29,16 @@
 #ifndef TOOLS_DEEPINPUT_H
 #define TOOLS_DEEPINPUT_H
 
+#include "mlir/Bytecode/BytecodeReader.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/thread.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <cstddef>
-#include <optional>
+#include <cstring>
+#include <pthread.h>
 
 namespace energy::tools {
 
@@ -93,12 +96,16 @@ inline unsigned textNesting(llvm::StringRef text, const char *&tooDeep,
 
 /// Checks the buffer `bufferId` of `sm`; reports `file:line:col: error:`
 /// through it and returns false where the text is too deep. `depth`: how
-/// deep it nests.
+/// deep it nests. MLIR bytecode is not text: it is not scanned (its reader
+/// keeps its own stack of regions) and parses on the calling thread.
 inline bool checkNesting(llvm::SourceMgr &sm, unsigned bufferId,
                          unsigned &depth) {
-  llvm::StringRef text = sm.getMemoryBuffer(bufferId)->getBuffer();
+  const llvm::MemoryBuffer *buffer = sm.getMemoryBuffer(bufferId);
+  depth = 0;
+  if (mlir::isBytecode(buffer->getMemBufferRef()))
+    return true;
   const char *at = nullptr;
-  depth = textNesting(text, at);
+  depth = textNesting(buffer->getBuffer(), at);
   if (!at)
     return true;
   sm.PrintMessage(llvm::SMLoc::getFromPointer(at), llvm::SourceMgr::DK_Error,
@@ -111,16 +118,43 @@ inline bool checkNesting(llvm::SourceMgr &sm, unsigned bufferId,
 }
 
 /// Runs `body` for text nested `depth` deep and returns its result: on the
-/// calling thread, or past kMainStackNesting on a thread with a
-/// kParseStackBytes stack.
-template <typename Fn> int onParseStack(unsigned depth, Fn &&body) {
+/// calling thread, or past kMainStackNesting on a thread with a deep stack
+/// (kParseStackBytes, or a quarter or a sixteenth of it where the address
+/// space is limited). Where no such thread can be created, an error in
+/// `tool`'s name and 1, not an abort.
+template <typename Fn>
+int onParseStack(unsigned depth, llvm::StringRef tool, Fn &&body) {
   if (depth <= kMainStackNesting)
     return body();
-  int rc = 1;
-  llvm::thread worker(std::optional<unsigned>(kParseStackBytes),
-                      [&] { rc = body(); });
-  worker.join();
-  return rc;
+  struct Call {
+    Fn *body;
+    int rc = 1;
+    static void *run(void *self) {
+      auto *call = static_cast<Call *>(self);
+      call->rc = (*call->body)();
+      return nullptr;
+    }
+  } call{&body};
+  int err = 0;
+  for (size_t stack : {size_t(kParseStackBytes), size_t(kParseStackBytes) / 4,
+                       size_t(kParseStackBytes) / 16}) {
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, stack);
+    pthread_t thread;
+    err = pthread_create(&thread, &attr, &Call::run, &call);
+    pthread_attr_destroy(&attr);
+    if (err == 0) {
+      pthread_join(thread, nullptr);
+      return call.rc;
+    }
+  }
+  llvm::WithColor::error(llvm::errs(), tool)
+      << "the input nests " << depth
+      << " brackets deep, past what the main thread's stack takes ("
+      << kMainStackNesting << "), and no thread with a deeper stack could be "
+      << "created: " << std::strerror(err) << "\n";
+  return 1;
 }
 
 } // namespace energy::tools

@@ -258,6 +258,11 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
   return best;
 }
 
+/// "1 GPU", "4 GPUs".
+static std::string gpuCount(int n) {
+  return std::to_string(n) + (n == 1 ? " GPU" : " GPUs");
+}
+
 bool recommendServingCap(const std::vector<ServingObservation> &obs,
                          const std::string &model, const std::string &gpu,
                          int tp, int gpus, double sloS,
@@ -271,10 +276,10 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
     // With a GPU count asked for, the counts each (GPU, TP) was measured on
     // are what the user needs to choose from.
     pairs.insert(o.gpu + " with TP " + std::to_string(o.tp) +
-                 (gpus > 0 ? " on " + std::to_string(o.gpus) + " GPUs" : ""));
+                 (gpus > 0 ? " on " + gpuCount(o.gpus) : ""));
     if (o.gpu != gpu || o.tp != tp || (gpus > 0 && o.gpus != gpus))
       continue;
-    std::string d = o.task + ": " + std::to_string(o.gpus) + " GPUs (EP " +
+    std::string d = o.task + ": " + gpuCount(o.gpus) + " (EP " +
                     std::to_string(o.ep) + ", DP " + std::to_string(o.dp) + ")";
     deployments.insert(d);
     cells[servingGroup(o)].push_back(&o);
@@ -292,7 +297,7 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
   if (cells.empty()) {
     err = "no measurements of '" + model + "' on " + gpu + " with TP " +
           std::to_string(tp) +
-          (gpus > 0 ? " on " + std::to_string(gpus) + " GPUs" : "") +
+          (gpus > 0 ? " on " + gpuCount(gpus) : "") +
           " (it was measured on " + join(pairs) + ")";
     return false;
   }

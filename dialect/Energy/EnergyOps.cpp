@@ -143,18 +143,23 @@ LogicalResult IdleOp::verify() {
 /// input is refused where it exceeds the limit, before anything recurses.
 constexpr unsigned kMaxCompositionNesting = 1000;
 
-/// The generic form (`"energy.seq"() ({...})`) does not pass through
-/// parseComposition: the verifier applies the same limit, from the
-/// innermost composition (regions verify after their ops).
+/// The limit as the verifier applies it, to every composition kind and in
+/// either form: the generic form (`"energy.seq"() ({...})`) does not pass
+/// through parseComposition, and neither does `energy.composite` (its
+/// assembly format is generated), whose parts the tree walks recurse into
+/// as well. Reported at the innermost composition (regions verify after
+/// their ops); the walk up stops once past the limit.
 static LogicalResult verifyNesting(Operation *op) {
   unsigned depth = 1;
-  for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
+  for (Operation *p = op->getParentOp();
+       p && depth <= kMaxCompositionNesting; p = p->getParentOp())
     if (isa<SeqOp, ParOp, MultiOp, CompositeOp>(p))
       ++depth;
   if (depth <= kMaxCompositionNesting)
     return success();
-  return op->emitOpError("is nested ")
-         << depth << " compositions deep; at most " << kMaxCompositionNesting
+  return op->emitOpError("is nested more than ")
+         << kMaxCompositionNesting << " compositions deep; at most "
+         << kMaxCompositionNesting
          << " levels (flatten the tree: a seq directly inside a seq is the "
             "same seq)";
 }

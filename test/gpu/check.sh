@@ -27,18 +27,29 @@ cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build-gpu}
 MLIR_DIR=${MLIR_DIR:-/usr/lib/llvm-22/lib/cmake/mlir}
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+# CMake where it is found and configures (it needs Eigen3 for the
+# calculus); else nvcc directly.
+cmake_ok=0
 if command -v cmake >/dev/null && command -v ninja >/dev/null; then
+  cmake_ok=1
   if [ ! -f "$BUILD/build.ninja" ]; then
     if [ -d "$MLIR_DIR" ]; then
       cmake -G Ninja -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
         -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
-        -DMLIR_DIR="$MLIR_DIR" \
-        -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit >/dev/null
+        -DCMAKE_CUDA_COMPILER="$NVCC" -DMLIR_DIR="$MLIR_DIR" \
+        -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit >/dev/null || cmake_ok=0
     else
       cmake -G Ninja -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
-        -DENERGY_ENABLE_MLIR=OFF >/dev/null
+        -DCMAKE_CUDA_COMPILER="$NVCC" -DENERGY_ENABLE_MLIR=OFF >/dev/null ||
+        cmake_ok=0
+    fi
+    if [ $cmake_ok = 0 ]; then
+      echo "check.sh: CMake could not configure $BUILD; building with nvcc directly" >&2
+      rm -rf "$BUILD"
     fi
   fi
+fi
+if [ $cmake_ok = 1 ]; then
   targets="gpu-check capi-check energy_microbench energy-python"
   if grep -q '^build bin/energy-prof:' "$BUILD/build.ninja"; then
     targets="$targets energy-prof"

@@ -103,7 +103,8 @@ int main(int argc, char **argv) {
   // Pass options are parsed when the pipeline is built, and upstream
   // reports a bad one (`quantum=abc`, `bogus=1`) at an unknown location,
   // after LLVM's own line: build it once here first and say it plainly.
-  if (!config.shouldUseExplicitModule()) {
+  // (Not with --dump-pass-pipeline: building the pipeline dumps it.)
+  if (!config.shouldUseExplicitModule() && !config.shouldDumpPassPipeline()) {
     mlir::MLIRContext probe(registry, mlir::MLIRContext::Threading::DISABLED);
     mlir::PassManager pm(&probe, mlir::ModuleOp::getOperationName(),
                          mlir::OpPassManager::Nesting::Implicit);
@@ -144,7 +145,7 @@ int main(int argc, char **argv) {
   // kills the tool mid-write (set here, after LLVM installed its handlers).
   std::signal(SIGXFSZ, SIG_IGN);
   std::string output = outputFile;
-  return energy::tools::onParseStack(depth, [&] {
+  return energy::tools::onParseStack(depth, "energy-opt", [&] {
     if (energy::rt::writeAtomically(
             output,
             [&](llvm::raw_ostream &os) {

@@ -196,7 +196,7 @@ int main(int argc, char **argv) {
     if (!energy::tools::checkNesting(sourceMgr, sourceMgr.getMainFileID(),
                                      depth))
       return 1;
-    return energy::tools::onParseStack(depth, [&] {
+    return energy::tools::onParseStack(depth, "energy-translate", [&] {
       mlir::ParserConfig config(&ctx);
       mlir::OwningOpRef<mlir::ModuleOp> in =
           mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, config);
