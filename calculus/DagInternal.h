@@ -122,9 +122,10 @@ struct Sweep {
   /// Task visits of the greedy fill's passes (the crash sweep's budget).
   uint64_t fillVisits = 0;
 
-  Sweep(const Dag &dag, const std::vector<TaskOptions> &opts, FillRule rule)
-      : dag(dag), opts(opts), rule(rule), n(opts.size()), cur(n, 0), T(n),
-        es(n), ls(n) {
+  Sweep(const Dag &graph, const std::vector<TaskOptions> &options,
+        FillRule fill)
+      : dag(graph), opts(options), rule(fill), n(options.size()), cur(n, 0),
+        T(n), es(n), ls(n) {
     for (size_t t = 0; t < n; ++t) {
       T[t] = opts[t].T[0];
       dsum += opts[t].d[0];

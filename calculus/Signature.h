@@ -110,7 +110,7 @@ enum class Op { Seq, Par, Multi };
 /// operands costs no allocation.
 class Composer {
 public:
-  explicit Composer(Op op) : op(op) {}
+  explicit Composer(Op kind) : op(kind) {}
   /// Adds the next operand; returns false (and fills error()) on a violated
   /// side condition. Operand index is counted from 0.
   bool add(const Signature &x);

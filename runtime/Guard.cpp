@@ -121,11 +121,11 @@ ClockGuard::ClockGuard(Device &d) : dev(d), pid(getpid()) {
     // whoever finds this process gone (SIGKILL, power loss). A device that
     // cannot be reopened by name gets none; one never changed, none either.
     recordPath[i][0] = 0;
-    d.onChanged = [i](Device &dev) {
+    d.onChanged = [i](Device &changed) {
       if (recordPath[i][0])
         return;
       std::string path, err;
-      if (writeRestoreRecord(dev, path, err) &&
+      if (writeRestoreRecord(changed, path, err) &&
           path.size() < sizeof recordPath[i])
         std::memcpy(recordPath[i], path.c_str(), path.size() + 1);
     };

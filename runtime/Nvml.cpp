@@ -54,7 +54,7 @@ bool resolve(void *lib, const char *sym, F &slot, std::string &err) {
 
 class NvmlDevice : public Device {
 public:
-  NvmlDevice(Api api, nvmlDevice_t h) : api(api), handle(h) {
+  NvmlDevice(Api functions, nvmlDevice_t h) : api(functions), handle(h) {
     // Cached so that the signal-time restore makes a single NVML call.
     if (api.defaultLimit(handle, &defaultMilliWatts) != NVML_SUCCESS)
       defaultMilliWatts = 0;

@@ -36,7 +36,7 @@ inline bool enabled() { return !quietFlag() && isatty(STDERR_FILENO); }
 
 class Line {
 public:
-  explicit Line(std::string what) : what(std::move(what)), on(enabled()) {
+  explicit Line(std::string title) : what(std::move(title)), on(enabled()) {
     phaseStart = last = std::chrono::steady_clock::now();
   }
   ~Line() { done(); }

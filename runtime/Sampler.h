@@ -56,7 +56,8 @@ private:
 /// the one before (error at most half a period plus the read's duration).
 class EnergySampler {
 public:
-  EnergySampler(Device &dev, double period) : dev(dev), period(period) {}
+  EnergySampler(Device &device, double periodS)
+      : dev(device), period(periodS) {}
   ~EnergySampler() { stop(); }
   EnergySampler(const EnergySampler &) = delete;
   EnergySampler &operator=(const EnergySampler &) = delete;

@@ -39,7 +39,7 @@ bool benchmarkFor(const KernelSpec &k, Microbenchmark &which, size_t &size) {
 /// NVML for identity, clocks and the energy counter; CUDA for the kernels.
 class CudaDevice : public Device {
 public:
-  explicit CudaDevice(std::unique_ptr<Device> nvml) : nvml(std::move(nvml)) {}
+  explicit CudaDevice(std::unique_ptr<Device> base) : nvml(std::move(base)) {}
   std::string identity() const override { return nvml->identity(); }
   std::vector<int> supportedSmClocks() const override {
     return nvml->supportedSmClocks();
