@@ -168,17 +168,18 @@ struct EnergyEvaluatePass
           else if (auto idle = dyn_cast<IdleOp>(part))
             devs.insert(idle.getDeviceAttr().getAttr());
         });
+        SmallVector<double> staticOf;
         double sumDeclared = 0;
         for (StringAttr dev : devs) {
           std::optional<double> sd = declared(dev);
           known = known && sd;
-          sumDeclared += sd.value_or(0);
+          staticOf.push_back(sd.value_or(0));
+          sumDeclared += staticOf.back();
         }
         double sComp = sg.staticPower().value_or(sumDeclared), T = sg.time();
-        for (StringAttr dev : devs) {
-          double share = sumDeclared > 0
-                             ? declared(dev).value_or(0) / sumDeclared
-                             : 1.0 / double(devs.size());
+        for (auto [dev, sDev] : llvm::zip_equal(devs, staticOf)) {
+          double share =
+              sumDeclared > 0 ? sDev / sumDeclared : 1.0 / double(devs.size());
           Acc &a = acc[dev];
           a.sT += sComp * share * T;
           a.T += T;
