@@ -133,6 +133,29 @@ double splitQuality(const Fleet &fleet, const std::vector<double> &p) {
   return q;
 }
 
+TaskEnergy tokenLinearEnergy(double promptJ, double outputJ,
+                             const std::vector<std::pair<double, double>> &pl) {
+  // Two passes (means, then centred sums) keep the variance accurate when
+  // the lengths are large and nearly equal.
+  double n = double(pl.size()), mp = 0, ml = 0;
+  for (const auto &[p, l] : pl) {
+    mp += p;
+    ml += l;
+  }
+  mp /= n;
+  ml /= n;
+  double vp = 0, vl = 0, cpl = 0;
+  for (const auto &[p, l] : pl) {
+    vp += (p - mp) * (p - mp);
+    vl += (l - ml) * (l - ml);
+    cpl += (p - mp) * (l - ml);
+  }
+  double var = (promptJ * promptJ * vp + outputJ * outputJ * vl +
+                2 * promptJ * outputJ * cpl) /
+               n;
+  return {promptJ * mp + outputJ * ml, std::sqrt(std::max(0.0, var))};
+}
+
 bool qualityFromLaw(const QualityLaw &law, double trainFlops,
                     double inferenceFlops, double &q, std::string &err) {
   if (!(trainFlops > 0) || !(inferenceFlops > 0) ||

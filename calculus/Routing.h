@@ -100,6 +100,19 @@ struct QualityLaw {
 bool qualityFromLaw(const QualityLaw &law, double trainFlops,
                     double inferenceFlops, double &q, std::string &err);
 
+/// A task's energy from per-token figures (linear attribution): a task with
+/// P prompt and L output tokens costs promptJ P + outputJ L (prefill energy
+/// per prompt token, decode energy per output token). Over a stream of
+/// (P, L) pairs, by linearity of the mean and the variance of a linear
+/// combination: mean promptJ E[P] + outputJ E[L], variance promptJ^2 Var P +
+/// outputJ^2 Var L + 2 promptJ outputJ Cov(P, L) (the stream's population
+/// moments). The stream must not be empty.
+struct TaskEnergy {
+  double meanJ = 0, sdJ = 0;
+};
+TaskEnergy tokenLinearEnergy(double promptJ, double outputJ,
+                             const std::vector<std::pair<double, double>> &pl);
+
 //===----------------------------------------------------------------------===//
 // Closed forms (Brownian limits)
 //===----------------------------------------------------------------------===//

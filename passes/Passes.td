@@ -212,7 +212,8 @@ def EnergyRoute : Pass<"energy-route", "::mlir::ModuleOp"> {
   let summary = "Route a request stream to several serving endpoints";
   let description = [{
     A fleet in the IR: a `sched.schedule` holding one `sched.serve` per model
-    endpoint (named like the models of the fleet file, `fleet=`, docs/
+    endpoint (named like the models of the fleet: the file `fleet=` or the
+    schedule's `energy.fleet` dictionary with the same keys, docs/
     ROUTING.md) and its request stream as `energy.requests = [[arrival_s,
     prompt, output], ...]`. Resolves the fleet's policy `policy` (default:
     its first variance-aware policy, else its first), writes each endpoint's
@@ -226,7 +227,8 @@ def EnergyRoute : Pass<"energy-route", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"fleet", "fleet", "std::string", /*default=*/"\"\"",
-           "the fleet file (models, supply, reserve, policies)">,
+           "the fleet file (models, supply, reserve, policies; else the "
+           "schedule's energy.fleet)">,
     Option<"policy", "policy", "std::string", /*default=*/"\"\"",
            "the policy to route by (default: the first variance-aware)">,
   ];
@@ -235,20 +237,29 @@ def EnergyRoute : Pass<"energy-route", "::mlir::ModuleOp"> {
 def EnergyRouteSimulate : Pass<"energy-route-simulate", "::mlir::ModuleOp"> {
   let summary = "Simulate a fleet's supply and reserve under each policy";
   let description = [{
-    For every schedule with `energy.requests`, simulates the fleet file's
-    (`fleet=`) supply and reserve under each of its policies (paired Monte
-    Carlo, `runs` and `horizon` slots overriding the file's) and records on
-    the schedule `energy.route_report`: per policy its quality, the
-    predicted and simulated auxiliary energy D_T and spilled supply W_T
-    (J, mean and 95 % interval half-width).
+    For every schedule with `energy.requests`, simulates its fleet's
+    (`fleet=` file or the schedule's `energy.fleet`) supply and reserve
+    under each of its policies (paired Monte Carlo, `runs` and `horizon`
+    slots overriding the fleet's) and records on the schedule
+    `energy.route_report = {models = ..., policies = ...}`: per model the
+    per-task energy used (mean, sd, where it came from), per policy its
+    quality, the predicted and simulated auxiliary energy D_T and spilled
+    supply W_T (J, mean and 95 % interval half-width). With
+    `energies=evaluated` (on a routed schedule after `--sched-expand`) each
+    model's per-task energy is its endpoint's evaluated prefill energy per
+    prompt token and decode energy per output token applied to the request
+    stream's lengths (docs/ROUTING.md).
   }];
   let options = [
     Option<"fleet", "fleet", "std::string", /*default=*/"\"\"",
-           "the fleet file">,
+           "the fleet file (else the schedule's energy.fleet)">,
     Option<"runs", "runs", "unsigned", /*default=*/"0",
-           "Monte Carlo runs (0: the file's)">,
+           "Monte Carlo runs (0: the fleet's)">,
     Option<"horizon", "horizon", "uint64_t", /*default=*/"0",
-           "slots (0: the file's)">,
+           "slots (0: the fleet's)">,
+    Option<"energies", "energies", "std::string", /*default=*/"\"fleet\"",
+           "per-task energies: fleet (the fleet's distributions) or "
+           "evaluated (the expanded endpoints' signatures)">,
   ];
 }
 

@@ -11,7 +11,7 @@
 #include <algorithm>
 
 #include "calculus/Routing.h"
-#include "runtime/formats/Fleet.h"
+#include "passes/FleetSource.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -37,12 +37,33 @@ struct EnergyRoutePass : public energy::impl::EnergyRouteBase<EnergyRoutePass> {
       mlir::emitError(loc, "energy-route: ") << msg;
       signalPassFailure();
     };
-    if (fleet.empty())
-      return fail(moduleErrorLoc(module), "needs fleet=FILE (docs/ROUTING.md)");
+    FleetSource source(fleet, "energy-route");
+    bool any = false;
+    for (ScheduleOp sched : module.getOps<ScheduleOp>()) {
+      auto requests = sched->getAttrOfType<ArrayAttr>(
+          EnergyDialect::RequestsAttrHelper::getNameStr());
+      if (!requests)
+        continue;
+      any = true;
+      if (failed(route(sched, requests, source)))
+        return signalPassFailure();
+    }
+    if (!any)
+      return fail(moduleErrorLoc(module),
+                  "no sched.schedule has energy.requests "
+                  "(the request stream to route)");
+  }
+
+  LogicalResult route(ScheduleOp sched, ArrayAttr requests,
+                      FleetSource &source) {
+    auto fail = [&](Location loc, const Twine &msg) {
+      mlir::emitError(loc, "energy-route: ") << msg;
+      return failure();
+    };
     formats::FleetFile ff;
-    std::string err;
-    if (!formats::readFleet(fleet, ff, err))
-      return fail(moduleErrorLoc(module), err);
+    std::string err, from;
+    if (failed(source.get(sched, ff, from)))
+      return failure();
     // The policy: named, else the first variance-aware, else the first.
     int chosen = -1;
     for (size_t i = 0; i < ff.policies.size(); ++i)
@@ -54,15 +75,15 @@ struct EnergyRoutePass : public energy::impl::EnergyRouteBase<EnergyRoutePass> {
       std::string names;
       for (const rt::Policy &p : ff.policies)
         names += (names.empty() ? "" : ", ") + p.name;
-      return fail(moduleErrorLoc(module), fleet + ": no policy '" + policy +
-                                              "' (it has " + names + ")");
+      return fail(sched.getLoc(),
+                  from + ": no policy '" + policy + "' (it has " + names + ")");
     }
     if (chosen < 0)
       chosen = 0;
     std::vector<std::vector<std::vector<double>>> splits;
     if (!rt::resolvePolicies(ff.fleet, ff.policies, ff.matchQualityOf,
                              double(ff.simulation.horizon), splits, err))
-      return fail(moduleErrorLoc(module), fleet + ": " + err);
+      return fail(sched.getLoc(), from + ": " + err);
     // One split (a supply trace: its long-run average).
     size_t k = ff.fleet.models.size();
     std::vector<double> share(k, 0.0);
@@ -71,74 +92,62 @@ struct EnergyRoutePass : public energy::impl::EnergyRouteBase<EnergyRoutePass> {
         share[i] += s[i] / double(splits[size_t(chosen)].size());
 
     Builder b(&getContext());
-    bool any = false;
-    for (ScheduleOp sched : module.getOps<ScheduleOp>()) {
-      auto requests = sched->getAttrOfType<ArrayAttr>(
-          EnergyDialect::RequestsAttrHelper::getNameStr());
-      if (!requests)
-        continue;
-      any = true;
-      std::map<std::string, ServeOp> endpoints;
-      for (ServeOp serve : sched.getBody().getOps<ServeOp>())
-        endpoints[serve.getSymName().str()] = serve;
-      std::vector<ServeOp> byModel(k);
-      for (size_t i = 0; i < k; ++i) {
-        auto it = endpoints.find(ff.fleet.models[i].name);
-        if (it == endpoints.end())
-          return fail(sched.getLoc(), "no sched.serve @" +
-                                          ff.fleet.models[i].name +
-                                          " for the fleet's model of that "
-                                          "name");
-        byModel[i] = it->second;
-        endpoints.erase(it);
-      }
-      if (!endpoints.empty())
-        return fail(endpoints.begin()->second.getLoc(),
-                    "@" + endpoints.begin()->first +
-                        " is not a model of the fleet " + fleet);
-      // Weighted round robin: each request to the endpoint furthest behind
-      // its share (credit += share per request, the winner pays 1).
-      std::vector<SmallVector<Attribute>> dealt(k);
-      std::vector<double> credit(k, 0.0);
-      for (Attribute r : requests) {
-        for (size_t i = 0; i < k; ++i)
-          credit[i] += share[i];
-        size_t best = 0;
-        for (size_t i = 1; i < k; ++i)
-          if (credit[i] > credit[best])
-            best = i;
-        credit[best] -= 1;
-        dealt[best].push_back(r);
-      }
-      for (size_t i = 0; i < k; ++i) {
-        ServeOp serve = byModel[i];
-        serve.setRequestsAttr(b.getArrayAttr(dealt[i]));
-        serve.removeNumRequestsAttr();
-        serve.removeArrivalRateAttr();
-        serve.removePromptMinAttr();
-        serve.removePromptMaxAttr();
-        serve.removeOutputMinAttr();
-        serve.removeOutputMaxAttr();
-        // A share summed over the split's steps can round past 1 (or below
-        // 0) in the last bit; it is a fraction.
-        serve->setAttr(EnergyDialect::RouteFractionAttrHelper::getNameStr(),
-                       b.getF64FloatAttr(std::clamp(share[i], 0.0, 1.0)));
-      }
-      sched->setAttr(
-          EnergyDialect::RouteAttrHelper::getNameStr(),
-          b.getDictionaryAttr(
-              {b.getNamedAttr(
-                   "policy", b.getStringAttr(ff.policies[size_t(chosen)].name)),
-               b.getNamedAttr("quality",
-                              b.getF64FloatAttr(rt::splitsMeanQuality(
-                                  ff.fleet, splits[size_t(chosen)]))),
-               b.getNamedAttr("requests",
-                              b.getI64IntegerAttr(int64_t(requests.size())))}));
+    std::map<std::string, ServeOp> endpoints;
+    for (ServeOp serve : sched.getBody().getOps<ServeOp>())
+      endpoints[serve.getSymName().str()] = serve;
+    std::vector<ServeOp> byModel(k);
+    for (size_t i = 0; i < k; ++i) {
+      auto it = endpoints.find(ff.fleet.models[i].name);
+      if (it == endpoints.end())
+        return fail(sched.getLoc(), "no sched.serve @" +
+                                        ff.fleet.models[i].name +
+                                        " for the fleet's model of that "
+                                        "name");
+      byModel[i] = it->second;
+      endpoints.erase(it);
     }
-    if (!any)
-      return fail(moduleErrorLoc(module),
-                  "no sched.schedule has energy.requests "
-                  "(the request stream to route)");
+    if (!endpoints.empty())
+      return fail(endpoints.begin()->second.getLoc(),
+                  "@" + endpoints.begin()->first +
+                      " is not a model of the fleet (" + from + ")");
+    // Weighted round robin: each request to the endpoint furthest behind
+    // its share (credit += share per request, the winner pays 1).
+    std::vector<SmallVector<Attribute>> dealt(k);
+    std::vector<double> credit(k, 0.0);
+    for (Attribute r : requests) {
+      for (size_t i = 0; i < k; ++i)
+        credit[i] += share[i];
+      size_t best = 0;
+      for (size_t i = 1; i < k; ++i)
+        if (credit[i] > credit[best])
+          best = i;
+      credit[best] -= 1;
+      dealt[best].push_back(r);
+    }
+    for (size_t i = 0; i < k; ++i) {
+      ServeOp serve = byModel[i];
+      serve.setRequestsAttr(b.getArrayAttr(dealt[i]));
+      serve.removeNumRequestsAttr();
+      serve.removeArrivalRateAttr();
+      serve.removePromptMinAttr();
+      serve.removePromptMaxAttr();
+      serve.removeOutputMinAttr();
+      serve.removeOutputMaxAttr();
+      // A share summed over the split's steps can round past 1 (or below
+      // 0) in the last bit; it is a fraction.
+      serve->setAttr(EnergyDialect::RouteFractionAttrHelper::getNameStr(),
+                     b.getF64FloatAttr(std::clamp(share[i], 0.0, 1.0)));
+    }
+    sched->setAttr(
+        EnergyDialect::RouteAttrHelper::getNameStr(),
+        b.getDictionaryAttr(
+            {b.getNamedAttr("policy",
+                            b.getStringAttr(ff.policies[size_t(chosen)].name)),
+             b.getNamedAttr("quality", b.getF64FloatAttr(rt::splitsMeanQuality(
+                                           ff.fleet, splits[size_t(chosen)]))),
+             b.getNamedAttr("requests",
+                            b.getI64IntegerAttr(int64_t(requests.size())))}));
+    return success();
   }
 };
 } // namespace

@@ -1,16 +1,20 @@
 //===- RouteSimulate.cpp - --energy-route-simulate ------------------------===//
 //
 // A thin caller of calculus/Routing's policies, closed forms and Monte
-// Carlo on a fleet file; records the comparison on the schedule.
+// Carlo on a schedule's fleet; records the comparison on the schedule. With
+// energies=evaluated the models' per-task energies come from the expanded
+// endpoints' signatures instead of the fleet's distributions.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
 
 #include "calculus/Routing.h"
-#include "runtime/formats/Fleet.h"
+#include "passes/FleetSource.h"
 
 #include "mlir/IR/Builders.h"
+
+#include <map>
 
 namespace energy {
 #define GEN_PASS_DEF_ENERGYROUTESIMULATE
@@ -23,22 +27,139 @@ using namespace energy::sched;
 namespace rt = energy::calculus::routing;
 
 namespace {
+/// An endpoint's evaluated energy, by phase: the sum of its tasks' s T + d
+/// and the tokens they process.
+struct PhaseEnergy {
+  double prefillJ = 0, promptTokens = 0;
+  double decodeJ = 0, outputTokens = 0;
+  size_t tasks = 0;
+};
+
 struct EnergyRouteSimulatePass
     : public energy::impl::EnergyRouteSimulateBase<EnergyRouteSimulatePass> {
   using EnergyRouteSimulateBase::EnergyRouteSimulateBase;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto fail = [&](const Twine &msg) {
-      mlir::emitError(moduleErrorLoc(module), "energy-route-simulate: ") << msg;
+    if (energies != "fleet" && energies != "evaluated") {
+      mlir::emitError(moduleErrorLoc(module), "energy-route-simulate: ")
+          << "energies='" << energies << "': expected fleet or evaluated";
+      return signalPassFailure();
+    }
+    FleetSource source(fleet, "energy-route-simulate");
+    bool any = false;
+    for (ScheduleOp sched : module.getOps<ScheduleOp>()) {
+      auto requests = sched->getAttrOfType<ArrayAttr>(
+          EnergyDialect::RequestsAttrHelper::getNameStr());
+      if (!requests)
+        continue;
+      any = true;
+      if (failed(simulateSchedule(sched, requests, source)))
+        return signalPassFailure();
+    }
+    if (!any) {
+      mlir::emitError(moduleErrorLoc(module), "energy-route-simulate: ")
+          << "no sched.schedule has energy.requests (the fleet's IR form)";
       signalPassFailure();
+    }
+  }
+
+  /// Replaces each model's mean and sd per task by the linear attribution
+  /// of its endpoint's evaluated energy (calculus::routing::
+  /// tokenLinearEnergy): prefill J per prompt token and decode J per output
+  /// token over the tasks on `@<model>_gpu`, applied to the request
+  /// stream's prompt and output lengths. Models whose endpoint served no
+  /// request keep the fleet's figures. `sources` says which is which.
+  LogicalResult evaluatedEnergies(ScheduleOp sched, ArrayAttr requests,
+                                  rt::Fleet &f,
+                                  std::vector<std::string> &sources) {
+    auto fail = [&](Location loc, const Twine &msg) {
+      mlir::emitError(loc, "energy-route-simulate: ") << msg;
+      return failure();
     };
-    if (fleet.empty())
-      return fail("needs fleet=FILE (docs/ROUTING.md)");
+    for (ServeOp serve : sched.getBody().getOps<ServeOp>())
+      return fail(serve.getLoc(),
+                  "energies=evaluated needs the endpoints expanded and "
+                  "their signatures known: run --sched-expand first");
+    std::map<std::string, double> staticPower;
+    for (sched::DeviceOp dev : sched.getBody().getOps<sched::DeviceOp>())
+      staticPower[dev.getSymName().str()] =
+          dev.getStaticPower().convertToDouble();
+    std::map<std::string, PhaseEnergy> phases;
+    for (TaskOp task : sched.getBody().getOps<TaskOp>()) {
+      std::string dev = task.getDevice().str();
+      std::optional<StringRef> kind = task.getKind();
+      if (!kind || (*kind != "prefill" && *kind != "decode"))
+        continue;
+      SignatureAttr sig = task.getSigAttr();
+      if (!sig)
+        return fail(task.getLoc(), "energies=evaluated: @" + task.getSymName() +
+                                       " has no signature (fill it first: "
+                                       "--energy-fill-signatures)");
+      double s = sig.staticPower().value_or(staticPower[dev]);
+      double e = s * sig.time() + sig.dynamicEnergy();
+      DictionaryAttr theta = task.getThetaAttr();
+      PhaseEnergy &ph = phases[dev];
+      ++ph.tasks;
+      if (*kind == "prefill") {
+        auto tokens = theta ? theta.getAs<IntegerAttr>("tokens") : nullptr;
+        if (!tokens)
+          return fail(task.getLoc(), "energies=evaluated: prefill @" +
+                                         task.getSymName() +
+                                         " has no 'tokens'");
+        ph.prefillJ += e;
+        ph.promptTokens += double(tokens.getInt());
+      } else {
+        auto batch = theta ? theta.getAs<IntegerAttr>("batch") : nullptr;
+        if (!batch)
+          return fail(task.getLoc(), "energies=evaluated: decode @" +
+                                         task.getSymName() + " has no 'batch'");
+        ph.decodeJ += e;
+        ph.outputTokens += double(batch.getInt());
+      }
+    }
+    std::vector<std::pair<double, double>> stream;
+    for (Attribute r : requests) {
+      auto arr = dyn_cast<ArrayAttr>(r);
+      auto p = arr && arr.size() == 3 ? dyn_cast<IntegerAttr>(arr[1]) : nullptr;
+      auto o = arr && arr.size() == 3 ? dyn_cast<IntegerAttr>(arr[2]) : nullptr;
+      if (!p || !o)
+        return fail(sched.getLoc(), "energy.requests: expected [arrival_s, "
+                                    "prompt, output] entries");
+      stream.push_back({double(p.getInt()), double(o.getInt())});
+    }
+    if (stream.empty())
+      return fail(sched.getLoc(), "energy.requests is empty");
+    sources.assign(f.models.size(), "fleet");
+    for (size_t i = 0; i < f.models.size(); ++i) {
+      auto it = phases.find(f.models[i].name + "_gpu");
+      if (it == phases.end() || it->second.outputTokens == 0 ||
+          it->second.promptTokens == 0)
+        continue;
+      const PhaseEnergy &ph = it->second;
+      rt::TaskEnergy te = rt::tokenLinearEnergy(
+          ph.prefillJ / ph.promptTokens, ph.decodeJ / ph.outputTokens, stream);
+      f.models[i].meanJ = te.meanJ;
+      f.models[i].sdJ = te.sdJ;
+      sources[i] = "evaluated";
+    }
+    return success();
+  }
+
+  LogicalResult simulateSchedule(ScheduleOp sched, ArrayAttr requests,
+                                 FleetSource &source) {
+    auto fail = [&](const Twine &msg) {
+      mlir::emitError(sched.getLoc(), "energy-route-simulate: ") << msg;
+      return failure();
+    };
     formats::FleetFile ff;
-    std::string err;
-    if (!formats::readFleet(fleet, ff, err))
-      return fail(err);
+    std::string err, from;
+    if (failed(source.get(sched, ff, from)))
+      return failure();
+    std::vector<std::string> sources(ff.fleet.models.size(), "fleet");
+    if (energies == "evaluated" &&
+        failed(evaluatedEnergies(sched, requests, ff.fleet, sources)))
+      return failure();
     rt::McSettings st = ff.simulation;
     if (runs)
       st.runs = runs;
@@ -47,9 +168,18 @@ struct EnergyRouteSimulatePass
     std::vector<std::vector<std::vector<double>>> splits;
     if (!rt::resolvePolicies(ff.fleet, ff.policies, ff.matchQualityOf,
                              double(st.horizon), splits, err))
-      return fail(fleet + ": " + err);
+      return fail(from + ": " + err);
     Builder b(&getContext());
-    SmallVector<NamedAttribute> report;
+    SmallVector<NamedAttribute> models, report;
+    for (size_t i = 0; i < ff.fleet.models.size(); ++i) {
+      const rt::Endpoint &m = ff.fleet.models[i];
+      models.push_back(b.getNamedAttr(
+          m.name,
+          b.getDictionaryAttr(
+              {b.getNamedAttr("mean_J", b.getF64FloatAttr(m.meanJ)),
+               b.getNamedAttr("sd_J", b.getF64FloatAttr(m.sdJ)),
+               b.getNamedAttr("source", b.getStringAttr(sources[i]))})));
+    }
     for (size_t i = 0; i < ff.policies.size(); ++i) {
       rt::McResult mc;
       if (!rt::simulate(ff.fleet, splits[i], st, mc, err))
@@ -72,15 +202,12 @@ struct EnergyRouteSimulatePass
                b.getNamedAttr("predicted_spill_J",
                               b.getF64FloatAttr(pr.spillJ))})));
     }
-    bool any = false;
-    for (ScheduleOp sched : module.getOps<ScheduleOp>())
-      if (sched->hasAttr(EnergyDialect::RequestsAttrHelper::getNameStr())) {
-        sched->setAttr(EnergyDialect::RouteReportAttrHelper::getNameStr(),
-                       b.getDictionaryAttr(report));
-        any = true;
-      }
-    if (!any)
-      fail("no sched.schedule has energy.requests (the fleet's IR form)");
+    sched->setAttr(
+        EnergyDialect::RouteReportAttrHelper::getNameStr(),
+        b.getDictionaryAttr(
+            {b.getNamedAttr("models", b.getDictionaryAttr(models)),
+             b.getNamedAttr("policies", b.getDictionaryAttr(report))}));
+    return success();
   }
 };
 } // namespace

@@ -138,6 +138,7 @@ LogicalResult EnergyDialect::verifyOperationAttribute(Operation *op,
   check(getModelAttrHelper());
   check(getRequestsAttrHelper());
   check(getServePlanAttrHelper());
+  check(getFleetAttrHelper());
   check(getRouteAttrHelper());
   check(getRouteFractionAttrHelper());
   check(getRouteReportAttrHelper());

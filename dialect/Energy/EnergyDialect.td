@@ -70,6 +70,7 @@ def Energy_Dialect : Dialect {
     | `energy.model` | `StringAttr` | written by energy-translate --import-kineto: the assumed power model |
     | `energy.requests` | `ArrayAttr` | schedule: the request stream for --energy-route, `[[arrival_s, ...], ...]` |
     | `energy.serve_plan` | `DictionaryAttr` | written by --energy-serve-plan |
+    | `energy.fleet` | `DictionaryAttr` | schedule: the fleet for --energy-route and --energy-route-simulate, the fleet file's keys (docs/ROUTING.md) |
     | `energy.route` | `DictionaryAttr` | written by --energy-route: the chosen policy and its expected cost |
     | `energy.route_fraction` | `FloatAttr` | written by --energy-route: a model's share of the requests, in [0, 1] |
     | `energy.route_report` | `DictionaryAttr` | written by --energy-route-simulate |
@@ -114,6 +115,7 @@ def Energy_Dialect : Dialect {
     "::mlir::StringAttr":$model,
     "::mlir::ArrayAttr":$requests,
     "::mlir::DictionaryAttr":$serve_plan,
+    "::mlir::DictionaryAttr":$fleet,
     "::mlir::DictionaryAttr":$route,
     "::mlir::FloatAttr":$route_fraction,
     "::mlir::DictionaryAttr":$route_report

@@ -162,13 +162,18 @@ struct Reader {
 
 bool parseFleet(const std::string &text, const std::string &file,
                 FleetFile &out, std::string &err) {
-  Reader r{file, err};
   Expected<json::Value> doc = json::parse(text);
   if (!doc) {
     err = file + ": malformed JSON: " + toString(doc.takeError());
     return false;
   }
-  const json::Object *root = doc->getAsObject();
+  return parseFleet(*doc, file, out, err);
+}
+
+bool parseFleet(const json::Value &doc, const std::string &file, FleetFile &out,
+                std::string &err) {
+  Reader r{file, err};
+  const json::Object *root = doc.getAsObject();
   if (!root)
     return r.fail("$", "expected an object");
   if (!r.keys(*root, "$",

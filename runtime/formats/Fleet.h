@@ -14,6 +14,12 @@
 #include <string>
 #include <vector>
 
+namespace llvm {
+namespace json {
+class Value;
+} // namespace json
+} // namespace llvm
+
 namespace energy {
 namespace formats {
 
@@ -29,6 +35,12 @@ struct FleetFile {
 /// Unknown keys are errors (a misspelt key would otherwise be a silent
 /// default).
 bool parseFleet(const std::string &text, const std::string &file,
+                FleetFile &out, std::string &err);
+
+/// The same from a JSON value already parsed (e.g. the IR's `energy.fleet`
+/// attribute, docs/ROUTING.md#the-fleet-in-the-ir); `source` names it in
+/// errors.
+bool parseFleet(const llvm::json::Value &doc, const std::string &source,
                 FleetFile &out, std::string &err);
 
 /// Reads and parses the fleet file at `path` ("-": standard input).

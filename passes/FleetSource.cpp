@@ -1,0 +1,106 @@
+//===- FleetSource.cpp - a routing pass's fleet: a file or the IR ---------===//
+
+#include "passes/FleetSource.h"
+
+#include "dialect/Energy/Energy.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/Support/JSON.h"
+
+using namespace mlir;
+
+namespace energy {
+
+namespace {
+/// The JSON value of an attribute of `energy.fleet`: dictionaries, arrays
+/// (also dense arrays, for long supply traces), numbers, strings and
+/// booleans. `where` is the JSON path, for errors.
+bool toJson(Attribute a, const std::string &where, llvm::json::Value &out,
+            std::string &err) {
+  if (auto d = dyn_cast<DictionaryAttr>(a)) {
+    llvm::json::Object o;
+    for (NamedAttribute kv : d) {
+      llvm::json::Value v = nullptr;
+      if (!toJson(kv.getValue(), where + "." + kv.getName().str(), v, err))
+        return false;
+      o[kv.getName().str()] = std::move(v);
+    }
+    out = std::move(o);
+    return true;
+  }
+  if (auto arr = dyn_cast<ArrayAttr>(a)) {
+    llvm::json::Array list;
+    for (size_t i = 0; i < arr.size(); ++i) {
+      llvm::json::Value v = nullptr;
+      if (!toJson(arr[i], where + "[" + std::to_string(i) + "]", v, err))
+        return false;
+      list.push_back(std::move(v));
+    }
+    out = std::move(list);
+    return true;
+  }
+  if (auto b = dyn_cast<BoolAttr>(a)) {
+    out = b.getValue();
+    return true;
+  }
+  if (auto i = dyn_cast<IntegerAttr>(a)) {
+    out = i.getValue().getSExtValue();
+    return true;
+  }
+  if (auto f = dyn_cast<FloatAttr>(a)) {
+    out = f.getValueAsDouble();
+    return true;
+  }
+  if (auto s = dyn_cast<StringAttr>(a)) {
+    out = s.str();
+    return true;
+  }
+  if (auto f = dyn_cast<DenseF64ArrayAttr>(a)) {
+    out = llvm::json::Array(f.asArrayRef());
+    return true;
+  }
+  if (auto i = dyn_cast<DenseI64ArrayAttr>(a)) {
+    out = llvm::json::Array(i.asArrayRef());
+    return true;
+  }
+  err = where + ": expected a dictionary, an array, a number, a string or a "
+                "boolean";
+  return false;
+}
+} // namespace
+
+LogicalResult FleetSource::get(sched::ScheduleOp sched, formats::FleetFile &out,
+                               std::string &source) {
+  auto fail = [&](const llvm::Twine &msg) {
+    mlir::emitError(sched.getLoc(), pass + ": ") << msg;
+    return failure();
+  };
+  Attribute inIr = sched->getAttr(EnergyDialect::FleetAttrHelper::getNameStr());
+  if (inIr && !file.empty())
+    return fail("the schedule has energy.fleet and fleet= names " + file +
+                ": give one");
+  if (!inIr && file.empty())
+    return fail("needs fleet=FILE or an energy.fleet dictionary on the "
+                "schedule (docs/ROUTING.md)");
+  std::string err;
+  if (!inIr) {
+    if (!fromFile) {
+      formats::FleetFile ff;
+      if (!formats::readFleet(file, ff, err))
+        return fail(err);
+      fromFile = std::move(ff);
+    }
+    out = *fromFile;
+    source = file;
+    return success();
+  }
+  source = EnergyDialect::FleetAttrHelper::getNameStr().str();
+  llvm::json::Value doc = nullptr;
+  if (!toJson(inIr, "$", doc, err))
+    return fail(source + ": " + err);
+  if (!formats::parseFleet(doc, source, out, err))
+    return fail(err);
+  return success();
+}
+
+} // namespace energy
