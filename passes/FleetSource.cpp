@@ -44,7 +44,15 @@ bool toJson(Attribute a, const std::string &where, llvm::json::Value &out,
     return true;
   }
   if (auto i = dyn_cast<IntegerAttr>(a)) {
-    out = i.getValue().getSExtValue();
+    // As the type reads it (ui8 200 is 200), and only where JSON's int64
+    // holds it.
+    const APInt &v = i.getValue();
+    bool isUnsigned = i.getType().isUnsignedInteger();
+    if (isUnsigned ? v.getActiveBits() > 63 : v.getSignificantBits() > 64) {
+      err = where + ": an integer out of range";
+      return false;
+    }
+    out = isUnsigned ? int64_t(v.getZExtValue()) : v.getSExtValue();
     return true;
   }
   if (auto f = dyn_cast<FloatAttr>(a)) {
@@ -60,6 +68,14 @@ bool toJson(Attribute a, const std::string &where, llvm::json::Value &out,
     return true;
   }
   if (auto i = dyn_cast<DenseI64ArrayAttr>(a)) {
+    out = llvm::json::Array(i.asArrayRef());
+    return true;
+  }
+  if (auto f = dyn_cast<DenseF32ArrayAttr>(a)) {
+    out = llvm::json::Array(f.asArrayRef());
+    return true;
+  }
+  if (auto i = dyn_cast<DenseI32ArrayAttr>(a)) {
     out = llvm::json::Array(i.asArrayRef());
     return true;
   }

@@ -32,7 +32,6 @@ namespace {
 struct PhaseEnergy {
   double prefillJ = 0, promptTokens = 0;
   double decodeJ = 0, outputTokens = 0;
-  size_t tasks = 0;
 };
 
 struct EnergyRouteSimulatePass
@@ -59,7 +58,8 @@ struct EnergyRouteSimulatePass
     }
     if (!any) {
       mlir::emitError(moduleErrorLoc(module), "energy-route-simulate: ")
-          << "no sched.schedule has energy.requests (the fleet's IR form)";
+          << "no sched.schedule has energy.requests (the request stream; a "
+             "lowered module has no sched.schedule left)";
       signalPassFailure();
     }
   }
@@ -67,82 +67,100 @@ struct EnergyRouteSimulatePass
   /// Replaces each model's mean and sd per task by the linear attribution
   /// of its endpoint's evaluated energy (calculus::routing::
   /// tokenLinearEnergy): prefill J per prompt token and decode J per output
-  /// token over the tasks on `@<model>_gpu`, applied to the request
-  /// stream's prompt and output lengths. Models whose endpoint served no
-  /// request keep the fleet's figures. `sources` says which is which.
+  /// token over the tasks on `@<model>_gpu` (the device --sched-expand makes
+  /// for the endpoint), applied to the request stream's prompt and output
+  /// lengths. A model whose endpoint was dealt no request keeps the fleet's
+  /// figures; anything else that cannot be attributed is an error, never a
+  /// silent fallback. `sources` says which model got which.
   LogicalResult evaluatedEnergies(ScheduleOp sched, ArrayAttr requests,
                                   rt::Fleet &f,
                                   std::vector<std::string> &sources) {
     auto fail = [&](Location loc, const Twine &msg) {
-      mlir::emitError(loc, "energy-route-simulate: ") << msg;
+      mlir::emitError(loc, "energy-route-simulate: energies=evaluated: ")
+          << msg;
       return failure();
     };
     for (ServeOp serve : sched.getBody().getOps<ServeOp>())
-      return fail(serve.getLoc(),
-                  "energies=evaluated needs the endpoints expanded and "
-                  "their signatures known: run --sched-expand first");
+      return fail(serve.getLoc(), "needs the endpoints expanded and their "
+                                  "signatures known: run --sched-expand "
+                                  "first");
+    std::map<std::string, size_t> modelOf;
+    for (size_t i = 0; i < f.models.size(); ++i)
+      modelOf[f.models[i].name + "_gpu"] = i;
     std::map<std::string, double> staticPower;
     for (sched::DeviceOp dev : sched.getBody().getOps<sched::DeviceOp>())
       staticPower[dev.getSymName().str()] =
           dev.getStaticPower().convertToDouble();
-    std::map<std::string, PhaseEnergy> phases;
+    std::vector<PhaseEnergy> phases(f.models.size());
     for (TaskOp task : sched.getBody().getOps<TaskOp>()) {
       std::string dev = task.getDevice().str();
+      auto model = modelOf.find(dev);
+      if (model == modelOf.end())
+        return fail(task.getLoc(),
+                    "@" + task.getSymName() + " runs on @" + dev +
+                        ", which is no model's endpoint device (the fleet's "
+                        "model M expands to @M_gpu)");
       std::optional<StringRef> kind = task.getKind();
       if (!kind || (*kind != "prefill" && *kind != "decode"))
-        continue;
+        return fail(task.getLoc(),
+                    "@" + task.getSymName() + " is of kind '" +
+                        kind.value_or("") +
+                        "': the energy is attributed per prefill and decode "
+                        "step (an endpoint with granularity = \"step\")");
       SignatureAttr sig = task.getSigAttr();
       if (!sig)
-        return fail(task.getLoc(), "energies=evaluated: @" + task.getSymName() +
+        return fail(task.getLoc(), "@" + task.getSymName() +
                                        " has no signature (fill it first: "
                                        "--energy-fill-signatures)");
       double s = sig.staticPower().value_or(staticPower[dev]);
       double e = s * sig.time() + sig.dynamicEnergy();
       DictionaryAttr theta = task.getThetaAttr();
-      PhaseEnergy &ph = phases[dev];
-      ++ph.tasks;
-      if (*kind == "prefill") {
-        auto tokens = theta ? theta.getAs<IntegerAttr>("tokens") : nullptr;
-        if (!tokens)
-          return fail(task.getLoc(), "energies=evaluated: prefill @" +
-                                         task.getSymName() +
-                                         " has no 'tokens'");
-        ph.prefillJ += e;
-        ph.promptTokens += double(tokens.getInt());
-      } else {
-        auto batch = theta ? theta.getAs<IntegerAttr>("batch") : nullptr;
-        if (!batch)
-          return fail(task.getLoc(), "energies=evaluated: decode @" +
-                                         task.getSymName() + " has no 'batch'");
-        ph.decodeJ += e;
-        ph.outputTokens += double(batch.getInt());
-      }
+      PhaseEnergy &ph = phases[model->second];
+      bool prefill = *kind == "prefill";
+      auto tokens = theta
+                        ? theta.getAs<IntegerAttr>(prefill ? "tokens" : "batch")
+                        : nullptr;
+      if (!tokens || tokens.getInt() < 0)
+        return fail(task.getLoc(), "@" + task.getSymName() + " has no '" +
+                                       (prefill ? "tokens" : "batch") + "'");
+      (prefill ? ph.prefillJ : ph.decodeJ) += e;
+      (prefill ? ph.promptTokens : ph.outputTokens) += double(tokens.getInt());
     }
     std::vector<std::pair<double, double>> stream;
-    for (Attribute r : requests) {
-      auto arr = dyn_cast<ArrayAttr>(r);
+    for (size_t i = 0; i < requests.size(); ++i) {
+      auto arr = dyn_cast<ArrayAttr>(requests[i]);
       auto p = arr && arr.size() == 3 ? dyn_cast<IntegerAttr>(arr[1]) : nullptr;
       auto o = arr && arr.size() == 3 ? dyn_cast<IntegerAttr>(arr[2]) : nullptr;
-      if (!p || !o)
-        return fail(sched.getLoc(), "energy.requests: expected [arrival_s, "
-                                    "prompt, output] entries");
+      if (!p || !o || p.getInt() < 0 || o.getInt() < 1)
+        return fail(sched.getLoc(),
+                    "energy.requests[" + Twine(i) +
+                        "]: expected [arrival_s, prompt >= 0, output >= 1]");
       stream.push_back({double(p.getInt()), double(o.getInt())});
     }
     if (stream.empty())
       return fail(sched.getLoc(), "energy.requests is empty");
     sources.assign(f.models.size(), "fleet");
     for (size_t i = 0; i < f.models.size(); ++i) {
-      auto it = phases.find(f.models[i].name + "_gpu");
-      if (it == phases.end() || it->second.outputTokens == 0 ||
-          it->second.promptTokens == 0)
-        continue;
-      const PhaseEnergy &ph = it->second;
+      const PhaseEnergy &ph = phases[i];
+      if (ph.prefillJ == 0 && ph.decodeJ == 0)
+        continue; // dealt no request: the fleet's figures stand
+      if ((ph.prefillJ > 0 && ph.promptTokens == 0) || ph.outputTokens == 0)
+        return fail(sched.getLoc(),
+                    "@" + f.models[i].name + "_gpu has " +
+                        (ph.outputTokens == 0 ? "no decoded output tokens"
+                                              : "prefill energy but no "
+                                                "prompt tokens") +
+                        " to attribute its energy to");
       rt::TaskEnergy te = rt::tokenLinearEnergy(
-          ph.prefillJ / ph.promptTokens, ph.decodeJ / ph.outputTokens, stream);
+          ph.promptTokens > 0 ? ph.prefillJ / ph.promptTokens : 0.0,
+          ph.decodeJ / ph.outputTokens, stream);
       f.models[i].meanJ = te.meanJ;
       f.models[i].sdJ = te.sdJ;
       sources[i] = "evaluated";
     }
+    std::string err;
+    if (!rt::validateFleet(f, err))
+      return fail(sched.getLoc(), "the evaluated energies: " + err);
     return success();
   }
 
@@ -183,7 +201,7 @@ struct EnergyRouteSimulatePass
     for (size_t i = 0; i < ff.policies.size(); ++i) {
       rt::McResult mc;
       if (!rt::simulate(ff.fleet, splits[i], st, mc, err))
-        return fail(err);
+        return fail(from + ": " + err);
       rt::Prediction pr =
           rt::predict(ff.fleet, splits[i].front(), double(st.horizon));
       report.push_back(b.getNamedAttr(
