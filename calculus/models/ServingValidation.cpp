@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace energy {
 namespace calculus {
@@ -48,20 +49,18 @@ bool fitLaw(const Group &train, LinearFit &fit, std::string &err) {
   return fitLinear(X, y, fit, err);
 }
 
-/// Linear interpolation of y against log x over sorted (x, y); clamped.
+/// Linear interpolation of y against log x over sorted (x, y), continued
+/// past either end along the end segment (a single point: constant).
 double interpolate(const std::vector<std::pair<double, double>> &pts,
                    double x) {
-  if (x <= pts.front().first)
+  if (pts.size() == 1)
     return pts.front().second;
-  if (x >= pts.back().first)
-    return pts.back().second;
-  for (size_t i = 1; i < pts.size(); ++i)
-    if (x <= pts[i].first) {
-      double a = std::log(pts[i - 1].first), b = std::log(pts[i].first);
-      double t = (std::log(x) - a) / (b - a);
-      return pts[i - 1].second + t * (pts[i].second - pts[i - 1].second);
-    }
-  return pts.back().second;
+  size_t i = 1;
+  while (i + 1 < pts.size() && x > pts[i].first)
+    ++i;
+  double a = std::log(pts[i - 1].first), b = std::log(pts[i].first);
+  double t = (std::log(x) - a) / (b - a);
+  return pts[i - 1].second + t * (pts[i].second - pts[i - 1].second);
 }
 
 double median(std::vector<double> v) {
@@ -221,7 +220,8 @@ std::vector<ErrorSummary> summarizeBy(const std::vector<HeldOut> &preds,
 
 double recommendCap(const std::vector<const ServingObservation *> &train,
                     const std::vector<double> &candidates, double sloS,
-                    double &predicted, double &halfWidth, std::string &err) {
+                    double &predicted, double &halfWidth, std::string &err,
+                    std::map<double, std::pair<double, double>> *byCap) {
   LinearFit fit;
   if (!fitLaw(train, fit, err))
     return -1;
@@ -238,14 +238,17 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
   double best = -1, bestE = INFINITY;
   const ServingObservation &ref = *train.front();
   for (double cap : candidates) {
-    if (std::exp(interpolate(p90, cap)) > sloS)
-      continue;
+    double latency = std::exp(interpolate(p90, cap));
     ServingObservation o = ref;
     o.cap = cap;
     o.batch = std::exp(interpolate(batch, cap));
     o.tau = std::exp(interpolate(tau, cap));
     std::vector<double> x = lawColumns(o);
     double e = fit.predict(x);
+    if (byCap)
+      (*byCap)[cap] = {latency, e};
+    if (latency > sloS)
+      continue;
     if (e < bestE) {
       bestE = e;
       best = cap;
@@ -296,8 +299,7 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
   }
   if (cells.empty()) {
     err = "no measurements of '" + model + "' on " + gpu + " with TP " +
-          std::to_string(tp) +
-          (gpus > 0 ? " on " + gpuCount(gpus) : "") +
+          std::to_string(tp) + (gpus > 0 ? " on " + gpuCount(gpus) : "") +
           " (it was measured on " + join(pairs) + ")";
     return false;
   }
@@ -326,6 +328,18 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
   out.cap =
       recommendCap(group, caps, sloS, out.predicted, out.halfWidth95, err);
   return out.cap >= 0;
+}
+
+std::string PlannerCase::missReason() const {
+  if (chosenCap < 0)
+    return "no cap predicted to meet the SLO";
+  if (!chosenMeetsSlo)
+    return "latency predicted too low at the chosen cap";
+  if (regret() <= 0.05)
+    return "";
+  if (bestPredP90 > sloS)
+    return "latency predicted too high at the best cap";
+  return "energy predicted lower at the chosen cap";
 }
 
 std::vector<PlannerCase>
@@ -369,7 +383,11 @@ plannerHoldout(const std::vector<ServingObservation> &obs) {
         }
       double pred = 0, hw = 0;
       std::string err;
-      c.chosenCap = recommendCap(train, caps, slo, pred, hw, err);
+      std::map<double, std::pair<double, double>> byCap;
+      c.chosenCap = recommendCap(train, caps, slo, pred, hw, err, &byCap);
+      std::tie(c.bestPredP90, c.bestPredE) = byCap[c.bestCap];
+      if (c.chosenCap >= 0)
+        std::tie(c.chosenPredP90, c.chosenPredE) = byCap[c.chosenCap];
       for (const ServingObservation *o : g)
         if (o->cap == c.chosenCap) {
           c.chosenE = o->e;

@@ -10,6 +10,7 @@
 #ifndef CALCULUS_MODELS_SERVINGVALIDATION_H
 #define CALCULUS_MODELS_SERVINGVALIDATION_H
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -82,13 +83,17 @@ std::vector<ErrorSummary> summarizeBy(const std::vector<HeldOut> &preds,
                                       std::string (*keyOf)(const HeldOut &));
 
 /// The planner: within one group, fit the law on `train`, interpolate the
-/// realized batch, tau and p90 ITL against log cap, and return the cap of
+/// realized batch, tau and p90 ITL against log cap (continued along the end
+/// segments past the trained caps), and return the cap of
 /// least predicted energy per token whose predicted p90 ITL meets `sloS`
 /// among `candidates` (-1 when none does). `predicted` and `halfWidth` get
-/// the chosen cap's prediction.
-double recommendCap(const std::vector<const ServingObservation *> &train,
-                    const std::vector<double> &candidates, double sloS,
-                    double &predicted, double &halfWidth, std::string &err);
+/// the chosen cap's prediction; `byCap` (optional) every candidate's
+/// predicted (p90 ITL s, J per token).
+double
+recommendCap(const std::vector<const ServingObservation *> &train,
+             const std::vector<double> &candidates, double sloS,
+             double &predicted, double &halfWidth, std::string &err,
+             std::map<double, std::pair<double, double>> *byCap = nullptr);
 
 /// The planner on one cell of measurements: the (model, GPU, TP) rows of
 /// `obs` -- of the deployment with `gpus` GPUs when several have that TP
@@ -110,7 +115,15 @@ struct PlannerCase {
   double chosenCap = -1, bestCap = -1;
   double chosenE = 0, bestE = 0; ///< measured at the caps
   bool chosenMeetsSlo = false;
+  /// The planner's predictions (p90 ITL s, J per token) at both caps.
+  double chosenPredP90 = 0, chosenPredE = 0, bestPredP90 = 0, bestPredE = 0;
   double regret() const { return chosenE / bestE - 1; }
+  /// Why a case misses the target (within 5 % and meeting the SLO), from
+  /// the predictions: no cap predicted to meet the SLO; latency predicted
+  /// too low at the chosen cap (it misses the SLO); latency predicted too
+  /// high at the best cap (ruled out); or the energies ranked the chosen
+  /// cap below the best. Empty when the case meets the target.
+  std::string missReason() const;
 };
 /// For each group with p90 ITL measured and >= 8 settings: train on every
 /// other setting, recommend among all the group's caps for SLOs between the

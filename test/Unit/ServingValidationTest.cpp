@@ -158,4 +158,48 @@ TEST(ServingValidation, PlannerMatchesBruteForceOnAKnownCell) {
   EXPECT_NE(err.find("no batch cap"), std::string::npos);
 }
 
+TEST(ServingValidation, MissReasonsFollowThePredictions) {
+  // Each branch of the account, from hand-set cases: the reasons are read
+  // off the predictions and the measurements, not recomputed by the
+  // planner.
+  PlannerCase c;
+  c.sloS = 0.1;
+  c.bestCap = 256;
+  c.bestE = 1.0;
+  EXPECT_EQ(c.missReason(), "no cap predicted to meet the SLO");
+  c.chosenCap = 128;
+  c.chosenE = 1.2;
+  c.chosenMeetsSlo = false;
+  EXPECT_EQ(c.missReason(), "latency predicted too low at the chosen cap");
+  c.chosenMeetsSlo = true;
+  c.bestPredP90 = 0.12; // the best cap was predicted to miss the SLO
+  EXPECT_EQ(c.missReason(), "latency predicted too high at the best cap");
+  c.bestPredP90 = 0.09;
+  EXPECT_EQ(c.missReason(), "energy predicted lower at the chosen cap");
+  c.chosenE = 1.04; // within 5 %: no miss
+  EXPECT_EQ(c.missReason(), "");
+}
+
+TEST(ServingValidation, ExactCellMeetsTheTargetUpToAnUnseenLargestCap) {
+  // On a cell the law fits exactly every case meets the target, including
+  // the SLO whose best cap (256) is past the largest trained one (192):
+  // held at 192's coordinates it would tie with 192 and lose. The recorded
+  // prediction at a trained chosen cap is its measured energy.
+  std::vector<double> caps = {8, 16, 24, 32, 48, 64, 96, 128, 192, 256};
+  auto cell = lawCell(0, 3, caps);
+  std::vector<PlannerCase> cases = plannerHoldout(cell);
+  ASSERT_FALSE(cases.empty());
+  for (const PlannerCase &pc : cases) {
+    EXPECT_EQ(pc.missReason(), "")
+        << pc.sloS << " chosen " << pc.chosenCap << " (" << pc.chosenE
+        << ", predicted " << pc.chosenPredE << ") best " << pc.bestCap << " ("
+        << pc.bestE << ", predicted " << pc.bestPredE << ")";
+    EXPECT_GT(pc.bestPredE, 0);
+    EXPECT_GT(pc.bestPredP90, 0);
+    for (size_t i = 0; i < cell.size(); i += 2)
+      if (cell[i].cap == pc.chosenCap)
+        EXPECT_NEAR(pc.chosenPredE, cell[i].e, 1e-6 * cell[i].e);
+  }
+}
+
 } // namespace

@@ -84,13 +84,35 @@ bool validateServingCommand(const std::vector<std::string> &paths,
   for (auto &kv : byGpu) {
     size_t within = 0, violations = 0, none = 0;
     std::vector<double> regrets;
+    // The cases outside the target, each with what was chosen and what was
+    // best, so that a miss can be looked at rather than only counted.
+    json::Array misses;
     for (const PlannerCase *c : kv.second) {
+      std::string why = c->missReason();
+      bool ok = why.empty();
+      if (!ok) {
+        json::Object m{{"group", c->group},
+                       {"slo_p90_itl_ms", c->sloS * 1e3},
+                       {"why", why},
+                       {"best_cap", c->bestCap},
+                       {"best_J_per_token", c->bestE},
+                       {"predicted_p90_itl_ms_at_best", c->bestPredP90 * 1e3},
+                       {"predicted_J_per_token_at_best", c->bestPredE}};
+        if (c->chosenCap >= 0) {
+          m["chosen_cap"] = c->chosenCap;
+          m["chosen_J_per_token"] = c->chosenE;
+          m["chosen_meets_slo"] = c->chosenMeetsSlo;
+          m["predicted_J_per_token_at_chosen"] = c->chosenPredE;
+          m["regret"] = c->regret();
+        }
+        misses.push_back(std::move(m));
+      }
       if (c->chosenCap < 0) {
         ++none;
         continue;
       }
       regrets.push_back(c->regret());
-      within += c->regret() <= 0.05 && c->chosenMeetsSlo;
+      within += ok;
       violations += !c->chosenMeetsSlo;
     }
     std::sort(regrets.begin(), regrets.end());
@@ -103,6 +125,7 @@ bool validateServingCommand(const std::vector<std::string> &paths,
       o["median_regret"] = regrets[regrets.size() / 2];
       o["max_regret"] = regrets.back();
     }
+    o["misses"] = std::move(misses);
     plannerRows.push_back(std::move(o));
   }
   json::Object doc{{"version", 1},
