@@ -1,7 +1,7 @@
 //===- frontier-bench.cpp - schedule frontier on a stage profile ----------===//
 //
 //   frontier-bench PROFILE.csv MICROBATCHES BLOCKING_W [QUANTUM_S [STEP_S
-//                  [OUT.csv [CLASS_BUDGETS]]]]
+//                  [OUT.csv [CLASS_BUDGETS [CRASH_BUDGET]]]]]
 //
 // Builds the 1F1B pipeline of the profile's stages, computes the whole
 // iteration time-energy frontier (calculus/DagFrontier.h), and prints the
@@ -26,7 +26,7 @@ int main(int argc, char **argv) {
   if (argc < 4) {
     std::fprintf(stderr,
                  "usage: %s PROFILE.csv MICROBATCHES BLOCKING_W "
-                 "[QUANTUM_S [STEP_S [OUT.csv [CLASS_BUDGETS]]]]\n",
+                 "[QUANTUM_S [STEP_S [OUT.csv [CLASS_BUDGETS [CRASH_BUDGET]]]]]\n",
                  argv[0]);
     return 2;
   }
@@ -56,6 +56,9 @@ int main(int argc, char **argv) {
     where = "CLASS_BUDGETS";
     if (argc > 7) // the class sweep's budgets (large pipelines)
       settings.classBudgets = std::stoi(argv[7]);
+    where = "CRASH_BUDGET";
+    if (argc > 8) // the crash sweep's work budget (task visits)
+      settings.crashWorkBudget = std::stoull(argv[8]);
     std::string line;
     std::getline(in, line);
     for (int row = 2; std::getline(in, line); ++row) {
