@@ -14,8 +14,8 @@ Seeds: the bundled IR (and Python-style numbers and hour units), the GPT
 demo's kernels file (with composites) and pipeline, a Kineto trace, the Perseus CSV, a measurements JSON,
 a signature DB (merge), an EnergyLens fit CSV, a FLOP/byte model file, the
 serving example, a DVFS plan (run-plan --dry-run), pipelines lowered from
-the generator, planned schedules with switch costs, and context trees
-through reduction.
+the generator, planned schedules with switch costs, context trees
+through reduction, and the routing fleet as a file and in the IR.
 Mutations (seeded, reproducible): byte flips, deletions, duplications,
 truncation, splicing in tokens that parsers special-case.
 """
@@ -173,6 +173,14 @@ cases += [
      ".json",
      lambda f: [os.path.join(tools, "energy-prof"), "route", f, "--runs", "2",
                 "--horizon", "200", "-o", os.devnull]),
+    # The fleet in the IR: routed, expanded, simulated on the endpoints'
+    # evaluated energies.
+    ("fleet-ir", seed(os.path.join(src, "examples", "routing", "fleet.mlir")),
+     ".mlir",
+     lambda f: [os.path.join(tools, "energy-opt"), f, "--energy-route",
+                "--sched-expand",
+                "--energy-route-simulate=energies=evaluated runs=2 horizon=200",
+                "-o", os.devnull]),
     # ML.ENERGY-format measurements (v3 layout, made here) through the
     # held-out validation.
     ("mlenergy", b'{"task": "t", "configurations": [' + b", ".join(
