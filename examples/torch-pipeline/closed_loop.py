@@ -117,7 +117,7 @@ limit = float(re.search(r"limit_T_s = ([0-9.e+-]+)",
                         open(planned).read()).group(1))
 
 # 3. Run at the default clocks, then following the plan.
-measured = {}
+measured, sync = {}, {}
 for name, extra, more_env in (
         ("baseline", [], {"ENERGY_RT_DEVICE": "sim:a100"}),
         ("plan", ["--plan-dir", plan_dir],
@@ -131,6 +131,8 @@ for name, extra, more_env in (
     times = [i["time_s"] for i in iters]
     measured[name] = (sum(energies) / len(energies), sum(times) / len(times),
                       energies, times)
+    sync[name] = tuple(sum(i[k] for i in iters) / len(iters)
+                       for k in ("start_skew_s", "end_barrier_s"))
     with open(path(name + "-measured.json"), "w") as f:
         json.dump({"job": {"runs_J": energies}}, f)
 
@@ -183,6 +185,9 @@ for name in ("baseline", "plan"):
           "iteration = %d x %.2f W x %+.2f ms = %+.2f J" % (
               name, dE, STAGES, static_power, 1e3 * dT,
               STAGES * static_power * dT))
+    print("  %s: ranks left the first barrier %.2f ms apart, the last "
+          "barrier took %.2f ms after its last arrival (means; not in the "
+          "schedule)" % (name, 1e3 * sync[name][0], 1e3 * sync[name][1]))
 for name in ("baseline", "plan"):
     t = deviation[name]
     print("deviation test (Eq. 23), %s: %s: |%.2f J - %.2f J| = %.2f J %s "
@@ -197,5 +202,6 @@ with open(path("summary.json"), "w") as f:
                "static_power_W": static_power, "stages": STAGES,
                "predicted": predicted, "measured": measured, "limit_T_s": limit,
                "saving_predicted": saving_pred, "saving_measured": saving_meas,
-               "deviation": deviation, "compiler_summary": summary_text},
+               "deviation": deviation, "sync_s": sync,
+               "compiler_summary": summary_text},
               f, indent=1)

@@ -10,7 +10,9 @@ isend/irecv (every receive posted at the iteration's start).
 Every stage pass is a region (energy_rt.torch.Stage); every iteration is
 a region between two barriers, so it spans the whole pipeline's makespan on
 every rank (the optimizer step follows it, outside: the schedule has no
-task for it). energy_rt.step() ends each iteration (the profiler's clock
+task for it); each iteration also records how far apart the ranks left the
+first barrier and how long the second took after its last arrival (the
+window's time that no task of the schedule accounts for). energy_rt.step() ends each iteration (the profiler's clock
 sweep moves on there, under `energy-prof profile`).
 
 --plan-dir DIR: regions are named like the plan's tasks (F<s>_<m>,
@@ -133,6 +135,7 @@ for it in range(args.iterations):
     saved, sends = [], []
     acts, grads = post_receives()
     dist.barrier()
+    began = time.perf_counter()
     monitor.begin_window("iteration")
     warm = min(world - rank - 1, M)
     for m in range(warm):
@@ -144,18 +147,29 @@ for it in range(args.iterations):
         backward(i, grads, saved, sends)
     for s in sends:
         s.wait()
+    arrived = time.perf_counter()
     dist.barrier()
+    left = time.perf_counter()
     meas = monitor.end_window("iteration")
     opt.step()
     energy_rt.step()
-    records.append([meas.time, meas.total_energy, meas.clock_mhz])
+    records.append([meas.time, meas.total_energy, meas.clock_mhz,
+                    (began, arrived, left)])
     hops.append((dict(sent), dict(received)))
 
 gathered = [None] * world
 dist.all_gather_object(gathered, (records, hops))
 if rank == 0 and args.out:
-    iters = [{"time_s": max(g[0][i][0] for g in gathered),
-              "energy_J": [g[0][i][1] for g in gathered]}
+    # What the window holds besides the schedule's tasks (the host's
+    # monotonic clock, shared by the ranks): how far apart the ranks left
+    # the first barrier, and how long the last rank to reach the second
+    # waited in it until every rank had left.
+    def sync(i):
+        b = [g[0][i][3] for g in gathered]
+        return {"start_skew_s": max(x[0] for x in b) - min(x[0] for x in b),
+                "end_barrier_s": max(x[2] for x in b) - max(x[1] for x in b)}
+    iters = [dict({"time_s": max(g[0][i][0] for g in gathered),
+                   "energy_J": [g[0][i][1] for g in gathered]}, **sync(i))
              for i in range(args.iterations)]
     # Latency samples: messages whose receiver was already waiting when they
     # were sent (a message that arrived first says nothing about the link).
