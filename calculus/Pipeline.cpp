@@ -2,6 +2,8 @@
 
 #include "calculus/Pipeline.h"
 
+#include <cmath>
+
 #include <algorithm>
 
 namespace energy {
@@ -154,6 +156,10 @@ bool buildPipeline(const PipelineSpec &spec, Schedule &sched,
           "virtual stage";
     return false;
   }
+  if (!(spec.sync >= 0) || !std::isfinite(spec.sync)) {
+    err = "the closing synchronization must be finite and non-negative";
+    return false;
+  }
   sched = Schedule();
   info.clear();
   for (uint32_t r = 0; r < D; ++r)
@@ -242,6 +248,22 @@ bool buildPipeline(const PipelineSpec &spec, Schedule &sched,
       sched.tasks.push_back(std::move(ar));
       info.push_back({PipelineTaskInfo::AllReduce, s, 0, 0});
     }
+  }
+  if (spec.sync > 0) {
+    // After every task that nothing follows, on every device at once.
+    std::vector<char> followed(sched.tasks.size(), 0);
+    for (const ScheduleTask &t : sched.tasks)
+      for (const Dependency &d : t.deps)
+        followed[d.pred] = 1;
+    ScheduleTask bar;
+    bar.duration = spec.sync;
+    for (uint32_t dev = 0; dev < D * S; ++dev)
+      bar.devices.push_back(dev);
+    for (uint32_t t = 0; t < sched.tasks.size(); ++t)
+      if (!followed[t])
+        bar.deps.push_back({t, false, 0});
+    sched.tasks.push_back(std::move(bar));
+    info.push_back({PipelineTaskInfo::Sync, 0, 0, 0});
   }
   return true;
 }

@@ -53,11 +53,16 @@ struct PipelineSpec {
   /// From the end of a pass to its activation or gradient being usable on
   /// the next stage's device (s): the lag of every cross-device dependency.
   double p2pLatency = 0;
+  /// The iteration's closing synchronization (s): once every device's last
+  /// task has ended, all devices wait this long together (a barrier and
+  /// the ranks' skew around it, measured by the job; 0: none). Static power
+  /// only.
+  double sync = 0;
 };
 
 /// What each task of the built schedule is.
 struct PipelineTaskInfo {
-  enum Kind : uint8_t { F, B, W, AllReduce } kind;
+  enum Kind : uint8_t { F, B, W, AllReduce, Sync } kind;
   uint32_t vstage; ///< AllReduce: the rank
   uint32_t microbatch;
   uint32_t replica; ///< AllReduce: unused

@@ -63,6 +63,7 @@ FailureOr<PipelineGen> PipelineGen::build(PipelineOp p) {
   spec.staticPowerPerGpu = p.getStaticPower().convertToDouble();
   spec.allreduceLag = p.getAllreduceLag().convertToDouble();
   spec.p2pLatency = p.getP2pLatency().convertToDouble();
+  spec.sync = p.getSync().convertToDouble();
   uint32_t V = spec.stages * spec.chunks;
   for (uint32_t vs = 0; vs < V; ++vs) {
     g.forwardDb.push_back(
@@ -124,6 +125,8 @@ std::string PipelineGen::taskName(size_t task) const {
     break;
   case calculus::PipelineTaskInfo::AllReduce:
     return "AR" + std::to_string(ti.vstage);
+  case calculus::PipelineTaskInfo::Sync:
+    return "sync";
   }
   std::string name =
       prefix + std::to_string(ti.vstage) + "_" + std::to_string(ti.microbatch);

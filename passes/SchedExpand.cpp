@@ -244,6 +244,19 @@ struct SchedExpandPass : public energy::impl::SchedExpandBase<SchedExpandPass> {
             ArrayAttr(), ArrayAttr());
         continue;
       }
+      if (ti.kind == calculus::PipelineTaskInfo::Sync) {
+        // The iteration's closing synchronization: every device, after
+        // every task nothing else follows; static power only.
+        SmallVector<Attribute> devs(devices.begin(), devices.end());
+        CollectiveOp::create(
+            b, loc, names[t], b.getArrayAttr(devs), IntegerAttr(),
+            refs(task.deps, false), ArrayAttr(), FloatAttr(),
+            b.getStringAttr("sync"), DictionaryAttr(), FloatAttr(),
+            SignatureAttr::get(b.getContext(), task.duration, 0, 0, 0,
+                               std::nullopt, std::nullopt),
+            ArrayAttr(), ArrayAttr(), ArrayAttr(), ArrayAttr());
+        continue;
+      }
       uint32_t rank = ti.vstage % spec.stages;
       SmallVector<NamedAttribute> theta{
           b.getNamedAttr("stage", b.getI64IntegerAttr(ti.vstage)),

@@ -75,7 +75,8 @@ struct Materializer {
       } else {
         name = b.getStringAttr(gen->taskName(n.task));
         collective =
-            gen->info[n.task].kind == calculus::PipelineTaskInfo::AllReduce;
+            gen->info[n.task].kind == calculus::PipelineTaskInfo::AllReduce ||
+            gen->info[n.task].kind == calculus::PipelineTaskInfo::Sync;
       }
       if (collective)
         name = b.getStringAttr(name.getValue() + "." +

@@ -392,6 +392,9 @@ LogicalResult PipelineOp::verify() {
       !(l >= 0 && std::isfinite(l)))
     return emitOpError("p2p_latency must be finite and non-negative; got ")
            << formatQuantity(l, Dimension::Time);
+  if (double y = getSync().convertToDouble(); !(y >= 0 && std::isfinite(y)))
+    return emitOpError("sync must be finite and non-negative; got ")
+           << formatQuantity(y, Dimension::Time);
   if (failed(checkPerStage(*this, "forward", getForwardAttr(), v, false)) ||
       failed(checkPerStage(*this, "backward", getBackwardAttr(), v, false)) ||
       failed(checkPerStage(*this, "weight", getWeightAttr(), v, false)) ||

@@ -181,7 +181,12 @@ def Sched_PipelineOp : Sched_Op<"pipeline", [Symbol]> {
     signature) that starts `allreduce_lag` (a fraction of the last backward's
     time) after that backward starts; `p2p_latency` (s) the time from the
     end of a pass to its activation or gradient being usable on the next
-    stage (a `delay` on each cross-stage dependency); `tensor_parallel`
+    stage (a `delay` on each cross-stage dependency); `sync` (s) the
+    iteration's closing synchronization: once every device's last pass has
+    ended, all devices wait this long together (a barrier and the ranks'
+    skew around it, as the job measures them; expanded into a
+    `sched.collective @sync` of that duration, static power only);
+    `tensor_parallel`
     devices per stage in
     lockstep, collapsed into one device of `tensor_parallel x static_power`.
     `forward`, `backward` and `weight` (zb-h1) are one signature for every
@@ -210,7 +215,8 @@ def Sched_PipelineOp : Sched_Op<"pipeline", [Symbol]> {
                        OptionalAttr<AnyAttr>:$backward_db,
                        OptionalAttr<Energy_SignatureAttr>:$allreduce,
                        DefaultValuedAttr<F64Attr, "0.5">:$allreduce_lag,
-                       DefaultValuedAttr<F64Attr, "0.0">:$p2p_latency);
+                       DefaultValuedAttr<F64Attr, "0.0">:$p2p_latency,
+                       DefaultValuedAttr<F64Attr, "0.0">:$sync);
   let assemblyFormat = "$sym_name attr-dict";
   let hasVerifier = 1;
 }
