@@ -11,7 +11,8 @@ the baseline). For each: its makespan with every cross-stage `delay` at the
 profile's mean latency, and the mean and sd over N Monte Carlo iterations
 (default 3000, seeded) with each cross-stage delay drawn independently from
 the measured latencies. Tasks on one device run in their listed order (the
-1F1B order), durations as the signatures say. The difference of the means
+1F1B order), durations as the signatures say; a collective (the pipeline's
+closing `sync`) waits for every device it spans. The difference of the means
 is the expected lengthening from the jitter alone (E[max] over
 near-critical paths exceeds the max of the means).
 """
@@ -25,16 +26,22 @@ UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
 
 
 def load(path):
+    """Tasks and collectives (a pipeline's closing `sync`) in listed order:
+    name -> (devices, T, dependencies, delay)."""
     tasks, order = {}, []
     for line in open(path):
-        m = re.search(r"sched\.task @(\w+) on @(\w+)(.*?)sig <T = ([0-9.e+-]+) (\w+)", line)
+        m = re.search(r"sched\.(?:task @(\w+) on @(\w+)|collective @(\w+) on "
+                      r"\[([^\]]*)\])(.*?)sig <T = ([0-9.e+-]+) (\w+)", line)
         if not m:
             continue
-        name, dev, mid, t, unit = m.groups()
+        name = m.group(1) or m.group(3)
+        devs = [m.group(2)] if m.group(1) else [
+            d.strip().lstrip("@") for d in m.group(4).split(",")]
+        mid, t, unit = m.group(5), m.group(6), m.group(7)
         after = re.search(r"after \[([^\]]*)\]", mid)
         deps = [d.strip().lstrip("@") for d in after.group(1).split(",")] if after else []
         delay = re.search(r"delay ([0-9.e+-]+) (\w+)", mid)
-        tasks[name] = (dev, float(t) * UNITS[unit], deps,
+        tasks[name] = (devs, float(t) * UNITS[unit], deps,
                        float(delay.group(1)) * UNITS[delay.group(2)] if delay else 0.0)
         order.append(name)
     return tasks, order
@@ -54,13 +61,14 @@ def main():
         tasks, order = load(path)
         prev, last = {}, {}
         for n in order:
-            prev[n] = last.get(tasks[n][0])
-            last[tasks[n][0]] = n
+            prev[n] = [last[d] for d in tasks[n][0] if d in last]
+            for d in tasks[n][0]:
+                last[d] = n
         # A topological order over dependencies and each device's order.
         succ = {n: [] for n in order}
         indeg = dict.fromkeys(order, 0)
         for n in order:
-            for p in tasks[n][2] + ([prev[n]] if prev[n] else []):
+            for p in tasks[n][2] + prev[n]:
                 succ[p].append(n)
                 indeg[n] += 1
         topo = [n for n in order if indeg[n] == 0]
@@ -75,7 +83,7 @@ def main():
             finish = {}
             for n in topo:
                 _, t, deps, delay = tasks[n]
-                start = finish[prev[n]] if prev[n] else 0.0
+                start = max([finish[p] for p in prev[n]], default=0.0)
                 for d in deps:
                     start = max(start, finish[d] + (latency() if delay > 0 else 0.0))
                 finish[n] = start + t

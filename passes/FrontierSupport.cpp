@@ -101,6 +101,11 @@ energy::computeFrontier(ScheduleOp sched, const Choices &c, double step,
   line.done();
   if (!ok)
     return sched.emitOpError("frontier: ") << err;
+  // Every point's energy or time overflowed (a task of ~1e308 s): no
+  // frontier, and nothing a plan could choose from.
+  if (front.empty())
+    return sched.emitOpError("frontier: no finite point (the schedule's "
+                             "times or energies overflow a double)");
   Builder b(sched.getContext());
   std::string combos = method.combinations == UINT64_MAX
                            ? std::string(">= 2^64")

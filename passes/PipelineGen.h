@@ -38,7 +38,7 @@ struct PipelineGen {
   bool dataParallel() const { return spec.dataParallel > 1; }
   /// Device index r * stages + s: "stage<s>" (+ "_r<r>" with data parallelism).
   std::string deviceName(uint32_t device) const;
-  /// "F<vs>_<m>", "B..", "W.." (+ "_r<r>"), or "AR<rank>".
+  /// "F<vs>_<m>", "B..", "W.." (+ "_r<r>"), "AR<rank>", or "sync".
   std::string taskName(size_t task) const;
 };
 

@@ -84,8 +84,9 @@ samples = profile_run["p2p_latencies_s"]
 p2p_latency = sum(samples) / len(samples) if samples else 0.0
 # The iteration's closing synchronization the schedule's model takes: how
 # far apart the ranks leave the first barrier plus how long the last one
-# takes after its last arrival, averaged over the profile's iterations.
-profile_iters = profile_run["iterations"]
+# takes after its last arrival, averaged over the profile's iterations
+# after the first (a warm-up, as in the measured runs).
+profile_iters = profile_run["iterations"][1:] or profile_run["iterations"]
 sync_s = sum(i["start_skew_s"] + i["end_barrier_s"]
              for i in profile_iters) / len(profile_iters)
 entries = json.load(open(db))["entries"]
@@ -99,7 +100,7 @@ pipeline = path("pipeline.mlir")
 with open(pipeline, "w") as f:
     f.write('sched.schedule @job {\n  sched.pipeline @train {stages = %d, '
             'microbatches = %d, schedule = "1f1b", device_kind = "A100-SXM4", '
-            'static_power = %r, p2p_latency = %r, sync = %r, '
+            'static_power = %.17e, p2p_latency = %.17e, sync = %.17e, '
             'forward_db = [%s], backward_db = [%s]}\n}\n' % (
                 STAGES, MICROBATCHES, static_power, p2p_latency, sync_s,
                 ", ".join('"stage%d.forward"' % i for i in range(STAGES)),

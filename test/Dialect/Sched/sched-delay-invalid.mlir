@@ -34,3 +34,14 @@ sched.schedule @p {
       forward = #energy.sig<T = 10 ms, d = 2 J>,
       backward = #energy.sig<T = 20 ms, d = 4 J>}
 }
+
+// -----
+
+sched.schedule @p {
+  // expected-error @+1 {{sync must be finite and non-negative}}
+  sched.pipeline @train {stages = 2, microbatches = 2, schedule = "gpipe",
+      device_kind = "A100-SXM4", static_power = 60.0,
+      sync = 0x7FF8000000000000 : f64,
+      forward = #energy.sig<T = 10 ms, d = 2 J>,
+      backward = #energy.sig<T = 20 ms, d = 4 J>}
+}
