@@ -3,6 +3,7 @@
 #include "passes/FleetSource.h"
 
 #include "dialect/Energy/Energy.h"
+#include "passes/Passes.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/Support/JSON.h"
@@ -12,6 +13,17 @@ using namespace mlir;
 namespace energy {
 
 namespace {
+/// A dense array (`array<f64: ...>`) as a JSON array; false if `a` is not
+/// one of type `Dense`.
+template <typename Dense>
+bool denseToJson(Attribute a, llvm::json::Value &out) {
+  auto d = dyn_cast<Dense>(a);
+  if (!d)
+    return false;
+  out = llvm::json::Array(d.asArrayRef());
+  return true;
+}
+
 /// The JSON value of an attribute of `energy.fleet`: dictionaries, arrays
 /// (also dense arrays, for long supply traces), numbers, strings and
 /// booleans. `where` is the JSON path, for errors.
@@ -63,22 +75,11 @@ bool toJson(Attribute a, const std::string &where, llvm::json::Value &out,
     out = s.str();
     return true;
   }
-  if (auto f = dyn_cast<DenseF64ArrayAttr>(a)) {
-    out = llvm::json::Array(f.asArrayRef());
+  if (denseToJson<DenseF64ArrayAttr>(a, out) ||
+      denseToJson<DenseI64ArrayAttr>(a, out) ||
+      denseToJson<DenseF32ArrayAttr>(a, out) ||
+      denseToJson<DenseI32ArrayAttr>(a, out))
     return true;
-  }
-  if (auto i = dyn_cast<DenseI64ArrayAttr>(a)) {
-    out = llvm::json::Array(i.asArrayRef());
-    return true;
-  }
-  if (auto f = dyn_cast<DenseF32ArrayAttr>(a)) {
-    out = llvm::json::Array(f.asArrayRef());
-    return true;
-  }
-  if (auto i = dyn_cast<DenseI32ArrayAttr>(a)) {
-    out = llvm::json::Array(i.asArrayRef());
-    return true;
-  }
   err = where + ": expected a dictionary, an array, a number, a string or a "
                 "boolean";
   return false;
@@ -116,6 +117,25 @@ LogicalResult FleetSource::get(sched::ScheduleOp sched, formats::FleetFile &out,
     return fail(source + ": " + err);
   if (!formats::parseFleet(doc, source, out, err))
     return fail(err);
+  return success();
+}
+
+LogicalResult forEachRequestStream(
+    ModuleOp module, llvm::StringRef pass, llvm::StringRef hint,
+    llvm::function_ref<LogicalResult(sched::ScheduleOp, ArrayAttr)> fn) {
+  bool any = false;
+  for (sched::ScheduleOp sched : module.getOps<sched::ScheduleOp>()) {
+    auto requests = sched->getAttrOfType<ArrayAttr>(
+        EnergyDialect::RequestsAttrHelper::getNameStr());
+    if (!requests)
+      continue;
+    any = true;
+    if (failed(fn(sched, requests)))
+      return failure();
+  }
+  if (!any)
+    return mlir::emitError(moduleErrorLoc(module), pass)
+           << ": no sched.schedule has energy.requests (" << hint << ")";
   return success();
 }
 

@@ -14,6 +14,8 @@
 #include "dialect/Sched/Sched.h"
 #include "runtime/formats/Fleet.h"
 
+#include "mlir/IR/BuiltinOps.h"
+
 #include <optional>
 #include <string>
 
@@ -35,6 +37,15 @@ private:
   std::string file, pass;
   std::optional<formats::FleetFile> fromFile;
 };
+
+/// Calls `fn` on every schedule of `module` with a request stream
+/// (`energy.requests`), stopping at the first failure; none at all is an
+/// error at the module, "<pass>: no sched.schedule has energy.requests
+/// (<hint>)".
+mlir::LogicalResult forEachRequestStream(
+    mlir::ModuleOp module, llvm::StringRef pass, llvm::StringRef hint,
+    llvm::function_ref<mlir::LogicalResult(sched::ScheduleOp, mlir::ArrayAttr)>
+        fn);
 
 } // namespace energy
 

@@ -32,26 +32,13 @@ struct EnergyRoutePass : public energy::impl::EnergyRouteBase<EnergyRoutePass> {
   using EnergyRouteBase::EnergyRouteBase;
 
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    auto fail = [&](Location loc, const Twine &msg) {
-      mlir::emitError(loc, "energy-route: ") << msg;
-      signalPassFailure();
-    };
     FleetSource source(fleet, "energy-route");
-    bool any = false;
-    for (ScheduleOp sched : module.getOps<ScheduleOp>()) {
-      auto requests = sched->getAttrOfType<ArrayAttr>(
-          EnergyDialect::RequestsAttrHelper::getNameStr());
-      if (!requests)
-        continue;
-      any = true;
-      if (failed(route(sched, requests, source)))
-        return signalPassFailure();
-    }
-    if (!any)
-      return fail(moduleErrorLoc(module),
-                  "no sched.schedule has energy.requests "
-                  "(the request stream to route)");
+    if (failed(forEachRequestStream(getOperation(), "energy-route",
+                                    "the request stream to route",
+                                    [&](ScheduleOp sched, ArrayAttr requests) {
+                                      return route(sched, requests, source);
+                                    })))
+      signalPassFailure();
   }
 
   LogicalResult route(ScheduleOp sched, ArrayAttr requests,

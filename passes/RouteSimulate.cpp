@@ -46,22 +46,13 @@ struct EnergyRouteSimulatePass
       return signalPassFailure();
     }
     FleetSource source(fleet, "energy-route-simulate");
-    bool any = false;
-    for (ScheduleOp sched : module.getOps<ScheduleOp>()) {
-      auto requests = sched->getAttrOfType<ArrayAttr>(
-          EnergyDialect::RequestsAttrHelper::getNameStr());
-      if (!requests)
-        continue;
-      any = true;
-      if (failed(simulateSchedule(sched, requests, source)))
-        return signalPassFailure();
-    }
-    if (!any) {
-      mlir::emitError(moduleErrorLoc(module), "energy-route-simulate: ")
-          << "no sched.schedule has energy.requests (the request stream; a "
-             "lowered module has no sched.schedule left)";
+    if (failed(forEachRequestStream(
+            module, "energy-route-simulate",
+            "the request stream; a lowered module has no sched.schedule left",
+            [&](ScheduleOp sched, ArrayAttr requests) {
+              return simulateSchedule(sched, requests, source);
+            })))
       signalPassFailure();
-    }
   }
 
   /// Replaces each model's mean and sd per task by the linear attribution
