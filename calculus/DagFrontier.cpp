@@ -391,6 +391,7 @@ bool dagFrontier(const Schedule &sched,
       targets.push_back(settings.fillDeadline);
     if (settings.fillSlowdown >= 0)
       targets.push_back(frontier.front().T * (1 + settings.fillSlowdown));
+    size_t callerTargets = targets.size();
     for (size_t i = 0; i + 1 < frontier.size() && targets.size() < 256; ++i) {
       double gap = frontier[i + 1].T - frontier[i].T;
       if (gap > 0.005 * frontier[i].T)
@@ -405,7 +406,8 @@ bool dagFrontier(const Schedule &sched,
         internal[t][opts[t].original[i]] = int(i);
     }
     std::vector<DagPoint> filled;
-    for (double D : targets) {
+    for (size_t k = 0; k < targets.size(); ++k) {
+      double D = targets[k];
       const DagPoint *from = nullptr;
       for (const DagPoint &p : frontier)
         if (p.T <= D * (1 + 1e-12))
@@ -426,6 +428,9 @@ bool dagFrontier(const Schedule &sched,
       sw.fill(D);
       sw.refine(D, /*exhaustive=*/totalOptions <= settings.forwardSweepsUpTo &&
                        sw.fillVisits <= settings.refineVisitBudget);
+      // The caller's deadlines (the plan's limit) get the annealer too.
+      if (k < callerTargets && sw.makespan <= D * (1 + 1e-12))
+        anneal(sw, D, P, settings.annealVisits, /*seed=*/1);
       filled.push_back(sw.point(P, true));
     }
     if (!filled.empty()) {

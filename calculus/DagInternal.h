@@ -12,6 +12,7 @@
 //   DagLagrangian.cpp     subgradient-maximized Lagrangian bounds
 //   DagSeriesParallel.cpp exact frontiers of series-parallel DAGs
 //   DagEnumerate.cpp      exact frontiers by enumeration
+//   DagAnneal.cpp         simulated annealing at the caller's deadline
 //   DagEnergy.cpp         a configuration's energy by interval accounting
 // The math of each is in docs/FRONTIER.md.
 //
@@ -283,6 +284,14 @@ struct Sweep {
     }
   }
 };
+
+/// Simulated annealing at deadline D from the sweep's configuration (which
+/// must meet D): leaves the best configuration within D it saw (never worse
+/// than the start) in `sw`, seeded by `seed`, in at most about
+/// `visitBudget` task and edge visits; returns the visits made
+/// (DagAnneal.cpp).
+uint64_t anneal(Sweep &sw, double D, double P, uint64_t visitBudget,
+                uint64_t seed);
 
 /// A Lagrangian bound from one flow: at deadline D it is
 /// C + (P - F) (F > P ? D : fastest), C = sum_i min_k (d_ik + f_i T_ik).

@@ -60,13 +60,13 @@ FailureOr<Choices> Choices::build(ScheduleOp sched) {
   return c;
 }
 
-FailureOr<std::vector<calculus::DagPoint>>
-energy::computeFrontier(ScheduleOp sched, const Choices &c, double step,
-                        double quantum, uint64_t crashBudget,
-                        uint64_t classSweepAbove, uint64_t convexAbove,
-                        bool keepChoices, calculus::DagFrontierResult &method,
-                        double fillDeadline, double fillSlowdown) {
+FailureOr<std::vector<calculus::DagPoint>> energy::computeFrontier(
+    ScheduleOp sched, const Choices &c, double step, double quantum,
+    uint64_t crashBudget, uint64_t classSweepAbove, uint64_t convexAbove,
+    bool keepChoices, calculus::DagFrontierResult &method, double fillDeadline,
+    double fillSlowdown, uint64_t annealBudget) {
   calculus::DagFrontierSettings settings;
+  settings.annealVisits = annealBudget;
   settings.fillDeadline = fillDeadline;
   settings.fillSlowdown = fillSlowdown;
   settings.step = step;

@@ -37,7 +37,7 @@ computeFrontier(sched::ScheduleOp sched, const Choices &c, double step,
                 double quantum, uint64_t crashBudget, uint64_t classSweepAbove,
                 uint64_t convexAbove, bool keepChoices,
                 calculus::DagFrontierResult &method, double fillDeadline = 0,
-                double fillSlowdown = -1);
+                double fillSlowdown = -1, uint64_t annealBudget = 0);
 
 } // namespace energy
 

@@ -147,6 +147,11 @@ def EnergyPlan : Pass<"energy-plan", "::mlir::ModuleOp"> {
            "energy, edp or ed2p">,
     Option<"summary", "summary", "bool", /*default=*/"false",
            "print the plan's summary to stderr">,
+    Option<"annealBudget", "anneal-budget", "uint64_t",
+           /*default=*/"1073741824",
+           "work budget, in task and edge visits, of the simulated annealing "
+           "that improves the configuration at the limit (up to 20,000 task "
+           "options; 0: none; docs/FRONTIER.md)">,
   ] # FrontierOptions;
 }
 

@@ -91,10 +91,10 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     if (failed(c))
       return failure();
     calculus::DagFrontierResult method;
-    auto front =
-        computeFrontier(sched, *c, step, quantum, crashBudget, classSweepAbove,
-                        convexAbove, true, method, deadline,
-                        deadline > 0 ? -1.0 : double(maxSlowdown) / 100);
+    auto front = computeFrontier(
+        sched, *c, step, quantum, crashBudget, classSweepAbove, convexAbove,
+        true, method, deadline, deadline > 0 ? -1.0 : double(maxSlowdown) / 100,
+        annealBudget);
     if (failed(front))
       return failure();
     if (llvm::all_of(c->options,
