@@ -25,7 +25,7 @@ bool parsePipelineKind(const std::string &name, PipelineKind &kind) {
 
 uint64_t pipelineTaskCount(PipelineKind kind, uint64_t stages,
                            uint64_t microbatches, uint64_t chunks,
-                           uint64_t dataParallel) {
+                           uint64_t dataParallel, bool sync) {
   uint64_t perMb = kind == PipelineKind::ZBH1 ? 3 : 2;
   uint64_t n = 1;
   for (uint64_t f : {stages, microbatches, chunks, dataParallel, perMb}) {
@@ -33,22 +33,22 @@ uint64_t pipelineTaskCount(PipelineKind kind, uint64_t stages,
       return UINT64_MAX;
     n *= f;
   }
-  uint64_t allReduces = dataParallel > 1 ? stages * dataParallel : 0;
-  return n > UINT64_MAX - allReduces ? UINT64_MAX : n + allReduces;
+  uint64_t more = (dataParallel > 1 ? stages * dataParallel : 0) + sync;
+  return n > UINT64_MAX - more ? UINT64_MAX : n + more;
 }
 
 std::string checkPipelineSize(PipelineKind kind, uint64_t stages,
                               uint64_t microbatches, uint64_t chunks,
-                              uint64_t dataParallel) {
+                              uint64_t dataParallel, bool sync) {
   uint64_t n =
-      pipelineTaskCount(kind, stages, microbatches, chunks, dataParallel);
+      pipelineTaskCount(kind, stages, microbatches, chunks, dataParallel, sync);
   if (n <= kMaxPipelineTasks)
     return "";
   std::string count =
       n == UINT64_MAX ? std::string("more than 2^64") : std::to_string(n);
   return "expands into " + count +
          " tasks (stages x microbatches x chunks x "
-         "data_parallel x passes), above the limit of " +
+         "data_parallel x passes, all-reduces, sync), above the limit of " +
          std::to_string(kMaxPipelineTasks) + " (docs/SCHED.md)";
 }
 
@@ -140,7 +140,7 @@ bool pipelineOrder(PipelineKind kind, uint32_t S, uint32_t M, uint32_t v,
 bool buildPipeline(const PipelineSpec &spec, Schedule &sched,
                    std::vector<PipelineTaskInfo> &info, std::string &err) {
   err = checkPipelineSize(spec.kind, spec.stages, spec.microbatches,
-                          spec.chunks, spec.dataParallel);
+                          spec.chunks, spec.dataParallel, spec.sync > 0);
   if (!err.empty())
     return false;
   std::vector<std::vector<PipeInstr>> order;

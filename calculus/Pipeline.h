@@ -83,16 +83,17 @@ bool buildPipeline(const PipelineSpec &spec, Schedule &sched,
 /// benchmarked (bench/RESULTS.md).
 constexpr uint64_t kMaxPipelineTasks = uint64_t(1) << 23;
 
-/// How many tasks (F, B, W and all-reduces) the pipeline expands into,
-/// computed without overflow (saturating at UINT64_MAX).
+/// How many tasks (F, B, W, all-reduces and, with `sync`, the closing
+/// synchronization) the pipeline expands into, computed without overflow
+/// (saturating at UINT64_MAX).
 uint64_t pipelineTaskCount(PipelineKind kind, uint64_t stages,
                            uint64_t microbatches, uint64_t chunks,
-                           uint64_t dataParallel);
+                           uint64_t dataParallel, bool sync);
 
 /// "" when the sizes fit the limit and 32-bit indices, else why not.
 std::string checkPipelineSize(PipelineKind kind, uint64_t stages,
                               uint64_t microbatches, uint64_t chunks,
-                              uint64_t dataParallel);
+                              uint64_t dataParallel, bool sync);
 
 } // namespace calculus
 } // namespace energy

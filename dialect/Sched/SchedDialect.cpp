@@ -344,7 +344,8 @@ LogicalResult PipelineOp::verify() {
                        "positive");
   if (std::string why = calculus::checkPipelineSize(
           kind, uint64_t(getStages()), uint64_t(getMicrobatches()),
-          uint64_t(getChunks()), uint64_t(getDataParallel()));
+          uint64_t(getChunks()), uint64_t(getDataParallel()),
+          getSync().convertToDouble() > 0);
       !why.empty())
     return emitOpError(why);
   if (getChunks() > 1 && kind != calculus::PipelineKind::Interleaved)
