@@ -32,31 +32,6 @@ namespace energy {
 namespace calculus {
 namespace dag {
 
-namespace {
-
-/// Each task's tail: the longest path from its finish (through
-/// finish-to-start edges and their lags, then anything after) to the end
-/// of the schedule; start-to-start successors do not depend on its
-/// duration. `toEnd[t]` = the longest path from t's start to the end.
-void tails(const Dag &dag, const std::vector<double> &T,
-           std::vector<double> &tail, std::vector<double> &toEnd) {
-  for (size_t k = dag.topo.size(); k-- > 0;) {
-    uint32_t u = dag.topo[k];
-    double fromFinish = 0, fromStart = 0;
-    for (uint32_t i = dag.succStart[u]; i < dag.succStart[u + 1]; ++i) {
-      const Edge &e = dag.succ[i];
-      if (e.startToStart)
-        fromStart = std::max(fromStart, e.lag + toEnd[e.to]);
-      else
-        fromFinish = std::max(fromFinish, e.lag + toEnd[e.to]);
-    }
-    tail[u] = fromFinish;
-    toEnd[u] = std::max(T[u] + fromFinish, fromStart);
-  }
-}
-
-} // namespace
-
 uint64_t anneal(Sweep &sw, double D, double P, uint64_t visitBudget,
                 uint64_t seed) {
   const Dag &dag = sw.dag;
@@ -89,7 +64,7 @@ uint64_t anneal(Sweep &sw, double D, double P, uint64_t visitBudget,
   uint64_t planned = std::min<uint64_t>(
       6000 * uint64_t(n), visitBudget / std::max<uint64_t>(pass / 2, 1));
   std::vector<double> tail(n), toEnd(n), esTry(n);
-  tails(dag, sw.T, tail, toEnd);
+  dag.tails(sw.T, tail, toEnd);
   double M = sw.makespan;
   auto objective = [&](double dsum, double m) {
     return dsum + P * m + mu * std::max(0.0, m - D);
@@ -129,7 +104,7 @@ uint64_t anneal(Sweep &sw, double D, double P, uint64_t visitBudget,
       continue;
     sw.set(t, uint32_t(j));
     M = dag.forward(sw.T, sw.es);
-    tails(dag, sw.T, tail, toEnd);
+    dag.tails(sw.T, tail, toEnd);
     visits += 2 * pass;
     cur = objective(sw.dsum, M);
     if (M <= D * (1 + 1e-12) && sw.dsum + P * M < best) {

@@ -458,6 +458,24 @@ bool dagFrontier(const Schedule &sched,
   if (!exact && !convexComplete)
     subgradientBounds(dag, opts, P, fastestAll, 40, deadlines, frontier,
                       bounds);
+  // The lanes' busy-time bounds (DagLaneBound.cpp) at the frontier's times
+  // and the caller's deadlines, as many as fit in ~2^27 task visits. The
+  // convex relaxation, where it completed, already implies them (each
+  // lane's constraint follows from its stream order).
+  if (!exact && !convexComplete && !frontier.empty()) {
+    std::vector<double> times;
+    size_t most = std::clamp<size_t>((size_t(1) << 27) / std::max<size_t>(n, 1),
+                                     16, 1024);
+    size_t stride = (frontier.size() + most - 1) / most;
+    for (size_t i = 0; i < frontier.size(); i += stride)
+      times.push_back(frontier[i].T);
+    times.push_back(frontier.back().T);
+    if (settings.fillDeadline > 0)
+      times.push_back(settings.fillDeadline);
+    if (settings.fillSlowdown >= 0)
+      times.push_back(frontier.front().T * (1 + settings.fillSlowdown));
+    laneBounds(dag, opts, sched, P, times, bounds);
+  }
   // Every flow's bound holds at every time (DagFrontier.h): each point takes
   // the best.
   for (DagPoint &p : frontier) {

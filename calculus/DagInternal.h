@@ -13,6 +13,7 @@
 //   DagSeriesParallel.cpp exact frontiers of series-parallel DAGs
 //   DagEnumerate.cpp      exact frontiers by enumeration
 //   DagAnneal.cpp         simulated annealing at the caller's deadline
+//   DagLaneBound.cpp      Lagrangian bounds from the lanes' busy time
 //   DagEnergy.cpp         a configuration's energy by interval accounting
 // The math of each is in docs/FRONTIER.md.
 //
@@ -73,6 +74,28 @@ struct Dag {
       end = std::max(end, st + T[v]);
     }
     return end;
+  }
+
+  /// Each task's tails: `fromFinish[t]`, the longest path from t's finish
+  /// (through finish-to-start edges and their lags, then whatever follows)
+  /// to the end of the schedule -- t's own duration does not change it --
+  /// and `toEnd[t]`, the longest path from t's start to the end (through
+  /// start-to-start edges too).
+  void tails(const std::vector<double> &T, std::vector<double> &fromFinish,
+             std::vector<double> &toEnd) const {
+    for (size_t k = topo.size(); k-- > 0;) {
+      uint32_t u = topo[k];
+      double finish = 0, start = 0;
+      for (uint32_t i = succStart[u]; i < succStart[u + 1]; ++i) {
+        const Edge &e = succ[i];
+        if (e.startToStart)
+          start = std::max(start, e.lag + toEnd[e.to]);
+        else
+          finish = std::max(finish, e.lag + toEnd[e.to]);
+      }
+      fromFinish[u] = finish;
+      toEnd[u] = std::max(T[u] + finish, start);
+    }
   }
 
   /// Latest starts against deadline D.
@@ -298,6 +321,13 @@ uint64_t anneal(Sweep &sw, double D, double P, uint64_t visitBudget,
 struct FlowBound {
   double C, F;
 };
+
+/// Lagrangian bounds from the lanes' busy time, one per makespan in
+/// `times` (DagLaneBound.cpp).
+void laneBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
+                const Schedule &sched, double P,
+                const std::vector<double> &times,
+                std::vector<FlowBound> &bounds);
 
 /// A task's lower convex hull in (T, d) (ConvexFrontier.h).
 inline ConvexHull hullOf(const TaskOptions &o) { return ConvexHull(o.T, o.d); }

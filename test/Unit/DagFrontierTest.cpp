@@ -991,6 +991,80 @@ TEST(DagFrontier, AnnealOnCoarsePipelines) {
 
 namespace {
 
+// The lanes' busy-time bounds (DagLaneBound.cpp) where the convex
+// relaxation does not run: never above brute force, at every point and at
+// any deadline, on DAGs with every edge kind -- lags, start-to-start
+// edges, releases, several streams and collectives on several devices (in
+// one lane's sum only).
+TEST(DagFrontier, LaneBoundsNeverAboveBruteForce) {
+  std::mt19937_64 g(4417);
+  for (int c = 0; c < 60; ++c) {
+    SmallDag d = randomDag(g, 4, 8);
+    size_t devices = d.s.devices.size();
+    for (ScheduleTask &t : d.s.tasks) {
+      for (Dependency &dep : t.deps) {
+        dep.startToStart = g() % 3 == 0;
+        dep.lag = double(g() % 3);
+      }
+      if (g() % 4 == 0)
+        t.release = double(g() % 8);
+      if (devices > 1 && g() % 5 == 0) // a collective
+        t.devices = {0, uint32_t(1 + g() % (devices - 1))};
+    }
+    DagFrontierSettings lanes;
+    lanes.exactBudget = 0;
+    lanes.seriesParallelBudget = 0;
+    lanes.convex = false; // the lane bounds run where the LP does not
+    std::vector<DagPoint> front;
+    DagFrontierResult how;
+    std::string err;
+    ASSERT_TRUE(dagFrontier(d.s, d.opts, lanes, front, err, &how)) << err;
+    std::vector<std::pair<double, double>> brute = bruteForce(d);
+    for (const DagPoint &p : front)
+      EXPECT_LE(p.lowerBound, bestAt(brute, p.T) * (1 + 1e-12)) << "case " << c;
+    for (auto [T, E] : brute)
+      EXPECT_LE(how.lowerBoundAt(T), bestAt(brute, T) * (1 + 1e-12))
+          << "case " << c;
+  }
+}
+
+// On one lane (a chain) the lane bound is the hull relaxation itself,
+// which a chain's integer optimum meets where half the tasks switch: ten
+// tasks of (1 s, 10 J) or (2 s, 4 J), 1 W static, 15 s: 5 fast and 5
+// slow, 15 J + 70 J.
+TEST(DagFrontier, LaneBoundOnAChainIsExact) {
+  Schedule s;
+  s.devices.push_back({1.0});
+  std::vector<std::vector<Option>> opts;
+  for (int t = 0; t < 10; ++t) {
+    ScheduleTask task;
+    task.devices = {0};
+    s.tasks.push_back(task);
+    opts.push_back({{1, 10, 0}, {2, 4, 0}});
+  }
+  DagFrontierSettings lanes;
+  lanes.exactBudget = 0;
+  lanes.seriesParallelBudget = 0;
+  lanes.convex = false;
+  lanes.crash = false; // no flows from the crash sweep: lanes only
+  std::vector<DagPoint> front;
+  DagFrontierResult how;
+  std::string err;
+  ASSERT_TRUE(dagFrontier(s, opts, lanes, front, err, &how)) << err;
+  bool seen = false;
+  for (const DagPoint &p : front)
+    if (std::abs(p.T - 15) < 1e-9) {
+      seen = true;
+      EXPECT_NEAR(p.E, 85, 1e-9);
+      EXPECT_NEAR(p.lowerBound, 85, 1e-9);
+    }
+  EXPECT_TRUE(seen);
+}
+
+} // namespace
+
+namespace {
+
 // The plan's choice, from first principles: among the points within the
 // limit (as they will run), the least energy, E x T or E x T^2.
 TEST(DagFrontier, ChoosePlanPoint) {
