@@ -6,8 +6,10 @@ solvers (an oracle for docs/FRONTIER.md's certificates, never our solver).
       [HIGHS_SECONDS]
 
 EXPANDED.mlir: a schedule after `energy-opt --sched-expand` (tasks with
-`options`, finish-to-start `after` lists, devices with static power; lags,
-releases and start-to-start edges are refused). Each option's time is
+`options`, finish-to-start `after` lists without delays, one stream per
+device, devices with static power; delays, start-to-start edges
+(`with`), releases, recorded starts, streams and collectives are refused,
+not modelled). Each option's time is
 floored to QUANTUM_S (0: exact) as the frontier pass does, each task's
 options reduced to their (T, d) Pareto set. The model (CPLEX LP format,
 read by glpsol --lp, cbc and HiGHS):
@@ -29,7 +31,7 @@ import re
 import sys
 
 UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9,
-         "J": 1.0, "mJ": 1e-3, "kJ": 1e3, "MJ": 1e6}
+         "J": 1.0, "mJ": 1e-3, "uJ": 1e-6, "nJ": 1e-9, "kJ": 1e3, "MJ": 1e6}
 
 
 def fail(msg):
@@ -40,10 +42,21 @@ def main():
     if len(sys.argv) not in (5, 6):
         fail("usage: milp_at_deadline.py EXPANDED.mlir DEADLINE_S QUANTUM_S "
              "OUT.lp [HIGHS_SECONDS]")
-    src, deadline, quantum, out = (sys.argv[1], float(sys.argv[2]),
-                                   float(sys.argv[3]), sys.argv[4])
+    src, out = sys.argv[1], sys.argv[4]
+    try:
+        deadline, quantum = float(sys.argv[2]), float(sys.argv[3])
+    except ValueError:
+        fail("DEADLINE_S and QUANTUM_S must be numbers")
+    if not (deadline > 0 and math.isfinite(deadline)):
+        fail("DEADLINE_S must be a positive number of seconds")
+    if not (quantum >= 0 and math.isfinite(quantum)):
+        fail("QUANTUM_S must be 0 or a positive number of seconds")
+    try:
+        text = open(src).read().splitlines()
+    except OSError as e:
+        fail("%s: %s" % (src, e.strerror))
     tasks, index, stream, power = [], {}, {}, 0.0
-    for row, line in enumerate(open(src), 1):
+    for row, line in enumerate(text, 1):
         m = re.search(r"sched\.device @(\w+) .*static ([0-9.e+-]+) (\w*)W",
                       line)
         if m:
@@ -60,15 +73,22 @@ def main():
             fail("%s:%d: a task without options (expand and fill first)" %
                  (src, row))
         name, device, middle, options = m.groups()
-        if re.search(r"\b(lag|release|start)\b", middle):
-            fail("%s:%d: lags, releases and start-to-start edges are not "
-                 "modelled" % (src, row))
+        for word, what in (("delay", "a dependency's delay"),
+                           ("with", "a start-to-start edge"),
+                           ("lag", "a start-to-start lag"),
+                           ("release", "a release"),
+                           ("start", "a recorded start (a timed schedule)"),
+                           ("stream", "a stream other than the device's")):
+            if re.search(r"\b%s\b" % word, middle):
+                fail("%s:%d: @%s: %s is not modelled" % (src, row, name, what))
         after = re.search(r"after \[([^\]]*)\]", middle)
         deps = [d.strip().lstrip("@") for d in after.group(1).split(",")
                 if d.strip()] if after else []
         best = {}
         for o in re.finditer(r"T = ([0-9.e+-]+) (\w+), d = ([0-9.e+-]+) "
                              r"(\w+)", options):
+            if o.group(2) not in UNITS or o.group(4) not in UNITS:
+                fail("%s:%d: @%s: unknown unit in an option" % (src, row, name))
             T = float(o.group(1)) * UNITS[o.group(2)]
             d = float(o.group(3)) * UNITS[o.group(4)]
             if quantum > 0:
@@ -99,9 +119,34 @@ def main():
         return " ".join("%s %.9f x%d_%d" % (sign, T, i, k)
                         for k, (T, _) in enumerate(tasks[i][2]))
 
-    lines = ["Minimize", " obj: %.10f M" % power + "".join(
+    # The fastest makespan (every task at its fastest option): below it
+    # the model has no solution.
+    finish = [0.0] * len(tasks)
+    succs = [[] for _ in tasks]
+    indegree = [0] * len(tasks)
+    for a, b in edges:
+        succs[a].append(b)
+        indegree[b] += 1
+    ready = [i for i in range(len(tasks)) if indegree[i] == 0]
+    start, done = [0.0] * len(tasks), 0
+    while ready:  # Kahn: earliest starts at the fastest options
+        a = ready.pop()
+        done += 1
+        finish[a] = start[a] + tasks[a][2][0][0]
+        for b in succs[a]:
+            start[b] = max(start[b], finish[a])
+            indegree[b] -= 1
+            if indegree[b] == 0:
+                ready.append(b)
+    if done != len(tasks):
+        fail(src + ": the dependencies and device order form a cycle")
+    if deadline < max(finish) * (1 - 1e-12):
+        fail("DEADLINE_S %.9g s is below the fastest makespan %.9g s" % (
+            deadline, max(finish)))
+    # The objective, a term per line (LP readers limit line lengths).
+    lines = ["Minimize", " obj: %.10f M" % power] + [
         " + %.10f x%d_%d" % (d, i, k) for i, t in enumerate(tasks)
-        for k, (_, d) in enumerate(t[2])), "Subject To"]
+        for k, (_, d) in enumerate(t[2])] + ["Subject To"]
     for i, t in enumerate(tasks):
         lines.append(" one%d: " % i + " + ".join(
             "x%d_%d" % (i, k) for k in range(len(t[2]))) + " = 1")
@@ -113,8 +158,11 @@ def main():
     lines += [" x%d_%d" % (i, k) for i, t in enumerate(tasks)
               for k in range(len(t[2]))]
     lines.append("End")
-    with open(out, "w") as f:
-        f.write("\n".join(lines) + "\n")
+    try:
+        with open(out, "w") as f:
+            f.write("\n".join(lines) + "\n")
+    except OSError as e:
+        fail("%s: %s" % (out, e.strerror))
     print("%d tasks, %d binaries, %d precedence rows, static power %.2f W" % (
         len(tasks), sum(len(t[2]) for t in tasks), len(edges), power))
     if len(sys.argv) == 6:
@@ -124,9 +172,12 @@ def main():
 def highs(tasks, edges, power, deadline, seconds):
     """The model above, solved by HiGHS: variables x (binaries, task-major),
     s (starts), M."""
-    import numpy as np
-    from scipy.optimize import Bounds, LinearConstraint, milp
-    from scipy.sparse import lil_matrix
+    try:
+        import numpy as np
+        from scipy.optimize import Bounds, LinearConstraint, milp
+        from scipy.sparse import lil_matrix
+    except ImportError:
+        fail("HIGHS_SECONDS needs scipy >= 1.9 (Debian's python3-scipy)")
     offset, nx = [], 0
     for t in tasks:
         offset.append(nx)

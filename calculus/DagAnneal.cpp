@@ -9,9 +9,10 @@
 //
 // Simulated annealing (Kirkpatrick, Gelatt and Vecchi 1983) over the
 // options, one task moved by one to three option steps per proposal,
-// minimizing  d_sum + P M + mu max(0, M - D)  (a penalty past the deadline
-// steeper than any option's saving per second, so a violating state never
-// pays), at a temperature falling geometrically from twice the mean option
+// minimizing  d_sum + P M + mu max(0, M - D)  (mu: four times the steepest
+// saving per second of any option step, which keeps the search near the
+// deadline; states past it may be visited but are never kept), at a
+// temperature falling geometrically from twice the mean option
 // step's energy to 1/15 of that (on the case above: 1/600 ends ~0.3 %
 // higher, twice as hot ~0.4 % higher); the best configuration within D seen is
 // kept (the start is one, so the result is never worse). Each proposal's
@@ -55,10 +56,13 @@ uint64_t anneal(Sweep &sw, double D, double P, uint64_t visitBudget,
     return 0; // one option each: nothing to search
   const double mu = 4 * steepest;
   const double hot = 2 * stepSum / double(steps), cold = hot / 15;
+  if (!(hot > 0) || !std::isfinite(hot) || !std::isfinite(mu))
+    return 0; // no scale to search at (energies overflowing a double)
   uint64_t edges = dag.succ.size();
   uint64_t pass = n + edges; // one forward or backward pass, in visits
   // Proposals planned: ~6,000 per task (one long run does better than
-  // several short ones: 0.2-0.5 % on the case above), within the budget (two
+  // several short ones: 0.2-0.5 % on the case above; a larger budget does
+  // not raise this cap), within the budget (two
   // passes per accepted move and one per critical speed-up: on the Perseus
   // cases about half a pass per proposal), so that the temperature gets cold.
   uint64_t planned = std::min<uint64_t>(

@@ -429,8 +429,13 @@ bool dagFrontier(const Schedule &sched,
       sw.refine(D, /*exhaustive=*/totalOptions <= settings.forwardSweepsUpTo &&
                        sw.fillVisits <= settings.refineVisitBudget);
       // The caller's deadlines (the plan's limit) get the annealer too.
-      if (k < callerTargets && sw.makespan <= D * (1 + 1e-12))
+      // The filled point stays a candidate too: it may be faster (edp,
+      // ed2p, clock switches).
+      if (k < callerTargets && sw.makespan <= D * (1 + 1e-12) &&
+          settings.annealVisits > 0) {
+        filled.push_back(sw.point(P, true));
         anneal(sw, D, P, settings.annealVisits, /*seed=*/1);
+      }
       filled.push_back(sw.point(P, true));
     }
     if (!filled.empty()) {
