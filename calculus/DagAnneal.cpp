@@ -67,6 +67,8 @@ uint64_t anneal(Sweep &sw, double D, double P, uint64_t visitBudget,
   // cases about half a pass per proposal), so that the temperature gets cold.
   uint64_t planned = std::min<uint64_t>(
       6000 * uint64_t(n), visitBudget / std::max<uint64_t>(pass / 2, 1));
+  if (planned < 16 * uint64_t(n))
+    return 0; // a few proposals per task would change nothing: no passes
   std::vector<double> tail(n), toEnd(n), esTry(n);
   dag.tails(sw.T, tail, toEnd);
   double M = sw.makespan;

@@ -383,16 +383,21 @@ bool dagFrontier(const Schedule &sched,
   }
   paretoPrune(frontier);
   // Holes, and the caller's deadline: filled from the best point below (a
-  // real configuration, re-timed), then Pareto-pruned again.
-  if (!exact && settings.keepChoices && totalOptions <= settings.refineUpTo &&
-      !frontier.empty()) {
+  // real configuration, re-timed), then Pareto-pruned again. Above
+  // `refineUpTo` task options the fill and local search cost too much
+  // (O(tasks x fill) per move): there only the caller's deadlines get the
+  // annealer, from the best point within each.
+  bool medium = totalOptions <= settings.refineUpTo;
+  if (!exact && settings.keepChoices && !frontier.empty() &&
+      (medium || settings.annealVisits > 0)) {
     std::vector<double> targets;
     if (settings.fillDeadline > 0)
       targets.push_back(settings.fillDeadline);
     if (settings.fillSlowdown >= 0)
       targets.push_back(frontier.front().T * (1 + settings.fillSlowdown));
     size_t callerTargets = targets.size();
-    for (size_t i = 0; i + 1 < frontier.size() && targets.size() < 256; ++i) {
+    for (size_t i = 0;
+         medium && i + 1 < frontier.size() && targets.size() < 256; ++i) {
       double gap = frontier[i + 1].T - frontier[i].T;
       if (gap > 0.005 * frontier[i].T)
         for (int k = 1; k <= 3; ++k)
@@ -425,9 +430,12 @@ bool dagFrontier(const Schedule &sched,
       if (!ok)
         continue;
       sw.makespan = dag.forward(sw.T, sw.es);
-      sw.fill(D);
-      sw.refine(D, /*exhaustive=*/totalOptions <= settings.forwardSweepsUpTo &&
-                       sw.fillVisits <= settings.refineVisitBudget);
+      if (medium) {
+        sw.fill(D);
+        sw.refine(D,
+                  /*exhaustive=*/totalOptions <= settings.forwardSweepsUpTo &&
+                      sw.fillVisits <= settings.refineVisitBudget);
+      }
       // The caller's deadlines (the plan's limit) get the annealer too.
       // The filled point stays a candidate too: it may be faster (edp,
       // ed2p, clock switches).
