@@ -388,8 +388,9 @@ bool dagFrontier(const Schedule &sched,
   // (O(tasks x fill) per move): there only the caller's deadlines get the
   // annealer, from the best point within each.
   bool medium = totalOptions <= settings.refineUpTo;
+  bool callerDeadline = settings.fillDeadline > 0 || settings.fillSlowdown >= 0;
   if (!exact && settings.keepChoices && !frontier.empty() &&
-      (medium || settings.annealVisits > 0)) {
+      (medium || (settings.annealVisits > 0 && callerDeadline))) {
     std::vector<double> targets;
     if (settings.fillDeadline > 0)
       targets.push_back(settings.fillDeadline);
@@ -472,7 +473,8 @@ bool dagFrontier(const Schedule &sched,
     subgradientBounds(dag, opts, P, fastestAll, 40, deadlines, frontier,
                       bounds);
   // The lanes' busy-time bounds (DagLaneBound.cpp) at the frontier's times
-  // and the caller's deadlines, as many as fit in ~2^27 task visits. The
+  // and the caller's deadlines, at most ~2^27 / tasks of them (each a pass
+  // over every task's hull). The
   // convex relaxation, where it completed, already implies them (each
   // lane's constraint follows from its stream order).
   if (!exact && !convexComplete && !frontier.empty()) {

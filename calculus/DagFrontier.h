@@ -161,9 +161,11 @@ struct DagFrontierSettings {
   /// with keepChoices, up to 20,000 task options; gaps between consecutive
   /// points wider than 0.5 % of their time are filled the same way.
   double fillDeadline = 0, fillSlowdown = -1;
-  /// At those caller deadlines the filled configuration is then improved
-  /// by simulated annealing (DagAnneal.cpp; one seeded run) within this
-  /// many task and edge visits (0: none); 2^30 is about a second here.
+  /// At those caller deadlines the configuration -- filled, up to 20,000
+  /// task options; above, the best frontier point within the deadline -- is
+  /// then improved by simulated annealing (DagAnneal.cpp; one seeded run,
+  /// skipped where the budget buys fewer than 16 proposals per task) within
+  /// this many task and edge visits (0: none); 2^30 is about a second here.
   uint64_t annealVisits = uint64_t(1) << 30;
   /// The convex relaxation (ConvexFrontier.h) on heuristic frontiers of up
   /// to `convexAbove` task options: its flows certify the points, and its

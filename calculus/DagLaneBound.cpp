@@ -23,8 +23,9 @@
 // matched by its dual. Where a pipeline's steady state is bound by its
 // busiest stage -- the slow end of long pipelines -- this is much stronger
 // than flows along paths: on the synthetic 64 stages x 1,024 microbatches
-// the worst certified gap at the slow end falls from 3.53 % to ~0.7 %
-// (bench/RESULTS.md).
+// the worst certified gap falls from 3.53 % to 2.58 % (bench/RESULTS.md).
+// A task on no device is on no lane (no stream order holds it): it is
+// priced at 0.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,11 +61,14 @@ void laneBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
   std::unordered_map<uint64_t, uint32_t> index;
   std::vector<ConvexHull> hulls;
   hulls.reserve(n);
+  const uint32_t none = UINT32_MAX;
   for (uint32_t t = 0; t < n; ++t) {
     hulls.push_back(hullOf(opts[t]));
     const ScheduleTask &task = sched.tasks[t];
-    uint64_t key =
-        laneKey(task.devices.empty() ? 0 : task.devices[0], task.stream);
+    laneOf[t] = none;
+    if (task.devices.empty())
+      continue; // on no lane: no stream order holds it
+    uint64_t key = laneKey(task.devices[0], task.stream);
     auto [it, fresh] = index.try_emplace(key, uint32_t(lanes.size()));
     if (fresh)
       lanes.emplace_back();
@@ -139,7 +143,7 @@ void laneBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
     for (size_t k = 0; k < lanes.size(); ++k)
       C += price[k] * lanes[k].c;
     for (uint32_t t = 0; t < n; ++t)
-      C += hulls[t].lagrangian(price[laneOf[t]]);
+      C += hulls[t].lagrangian(laneOf[t] == none ? 0 : price[laneOf[t]]);
     bounds.push_back({C, F});
   }
 }

@@ -1070,6 +1070,7 @@ TEST(DagFrontier, AnnealOnCoarsePipelines) {
     for (const DagPoint &p : largeWithout)
       lb2.push_back({p.T, p.E});
     EXPECT_LE(bestAt(la, D), bestAt(lb2, D) * (1 + 1e-12)) << "case " << c;
+    EXPECT_GE(bestAt(la, D), lb * (1 - 1e-12)) << "case " << c;
     largeBetter += bestAt(la, D) < bestAt(lb2, D) * (1 - 1e-9);
     EXPECT_LE(got, before * (1 + 1e-12)) << "case " << c;
     EXPECT_GE(got, lb * (1 - 1e-12)) << "case " << c;
@@ -1109,7 +1110,14 @@ TEST(DagFrontier, LaneBoundsNeverAboveBruteForce) {
       if (g() % 4 == 0)
         t.release = double(g() % 8);
       if (devices > 1 && g() % 5 == 0) // a collective
-        t.devices = {0, uint32_t(1 + g() % (devices - 1))};
+        t.devices = {uint32_t(g() % devices),
+                     uint32_t(g() % devices)}; // any first device
+      if (t.devices.size() == 2 && t.devices[0] == t.devices[1])
+        t.devices.pop_back();
+      if (g() % 9 == 0)
+        t.devices.clear(); // on no device: held by no stream order
+      if (g() % 7 == 0)
+        t.fixedStart = double(g() % 6); // a recorded start
     }
     DagFrontierSettings lanes;
     lanes.exactBudget = 0;
