@@ -160,6 +160,11 @@ bool buildPipeline(const PipelineSpec &spec, Schedule &sched,
     err = "the closing synchronization must be finite and non-negative";
     return false;
   }
+  if (!(spec.syncVarT >= 0) || !std::isfinite(spec.syncVarT)) {
+    err = "the closing synchronization's variance must be finite and "
+          "non-negative";
+    return false;
+  }
   sched = Schedule();
   info.clear();
   for (uint32_t r = 0; r < D; ++r)
@@ -257,6 +262,7 @@ bool buildPipeline(const PipelineSpec &spec, Schedule &sched,
         followed[d.pred] = 1;
     ScheduleTask bar;
     bar.duration = spec.sync;
+    bar.varT = spec.syncVarT;
     for (uint32_t dev = 0; dev < D * S; ++dev)
       bar.devices.push_back(dev);
     for (uint32_t t = 0; t < sched.tasks.size(); ++t)

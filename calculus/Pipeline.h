@@ -58,6 +58,9 @@ struct PipelineSpec {
   /// the ranks' skew around it, measured by the job; 0: none). Static power
   /// only.
   double sync = 0;
+  /// The variance of that synchronization from one iteration to the next
+  /// (s^2): the sync task's var_T.
+  double syncVarT = 0;
 };
 
 /// What each task of the built schedule is.

@@ -64,6 +64,8 @@ FailureOr<PipelineGen> PipelineGen::build(PipelineOp p) {
   spec.allreduceLag = p.getAllreduceLag().convertToDouble();
   spec.p2pLatency = p.getP2pLatency().convertToDouble();
   spec.sync = p.getSync().convertToDouble();
+  double syncSigma = p.getSyncSigma().convertToDouble();
+  spec.syncVarT = syncSigma * syncSigma;
   uint32_t V = spec.stages * spec.chunks;
   for (uint32_t vs = 0; vs < V; ++vs) {
     g.forwardDb.push_back(

@@ -252,8 +252,9 @@ struct SchedExpandPass : public energy::impl::SchedExpandBase<SchedExpandPass> {
             b, loc, names[t], b.getArrayAttr(devs), IntegerAttr(),
             refs(task.deps, false), ArrayAttr(), FloatAttr(),
             b.getStringAttr("sync"), DictionaryAttr(), FloatAttr(),
-            SignatureAttr::get(b.getContext(), task.duration, 0, 0, 0,
-                               std::nullopt, std::nullopt),
+            SignatureAttr::get(b.getContext(), task.duration, 0,
+                               std::sqrt(task.varT), 0, std::nullopt,
+                               std::nullopt),
             ArrayAttr(), ArrayAttr(), ArrayAttr(), ArrayAttr());
         continue;
       }

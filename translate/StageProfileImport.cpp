@@ -203,7 +203,7 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
       b.getStringAttr(o.device), b.getF64FloatAttr(*s), Attribute(),
       Attribute(), Attribute(), options(fwd), options(bwd), Attribute(),
       Attribute(), SignatureAttr(), b.getF64FloatAttr(0.5),
-      b.getF64FloatAttr(0), b.getF64FloatAttr(0));
+      b.getF64FloatAttr(0), b.getF64FloatAttr(0), b.getF64FloatAttr(0));
   p->setAttr("source", b.getStringAttr(o.file));
   if (failed(verify(*module)))
     return nullptr;

@@ -396,6 +396,14 @@ LogicalResult PipelineOp::verify() {
   if (double y = getSync().convertToDouble(); !(y >= 0 && std::isfinite(y)))
     return emitOpError("sync must be finite and non-negative; got ")
            << formatQuantity(y, Dimension::Time);
+  if (double y = getSyncSigma().convertToDouble();
+      !(y >= 0 && std::isfinite(y)))
+    return emitOpError("sync_sigma must be finite and non-negative; got ")
+           << formatQuantity(y, Dimension::Time);
+  if (getSyncSigma().convertToDouble() > 0 &&
+      !(getSync().convertToDouble() > 0))
+    return emitOpError("sync_sigma is the spread of the closing "
+                       "synchronization; give its mean too (`sync` > 0)");
   if (failed(checkPerStage(*this, "forward", getForwardAttr(), v, false)) ||
       failed(checkPerStage(*this, "backward", getBackwardAttr(), v, false)) ||
       failed(checkPerStage(*this, "weight", getWeightAttr(), v, false)) ||

@@ -186,7 +186,10 @@ def Sched_PipelineOp : Sched_Op<"pipeline", [Symbol]> {
     ended, all devices wait this long together (a barrier and the ranks'
     skew around it, as the job measures them; expanded into a
     `sched.collective @sync` of that duration, static power only);
-    `tensor_parallel`
+    `sync_sigma` (s) that synchronization's standard deviation from one
+    iteration to the next (its `sigma_T`: it widens the prediction's
+    interval and the deviation test's threshold, Eq. 23, by the measured
+    spread of the barriers); `tensor_parallel`
     devices per stage in
     lockstep, collapsed into one device of `tensor_parallel x static_power`.
     `forward`, `backward` and `weight` (zb-h1) are one signature for every
@@ -216,7 +219,8 @@ def Sched_PipelineOp : Sched_Op<"pipeline", [Symbol]> {
                        OptionalAttr<Energy_SignatureAttr>:$allreduce,
                        DefaultValuedAttr<F64Attr, "0.5">:$allreduce_lag,
                        DefaultValuedAttr<F64Attr, "0.0">:$p2p_latency,
-                       DefaultValuedAttr<F64Attr, "0.0">:$sync);
+                       DefaultValuedAttr<F64Attr, "0.0">:$sync,
+                       DefaultValuedAttr<F64Attr, "0.0">:$sync_sigma);
   let assemblyFormat = "$sym_name attr-dict";
   let hasVerifier = 1;
 }

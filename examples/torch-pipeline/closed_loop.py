@@ -14,7 +14,8 @@ every energy below is that model's, not a GPU's). The steps:
 2. a 1F1B `sched.pipeline` names the DB's keys and takes the profile's
    mean point-to-point latency (`p2p_latency`) and closing synchronization
    (`sync`: the ranks' skew leaving the first barrier plus the last
-   barrier's time after its last arrival); the compiler fills it,
+   barrier's time after its last arrival), with that synchronization's
+   spread over the profiled iterations (`sync_sigma`); the compiler fills it,
    evaluates the baseline (every pass at the maximum clock) and plans
    within 1 % slowdown; the plan is exported and `plan-clocks` gives each
    stage's per-microbatch clocks;
@@ -26,6 +27,7 @@ Writes WORK_DIR/summary.json (what test/Examples/torch-pipeline.test checks)
 and prints the table. Exit status 0 unless a step fails.
 """
 import json
+import math
 import os
 import re
 import subprocess
@@ -87,8 +89,14 @@ p2p_latency = sum(samples) / len(samples) if samples else 0.0
 # takes after its last arrival, averaged over the profile's iterations
 # after the first (a warm-up, as in the measured runs).
 profile_iters = profile_run["iterations"][1:] or profile_run["iterations"]
-sync_s = sum(i["start_skew_s"] + i["end_barrier_s"]
-             for i in profile_iters) / len(profile_iters)
+sync_samples = [i["start_skew_s"] + i["end_barrier_s"] for i in profile_iters]
+sync_s = sum(sync_samples) / len(sync_samples)
+# Its spread from one iteration to the next (sample standard deviation): the
+# sync task's sigma_T, so that the prediction's variance, and with it the
+# deviation test's threshold, carries the barriers' measured variation.
+sync_sigma = (math.sqrt(sum((x - sync_s) ** 2 for x in sync_samples)
+                        / (len(sync_samples) - 1))
+              if len(sync_samples) > 1 else 0.0)
 entries = json.load(open(db))["entries"]
 clocks = sorted({e["sm_mhz"] for e in entries}, reverse=True)
 static_power = next(e["s_W"] for e in entries if e["key"] == "stage0.forward")
@@ -101,8 +109,9 @@ with open(pipeline, "w") as f:
     f.write('sched.schedule @job {\n  sched.pipeline @train {stages = %d, '
             'microbatches = %d, schedule = "1f1b", device_kind = "A100-SXM4", '
             'static_power = %.17e, p2p_latency = %.17e, sync = %.17e, '
+            'sync_sigma = %.17e, '
             'forward_db = [%s], backward_db = [%s]}\n}\n' % (
-                STAGES, MICROBATCHES, static_power, p2p_latency, sync_s,
+                STAGES, MICROBATCHES, static_power, p2p_latency, sync_s, sync_sigma,
                 ", ".join('"stage%d.forward"' % i for i in range(STAGES)),
                 ", ".join('"stage%d.backward"' % i for i in range(STAGES))))
 planned = path("planned.mlir")
@@ -176,8 +185,8 @@ print("profiled %d clocks (%s MHz) in %d iterations per rank" % (
     len(clocks), ",".join(map(str, clocks)), PROFILE_ITERATIONS))
 print("point-to-point latency %.3f ms (mean of %d waits in the profile)" % (
     1e3 * p2p_latency, len(samples)))
-print("closing synchronization %.3f ms (mean of %d profiled iterations)" % (
-    1e3 * sync_s, len(profile_iters)))
+print("closing synchronization %.3f ms, sigma %.3f ms (%d profiled "
+      "iterations)" % (1e3 * sync_s, 1e3 * sync_sigma, len(profile_iters)))
 print("%-9s %12s %12s %12s %12s" % ("", "E pred (J)", "E meas (J)",
                                      "T pred (s)", "T meas (s)"))
 for name in ("baseline", "plan"):
@@ -212,7 +221,7 @@ for name in ("baseline", "plan"):
 with open(path("summary.json"), "w") as f:
     json.dump({"clocks": clocks, "profile_iterations": PROFILE_ITERATIONS,
                "p2p_latency_s": p2p_latency, "p2p_samples": len(samples),
-               "sync_model_s": sync_s,
+               "sync_model_s": sync_s, "sync_sigma_model_s": sync_sigma,
                "static_power_W": static_power, "stages": STAGES,
                "predicted": predicted, "measured": measured, "limit_T_s": limit,
                "saving_predicted": saving_pred, "saving_measured": saving_meas,
