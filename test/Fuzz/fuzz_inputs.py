@@ -14,7 +14,7 @@ Seeds: the bundled IR (and Python-style numbers and hour units), the GPT
 demo's kernels file (with composites) and pipeline, a Kineto trace, the Perseus CSV, a measurements JSON,
 a signature DB (merge), an EnergyLens fit CSV, a FLOP/byte model file, the
 serving example, a DVFS plan (run-plan --dry-run), pipelines lowered from
-the generator, planned schedules with switch costs, context trees
+the generator, a pipeline with its closing synchronization's spread, planned schedules with switch costs, context trees
 through reduction, and the routing fleet as a file and in the IR.
 Mutations (seeded, reproducible): byte flips, deletions, duplications,
 truncation, splicing in tokens that parsers special-case.
@@ -160,6 +160,12 @@ cases += [
     ("pipeline", seed(os.path.join(src, "test", "Passes",
                                    "sched-to-energy-direct.mlir")), ".mlir",
      lambda f: [os.path.join(tools, "energy-opt"), f, "-split-input-file",
+                "--sched-to-energy", "--energy-evaluate", "-o", os.devnull]),
+    # A pipeline with latency, a closing synchronization and its spread,
+    # expanded and evaluated.
+    ("pipeline-sync", seed(os.path.join(src, "test", "Passes",
+                                        "pipeline-sync-sigma.mlir")), ".mlir",
+     lambda f: [os.path.join(tools, "energy-opt"), f, "--sched-expand",
                 "--sched-to-energy", "--energy-evaluate", "-o", os.devnull]),
     # Planning with switch costs, releases and series-parallel frontiers.
     ("plan-ir", seed(os.path.join(src, "test", "Passes",
