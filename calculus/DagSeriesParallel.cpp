@@ -255,6 +255,7 @@ bool seriesParallelFrontier(const SpTree &tree,
   size_t n = opts.size();
   std::vector<std::pair<uint32_t, uint32_t>> stack; // (tree node, point)
   double best = std::numeric_limits<double>::infinity();
+  size_t first = out.size();
   for (uint32_t p = 0; p < root.T.size(); ++p) {
     double E = P * root.T[p] + root.d[p];
     if (!(E < best))
@@ -281,6 +282,12 @@ bool seriesParallelFrontier(const SpTree &tree,
         stack.push_back({node.b, f[k].ib[q]});
       }
     }
+    // A makespan within timeTolerance of the last one is the same time
+    // (summed in another order): the lower energy replaces it (see
+    // paretoPrune in DagFrontier.cpp).
+    while (out.size() > first &&
+           point.T - out.back().T <= timeTolerance(out.back().T))
+      out.pop_back();
     out.push_back(std::move(point));
   }
   return true;

@@ -982,6 +982,78 @@ TEST(DagFrontier, AnnealFromTheFastestConfiguration) {
 // the convex relaxation's certificate (checked against GLPK in
 // test/Oracles) bounds the annealed point from below, and the fill and
 // local search alone from above.
+// Makespans that differ only in their last bits (the same makespan summed
+// along different paths) are one time: the frontier keeps one point there,
+// the least energy. On pipelines of the synthetic profile's options, with
+// and without the crash sweep, consecutive points are more than
+// timeTolerance apart with strictly falling energy, and each re-evaluates
+// to itself. Without the merge the
+// heuristic frontiers here keep 10-29 such pairs each, and the two-stage
+// pipelines' exact series-parallel frontiers hundreds.
+TEST(DagFrontier, OnePointPerTime) {
+  std::mt19937_64 g(3141);
+  int pairsSeen = 0;
+  for (uint32_t stages : {2u, 4u})
+    for (uint32_t micro : {4u, 8u}) {
+      PipelineSpec spec;
+      spec.kind = PipelineKind::OneFOneB;
+      spec.stages = stages;
+      spec.microbatches = micro;
+      spec.staticPowerPerGpu = 70;
+      std::vector<std::vector<Option>> fwd, bwd;
+      for (uint32_t s = 0; s < stages; ++s) {
+        for (int k = 0; k < 2; ++k) {
+          std::map<double, double> best;
+          double tmax = k ? 0.24 : 0.11;
+          for (int f = 1740; f >= 900; f -= 15) {
+            double t = std::floor(1e3 * tmax * (0.3 + 0.7 * 1740.0 / f)) / 1e3;
+            double p = (75 + 230 * std::pow(f / 1740.0, 2.5)) *
+                       (1 + 0.06 * (double(g() % 1000) / 1000 - 0.5));
+            double d = t * p - 70 * t;
+            auto it = best.find(t);
+            if (it == best.end() || d < it->second)
+              best[t] = d;
+          }
+          std::vector<Option> set;
+          for (auto [t, d] : best)
+            set.push_back({t, d, 70});
+          (k ? bwd : fwd).push_back(set);
+        }
+        spec.forward.push_back({fwd.back()[0].T, fwd.back()[0].d});
+        spec.backward.push_back({bwd.back()[0].T, bwd.back()[0].d});
+      }
+      Schedule sched;
+      std::vector<PipelineTaskInfo> info;
+      std::string err;
+      ASSERT_TRUE(buildPipeline(spec, sched, info, err)) << err;
+      std::vector<std::vector<Option>> opts;
+      for (const PipelineTaskInfo &i : info)
+        opts.push_back(i.kind == PipelineTaskInfo::F ? fwd[i.vstage]
+                                                     : bwd[i.vstage]);
+      for (uint64_t budget : {uint64_t(0), uint64_t(1)}) {
+        DagFrontierSettings settings;
+        settings.exactBudget = 0;
+        settings.crashWorkBudget = budget;
+        std::vector<DagPoint> front;
+        ASSERT_TRUE(dagFrontier(sched, opts, settings, front, err)) << err;
+        for (size_t i = 1; i < front.size(); ++i) {
+          EXPECT_GT(front[i].T - front[i - 1].T, timeTolerance(front[i - 1].T))
+              << stages << " x " << micro << ", budget " << budget
+              << ", points " << i - 1 << " and " << i;
+          EXPECT_LT(front[i].E, front[i - 1].E);
+          ++pairsSeen;
+        }
+        // Each point re-evaluates to itself.
+        for (const DagPoint &p : front) {
+          double M;
+          EXPECT_NEAR(dagEnergy(sched, opts, p.choice, 0, &M), p.E, 1e-9 * p.E);
+          EXPECT_NEAR(M, p.T, 1e-9);
+        }
+      }
+    }
+  EXPECT_GT(pairsSeen, 100);
+}
+
 TEST(DagFrontier, AnnealOnCoarsePipelines) {
   std::mt19937_64 g(2613);
   int better = 0, largeBetter = 0;
