@@ -9,6 +9,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace energy;
@@ -94,6 +95,27 @@ FailureOr<std::vector<calculus::DagPoint>> energy::computeFrontier(
         line.update(fraction, detail);
       }
     };
+  // A quantum above a task's option times floors them to 0 (as
+  // calculus/DagEnergy.cpp's quantize does): the search then cannot tell
+  // those options apart, and a plan re-timed with the real times may find
+  // nothing within its limit. Said, not refused: Perseus's convention.
+  if (quantum > 0) {
+    size_t zeroed = 0;
+    double shortest = std::numeric_limits<double>::infinity();
+    for (const auto &set : c.options)
+      for (const calculus::Option &o : set)
+        if (o.T > 0 && std::floor(o.T / quantum + 1e-9) < 1) {
+          ++zeroed;
+          shortest = std::min(shortest, o.T);
+        }
+    if (zeroed)
+      mlir::emitWarning(sched.getLoc(), "frontier: quantum ")
+          << formatQuantity(quantum, Dimension::Time) << " floors " << zeroed
+          << " option times to 0 (the shortest is "
+          << formatQuantity(shortest, Dimension::Time)
+          << "): the search cannot tell those options apart; choose a "
+             "quantum below the tasks' times";
+  }
   std::vector<calculus::DagPoint> front;
   std::string err;
   bool ok = calculus::dagFrontier(c.graph.schedule, c.options, settings, front,

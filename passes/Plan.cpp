@@ -79,6 +79,9 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     /// The chosen point as it will run: with its clock switches where the
     /// devices declare what a switch costs (`switching`).
     double T = 0, E = 0;
+    /// The chosen point as it will run without its clock switches (the
+    /// frontier point's own figures, re-timed where a quantum floored them).
+    double pointT = 0, pointE = 0;
     uint32_t switches = 0;
     bool switching = false;
     double saving = 0;     ///< % less energy than the baseline
@@ -103,10 +106,26 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
           << sched.getSymName()
           << " has an operating set with more than one option: the plan is "
              "the schedule as it is";
+    // The frontier searches the option times floored to `quantum`
+    // (Perseus's convention); the plan's figures -- baseline, fastest,
+    // limit and the plan itself -- are as the schedule will run, with the
+    // real option times. The frontier's certificate still bounds the real
+    // energy: flooring shortens every configuration, so a configuration
+    // within the limit is within it floored too, and uses at least its
+    // floored energy.
     Outcome o;
-    o.baseE = calculus::dagEnergy(c->graph.schedule, c->options, c->current,
-                                  quantum, &o.baseT);
+    o.baseE = calculus::dagEnergy(c->graph.schedule, c->options, c->current, 0,
+                                  &o.baseT);
     o.fastest = front->front().T;
+    if (quantum > 0) {
+      std::vector<uint32_t> fastest(c->options.size(), 0);
+      for (size_t t = 0; t < c->options.size(); ++t)
+        for (uint32_t j = 1; j < c->options[t].size(); ++j)
+          if (c->options[t][j].T < c->options[t][fastest[t]].T)
+            fastest[t] = j;
+      calculus::dagEnergy(c->graph.schedule, c->options, fastest, 0,
+                          &o.fastest);
+    }
     o.limit = deadline > 0 ? deadline : o.fastest * (1 + maxSlowdown / 100);
     if (failed(choose(sched, *c, *front, o)))
       return failure();
@@ -118,13 +137,22 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       o.saving = 0;
     // The certificate at the limit, not at the plan's own time: no
     // configuration within the limit uses less than this (the bound is
-    // non-increasing in the makespan). Exact frontiers: the plan itself.
-    o.lowerBound = method.exact ? o.best->E : method.lowerBoundAt(o.limit);
-    if (std::isnan(o.lowerBound))
+    // non-increasing in the makespan). Exact frontiers: their least energy
+    // within the limit (the plan itself when the objective is energy and
+    // no quantum floors the times).
+    if (method.exact) {
+      o.lowerBound = std::numeric_limits<double>::infinity();
+      for (const calculus::DagPoint &p : *front)
+        if (p.T <= o.limit * (1 + 1e-12))
+          o.lowerBound = std::min(o.lowerBound, p.E);
+    } else {
+      o.lowerBound = method.lowerBoundAt(o.limit);
+    }
+    if (!std::isfinite(o.lowerBound))
       o.lowerBound = 0;
-    o.lowerBound = std::min(o.lowerBound, o.best->E);
+    o.lowerBound = std::min(o.lowerBound, o.pointE);
     o.gapPct =
-        o.lowerBound > 0 ? 100 * (o.best->E - o.lowerBound) / o.lowerBound : -1;
+        o.lowerBound > 0 ? 100 * (o.pointE - o.lowerBound) / o.lowerBound : -1;
     recordPlan(sched, method, front->size(), o);
     if (summary)
       printSummary(sched, *front, o);
@@ -160,13 +188,15 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       double T, E;
       uint32_t switches = 0;
     };
+    // As the point will run: its real option times (a frontier searched
+    // on floored ones is re-timed) and its clock switches.
     auto withSwitches = [&](const calculus::DagPoint &p) -> Scored {
-      if (!o.switching)
-        return {p.T, p.E};
-      Scored r{0, 0};
-      r.E = calculus::dagEnergyWithSwitches(s, c.options, p.choice, clocks,
-                                            switchCost, quantum, &r.T,
-                                            &r.switches);
+      Scored r{p.T, p.E};
+      if (o.switching)
+        r.E = calculus::dagEnergyWithSwitches(s, c.options, p.choice, clocks,
+                                              switchCost, 0, &r.T, &r.switches);
+      else if (quantum > 0)
+        r.E = calculus::dagEnergy(s, c.options, p.choice, 0, &r.T);
       return r;
     };
     // Each candidate's cost as it will run, kept for the one chosen (with
@@ -185,8 +215,21 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
              << formatQuantity(o.limit, Dimension::Time)
              << (o.switching ? " with its clock switches" : "")
              << "; the fastest makespan is "
-             << formatQuantity(o.fastest, Dimension::Time);
+             << formatQuantity(o.fastest, Dimension::Time)
+             << (quantum > 0
+                     ? llvm::formatv("; every point was found on option "
+                                     "times floored to the quantum ({0}) "
+                                     "and runs past the limit with the real "
+                                     "ones: use a smaller quantum, or none",
+                                     formatQuantity(quantum, Dimension::Time))
+                           .str()
+                     : std::string());
     o.best = &front[*chosen];
+    o.pointT = o.best->T;
+    o.pointE = o.best->E;
+    if (quantum > 0)
+      o.pointE =
+          calculus::dagEnergy(s, c.options, o.best->choice, 0, &o.pointT);
     o.T = costs[*chosen].T;
     o.E = costs[*chosen].E;
     o.switches = costs[*chosen].switches;
@@ -226,8 +269,8 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
         b.getNamedAttr("gap_pct", b.getF64FloatAttr(o.gapPct)),
         b.getNamedAttr("baseline_T_s", b.getF64FloatAttr(o.baseT)),
         b.getNamedAttr("baseline_E_J", b.getF64FloatAttr(o.baseE)),
-        b.getNamedAttr("T_s", b.getF64FloatAttr(o.best->T)),
-        b.getNamedAttr("E_J", b.getF64FloatAttr(o.best->E)),
+        b.getNamedAttr("T_s", b.getF64FloatAttr(o.pointT)),
+        b.getNamedAttr("E_J", b.getF64FloatAttr(o.pointE)),
         b.getNamedAttr("saving_pct", b.getF64FloatAttr(o.saving)),
         b.getNamedAttr("fastest_T_s", b.getF64FloatAttr(o.fastest)),
         b.getNamedAttr("limit_T_s", b.getF64FloatAttr(o.limit)),
@@ -239,6 +282,12 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       planFields.set("switches", b.getI64IntegerAttr(o.switches));
       planFields.set("T_with_switches_s", b.getF64FloatAttr(o.T));
       planFields.set("E_with_switches_J", b.getF64FloatAttr(o.E));
+    }
+    if (quantum > 0) {
+      // The frontier's own figures for the chosen point, on floored times.
+      planFields.set("quantum_s", b.getF64FloatAttr(quantum));
+      planFields.set("frontier_T_s", b.getF64FloatAttr(o.best->T));
+      planFields.set("frontier_E_J", b.getF64FloatAttr(o.best->E));
     }
     if (method.truncated) // the range the crash sweep did not reach, s
       planFields.set("frontier_truncated",
@@ -261,9 +310,14 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
                   EnergyDialect::FrontierMethodAttrHelper::getNameStr()))
               .getValue()
        << "\n";
+    if (quantum > 0)
+      os << "  quantum   " << q(quantum, Dimension::Time)
+         << ": the frontier and its bound floor option times to it; the "
+            "figures here are as the plan will run (real option times)\n";
     os << "  fastest   " << q(o.fastest, Dimension::Time) << "  energy-minimal "
        << q(front.back().T, Dimension::Time) << " at "
-       << q(front.back().E, Dimension::Energy) << "\n";
+       << q(front.back().E, Dimension::Energy)
+       << (quantum > 0 ? " (floored)" : "") << "\n";
     os << "  baseline  " << q(o.baseT, Dimension::Time) << "  "
        << q(o.baseE, Dimension::Energy)
        << "  (every task at its current signature)\n";
@@ -274,8 +328,8 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     if (o.switching)
       os << "  switches  " << o.switches
          << " clock switches included (the frontier point without them: "
-         << q(o.best->T, Dimension::Time) << "  "
-         << q(o.best->E, Dimension::Energy) << ")\n";
+         << q(o.pointT, Dimension::Time) << "  "
+         << q(o.pointE, Dimension::Energy) << ")\n";
     if (o.gapPct >= 0)
       os << "  bound     no configuration within the limit uses less than "
          << q(o.lowerBound, Dimension::Energy)
