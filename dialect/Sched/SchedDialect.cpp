@@ -339,9 +339,19 @@ LogicalResult PipelineOp::verify() {
            << getSchedule()
            << "\"; expected \"gpipe\", \"1f1b\", \"interleaved-1f1b\" or "
               "\"zb-h1\"";
-  if (getChunks() < 1 || getDataParallel() < 1 || getTensorParallel() < 1)
-    return emitOpError("chunks, data_parallel and tensor_parallel must be "
-                       "positive");
+  // Read signed: the getters' unsigned values would wrap a negative count
+  // (-2 into 2^64 - 2, then into 32 bits). Stages and microbatches are
+  // positive by their constraint and bounded by the size check below.
+  for (auto [name, attr] :
+       {std::pair<StringRef, IntegerAttr>{"chunks", getChunksAttr()},
+        {"data_parallel", getDataParallelAttr()},
+        {"tensor_parallel", getTensorParallelAttr()}})
+    if (attr) {
+      int64_t v = attr.getValue().getSExtValue();
+      if (v < 1 || v > int64_t(UINT32_MAX))
+        return emitOpError("")
+               << name << " must be between 1 and 2^32 - 1; got " << v;
+    }
   if (std::string why = calculus::checkPipelineSize(
           kind, uint64_t(getStages()), uint64_t(getMicrobatches()),
           uint64_t(getChunks()), uint64_t(getDataParallel()),

@@ -219,3 +219,26 @@ sched.schedule @long {
   // expected-error @+1 {{'sched.task' op overlaps @a on stream 0 of @g: it starts at 3 ms, before the other ends at 10 ms}}
   sched.task @c on @g start 3 ms for 1 ms sig <T = 1 ms, d = 1 J>
 }
+
+// -----
+
+// Counts are read signed: a negative one does not wrap into 2^64 - 2.
+sched.schedule @s {
+  // expected-error @+1 {{'sched.pipeline' op tensor_parallel must be between 1 and 2^32 - 1; got -2}}
+  sched.pipeline @p {stages = 2, microbatches = 4, schedule = "1f1b", tensor_parallel = -2, device_kind = "A40", static_power = 65.0, forward = #energy.sig<T = 1 ms, d = 2 J>, backward = #energy.sig<T = 2 ms, d = 4 J>}
+}
+
+// -----
+
+// Nor does one past 32 bits (2^32 + 1 would run as 1).
+sched.schedule @s {
+  // expected-error @+1 {{'sched.pipeline' op tensor_parallel must be between 1 and 2^32 - 1; got 4294967297}}
+  sched.pipeline @p {stages = 2, microbatches = 4, schedule = "1f1b", tensor_parallel = 4294967297, device_kind = "A40", static_power = 65.0, forward = #energy.sig<T = 1 ms, d = 2 J>, backward = #energy.sig<T = 2 ms, d = 4 J>}
+}
+
+// -----
+
+sched.schedule @s {
+  // expected-error @+1 {{'sched.pipeline' op data_parallel must be between 1 and 2^32 - 1; got -1}}
+  sched.pipeline @p {stages = 2, microbatches = 4, schedule = "1f1b", data_parallel = -1, device_kind = "A40", static_power = 65.0, forward = #energy.sig<T = 1 ms, d = 2 J>, backward = #energy.sig<T = 2 ms, d = 4 J>, allreduce = #energy.sig<T = 1 ms, d = 1 J>}
+}
