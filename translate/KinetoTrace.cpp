@@ -254,6 +254,15 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
       problem = where + "negative duration " + formatNumber(ev.dur) + " us";
       return false;
     }
+    // Absurd magnitudes: a trace's timestamps are microseconds since the
+    // epoch (~1.7e15 today) and its events last far less than 1e15 us
+    // (~32 years); beyond, sums and products of them lose every digit.
+    if (ev.dur > 1e15 || !(std::fabs(ev.ts) <= 1e17)) {
+      problem = where + "'ts' " + formatNumber(ev.ts) + " us or 'dur' " +
+                formatNumber(ev.dur) +
+                " us out of range (|ts| <= 1e17 us, dur <= 1e15 us)";
+      return false;
+    }
     if (!ev.hasStream) {
       problem = where + "GPU event lacks 'args.stream' (a non-negative "
                         "integer below 2^31)";

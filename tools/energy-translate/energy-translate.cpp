@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialect/Energy/Units.h"
 #include "passes/Registration.h"
 #include "runtime/AtomicStream.h"
 #include "runtime/Progress.h"
@@ -139,14 +140,15 @@ int main(int argc, char **argv) {
                           "--export-stage-profile\n";
     return 2;
   }
-  if (staticPower.getNumOccurrences() && !(staticPower >= 0)) {
-    WithColor::error() << "--static-power must be non-negative\n";
-    return 2;
-  }
-  if (dynamicPower.getNumOccurrences() && !(dynamicPower >= 0)) {
-    WithColor::error() << "--dynamic-power must be non-negative\n";
-    return 2;
-  }
+  // Powers past 1e15 W are absurd (the signature DB's magnitude limit,
+  // docs/SIGNATURE-DB.md) and would overflow energies to infinity.
+  for (auto *flag : {&staticPower, &dynamicPower})
+    if (flag->getNumOccurrences() && !(*flag >= 0 && *flag <= 1e15)) {
+      WithColor::error() << "--" << flag->ArgStr
+                         << " must lie in [0, 1e15] W; got "
+                         << energy::formatNumber(*flag) << "\n";
+      return 2;
+    }
   mlir::DialectRegistry registry;
   energy::registerAllEnergy(registry);
   // No passes run here: uniquing without locks is the faster choice.
