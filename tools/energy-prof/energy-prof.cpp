@@ -421,7 +421,22 @@ struct CsvRow {
   std::vector<double> x;
   std::string cell;
 };
-static bool readFitCsv(ArrayRef<StringRef> columns, std::vector<CsvRow> &out) {
+/// A column and its domain: at least `lo` (above it when `open`), at most
+/// 1e15 (the signature DB's magnitude limit: past it a fit overflows).
+struct FitColumn {
+  StringRef name;
+  double lo;
+  bool open;
+};
+static std::string shortNumber(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+static bool readFitCsv(ArrayRef<FitColumn> spec, std::vector<CsvRow> &out) {
+  SmallVector<StringRef> columns;
+  for (const FitColumn &c : spec)
+    columns.push_back(c.name);
   energy::formats::CsvTable csv;
   energy::formats::CsvError csvErr;
   if (!energy::formats::readCsv(dataFile, csv, csvErr)) {
@@ -444,13 +459,23 @@ static bool readFitCsv(ArrayRef<StringRef> columns, std::vector<CsvRow> &out) {
     CsvRow r;
     r.x.resize(columns.size());
     bool ok = true;
-    for (size_t i = 0; ok && i < col.size(); ++i)
-      ok = to_float(StringRef(cells[col[i]]).trim(), r.x[i]) &&
-           std::isfinite(r.x[i]);
-    if (!ok) {
-      fail(dataFile + ":" + Twine(csv.lines[row]) +
-           ": expected finite numbers in " + names);
-      return false;
+    for (size_t i = 0; ok && i < col.size(); ++i) {
+      // to_float reads an empty field as 0: refuse it first.
+      StringRef text = StringRef(cells[col[i]]).trim();
+      ok = !text.empty() && to_float(text, r.x[i]) && std::isfinite(r.x[i]);
+      if (!ok) {
+        fail(dataFile + ":" + Twine(csv.lines[row]) +
+             ": expected finite numbers in " + names + "; " + spec[i].name +
+             " is '" + text + "'");
+        return false;
+      }
+      const FitColumn &c = spec[i];
+      if (r.x[i] < c.lo || (c.open && r.x[i] == c.lo) || r.x[i] > 1e15) {
+        fail(dataFile + ":" + Twine(csv.lines[row]) + ": " + c.name +
+             " must lie in " + (c.open ? "(" : "[") + shortNumber(c.lo) +
+             ", 1e15]; got " + shortNumber(r.x[i]));
+        return false;
+      }
     }
     r.cell = StringRef(cells[*cc]).trim().str();
     out.push_back(std::move(r));
@@ -518,7 +543,13 @@ static int writeJson(json::Object doc) {
 static int fitTokenLawCmd() {
   using namespace energy::calculus;
   std::vector<CsvRow> rows;
-  if (!readFitCsv({"q_w", "q_kv", "tau", "e"}, rows))
+  // Gigabytes moved are never negative; time and energy per token are
+  // positive.
+  if (!readFitCsv({{"q_w", 0, false},
+                   {"q_kv", 0, false},
+                   {"tau", 0, true},
+                   {"e", 0, true}},
+                  rows))
     return 1;
   size_t numCells;
   std::set<std::string> holdout = holdoutCells(rows, numCells);
@@ -542,6 +573,10 @@ static int fitTokenLawCmd() {
   // Physical signs (docs/MODELS.md): energy per GB moved and the power
   // drawn while decoding are never negative; a negative fit says the data
   // does not pin the coefficient down (or is not dense decode).
+  for (int i = 0; i < 4; ++i)
+    if (!std::isfinite(law.coef[i]))
+      return fail(dataFile + ": the token-law fit is not finite (" + names[i] +
+                  "): the rows do not determine it");
   for (int i = 0; i < 3; ++i)
     if (law.coef[i] < 0)
       WithColor::warning(errs(), "energy-prof")
@@ -555,7 +590,12 @@ static int fitTokenLawCmd() {
 static int fitEnergyLensCmd() {
   using namespace energy::calculus;
   std::vector<CsvRow> rows;
-  if (!readFitCsv({"input_tokens", "max_tokens", "batch", "tp", "pp", "e"},
+  if (!readFitCsv({{"input_tokens", 0, false},
+                   {"max_tokens", 1, false},
+                   {"batch", 1, false},
+                   {"tp", 1, false},
+                   {"pp", 1, false},
+                   {"e", 0, true}},
                   rows))
     return 1;
   auto toRow = [](const CsvRow &r) {
@@ -580,6 +620,10 @@ static int fitEnergyLensCmd() {
                       m.phi[size_t(i)], m.standardError(i));
   reportHoldout(
       rows, holdout, [&](const CsvRow &r) { return m.predict(toRow(r)); }, 5);
+  for (int i = 0; i < EnergyLens::kParams; ++i)
+    if (!std::isfinite(m.phi[size_t(i)]))
+      return fail(dataFile + ": the energylens fit is not finite (" +
+                  EnergyLens::kNames[i] + "): the rows do not determine it");
   return writeJson(energy::formats::energyLensModelJson(m));
 }
 
