@@ -462,11 +462,17 @@ LogicalResult ServeOp::verify() {
       return emitOpError("the request generator needs num_requests, "
                          "arrival_rate, prompt_min, prompt_max, output_min "
                          "and output_max");
-    if (*getNumRequests() < 0 || !(getArrivalRate()->convertToDouble() >= 0) ||
-        *getPromptMin() < 0 || *getPromptMax() < *getPromptMin() ||
+    if (double rate = getArrivalRate()->convertToDouble();
+        !(rate >= 0) || !std::isfinite(rate))
+      return emitOpError("arrival_rate must be finite and non-negative "
+                         "(requests per second; 0: every request arrives at "
+                         "time 0, an offline batch); got ")
+             << formatNumber(rate);
+    if (*getNumRequests() < 0 || *getPromptMin() < 0 || *getPromptMax() < *getPromptMin() ||
         *getOutputMin() < 1 || *getOutputMax() < *getOutputMin())
-      return emitOpError("generator ranges must satisfy 0 <= prompt_min <= "
-                         "prompt_max, 1 <= output_min <= output_max");
+      return emitOpError("generator ranges must satisfy 0 <= num_requests, "
+                         "0 <= prompt_min <= prompt_max, 1 <= output_min <= "
+                         "output_max");
     // The workload's size up front (docs/SCHED.md): at most 2^23 requests
     // and 2^23 decode iterations' worth of output tokens per request slot.
     constexpr int64_t kMaxRequests = int64_t(1) << 23;

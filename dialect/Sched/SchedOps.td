@@ -240,7 +240,8 @@ def Sched_ServeOp : Sched_Op<"serve", [Symbol]> {
     Expanded by `--sched-expand` into prefill tasks and decode iterations
     on one device (calculus/Serve.h): `policy` "static" or "continuous"; the
     requests are `requests = [[arrival_s, prompt, output], ...]` or the
-    seeded generator (`num_requests`, Poisson `arrival_rate` per second,
+    seeded generator (`num_requests`, Poisson `arrival_rate` per second --
+    0: every request arrives at time 0, an offline batch --,
     uniform prompt and output lengths). Durations follow the documented
     roofline time model (`hbm_bandwidth` B/s, `prefill_tokens_per_s`,
     `iteration_overhead` s). Each decode iteration's theta carries the

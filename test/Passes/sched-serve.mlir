@@ -75,3 +75,10 @@ sched.schedule @bad {
   // expected-error @+1 {{'sched.serve' op needs either `requests` or the generator (num_requests, arrival_rate, prompt_min/max, output_min/max), not both}}
   sched.serve @x {weight_bytes = 1.0, kv_bytes_per_token = 1.0, max_batch = 2, policy = "static", hbm_bandwidth = 1.0, prefill_tokens_per_s = 1.0, iteration_overhead = 0.0, device_kind = "X", static_power = 1.0}
 }
+
+// -----
+
+sched.schedule @bad {
+  // expected-error @+1 {{'sched.serve' op arrival_rate must be finite and non-negative (requests per second; 0: every request arrives at time 0, an offline batch); got -4}}
+  sched.serve @x {weight_bytes = 1.0, kv_bytes_per_token = 1.0, max_batch = 2, policy = "static", num_requests = 4, arrival_rate = -4.0, prompt_min = 1, prompt_max = 2, output_min = 1, output_max = 2, seed = 1, hbm_bandwidth = 1.0, prefill_tokens_per_s = 1.0, iteration_overhead = 0.0, device_kind = "X", static_power = 1.0}
+}
