@@ -135,15 +135,18 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
            "frequency '" + cells[col[2]] + "' is not a positive integer (MHz)");
       return nullptr;
     }
+    // At most 1e15 (s, J), the signature DB's magnitude limit
+    // (docs/SIGNATURE-DB.md): past it energies overflow in composition.
     if (!llvm::to_float(cells[col[3]].trim(), time) || !(time > 0) ||
-        !std::isfinite(time)) {
-      fail(where, "time '" + cells[col[3]] + "' is not a positive number (s)");
+        !(time <= 1e15)) {
+      fail(where, "time '" + cells[col[3]] +
+                      "' is not a positive number (s) up to 1e15");
       return nullptr;
     }
     if (!llvm::to_float(cells[col[4]].trim(), energyJ) || !(energyJ >= 0) ||
-        !std::isfinite(energyJ)) {
-      fail(where,
-           "energy '" + cells[col[4]] + "' is not a non-negative number (J)");
+        !(energyJ <= 1e15)) {
+      fail(where, "energy '" + cells[col[4]] +
+                      "' is not a non-negative number (J) up to 1e15");
       return nullptr;
     }
     if (instr != "forward" && instr != "backward") {
@@ -160,8 +163,15 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
                       "); is the static power right?");
       return nullptr;
     }
-    (instr == "forward" ? fwd : bwd)[stage].push_back(
-        {freq, time, energyJ, lineNo});
+    std::vector<Row> &same = (instr == "forward" ? fwd : bwd)[stage];
+    for (const Row &r : same)
+      if (r.freq == freq) {
+        fail(where, "stage " + Twine(stage) + " " + instr + " at " +
+                        Twine(freq) + " MHz again (first at line " +
+                        Twine(r.line) + ")");
+        return nullptr;
+      }
+    same.push_back({freq, time, energyJ, lineNo});
   }
   if (fwd.empty()) {
     fail(o.file, "no data rows");
