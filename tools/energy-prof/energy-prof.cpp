@@ -822,9 +822,23 @@ static int planClocksCommand() {
 /// er_step / energy_rt.step), each rank's shard flushed at its exit, then
 /// pools the shards into one DB. The command's exit status is returned when
 /// it fails.
+/// A clock listed twice would be measured twice and written as two DB
+/// entries at one clock, which the DB's readers refuse.
+static bool clocksRepeat() {
+  std::set<int> seen;
+  for (int c : clocks)
+    if (!seen.insert(c).second) {
+      fail("--clocks lists " + std::to_string(c) + " MHz twice");
+      return true;
+    }
+  return false;
+}
+
 static int profileCommand(std::vector<std::string> cmd) {
   if (cmd.empty())
     return fail("profile needs the job's command after '--'");
+  if (clocksRepeat())
+    return 1;
   if (!allowClockChanges)
     return fail("profile changes SM clocks: add --allow-clock-changes to "
                 "allow it (restored after the sweep, at exit and on fatal "
@@ -1154,6 +1168,8 @@ int main(int argc, char **argv) {
                 "exit)");
   if (allClocks && !clocks.empty())
     return fail("--all-clocks and --clocks exclude each other");
+  if (clocksRepeat())
+    return 1;
   if (clockStride < 1 || (clockStride > 1 && !allClocks))
     return fail("--clock-stride needs --all-clocks and must be at least 1");
   if (allClocks && !allowClockChanges)
