@@ -41,8 +41,12 @@ bool readSignatureDb(const std::string &path, SignatureDb &out,
   auto *entries = obj->getArray("entries");
   if (!entries)
     return fail("no \"entries\" array");
-  if (auto dev = obj->getString("device"))
-    out.device = dev->str();
+  if (const llvm::json::Value *dev = obj->get("device")) {
+    std::optional<llvm::StringRef> name = dev->getAsString();
+    if (!name)
+      return fail("\"device\" must be a string (the backend's identity)");
+    out.device = name->str();
+  }
   for (size_t i = 0; i < entries->size(); ++i) {
     auto *e = (*entries)[i].getAsObject();
     auto bad = [&](const std::string &why) {
@@ -50,23 +54,34 @@ bool readSignatureDb(const std::string &path, SignatureDb &out,
     };
     if (!e)
       return bad("not an object");
+    // Each required field named when it is missing or of the wrong type.
+    const char *required[] = {"key", "sm_mhz",    "s_W",      "T_s",
+                              "d_J", "sigma_T_s", "sigma_d_J"};
+    for (const char *field : required)
+      if (!e->get(field))
+        return bad(std::string("lacks \"") + field +
+                   "\" (needs key, sm_mhz, s_W, T_s, d_J, sigma_T_s and "
+                   "sigma_d_J)");
     std::optional<llvm::StringRef> key = e->getString("key");
+    if (!key || key->empty())
+      return bad("key must be a non-empty string");
     std::optional<int64_t> mhz = e->getInteger("sm_mhz");
-    std::optional<double> s = e->getNumber("s_W"), T = e->getNumber("T_s"),
-                          d = e->getNumber("d_J"),
-                          sT = e->getNumber("sigma_T_s"),
-                          sd = e->getNumber("sigma_d_J");
-    if (!key || !mhz || !s || !T || !d || !sT || !sd)
-      return bad("needs key, sm_mhz, s_W, T_s, d_J, sigma_T_s and sigma_d_J");
-    // Above 1e15 (s, W, J) a value is a units mistake, and its square (a
-    // variance when pooled) would leave the range a double holds exactly
-    // enough to write back.
-    for (double v : {*s, *T, *d, *sT, *sd})
-      if (!(v >= 0) || !std::isfinite(v) || v > 1e15)
-        return bad("values must be finite, non-negative and at most 1e15");
-    if (*mhz <= 0)
-      return bad("sm_mhz must be positive");
-    DbEntry entry{key->str(), *mhz, *s, *T, *d, *sT, *sd, 0, "", "", {}, {}};
+    if (!mhz || *mhz <= 0)
+      return bad("sm_mhz must be a positive integer (MHz)");
+    double v[5];
+    const char *numeric[] = {"s_W", "T_s", "d_J", "sigma_T_s", "sigma_d_J"};
+    for (int k = 0; k < 5; ++k) {
+      std::optional<double> x = e->getNumber(numeric[k]);
+      // Above 1e15 (s, W, J) a value is a units mistake, and its square (a
+      // variance when pooled) would leave the range a double holds exactly
+      // enough to write back.
+      if (!x || !(*x >= 0) || !std::isfinite(*x) || *x > 1e15)
+        return bad(std::string(numeric[k]) +
+                   " must be a finite, non-negative number of at most 1e15");
+      v[k] = *x;
+    }
+    DbEntry entry{key->str(), *mhz, v[0], v[1], v[2], v[3],
+                  v[4],       0,    "",   "",   {},   {}};
     if (const llvm::json::Value *r = e->get("runs")) {
       std::optional<int64_t> runs = r->getAsInteger();
       if (!runs || *runs <= 0 || *runs > (int64_t(1) << 53))
@@ -75,8 +90,10 @@ bool readSignatureDb(const std::string &path, SignatureDb &out,
     }
     if (const llvm::json::Value *m = e->get("method")) {
       std::optional<llvm::StringRef> method = m->getAsString();
-      if (!method)
-        return bad("method must be a string");
+      if (!method || (*method != "measured" && *method != "simulated" &&
+                      *method != "analytical" && *method != "composed"))
+        return bad("method must be \"measured\", \"simulated\", "
+                   "\"analytical\" or \"composed\"");
       entry.method = method->str();
     }
     if (const llvm::json::Value *c = e->get("context")) {
