@@ -811,7 +811,10 @@ static int planClocksCommand() {
         text += task + " " + std::to_string(*mhz) + "\n";
     return writeOutput(text);
   }
-  return fail("plan-clocks needs --plan-device, one of: " + names);
+  if (planDevice.empty())
+    return fail("plan-clocks needs --plan-device, one of: " + names);
+  return fail("no device '" + planDevice + "' in the plan; its devices: " +
+              names);
 }
 
 /// `profile [--clocks a,b | --all-clocks [--clock-stride K]]
