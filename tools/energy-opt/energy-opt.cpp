@@ -128,6 +128,18 @@ int main(int argc, char **argv) {
     llvm::WithColor::error(llvm::errs(), "energy-opt") << err << "\n";
     return 1;
   }
+  // An empty input is an empty module; from a pipe it more likely means
+  // the command before this one failed: say so, once, before any pass
+  // reports that it found nothing.
+  if (llvm::StringRef(input->getBuffer()).trim().empty())
+    llvm::WithColor::warning(llvm::errs(), "energy-opt")
+        << (inputFile == "-" ? std::string("standard input")
+                             : "'" + inputFile + "'")
+        << " is empty"
+        << (inputFile == "-" ? " (did the command before "
+                               "this one in a pipe fail?)"
+                             : "")
+        << "\n";
   // Text nested too deep for the parser is refused before it recurses;
   // deep text that is accepted is parsed on a deep stack
   // (tools/DeepInput.h).
