@@ -13,6 +13,7 @@
 #include "dialect/Energy/Energy.h"
 #include "dialect/Energy/EnergyTree.h"
 #include "dialect/Sched/SchedGraph.h"
+#include "passes/Passes.h"
 #include "runtime/Version.h"
 
 #include "llvm/ADT/SetVector.h"
@@ -150,8 +151,9 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
         {"devices", std::move(devices)}});
   }
   if (schedules.empty())
-    return module.emitError("--export-plan: no planned sched.schedule (run "
-                            "--energy-plan first)");
+    return mlir::emitError(energy::moduleErrorLoc(module),
+                           "--export-plan: no planned sched.schedule (run "
+                           "--energy-plan first)");
   llvm::json::Object doc{{"version", 1}, {"schedules", std::move(schedules)}};
   doc["generator"] = generatorOf("energy-translate --export-plan", module);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(doc))) << "\n";
@@ -200,8 +202,9 @@ LogicalResult energy::exportFrontier(ModuleOp module, llvm::raw_ostream &os) {
     }
   }
   if (!any)
-    return module.emitError("--export-frontier: no sched.schedule has an "
-                            "energy.frontier (run --energy-frontier first)");
+    return mlir::emitError(energy::moduleErrorLoc(module),
+                           "--export-frontier: no sched.schedule has an "
+                           "energy.frontier (run --energy-frontier first)");
   return success();
 }
 
@@ -546,8 +549,9 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
     pidBase += int64_t(tree.tracks.size());
   }
   if (!any)
-    return module.emitError("--export-perfetto: no sched.schedule or energy "
-                            "tree to export");
+    return mlir::emitError(energy::moduleErrorLoc(module),
+                           "--export-perfetto: no sched.schedule or energy "
+                           "tree to export");
   llvm::json::Object doc{{"traceEvents", std::move(events)},
                          {"displayTimeUnit", "ms"}};
   doc["generator"] = generatorOf("energy-translate --export-perfetto", module);

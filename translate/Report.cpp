@@ -15,6 +15,7 @@
 #include "calculus/Schedule.h"
 #include "dialect/Energy/Energy.h"
 #include "dialect/Sched/SchedGraph.h"
+#include "passes/Passes.h"
 #include "runtime/Version.h"
 #include "runtime/formats/Svg.h"
 
@@ -71,7 +72,8 @@ LogicalResult collect(ModuleOp module, Data &d, StringRef flag) {
       chosen = s;
   }
   if (!chosen)
-    return module.emitError(flag) << ": no sched.schedule to report";
+    return mlir::emitError(energy::moduleErrorLoc(module), flag)
+           << ": no sched.schedule to report";
   if (count > 1)
     mlir::emitWarning(chosen.getLoc(), flag)
         << ": the module has " << count << " schedules; reporting @"
@@ -498,9 +500,10 @@ LogicalResult energy::exportReport(ModuleOp module, llvm::raw_ostream &os,
     return failure();
   if (svgOnly) {
     if (d.frontier.empty() && !d.plan)
-      return module.emitError("--export-svg: the schedule has neither an "
-                              "energy.frontier nor an energy.plan (run "
-                              "--energy-frontier or --energy-plan first)");
+      return mlir::emitError(energy::moduleErrorLoc(module),
+                             "--export-svg: the schedule has neither an "
+                             "energy.frontier nor an energy.plan (run "
+                             "--energy-frontier or --energy-plan first)");
     os << frontierSvg(d, true);
     return success();
   }

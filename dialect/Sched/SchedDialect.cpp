@@ -468,8 +468,9 @@ LogicalResult ServeOp::verify() {
                          "(requests per second; 0: every request arrives at "
                          "time 0, an offline batch); got ")
              << formatNumber(rate);
-    if (*getNumRequests() < 0 || *getPromptMin() < 0 || *getPromptMax() < *getPromptMin() ||
-        *getOutputMin() < 1 || *getOutputMax() < *getOutputMin())
+    if (*getNumRequests() < 0 || *getPromptMin() < 0 ||
+        *getPromptMax() < *getPromptMin() || *getOutputMin() < 1 ||
+        *getOutputMax() < *getOutputMin())
       return emitOpError("generator ranges must satisfy 0 <= num_requests, "
                          "0 <= prompt_min <= prompt_max, 1 <= output_min <= "
                          "output_max");
@@ -544,7 +545,9 @@ LogicalResult ScheduleOp::verifyRegions() {
       Operation *opA = graph->taskOps[fixed[holder].second];
       Operation *opB = graph->taskOps[fixed[i].second];
       uint32_t dev = uint32_t(fixed[i].first >> 32);
-      return (opB->emitOpError("overlaps @")
+      return (opB->emitOpError("@")
+              << mlir::SymbolTable::getSymbolName(opB).getValue()
+              << " overlaps @"
               << mlir::SymbolTable::getSymbolName(opA).getValue()
               << " on stream " << uint32_t(fixed[i].first) << " of @"
               << graph->deviceOps[dev].getSymName() << ": it starts at "

@@ -37,7 +37,7 @@ sched.schedule @s {
   sched.device @g kind "A100" static 60 W
   // expected-note @+1 {{the other task}}
   sched.task @a on @g start 0 s sig <T = 10 ms, d = 1 J>
-  // expected-error @+1 {{'sched.task' op overlaps @a on stream 0 of @g: it starts at 5 ms, before the other ends at 10 ms}}
+  // expected-error @+1 {{'sched.task' op @b overlaps @a on stream 0 of @g: it starts at 5 ms, before the other ends at 10 ms}}
   sched.task @b on @g start 5 ms sig <T = 10 ms, d = 1 J>
 }
 
@@ -216,7 +216,7 @@ sched.schedule @long {
   // expected-note @+1 {{the other task}}
   sched.task @a on @g start 0 ms for 10 ms sig <T = 10 ms, d = 1 J>
   sched.task @b on @g start 0 ms for 0 ms sig <T = 0 ms, d = 1 J>
-  // expected-error @+1 {{'sched.task' op overlaps @a on stream 0 of @g: it starts at 3 ms, before the other ends at 10 ms}}
+  // expected-error @+1 {{'sched.task' op @c overlaps @a on stream 0 of @g: it starts at 3 ms, before the other ends at 10 ms}}
   sched.task @c on @g start 3 ms for 1 ms sig <T = 1 ms, d = 1 J>
 }
 
