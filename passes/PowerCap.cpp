@@ -36,6 +36,13 @@ struct EnergyPowerCapPass
     };
     if (table.empty())
       return fail("needs table=PATH (power_limit,time,energy)");
+    // One objective: the slowdown bound, or Zeus's cost (eta, MAXPOWER).
+    if (maxSlowdown.hasValue() && (eta.hasValue() || maxPower.hasValue()))
+      return fail("give max-slowdown, or eta and max-power (Zeus's cost), "
+                  "not both");
+    if (maxSlowdown.hasValue() &&
+        !(maxSlowdown >= 0 && std::isfinite(maxSlowdown)))
+      return fail("max-slowdown must be a finite, non-negative percentage");
     formats::CsvTable csv;
     formats::CsvError csvErr;
     if (!formats::readCsv(table, csv, csvErr))
@@ -74,10 +81,20 @@ struct EnergyPowerCapPass
       const auto &row = csv.rows[r];
       if (cModel && !model.empty() && row[*cModel] != model)
         continue;
-      if (!llvm::to_float(row[*cCap], cap) || !llvm::to_float(row[*cT], t) ||
-          !llvm::to_float(row[*cE], e))
+      // to_float reads an empty field as 0: refused with the rest.
+      auto number = [](StringRef text, double &v) {
+        text = text.trim();
+        return !text.empty() && llvm::to_float(text, v) && std::isfinite(v);
+      };
+      if (!number(row[*cCap], cap) || !number(row[*cT], t) ||
+          !number(row[*cE], e))
         return fail(table + ":" + Twine(csv.lines[r]) +
-                    ": power_limit, time and energy must be numbers");
+                    ": power_limit, time and energy must be finite numbers");
+      if (!(cap > 0) || !(t > 0) || !(e >= 0) || cap > 1e15 || t > 1e15 ||
+          e > 1e15)
+        return fail(table + ":" + Twine(csv.lines[r]) +
+                    ": needs a positive power limit and time and a "
+                    "non-negative energy, each at most 1e15");
       auto [it, fresh] = seenCap.try_emplace(cap, csv.lines[r]);
       if (!fresh)
         return fail(table + ":" + Twine(csv.lines[r]) + ": power limit " +

@@ -25,3 +25,15 @@ sched.schedule @job {
 // DUP: dup.csv:4: power limit 300 W again (first on line 2)
 // RUN: not energy-opt %s --energy-power-cap="table=%t/dup.csv model=x" 2>&1 | FileCheck %s --check-prefix=NOMODEL
 // NOMODEL: model=x given, but the table has no model_name column
+// One objective at a time, and a slowdown that is one; bad rows with their
+// lines (an empty field is not a 0).
+// RUN: not energy-opt %s --energy-power-cap="table=%t/bert.csv eta=0.5 max-power=1200 max-slowdown=5" 2>&1 | FileCheck %s --check-prefix=BOTH
+// BOTH: energy-power-cap: give max-slowdown, or eta and max-power (Zeus's cost), not both
+// RUN: not energy-opt %s --energy-power-cap="table=%t/bert.csv max-slowdown=-1" 2>&1 | FileCheck %s --check-prefix=NEGSLOW
+// NEGSLOW: energy-power-cap: max-slowdown must be a finite, non-negative percentage
+// RUN: printf 'power_limit,time,energy\n300,6.35,6819\n275,-6.54,6516\n' > %t/neg.csv
+// RUN: not energy-opt %s --energy-power-cap="table=%t/neg.csv max-slowdown=5" 2>&1 | FileCheck %s --check-prefix=NEGROW
+// NEGROW: neg.csv:3: needs a positive power limit and time and a non-negative energy, each at most 1e15
+// RUN: printf 'power_limit,time,energy\n300,6.35,6819\n275,,6516\n' > %t/empty.csv
+// RUN: not energy-opt %s --energy-power-cap="table=%t/empty.csv max-slowdown=5" 2>&1 | FileCheck %s --check-prefix=EMPTYROW
+// EMPTYROW: empty.csv:3: power_limit, time and energy must be finite numbers
