@@ -304,9 +304,17 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
     return false;
   }
   if (cells.size() > 1) {
+    // The GPU count tells the deployments apart only where they differ in
+    // it; otherwise (one model measured on several tasks) only a file does.
+    std::set<int64_t> counts;
+    for (const auto &[group, rows] : cells)
+      counts.insert(rows.front()->gpus);
     err = "'" + model + "' on " + gpu + " with TP " + std::to_string(tp) +
-          " was measured in several deployments (" + join(deployments) +
-          "): choose one by its GPU count, or pass one task's file";
+          " was measured in several deployments (" + join(deployments) + "): " +
+          (counts.size() == cells.size()
+               ? "choose one by its GPU count (--gpus), or pass one task's "
+                 "file"
+               : "pass one task's file");
     return false;
   }
   if (!(sloS > 0)) {
