@@ -117,7 +117,8 @@ ParseResult energy::parseQuantity(AsmParser &parser, Dimension dim,
     value = mantissa * *factor;
   } else {
     return parser.emitError(unitLoc)
-           << "'" << unit << "' is not a " << dimensionName(dim)
+           << "'" << unit << "' is not "
+           << (dim == Dimension::Energy ? "an " : "a ") << dimensionName(dim)
            << " unit; expected one of " << acceptedUnits(dim);
   }
   return success();

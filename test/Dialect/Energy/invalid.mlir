@@ -147,7 +147,7 @@ energy.element @x on @a sig <T = 1 kg, d = 1 J>
 // -----
 
 energy.device @a kind "A100" static 60 W
-// expected-error @+1 {{'ms' is not a energy unit; expected one of MWh, kWh, Wh, MJ, kJ, J, mJ, uJ, nJ}}
+// expected-error @+1 {{'ms' is not an energy unit; expected one of MWh, kWh, Wh, MJ, kJ, J, mJ, uJ, nJ}}
 energy.element @x on @a sig <T = 1 ms, d = 1 ms>
 
 // -----
