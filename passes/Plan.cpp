@@ -117,18 +117,34 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     o.baseE = calculus::dagEnergy(c->graph.schedule, c->options, c->current, 0,
                                   &o.baseT);
     o.fastest = front->front().T;
+    // With a quantum the frontier's points may all run past the limit once
+    // re-timed (a point filled into floored slack): the all-fastest
+    // configuration, which meets any limit at or above the fastest
+    // makespan, is a candidate too.
+    std::vector<calculus::DagPoint> candidates;
     if (quantum > 0) {
-      std::vector<uint32_t> fastest(c->options.size(), 0);
+      calculus::DagPoint fastest;
+      fastest.choice.assign(c->options.size(), 0);
       for (size_t t = 0; t < c->options.size(); ++t)
         for (uint32_t j = 1; j < c->options[t].size(); ++j)
-          if (c->options[t][j].T < c->options[t][fastest[t]].T)
-            fastest[t] = j;
-      calculus::dagEnergy(c->graph.schedule, c->options, fastest, 0,
+          if (c->options[t][j].T < c->options[t][fastest.choice[t]].T)
+            fastest.choice[t] = j;
+      calculus::dagEnergy(c->graph.schedule, c->options, fastest.choice, 0,
                           &o.fastest);
+      fastest.E = calculus::dagEnergy(c->graph.schedule, c->options,
+                                      fastest.choice, quantum, &fastest.T);
+      candidates = *front;
+      candidates.push_back(std::move(fastest));
     }
     o.limit = deadline > 0 ? deadline : o.fastest * (1 + maxSlowdown / 100);
-    if (failed(choose(sched, *c, *front, o)))
+    if (failed(choose(sched, *c, quantum > 0 ? candidates : *front, o)))
       return failure();
+    if (quantum > 0 && o.best == &candidates.back())
+      mlir::emitWarning(sched.getLoc(), "energy-plan: every frontier point "
+                                        "runs past the limit once re-timed "
+                                        "with the real option times; the plan "
+                                        "is the all-fastest configuration: "
+                                        "use a smaller quantum, or none");
     writeBack(*c, *o.best);
     // What the plan saves as it will run: with its clock switches.
     o.saving = o.baseE > 0 ? 100 * (1 - o.E / o.baseE) : 0;
@@ -215,15 +231,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
              << formatQuantity(o.limit, Dimension::Time)
              << (o.switching ? " with its clock switches" : "")
              << "; the fastest makespan is "
-             << formatQuantity(o.fastest, Dimension::Time)
-             << (quantum > 0
-                     ? llvm::formatv("; every point was found on option "
-                                     "times floored to the quantum ({0}) "
-                                     "and runs past the limit with the real "
-                                     "ones: use a smaller quantum, or none",
-                                     formatQuantity(quantum, Dimension::Time))
-                           .str()
-                     : std::string());
+             << formatQuantity(o.fastest, Dimension::Time);
     o.best = &front[*chosen];
     o.pointT = o.best->T;
     o.pointE = o.best->E;

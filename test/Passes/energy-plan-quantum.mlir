@@ -35,11 +35,14 @@
 // AGAIN: plan re-evaluates to its claim
 //
 // At max-slowdown=5 (limit 2.1 s) both floored points run past the limit
-// with the real times: refused, saying why. A quantum above every option
-// time floors them to 0: warned.
-// RUN: not energy-opt %s --energy-plan="quantum=0.5 max-slowdown=5" 2>&1 | FileCheck %s --check-prefix=PAST
-// PAST: error: 'sched.schedule' op energy-plan: no frontier point meets the deadline 2.1 s; the fastest makespan is 2 s; every point was found on option times floored to the quantum (500 ms) and runs past the limit with the real ones: use a smaller quantum, or none
-// RUN: not energy-opt %s --energy-plan="quantum=5 max-slowdown=5" 2>&1 | FileCheck %s --check-prefix=ZERO
+// with the real times: the all-fastest configuration, a candidate too,
+// meets it (2 s, 22 J, no saving). Below the fastest makespan nothing does.
+// RUN: energy-opt %s --energy-plan="quantum=0.5 max-slowdown=5" 2>&1 | FileCheck %s --check-prefix=FASTEST
+// FASTEST: warning: energy-plan: every frontier point runs past the limit once re-timed with the real option times; the plan is the all-fastest configuration: use a smaller quantum, or none
+// FASTEST: energy.plan = {E_J = 2.200000e+01 : f64, T_s = 2.000000e+00 : f64
+// RUN: not energy-opt %s --energy-plan="quantum=0.5 deadline=1.5" 2>&1 | FileCheck %s --check-prefix=PAST
+// PAST: error: 'sched.schedule' op energy-plan: no frontier point meets the deadline 1.5 s; the fastest makespan is 2 s
+// RUN: energy-opt %s --energy-plan="quantum=5 max-slowdown=5" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ZERO
 // ZERO: warning: frontier: quantum 5 s floors 4 option times to 0 (the shortest is 1 s): the search cannot tell those options apart; choose a quantum below the tasks' times
 
 sched.schedule @q {
