@@ -1,7 +1,7 @@
 """The standing invariant of every plan: re-lowering and evaluating the
 planned schedule gives the plan's own E and T. Reads `energy.plan` from the
 planned IR and `energy.total` from its evaluated lowering; fails unless both
-agree to 1e-9 relative.
+agree to 1e-9 relative, or the plan's time is past its own limit.
 
 Files written with -split-input-file are compared chunk by chunk (split at
 `// -----`); every chunk must hold a plan. Where the plan's clock switches
@@ -44,5 +44,12 @@ for i, (plan, ev) in enumerate(zip(planned, evaluated)):
         print("%s: plan %s %.12g, re-evaluated %.12g (rel %.1e)" %
               (where[0], plan_name, claim, got, rel))
         ok &= rel <= 1e-9
+    # And it keeps its own limit (with its switches where they run).
+    limit = field(plan, "energy.plan", "limit_T_s", where[0])
+    T = field(plan, "energy.plan",
+              "T_with_switches_s" if switched else "T_s", where[0])
+    if T > limit * (1 + 1e-12):
+        print("%s: plan T %.12g past its limit %.12g" % (where[0], T, limit))
+        ok = False
 print("plan re-evaluates to its claim" if ok else "MISMATCH")
 sys.exit(0 if ok else 1)

@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""Seeded random schedules for the standing invariants' lit tests.
+
+  random_schedules.py COUNT SEED > schedules.mlir
+
+COUNT `sched.schedule`s separated by `// -----` (for -split-input-file):
+1-3 devices of 20-120 W, 3-12 tasks, each after up to two earlier tasks
+(sometimes with a delay) and sometimes released late, with 1-4 operating
+points whose times (7-60 ms, not multiples of a round quantum) grow as
+their dynamic energies fall; each task's `sig` is its fastest option."""
+import random
+import sys
+
+count, seed = int(sys.argv[1]), int(sys.argv[2])
+rng = random.Random(seed)
+chunks = []
+for k in range(count):
+    lines = ["sched.schedule @s%d {" % k]
+    devices = rng.randint(1, 3)
+    for d in range(devices):
+        lines.append('  sched.device @g%d kind "X" static %d W'
+                     % (d, rng.randint(20, 120)))
+    tasks = rng.randint(3, 12)
+    for t in range(tasks):
+        preds = sorted(set(rng.randrange(t) for _ in range(rng.randint(0, 2))
+                           if t > 0))
+        after = ""
+        if preds:
+            after = " after [%s]" % ", ".join("@t%d" % p for p in preds)
+            if rng.random() < 0.3:
+                after += " delay %.3f ms" % rng.uniform(0.1, 5)
+        release = (" release %.3f ms" % rng.uniform(1, 40)
+                   if rng.random() < 0.15 else "")
+        T = rng.uniform(7, 30)
+        d = rng.uniform(1, 8)
+        sig = "sig <T = %.4f ms, d = %.4f J>" % (T, d)
+        options = []
+        for j in range(rng.randint(1, 4)):
+            options.append("#energy.option<sm_mhz = %d, T = %.4f ms, d = %.4f J>"
+                           % (1400 - 200 * j, T, d))
+            T *= rng.uniform(1.05, 1.5)
+            d *= rng.uniform(0.6, 0.95)
+        lines.append("  sched.task @t%d on @g%d%s%s %s options [%s]" % (
+            t, rng.randrange(devices), after, release, sig,
+            ", ".join(options)))
+    lines.append("}")
+    chunks.append("\n".join(lines))
+print("\n// -----\n".join(chunks))
