@@ -36,11 +36,14 @@ by the dynamic loader; failing all, ImportError says where it looked.
 import ctypes
 import ctypes.util
 import functools
+import inspect
 import os
+import threading
 from dataclasses import dataclass, field
 
 __all__ = ["EnergyRuntimeError", "Measurement", "Monitor", "region",
-           "flush", "rank", "step", "version", "library_path"]
+           "flush", "rank", "step", "version", "library_path", "sim_run",
+           "load_plan", "write_metrics", "metrics_port"]
 
 
 class EnergyRuntimeError(RuntimeError):
@@ -108,8 +111,9 @@ def _check(rc):
 
 
 def _name(name):
-    if not isinstance(name, str) or not name:
-        raise ValueError("a window needs a non-empty str name, got %r" % (name,))
+    if not isinstance(name, str) or not name or "\0" in name:
+        raise ValueError("a window needs a non-empty str name without NUL "
+                         "characters, got %r" % (name,))
     return name.encode("utf-8")
 
 
@@ -145,8 +149,21 @@ class Measurement:
 _state = {"device": None, "requested": None}
 
 
+def _forked_child():
+    # The C runtime refuses a forked child until er_init runs in it (its
+    # counters and clock state belong to the parent): forget the parent's
+    # device, so that the next Monitor, window or step initializes anew.
+    _state["device"] = None
+    region._monitor = None
+
+
+os.register_at_fork(after_in_child=_forked_child)
+
+
 def _ensure(device=None):
     if _state["device"] is None:
+        # After a fork the child measures the device its parent asked for.
+        device = device or _state["requested"]
         _check(_lib.er_init(device.encode() if device else None))
         _state["device"] = _lib.er_device().decode()
         _state["requested"] = device
@@ -191,36 +208,57 @@ class Monitor:
                 gpu_indices = [int(os.environ.get("LOCAL_RANK", "0"))]
             device = "cuda:%d" % gpu_indices[0]
         self.gpu_indices = list(gpu_indices) if gpu_indices else [0]
+        self._requested = device
         self.device = _ensure(device)
         self._sync = _torch_sync() if sync_execution else None
-        self._open = {}
+        self._static_power()
+        # Windows are per thread, as the C API's regions are: one thread
+        # cannot end another's, and two threads may each open "step".
+        self._local = threading.local()
+
+    def _static_power(self):
         s = _c.c_double()
         _check(_lib.er_static_power(_c.byref(s)))
         self._s = s.value
-        # Reused out-parameters: a window pair costs a few microseconds.
-        self._e, self._t, self._clock = _c.c_double(), _c.c_double(), _c.c_int()
-        self._pe, self._pt = _c.byref(self._e), _c.byref(self._t)
-        self._pclock = _c.byref(self._clock)
+
+    def _thread(self):
+        t = self._local
+        if not hasattr(t, "open"):
+            t.open = {}
+            # Reused out-parameters: a window pair costs a few microseconds.
+            t.e, t.t, t.clock = _c.c_double(), _c.c_double(), _c.c_int()
+            t.refs = (_c.byref(t.e), _c.byref(t.t), _c.byref(t.clock))
+        if _state["device"] is None:
+            # A forked child: this process's own device, measured anew.
+            self.device = _ensure(self._requested)
+            self._static_power()
+            t.open.clear()
+        return t
 
     def begin_window(self, name, sync_execution=None):
-        if name in self._open:
+        t = self._thread()
+        if name in t.open:
             raise EnergyRuntimeError("window '%s' is already open" % name)
         key = _name(name)
         if self._sync and sync_execution is not False:
             self._sync()
         _check(_lib.er_begin(key))
-        self._open[name] = key
+        t.open[name] = key
 
     def end_window(self, name, sync_execution=None):
-        key = self._open.pop(name, None)
+        t = self._thread()
+        key = t.open.get(name)
         if key is None:
             _name(name)
-            raise EnergyRuntimeError("window '%s' is not open" % name)
+            raise EnergyRuntimeError(
+                "window '%s' is not open in this thread (windows are per "
+                "thread)" % name)
         if self._sync and sync_execution is not False:
             self._sync()
-        e, t, clock = self._e, self._t, self._clock
-        _check(_lib.er_end_measure(key, self._pe, self._pt, self._pclock))
-        energy, time = e.value, t.value
+        # Forgotten only once the runtime has closed it.
+        _check(_lib.er_end_measure(key, *t.refs))
+        del t.open[name]
+        energy, time, clock = t.e.value, t.t.value, t.clock
         return Measurement(name=name, time=time, total_energy=energy,
                            energy={self.gpu_indices[0]: energy}, s=self._s,
                            d=energy - self._s * time, clock_mhz=clock.value,
@@ -262,6 +300,21 @@ class region:
         return False
 
     def __call__(self, fn):
+        # A generator's body runs between its consumer's calls, so no one
+        # window holds it: refused rather than measured as nothing.
+        if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
+            raise TypeError(
+                "energy_rt.region(%r) cannot decorate the generator %s: its "
+                "body runs between its consumer's calls; put the region "
+                "around the loop that consumes it" % (self.name,
+                                                     fn.__qualname__))
+        if inspect.iscoroutinefunction(fn):
+            @functools.wraps(fn)
+            async def awaiting(*args, **kwargs):
+                with region(self.name, self.monitor):
+                    return await fn(*args, **kwargs)
+            return awaiting
+
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             with region(self.name, self.monitor):

@@ -100,6 +100,86 @@ class EnergyRtTest(unittest.TestCase):
                                     "more than a day"):
             energy_rt.sim_run(1e30, 0)
 
+    def test_windows_are_per_thread(self):
+        import threading
+        # A window one thread opened is not another's to end, and stays
+        # open (and endable) for its own thread.
+        self.monitor.begin_window("mine")
+        seen = {}
+
+        def other():
+            try:
+                self.monitor.end_window("mine")
+            except energy_rt.EnergyRuntimeError as e:
+                seen["error"] = str(e)
+            # Its own window of the same name is its own.
+            self.monitor.begin_window("mine")
+            energy_rt.sim_run(0, COPY_BYTES / 100)
+            seen["time"] = self.monitor.end_window("mine").time
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+        self.assertIn("not open in this thread", seen["error"])
+        self.assertAlmostEqual(seen["time"], 0.01, delta=0.001)
+        m = self.monitor.end_window("mine")
+        self.assertGreaterEqual(m.time, seen["time"])
+        self.monitor.begin_window("mine")  # and it can be opened again
+        self.monitor.end_window("mine")
+
+    def test_a_forked_child_measures(self):
+        # The child initializes its own runtime (the parent's counters are
+        # not its own) through the parent's Monitor.
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                os.close(r)
+                self.monitor.begin_window("child")
+                energy_rt.sim_run(0, COPY_BYTES / 10)
+                m = self.monitor.end_window("child")
+                os.write(w, repr(m.time).encode())
+                code = 0
+            except BaseException as e:
+                os.write(w, ("error " + repr(e)).encode())
+            finally:
+                os._exit(code)
+        os.close(w)
+        with os.fdopen(r) as f:
+            out = f.read()
+        _, status = os.waitpid(pid, 0)
+        self.assertEqual(os.waitstatus_to_exitcode(status), 0, out)
+        self.assertAlmostEqual(float(out), 0.1, delta=0.005)
+        # The parent is untouched.
+        with energy_rt.region("parent", self.monitor) as r:
+            energy_rt.sim_run(0, COPY_BYTES / 10)
+        self.assertAlmostEqual(r.measurement.time, 0.1, delta=0.005)
+
+    def test_region_on_coroutines_and_generators(self):
+        import asyncio
+
+        @energy_rt.region("awaited", self.monitor)
+        async def decode():
+            await asyncio.sleep(0)
+            energy_rt.sim_run(0, COPY_BYTES / 10)
+            return 3
+        self.assertEqual(asyncio.run(decode()), 3)
+        # The awaited body ran inside the window: the region's signature
+        # holds its 0.1 s (before, the window closed on creating the
+        # coroutine and recorded 0).
+        with tempfile.TemporaryDirectory() as d:
+            energy_rt.flush(os.path.join(d, "db.json"))
+            with open(os.path.join(d, "db.json")) as f:
+                entry = [e for e in json.load(f)["entries"]
+                         if e["key"] == "awaited"][0]
+        self.assertAlmostEqual(entry["T_s"], 0.1, delta=0.005)
+        with self.assertRaisesRegex(TypeError, "generator"):
+            @energy_rt.region("tokens", self.monitor)
+            def tokens():
+                yield 1
+        with self.assertRaisesRegex(ValueError, "NUL"):
+            self.monitor.begin_window("a\0b")
+
     def test_flush_writes_a_signature_db_per_rank(self):
         with energy_rt.region("flushed", self.monitor):
             energy_rt.sim_run(0, COPY_BYTES / 10)
