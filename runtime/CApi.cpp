@@ -13,10 +13,13 @@
 #include "runtime/Version.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -24,6 +27,7 @@
 #include <pthread.h>
 #include <sstream>
 #include <string>
+#include <sys/stat.h>
 #include <thread>
 #include <vector>
 
@@ -411,8 +415,16 @@ extern "C" {
 int er_rank(void) {
   for (const char *var :
        {"RANK", "LOCAL_RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK"})
-    if (const char *v = std::getenv(var))
-      return std::atoi(v);
+    if (const char *v = std::getenv(var)) {
+      // A non-negative decimal below 2^31, or -1: "3x" or "abc" read as 3
+      // or 0 would let two ranks write one shard.
+      char *end = nullptr;
+      errno = 0;
+      long r = std::strtol(v, &end, 10);
+      if (end == v || *end != 0 || errno != 0 || r < 0 || r > INT32_MAX)
+        return -1;
+      return int(r);
+    }
   return 0;
 }
 
@@ -428,6 +440,18 @@ int er_init(const char *device) {
       name = env;
   if (name.empty())
     return fail("no device: pass one or set ENERGY_RT_DEVICE");
+  if (er_rank() < 0) {
+    std::string which;
+    for (const char *var :
+         {"RANK", "LOCAL_RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK"})
+      if (const char *v = std::getenv(var)) {
+        which = std::string(var) + "='" + v + "'";
+        break;
+      }
+    return fail("the rank " + which +
+                " is not a non-negative integer below 2^31 (it names the "
+                "process's shard, %r)");
+  }
   std::string err;
   state.metricsServer.stop();
   state.sampler.reset(); // stops its thread before the device goes
@@ -453,7 +477,15 @@ int er_init(const char *device) {
     state.sim = sim.get();
     state.dev = std::move(sim);
   } else if (name.rfind("cuda:", 0) == 0) {
-    state.dev = openNvmlDevice(unsigned(std::atoi(name.c_str() + 5)), err);
+    const char *index = name.c_str() + 5;
+    char *end = nullptr;
+    errno = 0;
+    long i = std::strtol(index, &end, 10);
+    if (end == index || *end != 0 || errno != 0 || i < 0 || i > 4095 ||
+        !std::isdigit(static_cast<unsigned char>(*index)))
+      return fail("device '" + name +
+                  "': expected cuda:<index>, a GPU index from 0");
+    state.dev = openNvmlDevice(unsigned(i), err);
     state.sim = nullptr;
     if (!state.dev)
       return fail(err);
@@ -780,9 +812,10 @@ int er_flush(const char *path) {
   if (!resolvePending(/*wait=*/true, err))
     return fail(err);
   std::string p = path ? path : "";
-  size_t at = p.find("%r");
-  if (at != std::string::npos)
-    p.replace(at, 2, std::to_string(er_rank()));
+  std::string rank = std::to_string(er_rank());
+  for (size_t at = p.find("%r"); at != std::string::npos;
+       at = p.find("%r", at + rank.size()))
+    p.replace(at, 2, rank);
   // One entry per region and SM clock: a region profiled across clocks
   // becomes an operating set for --energy-fill-signatures.
   std::vector<Measurement> entries;
@@ -856,36 +889,53 @@ int er_plan_clock(const char *name, int sm_mhz) {
 }
 
 int er_plan_load(const char *path) {
-  FILE *f = std::fopen(path ? path : "", "r");
-  if (!f)
-    return fail(std::string("cannot read '") + (path ? path : "") + "'");
-  char line[4096];
-  int lineNo = 0, rc = 0;
-  while (rc == 0 && std::fgets(line, sizeof line, f)) {
+  std::string file = path ? path : "";
+  struct stat st;
+  if (::stat(file.c_str(), &st) != 0)
+    return fail("cannot read '" + file + "': " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    return fail("'" + file + "' is not a plan file (not a regular file)");
+  std::ifstream in(file, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  if (!in && !in.eof())
+    return fail("cannot read '" + file + "'");
+  // `name sm_mhz` per line (energy-prof plan-clocks), '#' comments; a task
+  // named twice is refused (which clock was meant is not ours to guess).
+  std::map<std::string, int> firstLine;
+  int lineNo = 0;
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos)
+      end = text.size();
+    std::string line = text.substr(at, end - at);
+    at = end + 1;
     ++lineNo;
-    std::string text(line);
-    size_t hash = text.find('#');
+    std::string where = file + ":" + std::to_string(lineNo);
+    if (line.find('\0') != std::string::npos)
+      return fail(where + ": a NUL byte: not a plan file");
+    size_t hash = line.find('#');
     if (hash != std::string::npos)
-      text.resize(hash);
-    char name[4096];
-    int mhz = 0;
-    char extra = 0;
-    int n = std::sscanf(text.c_str(), " %4095s %d %c", name, &mhz, &extra);
-    if (n == EOF || n <= 0)
+      line.resize(hash);
+    std::istringstream fields(line);
+    std::string name, mhzText, extra;
+    if (!(fields >> name))
       continue; // blank or comment
-    if (n != 2 || mhz <= 0) {
-      rc = fail(std::string(path) + ":" + std::to_string(lineNo) +
-                ": expected \"name sm_mhz\"");
-      break;
-    }
-    if (er_plan_clock(name, mhz) != 0) {
-      rc = fail(std::string(path) + ":" + std::to_string(lineNo) + ": " +
-                lastError);
-      break;
-    }
+    char *mhzEnd = nullptr;
+    long mhz = 0;
+    if (fields >> mhzText)
+      mhz = std::strtol(mhzText.c_str(), &mhzEnd, 10);
+    if (mhzText.empty() || *mhzEnd != 0 || mhz <= 0 || mhz > 100000 ||
+        (fields >> extra))
+      return fail(where + ": expected \"name sm_mhz\"");
+    auto [it, fresh] = firstLine.try_emplace(name, lineNo);
+    if (!fresh)
+      return fail(where + ": '" + name + "' again (first at line " +
+                  std::to_string(it->second) + ")");
+    if (er_plan_clock(name.c_str(), int(mhz)) != 0)
+      return fail(where + ": " + lastError);
   }
-  std::fclose(f);
-  return rc;
+  return 0;
 }
 
 int er_sm_clock(int *sm_mhz, unsigned *switches) {

@@ -17,10 +17,12 @@ bool simParamsFor(const std::string &name, SimParams &out) {
   std::string n;
   for (char c : name)
     n += char(std::tolower(static_cast<unsigned char>(c)));
+  // The models by name, exactly: "a100-pcie" or "h200-nvl" are other
+  // boards, not these.
   SimParams p;
-  if (n.rfind("a100", 0) == 0) {
+  if (n == "a100" || n == "a100-sxm4") {
     p.name = "A100-SXM4";
-  } else if (n.rfind("h100", 0) == 0) {
+  } else if (n == "h100" || n == "h100-sxm5") {
     p.name = "H100-SXM5";
     p.fmaxMhz = 1980;
     p.peakFlops = 989e12;
@@ -30,7 +32,7 @@ bool simParamsFor(const std::string &name, SimParams &out) {
     p.minPowerLimit = 200;
     p.tdp = 700;
     p.l2Bytes = 50e6;
-  } else if (n.rfind("h200", 0) == 0) {
+  } else if (n == "h200") {
     p.name = "H200";
     p.fmaxMhz = 1980;
     p.peakFlops = 989e12;

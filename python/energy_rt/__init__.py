@@ -124,8 +124,14 @@ def version():
 
 def rank():
     """The process's rank from RANK, LOCAL_RANK, SLURM_PROCID or
-    OMPI_COMM_WORLD_RANK (0 if none)."""
-    return _lib.er_rank()
+    OMPI_COMM_WORLD_RANK (0 if none); ValueError if the first one set is
+    not a non-negative integer."""
+    r = _lib.er_rank()
+    if r < 0:
+        raise ValueError("the rank's environment variable (RANK, LOCAL_RANK, "
+                         "SLURM_PROCID or OMPI_COMM_WORLD_RANK, the first "
+                         "set) is not a non-negative integer below 2^31")
+    return r
 
 
 @dataclass

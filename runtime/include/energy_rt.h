@@ -61,7 +61,9 @@ int er_end_measure(const char *name, double *energy_j, double *time_s,
 int er_flush(const char *path);
 void er_shutdown(void);
 const char *er_last_error(void);
-/* The process's rank from the launcher's environment (0 if none). */
+/* The process's rank from the launcher's environment (RANK, LOCAL_RANK,
+ * SLURM_PROCID, OMPI_COMM_WORLD_RANK: the first set; 0 if none; -1 if it is
+ * not a non-negative integer below 2^31, which er_init then refuses). */
 int er_rank(void);
 /* Simulated devices only: run a kernel of `flops` and `bytes` (tests and
  * examples without a GPU). Both finite and non-negative, and the kernel no

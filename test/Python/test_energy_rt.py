@@ -195,6 +195,59 @@ class EnergyRtTest(unittest.TestCase):
                                         "No such file or directory"):
                 energy_rt.flush(os.path.join(d, "missing", "x.json"))
 
+    def _fresh(self, code, **env):
+        """Runs `code` in a fresh interpreter (its own runtime)."""
+        return subprocess.run([sys.executable, "-c", code],
+                              env=dict(os.environ, **env),
+                              capture_output=True, text=True)
+
+    def test_names_are_read_exactly(self):
+        # A rank that is not one (two "abc" processes would share rank 0's
+        # shard), a board the simulator does not model, a GPU index that
+        # is not a number: refused, not read as something else.
+        r = self._fresh("import energy_rt; energy_rt.Monitor(device="
+                        "'sim:a100')", RANK="3x")
+        self.assertIn("RANK='3x' is not a non-negative integer", r.stderr)
+        r = self._fresh("import energy_rt; print(energy_rt.rank())", RANK="7")
+        self.assertEqual(r.stdout.strip(), "7")
+        for device in ("sim:a100-pcie", "sim:h200-nvl", "sim:a1000"):
+            r = self._fresh("import energy_rt; energy_rt.Monitor(device=%r)"
+                            % device)
+            self.assertIn("unknown simulated device '%s'" % device, r.stderr)
+        r = self._fresh("import energy_rt; energy_rt.Monitor(device="
+                        "'cuda:abc')")
+        self.assertIn("expected cuda:<index>", r.stderr)
+
+    def test_flush_replaces_every_rank_mark(self):
+        with energy_rt.region("marks", self.monitor):
+            energy_rt.sim_run(0, COPY_BYTES / 100)
+        with tempfile.TemporaryDirectory() as d:
+            energy_rt.flush(os.path.join(d, "a%r-%r.json"))
+            k = energy_rt.rank()
+            self.assertTrue(os.path.exists(os.path.join(d, "a%d-%d.json"
+                                                        % (k, k))))
+
+    def test_plan_files_are_read_strictly(self):
+        with tempfile.TemporaryDirectory() as d:
+            def plan(name, data):
+                path = os.path.join(d, name)
+                with open(path, "wb") as f:
+                    f.write(data)
+                return path
+            cases = [(d, "not a plan file (not a regular file)"),
+                     (plan("dup.txt", b"F0_0 1410\nF0_0 1005\n"),
+                      "dup.txt:2: 'F0_0' again (first at line 1)"),
+                     (plan("nul.txt", b"F0_0 1410\n\0F1 1005\n"),
+                      "nul.txt:2: a NUL byte"),
+                     (plan("junk.txt", b"F0_0 14x0\n"),
+                      "junk.txt:1: expected \"name sm_mhz\"")]
+            for path, message in cases:
+                r = self._fresh("import energy_rt; energy_rt.Monitor(device="
+                                "'sim:a100'); energy_rt.load_plan(%r)" % path,
+                                ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
+                self.assertNotEqual(r.returncode, 0, path)
+                self.assertIn(message, r.stderr)
+
     def test_says_clearly_when_the_library_is_missing(self):
         with tempfile.TemporaryDirectory() as d:
             pkg = os.path.join(d, "energy_rt")
