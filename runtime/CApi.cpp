@@ -83,6 +83,9 @@ struct Profile {
   unsigned warmup = 2, perClock = 3;
   unsigned step = 0;
   bool active = false;
+  /// The sweep is over: later runs are not the profile's (they would add
+  /// the default clock, or pool into it, beyond the clocks asked for).
+  bool done = false;
   /// ENERGY_RT_PROFILE_CLOCKS=adaptive[:B]: the clocks are chosen as the
   /// sweep goes (chooseNextClock), at most B of them.
   bool adaptive = false;
@@ -658,8 +661,10 @@ int er_step(void) {
   }
   int want = phase < pf.clocks.size() ? pf.clocks[phase] : 0;
   if (!want) {
-    // The sweep is over: back to the default clock, recording as usual.
+    // The sweep is over: back to the default clock; what runs after it is
+    // not recorded (the profile holds the swept clocks only).
     pf.active = false;
+    pf.done = true;
     if (!state.dev->resetSmClock(err))
       return fail("profile: " + err);
     if (state.sampler)
@@ -719,7 +724,8 @@ int er_begin(const char *name) {
   }
   r.smMhz = clockNow();
   r.record =
-      !(state.profile.active && state.profile.step < state.profile.warmup);
+      !(state.profile.active && state.profile.step < state.profile.warmup) &&
+      !state.profile.done;
   r.open = true;
   if (!state.sampler) {
     r.startJ = simJ;

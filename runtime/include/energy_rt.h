@@ -89,7 +89,8 @@ int er_sm_clock(int *sm_mhz, unsigned *switches);
  * in the environment at er_init, the first ENERGY_RT_PROFILE_WARMUP
  * iterations (default 2) run at the default clock and are not recorded,
  * then each clock of the list runs ENERGY_RT_PROFILE_ITERATIONS iterations
- * (default 3), then the default clock returns. er_step marks the end of an
+ * (default 3), then the default clock returns and later iterations are not
+ * recorded (the profile holds the swept clocks). er_step marks the end of an
  * iteration. er_flush writes one entry per region and clock: an operating
  * set for --energy-fill-signatures. With ENERGY_RT_FLUSH_AT_EXIT=path the
  * DB is flushed at exit, so a job needs no code beyond its regions and

@@ -813,8 +813,8 @@ static int planClocksCommand() {
   }
   if (planDevice.empty())
     return fail("plan-clocks needs --plan-device, one of: " + names);
-  return fail("no device '" + planDevice + "' in the plan; its devices: " +
-              names);
+  return fail("no device '" + planDevice +
+              "' in the plan; its devices: " + names);
 }
 
 /// `profile [--clocks a,b | --all-clocks [--clock-stride K]]
@@ -943,6 +943,15 @@ static int profileCommand(std::vector<std::string> cmd) {
   std::set<int64_t> seen;
   for (const DbEntry &e : merged.entries)
     seen.insert(e.smMhz);
+  if (merged.entries.empty()) {
+    cleanup();
+    return fail("the job recorded no region at a profiled clock: it must "
+                "name regions and run " +
+                Twine(warmupIterations) + " warm-up iterations, then " +
+                Twine(iterationsPerClock) +
+                " per clock (er_step / energy_rt.step() calls); nothing "
+                "was written");
+  }
   if (wanted && seen.size() < wanted)
     WithColor::warning(errs(), "energy-prof")
         << "the job covered " << seen.size() << " of the " << wanted
