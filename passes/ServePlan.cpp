@@ -57,11 +57,14 @@ struct EnergyServePlanPass
         b.getNamedAttr("tp", b.getI64IntegerAttr(tp)),
         b.getNamedAttr("measurements",
                        b.getI64IntegerAttr(int64_t(rec.measurements)))};
-    if (rec.halfWidth95 >= 0)
-      fields.push_back(
-          b.getNamedAttr("ci95_J_per_token",
-                         b.getF64ArrayAttr({rec.predicted - rec.halfWidth95,
-                                            rec.predicted + rec.halfWidth95})));
+    if (rec.halfWidth95 >= 0) {
+      calculus::Interval ci = rec.interval95();
+      fields.push_back(b.getNamedAttr("ci95_J_per_token",
+                                      b.getF64ArrayAttr({ci.lo, ci.hi})));
+      if (ci.clipped())
+        fields.push_back(b.getNamedAttr("ci95_unclipped_lo_J_per_token",
+                                        b.getF64FloatAttr(ci.unclippedLo)));
+    }
     DictionaryAttr plan = b.getDictionaryAttr(fields);
     bool any = false;
     module.walk([&](ServeOp serve) {

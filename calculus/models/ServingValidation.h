@@ -10,6 +10,8 @@
 #ifndef CALCULUS_MODELS_SERVINGVALIDATION_H
 #define CALCULUS_MODELS_SERVINGVALIDATION_H
 
+#include "calculus/Signature.h"
+
 #include <map>
 #include <string>
 #include <vector>
@@ -102,6 +104,17 @@ recommendCap(const std::vector<const ServingObservation *> &train,
 struct ServingRecommendation {
   double cap = -1, predicted = 0, halfWidth95 = -1;
   size_t measurements = 0;
+  /// The 95 % interval of the predicted energy per token, clipped at 0
+  /// (energy is never negative; `unclippedLo` then says where the normal
+  /// approximation's own bound was, as calculus::predictionInterval does).
+  Interval interval95() const {
+    Interval i{predicted - halfWidth95, predicted + halfWidth95};
+    if (i.lo < 0) {
+      i.unclippedLo = i.lo;
+      i.lo = 0;
+    }
+    return i;
+  }
 };
 bool recommendServingCap(const std::vector<ServingObservation> &obs,
                          const std::string &model, const std::string &gpu,

@@ -156,9 +156,12 @@ bool servePlanCommand(const std::vector<std::string> &paths,
                  {"batch_cap", rec.cap},
                  {"predicted_J_per_token", rec.predicted},
                  {"measurements", int64_t(rec.measurements)}};
-  if (rec.halfWidth95 >= 0)
-    o["ci95_J_per_token"] = json::Array{rec.predicted - rec.halfWidth95,
-                                        rec.predicted + rec.halfWidth95};
+  if (rec.halfWidth95 >= 0) {
+    calculus::Interval ci = rec.interval95();
+    o["ci95_J_per_token"] = json::Array{ci.lo, ci.hi};
+    if (ci.clipped())
+      o["ci95_unclipped_lo_J_per_token"] = ci.unclippedLo;
+  }
   text = formatv("{0:2}\n", json::Value(std::move(o))).str();
   return true;
 }
