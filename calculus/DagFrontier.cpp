@@ -31,8 +31,11 @@ double DagFrontierResult::lowerBoundAt(double T) const {
 /// configuration 1e-14 s faster must not keep a point that another at
 /// that time beats (the fastest end of the 8 x 64 synthetic without the
 /// crash sweep: the unfilled fastest configuration, 9 % above the filled
-/// one 2e-14 s slower, was kept and reported as the worst gap). The later
-/// point replaces the earlier one and keeps its own makespan.
+/// one 2e-14 s slower, was kept and reported as the worst gap). The
+/// lower-energy point replaces the earlier one at the earlier one's time:
+/// the group's time is its first, so merges do not chain past the
+/// tolerance and a point that met a deadline is not replaced by one that
+/// misses it by rounding.
 static void paretoPrune(std::vector<DagPoint> &frontier) {
   std::sort(frontier.begin(), frontier.end(),
             [](const DagPoint &a, const DagPoint &b) {
@@ -44,9 +47,13 @@ static void paretoPrune(std::vector<DagPoint> &frontier) {
     if (!(p.E < best))
       continue;
     best = p.E;
-    while (!pruned.empty() &&
-           p.T - pruned.back().T <= timeTolerance(pruned.back().T))
-      pruned.pop_back();
+    if (!pruned.empty() &&
+        p.T - pruned.back().T <= timeTolerance(pruned.back().T)) {
+      double T = pruned.back().T;
+      pruned.back() = std::move(p);
+      pruned.back().T = T;
+      continue;
+    }
     pruned.push_back(std::move(p));
   }
   frontier = std::move(pruned);

@@ -283,11 +283,14 @@ bool seriesParallelFrontier(const SpTree &tree,
       }
     }
     // A makespan within timeTolerance of the last one is the same time
-    // (summed in another order): the lower energy replaces it (see
-    // paretoPrune in DagFrontier.cpp).
-    while (out.size() > first &&
-           point.T - out.back().T <= timeTolerance(out.back().T))
-      out.pop_back();
+    // (summed in another order): the lower energy replaces it at that
+    // time (see paretoPrune in DagFrontier.cpp).
+    if (out.size() > first &&
+        point.T - out.back().T <= timeTolerance(out.back().T)) {
+      point.T = out.back().T;
+      out.back() = std::move(point);
+      continue;
+    }
     out.push_back(std::move(point));
   }
   return true;

@@ -175,7 +175,8 @@ def EnergyPowerCap : Pass<"energy-power-cap", "::mlir::ModuleOp"> {
     Option<"model", "model", "std::string", /*default=*/"\"\"",
            "the job's rows of a table with a model_name column">,
     Option<"maxSlowdown", "max-slowdown", "double", /*default=*/"-1",
-           "minimize energy within this slowdown (percent)">,
+           "minimize energy within this slowdown (percent; -1: none, Zeus's "
+           "cost with eta and max-power instead)">,
     Option<"eta", "eta", "double", /*default=*/"0.5",
            "Zeus's energy-time knob in [0, 1]">,
     Option<"maxPower", "max-power", "double", /*default=*/"0",

@@ -84,7 +84,12 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     double pointT = 0, pointE = 0;
     uint32_t switches = 0;
     bool switching = false;
-    double saving = 0;     ///< % less energy than the baseline
+    double saving = 0; ///< % less energy than the baseline
+    /// With a quantum: the all-fastest fallback was chosen because no
+    /// frontier point meets the limit re-timed (not because it scores best).
+    bool fellBack = false;
+    /// With a quantum: the chosen candidate is the all-fastest fallback.
+    bool isFallback = false;
     double lowerBound = 0; ///< the certificate at the limit
     double gapPct = -1;    ///< the plan above it, %; -1: no bound
   };
@@ -139,7 +144,8 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     o.limit = deadline > 0 ? deadline : o.fastest * (1 + maxSlowdown / 100);
     if (failed(choose(sched, *c, quantum > 0 ? candidates : *front, o)))
       return failure();
-    if (quantum > 0 && o.best == &candidates.back())
+    o.isFallback = quantum > 0 && o.best == &candidates.back();
+    if (o.fellBack)
       mlir::emitWarning(sched.getLoc(), "energy-plan: every frontier point "
                                         "runs past the limit once re-timed "
                                         "with the real option times; the plan "
@@ -218,11 +224,17 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     // Each candidate's cost as it will run, kept for the one chosen (with
     // clock switches it is a re-timing of the schedule).
     std::vector<Scored> costs(front.size());
+    // With a quantum the last candidate is the all-fastest fallback.
+    size_t frontierPoints = quantum > 0 ? front.size() - 1 : front.size();
+    bool frontierMeets = false;
     std::optional<size_t> chosen = calculus::choosePlanPoint(
         front, *calculus::parsePlanObjective(objective), o.limit,
         [&](const calculus::DagPoint &p) {
-          Scored &cost = costs[size_t(&p - front.data())];
+          size_t i = size_t(&p - front.data());
+          Scored &cost = costs[i];
           cost = withSwitches(p);
+          if (i < frontierPoints && cost.T <= o.limit * (1 + 1e-12))
+            frontierMeets = true;
           return std::make_pair(cost.T, cost.E);
         });
     if (!chosen)
@@ -233,6 +245,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
              << "; the fastest makespan is "
              << formatQuantity(o.fastest, Dimension::Time);
     o.best = &front[*chosen];
+    o.fellBack = *chosen >= frontierPoints && !frontierMeets;
     o.pointT = o.best->T;
     o.pointE = o.best->E;
     if (quantum > 0)
@@ -292,10 +305,13 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       planFields.set("E_with_switches_J", b.getF64FloatAttr(o.E));
     }
     if (quantum > 0) {
-      // The frontier's own figures for the chosen point, on floored times.
+      // The frontier's own figures for the chosen point, on floored times
+      // (none for the all-fastest fallback, which is no frontier point).
       planFields.set("quantum_s", b.getF64FloatAttr(quantum));
-      planFields.set("frontier_T_s", b.getF64FloatAttr(o.best->T));
-      planFields.set("frontier_E_J", b.getF64FloatAttr(o.best->E));
+      if (!o.isFallback) {
+        planFields.set("frontier_T_s", b.getF64FloatAttr(o.best->T));
+        planFields.set("frontier_E_J", b.getF64FloatAttr(o.best->E));
+      }
     }
     if (method.truncated) // the range the crash sweep did not reach, s
       planFields.set("frontier_truncated",

@@ -37,12 +37,19 @@ struct EnergyPowerCapPass
     if (table.empty())
       return fail("needs table=PATH (power_limit,time,energy)");
     // One objective: the slowdown bound, or Zeus's cost (eta, MAXPOWER).
-    if (maxSlowdown.hasValue() && (eta.hasValue() || maxPower.hasValue()))
+    // Read from the values, not from whether an option was spelled (a
+    // pass built from its options struct has every option set): -1, the
+    // default, is "no slowdown bound", and Zeus's cost needs MAXPOWER > 0.
+    bool slowdownGiven = maxSlowdown != -1;
+    if (slowdownGiven && maxPower > 0)
       return fail("give max-slowdown, or eta and max-power (Zeus's cost), "
                   "not both");
-    if (maxSlowdown.hasValue() &&
-        !(maxSlowdown >= 0 && std::isfinite(maxSlowdown)))
+    if (slowdownGiven && !(maxSlowdown >= 0 && std::isfinite(maxSlowdown)))
       return fail("max-slowdown must be a finite, non-negative percentage");
+    if (!slowdownGiven && !(maxPower > 0))
+      return fail("needs max-slowdown=PCT (least energy within that "
+                  "slowdown) or max-power=W with eta in [0, 1] (Zeus's "
+                  "cost)");
     formats::CsvTable csv;
     formats::CsvError csvErr;
     if (!formats::readCsv(table, csv, csvErr))

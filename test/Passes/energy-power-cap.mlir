@@ -4,7 +4,7 @@
 // RUN: printf 'power_limit,time,energy\n300,6.354814670704029,6819.0174444439235\n275,6.545744878274424,6516.6108518513265\n250,6.867364627343637,6298.68407407403\n225,7.572788035428082,6308.962481479954\n200,8.963011288643,6661.7613888888\n175,11.076818917274,7258.9802963\n' > %t/bert.csv
 // RUN: energy-opt %s --energy-power-cap="table=%t/bert.csv eta=0.5 max-power=1200" | FileCheck %s
 // RUN: energy-opt %s --energy-power-cap="table=%t/bert.csv max-slowdown=10" | FileCheck %s --check-prefix=SLOW
-// RUN: not energy-opt %s --energy-power-cap="table=%t/missing.csv" 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: not energy-opt %s --energy-power-cap="table=%t/missing.csv max-slowdown=5" 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: printf 'power_limit,time\n300,6.3\n' > %t/short.csv
 // RUN: not energy-opt %s --energy-power-cap="table=%t/short.csv max-power=1" 2>&1 | FileCheck %s --check-prefix=COLS
 // RUN: not energy-opt %s --energy-power-cap="table=%t/bert.csv" 2>&1 | FileCheck %s --check-prefix=MAXPOWER
@@ -14,7 +14,7 @@
 // SLOW: power_cap_W = 2.500000e+02
 // MISSING: energy-power-cap: {{.*}}missing.csv: cannot read
 // COLS: needs columns power_limit (or power_limit_0), time and energy
-// MAXPOWER: energy-power-cap: Zeus's cost needs eta in [0, 1] and a positive MAXPOWER
+// MAXPOWER: energy-power-cap: needs max-slowdown=PCT (least energy within that slowdown) or max-power=W with eta in [0, 1] (Zeus's cost)
 sched.schedule @job {
   sched.device @gpu0 kind "A100-PCIe" static 50 W
   sched.task @step on @gpu0 sig <T = 6 s, d = 6 kJ>
@@ -23,13 +23,13 @@ sched.schedule @job {
 // RUN: printf 'power_limit,time,energy\n300,6.35,6819\n275,6.54,6516\n300,6.40,6800\n' > %t/dup.csv
 // RUN: not energy-opt %s --energy-power-cap="table=%t/dup.csv eta=0.5 max-power=1200" 2>&1 | FileCheck %s --check-prefix=DUP
 // DUP: dup.csv:4: power limit 300 W again (first on line 2)
-// RUN: not energy-opt %s --energy-power-cap="table=%t/dup.csv model=x" 2>&1 | FileCheck %s --check-prefix=NOMODEL
+// RUN: not energy-opt %s --energy-power-cap="table=%t/dup.csv model=x max-slowdown=5" 2>&1 | FileCheck %s --check-prefix=NOMODEL
 // NOMODEL: model=x given, but the table has no model_name column
 // One objective at a time, and a slowdown that is one; bad rows with their
 // lines (an empty field is not a 0).
 // RUN: not energy-opt %s --energy-power-cap="table=%t/bert.csv eta=0.5 max-power=1200 max-slowdown=5" 2>&1 | FileCheck %s --check-prefix=BOTH
 // BOTH: energy-power-cap: give max-slowdown, or eta and max-power (Zeus's cost), not both
-// RUN: not energy-opt %s --energy-power-cap="table=%t/bert.csv max-slowdown=-1" 2>&1 | FileCheck %s --check-prefix=NEGSLOW
+// RUN: not energy-opt %s --energy-power-cap="table=%t/bert.csv max-slowdown=-5" 2>&1 | FileCheck %s --check-prefix=NEGSLOW
 // NEGSLOW: energy-power-cap: max-slowdown must be a finite, non-negative percentage
 // RUN: printf 'power_limit,time,energy\n300,6.35,6819\n275,-6.54,6516\n' > %t/neg.csv
 // RUN: not energy-opt %s --energy-power-cap="table=%t/neg.csv max-slowdown=5" 2>&1 | FileCheck %s --check-prefix=NEGROW

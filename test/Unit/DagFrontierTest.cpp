@@ -1036,6 +1036,11 @@ TEST(DagFrontier, OnePointPerTime) {
         settings.crashWorkBudget = budget;
         std::vector<DagPoint> front;
         ASSERT_TRUE(dagFrontier(sched, opts, settings, front, err)) << err;
+        // It starts at the all-fastest makespan, to 1e-12.
+        double Tfast;
+        dagEnergy(sched, opts, fastestChoices(opts), 0, &Tfast);
+        ASSERT_FALSE(front.empty());
+        EXPECT_NEAR(front[0].T, Tfast, 1e-12 * Tfast);
         for (size_t i = 1; i < front.size(); ++i) {
           EXPECT_GT(front[i].T - front[i - 1].T, timeTolerance(front[i - 1].T))
               << stages << " x " << micro << ", budget " << budget
@@ -1052,6 +1057,37 @@ TEST(DagFrontier, OnePointPerTime) {
       }
     }
   EXPECT_GT(pairsSeen, 100);
+}
+
+// Merges are anchored at a group's first time: options 0.9e-12 s apart do
+// not chain the frontier's first point away from the fastest makespan,
+// and the merged point keeps the group's time (so a deadline at that time
+// still admits it). Exact (series-parallel) and heuristic paths alike.
+TEST(DagFrontier, MergedTimesStayAnchored) {
+  Schedule sched;
+  sched.devices.push_back({1.0});
+  ScheduleTask task;
+  task.devices = {0};
+  sched.tasks.push_back(task);
+  std::vector<std::vector<Option>> opts(1);
+  for (int k = 0; k < 4; ++k)
+    opts[0].push_back({1.0 + 0.9e-12 * k, 4.0 - k, 1.0});
+  for (bool heuristic : {false, true}) {
+    DagFrontierSettings settings;
+    if (heuristic) {
+      settings.exactBudget = 0;
+      settings.seriesParallelBudget = 0;
+    }
+    std::vector<DagPoint> front;
+    std::string err;
+    ASSERT_TRUE(dagFrontier(sched, opts, settings, front, err)) << err;
+    ASSERT_EQ(front.size(), 2u) << heuristic;
+    EXPECT_EQ(front[0].T, 1.0) << heuristic; // the fastest makespan itself
+    EXPECT_NEAR(front[0].E, 1.0 + 3.0, 1e-9) << heuristic; // P T + option 1 d
+    EXPECT_EQ(front[0].choice[0], 1u) << heuristic;
+    EXPECT_NEAR(front[1].T, 1.0 + 1.8e-12, 1e-15) << heuristic;
+    EXPECT_EQ(front[1].choice[0], 3u) << heuristic;
+  }
 }
 
 TEST(DagFrontier, AnnealOnCoarsePipelines) {
