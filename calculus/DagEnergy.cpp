@@ -18,7 +18,8 @@ double quantize(double t, double q) {
 namespace {
 /// Interval accounting for a schedule with its durations and energies set,
 /// timed by list scheduling; the makespan counts from the schedule's start
-/// (its earliest release), as the lowering does.
+/// (the earliest start: the earliest release of a task without
+/// predecessors, stream order included), as the lowering does.
 double timedEnergy(const Schedule &timed, double *makespan) {
   std::vector<double> start;
   std::vector<uint32_t> cycle;

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Seeded random schedules for the standing invariants' lit tests.
 
-  random_schedules.py COUNT SEED > schedules.mlir
+  random_schedules.py COUNT SEED [MIN_TASKS MAX_TASKS] > schedules.mlir
 
 COUNT `sched.schedule`s separated by `// -----` (for -split-input-file):
-1-3 devices of 20-120 W, 3-12 tasks, each after up to two earlier tasks
+1-3 devices of 20-120 W, 3-12 tasks (or MIN_TASKS-MAX_TASKS: some 30 are
+past enumeration and series-parallel, the heuristic sweeps' ground), each
+after up to two earlier tasks
 (sometimes with a delay) and sometimes released late, with 1-4 operating
 points whose times (7-60 ms, not multiples of a round quantum) grow as
 their dynamic energies fall; each task's `sig` is its fastest option."""
@@ -12,6 +14,7 @@ import random
 import sys
 
 count, seed = int(sys.argv[1]), int(sys.argv[2])
+lo, hi = (int(sys.argv[3]), int(sys.argv[4])) if len(sys.argv) > 4 else (3, 12)
 rng = random.Random(seed)
 chunks = []
 for k in range(count):
@@ -20,7 +23,7 @@ for k in range(count):
     for d in range(devices):
         lines.append('  sched.device @g%d kind "X" static %d W'
                      % (d, rng.randint(20, 120)))
-    tasks = rng.randint(3, 12)
+    tasks = rng.randint(lo, hi)
     for t in range(tasks):
         preds = sorted(set(rng.randrange(t) for _ in range(rng.randint(0, 2))
                            if t > 0))
