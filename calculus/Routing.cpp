@@ -40,11 +40,12 @@ bool finiteNonNeg(double v) { return std::isfinite(v) && v >= 0; }
 
 bool validateFleet(const Fleet &fleet, std::string &err) {
   if (fleet.models.empty()) {
-    err = "the fleet has no models";
+    err = "$.models: the fleet has no models";
     return false;
   }
-  for (const Endpoint &m : fleet.models) {
-    std::string w = "model '" + m.name + "': ";
+  for (size_t i = 0; i < fleet.models.size(); ++i) {
+    const Endpoint &m = fleet.models[i];
+    std::string w = "$.models[" + std::to_string(i) + "] ('" + m.name + "'): ";
     if (!finiteNonNeg(m.meanJ) || !finiteNonNeg(m.sdJ) ||
         !finiteNonNeg(m.sharedSdJ)) {
       err = w + "energies must be finite and non-negative";
@@ -71,29 +72,31 @@ bool validateFleet(const Fleet &fleet, std::string &err) {
   }
   if (!(fleet.tasksPerSlot > 0) || !std::isfinite(fleet.tasksPerSlot) ||
       fleet.tasksPerSlot > 1e9) {
-    err = "tasks per slot must be positive and at most 1e9";
+    err = "$.tasks_per_slot: tasks per slot must be positive and at most 1e9";
     return false;
   }
   if (fleet.supplyJ.empty()) {
-    err = "the supply is empty";
+    err = "$.supply_J: the supply is empty";
     return false;
   }
-  for (double b : fleet.supplyJ)
-    if (!finiteNonNeg(b) || b > 1e21) {
-      err = "supply " + num(b) +
+  for (size_t i = 0; i < fleet.supplyJ.size(); ++i)
+    if (double b = fleet.supplyJ[i]; !finiteNonNeg(b) || b > 1e21) {
+      err = "$.supply_J[" + std::to_string(i) + "]: supply " + num(b) +
             " J per slot: must be finite, "
             "non-negative and at most 1e21";
       return false;
     }
   if (!(fleet.reserveMaxJ > 0) ||
       (std::isfinite(fleet.reserveMaxJ) && fleet.reserveMaxJ > 1e24)) {
-    err = "the reserve's capacity must be positive and at most 1e24 J (or "
+    err = "$.reserve.capacity_J: the reserve's capacity must be positive and "
+          "at most 1e24 J (or "
           "unbounded)";
     return false;
   }
   if (!finiteNonNeg(fleet.reserveInitialJ) ||
       fleet.reserveInitialJ > fleet.reserveMaxJ) {
-    err = "the reserve's initial level must lie in [0, capacity]";
+    err = "$.reserve.initial_J: the reserve's initial level must lie in [0, "
+          "capacity]";
     return false;
   }
   return true;
@@ -519,8 +522,11 @@ bool resolvePolicies(const Fleet &fleet, const std::vector<Policy> &policies,
       int match = i < matchQualityOf.size() ? matchQualityOf[i] : -1;
       if (va && match >= 0)
         p.qualityTarget = splitsMeanQuality(fleet, splits[size_t(match)]);
-      if (!resolvePolicy(fleet, p, horizon, candidates, splits[i], err))
+      if (!resolvePolicy(fleet, p, horizon, candidates, splits[i], err)) {
+        // Where in the fleet (the file's or the IR's JSON) the policy is.
+        err = "$.policies[" + std::to_string(i) + "]: " + err;
         return false;
+      }
       if (!va)
         for (const auto &s : splits[i])
           candidates.push_back(s);

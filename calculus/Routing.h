@@ -68,7 +68,8 @@ struct Fleet {
 };
 
 /// Checks a fleet (finite non-negative energies and supply, qualities in
-/// [0, 1], at least one model, a reserve start within [0, R_max]).
+/// [0, 1], at least one model, a reserve start within [0, R_max]); `err`
+/// starts with the offending field's JSON path and ": ".
 bool validateFleet(const Fleet &fleet, std::string &err);
 
 /// Mean and variance of one slot's consumption C_t under split p (exact):

@@ -256,8 +256,11 @@ bool parseFleet(const json::Value &doc, const std::string &file, FleetFile &out,
       return r.fail("$.reserve.initial_J", "above the capacity");
   }
   std::string why;
-  if (!rt::validateFleet(f, why))
-    return r.fail("$", why);
+  if (!rt::validateFleet(f, why)) {
+    // The message starts with its JSON path ("$.models[2] ('big'): ...").
+    size_t colon = why.find(": ");
+    return r.fail(why.substr(0, colon), why.substr(colon + 2));
+  }
 
   const json::Array *policies = root->getArray("policies");
   if (!policies || policies->empty())
