@@ -228,7 +228,7 @@ bool resolvePending(bool wait, std::string &err) {
 bool startProfile(const std::string &list, std::string &why) {
   const char *allow = std::getenv("ENERGY_RT_ALLOW_CLOCK_CHANGES");
   if (!allow || std::string(allow) != "1") {
-    why = "profiling across clocks changes SM clocks: set "
+    why = "ENERGY_RT_PROFILE_CLOCKS changes SM clocks: set "
           "ENERGY_RT_ALLOW_CLOCK_CHANGES=1 to allow it (restored at exit and "
           "on fatal signals)";
     return false;
@@ -282,7 +282,7 @@ bool startProfile(const std::string &list, std::string &why) {
       return (out = fallback), true;
     char *end = nullptr;
     long n = std::strtol(v, &end, 10);
-    if (*end || n < 0 || n > 1000000) {
+    if (end == v || *end || n < 0 || n > 1000000) {
       why = std::string(var) + "='" + v + "' is not a count";
       return false;
     }
@@ -532,7 +532,7 @@ int er_init(const char *device) {
   if (const char *list = std::getenv("ENERGY_RT_PROFILE_CLOCKS")) {
     std::string why;
     if (!startProfile(list, why))
-      return fail("ENERGY_RT_PROFILE_CLOCKS: " + why);
+      return fail("profiling across clocks: " + why);
   }
   if (const char *at = std::getenv("ENERGY_RT_FLUSH_AT_EXIT")) {
     static std::string atExitPath;
@@ -978,22 +978,28 @@ const char *er_version(void) {
 
 int er_sim_run(double flops, double bytes) {
   std::lock_guard<std::mutex> lock(state.mu);
+  if (!state.dev)
+    return notInitialized("er_sim_run");
   if (!state.sim)
-    return fail("er_sim_run needs a simulated device");
+    return fail("er_sim_run needs a simulated device (this process measures " +
+                state.dev->identity() + ")");
+  auto num = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return std::string(buf);
+  };
   if (!(flops >= 0 && bytes >= 0 && std::isfinite(flops) &&
         std::isfinite(bytes)))
     return fail("er_sim_run: flops and bytes must be finite and "
                 "non-negative; got " +
-                std::to_string(flops) + " FLOP, " + std::to_string(bytes) +
-                " B");
+                num(flops) + " FLOP, " + num(bytes) + " B");
   KernelSpec k{"user", flops, bytes};
   // A kernel longer than a day of simulated time is a unit mistake, not a
   // workload (and would hold a real-time device for that long).
   if (double T = state.sim->modelTime(k); !(T <= 86400))
-    return fail("er_sim_run: a kernel of " + std::to_string(flops) +
-                " FLOP and " + std::to_string(bytes) + " B would run " +
-                std::to_string(T) + " s on " + state.dev->identity() +
-                " (more than a day)");
+    return fail("er_sim_run: a kernel of " + num(flops) + " FLOP and " +
+                num(bytes) + " B would run " + num(T) + " s on " +
+                state.dev->identity() + " (more than a day)");
   state.sim->run(k);
   return 0;
 }
