@@ -190,9 +190,9 @@ void logPlan(const Plan &plan, const std::vector<Device *> &devices,
     if (mode == Mode::Timeline && dryRun)
       for (const PlanRun &run : pd.runs)
         log << llvm::formatv("    at {0,10:F6} s  {1,-9} from {2} ({3} "
-                             "tasks)\n",
+                             "task{4})\n",
                              run.start, clockText(run.smMhz), run.first,
-                             run.tasks);
+                             run.tasks, run.tasks == 1 ? "" : "s");
   }
 }
 
