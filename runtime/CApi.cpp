@@ -767,6 +767,19 @@ int er_end(const char *name) {
   return 0;
 }
 
+int er_abort(const char *name) {
+  if (!name || !*name)
+    return fail("er_abort: a region needs a non-empty name");
+  std::lock_guard<std::mutex> lock(state.mu);
+  if (!state.dev)
+    return notInitialized("er_abort");
+  auto it = state.regions.find({name, std::this_thread::get_id()});
+  if (it == state.regions.end() || !it->second.open)
+    return fail(std::string("region '") + name + "' is not open");
+  it->second.open = false; // no run recorded: its work did not complete
+  return 0;
+}
+
 int er_end_measure(const char *name, double *energy_j, double *time_s,
                    int *sm_mhz) {
   if (int rc = er_end(name))

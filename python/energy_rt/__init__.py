@@ -85,7 +85,8 @@ _lib, library_path = _load()
 _c = ctypes
 for _name, _args in {
         "er_init": [_c.c_char_p], "er_begin": [_c.c_char_p],
-        "er_end": [_c.c_char_p], "er_flush": [_c.c_char_p],
+        "er_end": [_c.c_char_p], "er_abort": [_c.c_char_p],
+        "er_flush": [_c.c_char_p],
         "er_result": [_c.c_char_p, _c.POINTER(_c.c_double),
                       _c.POINTER(_c.c_double), _c.POINTER(_c.c_uint)],
         "er_end_measure": [_c.c_char_p, _c.POINTER(_c.c_double),
@@ -251,6 +252,19 @@ class Monitor:
         _check(_lib.er_begin(key))
         t.open[name] = key
 
+    def abort_window(self, name):
+        """Closes a window without recording it (its work failed): no
+        Measurement, and no run in the region's signature."""
+        t = self._thread()
+        key = t.open.get(name)
+        if key is None:
+            _name(name)
+            raise EnergyRuntimeError(
+                "window '%s' is not open in this thread (windows are per "
+                "thread)" % name)
+        _check(_lib.er_abort(key))
+        del t.open[name]
+
     def end_window(self, name, sync_execution=None):
         t = self._thread()
         key = t.open.get(name)
@@ -301,7 +315,12 @@ class region:
         self._mon().begin_window(self.name)
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, exc, tb):
+        # Work that raised is no measurement: the window closes unrecorded
+        # (a failed forward would otherwise join the region's signature).
+        if exc_type is not None:
+            self._mon().abort_window(self.name)
+            return False
         self.measurement = self._mon().end_window(self.name)
         return False
 

@@ -258,9 +258,13 @@ class Stage(torch.nn.Module):
         self._kernels = []
         try:
             out = self.module(*args, **kwargs)
-        finally:
-            kernels, self._kernels = self._kernels, None
-            self.last_forward = mon.end_window(name)
+        except BaseException:
+            # A pass that raised is no measurement (Monitor.abort_window).
+            self._kernels = None
+            mon.abort_window(name)
+            raise
+        kernels, self._kernels = self._kernels, None
+        self.last_forward = mon.end_window(name)
         if torch.is_grad_enabled():
             self._pending.append((microbatch, kernels))
         return out
@@ -293,5 +297,7 @@ class Stage(torch.nn.Module):
                 for flops, bytes_ in reversed(kernels):
                     energy_rt.sim_run(2 * flops, 2 * bytes_)
             torch.autograd.backward(outputs, grad_outputs)
-        finally:
-            self.last_backward = mon.end_window(name)
+        except BaseException:
+            mon.abort_window(name)
+            raise
+        self.last_backward = mon.end_window(name)

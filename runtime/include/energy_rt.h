@@ -58,6 +58,9 @@ int er_result(const char *name, double *energy_j, double *time_s,
  * GPU it waits for the counter to pass the run's end (up to ~100 ms). */
 int er_end_measure(const char *name, double *energy_j, double *time_s,
                    int *sm_mhz);
+/* Closes an open region without recording its run: the work inside it
+ * failed (an exception), so its time and energy are no signature. */
+int er_abort(const char *name);
 int er_flush(const char *path);
 void er_shutdown(void);
 const char *er_last_error(void);

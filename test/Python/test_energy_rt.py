@@ -218,6 +218,28 @@ class EnergyRtTest(unittest.TestCase):
                         "'cuda:abc')")
         self.assertIn("expected cuda:<index>", r.stderr)
 
+    def test_work_that_raises_is_not_recorded(self):
+        # The window closes (it can be opened again), the exception goes on,
+        # and the failed run joins no signature.
+        with self.assertRaises(ZeroDivisionError):
+            with energy_rt.region("fails", self.monitor):
+                energy_rt.sim_run(0, COPY_BYTES / 10)
+                1 / 0
+        with energy_rt.region("fails", self.monitor) as r:
+            energy_rt.sim_run(0, COPY_BYTES / 100)
+        self.assertAlmostEqual(r.measurement.time, 0.01, delta=0.001)
+        with tempfile.TemporaryDirectory() as d:
+            energy_rt.flush(os.path.join(d, "db.json"))
+            with open(os.path.join(d, "db.json")) as f:
+                entry = [e for e in json.load(f)["entries"]
+                         if e["key"] == "fails"][0]
+        self.assertEqual(entry["runs"], 1)
+        self.assertAlmostEqual(entry["T_s"], 0.01, delta=0.001)
+        self.monitor.begin_window("dropped")
+        self.monitor.abort_window("dropped")
+        with self.assertRaisesRegex(energy_rt.EnergyRuntimeError, "not open"):
+            self.monitor.abort_window("dropped")
+
     def test_flush_replaces_every_rank_mark(self):
         with energy_rt.region("marks", self.monitor):
             energy_rt.sim_run(0, COPY_BYTES / 100)
