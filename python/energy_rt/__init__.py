@@ -193,6 +193,18 @@ def _torch_sync():
     return None
 
 
+class _ThreadWindows:
+    """One thread's open windows and its reused out-parameters (a window
+    pair costs a few microseconds)."""
+    __slots__ = ("open", "e", "t", "clock", "refs")
+
+    def __init__(self):
+        self.open = {}
+        self.e, self.t, self.clock = _c.c_double(), _c.c_double(), _c.c_int()
+        self.refs = (_c.byref(self.e), _c.byref(self.t),
+                     _c.byref(self.clock))
+
+
 class Monitor:
     """Measurement windows on one device per process.
 
@@ -229,12 +241,10 @@ class Monitor:
         self._s = s.value
 
     def _thread(self):
-        t = self._local
-        if not hasattr(t, "open"):
-            t.open = {}
-            # Reused out-parameters: a window pair costs a few microseconds.
-            t.e, t.t, t.clock = _c.c_double(), _c.c_double(), _c.c_int()
-            t.refs = (_c.byref(t.e), _c.byref(t.t), _c.byref(t.clock))
+        try:
+            t = self._local.state
+        except AttributeError:
+            t = self._local.state = _ThreadWindows()
         if _state["device"] is None:
             # A forked child: this process's own device, measured anew.
             self.device = _ensure(self._requested)
