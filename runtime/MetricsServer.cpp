@@ -101,7 +101,9 @@ void MetricsServer::serve() {
     }
     std::string line = req.substr(0, req.find("\r\n"));
     std::string status, body, type = "text/plain; charset=utf-8";
-    if (line.rfind("GET /metrics ", 0) == 0 || line == "GET /metrics") {
+    // A scrape config's `params` arrive as a query string: still /metrics.
+    if (line.rfind("GET /metrics ", 0) == 0 || line == "GET /metrics" ||
+        line.rfind("GET /metrics?", 0) == 0) {
       status = "200 OK";
       body = render();
       type = "text/plain; version=0.0.4; charset=utf-8";

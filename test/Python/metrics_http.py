@@ -1,7 +1,7 @@
 """The runtime's opt-in HTTP /metrics endpoint (ENERGY_RT_METRICS_PORT=0:
 any free port): two scrapes around more work parse as Prometheus text, the
-counters only grow and match the runtime's own totals; another path is a
-404; the endpoint is gone after er_shutdown."""
+counters only grow and match the runtime's own totals; a query string
+(a scrape config's params) is the same endpoint; another path is a 404; the endpoint is gone after er_shutdown."""
 import re
 import urllib.error
 import urllib.request
@@ -37,6 +37,9 @@ def scrape():
 
 
 a = scrape()
+# A scrape config's params come as a query string: the same endpoint.
+with urllib.request.urlopen(url + "?module=energy", timeout=10) as r:
+    assert r.status == 200 and b"energy_rt_region_runs_total" in r.read()
 for _ in range(2):
     m.begin_window("step")
     energy_rt.sim_run(2e12, 2e9)

@@ -1056,7 +1056,8 @@ static int restoreCmd() {
     std::string why;
     if (energy::rt::restoreFromRecord(r, why))
       outs() << r.device << ": restored the default clocks and power limit "
-             << "(left changed by process " << r.pid << ", which is gone)\n";
+             << "(left changed by process " << r.pid << ", which is gone; "
+             << "record " << r.path << ")\n";
     else {
       ++failed;
       WithColor::error(errs(), "energy-prof")
