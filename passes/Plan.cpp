@@ -125,8 +125,9 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     // With a quantum the frontier's points may all run past the limit once
     // re-timed (a point filled into floored slack): the all-fastest
     // configuration, which meets any limit at or above the fastest
-    // makespan, is a candidate too.
-    std::vector<calculus::DagPoint> candidates;
+    // makespan, is a candidate too, appended after the frontier's
+    // `frontierSize` points (no copy of their choices).
+    size_t frontierSize = front->size();
     if (quantum > 0) {
       calculus::DagPoint fastest;
       fastest.choice.assign(c->options.size(), 0);
@@ -138,13 +139,12 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
                           &o.fastest);
       fastest.E = calculus::dagEnergy(c->graph.schedule, c->options,
                                       fastest.choice, quantum, &fastest.T);
-      candidates = *front;
-      candidates.push_back(std::move(fastest));
+      front->push_back(std::move(fastest));
     }
     o.limit = deadline > 0 ? deadline : o.fastest * (1 + maxSlowdown / 100);
-    if (failed(choose(sched, *c, quantum > 0 ? candidates : *front, o)))
+    if (failed(choose(sched, *c, *front, frontierSize, o)))
       return failure();
-    o.isFallback = quantum > 0 && o.best == &candidates.back();
+    o.isFallback = size_t(o.best - front->data()) >= frontierSize;
     if (o.fellBack)
       mlir::emitWarning(sched.getLoc(), "energy-plan: every frontier point "
                                         "runs past the limit once re-timed "
@@ -164,7 +164,8 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     // no quantum floors the times).
     if (method.exact) {
       o.lowerBound = std::numeric_limits<double>::infinity();
-      for (const calculus::DagPoint &p : *front)
+      for (const calculus::DagPoint &p :
+           ArrayRef(*front).take_front(frontierSize))
         if (p.T <= o.limit * (1 + 1e-12))
           o.lowerBound = std::min(o.lowerBound, p.E);
     } else {
@@ -175,9 +176,9 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     o.lowerBound = std::min(o.lowerBound, o.pointE);
     o.gapPct =
         o.lowerBound > 0 ? 100 * (o.pointE - o.lowerBound) / o.lowerBound : -1;
-    recordPlan(sched, method, front->size(), o);
+    recordPlan(sched, method, frontierSize, o);
     if (summary)
-      printSummary(sched, *front, o);
+      printSummary(sched, ArrayRef(*front).take_front(frontierSize), o);
     return success();
   }
 
@@ -186,9 +187,11 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
   /// candidate weighed with its switches, as --energy-emit-dvfs will insert
   /// them (a point whose switches push it past the limit, or cost more
   /// than its clocks save, loses).
+  /// `front`: the frontier's `frontierPoints` points, then (with a
+  /// quantum) the all-fastest fallback.
   LogicalResult choose(ScheduleOp sched, const Choices &c,
                        const std::vector<calculus::DagPoint> &front,
-                       Outcome &o) {
+                       size_t frontierPoints, Outcome &o) {
     const calculus::Schedule &s = c.graph.schedule;
     std::vector<calculus::SwitchCost> switchCost(s.devices.size());
     for (size_t dv = 0; dv < c.graph.deviceOps.size(); ++dv) {
@@ -224,8 +227,6 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     // Each candidate's cost as it will run, kept for the one chosen (with
     // clock switches it is a re-timing of the schedule).
     std::vector<Scored> costs(front.size());
-    // With a quantum the last candidate is the all-fastest fallback.
-    size_t frontierPoints = quantum > 0 ? front.size() - 1 : front.size();
     bool frontierMeets = false;
     std::optional<size_t> chosen = calculus::choosePlanPoint(
         front, *calculus::parsePlanObjective(objective), o.limit,
@@ -321,8 +322,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
   }
 
   /// `summary=true`: the plan on standard error.
-  void printSummary(ScheduleOp sched,
-                    const std::vector<calculus::DagPoint> &front,
+  void printSummary(ScheduleOp sched, ArrayRef<calculus::DagPoint> front,
                     const Outcome &o) {
     auto q = [](double v, Dimension d) { return formatQuantity(v, d, 5); };
     llvm::raw_ostream &os = llvm::errs();

@@ -411,6 +411,17 @@ bool startMetricsServer(std::string &err) {
   return true;
 }
 
+/// This thread's open region `name`, or null with the error set (call with
+/// state.mu held).
+Region *openRegion(const char *name) {
+  auto it = state.regions.find({name, std::this_thread::get_id()});
+  if (it == state.regions.end() || !it->second.open) {
+    fail(std::string("region '") + name + "' is not open");
+    return nullptr;
+  }
+  return &it->second;
+}
+
 } // namespace
 
 extern "C" {
@@ -742,10 +753,10 @@ int er_end(const char *name) {
   std::lock_guard<std::mutex> lock(state.mu);
   if (!state.dev)
     return notInitialized("er_end");
-  auto it = state.regions.find({name, std::this_thread::get_id()});
-  if (it == state.regions.end() || !it->second.open)
-    return fail(std::string("region '") + name + "' is not open");
-  Region &r = it->second;
+  Region *open = openRegion(name);
+  if (!open)
+    return -1;
+  Region &r = *open;
   double t1 = 0, E1 = 0;
   if (state.sampler)
     t1 = state.dev->now();
@@ -773,10 +784,10 @@ int er_abort(const char *name) {
   std::lock_guard<std::mutex> lock(state.mu);
   if (!state.dev)
     return notInitialized("er_abort");
-  auto it = state.regions.find({name, std::this_thread::get_id()});
-  if (it == state.regions.end() || !it->second.open)
-    return fail(std::string("region '") + name + "' is not open");
-  it->second.open = false; // no run recorded: its work did not complete
+  Region *open = openRegion(name);
+  if (!open)
+    return -1;
+  open->open = false; // no run recorded: its work did not complete
   return 0;
 }
 

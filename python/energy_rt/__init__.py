@@ -262,9 +262,9 @@ class Monitor:
         _check(_lib.er_begin(key))
         t.open[name] = key
 
-    def abort_window(self, name):
-        """Closes a window without recording it (its work failed): no
-        Measurement, and no run in the region's signature."""
+    def _opened(self, name):
+        """This thread's record and the window's key; raises if it is not
+        open in this thread."""
         t = self._thread()
         key = t.open.get(name)
         if key is None:
@@ -272,17 +272,17 @@ class Monitor:
             raise EnergyRuntimeError(
                 "window '%s' is not open in this thread (windows are per "
                 "thread)" % name)
+        return t, key
+
+    def abort_window(self, name):
+        """Closes a window without recording it (its work failed): no
+        Measurement, and no run in the region's signature."""
+        t, key = self._opened(name)
         _check(_lib.er_abort(key))
         del t.open[name]
 
     def end_window(self, name, sync_execution=None):
-        t = self._thread()
-        key = t.open.get(name)
-        if key is None:
-            _name(name)
-            raise EnergyRuntimeError(
-                "window '%s' is not open in this thread (windows are per "
-                "thread)" % name)
+        t, key = self._opened(name)
         if self._sync and sync_execution is not False:
             self._sync()
         # Forgotten only once the runtime has closed it.

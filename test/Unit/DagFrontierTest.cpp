@@ -982,6 +982,27 @@ TEST(DagFrontier, AnnealFromTheFastestConfiguration) {
 // the convex relaxation's certificate (checked against GLPK in
 // test/Oracles) bounds the annealed point from below, and the fill and
 // local search alone from above.
+/// One pass's operating set in the synthetic profile's model
+/// (bench/synthetic_perseus_profile.py: 1740 down to 900 MHz, 70 W
+/// blocking power) with a measurement's noise, times floored to 1 ms; the
+/// least energy per distinct time. `tmax` scales the pass's time (s).
+static std::vector<Option> synthPassOptions(std::mt19937_64 &g, double tmax) {
+  std::map<double, double> best;
+  for (int f = 1740; f >= 900; f -= 15) {
+    double t = std::floor(1e3 * tmax * (0.3 + 0.7 * 1740.0 / f)) / 1e3;
+    double p = (75 + 230 * std::pow(f / 1740.0, 2.5)) *
+               (1 + 0.06 * (double(g() % 1000) / 1000 - 0.5));
+    double d = t * p - 70 * t;
+    auto it = best.find(t);
+    if (it == best.end() || d < it->second)
+      best[t] = d;
+  }
+  std::vector<Option> set;
+  for (auto [t, d] : best)
+    set.push_back({t, d, 70});
+  return set;
+}
+
 // Makespans that differ only in their last bits (the same makespan summed
 // along different paths) are one time: the frontier keeps one point there,
 // the least energy. On pipelines of the synthetic profile's options, with
@@ -1002,23 +1023,8 @@ TEST(DagFrontier, OnePointPerTime) {
       spec.staticPowerPerGpu = 70;
       std::vector<std::vector<Option>> fwd, bwd;
       for (uint32_t s = 0; s < stages; ++s) {
-        for (int k = 0; k < 2; ++k) {
-          std::map<double, double> best;
-          double tmax = k ? 0.24 : 0.11;
-          for (int f = 1740; f >= 900; f -= 15) {
-            double t = std::floor(1e3 * tmax * (0.3 + 0.7 * 1740.0 / f)) / 1e3;
-            double p = (75 + 230 * std::pow(f / 1740.0, 2.5)) *
-                       (1 + 0.06 * (double(g() % 1000) / 1000 - 0.5));
-            double d = t * p - 70 * t;
-            auto it = best.find(t);
-            if (it == best.end() || d < it->second)
-              best[t] = d;
-          }
-          std::vector<Option> set;
-          for (auto [t, d] : best)
-            set.push_back({t, d, 70});
-          (k ? bwd : fwd).push_back(set);
-        }
+        for (int k = 0; k < 2; ++k)
+          (k ? bwd : fwd).push_back(synthPassOptions(g, k ? 0.24 : 0.11));
         spec.forward.push_back({fwd.back()[0].T, fwd.back()[0].d});
         spec.backward.push_back({bwd.back()[0].T, bwd.back()[0].d});
       }
@@ -1103,25 +1109,9 @@ TEST(DagFrontier, AnnealOnCoarsePipelines) {
     std::vector<std::vector<Option>> fwd, bwd;
     for (uint32_t s = 0; s < spec.stages; ++s) {
       double mult = 1 + 0.1 * double(g() % 100) / 100;
-      for (int k = 0; k < 2; ++k) {
-        // The synthetic profile's model (bench/synthetic_perseus_profile.py)
-        // with a measurement's noise, times floored to 1 ms.
-        std::map<double, double> best;
-        double tmax = (k ? 0.24 : 0.11) * mult;
-        for (int f = 1740; f >= 900; f -= 15) {
-          double t = std::floor(1e3 * tmax * (0.3 + 0.7 * 1740.0 / f)) / 1e3;
-          double p = (75 + 230 * std::pow(f / 1740.0, 2.5)) *
-                     (1 + 0.06 * (double(g() % 1000) / 1000 - 0.5));
-          double d = t * p - 70 * t;
-          auto it = best.find(t);
-          if (it == best.end() || d < it->second)
-            best[t] = d;
-        }
-        std::vector<Option> set;
-        for (auto [t, d] : best)
-          set.push_back({t, d, 70});
-        (k ? bwd : fwd).push_back(set);
-      }
+      for (int k = 0; k < 2; ++k)
+        (k ? bwd : fwd)
+            .push_back(synthPassOptions(g, (k ? 0.24 : 0.11) * mult));
       spec.forward.push_back({fwd.back()[0].T, fwd.back()[0].d});
       spec.backward.push_back({bwd.back()[0].T, bwd.back()[0].d});
     }
