@@ -25,6 +25,7 @@
 #include <mutex>
 #include <optional>
 #include <pthread.h>
+#include <set>
 #include <sstream>
 #include <string>
 #include <sys/stat.h>
@@ -120,6 +121,9 @@ struct State {
   std::string error;
   /// Plan following: region -> SM clock; the guard restores the defaults.
   std::map<std::string, int> planClocks;
+  /// Whether any region the plan names has begun (warned about at exit
+  /// when none has: the job's region names and the plan's differ).
+  bool planRegionRan = false;
   std::unique_ptr<ClockGuard> guard;
   unsigned switches = 0;
   Profile profile;
@@ -538,6 +542,7 @@ int er_init(const char *device) {
   }
   state.regions.clear();
   state.planClocks.clear();
+  state.planRegionRan = false;
   state.switches = 0;
   state.profile = Profile();
   if (const char *list = std::getenv("ENERGY_RT_PROFILE_CLOCKS")) {
@@ -546,11 +551,38 @@ int er_init(const char *device) {
       return fail("profiling across clocks: " + why);
   }
   if (const char *at = std::getenv("ENERGY_RT_FLUSH_AT_EXIT")) {
+    // The path is checked now, not after the job: a shard that cannot be
+    // written must not be found out at exit.
+    {
+      std::string p = at, rank = std::to_string(er_rank());
+      for (size_t i = p.find("%r"); i != std::string::npos;
+           i = p.find("%r", i + rank.size()))
+        p.replace(i, 2, rank);
+      AtomicFile probe;
+      if (!probe.open(p, err))
+        return fail("ENERGY_RT_FLUSH_AT_EXIT: " + err);
+      probe.abort();
+    }
     static std::string atExitPath;
     static std::once_flag registered;
     atExitPath = at;
     std::call_once(registered, [] {
       std::atexit([] {
+        {
+          std::lock_guard<std::mutex> lock(state.mu);
+          // Shut down, or a forked child that never measured: nothing of
+          // its own to write.
+          if (!state.dev || state.forked)
+            return;
+          const Profile &pf = state.profile;
+          if (pf.active && !pf.done)
+            std::fprintf(stderr,
+                         "energy_rt: warning: rank %d ended during the clock "
+                         "sweep, after %u iterations (%u warm-up, then %u "
+                         "per clock): its shard holds the clocks it "
+                         "finished\n",
+                         er_rank(), pf.step, pf.warmup, pf.perClock);
+        }
         if (er_flush(atExitPath.c_str()) != 0)
           std::fprintf(stderr, "energy_rt: ENERGY_RT_FLUSH_AT_EXIT: %s\n",
                        er_last_error());
@@ -678,6 +710,10 @@ int er_step(void) {
     pf.done = true;
     if (!state.dev->resetSmClock(err))
       return fail("profile: " + err);
+    // Nothing is left changed: the guard and its restore record go (a
+    // plan's clocks keep theirs).
+    if (state.planClocks.empty())
+      state.guard.reset();
     if (state.sampler)
       state.sampler->noteSmClock(state.dev->currentSmClock());
     return 0;
@@ -725,6 +761,8 @@ int er_begin(const char *name) {
   if (!state.sampler)
     state.sim->exactEnergyAndTime(simJ, simT);
   auto planned = state.planClocks.find(name);
+  if (planned != state.planClocks.end())
+    state.planRegionRan = true;
   if (planned != state.planClocks.end() && planned->second != clockNow()) {
     std::string err;
     if (!state.dev->setSmClock(planned->second, err))
@@ -895,6 +933,36 @@ void er_shutdown(void) {
 
 const char *er_last_error(void) { return lastError.c_str(); }
 
+/// At exit: a plan whose regions never ran changed nothing, which is
+/// almost always a naming mismatch (plan-clocks names the schedule's tasks;
+/// the job must name its regions alike).
+static void warnUnusedPlan() {
+  std::lock_guard<std::mutex> lock(state.mu);
+  if (state.planClocks.empty() || state.planRegionRan)
+    return;
+  std::string names;
+  size_t shown = 0;
+  for (const auto &[name, mhz] : state.planClocks)
+    if (shown++ < 3)
+      names += (names.empty() ? "" : ", ") + name;
+  std::set<std::string> ran;
+  for (const auto &[key, r] : state.regions)
+    ran.insert(key.first);
+  std::string seen;
+  shown = 0;
+  for (const std::string &name : ran)
+    if (shown++ < 3)
+      seen += (seen.empty() ? "" : ", ") + name;
+  std::fprintf(stderr,
+               "energy_rt: warning: none of the %zu regions the plan names "
+               "(%s%s) ran, so the plan changed no clock; the regions that "
+               "ran: %s%s\n",
+               state.planClocks.size(), names.c_str(),
+               state.planClocks.size() > 3 ? ", ..." : "",
+               seen.empty() ? "none" : seen.c_str(),
+               ran.size() > 3 ? ", ..." : "");
+}
+
 int er_plan_clock(const char *name, int sm_mhz) {
   if (!name || !*name)
     return fail("er_plan_clock: a region needs a non-empty name");
@@ -915,6 +983,8 @@ int er_plan_clock(const char *name, int sm_mhz) {
   if (!state.guard)
     state.guard = std::make_unique<ClockGuard>(*state.dev);
   state.planClocks[name ? name : ""] = sm_mhz;
+  static std::once_flag registered;
+  std::call_once(registered, [] { std::atexit(warnUnusedPlan); });
   return 0;
 }
 

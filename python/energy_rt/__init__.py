@@ -1,8 +1,9 @@
 """energy_rt: measure the energy of named regions of your own job.
 
 The Python face of the C runtime (runtime/include/energy_rt.h, loaded from
-libenergy_rt.so.0 with ctypes; the standard library only). Shaped so that a
-Zeus user switches with one import::
+libenergy_rt.so.0 with ctypes; the standard library only). Shaped like
+Zeus's ZeusMonitor (its arguments, windows and Measurement fields; one GPU
+per process)::
 
     from energy_rt import Monitor
     monitor = Monitor(gpu_indices=[0])          # or device="sim:a100"
@@ -152,6 +153,11 @@ class Measurement:
     clock_mhz: int = 0
     device: str = ""
 
+    @property
+    def gpu_energy(self):
+        """Zeus's name for ``energy`` (J per GPU index)."""
+        return self.energy
+
 
 _state = {"device": None, "requested": None}
 
@@ -167,14 +173,61 @@ def _forked_child():
 os.register_at_fork(after_in_child=_forked_child)
 
 
+def _same_device(a, b):
+    """Whether two device names name one device: the simulated kinds are
+    case-insensitive and a100 / h100 are also a100-sxm4 / h100-sxm5."""
+    def canonical(name):
+        name = name.strip()
+        if name.lower().startswith("sim:"):
+            kind = name[4:].lower()
+            return "sim:" + {"a100-sxm4": "a100", "h100-sxm5": "h100"}.get(
+                kind, kind)
+        return name
+    return canonical(a) == canonical(b)
+
+
+def _flush_at_exit():
+    # Python's exit paths (an uncaught exception, KeyboardInterrupt,
+    # sys.exit, SIGTERM below) run this; the C runtime's own at-exit flush
+    # does not run when Python ends itself with SIGINT after a
+    # KeyboardInterrupt.
+    path = os.environ.get("ENERGY_RT_FLUSH_AT_EXIT")
+    if path and _state["device"] is not None:
+        if _lib.er_flush(path.encode("utf-8")) != 0:
+            import sys
+            sys.stderr.write("energy_rt: ENERGY_RT_FLUSH_AT_EXIT: %s\n" %
+                             _lib.er_last_error().decode("utf-8", "replace"))
+
+
+def _exit_on_sigterm(signum, frame):
+    raise SystemExit(128 + signum)
+
+
+def _register_flush_at_exit():
+    if _state.get("atexit") or not os.environ.get("ENERGY_RT_FLUSH_AT_EXIT"):
+        return
+    import atexit
+    import signal
+    atexit.register(_flush_at_exit)
+    _state["atexit"] = True
+    # SIGTERM (torchrun's way of stopping the other ranks when one fails)
+    # ends Python without its exit handlers; where the program has not set
+    # its own handler, it exits through them instead, so the shard is
+    # written.
+    if (threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL):
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
+
+
 def _ensure(device=None):
     if _state["device"] is None:
         # After a fork the child measures the device its parent asked for.
         device = device or _state["requested"]
         _check(_lib.er_init(device.encode() if device else None))
         _state["device"] = _lib.er_device().decode()
-        _state["requested"] = device
-    elif device and device != _state["requested"]:
+        _state["requested"] = device or os.environ.get("ENERGY_RT_DEVICE")
+        _register_flush_at_exit()
+    elif device and not _same_device(device, _state["requested"] or ""):
         raise EnergyRuntimeError(
             "this process already measures %s (%s); energy_rt measures one "
             "device per process, so a Monitor for %r is refused" % (
@@ -212,15 +265,31 @@ class Monitor:
     LOCAL_RANK or 0), used when `device` is not given and ENERGY_RT_DEVICE
     is unset. device: "sim:a100" | "sim:h100" | "sim:h200" | "cuda:<i>".
     sync_execution: synchronize CUDA at window edges when PyTorch uses it.
+    sync_execution_with: Zeus's argument; "torch" only.
+    With ENERGY_RT_FLUSH_AT_EXIT set, the DB is written at exit however
+    the process exits (SIGTERM included, where the program has no SIGTERM
+    handler of its own).
     """
 
-    def __init__(self, gpu_indices=None, sync_execution=True, device=None):
+    def __init__(self, gpu_indices=None, sync_execution=True, device=None,
+                 sync_execution_with="torch"):
         # Without a device: the one this process already measures, else
         # ENERGY_RT_DEVICE, else this process's GPU.
-        if gpu_indices is not None and len(gpu_indices) != 1:
+        if sync_execution_with != "torch":
+            raise ValueError("sync_execution_with=%r: energy_rt "
+                             "synchronizes PyTorch's CUDA work only "
+                             "('torch')" % (sync_execution_with,))
+        if gpu_indices is not None and (
+                isinstance(gpu_indices, (str, bytes))
+                or len(gpu_indices) != 1):
             raise ValueError("energy_rt measures one GPU per process: run "
                              "one process per GPU (torchrun) and give "
                              "each its index; got %r" % (gpu_indices,))
+        if gpu_indices is not None and (
+                not isinstance(gpu_indices[0], int)
+                or isinstance(gpu_indices[0], bool) or gpu_indices[0] < 0):
+            raise ValueError("gpu_indices=%r: a GPU index is an integer "
+                             "from 0" % (gpu_indices,))
         if (device is None and not os.environ.get("ENERGY_RT_DEVICE")
                 and _state["device"] is None):
             if gpu_indices is None:
@@ -229,6 +298,13 @@ class Monitor:
         self.gpu_indices = list(gpu_indices) if gpu_indices else [0]
         self._requested = device
         self.device = _ensure(device)
+        measured = _state["requested"] or ""
+        if (gpu_indices is not None and measured.startswith("cuda:")
+                and measured != "cuda:%d" % gpu_indices[0]):
+            raise ValueError("gpu_indices=%r, but this process measures %s "
+                             "(%s)" % (gpu_indices, measured,
+                                       "ENERGY_RT_DEVICE" if device is None
+                                       else "device="))
         self._sync = _torch_sync() if sync_execution else None
         self._static_power()
         # Windows are per thread, as the C API's regions are: one thread
@@ -281,7 +357,15 @@ class Monitor:
         _check(_lib.er_abort(key))
         del t.open[name]
 
-    def end_window(self, name, sync_execution=None):
+    def end_window(self, name, sync_execution=None, cancel=False):
+        """Closes the window and returns its Measurement; with ``cancel``
+        (Zeus's argument) it is discarded as abort_window does, and an
+        empty Measurement returned."""
+        if cancel:
+            self.abort_window(name)
+            return Measurement(name=name, time=0.0, total_energy=0.0,
+                               energy={self.gpu_indices[0]: 0.0}, s=self._s,
+                               device=self.device)
         t, key = self._opened(name)
         if self._sync and sync_execution is not False:
             self._sync()
@@ -362,6 +446,10 @@ def flush(path):
     `path` becomes the rank), whole or not at all."""
     if not isinstance(path, str) or not path:
         raise ValueError("flush needs a path")
+    if _state["device"] is None:
+        raise EnergyRuntimeError("nothing to flush: this process has not "
+                                 "measured yet (open a Monitor or a region "
+                                 "first)")
     _check(_lib.er_flush(path.encode("utf-8")))
 
 
@@ -391,10 +479,13 @@ def metrics_port():
 def sim_run(flops, bytes_):
     """Simulated devices: charge a kernel of `flops` and `bytes_` (work that
     has no GPU to run on: tests, examples)."""
+    _ensure()
     _check(_lib.er_sim_run(float(flops), float(bytes_)))
 
 
 def load_plan(path):
     """Follow a plan's clocks region by region (`energy-prof plan-clocks`
-    output; needs ENERGY_RT_ALLOW_CLOCK_CHANGES=1, restored at exit)."""
+    output; needs ENERGY_RT_ALLOW_CLOCK_CHANGES=1, restored at exit). The
+    device is this process's (a Monitor's, else ENERGY_RT_DEVICE)."""
+    _ensure()
     _check(_lib.er_plan_load(path.encode("utf-8")))

@@ -2,7 +2,12 @@
 ENERGY_RT_PROFILE_*), with no code beyond its regions: one warm-up
 iteration unrecorded, two at each of 1410, 1005 and 705 MHz, then the
 default clock again; the DB flushed at exit (ENERGY_RT_FLUSH_AT_EXIT).
-Usage: profile_job.py (environment set by energy-rt-profile.test)"""
+Usage: profile_job.py [--fail | --wait] (environment set by
+energy-rt-profile.test): --fail exits with status 3 after its iterations;
+--wait prints "swept" after them and waits to be stopped."""
+import sys
+import time
+
 import energy_rt
 
 for it in range(1 + 3 * 2 + 1):
@@ -11,3 +16,8 @@ for it in range(1 + 3 * 2 + 1):
     with energy_rt.region("stage0.backward"):
         energy_rt.sim_run(1e13, 2e9)
     energy_rt.step()
+if "--fail" in sys.argv:
+    sys.exit(3)
+if "--wait" in sys.argv:
+    print("swept", flush=True)
+    time.sleep(60)

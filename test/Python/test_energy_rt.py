@@ -270,6 +270,106 @@ class EnergyRtTest(unittest.TestCase):
                 self.assertNotEqual(r.returncode, 0, path)
                 self.assertIn(message, r.stderr)
 
+    def test_zeus_names(self):
+        # What a ZeusMonitor script uses: gpu_energy, sync_execution_with,
+        # end_window(cancel=True).
+        m = energy_rt.Monitor(gpu_indices=[0], sync_execution_with="torch")
+        m.begin_window("zeus")
+        energy_rt.sim_run(0, COPY_BYTES / 10)
+        r = m.end_window("zeus")
+        self.assertEqual(r.gpu_energy, {0: r.total_energy})
+        m.begin_window("cancelled")
+        energy_rt.sim_run(0, COPY_BYTES / 10)
+        c = m.end_window("cancelled", cancel=True)
+        self.assertEqual((c.time, c.total_energy), (0.0, 0.0))
+        with self.assertRaisesRegex(energy_rt.EnergyRuntimeError, "not open"):
+            m.end_window("cancelled")
+        with self.assertRaisesRegex(ValueError, "PyTorch's CUDA work only"):
+            energy_rt.Monitor(sync_execution_with="jax")
+        for bad in ([-1], [True], ["0"], "0", [0, 1]):
+            with self.assertRaises(ValueError, msg=repr(bad)):
+                energy_rt.Monitor(gpu_indices=bad)
+
+    def test_one_device_under_its_names(self):
+        # The device this process measures, under another of its names, is
+        # the same device; another device is refused.
+        for name in ("sim:A100", "sim:a100-sxm4", "sim:A100-SXM4"):
+            self.assertEqual(energy_rt.Monitor(device=name).device,
+                             self.monitor.device)
+        with self.assertRaisesRegex(energy_rt.EnergyRuntimeError,
+                                    "already measures"):
+            energy_rt.Monitor(device="sim:h100")
+        r = self._fresh("import energy_rt; energy_rt.Monitor(); "
+                        "energy_rt.Monitor(device='sim:a100'); print('ok')",
+                        ENERGY_RT_DEVICE="sim:A100")
+        self.assertEqual(r.stdout.strip(), "ok", r.stderr)
+
+    def test_first_calls_initialize_or_say_why(self):
+        # load_plan and sim_run as a process's first call measure the
+        # environment's device (as step does); flush has nothing to write.
+        with tempfile.TemporaryDirectory() as d:
+            plan = os.path.join(d, "plan.txt")
+            with open(plan, "w") as f:
+                f.write("F0_0 1005\n")
+            r = self._fresh("import energy_rt; energy_rt.load_plan(%r); "
+                            "energy_rt.sim_run(1e9, 1e6); print('ok')" % plan,
+                            ENERGY_RT_DEVICE="sim:a100",
+                            ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
+            self.assertEqual(r.stdout.strip(), "ok", r.stderr)
+            # The plan's region never ran: said at exit.
+            self.assertIn("none of the 1 regions the plan names (F0_0) ran",
+                          r.stderr)
+            r = self._fresh("import energy_rt; energy_rt.flush(%r)"
+                            % os.path.join(d, "x.json"))
+            self.assertIn("nothing to flush: this process has not measured "
+                          "yet", r.stderr)
+
+    def test_flush_at_exit_on_every_way_out(self):
+        # ENERGY_RT_FLUSH_AT_EXIT writes the shard when the job ends by an
+        # exception, Ctrl-C (KeyboardInterrupt: Python then ends itself by
+        # SIGINT, past the C library's atexit) and SIGTERM (torchrun's stop);
+        # a path that cannot be written is refused at start-up.
+        import signal
+        import time
+        # (SIGINT as in an interactive process: lit's workers ignore it,
+        # and children inherit that.)
+        job = ("import energy_rt, signal, sys, time\n"
+               "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+               "m = energy_rt.Monitor()\n"
+               "with energy_rt.region('work', m):\n"
+               "    energy_rt.sim_run(0, 1e9)\n"
+               "print('measured', flush=True)\n"
+               "if sys.argv[1] == 'raise': raise RuntimeError('job failed')\n"
+               "time.sleep(30)\n")
+        with tempfile.TemporaryDirectory() as d:
+            env = dict(os.environ, ENERGY_RT_DEVICE="sim:a100",
+                       ENERGY_RT_FLUSH_AT_EXIT=os.path.join(d, "%r.json"),
+                       RANK="0")
+            for how in ("raise", signal.SIGINT, signal.SIGTERM):
+                shard = os.path.join(d, "0.json")
+                if os.path.exists(shard):
+                    os.unlink(shard)
+                p = subprocess.Popen(
+                    [sys.executable, "-c", job,
+                     how if isinstance(how, str) else "wait"],
+                    env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                    text=True)
+                self.assertEqual(p.stdout.readline().strip(), "measured")
+                if not isinstance(how, str):
+                    time.sleep(0.2)
+                    p.send_signal(how)
+                p.communicate(timeout=60)
+                self.assertNotEqual(p.returncode, 0)
+                with open(shard) as f:
+                    keys = [e["key"] for e in json.load(f)["entries"]]
+                self.assertEqual(keys, ["work"], how)
+            r = self._fresh("import energy_rt; energy_rt.Monitor()",
+                            ENERGY_RT_DEVICE="sim:a100",
+                            ENERGY_RT_FLUSH_AT_EXIT=os.path.join(
+                                d, "missing", "x.json"))
+            self.assertIn("ENERGY_RT_FLUSH_AT_EXIT: '%s'"
+                          % os.path.join(d, "missing", "x.json"), r.stderr)
+
     def test_says_clearly_when_the_library_is_missing(self):
         with tempfile.TemporaryDirectory() as d:
             pkg = os.path.join(d, "energy_rt")

@@ -837,6 +837,17 @@ static bool clocksRepeat() {
   return false;
 }
 
+/// The profiled command's pid while it runs. SIGINT, SIGTERM and SIGHUP
+/// sent to energy-prof by another process are passed on to it (its ranks
+/// flush their shards as they exit, and energy-prof pools them after);
+/// one from the terminal (Ctrl-C) reached the whole foreground process
+/// group, the command included, and is not sent twice.
+static volatile sig_atomic_t profiledChild = 0;
+extern "C" void forwardToProfiled(int sig, siginfo_t *info, void *) {
+  if (profiledChild > 0 && !(info && info->si_code == SI_KERNEL))
+    ::kill(pid_t(profiledChild), sig);
+}
+
 static int profileCommand(std::vector<std::string> cmd) {
   if (cmd.empty())
     return fail("profile needs the job's command after '--'");
@@ -848,10 +859,42 @@ static int profileCommand(std::vector<std::string> cmd) {
                 "signals)");
   bool adaptive = adaptiveClocks;
   if (int(allClocks) + int(!clocks.empty()) + int(adaptive) != 1)
-    return fail("profile needs one of --clocks a,b,..., --all-clocks and "
+    return fail("profile needs one of --clocks a,b,..., --all-clocks or "
                 "--adaptive");
   if (iterationsPerClock < 1)
     return fail("--iterations-per-clock must be at least 1");
+  // What can be checked before the job runs is checked first: the device
+  // (a simulated one here; each rank opens a CUDA device itself), the
+  // clocks against it, and that -o can be written.
+  std::string name = deviceName;
+  if (name.empty())
+    if (const char *env = std::getenv("ENERGY_RT_DEVICE"))
+      name = env;
+  if (name.empty())
+    return fail("profile needs --device (or ENERGY_RT_DEVICE): cuda, "
+                "cuda:<i> or sim:<kind>");
+  std::unique_ptr<Device> checked;
+  if (StringRef(name).starts_with("sim:")) {
+    std::string why;
+    checked = openDevice(name, why);
+    if (!checked)
+      return fail(why);
+    std::vector<int> supported = checked->supportedSmClocks();
+    for (int c : clocks)
+      if (!std::count(supported.begin(), supported.end(), c))
+        return fail("--clocks: " + Twine(c) +
+                    " MHz is not a supported SM "
+                    "clock of " +
+                    checked->identity() + "; it supports " +
+                    describeClocks(supported));
+  }
+  {
+    AtomicFile probe;
+    std::string why;
+    if (!probe.open(output, why))
+      return fail(why);
+    probe.abort();
+  }
   std::string list;
   if (allClocks)
     list = clockStride > 1 ? "every:" + std::to_string(clockStride) : "all";
@@ -871,24 +914,48 @@ static int profileCommand(std::vector<std::string> cmd) {
   ::setenv("ENERGY_RT_PROFILE_WARMUP", std::to_string(warmupIterations).c_str(),
            1);
   ::setenv("ENERGY_RT_FLUSH_AT_EXIT", (dir + "/shard-%r.json").c_str(), 1);
-  if (!deviceName.empty())
-    ::setenv("ENERGY_RT_DEVICE", deviceName.c_str(), 1);
+  ::setenv("ENERGY_RT_DEVICE", name.c_str(), 1);
   std::vector<char *> argv;
   for (std::string &a : cmd)
     argv.push_back(a.data());
   argv.push_back(nullptr);
+  // Signals are passed on from before the fork: one that arrives between
+  // the fork and the wait must not kill energy-prof and lose the shards.
+  constexpr int forwarded[] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction previous[std::size(forwarded)];
+  {
+    struct sigaction sa = {};
+    sa.sa_sigaction = forwardToProfiled;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    // A signal the caller ignores (nohup) stays ignored.
+    for (size_t i = 0; i < std::size(forwarded); ++i)
+      if (sigaction(forwarded[i], nullptr, &previous[i]) == 0 &&
+          previous[i].sa_handler != SIG_IGN)
+        sigaction(forwarded[i], &sa, nullptr);
+  }
   pid_t pid = ::fork();
-  if (pid < 0)
-    return fail(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
+    for (size_t i = 0; i < std::size(forwarded); ++i)
+      sigaction(forwarded[i], &previous[i], nullptr);
     ::execvp(argv[0], argv.data());
     std::fprintf(stderr, "energy-prof profile: cannot run '%s': %s\n", argv[0],
                  std::strerror(errno));
     ::_exit(127);
   }
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR)
-    ;
+  if (pid > 0) {
+    profiledChild = pid;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR)
+      ;
+    profiledChild = 0;
+  }
+  for (size_t i = 0; i < std::size(forwarded); ++i)
+    sigaction(forwarded[i], &previous[i], nullptr);
+  if (pid < 0) {
+    ::rmdir(dir.c_str());
+    return fail(std::string("fork: ") + std::strerror(errno));
+  }
   std::vector<std::string> names;
   std::error_code ec;
   for (sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
@@ -901,43 +968,48 @@ static int profileCommand(std::vector<std::string> cmd) {
       ::unlink(n.c_str());
     ::rmdir(dir.c_str());
   };
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    cleanup();
-    fail("the profiled command " +
-         (WIFEXITED(status)
-              ? "exited with status " + std::to_string(WEXITSTATUS(status))
-              : "was killed by signal " + std::to_string(WTERMSIG(status))));
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  }
+  // A failed job keeps what its ranks measured: the shards are pooled as
+  // for a complete one, the DB written with a warning, and the command's
+  // status returned.
+  bool failed = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+  int failedRc =
+      WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::string how =
+      "the profiled command " +
+      (WIFEXITED(status)
+           ? "exited with status " + std::to_string(WEXITSTATUS(status))
+           : "was killed by signal " + std::to_string(WTERMSIG(status)));
   if (names.empty()) {
     cleanup();
+    if (failed) {
+      fail(how + " before any rank wrote a shard; nothing was written");
+      return failedRc;
+    }
     return fail("the command wrote no shard: does it call er_init (or use "
                 "energy_rt) and mark iterations with er_step?");
   }
+  // From here an error keeps the shards where they are, named.
+  auto keep = [&](const std::string &why) {
+    fail(why + "; the ranks' shards are kept in " + dir);
+    return failed ? failedRc : 1;
+  };
   std::vector<SignatureDb> shards(names.size());
   std::string err;
   for (size_t i = 0; i < names.size(); ++i)
-    if (!readSignatureDb(names[i], shards[i], err)) {
-      cleanup();
-      return fail(err);
-    }
+    if (!readSignatureDb(names[i], shards[i], err))
+      return keep(err);
   SignatureDb merged;
-  if (!poolSignatureDbs(shards, names, merged, err)) {
-    cleanup();
-    return fail(err);
-  }
+  if (!poolSignatureDbs(shards, names, merged, err))
+    return keep(err);
   merged.generator = energy::generatorJson(
       "energy-prof profile --clocks " + list, {cmd.front()});
   // A job that ends before the sweep does covers only its first clocks.
-  size_t wanted = clocks.size();
+  size_t wanted = adaptive ? size_t(maxClocks) : clocks.size();
   if (allClocks) {
-    std::string why, name = deviceName;
-    if (name.empty())
-      if (const char *env = std::getenv("ENERGY_RT_DEVICE"))
-        name = env;
-    std::unique_ptr<Device> dev =
-        name.empty() ? nullptr : openDevice(name, why);
-    size_t n = dev ? dev->supportedSmClocks().size() : 0;
+    std::string why;
+    std::unique_ptr<Device> dev = checked ? nullptr : openDevice(name, why);
+    Device *d = checked ? checked.get() : dev.get();
+    size_t n = d ? d->supportedSmClocks().size() : 0;
     wanted = n ? (n + clockStride - 1) / clockStride : 0;
   }
   std::set<int64_t> seen;
@@ -945,26 +1017,34 @@ static int profileCommand(std::vector<std::string> cmd) {
     seen.insert(e.smMhz);
   if (merged.entries.empty()) {
     cleanup();
-    return fail("the job recorded no region at a profiled clock: it must "
-                "name regions and run " +
-                Twine(warmupIterations) + " warm-up iterations, then " +
-                Twine(iterationsPerClock) +
-                " per clock (er_step / energy_rt.step() calls); nothing "
-                "was written");
+    fail((failed ? how + ", and the job" : std::string("the job")) +
+         " recorded no region at a profiled clock: it must name regions and "
+         "run " +
+         Twine(warmupIterations) + " warm-up iterations, then " +
+         Twine(iterationsPerClock) +
+         " per clock (er_step / energy_rt.step() calls); nothing was "
+         "written");
+    return failed ? failedRc : 1;
   }
-  if (wanted && seen.size() < wanted)
+  if (failed)
+    WithColor::warning(errs(), "energy-prof")
+        << how << "; the DB holds what its " << names.size()
+        << " rank(s) measured before\n";
+  // An adaptive sweep stops by itself past the energy valley: fewer clocks
+  // than its maximum are then complete, and only a failed job is short.
+  if (wanted && seen.size() < wanted && !(adaptive && !failed))
     WithColor::warning(errs(), "energy-prof")
         << "the job covered " << seen.size() << " of the " << wanted
         << " clocks: it must run " << warmupIterations << " + " << wanted
         << " x " << iterationsPerClock << " = "
         << warmupIterations + wanted * iterationsPerClock
         << " iterations (er_step calls) for the whole sweep\n";
+  if (writeOutput(writeSignatureDb(merged)) != 0)
+    return keep("the DB was not written");
   cleanup();
-  if (int rc = writeOutput(writeSignatureDb(merged)))
-    return rc;
   errs() << "profiled " << names.size() << " rank(s) at clocks " << list << ": "
          << merged.entries.size() << " entries\n";
-  return 0;
+  return failed ? failedRc : 0;
 }
 
 /// `route FLEET.json`: compares routing policies (docs/ROUTING.md).
