@@ -60,20 +60,29 @@ struct EnergyFrontierPass
             kept.back().E > p.E * (1 + maxError))
           kept.push_back(p);
       }
-      // A count limit on top, by stride (its error is then said below).
-      size_t limit = points ? unsigned(points) : kept.size();
-      size_t stride = std::max<size_t>(1, (kept.size() + limit - 1) /
-                                              std::max<size_t>(limit, 1));
+      // A count limit on top: at most `points`, evenly spaced in the kept
+      // list and always its first (fastest) and, from two on, its last
+      // (energy-minimal) point (the error is then said below).
+      std::vector<size_t> pick;
+      size_t limit = points ? size_t(unsigned(points)) : kept.size();
+      if (limit >= kept.size()) {
+        for (size_t i = 0; i < kept.size(); ++i)
+          pick.push_back(i);
+      } else if (limit == 1) {
+        pick.push_back(0);
+      } else {
+        for (size_t k = 0; k < limit; ++k) {
+          size_t i = (k * (kept.size() - 1) + (limit - 1) / 2) / (limit - 1);
+          if (pick.empty() || i > pick.back())
+            pick.push_back(i);
+        }
+      }
       SmallVector<Attribute> pts;
       std::vector<std::pair<double, double>> thinned;
       std::vector<double> bound; // each kept point's certified lower bound
-      for (size_t i = 0; i < kept.size(); i += stride) {
+      for (size_t i : pick) {
         thinned.push_back({kept[i].T, kept[i].E});
         bound.push_back(kept[i].lowerBound);
-      }
-      if ((kept.size() - 1) % stride != 0) { // always keep the last point
-        thinned.push_back({kept.back().T, kept.back().E});
-        bound.push_back(kept.back().lowerBound);
       }
       double worst = 0; // the thinned frontier's error at the full's points
       for (const calculus::DagPoint &p : *front) {

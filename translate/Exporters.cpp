@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 using namespace mlir;
 using namespace energy;
@@ -75,6 +76,11 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
       // The clock persists until the next energy.dvfs on the device
       // (--energy-emit-dvfs keeps it only where it changes).
       std::optional<int64_t> clock, runClock;
+      // A power cap chosen with the tasks' operating points (a DB's power
+      // limits) persists like the clock; run-plan holds one cap per device.
+      std::optional<double> cap;
+      std::set<std::optional<double>> caps;
+      Operation *capChange = nullptr; // the first task at another cap
       int64_t runCount = 0;
       std::string runFirst;
       auto flush = [&]() {
@@ -88,9 +94,18 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
       for (uint32_t t : mine) {
         Operation *op = g->taskOps[t];
         if (auto dvfs = op->getAttrOfType<OpPointAttr>(
-                EnergyDialect::DvfsAttrHelper::getNameStr()))
+                EnergyDialect::DvfsAttrHelper::getNameStr())) {
           if (auto mhz = dvfs.getSmMhz())
             clock = *mhz;
+          // An operating point without a cap runs at the default limit.
+          std::optional<double> w;
+          if (auto c = dvfs.getPowerCap())
+            w = c->value;
+          cap = w;
+        }
+        if (!caps.empty() && !caps.count(cap) && !capChange)
+          capChange = op;
+        caps.insert(cap);
         const calculus::ScheduleTask &task = timed.tasks[t];
         double d = task.d / task.devices.size();
         std::string name = SymbolTable::getSymbolName(op).str();
@@ -114,10 +129,29 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
       llvm::json::Object entry{{"device", devOp.getSymName().str()},
                                {"tasks", std::move(tasks)},
                                {"runs", std::move(runs)}};
-      if (auto cap = devOp->getAttrOfType<OpPointAttr>(
+      if (caps.size() > 1)
+        return capChange->emitError()
+               << "--export-plan: the plan changes the power cap of @"
+               << devOp.getSymName()
+               << " from one task to the next (at this task); a plan file "
+                  "holds one cap per device, applied for the whole run (a "
+                  "power limit takes effect over hundreds of "
+                  "milliseconds): plan with one cap per device "
+                  "(--energy-power-cap) or with clocks only";
+      std::optional<double> deviceCap =
+          caps.empty() ? std::nullopt : *caps.begin();
+      if (auto c = devOp->getAttrOfType<OpPointAttr>(
               EnergyDialect::PowerCapAttrHelper::getNameStr()))
-        if (auto w = cap.getPowerCap())
-          entry["power_cap_W"] = w->value;
+        if (auto w = c.getPowerCap()) {
+          if (deviceCap && *deviceCap != w->value)
+            return devOp.emitError()
+                   << "--export-plan: @" << devOp.getSymName()
+                   << "'s power cap (" << w->value << " W) and its tasks' ("
+                   << *deviceCap << " W) differ";
+          deviceCap = w->value;
+        }
+      if (deviceCap)
+        entry["power_cap_W"] = *deviceCap;
       devices.push_back(std::move(entry));
     }
     llvm::json::Object planJson{
