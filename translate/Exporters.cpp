@@ -51,9 +51,23 @@ static llvm::json::Value generatorOf(StringRef tool, ModuleOp module) {
   return std::move(*v);
 }
 
+/// The module's schedules in order, those of nested modules too (what
+/// `energy-opt -split-input-file` writes: one module per split).
+static SmallVector<ScheduleOp> schedulesOf(ModuleOp module) {
+  SmallVector<ScheduleOp> out;
+  module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (auto s = dyn_cast<ScheduleOp>(op)) {
+      out.push_back(s);
+      return WalkResult::skip();
+    }
+    return WalkResult::advance();
+  });
+  return out;
+}
+
 LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
   llvm::json::Array schedules;
-  for (ScheduleOp sched : module.getOps<ScheduleOp>()) {
+  for (ScheduleOp sched : schedulesOf(module)) {
     auto plan = sched->getAttrOfType<DictionaryAttr>(
         EnergyDialect::PlanAttrHelper::getNameStr());
     if (!plan)
@@ -154,9 +168,14 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
         entry["power_cap_W"] = *deviceCap;
       devices.push_back(std::move(entry));
     }
+    // Where devices declare what a clock switch costs, the plan runs (and
+    // was chosen) with its switches: those are its time and energy, the
+    // period run-plan's timeline repeats at.
+    bool switched = plan.getAs<FloatAttr>("T_with_switches_s") &&
+                    plan.getAs<FloatAttr>("E_with_switches_J");
     llvm::json::Object planJson{
-        {"T_s", dictNumber(plan, "T_s")},
-        {"E_J", dictNumber(plan, "E_J")},
+        {"T_s", dictNumber(plan, switched ? "T_with_switches_s" : "T_s")},
+        {"E_J", dictNumber(plan, switched ? "E_with_switches_J" : "E_J")},
         {"saving_pct", dictNumber(plan, "saving_pct")},
         {"exact", plan.getAs<BoolAttr>("exact") &&
                       plan.getAs<BoolAttr>("exact").getValue()},
@@ -196,7 +215,7 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
 
 LogicalResult energy::exportFrontier(ModuleOp module, llvm::raw_ostream &os) {
   bool any = false;
-  for (ScheduleOp sched : module.getOps<ScheduleOp>()) {
+  for (ScheduleOp sched : schedulesOf(module)) {
     auto front = sched->getAttrOfType<ArrayAttr>(
         EnergyDialect::FrontierAttrHelper::getNameStr());
     if (!front)
@@ -474,7 +493,7 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
   llvm::json::Array events;
   int64_t pidBase = 0;
   bool any = false;
-  for (ScheduleOp sched : module.getOps<ScheduleOp>()) {
+  for (ScheduleOp sched : schedulesOf(module)) {
     if (!sched.getBody().getOps<PipelineOp>().empty() ||
         !sched.getBody().getOps<ServeOp>().empty())
       return sched.emitOpError("--export-perfetto: expand the generators "

@@ -10,6 +10,14 @@
 // RUN: energy-opt %t/emit.mlir --sched-to-energy --energy-evaluate -split-input-file -o %t/emit-re.mlir
 // RUN: %python %S/plan_reevaluates.py %t/emit.mlir %t/emit-re.mlir | FileCheck %s --check-prefix=AGAIN
 // AGAIN: plan re-evaluates to its claim
+// The plan file's time and energy are the switched ones (what the plan
+// runs at, and the period run-plan's timeline repeats at); the splits'
+// modules are read as one file.
+// RUN: energy-translate --export-plan %t/emit.mlir -o %t/emit.json
+// RUN: %python -c "import json, sys; p = {s['schedule']: s['plan'] for s in json.load(open(sys.argv[1]))['schedules']}; print(sorted(p), round(p['cheap']['T_s'], 6), round(p['cheap']['E_J'], 6))" %t/emit.json | FileCheck %s --check-prefix=FILE
+// FILE: ['cheap', 'costly', 'free'] 0.036 3.16
+// RUN: energy-prof run-plan %t/emit.json --schedule cheap --device sim:a100 --mode timeline --dry-run -- true 2>&1 | FileCheck %s --check-prefix=TIMELINE
+// TIMELINE: plan 0.0360 s / 3.2 J per iteration
 
 // The planner weighs each candidate with what its clock switches cost. One
 // device of 10 W runs @a -> @b -> @c; only @b may slow down (900 MHz:
