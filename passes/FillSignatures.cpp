@@ -71,7 +71,7 @@ void warnOnDeviceKind(Location loc, StringRef kind, StringRef dbDevice) {
               have = rt::gpuModelOf(dbDevice.str());
   if (!want.empty() && !have.empty() && want != have)
     emitWarning(loc, "device kind '")
-        << kind << "' is a " << want
+        << kind << "' is GPU model " << want
         << ", but the signature DB was measured on '" << dbDevice << "' ("
         << have << ")";
 }

@@ -40,15 +40,15 @@ struct EnergyFrontierPass
       FailureOr<Choices> c = Choices::build(sched);
       if (failed(c))
         return signalPassFailure();
+      if (!(maxError >= 0)) {
+        sched.emitOpError("energy-frontier: max-error must be >= 0");
+        return signalPassFailure();
+      }
       calculus::DagFrontierResult method;
       auto front = computeFrontier(sched, *c, step, quantum, crashBudget,
                                    classSweepAbove, convexAbove, false, method);
       if (failed(front))
         return signalPassFailure();
-      if (!(maxError >= 0)) {
-        sched.emitOpError("energy-frontier: max-error must be >= 0");
-        return signalPassFailure();
-      }
       // Thinning by error, not by count: a point is dropped only while the
       // last kept one (faster, dearer) is within max-error of it, so at
       // every makespan the thinned frontier's best point is within

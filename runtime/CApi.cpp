@@ -487,7 +487,9 @@ int er_init(const char *device) {
   if (name.rfind("sim:", 0) == 0) {
     SimParams p;
     if (!simParamsFor(name.substr(4), p))
-      return fail("unknown simulated device '" + name + "'");
+      return fail("unknown simulated device '" + name +
+                  "' (simulated: sim:a100, sim:a100-sxm4, sim:h100, "
+                  "sim:h100-sxm5, sim:h200)");
     auto sim = std::make_unique<SimDevice>(p, 1 + er_rank());
     // Tests watch the simulated clock from outside, as a GPU's outlives us.
     if (const char *mirror = std::getenv("ENERGY_RT_SIM_STATE"))
@@ -552,9 +554,20 @@ int er_init(const char *device) {
   }
   if (const char *at = std::getenv("ENERGY_RT_FLUSH_AT_EXIT")) {
     // The path is checked now, not after the job: a shard that cannot be
-    // written must not be found out at exit.
+    // written must not be found out at exit, and in a job of several ranks
+    // a path without %r would have each rank overwrite the others'.
     {
       std::string p = at, rank = std::to_string(er_rank());
+      for (const char *var :
+           {"WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE"})
+        if (const char *n = std::getenv(var)) {
+          if (std::atol(n) > 1 && p.find("%r") == std::string::npos)
+            return fail("ENERGY_RT_FLUSH_AT_EXIT='" + p + "' has no %r, and " +
+                        var + "=" + n +
+                        " ranks would each overwrite it: put %r (the rank) "
+                        "in the path");
+          break;
+        }
       for (size_t i = p.find("%r"); i != std::string::npos;
            i = p.find("%r", i + rank.size()))
         p.replace(i, 2, rank);
@@ -574,6 +587,12 @@ int er_init(const char *device) {
           // its own to write.
           if (!state.dev || state.forked)
             return;
+          for (const auto &[key, r] : state.regions)
+            if (r.open)
+              std::fprintf(stderr,
+                           "energy_rt: warning: region '%s' was still open at "
+                           "exit: its last run is not recorded\n",
+                           key.first.c_str());
           const Profile &pf = state.profile;
           if (pf.active && !pf.done)
             std::fprintf(stderr,

@@ -230,13 +230,21 @@ LogicalResult energy::exportFrontier(ModuleOp module, llvm::raw_ostream &os) {
       auto full = th.getAs<IntegerAttr>("full_points");
       auto kept = th.getAs<IntegerAttr>("kept_points");
       auto err = th.getAs<FloatAttr>("max_error");
+      // Said without the schedule's source line: that line holds the
+      // whole frontier attribute.
+      std::string where = "energy-translate";
+      if (auto f = dyn_cast<FileLineColLoc>(sched.getLoc()))
+        where = llvm::formatv("{0}:{1}:{2}", f.getFilename(), f.getLine(),
+                              f.getColumn())
+                    .str();
       if (full && kept && err && kept.getInt() < full.getInt())
-        mlir::emitWarning(sched.getLoc(), "--export-frontier: @")
-            << sched.getSymName() << "'s frontier holds " << kept.getInt()
-            << " of its " << full.getInt() << " points (within "
+        llvm::WithColor::warning(llvm::errs(), where)
+            << "--export-frontier: @" << sched.getSymName()
+            << "'s frontier holds " << kept.getInt() << " of its "
+            << full.getInt() << " points (within "
             << llvm::formatv("{0:F3}", 100 * err.getValueAsDouble())
             << "% of the full frontier's energy at every makespan); "
-               "--energy-frontier=\"max-error=0\" keeps every point";
+               "--energy-frontier=\"max-error=0\" keeps every point\n";
     }
     // The certified lower bound of each point (docs/FRONTIER.md), empty
     // where the frontier has none.

@@ -223,6 +223,11 @@ def _ensure(device=None):
     if _state["device"] is None:
         # After a fork the child measures the device its parent asked for.
         device = device or _state["requested"]
+        if not device and not os.environ.get("ENERGY_RT_DEVICE"):
+            raise EnergyRuntimeError(
+                "no device: create a Monitor (device=... or gpu_indices=...) "
+                "first, or set ENERGY_RT_DEVICE (cuda:<i>, sim:a100, "
+                "sim:h100, sim:h200)")
         _check(_lib.er_init(device.encode() if device else None))
         _state["device"] = _lib.er_device().decode()
         _state["requested"] = device or os.environ.get("ENERGY_RT_DEVICE")

@@ -34,7 +34,7 @@ sched.schedule @s {
 // at the pipeline's location only (not the whole op printed).
 // RUN: echo '{"version": 1, "device": "sim:H100-SXM5 (simulated)", "entries": [{"key": "f0", "sm_mhz": 1410, "s_W": 60, "T_s": 0.001, "d_J": 0.2, "sigma_T_s": 0, "sigma_d_J": 0}, {"key": "f1", "sm_mhz": 1410, "s_W": 90, "T_s": 0.002, "d_J": 0.3, "sigma_T_s": 0, "sigma_d_J": 0}, {"key": "b", "sm_mhz": 1410, "s_W": 60, "T_s": 0.003, "d_J": 0.5, "sigma_T_s": 0, "sigma_d_J": 0}]}' > %t/h100.json
 // RUN: energy-opt %s --energy-fill-signatures=db=%t/h100.json -o /dev/null 2>&1 | FileCheck %s --check-prefix=KIND
-// KIND: warning: device kind 'A100' is a A100, but the signature DB was measured on 'sim:H100-SXM5 (simulated)' (H100)
+// KIND: warning: device kind 'A100' is GPU model A100, but the signature DB was measured on 'sim:H100-SXM5 (simulated)' (H100)
 // KIND: warning: pipeline static power 60 W (static_power x tensor_parallel) differs from the DB's 90 W for 'f1'
 // KIND-NOT: see current operation
 // A model prices expanded tasks; a pipeline that names DB keys needs db=.

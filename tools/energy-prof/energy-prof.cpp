@@ -326,7 +326,7 @@ static std::unique_ptr<Device> openDevice(StringRef name, std::string &err,
     SimParams p;
     if (!simParamsFor(name.str(), p)) {
       err = "unknown simulated device '" + name.str() +
-            "'; expected a100, h100 or h200";
+            "'; expected a100 (a100-sxm4), h100 (h100-sxm5) or h200";
       return nullptr;
     }
     auto dev = std::make_unique<SimDevice>(p, seed);
@@ -336,6 +336,7 @@ static std::unique_ptr<Device> openDevice(StringRef name, std::string &err,
     return dev;
   }
   unsigned index;
+  StringRef asked = name;
   if (name.consume_front("cuda:") && !name.getAsInteger(10, index)) {
 #if ENERGY_CUDA_KERNELS
     if (kernels)
@@ -345,7 +346,7 @@ static std::unique_ptr<Device> openDevice(StringRef name, std::string &err,
 #endif
     return openNvmlDevice(index, err);
   }
-  err = "unknown device '" + name.str() +
+  err = "unknown device '" + asked.str() +
         "'; expected sim:<a100|h100|h200> "
         "or cuda:<index>";
   return nullptr;
