@@ -40,6 +40,17 @@ bool parseKernels(StringRef text, const std::string &kernelsFile,
       err = where + "not an object";
       return false;
     }
+    // A misspelt field ("reuse") would be read as absent: refused.
+    for (const auto &kv : *o) {
+      StringRef f = kv.first;
+      if (f != "key" && f != "flops" && f != "bytes" && f != "reuses" &&
+          f != "sequence") {
+        err = where + "unknown field \"" + f.str() +
+              "\" (a kernel has key, flops, bytes and optionally reuses; a "
+              "composite key and sequence)";
+        return false;
+      }
+    }
     std::optional<StringRef> key = o->getString("key");
     if (key && !keys.insert(key->str()).second) {
       err = where + "duplicate key '" + key->str() + "'";

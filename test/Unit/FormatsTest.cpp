@@ -104,6 +104,14 @@ TEST(Kernels, KernelsCompositesAndTheirErrors) {
                             "k.json", k, &c, err));
   EXPECT_EQ(err, "k.json: kernel #1: duplicate key 'a'");
   k.clear();
+  // A misspelt field is refused, not read as absent.
+  EXPECT_FALSE(
+      parseKernels(R"([{"key": "a", "flops": 1, "bytes": 1, "reuse": "b"}])",
+                   "k.json", k, &c, err));
+  EXPECT_EQ(err, "k.json: kernel #0: unknown field \"reuse\" (a kernel has "
+                 "key, flops, bytes and optionally reuses; a composite key "
+                 "and sequence)");
+  k.clear();
   EXPECT_FALSE(parseKernels(R"([{"key": "a", "flops": 1, "bytes": 1},
                                 {"key": "x", "sequence": ["a"]},
                                 {"key": "y", "sequence": ["x"]}])",

@@ -654,6 +654,9 @@ static int merge() {
   SignatureDb merged;
   if (!poolSignatureDbs(shards, names, merged, err))
     return fail(err);
+  if (merged.entries.empty())
+    return fail("the shards hold no entry (no region was measured): "
+                "nothing to merge, nothing written");
   merged.generator = energy::generatorJson("energy-prof merge", names);
   if (int rc = writeOutput(writeSignatureDb(merged)))
     return rc;
