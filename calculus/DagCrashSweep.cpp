@@ -8,6 +8,54 @@ namespace energy {
 namespace calculus {
 namespace dag {
 
+namespace {
+/// The crash step's network (its makespan M, earliest and latest starts in
+/// `sw` current): source 0, sink 1, critical task k: in 2 + 2k, out 3 + 2k.
+/// The critical subgraph: critical tasks (in and out nodes joined by an
+/// arc whose capacity is the energy per second of shortening it by one
+/// option; `taskArc[k]` that arc) and the tight edges between them
+/// (uncuttable). Without reverse arcs a path may cross the cut twice (it is
+/// then shortened twice): valid, and measured as good and faster than
+/// forcing single crossings.
+void criticalNetwork(const Sweep &sw, double M, double tol,
+                     std::vector<uint32_t> &crit, std::vector<int> &node,
+                     std::vector<int> &taskArc, MaxFlow &flow) {
+  const Dag &dag = sw.dag;
+  const std::vector<TaskOptions> &opts = sw.opts;
+  crit.clear();
+  for (uint32_t t = 0; t < sw.n; ++t) {
+    node[t] = -1;
+    if (sw.ls[t] - sw.es[t] <= tol) {
+      node[t] = int(crit.size());
+      crit.push_back(t);
+    }
+  }
+  flow.reset(2 + 2 * crit.size());
+  auto in = [&](uint32_t t) { return 2 + 2 * node[t]; };
+  auto outN = [&](uint32_t t) { return 3 + 2 * node[t]; };
+  for (uint32_t t : crit) {
+    uint32_t c = sw.cur[t];
+    double cap = c == 0 ? MaxFlow::Inf
+                        : (opts[t].d[c - 1] - opts[t].d[c]) /
+                              std::max(opts[t].T[c] - opts[t].T[c - 1], 1e-15);
+    taskArc[node[t]] = flow.arc(in(t), outN(t), cap);
+    if (sw.es[t] <= dag.release[t] + tol) // from the start or its release
+      flow.arc(0, in(t), MaxFlow::Inf);
+    if (sw.es[t] + sw.T[t] >= M - tol)
+      flow.arc(outN(t), 1, MaxFlow::Inf);
+    for (uint32_t i = dag.succStart[t]; i < dag.succStart[t + 1]; ++i) {
+      const Edge &e = dag.succ[i];
+      if (node[e.to] < 0)
+        continue;
+      double ready =
+          e.startToStart ? sw.es[t] + e.lag : sw.es[t] + sw.T[t] + e.lag;
+      if (std::abs(sw.es[e.to] - ready) <= tol)
+        flow.arc(e.startToStart ? in(t) : outN(t), in(e.to), MaxFlow::Inf);
+    }
+  }
+}
+} // namespace
+
 /// The crash sweep, from the energy-minimal end (every task at its slowest
 /// useful option) towards the fastest makespan, in the spirit of Phillips
 /// and Dessouky (Perseus's solver): each step shortens, by one option, the
@@ -73,46 +121,9 @@ bool crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts, double P,
                         out.size(), M);
     dag.backward(sw.T, M, sw.ls);
     double tol = 1e-9 * std::max(M, 1e-9);
-    auto critical = [&](uint32_t t) { return sw.ls[t] - sw.es[t] <= tol; };
-    // Nodes: source 0, sink 1, critical task k: in 2 + 2k, out 3 + 2k.
-    // The critical subgraph: critical tasks (in and out nodes joined by an
-    // arc whose capacity is the energy per second of shortening it by one
-    // option) and the tight edges between them (uncuttable). Without
-    // reverse arcs a path may cross the cut twice (it is then shortened
-    // twice): valid, and measured as good and faster than forcing single
-    // crossings.
-    crit.clear();
-    for (uint32_t t = 0; t < n; ++t) {
-      node[t] = -1;
-      if (critical(t)) {
-        node[t] = int(crit.size());
-        crit.push_back(t);
-      }
-    }
-    flow.reset(2 + 2 * crit.size());
+    criticalNetwork(sw, M, tol, crit, node, taskArc, flow);
     auto in = [&](uint32_t t) { return 2 + 2 * node[t]; };
     auto outN = [&](uint32_t t) { return 3 + 2 * node[t]; };
-    for (uint32_t t : crit) {
-      uint32_t c = sw.cur[t];
-      double cap = c == 0
-                       ? MaxFlow::Inf
-                       : (opts[t].d[c - 1] - opts[t].d[c]) /
-                             std::max(opts[t].T[c] - opts[t].T[c - 1], 1e-15);
-      taskArc[node[t]] = flow.arc(in(t), outN(t), cap);
-      if (sw.es[t] <= dag.release[t] + tol) // from the start or its release
-        flow.arc(0, in(t), MaxFlow::Inf);
-      if (sw.es[t] + sw.T[t] >= M - tol)
-        flow.arc(outN(t), 1, MaxFlow::Inf);
-      for (uint32_t i = dag.succStart[t]; i < dag.succStart[t + 1]; ++i) {
-        const Edge &e = dag.succ[i];
-        if (node[e.to] < 0)
-          continue;
-        double ready =
-            e.startToStart ? sw.es[t] + e.lag : sw.es[t] + sw.T[t] + e.lag;
-        if (std::abs(sw.es[e.to] - ready) <= tol)
-          flow.arc(e.startToStart ? in(t) : outN(t), in(e.to), MaxFlow::Inf);
-      }
-    }
     // Passes over every task (backward, scans, forward) and the max-flow's
     // visits of the critical subgraph's network (the fill adds its own).
     work += 4 * n;
@@ -204,6 +215,30 @@ bool crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts, double P,
   }
   stepGuard = true;
   return false; // truncated
+}
+
+bool crashTo(Sweep &sw, double D, size_t maxSteps) {
+  const Dag &dag = sw.dag;
+  std::vector<uint32_t> crit;
+  std::vector<int> node(sw.n, -1), taskArc(sw.n, -1);
+  MaxFlow flow;
+  for (size_t step = 0;; ++step) {
+    double M = sw.makespan = dag.forward(sw.T, sw.es);
+    if (M <= D * (1 + 1e-12))
+      return true;
+    if (step >= maxSteps)
+      return false;
+    dag.backward(sw.T, M, sw.ls);
+    criticalNetwork(sw, M, 1e-9 * std::max(M, 1e-9), crit, node, taskArc, flow);
+    if (flow.run(0, 1) >= MaxFlow::Inf / 2)
+      return false; // a critical path of fastest options
+    // The minimum cut on the source side: each of its tasks one option
+    // faster shortens every critical path.
+    const std::vector<char> &side = flow.sourceSide(0);
+    for (uint32_t t : crit)
+      if (side[2 + 2 * node[t]] && !side[3 + 2 * node[t]])
+        sw.set(t, sw.cur[t] - 1);
+  }
 }
 
 } // namespace dag

@@ -342,6 +342,12 @@ void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
                        size_t deadlines, const std::vector<DagPoint> &frontier,
                        std::vector<FlowBound> &bounds);
 
+/// Speeds `sw` up until its makespan is at most D, by the crash sweep's
+/// minimum cuts of the critical subgraph, one per step (DagCrashSweep.cpp);
+/// false when a critical path is at its fastest options or after
+/// `maxSteps` steps.
+bool crashTo(Sweep &sw, double D, size_t maxSteps);
+
 /// The crash sweep (DagCrashSweep.cpp).
 bool crashSweep(const Dag &dag, const std::vector<TaskOptions> &opts, double P,
                 bool keepChoices, uint64_t workBudget,
