@@ -22,7 +22,12 @@ v2 = os.path.join(shared, "mlenergy-leaderboard-v2", "llm_text_generation.tar.gz
 
 with tempfile.TemporaryDirectory() as tmp:
     with tarfile.open(v2) as t:
-        t.extractall(tmp, filter="data")
+        # The "data" filter (no links out, no devices) where this Python
+        # has it (3.11.4 on; Debian 12's python3 is 3.11.2).
+        if hasattr(tarfile, "data_filter"):
+            t.extractall(tmp, filter="data")
+        else:
+            t.extractall(tmp)
     files = sorted(os.path.join(v3, f) for f in os.listdir(v3) if f.endswith(".json"))
     report = subprocess.run(
         [prof, "validate-serving", *files, os.path.join(tmp, "data"), "-o", "-"],

@@ -193,10 +193,13 @@ def EnergyServePlan : Pass<"energy-serve-plan", "::mlir::ModuleOp"> {
     gives every `sched.serve` the batch cap (`max_batch`) of least predicted
     energy per token whose predicted p90 inter-token latency meets
     `slo-p90-itl-ms`, among the measured caps and the powers of two between
-    them. Each serve op records the choice in `energy.serve_plan`
-    (`batch_cap`, `predicted_J_per_token`, its 95 % interval, the SLO and the
-    measurements' cell). A cell without measurements, or an SLO no cap is
-    predicted to meet, is an error.
+    them (rows in any order; settings measured twice at one cap averaged).
+    Each serve op records the choice in `energy.serve_plan` (`batch_cap`,
+    whether it was measured (`cap_measured`), `predicted_J_per_token`, its
+    95 % interval, the p90 latency predicted there, the SLO, the
+    measurements' `cell` -- dataset, task, model, GPU, TP, EP, DP and GPU
+    count -- and their number). A cell without measurements, or an SLO no
+    cap is predicted to meet, is an error.
   }];
   let options = [
     ListOption<"measurements", "measurements", "std::string",

@@ -5,6 +5,7 @@
 #include "calculus/models/LinearFit.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <set>
@@ -225,15 +226,26 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
   LinearFit fit;
   if (!fitLaw(train, fit, err))
     return -1;
-  std::vector<std::pair<double, double>> batch, tau, p90;
+  // The interpolation tables, by cap whatever the rows' order; settings
+  // measured more than once at one cap are averaged (in log space, as
+  // they are interpolated).
+  std::map<double, std::array<double, 4>> logs; // sums of logs, count
   for (const ServingObservation *o : train) {
     if (o->p90ItlS < 0) {
       err = "the planner needs the p90 inter-token latency of every setting";
       return -1;
     }
-    batch.push_back({o->cap, std::log(o->batch)});
-    tau.push_back({o->cap, std::log(o->tau)});
-    p90.push_back({o->cap, std::log(o->p90ItlS)});
+    std::array<double, 4> &a = logs[o->cap];
+    a[0] += std::log(o->batch);
+    a[1] += std::log(o->tau);
+    a[2] += std::log(o->p90ItlS);
+    a[3] += 1;
+  }
+  std::vector<std::pair<double, double>> batch, tau, p90;
+  for (const auto &[cap, a] : logs) {
+    batch.push_back({cap, a[0] / a[3]});
+    tau.push_back({cap, a[1] / a[3]});
+    p90.push_back({cap, a[2] / a[3]});
   }
   double best = -1, bestE = INFINITY;
   const ServingObservation &ref = *train.front();
@@ -317,8 +329,8 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
                : "pass one task's file");
     return false;
   }
-  if (!(sloS > 0)) {
-    err = "the p90 inter-token latency SLO must be positive";
+  if (!(sloS > 0) || !std::isfinite(sloS)) {
+    err = "the p90 inter-token latency SLO must be a positive number";
     return false;
   }
   const std::vector<const ServingObservation *> &group = cells.begin()->second;
@@ -326,16 +338,24 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
   for (const ServingObservation *o : group)
     caps.push_back(o->cap);
   std::sort(caps.begin(), caps.end());
-  for (double c = 8; c <= caps.back(); c *= 2)
-    if (c >= caps.front())
+  const double lowest = caps.front(), highest = caps.back();
+  for (double c = 8; c <= highest; c *= 2)
+    if (c >= lowest)
       caps.push_back(c);
   std::sort(caps.begin(), caps.end());
   caps.erase(std::unique(caps.begin(), caps.end()), caps.end());
   out = ServingRecommendation();
   out.measurements = group.size();
-  out.cap =
-      recommendCap(group, caps, sloS, out.predicted, out.halfWidth95, err);
-  return out.cap >= 0;
+  out.cell = servingGroup(*group.front());
+  std::map<double, std::pair<double, double>> predictions;
+  out.cap = recommendCap(group, caps, sloS, out.predicted, out.halfWidth95, err,
+                         &predictions);
+  if (out.cap < 0)
+    return false;
+  out.predictedP90 = predictions[out.cap].first;
+  out.capMeasured = std::any_of(group.begin(), group.end(),
+                                [&](auto *o) { return o->cap == out.cap; });
+  return true;
 }
 
 std::string PlannerCase::missReason() const {

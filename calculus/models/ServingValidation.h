@@ -104,6 +104,13 @@ recommendCap(const std::vector<const ServingObservation *> &train,
 struct ServingRecommendation {
   double cap = -1, predicted = 0, halfWidth95 = -1;
   size_t measurements = 0;
+  /// What the recommendation rests on: the measurements' cell (dataset,
+  /// task, model, GPU, TP/EP/DP, GPU count: servingGroup), the p90
+  /// inter-token latency predicted at the cap (s), and whether the cap was
+  /// measured or lies between measured ones.
+  std::string cell;
+  double predictedP90 = 0;
+  bool capMeasured = false;
   /// The 95 % interval of the predicted energy per token, clipped at 0
   /// (energy is never negative; `unclippedLo` then says where the normal
   /// approximation's own bound was, as calculus::predictionInterval does).

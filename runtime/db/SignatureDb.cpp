@@ -2,6 +2,7 @@
 
 #include "runtime/db/SignatureDb.h"
 
+#include "runtime/formats/Json.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -23,7 +24,7 @@ bool readSignatureDb(const std::string &path, SignatureDb &out,
     return false;
   }
   llvm::Expected<llvm::json::Value> doc =
-      llvm::json::parse((*buf)->getBuffer());
+      energy::formats::parseJson((*buf)->getBuffer());
   if (!doc) {
     err = path + ": malformed JSON: " + llvm::toString(doc.takeError());
     return false;

@@ -1,6 +1,7 @@
 //===- Composites.cpp - measured composites -------------------------------===//
 
 #include "runtime/formats/Composites.h"
+#include "runtime/formats/Json.h"
 
 #include <algorithm>
 
@@ -10,7 +11,7 @@ namespace formats {
 bool parseCompositeMeasurements(
     llvm::StringRef text, const std::string &path,
     std::map<std::string, CompositeMeasurement> &out, std::string &err) {
-  llvm::Expected<llvm::json::Value> doc = llvm::json::parse(text);
+  llvm::Expected<llvm::json::Value> doc = energy::formats::parseJson(text);
   if (!doc) {
     err = path + ": malformed JSON: " + llvm::toString(doc.takeError());
     return false;

@@ -2,6 +2,7 @@
 
 #include "runtime/formats/Fleet.h"
 
+#include "runtime/formats/Json.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -162,7 +163,7 @@ struct Reader {
 
 bool parseFleet(const std::string &text, const std::string &file,
                 FleetFile &out, std::string &err) {
-  Expected<json::Value> doc = json::parse(text);
+  Expected<json::Value> doc = energy::formats::parseJson(text);
   if (!doc) {
     err = file + ": malformed JSON: " + toString(doc.takeError());
     return false;

@@ -2,6 +2,7 @@
 
 #include "runtime/formats/Kernels.h"
 
+#include "runtime/formats/Json.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -21,7 +22,7 @@ using rt::KernelSpec;
 bool parseKernels(StringRef text, const std::string &kernelsFile,
                   std::vector<KernelSpec> &out,
                   std::vector<CompositeSpec> *composites, std::string &err) {
-  Expected<json::Value> doc = json::parse(text);
+  Expected<json::Value> doc = energy::formats::parseJson(text);
   if (!doc) {
     err = kernelsFile + ": malformed JSON: " + toString(doc.takeError());
     return false;

@@ -2,6 +2,8 @@
 
 #include "runtime/formats/MlEnergy.h"
 
+#include "runtime/formats/Json.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
@@ -12,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 using namespace llvm;
 
@@ -192,7 +195,7 @@ bool parseV2(const json::Object &o, const std::string &file,
     err = file + ": no models.json with parameter counts: " + err;
     return false;
   }
-  Expected<json::Value> doc = json::parse(text);
+  Expected<json::Value> doc = energy::formats::parseJson(text);
   const json::Object *m = doc ? doc->getAsObject() : nullptr;
   if (!doc)
     consumeError(doc.takeError());
@@ -218,7 +221,7 @@ bool readFile(const std::string &path, std::vector<ServingPoint> &out,
   std::string text;
   if (!readText(path, text, err))
     return false;
-  Expected<json::Value> doc = json::parse(text);
+  Expected<json::Value> doc = energy::formats::parseJson(text);
   if (!doc) {
     err = path + ": malformed JSON: " + toString(doc.takeError());
     return false;
@@ -307,8 +310,29 @@ bool readObservations(const std::vector<std::string> &paths,
     if (!readMlEnergy(p, pts, err))
       return false;
   if (pts.empty()) {
-    err = "no measurements";
+    err = "no measurements in " + llvm::join(paths, ", ");
     return false;
+  }
+  // One measurement read twice (a file passed twice, or a copy of it)
+  // would count as two and narrow every interval: refused.
+  std::map<std::tuple<std::string, std::string, std::string, std::string, int,
+                      int, int, int, double, double, double, double>,
+           const ServingPoint *>
+      seen;
+  for (const ServingPoint &q : pts) {
+    auto [it, fresh] = seen.insert(
+        {{q.dataset, q.task, q.model, q.gpu, q.numGpus, q.tp, q.ep, q.dp,
+          q.batchCap, q.batch, q.energyPerTokenJ, q.secondsPerToken},
+         &q});
+    if (!fresh) {
+      err = q.file + ": " + q.model + " on " + q.gpu + " at batch cap " +
+            (q.batchCap == std::floor(q.batchCap)
+                 ? std::to_string(int64_t(q.batchCap))
+                 : llvm::formatv("{0}", q.batchCap).str()) +
+            " is the same measurement as in " + it->second->file +
+            " (a file passed twice?)";
+      return false;
+    }
   }
   out = observations(pts);
   return true;

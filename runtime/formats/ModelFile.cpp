@@ -1,6 +1,7 @@
 //===- ModelFile.cpp - fitted model files ---------------------------------===//
 
 #include "runtime/formats/ModelFile.h"
+#include "runtime/formats/Json.h"
 
 #include <cmath>
 
@@ -13,7 +14,7 @@ bool parseModelFile(llvm::StringRef text, const std::string &path,
   calculus::TokenLaw &law = mf.law;
   calculus::FlopByteModel &fb = mf.fb;
   double &relSigma = mf.relSigma;
-  auto doc = llvm::json::parse(text);
+  auto doc = energy::formats::parseJson(text);
   if (!doc) {
     err = path + ": malformed JSON: " + llvm::toString(doc.takeError());
     return false;

@@ -2,6 +2,7 @@
 
 #include "runtime/plan/Plan.h"
 
+#include "runtime/formats/Json.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
@@ -54,7 +55,7 @@ struct Reader {
 bool parsePlan(const std::string &text, const std::string &file,
                const std::string &schedule, Plan &out, std::string &err) {
   Reader r{file, err};
-  Expected<json::Value> doc = json::parse(text);
+  Expected<json::Value> doc = energy::formats::parseJson(text);
   if (!doc) {
     err = file + ": malformed JSON: " + toString(doc.takeError());
     return false;

@@ -154,7 +154,10 @@ bool servePlanCommand(const std::vector<std::string> &paths,
                  {"tp", tp},
                  {"slo_p90_itl_ms", sloMs},
                  {"batch_cap", rec.cap},
+                 {"cap_measured", rec.capMeasured},
                  {"predicted_J_per_token", rec.predicted},
+                 {"predicted_p90_itl_ms", rec.predictedP90 * 1e3},
+                 {"cell", rec.cell},
                  {"measurements", int64_t(rec.measurements)}};
   if (rec.halfWidth95 >= 0) {
     calculus::Interval ci = rec.interval95();
