@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <tuple>
@@ -232,7 +233,8 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
   std::map<double, std::array<double, 4>> logs; // sums of logs, count
   for (const ServingObservation *o : train) {
     if (o->p90ItlS < 0) {
-      err = "the planner needs the p90 inter-token latency of every setting";
+      err = "the planner needs the p90 inter-token latency of every "
+            "setting (ML.ENERGY v2 does not record it; v3 does)";
       return -1;
     }
     std::array<double, 4> &a = logs[o->cap];
@@ -268,8 +270,23 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
       halfWidth = fit.predictionHalfWidth95(x);
     }
   }
-  if (best < 0)
-    err = "no batch cap is predicted to meet the SLO";
+  if (best < 0) {
+    // What the SLO would need: the lowest latency predicted at any cap.
+    double lowest = INFINITY, at = 0;
+    for (double cap : candidates) {
+      double latency = std::exp(interpolate(p90, cap));
+      if (latency < lowest) {
+        lowest = latency;
+        at = cap;
+      }
+    }
+    char buf[128];
+    std::snprintf(buf, sizeof buf,
+                  "no batch cap is predicted to meet the SLO: the lowest "
+                  "predicted p90 inter-token latency is %.3g ms (at cap %g)",
+                  lowest * 1e3, at);
+    err = buf;
+  }
   return best;
 }
 
@@ -282,6 +299,19 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
                          const std::string &model, const std::string &gpu,
                          int tp, int gpus, double sloS,
                          ServingRecommendation &out, std::string &err) {
+  if (tp < 1 || gpus < 0) {
+    err = "the tensor parallel degree must be at least 1 and the GPU count "
+          "0 (any) or more";
+    return false;
+  }
+  // GPU names as the data writes them, whatever their case ("h100").
+  auto sameGpu = [](const std::string &a, const std::string &b) {
+    return a.size() == b.size() &&
+           std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+             return std::tolower((unsigned char)x) ==
+                    std::tolower((unsigned char)y);
+           });
+  };
   std::set<std::string> models, pairs, deployments;
   std::map<std::string, std::vector<const ServingObservation *>> cells;
   for (const ServingObservation &o : obs) {
@@ -292,7 +322,7 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
     // are what the user needs to choose from.
     pairs.insert(o.gpu + " with TP " + std::to_string(o.tp) +
                  (gpus > 0 ? " on " + gpuCount(o.gpus) : ""));
-    if (o.gpu != gpu || o.tp != tp || (gpus > 0 && o.gpus != gpus))
+    if (!sameGpu(o.gpu, gpu) || o.tp != tp || (gpus > 0 && o.gpus != gpus))
       continue;
     std::string d = o.task + ": " + gpuCount(o.gpus) + " (EP " +
                     std::to_string(o.ep) + ", DP " + std::to_string(o.dp) + ")";
