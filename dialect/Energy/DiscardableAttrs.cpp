@@ -69,6 +69,99 @@ LogicalResult checkValue(Operation *op, StringRef name, Attribute value) {
       return fail("must be >= 0");
     return success();
   }
+  // A device mechanism's parameters: known names only (a misspelt
+  // "leakge" read as absent would change the energy silently), each a
+  // finite float in its range, the required ones present.
+  struct Param {
+    StringRef key;
+    bool required;
+    double min; ///< inclusive lower bound
+    bool positive;
+  };
+  auto mechanism = [&](ArrayRef<Param> params) -> LogicalResult {
+    auto dict = cast<DictionaryAttr>(value);
+    for (NamedAttribute e : dict) {
+      const Param *p = llvm::find_if(
+          params, [&](const Param &q) { return q.key == e.getName(); });
+      if (p == params.end()) {
+        std::string known;
+        for (const Param &q : params)
+          known += (known.empty() ? "" : ", ") + q.key.str();
+        return op->emitOpError("'") << name << "' has an unknown parameter '"
+                                    << e.getName().getValue()
+                                    << "' (its parameters: " << known << ")";
+      }
+      auto f = dyn_cast<FloatAttr>(e.getValue());
+      double v = f ? f.getValueAsDouble() : NAN;
+      if (!f || !std::isfinite(v) || v < p->min || (p->positive && !(v > 0)))
+        return op->emitOpError("'")
+               << name << "' parameter '" << p->key << "' must be a finite "
+               << (p->positive   ? "positive float"
+                   : p->min == 0 ? "non-negative float"
+                                 : "float")
+               << "; got " << e.getValue();
+    }
+    for (const Param &p : params)
+      if (p.required && !dict.get(p.key))
+        return op->emitOpError("'") << name << "' needs '" << p.key << "'";
+    return success();
+  };
+  constexpr double any = -INFINITY;
+  if (name == D::ThermalAttrHelper::getNameStr())
+    return mechanism({{"resistance", true, any, true},
+                      {"capacitance", true, any, true},
+                      {"ambient", true, -273.15, false},
+                      {"reference", false, -273.15, false},
+                      {"leakage", false, 0, false},
+                      {"throttle_at", false, -273.15, false},
+                      {"throttle_slope", false, 0, false}});
+  if (name == D::CacheAttrHelper::getNameStr())
+    return mechanism({{"l2_bytes", true, any, true}});
+  if (name == D::PowerDeliveryAttrHelper::getNameStr())
+    return mechanism({{"energy_per_watt", true, 0, false},
+                      {"time_constant", true, any, true}});
+  // A frontier: [T_s, E_J] or [T_s, E_J, lower_bound_J] points, finite,
+  // T >= 0 and energies >= 0 (what --export-frontier and --export-svg read).
+  if (name == D::FrontierAttrHelper::getNameStr()) {
+    for (auto [i, pt] : llvm::enumerate(cast<ArrayAttr>(value))) {
+      auto a = dyn_cast<ArrayAttr>(pt);
+      bool ok = a && (a.size() == 2 || a.size() == 3);
+      for (size_t k = 0; ok && k < a.size(); ++k) {
+        auto f = dyn_cast<FloatAttr>(a[k]);
+        ok = f && std::isfinite(f.getValueAsDouble()) &&
+             f.getValueAsDouble() >= 0;
+      }
+      if (!ok)
+        return op->emitOpError("'")
+               << name << "' point " << i
+               << " must be [T_s, E_J] or [T_s, E_J, lower_bound_J], "
+                  "finite non-negative floats; got "
+               << pt;
+    }
+    return success();
+  }
+  // The numbers of a plan or an evaluation's totals: floats, finite; a
+  // plan's time positive and energy non-negative, both present.
+  if (name == D::PlanAttrHelper::getNameStr() ||
+      name == D::TotalAttrHelper::getNameStr()) {
+    auto dict = cast<DictionaryAttr>(value);
+    for (StringRef key : {"T_s", "E_J"}) {
+      Attribute a = dict.get(key);
+      if (!a && name == D::PlanAttrHelper::getNameStr())
+        return op->emitOpError("'") << name << "' needs '" << key << "'";
+      if (!a)
+        continue;
+      auto f = dyn_cast<FloatAttr>(a);
+      double v = f ? f.getValueAsDouble() : NAN;
+      if (!f || !std::isfinite(v) || v < 0 ||
+          (key == "T_s" && !(v > 0) && name == D::PlanAttrHelper::getNameStr()))
+        return op->emitOpError("'")
+               << name << "' '" << key << "' must be a finite "
+               << (key == "T_s" ? "positive" : "non-negative") << " float; got "
+               << a;
+    }
+    return success();
+  }
   if (name == D::DemandAttrHelper::getNameStr() ||
       name == D::CapacityAttrHelper::getNameStr()) {
     bool capacity = name == D::CapacityAttrHelper::getNameStr();

@@ -20,8 +20,9 @@ def Energy_Dialect : Dialect {
     `energy.multi` (cross-device parallel, ⊕multi). Idle elements fill gaps;
     `energy.composite` is a directly measured composite.
 
-    Quantities carry SI units: `W`, `J`, `mJ`, `uJ`, `s`, `ms`, `us`, `ns`
-    (also `kW`, `mW`, `kJ`, `nJ`). They are stored in SI base units.
+    Quantities carry units: power `kW`, `W`, `mW`; time `h`, `min`, `s`,
+    `ms`, `us`, `ns`; energy `MWh`, `kWh`, `Wh`, `MJ`, `kJ`, `J`, `mJ`, `uJ`,
+    `nJ`. They are stored in SI base units (W, s, J).
 
     ### Discardable attributes
 

@@ -80,12 +80,12 @@ energy.seq @s {
 
 // -----
 
-// ERR: error: 'energy.device' op energy.cache l2_bytes must be positive
+// ERR: error: 'energy.device' op 'energy.cache' parameter 'l2_bytes' must be a finite positive float
 energy.device @g kind "A100" static 60 W {energy.cache = {l2_bytes = 0.0}}
 
 // -----
 
-// ERR: error: 'energy.device' op energy.power_delivery needs 'time_constant'
+// ERR: error: 'energy.device' op 'energy.power_delivery' needs 'time_constant'
 energy.device @g kind "A100" static 60 W {energy.power_delivery = {energy_per_watt = 1.0e-4}}
 
 // -----

@@ -2,18 +2,24 @@
 // RUN: not energy-opt %s --energy-reduce="confidence=2" -split-input-file 2>&1 | FileCheck %s --check-prefix=CONF
 // CONF: energy-reduce: confidence must lie in (0, 1)
 
-// expected-error@+1 {{'energy.device' op energy.thermal needs 'capacitance'}}
+// expected-error@+1 {{'energy.device' op 'energy.thermal' needs 'capacitance'}}
 energy.device @bad kind "X" static 1 W {energy.thermal = {resistance = 0.1, ambient = 30.0}}
 
 // -----
 
-// expected-error@+1 {{'energy.device' op energy.thermal 'leakage' must be a float}}
+// expected-error@+1 {{'energy.device' op 'energy.thermal' parameter 'leakage' must be a finite non-negative float; got "high"}}
 energy.device @bad kind "X" static 1 W {energy.thermal = {resistance = 0.1, capacitance = 1.0, ambient = 30.0, leakage = "high"}}
 
 // -----
 
-// expected-error@+1 {{'energy.device' op energy.thermal resistance and capacitance must be positive}}
+// expected-error@+1 {{'energy.device' op 'energy.thermal' parameter 'resistance' must be a finite positive float}}
 energy.device @bad kind "X" static 1 W {energy.thermal = {resistance = 0.0, capacitance = 1.0, ambient = 30.0}}
+
+// -----
+
+// A misspelt parameter is not read as absent.
+// expected-error@+1 {{'energy.device' op 'energy.thermal' has an unknown parameter 'leakge' (its parameters: resistance, capacitance, ambient, reference, leakage, throttle_at, throttle_slope)}}
+energy.device @bad kind "X" static 1 W {energy.thermal = {resistance = 0.1, capacitance = 1.0, ambient = 30.0, leakge = 0.004}}
 
 // -----
 
