@@ -215,15 +215,15 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
     }
     return b.getArrayAttr(perStage);
   };
-  auto p = sched::PipelineOp::create(
+  sched::PipelineOp::create(
       b, loc, b.getStringAttr("pipeline"), b.getI64IntegerAttr(stages),
       b.getI64IntegerAttr(o.microbatches), b.getStringAttr(o.schedule),
       b.getI64IntegerAttr(1), b.getI64IntegerAttr(1), b.getI64IntegerAttr(1),
       b.getStringAttr(o.device), b.getF64FloatAttr(*s), Attribute(),
       Attribute(), Attribute(), options(fwd), options(bwd), Attribute(),
       Attribute(), SignatureAttr(), b.getF64FloatAttr(0.5),
-      b.getF64FloatAttr(0), b.getF64FloatAttr(0), b.getF64FloatAttr(0));
-  p->setAttr("source", b.getStringAttr(o.file));
+      b.getF64FloatAttr(0), b.getF64FloatAttr(0), b.getF64FloatAttr(0),
+      b.getStringAttr(o.file));
   if (failed(verify(*module)))
     return nullptr;
   return module;

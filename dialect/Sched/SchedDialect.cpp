@@ -332,7 +332,28 @@ static LogicalResult checkPerStage(PipelineOp op, StringRef name,
   return success();
 }
 
+/// A generator's parameters are its declared attributes: any other
+/// attribute without a dialect prefix is a misspelt one (a "p2p_latncy"
+/// would be read as a latency of 0), refused with the valid names.
+static LogicalResult checkNoUnknownAttrs(Operation *op,
+                                         ArrayRef<StringRef> known) {
+  for (NamedAttribute a : op->getDiscardableAttrs()) {
+    StringRef name = a.getName().getValue();
+    if (name.contains('.'))
+      continue; // a dialect's (energy.*), verified by that dialect
+    std::string names;
+    for (StringRef k : known)
+      if (k != "sym_name")
+        names += (names.empty() ? "" : ", ") + k.str();
+    return op->emitOpError("has an unknown attribute '")
+           << name << "' (its attributes: " << names << ")";
+  }
+  return success();
+}
+
 LogicalResult PipelineOp::verify() {
+  if (failed(checkNoUnknownAttrs(*this, getAttributeNames())))
+    return failure();
   calculus::PipelineKind kind;
   if (!calculus::parsePipelineKind(getSchedule().str(), kind))
     return emitOpError("unknown schedule \"")
@@ -426,6 +447,8 @@ LogicalResult PipelineOp::verify() {
 }
 
 LogicalResult ServeOp::verify() {
+  if (failed(checkNoUnknownAttrs(*this, getAttributeNames())))
+    return failure();
   if (getPolicy() != "static" && getPolicy() != "continuous")
     return emitOpError("unknown policy \"")
            << getPolicy() << "\"; expected \"static\" or \"continuous\"";

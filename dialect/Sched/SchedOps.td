@@ -198,7 +198,10 @@ def Sched_PipelineOp : Sched_Op<"pipeline", [Symbol]> {
     `backward_db` name signature-DB keys instead (one string for every
     stage or one per virtual stage): `--energy-fill-signatures` fills the
     operating sets from the DB, and expansion and lowering refuse a stage
-    that has only a key.
+    that has only a key. `source` (optional) names the file the pipeline
+    was imported from. Any other attribute without a dialect prefix is
+    refused with the valid names (a misspelt `p2p_latncy` would read as a
+    latency of 0).
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        ConfinedAttr<I64Attr, [IntPositive]>:$stages,
@@ -220,7 +223,8 @@ def Sched_PipelineOp : Sched_Op<"pipeline", [Symbol]> {
                        DefaultValuedAttr<F64Attr, "0.5">:$allreduce_lag,
                        DefaultValuedAttr<F64Attr, "0.0">:$p2p_latency,
                        DefaultValuedAttr<F64Attr, "0.0">:$sync,
-                       DefaultValuedAttr<F64Attr, "0.0">:$sync_sigma);
+                       DefaultValuedAttr<F64Attr, "0.0">:$sync_sigma,
+                       OptionalAttr<StrAttr>:$source);
   let assemblyFormat = "$sym_name attr-dict";
   let hasVerifier = 1;
 }

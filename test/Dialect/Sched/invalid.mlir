@@ -242,3 +242,18 @@ sched.schedule @s {
   // expected-error @+1 {{'sched.pipeline' op data_parallel must be between 1 and 2^32 - 1; got -1}}
   sched.pipeline @p {stages = 2, microbatches = 4, schedule = "1f1b", data_parallel = -1, device_kind = "A40", static_power = 65.0, forward = #energy.sig<T = 1 ms, d = 2 J>, backward = #energy.sig<T = 2 ms, d = 4 J>, allreduce = #energy.sig<T = 1 ms, d = 1 J>}
 }
+
+// -----
+
+// A generator's misspelt parameter is refused, not read as its default.
+sched.schedule @s {
+  // expected-error@+1 {{'sched.pipeline' op has an unknown attribute 'p2p_latncy' (its attributes: allreduce, allreduce_lag, backward, backward_db, backward_options, chunks, data_parallel, device_kind, forward, forward_db, forward_options, microbatches, p2p_latency, schedule, source, stages, static_power, sync, sync_sigma, tensor_parallel, weight)}}
+  sched.pipeline @train {stages = 2, microbatches = 3, schedule = "1f1b", device_kind = "A40", static_power = 65.0, forward = #energy.sig<T = 10 ms, d = 2 J>, backward = #energy.sig<T = 20 ms, d = 5 J>, p2p_latncy = 0.001}
+}
+
+// -----
+
+sched.schedule @s {
+  // expected-error@+1 {{'sched.serve' op has an unknown attribute 'dynamic_powr'}}
+  sched.serve @chat {weight_bytes = 1.5e10, kv_bytes_per_token = 131072.0, layers = 28, max_batch = 16, policy = "continuous", num_requests = 4, arrival_rate = 4.0, prompt_min = 128, prompt_max = 2048, output_min = 16, output_max = 512, seed = 1, hbm_bandwidth = 3.35e12, prefill_tokens_per_s = 20000.0, iteration_overhead = 0.002, device_kind = "H100-SXM5", static_power = 100.0, dynamic_powr = 300.0}
+}
