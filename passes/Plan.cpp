@@ -173,9 +173,11 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     }
     if (!std::isfinite(o.lowerBound))
       o.lowerBound = 0;
-    o.lowerBound = std::min(o.lowerBound, o.pointE);
+    // The gap is the plan's as it runs, its clock switches included (the
+    // bound leaves them out: it holds for the switched energy too).
+    o.lowerBound = std::min(o.lowerBound, o.E);
     o.gapPct =
-        o.lowerBound > 0 ? 100 * (o.pointE - o.lowerBound) / o.lowerBound : -1;
+        o.lowerBound > 0 ? 100 * (o.E - o.lowerBound) / o.lowerBound : -1;
     recordPlan(sched, method, frontierSize, o);
     if (summary)
       printSummary(sched, ArrayRef(*front).take_front(frontierSize), o);
