@@ -10,6 +10,7 @@
 
 #include "translate/Translate.h"
 
+#include "calculus/Schedule.h"
 #include "runtime/Progress.h"
 #include "translate/KinetoTrace.h"
 
@@ -53,6 +54,7 @@ private:
       llvm::MapVector<StringRef, std::vector<std::vector<const GpuEvent *>>>;
   bool staticPowers(std::vector<double> &out);
   double commonOrigin();
+  bool streamsSerial(double origin);
   bool matchCollectives(Collectives &colls);
   void emitRank(OpBuilder &b, const KinetoRank &r, FlatSymbolRefAttr device,
                 double origin, llvm::raw_ostream &summary);
@@ -80,6 +82,43 @@ bool Importer::load(size_t fileIndex) {
       return error(file,
                    "rank " + Twine(r.rank) + " also comes from " + other.file);
   ranks.push_back(std::move(r));
+  return true;
+}
+
+/// Microseconds to seconds as a correctly rounded decimal shift, so that
+/// 2063 us is exactly the double nearest 2.063e-3 (prints as "2.063 ms").
+static double usToSeconds(double us) { return applyScale(us, -6); }
+
+/// A CUDA stream runs one kernel, copy or set at a time: two of a rank's
+/// events that overlap on one stream (a corrupted trace, or one whose clock
+/// jumped) are named by their traceEvents index, as the schedule's verifier
+/// would refuse them. Events sorted by start (commonOrigin).
+bool Importer::streamsSerial(double origin) {
+  for (const KinetoRank &r : ranks) {
+    llvm::DenseMap<int64_t, const GpuEvent *> latest; // per stream
+    for (const GpuEvent &e : r.events) {
+      if (e.nccl || !(e.dur > 0))
+        continue; // collectives are checked as collectives
+      const GpuEvent *&held = latest[e.stream];
+      if (held) {
+        double end = usToSeconds(held->ts - origin + held->dur);
+        if (usToSeconds(e.ts - origin) < end - calculus::timeTolerance(end))
+          return error(
+              r.file,
+              llvm::formatv("traceEvents[{0}] ('{1}') starts at {2} us on "
+                            "stream {3}, before traceEvents[{4}] ('{5}') on "
+                            "that stream ends at {6} us: a stream runs one "
+                            "event at a time (a corrupted trace, or one whose "
+                            "clock jumped)",
+                            e.index, e.name, e.ts, e.stream, held->index,
+                            held->name, held->ts + held->dur)
+                  .str());
+        if (e.ts + e.dur <= held->ts + held->dur)
+          continue;
+      }
+      held = &e;
+    }
+  }
   return true;
 }
 
@@ -181,10 +220,6 @@ flowDependencies(const KinetoRank &r) {
       flowDeps[ends.second].push_back(ends.first);
   return flowDeps;
 }
-
-/// Microseconds to seconds as a correctly rounded decimal shift, so that
-/// 2063 us is exactly the double nearest 2.063e-3 (prints as "2.063 ms").
-static double usToSeconds(double us) { return applyScale(us, -6); }
 
 /// A rank's GPU events but its collectives as tasks on its device, and its
 /// line of the summary.
@@ -308,6 +343,8 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
   if (!staticPowers(staticPower))
     return nullptr;
   double origin = commonOrigin();
+  if (!streamsSerial(origin))
+    return nullptr;
   Collectives colls;
   if (!matchCollectives(colls))
     return nullptr;
