@@ -5,6 +5,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace energy;
 using namespace energy::sched;
@@ -46,12 +48,25 @@ std::string SchedGraph::describeCycle(ArrayRef<uint32_t> cycle) const {
 LogicalResult SchedGraph::startTimes(ScheduleOp op,
                                      std::vector<double> &start) const {
   std::vector<uint32_t> cycle;
-  bool ok = calculus::computeStartTimes(schedule, start, cycle);
-  if (ok)
-    return success();
-  return op.emitOpError("cannot be timed: dependencies and stream order form "
-                        "a cycle: ")
-         << describeCycle(cycle);
+  if (!calculus::computeStartTimes(schedule, start, cycle))
+    return op.emitOpError("cannot be timed: dependencies and stream order "
+                          "form a cycle: ")
+           << describeCycle(cycle);
+  // Each task's end must be a number: starts and durations near the
+  // largest double (1e308 s) add up to infinity, said at the task.
+  for (uint32_t t = 0; t < start.size(); ++t) {
+    double end = start[t] + schedule.tasks[t].duration;
+    if (!std::isfinite(start[t]))
+      return taskOps[t]->emitOpError(
+          "starts past the largest time a double holds: the ends and "
+          "delays before it add up to more than 1.8e308 s");
+    if (!std::isfinite(end))
+      return taskOps[t]->emitOpError("ends past the largest time a double "
+                                     "holds: it starts at ")
+             << start[t] << " s and runs " << schedule.tasks[t].duration
+             << " s";
+  }
+  return success();
 }
 
 namespace {
