@@ -56,6 +56,12 @@ struct EnergyReducePass
                       "energy-reduce: confidence must lie in (0, 1)");
       return signalPassFailure();
     }
+    if (!(tolerance >= 0) || !std::isfinite(tolerance)) {
+      mlir::emitError(moduleErrorLoc(getOperation()),
+                      "energy-reduce: tolerance must be a finite number of "
+                      "joules >= 0 (0: none)");
+      return signalPassFailure();
+    }
     auto devices = readDeviceModels(getOperation());
     if (failed(devices))
       return signalPassFailure();

@@ -4,6 +4,7 @@
 #include "runtime/formats/Json.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace energy {
 namespace formats {
@@ -37,8 +38,8 @@ bool parseCompositeMeasurements(
       double sum = 0, sq = 0;
       for (const llvm::json::Value &r : *runs) {
         std::optional<double> x = r.getAsNumber();
-        if (!x)
-          return bad("runs_J must hold numbers");
+        if (!x || !std::isfinite(*x) || *x < 0)
+          return bad("runs_J must hold finite non-negative energies");
         sum += *x;
         sq += *x * *x;
       }
@@ -50,8 +51,10 @@ bool parseCompositeMeasurements(
                             s = m->getNumber("sigma_E_J");
       if (!e || !s)
         return bad("needs E_J and sigma_E_J, or runs_J");
-      if (*s < 0)
-        return bad("sigma_E_J must be non-negative");
+      if (!std::isfinite(*e) || *e < 0)
+        return bad("E_J must be a finite non-negative energy");
+      if (!std::isfinite(*s) || *s < 0)
+        return bad("sigma_E_J must be finite and non-negative");
       meas = {*e, *s * *s};
     }
     out[key] = meas;

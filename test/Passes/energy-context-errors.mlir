@@ -1,6 +1,8 @@
 // RUN: energy-opt %s --energy-propagate-context -split-input-file -verify-diagnostics
 // RUN: not energy-opt %s --energy-reduce="confidence=2" -split-input-file 2>&1 | FileCheck %s --check-prefix=CONF
 // CONF: energy-reduce: confidence must lie in (0, 1)
+// RUN: not energy-opt %s --energy-reduce="tolerance=-1" -split-input-file 2>&1 | FileCheck %s --check-prefix=TOL
+// TOL: energy-reduce: tolerance must be a finite number of joules >= 0 (0: none)
 
 // expected-error@+1 {{'energy.device' op 'energy.thermal' needs 'capacitance'}}
 energy.device @bad kind "X" static 1 W {energy.thermal = {resistance = 0.1, ambient = 30.0}}

@@ -82,7 +82,14 @@ TEST(Composites, RunsGiveTheMeanAndTheVarianceOfTheMean) {
   EXPECT_EQ(err, "m.json: 'c': runs_J needs at least two runs");
   EXPECT_FALSE(parseCompositeMeasurements(
       R"({"c": {"E_J": 1, "sigma_E_J": -1}})", "m.json", m, err));
-  EXPECT_EQ(err, "m.json: 'c': sigma_E_J must be non-negative");
+  EXPECT_EQ(err, "m.json: 'c': sigma_E_J must be finite and non-negative");
+  // A number past the largest double reads as infinity: refused.
+  EXPECT_FALSE(parseCompositeMeasurements(
+      R"({"c": {"E_J": 1e400, "sigma_E_J": 0.1}})", "m.json", m, err));
+  EXPECT_EQ(err, "m.json: 'c': E_J must be a finite non-negative energy");
+  EXPECT_FALSE(parseCompositeMeasurements(R"({"c": {"runs_J": [1, 1e400]}})",
+                                          "m.json", m, err));
+  EXPECT_EQ(err, "m.json: 'c': runs_J must hold finite non-negative energies");
 }
 
 TEST(Kernels, KernelsCompositesAndTheirErrors) {
