@@ -300,7 +300,7 @@ bool dagFrontier(const Schedule &sched,
     // its tasks; Bloom/A100, 96 microbatches: above Perseus by up to +0.16 %
     // with the first alone, below it everywhere with both).
     //
-    // Where rounding down loses more than `convexSeedGap` against the
+    // Where rounding down loses more than `convexRepairGap` against the
     // relaxation at D -- tasks on a hull chord whose options in between lie
     // well above it, all rounded a step faster at once (GPT-3/A40, 24
     // microbatches, exact option times: 137 such tasks, +3 % at one level)
@@ -333,7 +333,7 @@ bool dagFrontier(const Schedule &sched,
           keep(sw);
       }
       sw.rule = FillRule::SlowestFitsPerSecond;
-      if (!(best > (1 + settings.convexSeedGap) * cf.lowerBound(D, P)))
+      if (!(best > (1 + settings.convexRepairGap) * cf.lowerBound(D, P)))
         return;
       Sweep nearest = sw;
       for (uint32_t t = 0; t < n; ++t) {
@@ -345,7 +345,7 @@ bool dagFrontier(const Schedule &sched,
         nearest.set(t, uint32_t(j));
       }
       nearest.makespan = dag.forward(nearest.T, nearest.es);
-      if (!crashTo(nearest, D, n))
+      if (!crashTo(nearest, D, settings.convexRepairSteps))
         return;
       for (FillRule rule :
            {FillRule::SlowestFitsPerSecond, FillRule::OneStepPerSecond}) {

@@ -182,6 +182,13 @@ struct DagFrontierSettings {
   /// Seeds from the relaxation go where the frontier found so far is more
   /// than this fraction above the relaxation's bound.
   double convexSeedGap = 1e-3;
+  /// A seed still more than this fraction above the bound after rounding
+  /// down and refilling is repaired: nearest options, crashed back to the
+  /// deadline in at most `convexRepairSteps` minimum cuts, refilled
+  /// (DagFrontier.cpp; its cost and gains in bench/RESULTS.md: 16 steps
+  /// lose most of the gains).
+  double convexRepairGap = 3e-3;
+  size_t convexRepairSteps = 64;
   uint64_t convexWorkBudget = uint64_t(1) << 32;
 };
 
