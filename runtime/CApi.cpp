@@ -162,6 +162,15 @@ void afterForkChild() {
 }
 
 /// The "not initialized" error of `fn`, naming a fork where there was one.
+/// A shard path with every "%r" replaced by this process's rank.
+std::string withRank(std::string path) {
+  std::string rank = std::to_string(er_rank());
+  for (size_t at = path.find("%r"); at != std::string::npos;
+       at = path.find("%r", at + rank.size()))
+    path.replace(at, 2, rank);
+  return path;
+}
+
 int notInitialized(const char *fn) {
   return fail(std::string(fn) +
               (state.forked ? ": this process was forked after er_init; "
@@ -557,24 +566,28 @@ int er_init(const char *device) {
     // written must not be found out at exit, and in a job of several ranks
     // a path without %r would have each rank overwrite the others'.
     {
-      std::string p = at, rank = std::to_string(er_rank());
+      std::string p = at;
       for (const char *var :
            {"WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE"})
         if (const char *n = std::getenv(var)) {
           if (std::atol(n) > 1 && p.find("%r") == std::string::npos)
-            return fail("ENERGY_RT_FLUSH_AT_EXIT='" + p + "' has no %r, and " +
-                        var + "=" + n +
-                        " ranks would each overwrite it: put %r (the rank) "
-                        "in the path");
+            std::fprintf(stderr,
+                         "energy_rt: warning: ENERGY_RT_FLUSH_AT_EXIT='%s' "
+                         "has no %%r, and %s=%s: every rank that measures "
+                         "writes this one file, the last overwriting the "
+                         "others (put %%r, the rank, in the path)\n",
+                         p.c_str(), var, n);
           break;
         }
-      for (size_t i = p.find("%r"); i != std::string::npos;
-           i = p.find("%r", i + rank.size()))
-        p.replace(i, 2, rank);
-      AtomicFile probe;
-      if (!probe.open(p, err))
-        return fail("ENERGY_RT_FLUSH_AT_EXIT: " + err);
-      probe.abort();
+      p = withRank(p);
+      // A FIFO or device is written in place at exit: not opened now.
+      struct stat st;
+      if (::stat(p.c_str(), &st) != 0 || S_ISREG(st.st_mode)) {
+        AtomicFile probe;
+        if (!probe.open(p, err))
+          return fail("ENERGY_RT_FLUSH_AT_EXIT: " + err);
+        probe.abort();
+      }
     }
     static std::string atExitPath;
     static std::once_flag registered;
@@ -898,11 +911,7 @@ int er_flush(const char *path) {
   std::string err;
   if (!resolvePending(/*wait=*/true, err))
     return fail(err);
-  std::string p = path ? path : "";
-  std::string rank = std::to_string(er_rank());
-  for (size_t at = p.find("%r"); at != std::string::npos;
-       at = p.find("%r", at + rank.size()))
-    p.replace(at, 2, rank);
+  std::string p = withRank(path);
   // One entry per region and SM clock: a region profiled across clocks
   // becomes an operating set for --energy-fill-signatures.
   std::vector<Measurement> entries;

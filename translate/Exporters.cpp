@@ -17,6 +17,7 @@
 #include "runtime/Version.h"
 
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/WithColor.h"
@@ -67,11 +68,22 @@ static SmallVector<ScheduleOp> schedulesOf(ModuleOp module) {
 
 LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
   llvm::json::Array schedules;
+  llvm::StringMap<ScheduleOp> named; // run-plan picks a schedule by name
   for (ScheduleOp sched : schedulesOf(module)) {
     auto plan = sched->getAttrOfType<DictionaryAttr>(
         EnergyDialect::PlanAttrHelper::getNameStr());
     if (!plan)
       continue;
+    auto [first, fresh] = named.try_emplace(sched.getSymName(), sched);
+    if (!fresh)
+      return sched
+                 .emitOpError("--export-plan: a second planned schedule "
+                              "named @")
+                 .append(sched.getSymName(),
+                         " (run-plan picks one by name): rename one, or "
+                         "export them one at a time")
+                 .attachNote(first->second.getLoc())
+             << "the first";
     std::vector<double> start; // the plan's own timing, not recorded starts
     FailureOr<SchedGraph> g = SchedGraph::buildAsPlanned(sched, start);
     if (failed(g))
@@ -116,10 +128,12 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
           if (auto c = dvfs.getPowerCap())
             w = c->value;
           cap = w;
+          // Only the tasks the plan chose an operating point for say a
+          // cap (a fixed signature, a transfer, runs at whatever is set).
+          if (!caps.empty() && !caps.count(cap) && !capChange)
+            capChange = op;
+          caps.insert(cap);
         }
-        if (!caps.empty() && !caps.count(cap) && !capChange)
-          capChange = op;
-        caps.insert(cap);
         const calculus::ScheduleTask &task = timed.tasks[t];
         double d = task.d / task.devices.size();
         std::string name = SymbolTable::getSymbolName(op).str();

@@ -369,7 +369,7 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
     caps.push_back(o->cap);
   std::sort(caps.begin(), caps.end());
   const double lowest = caps.front(), highest = caps.back();
-  for (double c = 8; c <= highest; c *= 2)
+  for (double c = 1; c <= highest; c *= 2)
     if (c >= lowest)
       caps.push_back(c);
   std::sort(caps.begin(), caps.end());

@@ -140,8 +140,9 @@ LogicalResult checkValue(Operation *op, StringRef name, Attribute value) {
     }
     return success();
   }
-  // The numbers of a plan or an evaluation's totals: floats, finite; a
-  // plan's time positive and energy non-negative, both present.
+  // The numbers of a plan or an evaluation's totals: finite non-negative
+  // floats (a schedule of zero-length tasks has a plan of 0 s), a plan's
+  // both present.
   if (name == D::PlanAttrHelper::getNameStr() ||
       name == D::TotalAttrHelper::getNameStr()) {
     auto dict = cast<DictionaryAttr>(value);
@@ -153,12 +154,11 @@ LogicalResult checkValue(Operation *op, StringRef name, Attribute value) {
         continue;
       auto f = dyn_cast<FloatAttr>(a);
       double v = f ? f.getValueAsDouble() : NAN;
-      if (!f || !std::isfinite(v) || v < 0 ||
-          (key == "T_s" && !(v > 0) && name == D::PlanAttrHelper::getNameStr()))
-        return op->emitOpError("'")
-               << name << "' '" << key << "' must be a finite "
-               << (key == "T_s" ? "positive" : "non-negative") << " float; got "
-               << a;
+      if (!f || !std::isfinite(v) || v < 0)
+        return op->emitOpError("'") << name << "' '" << key
+                                    << "' must be a finite non-negative "
+                                       "float; got "
+                                    << a;
     }
     return success();
   }

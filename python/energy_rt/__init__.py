@@ -38,6 +38,7 @@ import ctypes
 import ctypes.util
 import functools
 import inspect
+import operator
 import os
 import threading
 from dataclasses import dataclass, field
@@ -199,7 +200,7 @@ def _flush_at_exit():
                              _lib.er_last_error().decode("utf-8", "replace"))
 
 
-def _exit_on_sigterm(signum, frame):
+def _exit_on_signal(signum, frame):
     raise SystemExit(128 + signum)
 
 
@@ -211,12 +212,16 @@ def _register_flush_at_exit():
     atexit.register(_flush_at_exit)
     _state["atexit"] = True
     # SIGTERM (torchrun's way of stopping the other ranks when one fails)
-    # ends Python without its exit handlers; where the program has not set
-    # its own handler, it exits through them instead, so the shard is
-    # written.
-    if (threading.current_thread() is threading.main_thread()
-            and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL):
-        signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    # and SIGHUP end Python without its exit handlers; where the program
+    # has not set its own handler, it exits through them instead (SystemExit),
+    # so the shard is written. Installed before the runtime starts: its
+    # clock guard (runtime/Guard.cpp) then takes the signal first, restores
+    # the clocks at once (even while Python is blocked in C code), and
+    # passes it on to this handler.
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            if signal.getsignal(sig) == signal.SIG_DFL:
+                signal.signal(sig, _exit_on_signal)
 
 
 def _ensure(device=None):
@@ -228,10 +233,10 @@ def _ensure(device=None):
                 "no device: create a Monitor (device=... or gpu_indices=...) "
                 "first, or set ENERGY_RT_DEVICE (cuda:<i>, sim:a100, "
                 "sim:h100, sim:h200)")
+        _register_flush_at_exit()
         _check(_lib.er_init(device.encode() if device else None))
         _state["device"] = _lib.er_device().decode()
         _state["requested"] = device or os.environ.get("ENERGY_RT_DEVICE")
-        _register_flush_at_exit()
     elif device and not _same_device(device, _state["requested"] or ""):
         raise EnergyRuntimeError(
             "this process already measures %s (%s); energy_rt measures one "
@@ -290,11 +295,16 @@ class Monitor:
             raise ValueError("energy_rt measures one GPU per process: run "
                              "one process per GPU (torchrun) and give "
                              "each its index; got %r" % (gpu_indices,))
-        if gpu_indices is not None and (
-                not isinstance(gpu_indices[0], int)
-                or isinstance(gpu_indices[0], bool) or gpu_indices[0] < 0):
-            raise ValueError("gpu_indices=%r: a GPU index is an integer "
-                             "from 0" % (gpu_indices,))
+        if gpu_indices is not None:
+            # Any integer type (numpy's too), not a bool or a float.
+            try:
+                index = operator.index(gpu_indices[0])
+            except TypeError:
+                index = -1
+            if isinstance(gpu_indices[0], bool) or index < 0:
+                raise ValueError("gpu_indices=%r: a GPU index is an integer "
+                                 "from 0" % (gpu_indices,))
+            gpu_indices = [index]
         if (device is None and not os.environ.get("ENERGY_RT_DEVICE")
                 and _state["device"] is None):
             if gpu_indices is None:

@@ -286,9 +286,15 @@ class EnergyRtTest(unittest.TestCase):
             m.end_window("cancelled")
         with self.assertRaisesRegex(ValueError, "PyTorch's CUDA work only"):
             energy_rt.Monitor(sync_execution_with="jax")
-        for bad in ([-1], [True], ["0"], "0", [0, 1]):
+        for bad in ([-1], [True], ["0"], [0.0], "0", [0, 1]):
             with self.assertRaises(ValueError, msg=repr(bad)):
                 energy_rt.Monitor(gpu_indices=bad)
+
+        class Index:  # an integer type of another library (numpy.int64)
+            def __index__(self):
+                return 0
+        self.assertEqual(energy_rt.Monitor(gpu_indices=[Index()]).gpu_indices,
+                         [0])
 
     def test_one_device_under_its_names(self):
         # The device this process measures, under another of its names, is
@@ -345,7 +351,8 @@ class EnergyRtTest(unittest.TestCase):
             env = dict(os.environ, ENERGY_RT_DEVICE="sim:a100",
                        ENERGY_RT_FLUSH_AT_EXIT=os.path.join(d, "%r.json"),
                        RANK="0")
-            for how in ("raise", signal.SIGINT, signal.SIGTERM):
+            for how in ("raise", signal.SIGINT, signal.SIGTERM,
+                        signal.SIGHUP):
                 shard = os.path.join(d, "0.json")
                 if os.path.exists(shard):
                     os.unlink(shard)

@@ -870,13 +870,14 @@ static int profileCommand(std::vector<std::string> cmd) {
   // What can be checked before the job runs is checked first: the device
   // (a simulated one here; each rank opens a CUDA device itself), the
   // clocks against it, and that -o can be written.
+  // No device (or "cuda"): each rank measures its own GPU (energy_rt's
+  // Monitor: cuda:<LOCAL_RANK>), so ENERGY_RT_DEVICE is left unset.
   std::string name = deviceName;
   if (name.empty())
     if (const char *env = std::getenv("ENERGY_RT_DEVICE"))
       name = env;
-  if (name.empty())
-    return fail("profile needs --device (or ENERGY_RT_DEVICE): cuda, "
-                "cuda:<i> or sim:<kind>");
+  if (name == "cuda")
+    name.clear();
   std::unique_ptr<Device> checked;
   if (StringRef(name).starts_with("sim:")) {
     std::string why;
@@ -892,7 +893,9 @@ static int profileCommand(std::vector<std::string> cmd) {
                     checked->identity() + "; it supports " +
                     describeClocks(supported));
   }
-  {
+  // (A FIFO or device is written in place: not opened before the job.)
+  if (output != "-" &&
+      (!sys::fs::exists(output) || sys::fs::is_regular_file(output))) {
     AtomicFile probe;
     std::string why;
     if (!probe.open(output, why))
@@ -918,7 +921,10 @@ static int profileCommand(std::vector<std::string> cmd) {
   ::setenv("ENERGY_RT_PROFILE_WARMUP", std::to_string(warmupIterations).c_str(),
            1);
   ::setenv("ENERGY_RT_FLUSH_AT_EXIT", (dir + "/shard-%r.json").c_str(), 1);
-  ::setenv("ENERGY_RT_DEVICE", name.c_str(), 1);
+  if (name.empty())
+    ::unsetenv("ENERGY_RT_DEVICE");
+  else
+    ::setenv("ENERGY_RT_DEVICE", name.c_str(), 1);
   std::vector<char *> argv;
   for (std::string &a : cmd)
     argv.push_back(a.data());
@@ -927,6 +933,13 @@ static int profileCommand(std::vector<std::string> cmd) {
   // the fork and the wait must not kill energy-prof and lose the shards.
   constexpr int forwarded[] = {SIGINT, SIGTERM, SIGHUP};
   struct sigaction previous[std::size(forwarded)];
+  // Blocked across the fork: one that arrives before the child's pid is
+  // known waits, and is passed on once it is.
+  sigset_t block, unblocked;
+  sigemptyset(&block);
+  for (int sig : forwarded)
+    sigaddset(&block, sig);
+  sigprocmask(SIG_BLOCK, &block, &unblocked);
   {
     struct sigaction sa = {};
     sa.sa_sigaction = forwardToProfiled;
@@ -942,6 +955,7 @@ static int profileCommand(std::vector<std::string> cmd) {
   if (pid == 0) {
     for (size_t i = 0; i < std::size(forwarded); ++i)
       sigaction(forwarded[i], &previous[i], nullptr);
+    sigprocmask(SIG_SETMASK, &unblocked, nullptr);
     ::execvp(argv[0], argv.data());
     std::fprintf(stderr, "energy-prof profile: cannot run '%s': %s\n", argv[0],
                  std::strerror(errno));
@@ -950,9 +964,12 @@ static int profileCommand(std::vector<std::string> cmd) {
   int status = 0;
   if (pid > 0) {
     profiledChild = pid;
+    sigprocmask(SIG_SETMASK, &unblocked, nullptr);
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR)
       ;
     profiledChild = 0;
+  } else {
+    sigprocmask(SIG_SETMASK, &unblocked, nullptr);
   }
   for (size_t i = 0; i < std::size(forwarded); ++i)
     sigaction(forwarded[i], &previous[i], nullptr);
