@@ -86,3 +86,29 @@ func.func @f() attributes {energy.reuses = "a"} {
 func.func @f() attributes {energy.dvfs = #energy.sig<T = 1 s, d = 1 J>} {
   return
 }
+
+// -----
+
+// A plan's time and energy: both present, finite and non-negative.
+// expected-error@+1 {{'sched.schedule' op 'energy.plan' 'T_s' must be a finite non-negative float; got -1.000000e+00 : f64}}
+sched.schedule @s attributes {energy.plan = {E_J = 1.0, T_s = -1.0}} {
+}
+
+// -----
+
+// expected-error@+1 {{'sched.schedule' op 'energy.plan' needs 'E_J'}}
+sched.schedule @s attributes {energy.plan = {T_s = 1.0}} {
+}
+
+// -----
+
+// expected-error@+1 {{'energy.seq' op 'energy.total' 'E_J' must be a finite non-negative float; got "x"}}
+energy.seq @s attributes {energy.total = {E_J = "x"}} {
+}
+
+// -----
+
+// A frontier's points are finite and non-negative.
+// expected-error@+1 {{'sched.schedule' op 'energy.frontier' point 1 must be [T_s, E_J] or [T_s, E_J, lower_bound_J], finite non-negative floats; got [2.000000e+00, -3.000000e+00]}}
+sched.schedule @s attributes {energy.frontier = [[1.0, 2.0], [2.0, -3.0]]} {
+}
