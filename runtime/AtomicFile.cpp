@@ -145,6 +145,18 @@ void AtomicFile::abort() {
   committed_ = true; // nothing left to clean up
 }
 
+bool AtomicFile::checkWritable(const std::string &path, std::string &err) {
+  struct stat st;
+  if (path != "-" && ::stat(path.c_str(), &st) == 0 && !S_ISDIR(st.st_mode) &&
+      !S_ISREG(st.st_mode))
+    return true;
+  AtomicFile probe;
+  if (!probe.open(path, err))
+    return false;
+  probe.abort();
+  return true;
+}
+
 bool AtomicFile::writeWhole(const std::string &path, const std::string &data,
                             std::string &err) {
   AtomicFile f;

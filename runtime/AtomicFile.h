@@ -39,6 +39,12 @@ public:
   /// Drops what was written: the target stays as it was.
   void abort();
 
+  /// Whether `path` could be written, checked before the work that
+  /// produces it: a temporary made and removed beside a regular file or a
+  /// new one; "-" and a FIFO or device (written in place) are not opened
+  /// now (opening a FIFO would wait for its reader).
+  static bool checkWritable(const std::string &path, std::string &err);
+
   /// open + write + commit.
   static bool writeWhole(const std::string &path, const std::string &data,
                          std::string &err);

@@ -579,15 +579,8 @@ int er_init(const char *device) {
                          p.c_str(), var, n);
           break;
         }
-      p = withRank(p);
-      // A FIFO or device is written in place at exit: not opened now.
-      struct stat st;
-      if (::stat(p.c_str(), &st) != 0 || S_ISREG(st.st_mode)) {
-        AtomicFile probe;
-        if (!probe.open(p, err))
-          return fail("ENERGY_RT_FLUSH_AT_EXIT: " + err);
-        probe.abort();
-      }
+      if (!AtomicFile::checkWritable(withRank(p), err))
+        return fail("ENERGY_RT_FLUSH_AT_EXIT: " + err);
     }
     static std::string atExitPath;
     static std::once_flag registered;
@@ -968,27 +961,26 @@ static void warnUnusedPlan() {
   std::lock_guard<std::mutex> lock(state.mu);
   if (state.planClocks.empty() || state.planRegionRan)
     return;
-  std::string names;
-  size_t shown = 0;
+  std::set<std::string> planned, ran;
   for (const auto &[name, mhz] : state.planClocks)
-    if (shown++ < 3)
-      names += (names.empty() ? "" : ", ") + name;
-  std::set<std::string> ran;
+    planned.insert(name);
   for (const auto &[key, r] : state.regions)
     ran.insert(key.first);
-  std::string seen;
-  shown = 0;
-  for (const std::string &name : ran)
-    if (shown++ < 3)
-      seen += (seen.empty() ? "" : ", ") + name;
+  // The first three names, then "..." for the rest.
+  auto some = [](const std::set<std::string> &names) {
+    std::string text;
+    size_t shown = 0;
+    for (const std::string &name : names)
+      if (shown++ < 3)
+        text += (text.empty() ? "" : ", ") + name;
+    return names.empty() ? std::string("none")
+                         : text + (names.size() > 3 ? ", ..." : "");
+  };
   std::fprintf(stderr,
                "energy_rt: warning: none of the %zu regions the plan names "
-               "(%s%s) ran, so the plan changed no clock; the regions that "
-               "ran: %s%s\n",
-               state.planClocks.size(), names.c_str(),
-               state.planClocks.size() > 3 ? ", ..." : "",
-               seen.empty() ? "none" : seen.c_str(),
-               ran.size() > 3 ? ", ..." : "");
+               "(%s) ran, so the plan changed no clock; the regions that "
+               "ran: %s\n",
+               planned.size(), some(planned).c_str(), some(ran).c_str());
 }
 
 int er_plan_clock(const char *name, int sm_mhz) {

@@ -40,6 +40,13 @@ template <> const char *kindName<OpPointAttr>() {
 /// Ranges of the numeric attributes (the rest only need their kind).
 using D = EnergyDialect;
 
+/// A float attribute's value; NaN (which fails every range check) for
+/// anything else, or none.
+double numberOf(Attribute a) {
+  auto f = dyn_cast_or_null<FloatAttr>(a);
+  return f ? f.getValueAsDouble() : NAN;
+}
+
 LogicalResult checkValue(Operation *op, StringRef name, Attribute value) {
   auto fail = [&](const Twine &why) {
     return op->emitOpError("'") << name << "' " << why << "; got " << value;
@@ -91,9 +98,8 @@ LogicalResult checkValue(Operation *op, StringRef name, Attribute value) {
                                     << e.getName().getValue()
                                     << "' (its parameters: " << known << ")";
       }
-      auto f = dyn_cast<FloatAttr>(e.getValue());
-      double v = f ? f.getValueAsDouble() : NAN;
-      if (!f || !std::isfinite(v) || v < p->min || (p->positive && !(v > 0)))
+      double v = numberOf(e.getValue());
+      if (!std::isfinite(v) || v < p->min || (p->positive && !(v > 0)))
         return op->emitOpError("'")
                << name << "' parameter '" << p->key << "' must be a finite "
                << (p->positive   ? "positive float"
@@ -126,11 +132,8 @@ LogicalResult checkValue(Operation *op, StringRef name, Attribute value) {
     for (auto [i, pt] : llvm::enumerate(cast<ArrayAttr>(value))) {
       auto a = dyn_cast<ArrayAttr>(pt);
       bool ok = a && (a.size() == 2 || a.size() == 3);
-      for (size_t k = 0; ok && k < a.size(); ++k) {
-        auto f = dyn_cast<FloatAttr>(a[k]);
-        ok = f && std::isfinite(f.getValueAsDouble()) &&
-             f.getValueAsDouble() >= 0;
-      }
+      for (size_t k = 0; ok && k < a.size(); ++k)
+        ok = std::isfinite(numberOf(a[k])) && numberOf(a[k]) >= 0;
       if (!ok)
         return op->emitOpError("'")
                << name << "' point " << i
@@ -152,9 +155,8 @@ LogicalResult checkValue(Operation *op, StringRef name, Attribute value) {
         return op->emitOpError("'") << name << "' needs '" << key << "'";
       if (!a)
         continue;
-      auto f = dyn_cast<FloatAttr>(a);
-      double v = f ? f.getValueAsDouble() : NAN;
-      if (!f || !std::isfinite(v) || v < 0)
+      double v = numberOf(a);
+      if (!std::isfinite(v) || v < 0)
         return op->emitOpError("'") << name << "' '" << key
                                     << "' must be a finite non-negative "
                                        "float; got "
@@ -166,9 +168,8 @@ LogicalResult checkValue(Operation *op, StringRef name, Attribute value) {
       name == D::CapacityAttrHelper::getNameStr()) {
     bool capacity = name == D::CapacityAttrHelper::getNameStr();
     for (NamedAttribute e : cast<DictionaryAttr>(value)) {
-      auto f = dyn_cast<FloatAttr>(e.getValue());
-      double v = f ? f.getValueAsDouble() : NAN;
-      if (!f || !std::isfinite(v) || (capacity ? !(v > 0) : v < 0))
+      double v = numberOf(e.getValue());
+      if (!std::isfinite(v) || (capacity ? !(v > 0) : v < 0))
         return op->emitOpError("'")
                << name << "' entry '" << e.getName().getValue() << "' must be "
                << (capacity ? "a positive float (leave out a resource without "

@@ -869,9 +869,9 @@ static int profileCommand(std::vector<std::string> cmd) {
     return fail("--iterations-per-clock must be at least 1");
   // What can be checked before the job runs is checked first: the device
   // (a simulated one here; each rank opens a CUDA device itself), the
-  // clocks against it, and that -o can be written.
-  // No device (or "cuda"): each rank measures its own GPU (energy_rt's
-  // Monitor: cuda:<LOCAL_RANK>), so ENERGY_RT_DEVICE is left unset.
+  // clocks against it, and that -o can be written. No device (or "cuda"):
+  // each rank measures its own GPU (energy_rt's Monitor: cuda:<LOCAL_RANK>),
+  // so ENERGY_RT_DEVICE is left unset.
   std::string name = deviceName;
   if (name.empty())
     if (const char *env = std::getenv("ENERGY_RT_DEVICE"))
@@ -893,15 +893,8 @@ static int profileCommand(std::vector<std::string> cmd) {
                     checked->identity() + "; it supports " +
                     describeClocks(supported));
   }
-  // (A FIFO or device is written in place: not opened before the job.)
-  if (output != "-" &&
-      (!sys::fs::exists(output) || sys::fs::is_regular_file(output))) {
-    AtomicFile probe;
-    std::string why;
-    if (!probe.open(output, why))
-      return fail(why);
-    probe.abort();
-  }
+  if (std::string why; !AtomicFile::checkWritable(output, why))
+    return fail(why);
   std::string list;
   if (allClocks)
     list = clockStride > 1 ? "every:" + std::to_string(clockStride) : "all";
@@ -929,12 +922,12 @@ static int profileCommand(std::vector<std::string> cmd) {
   for (std::string &a : cmd)
     argv.push_back(a.data());
   argv.push_back(nullptr);
-  // Signals are passed on from before the fork: one that arrives between
-  // the fork and the wait must not kill energy-prof and lose the shards.
+  // Signals are passed on from before the fork (one that arrives between
+  // the fork and the wait must not kill energy-prof and lose the shards),
+  // and blocked across it: one that arrives before the child's pid is
+  // known waits, and is passed on once it is.
   constexpr int forwarded[] = {SIGINT, SIGTERM, SIGHUP};
   struct sigaction previous[std::size(forwarded)];
-  // Blocked across the fork: one that arrives before the child's pid is
-  // known waits, and is passed on once it is.
   sigset_t block, unblocked;
   sigemptyset(&block);
   for (int sig : forwarded)
@@ -993,8 +986,11 @@ static int profileCommand(std::vector<std::string> cmd) {
   // for a complete one, the DB written with a warning, and the command's
   // status returned.
   bool failed = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
-  int failedRc =
-      WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  // What energy-prof returns on an error of its own: the job's status
+  // where the job failed.
+  int errorRc = !failed             ? 1
+                : WIFEXITED(status) ? WEXITSTATUS(status)
+                                    : 128 + WTERMSIG(status);
   std::string how =
       "the profiled command " +
       (WIFEXITED(status)
@@ -1004,7 +1000,7 @@ static int profileCommand(std::vector<std::string> cmd) {
     cleanup();
     if (failed) {
       fail(how + " before any rank wrote a shard; nothing was written");
-      return failedRc;
+      return errorRc;
     }
     return fail("the command wrote no shard: does it call er_init (or use "
                 "energy_rt) and mark iterations with er_step?");
@@ -1012,7 +1008,7 @@ static int profileCommand(std::vector<std::string> cmd) {
   // From here an error keeps the shards where they are, named.
   auto keep = [&](const std::string &why) {
     fail(why + "; the ranks' shards are kept in " + dir);
-    return failed ? failedRc : 1;
+    return errorRc;
   };
   std::vector<SignatureDb> shards(names.size());
   std::string err;
@@ -1045,7 +1041,7 @@ static int profileCommand(std::vector<std::string> cmd) {
          Twine(iterationsPerClock) +
          " per clock (er_step / energy_rt.step() calls); nothing was "
          "written");
-    return failed ? failedRc : 1;
+    return errorRc;
   }
   if (failed)
     WithColor::warning(errs(), "energy-prof")
@@ -1065,7 +1061,7 @@ static int profileCommand(std::vector<std::string> cmd) {
   cleanup();
   errs() << "profiled " << names.size() << " rank(s) at clocks " << list << ": "
          << merged.entries.size() << " entries\n";
-  return failed ? failedRc : 0;
+  return failed ? errorRc : 0;
 }
 
 /// `route FLEET.json`: compares routing policies (docs/ROUTING.md).
