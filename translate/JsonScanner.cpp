@@ -21,9 +21,10 @@ bool JsonScanner::fail(const std::string &msg) {
   return false;
 }
 
-std::string JsonScanner::message() const {
+std::string JsonScanner::lineColAt(size_t offset) const {
+  const char *at = begin + offset;
   unsigned line = 1, col = 1;
-  for (const char *q = begin; q < errorAt && q < end; ++q) {
+  for (const char *q = begin; q < at && q < end; ++q) {
     if (*q == '\n') {
       ++line;
       col = 1;
@@ -31,7 +32,16 @@ std::string JsonScanner::message() const {
       ++col;
     }
   }
-  return std::to_string(line) + ":" + std::to_string(col) + ": " + error;
+  return std::to_string(line) + ":" + std::to_string(col);
+}
+
+std::string JsonScanner::message() const {
+  return lineColAt(size_t(errorAt - begin)) + ": " + error;
+}
+
+size_t JsonScanner::offset() {
+  ws();
+  return size_t(p - begin);
 }
 
 bool JsonScanner::expect(char c, const char *what) {
@@ -235,7 +245,7 @@ bool JsonScanner::string(llvm::StringRef &out) {
   return true;
 }
 
-bool JsonScanner::number(double &out) {
+bool JsonScanner::numberText(llvm::StringRef &out) {
   ws();
   const char *start = p;
   if (p < end && (*p == '-' || *p == '+'))
@@ -246,11 +256,21 @@ bool JsonScanner::number(double &out) {
   if (p == start) {
     return fail("expected a number");
   }
-  auto res = std::from_chars(start, p, out);
+  double v;
+  auto res = std::from_chars(start, p, v);
   if (res.ec != std::errc() || res.ptr != p) {
     p = start;
     return fail("malformed number");
   }
+  out = llvm::StringRef(start, size_t(p - start));
+  return true;
+}
+
+bool JsonScanner::number(double &out) {
+  llvm::StringRef text;
+  if (!numberText(text))
+    return false;
+  std::from_chars(text.begin(), text.end(), out);
   return true;
 }
 

@@ -33,6 +33,9 @@ public:
   /// A string value; the result stays valid until the next string() call.
   bool string(llvm::StringRef &out);
   bool number(double &out);
+  /// A number's text as written (validated as number() does), for values a
+  /// double cannot hold exactly.
+  bool numberText(llvm::StringRef &out);
   /// Skips any value.
   bool skip();
   /// Fails unless only whitespace remains.
@@ -45,6 +48,10 @@ public:
   }
   /// "line:col: message" of the first error.
   std::string message() const;
+  /// The offset of the next value (after whitespace), and the "line:col"
+  /// of an offset (a scan of the text so far: for errors only).
+  size_t offset();
+  std::string lineColAt(size_t offset) const;
   bool fail(const std::string &msg);
 
 private:

@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 
 using namespace mlir;
@@ -64,6 +65,19 @@ private:
     llvm::WithColor::error(llvm::errs(), file) << msg << "\n";
     return false;
   }
+  /// A time (us after usBase) as the trace writes it, to the nanosecond.
+  std::string usText(double ts) const {
+    double w = std::floor(ts);
+    int64_t whole = usBase + int64_t(w), ns = std::llround((ts - w) * 1000);
+    if (ns == 1000)
+      ++whole, ns = 0;
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%lld.%03lld", (long long)whole,
+                  (long long)ns);
+    return buf;
+  }
+  /// Whole microseconds every rank's times count from (commonOrigin).
+  int64_t usBase = 0;
   const KinetoOptions &opts;
 };
 
@@ -74,9 +88,10 @@ bool Importer::load(size_t fileIndex) {
   if (!text)
     return error(file, err);
   KinetoRank r;
+  std::string errAt;
   if (!readKinetoRank(file, text->getBuffer(), int64_t(fileIndex), r, err,
-                      progressLine))
-    return error(file, err);
+                      errAt, progressLine))
+    return error(errAt.empty() ? file : file + ":" + errAt, err);
   for (const KinetoRank &other : ranks)
     if (other.rank == r.rank)
       return error(file,
@@ -110,8 +125,9 @@ bool Importer::streamsSerial(double origin) {
                             "that stream ends at {6} us: a stream runs one "
                             "event at a time (a corrupted trace, or one whose "
                             "clock jumped)",
-                            e.index, e.name, e.ts, e.stream, held->index,
-                            held->name, held->ts + held->dur)
+                            e.index, e.name, usText(e.ts), e.stream,
+                            held->index, held->name,
+                            usText(held->ts + held->dur))
                   .str());
         if (e.ts + e.dur <= held->ts + held->dur)
           continue;
@@ -143,10 +159,23 @@ bool Importer::staticPowers(std::vector<double> &out) {
 }
 
 /// Common clock: the traces share wall-clock timestamps (us); the origin is
-/// the earliest GPU event of any rank. Sorts each rank's events by start.
+/// the earliest GPU event of any rank. Counts every rank's times from one
+/// base (usBase: an exact integer shift) and sorts its events by start.
 double Importer::commonOrigin() {
+  bool any = false;
+  for (const KinetoRank &r : ranks)
+    if (!r.events.empty() || !r.flows.empty()) {
+      usBase = any ? std::min(usBase, r.usBase) : r.usBase;
+      any = true;
+    }
   double origin = INFINITY;
   for (KinetoRank &r : ranks) {
+    double shift = double(r.usBase - usBase);
+    r.usBase = usBase;
+    for (GpuEvent &e : r.events)
+      e.ts += shift;
+    for (Flow &f : r.flows)
+      f.ts += shift;
     std::sort(r.events.begin(), r.events.end(),
               [](const GpuEvent &a, const GpuEvent &b) {
                 return a.ts < b.ts || (a.ts == b.ts && a.index < b.index);
@@ -265,7 +294,7 @@ void Importer::emitRank(OpBuilder &b, const KinetoRank &r,
     SignatureAttr sig;
     if (opts.dynamicPower)
       sig = SignatureAttr::get(ctx, usToSeconds(e.dur),
-                               *opts.dynamicPower * usToSeconds(e.dur), 0, 0,
+                               usToSeconds(*opts.dynamicPower * e.dur), 0, 0,
                                std::nullopt, std::nullopt);
     sched::TaskOp::create(
         b, loc, name, device, b.getI64IntegerAttr(e.stream), after, FloatAttr(),
@@ -307,7 +336,7 @@ void Importer::emitCollectives(OpBuilder &b, const Collectives &colls,
         durs.push_back(b.getF64FloatAttr(usToSeconds(e->dur)));
         if (opts.dynamicPower)
           energies.push_back(
-              b.getF64FloatAttr(*opts.dynamicPower * usToSeconds(e->dur)));
+              b.getF64FloatAttr(usToSeconds(*opts.dynamicPower * e->dur)));
         streams.push_back(b.getI64IntegerAttr(e->stream));
       }
       std::string kind = key.contains("AllReduce")       ? "allreduce"
@@ -342,6 +371,18 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
   std::vector<double> staticPower;
   if (!staticPowers(staticPower))
     return nullptr;
+  // A job's traces name its world size: fewer files than that leave ranks
+  // out of every collective (the collectives then span the ranks given).
+  for (const KinetoRank &r : ranks)
+    if (r.worldSize > int64_t(ranks.size())) {
+      llvm::WithColor::warning(llvm::errs(), r.file)
+          << "the job had " << r.worldSize
+          << " ranks (distributedInfo.world_size) but " << ranks.size()
+          << (ranks.size() == 1 ? " trace was" : " traces were")
+          << " given: the schedule holds only those ranks, and its "
+             "collectives span only them\n";
+      break;
+    }
   double origin = commonOrigin();
   if (!streamsSerial(origin))
     return nullptr;

@@ -10,6 +10,7 @@
 
 #include <zlib.h>
 
+#include <charconv>
 #include <cmath>
 
 using namespace energy;
@@ -77,15 +78,57 @@ bool isKnownPhase(StringRef ph) {
   return false;
 }
 
-/// The fields of one trace event the importer uses.
+/// The fields of one trace event the importer uses. `ts` is split into
+/// whole microseconds and their fraction as written (see splitMicros).
 struct RawEvent {
   std::string ph, cat, name, id, bp;
   bool hasTs = false, hasDur = false, hasStream = false, hasId = false;
-  double ts = 0, dur = 0;
+  bool tsInRange = false;
+  int64_t tsWhole = 0;
+  double tsFrac = 0, tsApprox = 0, dur = 0;
   int64_t tid = -1, stream = -1, pid = -1;
 
   void clear() { *this = RawEvent(); }
 };
+
+/// A timestamp's text as whole microseconds and a fraction in [0, 1), read
+/// from the decimal digits themselves: today's epoch timestamps (~1.7e15
+/// us) with PyTorch 2's nanosecond decimals need ~19 significant digits,
+/// beyond a double's 15-17, so two events 1 ns apart would otherwise read as
+/// one time. An exponent form is read as a double. False when |ts| > 1e17
+/// us (`approx` is then the value, for the message).
+bool splitMicros(StringRef text, int64_t &whole, double &frac,
+                 double &approx) {
+  std::from_chars(text.begin(), text.end(), approx);
+  if (!(std::fabs(approx) <= 1e17))
+    return false;
+  bool negative = text.consume_front("-");
+  StringRef intPart = text.take_while(llvm::isDigit), rest = text.drop_front(intPart.size());
+  uint64_t i = 0;
+  bool plain = !intPart.empty() && intPart.size() <= 18 &&
+               !intPart.getAsInteger(10, i) &&
+               (rest.empty() || (rest.front() == '.' && rest.size() > 1 &&
+                                 llvm::all_of(rest.drop_front(), llvm::isDigit)));
+  if (!plain) {
+    double w = std::floor(approx);
+    whole = int64_t(w);
+    frac = approx - w;
+    return true;
+  }
+  double f = 0;
+  if (!rest.empty()) {
+    std::string digits = "0" + rest.str();
+    std::from_chars(digits.data(), digits.data() + digits.size(), f);
+  }
+  if (!negative) {
+    whole = int64_t(i);
+    frac = f;
+  } else {
+    whole = -int64_t(i) - (f > 0 ? 1 : 0);
+    frac = f > 0 ? 1 - f : 0;
+  }
+  return true;
+}
 
 /// A stream, thread or rank number as JSON gives it (a double): exactly a
 /// non-negative integer below 2^31, or not one (1e308 used to overflow the
@@ -148,8 +191,16 @@ bool readEvent(JsonScanner &js, RawEvent &e) {
       return str(e.name);
     if (key == "bp")
       return str(e.bp);
-    if (key == "ts")
-      return num(e.ts, e.hasTs);
+    if (key == "ts") {
+      if (js.peek() != JsonScanner::Kind::Number)
+        return js.skip();
+      StringRef text;
+      if (!js.numberText(text))
+        return false;
+      e.hasTs = true;
+      e.tsInRange = splitMicros(text, e.tsWhole, e.tsFrac, e.tsApprox);
+      return true;
+    }
     if (key == "dur")
       return num(e.dur, e.hasDur);
     if (key == "tid")
@@ -189,7 +240,9 @@ bool readEvent(JsonScanner &js, RawEvent &e) {
 
 bool energy::readKinetoRank(const std::string &file, StringRef text,
                             int64_t defaultRank, KinetoRank &r,
-                            std::string &err, progress::Line *progressLine) {
+                            std::string &err, std::string &errAt,
+                            progress::Line *progressLine) {
+  errAt.clear();
   auto error = [&](const Twine &msg) {
     err = msg.str();
     return false;
@@ -200,17 +253,28 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
   JsonScanner js(text);
   RawEvent ev;
   std::string problem; // a semantic error, reported with the event index
+  size_t problemAt = 0; // and the offset where that event starts
+  bool sawBase = false;
+  // An event's start in microseconds after r.usBase (the first one read).
+  auto relative = [&](const RawEvent &e) {
+    if (!sawBase) {
+      r.usBase = e.tsWhole;
+      sawBase = true;
+    }
+    return double(e.tsWhole - r.usBase) + e.tsFrac;
+  };
   bool sawEvents = false;
   auto onEvent = [&](size_t i) -> bool {
     if (progressLine && i % 65536 == 0)
       progressLine->update(js.consumed(), std::to_string(i) + " events");
+    problemAt = js.offset();
+    std::string where = "traceEvents[" + std::to_string(i) + "]: ";
     if (js.peek() != JsonScanner::Kind::Object) {
-      problem = "event #" + std::to_string(i) + ": not an object";
+      problem = where + "not an object";
       return false;
     }
     if (!readEvent(js, ev))
       return false;
-    std::string where = "event #" + std::to_string(i) + ": ";
     if (ev.ph.empty()) {
       problem = where + "missing 'ph' (phase)";
       return false;
@@ -229,9 +293,19 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
         problem = where + "flow event needs a numeric 'ts' and an 'id'";
         return false;
       }
-      r.flows.push_back({ev.ph == "s", ev.ts, ev.tid, ev.cat + "/" + ev.id, i});
+      if (!ev.tsInRange) {
+        problem = where + "'ts' " + formatNumber(ev.tsApprox) +
+                  " us out of range (|ts| <= 1e17 us)";
+        return false;
+      }
+      r.flows.push_back(
+          {ev.ph == "s", relative(ev), ev.tid, ev.cat + "/" + ev.id, i});
       return true;
     }
+    // Categories as PyTorch 2 writes them, and as Kineto wrote them before
+    // (Kernel, Memcpy, Memset; compared lower-cased).
+    if (lcat == "memcpy" || lcat == "memset")
+      lcat = "gpu_" + lcat;
     bool gpu = ev.ph == "X" && (lcat == "kernel" || lcat == "gpu_memcpy" ||
                                 lcat == "gpu_memset");
     if (!gpu) {
@@ -257,8 +331,8 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
     // Absurd magnitudes: a trace's timestamps are microseconds since the
     // epoch (~1.7e15 today) and its events last far less than 1e15 us
     // (~32 years); beyond, sums and products of them lose every digit.
-    if (ev.dur > 1e15 || !(std::fabs(ev.ts) <= 1e17)) {
-      problem = where + "'ts' " + formatNumber(ev.ts) + " us or 'dur' " +
+    if (ev.dur > 1e15 || !ev.tsInRange) {
+      problem = where + "'ts' " + formatNumber(ev.tsApprox) + " us or 'dur' " +
                 formatNumber(ev.dur) +
                 " us out of range (|ts| <= 1e17 us, dur <= 1e15 us)";
       return false;
@@ -294,7 +368,7 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
                         : lcat == "gpu_memcpy" ? GpuEvent::Memcpy
                                                : GpuEvent::Memset,
                         lcat == "kernel" && name.starts_with("nccl"), ev.stream,
-                        ev.ts, ev.dur, name, i});
+                        relative(ev), ev.dur, name, i});
     return true;
   };
   bool ok;
@@ -317,6 +391,14 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
               return false;
             if (!asIndex(v, r.rank))
               r.badRank = true;
+            return true;
+          }
+          if (k == "world_size" && js.peek() == JsonScanner::Kind::Number) {
+            double v;
+            if (!js.number(v))
+              return false;
+            if (!asIndex(v, r.worldSize))
+              r.worldSize = -1;
             return true;
           }
           return js.skip();
@@ -342,8 +424,10 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
     return error("the top level must be an object or an array (" +
                  (js.skip(), js.message()) + ")");
   }
-  if (!problem.empty())
+  if (!problem.empty()) {
+    errAt = js.lineColAt(problemAt);
     return error(problem);
+  }
   if (!ok || !js.finish())
     return error("malformed JSON at " + js.message());
   if (!sawEvents)

@@ -28,7 +28,7 @@ struct GpuEvent {
   enum Kind : uint8_t { Kernel, Memcpy, Memset } kind;
   bool nccl;
   int64_t stream;
-  double ts, dur;       // us
+  double ts, dur;       // us; ts after KinetoRank::usBase
   llvm::StringRef name; // owned by KinetoRank::names
   size_t index;         // in traceEvents
 };
@@ -36,7 +36,7 @@ struct GpuEvent {
 /// A flow event (not a CPU->GPU launch) by its phase, time and key.
 struct Flow {
   bool start; // 's' vs 'f'
-  double ts;
+  double ts;  // us after KinetoRank::usBase
   int64_t tid;
   std::string key; // cat + id
   size_t index;
@@ -47,7 +47,12 @@ struct KinetoRank {
   std::string file;
   int64_t rank;
   std::string deviceKind;
+  /// Whole microseconds of the trace's clock that every `ts` is counted
+  /// from (the first event's), so that a double keeps the nanosecond
+  /// decimals of epoch timestamps (see splitMicros in KinetoTrace.cpp).
+  int64_t usBase = 0;
   bool badRank = false; ///< distributedInfo.rank was not a usable integer
+  int64_t worldSize = -1; ///< distributedInfo.world_size (-1: not given)
   std::vector<GpuEvent> events;
   int64_t gpuPid = -1; ///< the process of the GPU events (one per file)
   std::vector<Flow> flows;
@@ -61,9 +66,11 @@ struct KinetoRank {
 /// `err` (naming the event by its index in traceEvents, or the JSON's line
 /// and column) on malformed input. `progress` (may be null) is updated
 /// every 65,536 events.
+/// Reads one rank's trace; on error `err` says what and `errAt` where
+/// ("line:col", or empty where the error has no position).
 bool readKinetoRank(const std::string &file, llvm::StringRef text,
                     int64_t defaultRank, KinetoRank &out, std::string &err,
-                    progress::Line *progress = nullptr);
+                    std::string &errAt, progress::Line *progress = nullptr);
 
 /// Gzip data inflated into `out` (true); false with `err` empty for data
 /// that is not gzip (no magic), false with `err` set for corrupt or

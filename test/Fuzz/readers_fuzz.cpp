@@ -102,7 +102,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   else if (!err.empty())
     return 0; // corrupt gzip: refused with its reason
   KinetoRank rank;
-  if (!readKinetoRank("fuzz.json", text, 0, rank, err)) {
+  std::string errAt;
+  if (!readKinetoRank("fuzz.json", text, 0, rank, err, errAt)) {
     if (err.empty())
       finding("a refused trace without a reason", "");
     return 0;
