@@ -204,7 +204,11 @@ Signature par(const Signature &a, const Signature &b, CompositionError &err) {
        << " W and " << b.s << " W";
     err.message = os.str();
   }
-  MaxMoments m = clarkMax(a.T, a.varT, b.T, b.varT);
+  // Clark's method for a max of several: each operand's makespan is taken
+  // as a Gaussian with Clark's running moments (clarkT, varT), so the
+  // variance carried forward is that of the running max, not of a variable
+  // centred on max(mu) (which made it depend on the operands' order).
+  MaxMoments m = clarkMax(a.clarkT, a.varT, b.clarkT, b.varT);
   Signature r;
   r.s = a.s;
   r.T = std::max(a.T, b.T); // the paper's point prediction
@@ -212,9 +216,7 @@ Signature par(const Signature &a, const Signature &b, CompositionError &err) {
   r.varT = m.var;
   r.varD = a.varD + b.varD;
   r.varE = r.varD + r.s * r.s * r.varT;
-  r.clarkT = (a.clarkT == a.T && b.clarkT == b.T)
-                 ? m.mean
-                 : clarkMax(a.clarkT, a.varT, b.clarkT, b.varT).mean;
+  r.clarkT = m.mean;
   r.devices = a.devices;
   return r;
 }
@@ -228,7 +230,7 @@ Signature multi(const Signature &a, const Signature &b, CompositionError &err) {
     err.message = "operands of multi must run on disjoint device sets; got " +
                   formatDevices(a.devices) + " and " + formatDevices(b.devices);
   }
-  MaxMoments m = clarkMax(a.T, a.varT, b.T, b.varT);
+  MaxMoments m = clarkMax(a.clarkT, a.varT, b.clarkT, b.varT); // as in par
   Signature r;
   r.s = a.s + b.s;
   r.T = std::max(a.T, b.T);
@@ -236,9 +238,7 @@ Signature multi(const Signature &a, const Signature &b, CompositionError &err) {
   r.varT = m.var;
   r.varD = a.varD + b.varD;
   r.varE = r.varD + r.s * r.s * r.varT;
-  r.clarkT = (a.clarkT == a.T && b.clarkT == b.T)
-                 ? m.mean
-                 : clarkMax(a.clarkT, a.varT, b.clarkT, b.varT).mean;
+  r.clarkT = m.mean;
   r.devices = a.devices;
   r.devices.unite(b.devices);
   return r;

@@ -151,8 +151,8 @@ constexpr unsigned kMaxCompositionNesting = 1000;
 /// their ops); the walk up stops once past the limit.
 static LogicalResult verifyNesting(Operation *op) {
   unsigned depth = 1;
-  for (Operation *p = op->getParentOp();
-       p && depth <= kMaxCompositionNesting; p = p->getParentOp())
+  for (Operation *p = op->getParentOp(); p && depth <= kMaxCompositionNesting;
+       p = p->getParentOp())
     if (isa<SeqOp, ParOp, MultiOp, CompositeOp>(p))
       ++depth;
   if (depth <= kMaxCompositionNesting)
@@ -376,21 +376,32 @@ template <typename OpTy> struct FlattenNested : OpRewritePattern<OpTy> {
   }
 };
 
-bool isCompositionParent(Operation *op) {
-  return op && isa<SeqOp, ParOp, MultiOp, CompositeOp>(op);
-}
-
-/// A zero-length idle holds nothing. It stays only where removing it would
-/// leave its composition empty.
+/// A zero-length idle holds no time and no energy, but it does hold its
+/// device in its composition's device set (a seq's operands must span the
+/// same devices). It is dropped only where another operand beside it spans
+/// that device too, so the set, and every enclosing check, stay as they are.
 struct DropZeroIdle : OpRewritePattern<IdleOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(IdleOp idle,
                                 PatternRewriter &rewriter) const override {
     if (idle.getDuration().convertToDouble() != 0)
       return failure();
-    Operation *parent = idle->getParentOp();
-    if (isCompositionParent(parent) &&
-        llvm::hasSingleElement(idle->getBlock()->getOperations()))
+    FlatSymbolRefAttr device = idle.getDeviceAttr();
+    bool covered = false;
+    for (Operation &sibling : *idle->getBlock()) {
+      if (&sibling == idle.getOperation())
+        continue;
+      sibling.walk([&](Operation *op) {
+        if (auto e = dyn_cast<ElementOp>(op))
+          covered |= e.getDeviceAttr() == device;
+        else if (auto i = dyn_cast<IdleOp>(op))
+          covered |= i.getDeviceAttr() == device;
+        return covered ? WalkResult::interrupt() : WalkResult::advance();
+      });
+      if (covered)
+        break;
+    }
+    if (!covered)
       return failure();
     rewriter.eraseOp(idle);
     return success();

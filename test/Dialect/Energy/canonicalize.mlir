@@ -101,6 +101,40 @@ energy.multi @sole {
   energy.idle on @h for 2 ms
 }
 
+// A zero-length idle that alone holds its device in a composition stays:
+// dropping it would take @g from the second multi's devices and break the
+// seq's same-devices rule. Beside another operand on @g it goes.
+// CHECK-LABEL: energy.seq @holds {
+// CHECK:           energy.element @b on @h
+// CHECK-NEXT:    }
+// CHECK-NEXT:    energy.multi {
+// CHECK-NEXT:      energy.idle on @g for 0 s
+// CHECK-NEXT:      energy.element @c on @h
+// CHECK-NEXT:    }
+// CHECK-NEXT:    energy.multi {
+// CHECK-NEXT:      energy.par {
+// CHECK-NEXT:        energy.element @e on @g
+// CHECK-NEXT:      }
+// CHECK-NEXT:      energy.element @f on @h
+// CHECK-NEXT:    }
+energy.seq @holds {
+  energy.multi {
+    energy.element @a on @g sig <T = 1 ms, d = 1 J>
+    energy.element @b on @h sig <T = 1 ms, d = 1 J>
+  }
+  energy.multi {
+    energy.idle on @g for 0 s
+    energy.element @c on @h sig <T = 1 ms, d = 1 J>
+  }
+  energy.multi {
+    energy.par {
+      energy.element @e on @g sig <T = 1 ms, d = 1 J>
+      energy.idle on @g for 0 s
+    }
+    energy.element @f on @h sig <T = 1 ms, d = 1 J>
+  }
+}
+
 // Idles in a par are concurrent, not adjacent: they do not merge.
 // CHECK-LABEL: energy.par @concurrent {
 // CHECK-NEXT:    energy.idle on @g for 1 ms
