@@ -73,7 +73,8 @@ def SchedToEnergy : Pass<"sched-to-energy", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"keepSchedule", "keep-schedule", "bool", /*default=*/"false",
-           "keep the sched.schedule next to the energy tree">,
+           "keep the sched.schedule next to the energy tree, renamed "
+           "@<name>.schedule (the tree keeps the schedule's name)">,
   ];
   let dependentDialects = ["::energy::EnergyDialect"];
 }

@@ -173,6 +173,21 @@ struct SchedToEnergyPass
     std::optional<PipelineGen> gen;
     const calculus::Schedule *schedule;
     OpBuilder b(sched);
+    std::string name = sched.getSymName().str();
+    // The energy tree takes the schedule's name (measurements and reports
+    // look it up by that name), so a schedule kept beside it is renamed.
+    if (keepSchedule) {
+      StringAttr kept = b.getStringAttr(sched.getSymName() + ".schedule");
+      if (Operation *clash = symbols.lookup(kept))
+        return sched.emitOpError("cannot be kept as @")
+                   .append(kept.getValue(),
+                           ": the module already has a symbol of that name")
+                   .attachNote(clash->getLoc())
+               << "defined here";
+      if (failed(symbols.rename(sched, kept)))
+        return sched.emitOpError("cannot be renamed to @")
+               << kept.getValue() << " to be kept";
+    }
     std::vector<double> start;
     PipelineOp pipe = onlyPipeline(sched);
     if (pipe) {
@@ -235,7 +250,7 @@ struct SchedToEnergyPass
       m.deviceRefs.push_back(FlatSymbolRefAttr::get(dev.name));
     }
     // Root: multi over the devices, each a seq named after its device.
-    auto root = m.composite<MultiOp>(sched.getSymNameAttr());
+    auto root = m.composite<MultiOp>(b.getStringAttr(name));
     if (Attribute tokens =
             sched->getAttr(EnergyDialect::OutputTokensAttrHelper::getNameStr()))
       root->setAttr(EnergyDialect::OutputTokensAttrHelper::getNameStr(),
