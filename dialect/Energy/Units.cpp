@@ -161,8 +161,12 @@ double applyScale(double mantissa, int exp10) {
           .ptr -
       text);
   double out = 0;
-  std::from_chars(text, text + n, out);
-  return out;
+  // Out of a double's range, from_chars leaves `out` alone: the value is
+  // then an infinity (the callers refuse it) or, below the least
+  // subnormal, zero.
+  if (std::from_chars(text, text + n, out).ec == std::errc::result_out_of_range)
+    out = std::fabs(mantissa) * (exp10 > 0 ? HUGE_VAL : 0.0);
+  return d.negative ? -std::fabs(out) : out;
 }
 
 std::string formatQuantity(double value, Dimension dim, int significant) {

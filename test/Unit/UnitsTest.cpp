@@ -46,6 +46,17 @@ TEST(Units, ScalingIsCorrectlyRoundedDecimal) {
   EXPECT_EQ(applyScale(-7.5, 3), -7500.0);
 }
 
+TEST(Units, ScalingPastADoublesRangeIsInfiniteNotZero) {
+  // 1.8e305 kW is 1.8e308 W, past the largest double: an infinity (which
+  // the verifiers refuse), never the 0 it once read as.
+  EXPECT_EQ(applyScale(1.8e305, 3), HUGE_VAL);
+  EXPECT_EQ(applyScale(-1e303, 6), -HUGE_VAL);
+  EXPECT_EQ(applyScale(1.5e305, 3), 1.5e308);
+  // Below the least subnormal: zero, with its sign.
+  EXPECT_EQ(applyScale(1.5e-320, -6), 0.0);
+  EXPECT_TRUE(std::signbit(applyScale(-1.5e-320, -6)));
+}
+
 TEST(Units, RoundTripsExactly) {
   std::mt19937_64 gen(7);
   std::uniform_real_distribution<double> exp10(-13, 7), unit(1, 10);
