@@ -128,18 +128,20 @@ int main(int argc, char **argv) {
     llvm::WithColor::error(llvm::errs(), "energy-opt") << err << "\n";
     return 1;
   }
-  // An empty input is an empty module; from a pipe it more likely means
-  // the command before this one failed: say so, once, before any pass
-  // reports that it found nothing.
-  if (llvm::StringRef(input->getBuffer()).trim().empty())
+  // An empty file is an empty module (a warning, once, before any pass
+  // reports that it found nothing). An empty standard input almost always
+  // means the command before this one in a pipe failed: an error, and the
+  // output (-o) is left as it was rather than replaced by an empty module.
+  if (llvm::StringRef(input->getBuffer()).trim().empty()) {
+    if (inputFile == "-") {
+      llvm::WithColor::error(llvm::errs(), "energy-opt")
+          << "standard input is empty (did the command before this one in "
+             "a pipe fail?); nothing written\n";
+      return 1;
+    }
     llvm::WithColor::warning(llvm::errs(), "energy-opt")
-        << (inputFile == "-" ? std::string("standard input")
-                             : "'" + inputFile + "'")
-        << " is empty"
-        << (inputFile == "-" ? " (did the command before "
-                               "this one in a pipe fail?)"
-                             : "")
-        << "\n";
+        << "'" << inputFile << "' is empty\n";
+  }
   // Text nested too deep for the parser is refused before it recurses;
   // deep text that is accepted is parsed on a deep stack
   // (tools/DeepInput.h).

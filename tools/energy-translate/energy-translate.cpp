@@ -11,6 +11,7 @@
 
 #include "dialect/Energy/Units.h"
 #include "passes/Registration.h"
+#include "runtime/AtomicFile.h"
 #include "runtime/AtomicStream.h"
 #include "runtime/Progress.h"
 #include "tools/DeepInput.h"
@@ -226,17 +227,32 @@ int main(int argc, char **argv) {
       opts.staticPower = staticPower;
     if (dynamicPower.getNumOccurrences())
       opts.dynamicPower = dynamicPower;
-    std::error_code ec;
-    std::unique_ptr<raw_fd_ostream> sfile;
-    if (!summaryFile.empty()) {
-      sfile = std::make_unique<raw_fd_ostream>(summaryFile, ec);
-      if (ec) {
-        WithColor::error() << "cannot write " << summaryFile << ": "
-                           << ec.message() << "\n";
-        return 1;
-      }
+    // The summary file is written whole once the import succeeded (a
+    // failed import leaves it as it was); checked writable first.
+    std::string summaryText, err;
+    llvm::raw_string_ostream summary(summaryText);
+    if (!summaryFile.empty() &&
+        !energy::rt::AtomicFile::checkWritable(summaryFile, err)) {
+      WithColor::error() << "cannot write " << summaryFile << ": " << err
+                         << "\n";
+      return 1;
     }
-    module = energy::importKineto(&ctx, opts, sfile ? *sfile : errs(), root);
+    module = energy::importKineto(
+        &ctx, opts,
+        summaryFile.empty() ? static_cast<raw_ostream &>(errs()) : summary,
+        root);
+    if (module && !summaryFile.empty() &&
+        !energy::rt::writeAtomically(
+            summaryFile,
+            [&](raw_ostream &os) {
+              os << summaryText;
+              return true;
+            },
+            err)) {
+      WithColor::error() << "cannot write " << summaryFile << ": " << err
+                         << "\n";
+      return 1;
+    }
   } else {
     if (inputs.size() != 1) {
       WithColor::error() << "--import-stage-profile takes one CSV file\n";
