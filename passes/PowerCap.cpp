@@ -81,6 +81,16 @@ struct EnergyPowerCapPass
         return fail(table + ": no rows of model '" + model + "'; it holds " +
                     llvm::join(names, ", "));
     }
+    // Zeus's per-GPU tables (power_limit_0, power_limit_1, ...): this pass
+    // applies one cap to every device, so a row whose GPUs ran at
+    // different limits is not one of its options.
+    std::vector<size_t> perGpu;
+    for (unsigned i = 1;; ++i) {
+      std::optional<size_t> c = csv.column("power_limit_" + std::to_string(i));
+      if (!c)
+        break;
+      perGpu.push_back(*c);
+    }
     std::vector<calculus::CapPoint> points;
     std::map<double, unsigned> seenCap; // power limit -> line
     for (size_t r = 0; r < csv.rows.size(); ++r) {
@@ -102,6 +112,16 @@ struct EnergyPowerCapPass
         return fail(table + ":" + Twine(csv.lines[r]) +
                     ": needs a positive power limit and time and a "
                     "non-negative energy, each at most 1e15");
+      for (size_t i = 0; i < perGpu.size(); ++i) {
+        double other;
+        if (!number(row[perGpu[i]], other) || other != cap)
+          return fail(table + ":" + Twine(csv.lines[r]) + ": power_limit_" +
+                      Twine(i + 1) + " is " + row[perGpu[i]] +
+                      " W but power_limit_0 is " + row[*cCap] +
+                      " W: this row ran its GPUs at different limits, and "
+                      "--energy-power-cap chooses one limit for every "
+                      "device (keep the rows with one limit)");
+      }
       auto [it, fresh] = seenCap.try_emplace(cap, csv.lines[r]);
       if (!fresh)
         return fail(table + ":" + Twine(csv.lines[r]) + ": power limit " +
