@@ -48,6 +48,14 @@ bool readSignatureDb(const std::string &path, SignatureDb &out,
       return fail("\"device\" must be a string (the backend's identity)");
     out.device = name->str();
   }
+  // An entry written twice (every field equal): pooled with itself, its
+  // runs would count twice and its sigma shrink, as with the same shard
+  // given twice. Entries of one key and clock that differ are runs of one
+  // signature measured apart, which merge pools.
+  using Fields =
+      std::tuple<std::string, int64_t, std::string, double, double, double,
+                 double, double, double, double, int64_t, std::string>;
+  std::map<Fields, size_t> seen;
   for (size_t i = 0; i < entries->size(); ++i) {
     auto *e = (*entries)[i].getAsObject();
     auto bad = [&](const std::string &why) {
@@ -122,6 +130,16 @@ bool readSignatureDb(const std::string &path, SignatureDb &out,
         entry.powerLimit = *v;
       }
     }
+    auto [first, fresh] = seen.try_emplace(
+        Fields(entry.key, entry.smMhz, entry.l2, entry.powerLimit.value_or(-1),
+               entry.entryTemperature.value_or(-300), entry.s, entry.T, entry.d,
+               entry.sigmaT, entry.sigmaD, entry.runs, entry.method),
+        i);
+    if (!fresh)
+      return bad("repeats entry #" + std::to_string(first->second) +
+                 " exactly (key '" + entry.key + "' at " +
+                 std::to_string(entry.smMhz) +
+                 " MHz; written twice?): pooled, its runs would count twice");
     out.entries.push_back(std::move(entry));
   }
   return true;
