@@ -144,8 +144,11 @@ StringRef collectiveKey(StringRef name) { return name.split('(').first; }
 /// The static power of every rank's device (sorted ranks), or an error.
 bool Importer::staticPowers(std::vector<double> &out) {
   for (const KinetoRank &r : ranks) {
+    std::optional<KnownDevice> known = knownDevice(r.deviceKind);
     std::optional<double> s =
-        opts.staticPower ? opts.staticPower : knownStaticPower(r.deviceKind);
+        opts.staticPower ? opts.staticPower
+                         : known ? std::optional<double>(known->staticPower)
+                                 : std::nullopt;
     if (!s)
       return error(
           r.file,

@@ -24,7 +24,7 @@
 using namespace mlir;
 using namespace energy;
 
-std::optional<double> energy::knownStaticPower(StringRef kind) {
+std::optional<KnownDevice> energy::knownDevice(StringRef kind) {
   // As the user or PyTorch (torch.cuda.get_device_name, Kineto's
   // deviceProperties) names them: "NVIDIA A100-SXM4-80GB" is an A100-SXM;
   // the memory size does not change the board.
@@ -36,13 +36,13 @@ std::optional<double> energy::knownStaticPower(StringRef kind) {
     name = name.drop_back(5);
   k = name.str();
   if (k == "a40")
-    return 70.38;
+    return KnownDevice{70.38, 1740};
   if (k == "a100" || k == "a100-sxm" || k == "a100-sxm4" || k == "a100_sxm")
-    return 83.64;
+    return KnownDevice{83.64, 1410};
   // Measured by this project (examples/data/h200/README.md): the ready card,
   // CUDA context open, draws 124.1-124.7 W; the midpoint.
   if (k == "h200" || k == "h200-sxm")
-    return 124.4;
+    return KnownDevice{124.4, 1980};
   return std::nullopt;
 }
 
@@ -81,8 +81,11 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
     fail(o.file, "--device is required (the GPU kind, e.g. A40)");
     return nullptr;
   }
+  std::optional<KnownDevice> known = knownDevice(o.device);
   std::optional<double> s =
-      o.staticPower ? o.staticPower : knownStaticPower(o.device);
+      o.staticPower ? o.staticPower
+      : known       ? std::optional<double>(known->staticPower)
+                    : std::nullopt;
   if (!s) {
     fail(o.file,
          "unknown device '" + o.device +
@@ -133,6 +136,17 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
     if (cells[col[2]].trim().getAsInteger(10, freq) || freq <= 0) {
       fail(where,
            "frequency '" + cells[col[2]] + "' is not a positive integer (MHz)");
+      return nullptr;
+    }
+    // A clock above the named GPU's highest: the profile was measured on
+    // another kind of GPU than --device says (its static power and the
+    // plan's clocks would be that device's).
+    if (known && freq > known->maxSmMhz) {
+      fail(where, "frequency " + Twine(freq) + " MHz is above the " +
+                      o.device + "'s highest SM clock (" +
+                      Twine(known->maxSmMhz) +
+                      " MHz): was the profile measured on another GPU? "
+                      "(--device names the GPU it was measured on)");
       return nullptr;
     }
     // At most 1e15 (s, J), the signature DB's magnitude limit

@@ -53,13 +53,20 @@ importStageProfile(mlir::MLIRContext *ctx, const StageProfileOptions &opts);
 bool exportStageProfile(const std::string &dbPath, llvm::raw_ostream &os,
                         std::string &err);
 
-/// Static (blocking) power of known device kinds, W per GPU; nullopt if
-/// unknown. Values: Perseus artifact (SOSP'24), blocking power measured per
-/// GPU: A40 70.38 W, A100-SXM 83.64 W; H200 124.4 W, measured by this
-/// project with a CUDA context open (examples/data/h200/README.md). No
-/// measured value of ours or of a cited artifact exists yet for V100 or
-/// H100: those need --static-power.
-std::optional<double> knownStaticPower(llvm::StringRef kind);
+/// What the importers know of a device kind: its static (blocking) power,
+/// W per GPU, and its highest SM clock, MHz. Static powers: Perseus
+/// artifact (SOSP'24), blocking power measured per GPU: A40 70.38 W,
+/// A100-SXM 83.64 W; H200 124.4 W, measured by this project with a CUDA
+/// context open (examples/data/h200/README.md). No measured value of ours
+/// or of a cited artifact exists yet for V100 or H100: those need
+/// --static-power. Highest SM clocks (NVIDIA's data sheets, `nvidia-smi -q
+/// -d SUPPORTED_CLOCKS`): A40 1740, A100-SXM 1410, H200 1980 MHz.
+struct KnownDevice {
+  double staticPower;
+  int64_t maxSmMhz;
+};
+/// nullopt if the kind is unknown.
+std::optional<KnownDevice> knownDevice(llvm::StringRef kind);
 
 /// The plans of the module's planned schedules as JSON (docs/PLAN.md).
 mlir::LogicalResult exportPlan(mlir::ModuleOp module, llvm::raw_ostream &os);
