@@ -98,16 +98,29 @@ private:
   bool nestedCoRun(ParOp par, const DeviceModels &info);
 };
 
+/// The element an operand is, looking through one-operand seqs and pars
+/// (`energy.seq { x }` runs as `x` does: the same co-runner), or null.
+static ElementOp soleElement(Operation *op) {
+  while (isa<SeqOp, ParOp>(op)) {
+    Block &body = op->getRegion(0).front();
+    if (!llvm::hasSingleElement(body))
+      return {};
+    op = &body.front();
+  }
+  return dyn_cast<ElementOp>(op);
+}
+
 bool Propagator::nestedCoRun(ParOp par, const DeviceModels &info) {
   if (coveredPars.contains(par))
     return true; // an enclosing par's run covers it
   if (!info.capacity)
     return false;
   // The time-resolved form applies when some operand is a sequence (at any
-  // depth: a par in a seq in a par...); direct elements alone keep Axiom
-  // P5's constant form.
-  if (llvm::none_of(par.getBody().front(),
-                    [](Operation &c) { return isa<SeqOp>(c); }))
+  // depth: a par in a seq in a par...); direct elements alone (one wrapped
+  // in one-operand seqs is direct) keep Axiom P5's constant form.
+  if (llvm::none_of(par.getBody().front(), [](Operation &c) {
+        return isa<SeqOp>(c) && !soleElement(&c);
+      }))
     return false;
   SmallVector<StringAttr> resources;
   std::vector<double> capacity;
@@ -370,7 +383,7 @@ FailureOr<Realized> Propagator::visit(Operation *op, State &state) {
   // (elements nested in a sequence are not modelled as co-runners).
   llvm::MapVector<StringAttr, double> demand;
   for (Operation &child : par.getBody().front())
-    if (auto el = dyn_cast<ElementOp>(child))
+    if (ElementOp el = soleElement(&child))
       if (auto d = el->getAttrOfType<DictionaryAttr>(
               EnergyDialect::DemandAttrHelper::getNameStr()))
         for (NamedAttribute a : d)
@@ -391,7 +404,7 @@ FailureOr<Realized> Propagator::visit(Operation *op, State &state) {
   for (Operation &child : par.getBody().front()) {
     State mine = entry;
     FailureOr<Realized> c;
-    if (auto el = dyn_cast<ElementOp>(child);
+    if (ElementOp el = soleElement(&child);
         el && el->hasAttr(EnergyDialect::DemandAttrHelper::getNameStr()) &&
         !nested)
       c = element(el, mine, slowdown);
