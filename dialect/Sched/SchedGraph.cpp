@@ -170,9 +170,37 @@ private:
               "with --dynamic-power W";
   }
 
+  /// A schedule charges each device's static power over the whole
+  /// makespan (sched.device static): a task signature's or option's own `s`
+  /// has no meaning there, so one that differs from its device's is refused
+  /// rather than ignored.
+  LogicalResult checkOwnStaticPower(TaskOp op, uint32_t dev) {
+    double sdev = g.schedule.devices[dev].staticPower;
+    auto check = [&](SignatureAttr sig, const Twine &what) -> LogicalResult {
+      std::optional<double> s = sig ? sig.staticPower() : std::nullopt;
+      if (!s || std::abs(*s - sdev) <= 1e-9 * std::max(1.0, sdev))
+        return success();
+      return op.emitOpError()
+             << what << " gives s = " << formatQuantity(*s, Dimension::Power)
+             << ", but a schedule charges its device's static power ("
+             << op.getDeviceAttr() << ": "
+             << formatQuantity(sdev, Dimension::Power)
+             << ") over the whole makespan; drop `s`, or set it on the "
+                "device";
+    };
+    if (failed(check(op.getSigAttr(), "its signature")))
+      return failure();
+    if (ArrayAttr options = op.getOptionsAttr())
+      for (auto [i, a] : llvm::enumerate(options))
+        if (failed(check(cast<OptionAttr>(a).getSig(),
+                         "option #" + Twine(i))))
+          return failure();
+    return success();
+  }
+
   LogicalResult addTask(TaskOp op, calculus::ScheduleTask &task) {
     FailureOr<uint32_t> dev = device(op, op.getDeviceAttr());
-    if (failed(dev))
+    if (failed(dev) || failed(checkOwnStaticPower(op, *dev)))
       return failure();
     task.devices.push_back(*dev);
     task.stream = op.getStreamAttr() ? uint32_t(op.getStream().value()) : 0;

@@ -257,3 +257,23 @@ sched.schedule @s {
   // expected-error@+1 {{'sched.serve' op has an unknown attribute 'dynamic_powr'}}
   sched.serve @chat {weight_bytes = 1.5e10, kv_bytes_per_token = 131072.0, layers = 28, max_batch = 16, policy = "continuous", num_requests = 4, arrival_rate = 4.0, prompt_min = 128, prompt_max = 2048, output_min = 16, output_max = 512, seed = 1, hbm_bandwidth = 3.35e12, prefill_tokens_per_s = 20000.0, iteration_overhead = 0.002, device_kind = "H100-SXM5", static_power = 100.0, dynamic_powr = 300.0}
 }
+
+// -----
+
+// A task's own static power has no meaning in a schedule (the device's is
+// charged over the whole makespan): refused, not ignored. The device's own
+// value is accepted.
+sched.schedule @s {
+  sched.device @g kind "A100" static 10 W
+  // expected-error @+1 {{'sched.task' op its signature gives s = 5 W, but a schedule charges its device's static power (@g: 10 W) over the whole makespan; drop `s`, or set it on the device}}
+  sched.task @a on @g sig <s = 5 W, T = 2 s, d = 6 J>
+}
+
+// -----
+
+sched.schedule @s {
+  sched.device @g kind "A100" static 10 W
+  sched.task @b on @g sig <s = 10 W, T = 2 s, d = 6 J>
+  // expected-error @+1 {{'sched.task' op option #1 gives s = 5 W}}
+  sched.task @a on @g sig <T = 2 s, d = 6 J> options [#energy.option<sm_mhz = 1400, T = 1 s, d = 8 J>, #energy.option<sm_mhz = 1000, s = 5 W, T = 2 s, d = 6 J>]
+}
