@@ -37,6 +37,11 @@ struct EnergyFrontierPass
   void runOnOperation() override {
     Builder b(&getContext());
     for (ScheduleOp sched : getOperation().getOps<ScheduleOp>()) {
+      if (sched.hasNoWork()) {
+        mlir::emitWarning(sched.getLoc(), "energy-frontier: @")
+            << sched.getSymName() << " has no tasks: it has no frontier";
+        continue;
+      }
       FailureOr<Choices> c = Choices::build(sched);
       if (failed(c))
         return signalPassFailure();

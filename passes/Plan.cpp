@@ -95,6 +95,11 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
   };
 
   LogicalResult planSchedule(ScheduleOp sched) {
+    if (sched.hasNoWork()) {
+      mlir::emitWarning(sched.getLoc(), "energy-plan: @")
+          << sched.getSymName() << " has no tasks: nothing was planned";
+      return success();
+    }
     FailureOr<Choices> c = Choices::build(sched);
     if (failed(c))
       return failure();

@@ -32,6 +32,26 @@ struct SchedExpandPass : public energy::impl::SchedExpandBase<SchedExpandPass> {
     SmallVector<ServeOp> serves;
     getOperation()->walk([&](PipelineOp p) { pipelines.push_back(p); });
     getOperation()->walk([&](ServeOp p) { serves.push_back(p); });
+    // Each generator names its own devices (stage0, ... or replica0, ...):
+    // two in one schedule would declare the same devices twice.
+    for (ScheduleOp sched : getOperation().getOps<ScheduleOp>()) {
+      Operation *first = nullptr;
+      for (Operation &op : sched.getBody().front()) {
+        if (!isa<PipelineOp, ServeOp>(op))
+          continue;
+        if (!first) {
+          first = &op;
+          continue;
+        }
+        op.emitOpError("is the second generator in @")
+                .append(sched.getSymName(),
+                        ": a schedule holds one (each declares its own "
+                        "devices); give it a sched.schedule of its own")
+                .attachNote(first->getLoc())
+            << "the first is here";
+        return signalPassFailure();
+      }
+    }
     for (PipelineOp p : pipelines)
       if (failed(expand(p)))
         return signalPassFailure();
@@ -41,8 +61,6 @@ struct SchedExpandPass : public energy::impl::SchedExpandBase<SchedExpandPass> {
   }
 
   LogicalResult expand(ServeOp op) {
-    if (!isa<ScheduleOp>(op->getParentOp()))
-      return op.emitOpError("must be inside a sched.schedule to be expanded");
     calculus::ServeModel model;
     model.weightBytes = op.getWeightBytes().convertToDouble();
     model.kvBytesPerToken = op.getKvBytesPerToken().convertToDouble();
@@ -182,8 +200,6 @@ struct SchedExpandPass : public energy::impl::SchedExpandBase<SchedExpandPass> {
   }
 
   LogicalResult expand(PipelineOp p) {
-    if (!isa<ScheduleOp>(p->getParentOp()))
-      return p.emitOpError("must be inside a sched.schedule to be expanded");
     FailureOr<PipelineGen> gen = PipelineGen::build(p);
     if (failed(gen))
       return failure();

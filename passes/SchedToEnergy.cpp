@@ -161,6 +161,9 @@ struct SchedToEnergyPass
   }
 
   LogicalResult lower(ScheduleOp sched, SymbolTable &symbols) {
+    if (sched.hasNoWork())
+      return sched.emitOpError("has no tasks: nothing to lower to an energy "
+                               "tree");
     struct DeviceDecl {
       Location loc;
       StringAttr name, kind;

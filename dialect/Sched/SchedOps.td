@@ -59,9 +59,18 @@ def Sched_ScheduleOp : Sched_Op<"schedule", [Symbol, SymbolTable,
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
   let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether the schedule holds nothing to run: no task, collective or
+    /// generator (devices alone).
+    bool hasNoWork() {
+      return llvm::all_of(getBody().front(), [](::mlir::Operation &op) {
+        return ::mlir::isa<DeviceOp>(op);
+      });
+    }
+  }];
 }
 
-def Sched_DeviceOp : Sched_Op<"device", [Symbol]> {
+def Sched_DeviceOp : Sched_Op<"device", [Symbol, HasParent<"ScheduleOp">]> {
   let summary = "a device (or a lockstep device group) of a schedule";
   let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$kind,
                        F64Attr:$static_power,
@@ -73,7 +82,7 @@ def Sched_DeviceOp : Sched_Op<"device", [Symbol]> {
   let hasVerifier = 1;
 }
 
-def Sched_TaskOp : Sched_Op<"task", [Symbol]> {
+def Sched_TaskOp : Sched_Op<"task", [Symbol, HasParent<"ScheduleOp">]> {
   let summary = "a unit of work on one device";
   let description = [{
     `after [...] (delay <time>)?` are finish-to-start dependencies (the task
@@ -123,7 +132,7 @@ def Sched_TaskOp : Sched_Op<"task", [Symbol]> {
   let hasVerifier = 1;
 }
 
-def Sched_CollectiveOp : Sched_Op<"collective", [Symbol]> {
+def Sched_CollectiveOp : Sched_Op<"collective", [Symbol, HasParent<"ScheduleOp">]> {
   let summary = "a collective over several devices (all-reduce, ...)";
   let description = [{
     Runs on every listed device at once, on the given stream of each. Its
@@ -164,7 +173,7 @@ def Sched_CollectiveOp : Sched_Op<"collective", [Symbol]> {
   let hasVerifier = 1;
 }
 
-def Sched_PipelineOp : Sched_Op<"pipeline", [Symbol]> {
+def Sched_PipelineOp : Sched_Op<"pipeline", [Symbol, HasParent<"ScheduleOp">]> {
   let summary = "a pipeline-parallel training iteration (generator)";
   let description = [{
     ```mlir
@@ -229,7 +238,7 @@ def Sched_PipelineOp : Sched_Op<"pipeline", [Symbol]> {
   let hasVerifier = 1;
 }
 
-def Sched_ServeOp : Sched_Op<"serve", [Symbol]> {
+def Sched_ServeOp : Sched_Op<"serve", [Symbol, HasParent<"ScheduleOp">]> {
   let summary = "an inference serving workload (generator)";
   let description = [{
     ```mlir

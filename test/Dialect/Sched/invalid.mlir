@@ -277,3 +277,10 @@ sched.schedule @s {
   // expected-error @+1 {{'sched.task' op option #1 gives s = 5 W}}
   sched.task @a on @g sig <T = 2 s, d = 6 J> options [#energy.option<sm_mhz = 1400, T = 1 s, d = 8 J>, #energy.option<sm_mhz = 1000, s = 5 W, T = 2 s, d = 6 J>]
 }
+
+// -----
+
+// Schedule ops outside a schedule were accepted, and every sched pass then
+// passed over them without a word.
+// expected-error @+1 {{'sched.device' op expects parent op 'sched.schedule'}}
+sched.device @g kind "A100" static 10 W
