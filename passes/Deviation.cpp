@@ -8,7 +8,6 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cmath>
@@ -80,7 +79,10 @@ struct EnergyCheckDeviationPass
       return signalPassFailure();
     double c = calculus::twoSidedQuantile(confidence);
     Builder b(&getContext());
-    llvm::StringSet<> seen;
+    // The op each measurement was compared with: a name found twice (in two
+    // trees, or an element named as a composite) makes the test ambiguous.
+    llvm::StringMap<Operation *> seen;
+    bool ambiguous = false;
     bool broken = false;
     // A failed test: a remark, or with fail-on-deviation an error.
     unsigned failures = 0;
@@ -130,7 +132,16 @@ struct EnergyCheckDeviationPass
         auto it = data.find(name.getValue().str());
         if (it == data.end())
           return;
-        seen.insert(name.getValue());
+        auto [first, fresh] = seen.try_emplace(name.getValue(), op);
+        if (!fresh && first->second != op) {
+          op->emitError("energy-check-deviation: the measurement of @")
+                  .append(name.getValue(),
+                          " matches two ops; give them distinct names")
+                  .attachNote(first->second->getLoc())
+              << "the other @" << name.getValue() << " is here";
+          ambiguous = true;
+          return;
+        }
         const formats::CompositeMeasurement &m = it->second;
         double threshold = c * std::sqrt(sig.varE + m.varMean) + bias;
         double diff = sig.E() - m.E;
@@ -173,7 +184,7 @@ struct EnergyCheckDeviationPass
       });
       return WalkResult::skip();
     });
-    if (broken)
+    if (broken || ambiguous)
       return signalPassFailure();
     // A measurement that names nothing tests nothing: with
     // fail-on-deviation (a gate) that is an error too.

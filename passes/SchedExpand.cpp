@@ -32,21 +32,22 @@ struct SchedExpandPass : public energy::impl::SchedExpandBase<SchedExpandPass> {
     SmallVector<ServeOp> serves;
     getOperation()->walk([&](PipelineOp p) { pipelines.push_back(p); });
     getOperation()->walk([&](ServeOp p) { serves.push_back(p); });
-    // Each generator names its own devices (stage0, ... or replica0, ...):
-    // two in one schedule would declare the same devices twice.
+    // A pipeline names its devices stage0, stage1, ...: two in one
+    // schedule would declare the same devices twice.
     for (ScheduleOp sched : getOperation().getOps<ScheduleOp>()) {
       Operation *first = nullptr;
       for (Operation &op : sched.getBody().front()) {
-        if (!isa<PipelineOp, ServeOp>(op))
+        if (!isa<PipelineOp>(op))
           continue;
         if (!first) {
           first = &op;
           continue;
         }
-        op.emitOpError("is the second generator in @")
+        op.emitOpError("is the second pipeline in @")
                 .append(sched.getSymName(),
-                        ": a schedule holds one (each declares its own "
-                        "devices); give it a sched.schedule of its own")
+                        ": a schedule holds one (each names its devices "
+                        "stage0, stage1, ...); give it a sched.schedule of "
+                        "its own")
                 .attachNote(first->getLoc())
             << "the first is here";
         return signalPassFailure();

@@ -235,6 +235,33 @@ ParseResult InteractionOp::parse(OpAsmParser &parser, OperationState &state) {
   return parser.parseOptionalAttrDict(state.attributes);
 }
 
+LogicalResult InteractionOp::verify() {
+  if (getFrom() == getTo())
+    return emitOpError("links @") << getFrom() << " with itself";
+  if (getDirected() && getReversePerturbationAttr())
+    return emitOpError("is directed: only an undirected (--) edge has a "
+                       "second endpoint's perturbation");
+  for (double v : {getPerturbation().convertToDouble(),
+                   getReversePerturbationAttr()
+                       ? getReversePerturbationAttr().getValueAsDouble()
+                       : 0.0})
+    if (!std::isfinite(v))
+      return emitOpError("perturbation must be finite");
+  SmallVector<StringRef> parts;
+  getMechanism().split(parts, '+');
+  for (StringRef m : parts)
+    if (m != "thermal" && m != "cache" && m != "power-delivery" &&
+        m != "contention")
+      return emitOpError("mechanism '")
+             << getMechanism()
+             << "' is not thermal, cache, power-delivery or contention (or "
+                "entry-context ones joined by '+')";
+  if (getMechanism().contains("contention") && getDirected())
+    return emitOpError("contention is runtime interference: an undirected "
+                       "(--) edge");
+  return success();
+}
+
 void InteractionOp::print(OpAsmPrinter &p) {
   p << " " << getFromAttr() << (getDirected() ? " -> " : " -- ") << getToAttr()
     << " mechanism " << getMechanismAttr() << " perturbation ";

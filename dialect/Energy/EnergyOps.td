@@ -193,14 +193,17 @@ def Energy_InteractionOp : Energy_Op<"interaction"> {
     Recorded by `--energy-reduce` where the Reduction Theorem fails
     (CALCULUS.md section 4): directed (`->`) for an entry-context effect of
     `from` on `to`, undirected (`--`) for runtime interference, with each
-    endpoint's perturbation of energy (the second only for undirected
-    edges). The graph starts empty and grows only from failed checks.
+    endpoint's perturbation of energy (signed; the second only for
+    undirected edges). `mechanism` is one of "thermal", "cache",
+    "power-delivery" and "contention", or several entry-context ones joined
+    by `+`. The graph starts empty and grows only from failed checks.
   }];
   let arguments = (ins FlatSymbolRefAttr:$from, FlatSymbolRefAttr:$to,
                        UnitAttr:$directed, StrAttr:$mechanism,
                        F64Attr:$perturbation,
                        OptionalAttr<F64Attr>:$reverse_perturbation);
   let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
 }
 
 #endif // ENERGY_OPS_TD

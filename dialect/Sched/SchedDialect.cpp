@@ -254,6 +254,22 @@ LogicalResult TaskOp::verify() {
              << " disagrees with its signature's T = "
              << formatQuantity(sig.time(), Dimension::Time);
   }
+  // One option per operating point: two would make the plan's clock for
+  // that point mean two signatures.
+  if (ArrayAttr options = getOptionsAttr()) {
+    llvm::SmallDenseMap<Attribute, size_t, 8> seen;
+    for (auto [i, a] : llvm::enumerate(options)) {
+      auto opt = dyn_cast<OptionAttr>(a);
+      if (!opt || !opt.getOpPoint())
+        continue;
+      auto [first, fresh] = seen.try_emplace(opt.getOpPoint(), i);
+      if (!fresh)
+        return emitOpError("options #")
+               << first->second << " and #" << i
+               << " have the same operating point " << opt.getOpPoint()
+               << "; one option per operating point";
+    }
+  }
   return verifyTaskCommon(*this, getStart());
 }
 

@@ -249,3 +249,24 @@ energy.device @a kind "A100" static 60 W
 energy.seq -> sig "fast" {
   energy.element @x on @a sig <T = 1 s, d = 1 J>
 }
+
+// -----
+
+// expected-error @+1 {{'energy.interaction' op mechanism '' is not thermal, cache, power-delivery or contention}}
+energy.interaction @a -> @b mechanism "" perturbation 1 J
+
+// -----
+
+// expected-error @+1 {{'energy.interaction' op links @a with itself}}
+energy.interaction @a -- @a mechanism "contention" perturbation 1 J, 1 J
+
+// -----
+
+// expected-error @+1 {{'energy.interaction' op contention is runtime interference: an undirected (--) edge}}
+energy.interaction @a -> @b mechanism "contention" perturbation 1 J
+
+// -----
+
+// Signed perturbations (a warm cache lowers energy) and joined entry-context
+// mechanisms are valid.
+energy.interaction @a -> @b mechanism "cache+thermal" perturbation -1 J

@@ -284,3 +284,11 @@ sched.schedule @s {
 // passed over them without a word.
 // expected-error @+1 {{'sched.device' op expects parent op 'sched.schedule'}}
 sched.device @g kind "A100" static 10 W
+
+// -----
+
+sched.schedule @s {
+  sched.device @g kind "A100" static 10 W
+  // expected-error @+1 {{'sched.task' op options #0 and #1 have the same operating point #energy.op_point<sm_mhz = 1000>; one option per operating point}}
+  sched.task @a on @g sig <T = 2 s, d = 6 J> options [#energy.option<sm_mhz = 1000, T = 2 s, d = 6 J>, #energy.option<sm_mhz = 1000, T = 1 s, d = 8 J>]
+}
