@@ -3,7 +3,9 @@ examples/*/README.md as written, so that the docs cannot drift from the
 tools. Each block runs as one bash script (errexit, pipefail) from a
 scratch copy of the repository root: its entries are symlinked, `build`
 points at the build tree, and `../shared` at the shared data folder when
-there is one. Lines of the small allow-list below are not run (they build
+there is one. Paths under /tmp in the docs are read as under WORK_DIR/tmp
+(and TMPDIR points there), so that runs of this test, and a user following
+the docs at the same time, do not write each other's files. Lines of the small allow-list below are not run (they build
 the project themselves or need a GPU); blocks that read ../shared/data are
 skipped, and said so, where it is absent.
 
@@ -30,6 +32,8 @@ files += sorted(glob.glob(os.path.join(src, "examples", "*", "README.md")))
 shutil.rmtree(work, ignore_errors=True)
 root = os.path.join(work, "main")
 os.makedirs(root)
+tmp = os.path.join(work, "tmp")
+os.makedirs(tmp)
 for entry in os.listdir(src):
     if entry in ("build", ".git"):
         continue
@@ -88,8 +92,10 @@ for path in files:
             skipped += 1
             continue
         script = "set -eo pipefail\n" + "\n".join(prelude + cmds) + "\n"
+        script = re.sub(r"(?<![\w.])/tmp(?=/|\b)", tmp, script)
         r = subprocess.run(["bash", "-c", script], cwd=root,
-                           capture_output=True, text=True, timeout=600)
+                           capture_output=True, text=True, timeout=600,
+                           env=dict(os.environ, TMPDIR=tmp))
         ran += 1
         if r.returncode != 0:
             failed += 1
