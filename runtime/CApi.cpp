@@ -497,8 +497,8 @@ int er_init(const char *device) {
     SimParams p;
     if (!simParamsFor(name.substr(4), p))
       return fail("unknown simulated device '" + name +
-                  "' (simulated: sim:a100, sim:a100-sxm4, sim:h100, "
-                  "sim:h100-sxm5, sim:h200)");
+                  "' (simulated: sim:a100, sim:a100-sxm4, sim:a40, "
+                  "sim:h100, sim:h100-sxm5, sim:h200)");
     auto sim = std::make_unique<SimDevice>(p, 1 + er_rank());
     // Tests watch the simulated clock from outside, as a GPU's outlives us.
     if (const char *mirror = std::getenv("ENERGY_RT_SIM_STATE"))

@@ -22,6 +22,17 @@ bool simParamsFor(const std::string &name, SimParams &out) {
   SimParams p;
   if (n == "a100" || n == "a100-sxm4") {
     p.name = "A100-SXM4";
+  } else if (n == "a40") {
+    // A40 (PCIe, GDDR6): 300 W, 1740 MHz, 149.7 dense BF16 TFLOP/s, 696
+    // GB/s, 6 MB L2; power limits 100-300 W. ceff puts the busy board near
+    // its TDP at the highest clock, as the A100's does.
+    p.name = "A40";
+    p.fmaxMhz = 1740;
+    p.peakFlops = 149.7e12;
+    p.memBandwidth = 0.696e12;
+    p.ceff = 1.0e-7;
+    p.tdp = 300;
+    p.l2Bytes = 6e6;
   } else if (n == "h100" || n == "h100-sxm5") {
     p.name = "H100-SXM5";
     p.fmaxMhz = 1980;

@@ -45,10 +45,11 @@
 //
 // Parameter sets follow NVIDIA's published figures (A100-SXM4 80GB: 400 W
 // TDP, 1410 MHz max SM clock, 312 dense BF16 TFLOP/s, 2.04 TB/s, 40 MB L2;
-// H100-SXM5: 700 W, 1980 MHz, 989 TFLOP/s, 3.35 TB/s, 50 MB L2; H200:
-// 700 W, 1980 MHz, 989 TFLOP/s, 4.8 TB/s, 50 MB L2); static power and the V-f
-// endpoints are modelling choices within those envelopes. The power-limit
-// ranges (A100 100-400 W, H100/H200 200-700 W, default = TDP) are modelling
+// A40: 300 W, 1740 MHz, 149.7 TFLOP/s, 696 GB/s, 6 MB L2; H100-SXM5: 700 W,
+// 1980 MHz, 989 TFLOP/s, 3.35 TB/s, 50 MB L2; H200: 700 W, 1980 MHz, 989
+// TFLOP/s, 4.8 TB/s, 50 MB L2); static power and the V-f endpoints are
+// modelling choices within those envelopes. The power-limit ranges (A100
+// 100-400 W, A40 100-300 W, H100/H200 200-700 W, default = TDP) are modelling
 // choices in the range nvidia-smi reports for these boards.
 //
 //===----------------------------------------------------------------------===//
@@ -83,8 +84,8 @@ struct SimParams {
   double l2Bytes = 40e6;                      ///< L2 capacity
 };
 
-/// Known parameter sets: "a100", "h100", "h200" (case-insensitive, with or
-/// without the form factor). False if unknown.
+/// Known parameter sets: "a100", "a40", "h100", "h200" (case-insensitive, with
+/// or without the form factor). False if unknown.
 bool simParamsFor(const std::string &name, SimParams &out);
 
 class SimDevice : public Device {

@@ -24,7 +24,7 @@ may finish after its end, and the window under-reports energy.
 On a GPU ("cuda:<i>") the runtime samples NVML's energy counter, which
 changes every ~100 ms: ``end_window`` waits for the counter to pass the
 window's end (up to about 100 ms) so that its energy is exact on the
-counter's curve; simulated devices ("sim:a100", "sim:h100", "sim:h200")
+counter's curve; simulated devices ("sim:a100", "sim:a40", "sim:h100", "sim:h200")
 answer at once with the model's exact energy, and their time is the
 simulated time of the work charged to them (``sim_run``), not wall time.
 Create the Monitor once the process holds its CUDA context (after moving
@@ -232,7 +232,7 @@ def _ensure(device=None):
             raise EnergyRuntimeError(
                 "no device: create a Monitor (device=... or gpu_indices=...) "
                 "first, or set ENERGY_RT_DEVICE (cuda:<i>, sim:a100, "
-                "sim:h100, sim:h200)")
+                "sim:a40, sim:h100, sim:h200)")
         _register_flush_at_exit()
         _check(_lib.er_init(device.encode() if device else None))
         _state["device"] = _lib.er_device().decode()
@@ -273,7 +273,7 @@ class Monitor:
 
     gpu_indices: Zeus's argument; this process's GPU (one index; default
     LOCAL_RANK or 0), used when `device` is not given and ENERGY_RT_DEVICE
-    is unset. device: "sim:a100" | "sim:h100" | "sim:h200" | "cuda:<i>".
+    is unset. device: "sim:a100" | "sim:a40" | "sim:h100" | "sim:h200" | "cuda:<i>".
     sync_execution: synchronize CUDA at window edges when PyTorch uses it.
     sync_execution_with: Zeus's argument; "torch" only.
     With ENERGY_RT_FLUSH_AT_EXIT set, the DB is written at exit however

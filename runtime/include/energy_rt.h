@@ -36,7 +36,7 @@
 extern "C" {
 #endif
 
-/* `device`: "sim:a100" | "sim:h100" | "sim:h200" | "cuda:<index>", or NULL
+/* `device`: "sim:a100" | "sim:a40" | "sim:h100" | "sim:h200" | "cuda:<index>", or NULL
  * for $ENERGY_RT_DEVICE. Measures the idle static power once: call it once
  * the process holds its CUDA context (after moving the model to the GPU),
  * so that it measures the ready device's draw -- on an H200 124 W with a

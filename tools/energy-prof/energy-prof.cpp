@@ -347,7 +347,7 @@ static std::unique_ptr<Device> openDevice(StringRef name, std::string &err,
     return openNvmlDevice(index, err);
   }
   err = "unknown device '" + asked.str() +
-        "'; expected sim:<a100|h100|h200> "
+        "'; expected sim:<a100|a40|h100|h200> "
         "or cuda:<index>";
   return nullptr;
 }
