@@ -59,10 +59,19 @@ energy::readMaybeGzip(const std::string &path, std::string &err) {
     return nullptr;
   }
   std::string out;
-  if (inflateGzip((*buf)->getBuffer(), out, err))
-    return llvm::MemoryBuffer::getMemBufferCopy(out, path);
-  if (!err.empty())
+  bool inflated = inflateGzip((*buf)->getBuffer(), out, err);
+  if (!inflated && !err.empty())
     return nullptr;
+  // A tar archive (POSIX "ustar" magic at offset 257), as traces are often
+  // shipped: one trace per file, so the archive is extracted first.
+  StringRef text = inflated ? StringRef(out) : (*buf)->getBuffer();
+  if (text.size() > 262 && text.substr(257, 5) == "ustar") {
+    err = "a tar archive, not a trace: extract it (tar xf) and pass its "
+          "trace files";
+    return nullptr;
+  }
+  if (inflated)
+    return llvm::MemoryBuffer::getMemBufferCopy(out, path);
   return std::move(*buf);
 }
 

@@ -70,6 +70,9 @@ bool parsePlan(const std::string &text, const std::string &file,
     return r.fail("$.version", "unsupported version " +
                                    std::to_string(*version) + " (expected 1)");
   const json::Array *schedules = root->getArray("schedules");
+  if (!schedules && root->getArray("entries"))
+    return r.fail("$", "a signature DB (its \"entries\"), not a plan: "
+                       "plans come from energy-translate --export-plan");
   if (!schedules || schedules->empty())
     return r.fail("$.schedules", "expected a non-empty list");
 
