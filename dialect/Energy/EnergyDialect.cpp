@@ -107,7 +107,8 @@ ParseResult energy::parseQuantity(AsmParser &parser, Dimension dim,
   StringRef unit;
   if (failed(parser.parseOptionalKeyword(&unit)))
     return parser.emitError(unitLoc)
-           << "expected a " << dimensionName(dim) << " unit ("
+           << "expected " << (dim == Dimension::Energy ? "an " : "a ")
+           << dimensionName(dim) << " unit ("
            << acceptedUnits(dim) << ") after the number";
   std::string_view u(unit.data(), unit.size());
   std::optional<int> exp10 = unitExponent(u, dim);
