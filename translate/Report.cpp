@@ -201,8 +201,16 @@ std::string frontierSvg(const Data &d, bool standalone) {
   }
   auto [xmin, xmax] = std::minmax_element(xs.begin(), xs.end());
   auto [ymin, ymax] = std::minmax_element(ys.begin(), ys.end());
-  double xpad = std::max(1e-12, (*xmax - *xmin) * 0.05 + 1e-9 * *xmax);
-  double ypad = std::max(1e-12, (*ymax - *ymin) * 0.08 + 1e-9 * *ymax);
+  // A range that is (nearly) one value -- a frontier of one point -- gets
+  // a window of +-2 % around it, so that its ticks are a few round numbers
+  // rather than ten digits apart in the ninth.
+  auto pad = [](double lo, double hi, double share) {
+    double span = hi - lo, mag = std::max(std::fabs(lo), std::fabs(hi));
+    if (span < 1e-3 * mag)
+      return std::max(1e-12, 0.02 * mag);
+    return std::max(1e-12, span * share);
+  };
+  double xpad = pad(*xmin, *xmax, 0.05), ypad = pad(*ymin, *ymax, 0.08);
   ax.x0 = *xmin - xpad;
   ax.x1 = *xmax + xpad;
   ax.y0 = *ymin - ypad;

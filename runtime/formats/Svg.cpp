@@ -45,8 +45,13 @@ std::string svg::num(double v, int sig) {
 
 std::string svg::tickLabel(double v, double step) {
   int decimals = std::max(0, int(std::ceil(-std::log10(step) - 1e-9)));
-  if (std::fabs(v) >= 1e7 || (v != 0 && std::fabs(v) < 1e-4))
-    return llvm::formatv("{0:e1}", v).str();
+  if (std::fabs(v) >= 1e7 || (v != 0 && std::fabs(v) < 1e-4)) {
+    // As many mantissa digits as the step needs to tell ticks apart.
+    int digits = std::clamp(
+        int(std::ceil(std::log10(std::fabs(v) / step) - 1e-9)), 1, 12);
+    return llvm::formatv(("{0:e" + std::to_string(digits) + "}").c_str(), v)
+        .str();
+  }
   return llvm::formatv(("{0:F" + std::to_string(decimals) + "}").c_str(), v)
       .str();
 }

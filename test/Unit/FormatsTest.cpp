@@ -11,6 +11,7 @@
 #include "runtime/formats/Csv.h"
 #include "runtime/formats/Kernels.h"
 #include "runtime/formats/ModelFile.h"
+#include "runtime/formats/Svg.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -152,3 +153,19 @@ TEST(ModelFile, TokenLawWrittenThenRead) {
 }
 
 } // namespace
+
+// Axis tick labels tell neighbouring ticks apart at any magnitude: tiny
+// values (a microsecond trace's times) in scientific notation with as many
+// digits as the step needs, not five copies of "3.0e-06".
+TEST(Svg, TickLabelsDistinguishNeighbours) {
+  for (double lo : {2.94e-6, 19.3892, 4.2e9, 1234.5}) {
+    double hi = lo * 1.04;
+    std::vector<double> t = energy::svg::ticks(lo, hi);
+    ASSERT_GE(t.size(), 2u);
+    double step = t[1] - t[0];
+    for (size_t i = 1; i < t.size(); ++i)
+      EXPECT_NE(energy::svg::tickLabel(t[i - 1], step),
+                energy::svg::tickLabel(t[i], step))
+          << lo << ": " << energy::svg::tickLabel(t[i], step);
+  }
+}
