@@ -56,8 +56,11 @@ struct EnergyPowerCapPass
       return fail(csvErr.str(table));
     std::string err;
     std::optional<size_t> cCap = csv.column("power_limit");
-    if (!cCap)
+    const char *capColumn = "power_limit";
+    if (!cCap) {
       cCap = csv.column("power_limit_0");
+      capColumn = "power_limit_0";
+    }
     std::optional<size_t> cT = csv.column("time"), cE = csv.column("energy");
     if (!cCap || !cT || !cE)
       return fail(table + ": needs columns power_limit (or power_limit_0), "
@@ -116,8 +119,8 @@ struct EnergyPowerCapPass
         double other;
         if (!number(row[perGpu[i]], other) || other != cap)
           return fail(table + ":" + Twine(csv.lines[r]) + ": power_limit_" +
-                      Twine(i + 1) + " is " + row[perGpu[i]] +
-                      " W but power_limit_0 is " + row[*cCap] +
+                      Twine(i + 1) + " is " + row[perGpu[i]] + " W but " +
+                      capColumn + " is " + row[*cCap] +
                       " W: this row ran its GPUs at different limits, and "
                       "--energy-power-cap chooses one limit for every "
                       "device (keep the rows with one limit)");

@@ -67,13 +67,15 @@ private:
   }
   /// A time (us after usBase) as the trace writes it, to the nanosecond.
   std::string usText(double ts) const {
+    // Whole nanoseconds of the absolute time, printed as us with 3
+    // decimals (a negative time's fraction counts away from zero).
     double w = std::floor(ts);
-    int64_t whole = usBase + int64_t(w), ns = std::llround((ts - w) * 1000);
-    if (ns == 1000)
-      ++whole, ns = 0;
+    int64_t ns = (usBase + int64_t(w)) * 1000 + std::llround((ts - w) * 1000);
+    uint64_t mag = ns < 0 ? uint64_t(-(ns + 1)) + 1 : uint64_t(ns);
     char buf[48];
-    std::snprintf(buf, sizeof buf, "%lld.%03lld", (long long)whole,
-                  (long long)ns);
+    std::snprintf(buf, sizeof buf, "%s%llu.%03llu", ns < 0 ? "-" : "",
+                  (unsigned long long)(mag / 1000),
+                  (unsigned long long)(mag % 1000));
     return buf;
   }
   /// Whole microseconds every rank's times count from (commonOrigin).
@@ -118,17 +120,16 @@ bool Importer::streamsSerial(double origin) {
       if (held) {
         double end = usToSeconds(held->ts - origin + held->dur);
         if (usToSeconds(e.ts - origin) < end - calculus::timeTolerance(end))
-          return error(
-              r.file,
-              llvm::formatv("traceEvents[{0}] ('{1}') starts at {2} us on "
-                            "stream {3}, before traceEvents[{4}] ('{5}') on "
-                            "that stream ends at {6} us: a stream runs one "
-                            "event at a time (a corrupted trace, or one whose "
-                            "clock jumped)",
-                            e.index, e.name, usText(e.ts), e.stream,
-                            held->index, held->name,
-                            usText(held->ts + held->dur))
-                  .str());
+          return error(r.file,
+                       llvm::formatv(
+                           "traceEvents[{0}] ('{1}') starts at {2} us on "
+                           "stream {3}, before traceEvents[{4}] ('{5}') on "
+                           "that stream ends at {6} us: a stream runs one "
+                           "event at a time (a corrupted trace, or one whose "
+                           "clock jumped)",
+                           e.index, e.name, usText(e.ts), e.stream, held->index,
+                           held->name, usText(held->ts + held->dur))
+                           .str());
         if (e.ts + e.dur <= held->ts + held->dur)
           continue;
       }
@@ -145,10 +146,10 @@ StringRef collectiveKey(StringRef name) { return name.split('(').first; }
 bool Importer::staticPowers(std::vector<double> &out) {
   for (const KinetoRank &r : ranks) {
     std::optional<KnownDevice> known = knownDevice(r.deviceKind);
-    std::optional<double> s =
-        opts.staticPower ? opts.staticPower
-                         : known ? std::optional<double>(known->staticPower)
-                                 : std::nullopt;
+    std::optional<double> s = opts.staticPower ? opts.staticPower
+                              : known
+                                  ? std::optional<double>(known->staticPower)
+                                  : std::nullopt;
     if (!s)
       return error(
           r.file,

@@ -106,18 +106,19 @@ struct RawEvent {
 /// beyond a double's 15-17, so two events 1 ns apart would otherwise read as
 /// one time. An exponent form is read as a double. False when |ts| > 1e17
 /// us (`approx` is then the value, for the message).
-bool splitMicros(StringRef text, int64_t &whole, double &frac,
-                 double &approx) {
+bool splitMicros(StringRef text, int64_t &whole, double &frac, double &approx) {
   std::from_chars(text.begin(), text.end(), approx);
   if (!(std::fabs(approx) <= 1e17))
     return false;
   bool negative = text.consume_front("-");
-  StringRef intPart = text.take_while(llvm::isDigit), rest = text.drop_front(intPart.size());
+  StringRef intPart = text.take_while(llvm::isDigit),
+            rest = text.drop_front(intPart.size());
   uint64_t i = 0;
-  bool plain = !intPart.empty() && intPart.size() <= 18 &&
-               !intPart.getAsInteger(10, i) &&
-               (rest.empty() || (rest.front() == '.' && rest.size() > 1 &&
-                                 llvm::all_of(rest.drop_front(), llvm::isDigit)));
+  bool plain =
+      !intPart.empty() && intPart.size() <= 18 &&
+      !intPart.getAsInteger(10, i) &&
+      (rest.empty() || (rest.front() == '.' && rest.size() > 1 &&
+                        llvm::all_of(rest.drop_front(), llvm::isDigit)));
   if (!plain) {
     double w = std::floor(approx);
     whole = int64_t(w);
@@ -261,7 +262,7 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
   r.rank = defaultRank;
   JsonScanner js(text);
   RawEvent ev;
-  std::string problem; // a semantic error, reported with the event index
+  std::string problem;  // a semantic error, reported with the event index
   size_t problemAt = 0; // and the offset where that event starts
   bool sawBase = false;
   // An event's start in microseconds after r.usBase (the first one read).

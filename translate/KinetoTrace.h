@@ -51,7 +51,7 @@ struct KinetoRank {
   /// from (the first event's), so that a double keeps the nanosecond
   /// decimals of epoch timestamps (see splitMicros in KinetoTrace.cpp).
   int64_t usBase = 0;
-  bool badRank = false; ///< distributedInfo.rank was not a usable integer
+  bool badRank = false;   ///< distributedInfo.rank was not a usable integer
   int64_t worldSize = -1; ///< distributedInfo.world_size (-1: not given)
   std::vector<GpuEvent> events;
   int64_t gpuPid = -1; ///< the process of the GPU events (one per file)
@@ -62,12 +62,11 @@ struct KinetoRank {
 };
 
 /// Reads one rank's trace `text` (named `file` in errors; its rank is
-/// `defaultRank` unless distributedInfo.rank says otherwise). False with
-/// `err` (naming the event by its index in traceEvents, or the JSON's line
-/// and column) on malformed input. `progress` (may be null) is updated
-/// every 65,536 events.
-/// Reads one rank's trace; on error `err` says what and `errAt` where
-/// ("line:col", or empty where the error has no position).
+/// `defaultRank` unless distributedInfo.rank says otherwise). False on
+/// malformed input, with `err` saying what (naming the event by its index
+/// in traceEvents) and `errAt` where ("line:col", or empty where the error
+/// has no one position). `progress` (may be null) is updated every 65,536
+/// events.
 bool readKinetoRank(const std::string &file, llvm::StringRef text,
                     int64_t defaultRank, KinetoRank &out, std::string &err,
                     std::string &errAt, progress::Line *progress = nullptr);

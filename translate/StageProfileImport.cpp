@@ -82,10 +82,9 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
     return nullptr;
   }
   std::optional<KnownDevice> known = knownDevice(o.device);
-  std::optional<double> s =
-      o.staticPower ? o.staticPower
-      : known       ? std::optional<double>(known->staticPower)
-                    : std::nullopt;
+  std::optional<double> s = o.staticPower ? o.staticPower
+                            : known ? std::optional<double>(known->staticPower)
+                                    : std::nullopt;
   if (!s) {
     fail(o.file,
          "unknown device '" + o.device +
@@ -142,9 +141,8 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
     // another kind of GPU than --device says (its static power and the
     // plan's clocks would be that device's).
     if (known && freq > known->maxSmMhz) {
-      fail(where, "frequency " + Twine(freq) + " MHz is above the " +
-                      o.device + "'s highest SM clock (" +
-                      Twine(known->maxSmMhz) +
+      fail(where, "frequency " + Twine(freq) + " MHz is above the " + o.device +
+                      "'s highest SM clock (" + Twine(known->maxSmMhz) +
                       " MHz): was the profile measured on another GPU? "
                       "(--device names the GPU it was measured on)");
       return nullptr;

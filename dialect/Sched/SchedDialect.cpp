@@ -195,7 +195,10 @@ LogicalResult sched::DeviceOp::verify() {
   if (!(s >= 0) || !std::isfinite(s))
     return emitOpError("static power must be finite and non-negative; got ")
            << formatQuantity(s, Dimension::Power);
-  return success();
+  // A clock switch becomes a task on this device (--energy-emit-dvfs).
+  return checkOwnStaticPower(*this, switchCostOf(*this), s,
+                             "its clock switch (energy.switch)",
+                             "drop `s` from the switch's signature");
 }
 
 template <typename OpTy>
@@ -330,8 +333,37 @@ static LogicalResult checkPerStage(PipelineOp op, StringRef name,
     }
     return isa<SignatureAttr>(a);
   };
-  if (isLeaf(attr))
+  // Each virtual stage's signature or operating set: its own `s`, if any,
+  // is the stage device's static power (static_power per GPU x
+  // tensor_parallel, the generator's device), and an operating set holds
+  // one option per operating point.
+  double sdev = op.getStaticPower().convertToDouble() *
+                double(std::max<int64_t>(1, op.getTensorParallel()));
+  auto checkLeaf = [&](Attribute a) -> LogicalResult {
+    const char *fix = "drop `s` (the pipeline's static_power is charged)";
+    if (!options)
+      return checkOwnStaticPower(op, cast<SignatureAttr>(a), sdev,
+                                 "`" + name + "`", fix);
+    llvm::SmallDenseMap<Attribute, size_t, 8> seen;
+    for (auto [i, o] : llvm::enumerate(cast<ArrayAttr>(a))) {
+      auto opt = cast<OptionAttr>(o);
+      if (failed(checkOwnStaticPower(op, opt.getSig(), sdev,
+                                     "`" + name + "` option #" + Twine(i),
+                                     fix)))
+        return failure();
+      if (!opt.getOpPoint())
+        continue;
+      auto [first, fresh] = seen.try_emplace(opt.getOpPoint(), i);
+      if (!fresh)
+        return op.emitOpError("`")
+               << name << "` options #" << first->second << " and #" << i
+               << " have the same operating point " << opt.getOpPoint()
+               << "; one option per operating point";
+    }
     return success();
+  };
+  if (isLeaf(attr))
+    return checkLeaf(attr);
   auto arr = dyn_cast<ArrayAttr>(attr);
   if (!arr || !llvm::all_of(arr, isLeaf))
     return op.emitOpError("`")
@@ -345,6 +377,9 @@ static LogicalResult checkPerStage(PipelineOp op, StringRef name,
     return op.emitOpError("`")
            << name << "` has " << arr.size() << " entries; need one per "
            << "virtual stage (" << stages << ")";
+  for (Attribute a : arr)
+    if (failed(checkLeaf(a)))
+      return failure();
   return success();
 }
 

@@ -170,30 +170,17 @@ private:
               "with --dynamic-power W";
   }
 
-  /// A schedule charges each device's static power over the whole
-  /// makespan (sched.device static): a task signature's or option's own `s`
-  /// has no meaning there, so one that differs from its device's is refused
-  /// rather than ignored.
   LogicalResult checkOwnStaticPower(TaskOp op, uint32_t dev) {
     double sdev = g.schedule.devices[dev].staticPower;
-    auto check = [&](SignatureAttr sig, const Twine &what) -> LogicalResult {
-      std::optional<double> s = sig ? sig.staticPower() : std::nullopt;
-      if (!s || std::abs(*s - sdev) <= 1e-9 * std::max(1.0, sdev))
-        return success();
-      return op.emitOpError()
-             << what << " gives s = " << formatQuantity(*s, Dimension::Power)
-             << ", but a schedule charges its device's static power ("
-             << op.getDeviceAttr() << ": "
-             << formatQuantity(sdev, Dimension::Power)
-             << ") over the whole makespan; drop `s`, or set it on the "
-                "device";
-    };
-    if (failed(check(op.getSigAttr(), "its signature")))
+    const char *fix = "drop `s`, or set it on the device";
+    if (failed(sched::checkOwnStaticPower(op, op.getSigAttr(), sdev,
+                                          "its signature", fix)))
       return failure();
     if (ArrayAttr options = op.getOptionsAttr())
       for (auto [i, a] : llvm::enumerate(options))
-        if (failed(check(cast<OptionAttr>(a).getSig(),
-                         "option #" + Twine(i))))
+        if (failed(sched::checkOwnStaticPower(op, cast<OptionAttr>(a).getSig(),
+                                              sdev, "option #" + Twine(i),
+                                              fix)))
           return failure();
     return success();
   }
@@ -237,6 +224,14 @@ private:
         return failure();
       devs.push_back(*dev);
     }
+    // Its devices' static powers, together, are what it is charged.
+    double sdevs = 0;
+    for (uint32_t d : devs)
+      sdevs += g.schedule.devices[d].staticPower;
+    if (failed(sched::checkOwnStaticPower(
+            coll, coll.getSigAttr(), sdevs, "its signature",
+            "drop `s` (its devices' static powers, together, are charged)")))
+      return failure();
     uint32_t stream =
         coll.getStreamAttr() ? uint32_t(coll.getStream().value()) : 0;
     double lag = coll.getLagAttr() ? coll.getLagAttr().getValueAsDouble() : 0;
@@ -300,6 +295,21 @@ FailureOr<SchedGraph> SchedGraph::buildAsPlanned(ScheduleOp op,
   if (failed(g) || failed(g->startTimes(op, start)))
     return failure();
   return g;
+}
+
+LogicalResult energy::sched::checkOwnStaticPower(Operation *op,
+                                                 SignatureAttr sig,
+                                                 double expected,
+                                                 const Twine &what,
+                                                 StringRef fix) {
+  std::optional<double> s = sig ? sig.staticPower() : std::nullopt;
+  if (!s || std::abs(*s - expected) <= 1e-9 * std::max(1.0, expected))
+    return success();
+  return op->emitOpError() << what << " gives s = "
+                           << formatQuantity(*s, Dimension::Power)
+                           << ", but a schedule charges its static power ("
+                           << formatQuantity(expected, Dimension::Power)
+                           << " here) over the whole makespan; " << fix;
 }
 
 SignatureAttr energy::sched::switchCostOf(DeviceOp dev) {

@@ -47,6 +47,15 @@ struct SchedGraph {
                                                     std::vector<double> &start);
 };
 
+/// A schedule charges each device's static power over its whole makespan,
+/// so a signature's own `s` has no meaning there: refused (at `op`, naming
+/// `what`) unless it equals `expected` W, the static power charged there.
+/// `fix` says what to change instead.
+mlir::LogicalResult checkOwnStaticPower(mlir::Operation *op, SignatureAttr sig,
+                                        double expected,
+                                        const llvm::Twine &what,
+                                        llvm::StringRef fix);
+
 /// A device's declared clock-switch cost (`energy.switch =
 /// #energy.sig<T = ..., d = ...>`; the dialect's verifier checks its kind):
 /// null when it declares none.

@@ -77,6 +77,9 @@ bool parseModelFile(llvm::StringRef text, const std::string &path,
         if (!f || *f < k.fminMhz || *f > k.fmaxMhz || *f != std::floor(*f))
           return bad("'clocks' sm_mhz entries must be whole MHz within "
                      "[fmin_mhz, fmax_mhz]");
+        if (llvm::is_contained(k.smMhz, *f))
+          return bad("'clocks' sm_mhz lists " + std::to_string(int64_t(*f)) +
+                     " MHz twice (one option per clock)");
         k.smMhz.push_back(*f);
       }
       mf.clocks = k;

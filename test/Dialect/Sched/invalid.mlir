@@ -265,7 +265,7 @@ sched.schedule @s {
 // value is accepted.
 sched.schedule @s {
   sched.device @g kind "A100" static 10 W
-  // expected-error @+1 {{'sched.task' op its signature gives s = 5 W, but a schedule charges its device's static power (@g: 10 W) over the whole makespan; drop `s`, or set it on the device}}
+  // expected-error @+1 {{'sched.task' op its signature gives s = 5 W, but a schedule charges its static power (10 W here) over the whole makespan; drop `s`, or set it on the device}}
   sched.task @a on @g sig <s = 5 W, T = 2 s, d = 6 J>
 }
 
@@ -291,4 +291,39 @@ sched.schedule @s {
   sched.device @g kind "A100" static 10 W
   // expected-error @+1 {{'sched.task' op options #0 and #1 have the same operating point #energy.op_point<sm_mhz = 1000>; one option per operating point}}
   sched.task @a on @g sig <T = 2 s, d = 6 J> options [#energy.option<sm_mhz = 1000, T = 2 s, d = 6 J>, #energy.option<sm_mhz = 1000, T = 1 s, d = 8 J>]
+}
+
+// -----
+
+// The same rules on a pipeline's signatures and operating sets (their tasks
+// are generated: the error names the pipeline), a collective's signature
+// (its devices' static powers together) and a device's clock-switch cost
+// (a generated task on that device).
+sched.schedule @s {
+  // expected-error @+1 {{'sched.pipeline' op `forward_options` options #0 and #1 have the same operating point #energy.op_point<sm_mhz = 1740>}}
+  sched.pipeline @p {stages = 1, microbatches = 1, schedule = "1f1b", device_kind = "A40", static_power = 65.0, forward_options = [#energy.option<sm_mhz = 1740, T = 10 ms, d = 5 J>, #energy.option<sm_mhz = 1740, T = 14 ms, d = 3 J>], backward = #energy.sig<T = 20 ms, d = 9 J>}
+}
+
+// -----
+
+sched.schedule @s {
+  // expected-error @+1 {{'sched.pipeline' op `forward` gives s = 100 W, but a schedule charges its static power (65 W here) over the whole makespan; drop `s` (the pipeline's static_power is charged)}}
+  sched.pipeline @p {stages = 1, microbatches = 1, schedule = "1f1b", device_kind = "A40", static_power = 65.0, forward = #energy.sig<T = 10 ms, d = 5 J, s = 100 W>, backward = #energy.sig<T = 20 ms, d = 9 J>}
+}
+
+// -----
+
+sched.schedule @s {
+  sched.device @g0 kind "A100" static 60 W
+  sched.device @g1 kind "A100" static 70 W
+  sched.collective @ok on [@g0, @g1] kind "sync" sig <T = 3 ms, d = 0 J, s = 130 W>
+  // expected-error @+1 {{'sched.collective' op its signature gives s = 500 W, but a schedule charges its static power (130 W here)}}
+  sched.collective @c on [@g0, @g1] kind "sync" sig <T = 3 ms, d = 0 J, s = 500 W>
+}
+
+// -----
+
+sched.schedule @s {
+  // expected-error @+1 {{'sched.device' op its clock switch (energy.switch) gives s = 200 W, but a schedule charges its static power (10 W here)}}
+  sched.device @g kind "X" static 10 W {energy.switch = #energy.sig<T = 1 ms, d = 50 mJ, s = 200 W>}
 }
