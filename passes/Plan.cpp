@@ -51,6 +51,15 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
           "non-negative");
       return signalPassFailure();
     }
+    // edp and ed2p trade time for energy: with no limit given, the limit is
+    // the fastest makespan (max-slowdown=0) and there is nothing to trade.
+    if (objective != "energy" && !(deadline > 0) && !(maxSlowdown > 0))
+      mlir::emitWarning(moduleErrorLoc(getOperation()),
+                        "energy-plan: objective=")
+          << objective
+          << " without deadline= or max-slowdown= plans at the fastest "
+             "makespan (max-slowdown=0), where it has no time to trade; give "
+             "a limit (e.g. max-slowdown=100)";
     if (deadline > 0 && maxSlowdown > 0) {
       mlir::emitError(moduleErrorLoc(getOperation()),
                       "energy-plan: give deadline or max-slowdown, not both");

@@ -9,6 +9,11 @@
 // QUANTUM: error: energy-plan: quantum and step must be non-negative (s)
 // RUN: not energy-opt %s --energy-plan="deadline=20 max-slowdown=2" 2>&1 | FileCheck %s --check-prefix=BOTH
 // BOTH: error: energy-plan: give deadline or max-slowdown, not both
+// edp/ed2p with no limit plan at the fastest makespan: said, not silent.
+// RUN: energy-opt %s --energy-plan="objective=edp" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EDPNOLIMIT
+// EDPNOLIMIT: warning: energy-plan: objective=edp without deadline= or max-slowdown= plans at the fastest makespan
+// RUN: energy-opt %s --energy-plan="objective=edp max-slowdown=100" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EDPLIMIT
+// EDPLIMIT-NOT: without deadline=
 // RUN: energy-opt %s --energy-plan="deadline=20 summary=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOOPTS
 // NOOPTS: warning: energy-plan: no task of @s has an operating set with more than one option: the plan is the schedule as it is
 // NOOPTS: (0.00% less energy
