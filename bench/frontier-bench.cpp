@@ -19,15 +19,17 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 using namespace energy::calculus;
 
 int main(int argc, char **argv) {
   if (argc < 4) {
-    std::fprintf(stderr,
-                 "usage: %s PROFILE.csv MICROBATCHES BLOCKING_W "
-                 "[QUANTUM_S [STEP_S [OUT.csv [CLASS_BUDGETS [CRASH_BUDGET]]]]]\n",
-                 argv[0]);
+    std::fprintf(
+        stderr,
+        "usage: %s PROFILE.csv MICROBATCHES BLOCKING_W "
+        "[QUANTUM_S [STEP_S [OUT.csv [CLASS_BUDGETS [CRASH_BUDGET]]]]]\n",
+        argv[0]);
     return 2;
   }
   std::ifstream in(argv[1]);
@@ -59,20 +61,61 @@ int main(int argc, char **argv) {
     where = "CRASH_BUDGET";
     if (argc > 8) // the crash sweep's work budget (task visits)
       settings.crashWorkBudget = std::stoull(argv[8]);
+    if (!(blocking >= 0) || !std::isfinite(blocking) ||
+        !(settings.quantum >= 0) || !(settings.step >= 0)) {
+      std::fprintf(stderr, "BLOCKING_W, QUANTUM_S and STEP_S must be finite "
+                           "and non-negative\n");
+      return 2;
+    }
+    // Perseus's stage-profile CSV, checked as --import-stage-profile checks
+    // it (a bench tool, but no input should run into undefined behaviour
+    // or a frontier of impossible values).
     std::string line;
     std::getline(in, line);
+    std::map<std::tuple<int, std::string, std::string>, int> seen;
     for (int row = 2; std::getline(in, line); ++row) {
       where = std::string(argv[1]) + " line " + std::to_string(row);
+      if (!line.empty() && line.back() == '\r')
+        line.pop_back();
+      if (line.empty())
+        continue;
       std::stringstream ss(line);
       std::string c[5];
       for (auto &x : c)
         std::getline(ss, x, ',');
+      int stage = std::stoi(c[0]);
       double t = std::stod(c[3]), e = std::stod(c[4]);
-      (c[1] == "forward" ? fwd : bwd)[std::stoi(c[0])].push_back(
+      auto bad = [&](const char *why) {
+        std::fprintf(stderr, "%s: %s\n", where.c_str(), why);
+        return 2;
+      };
+      if (c[1] != "forward" && c[1] != "backward")
+        return bad("instruction must be forward or backward");
+      if (stage < 0 || stage > 4096)
+        return bad("stage must be in [0, 4096]");
+      if (!(t > 0) || !std::isfinite(t) || !std::isfinite(e) ||
+          e < blocking * t)
+        return bad("needs a positive time and an energy of at least "
+                   "BLOCKING_W x time");
+      if (!seen.emplace(std::make_tuple(stage, c[1], c[2]), row).second)
+        return bad("this stage, instruction and frequency again");
+      (c[1] == "forward" ? fwd : bwd)[stage].push_back(
           {t, e - blocking * t, blocking});
     }
   } catch (const std::exception &) {
     std::fprintf(stderr, "%s: expected a number\n", where.c_str());
+    return 2;
+  }
+  for (int s = 0; s < int(std::max(fwd.size(), bwd.size())); ++s)
+    if (fwd[s].empty() || bwd[s].empty()) {
+      std::fprintf(stderr,
+                   "%s: stage %d has no %s rows (stages must be 0, 1, ...; "
+                   "each with forward and backward rows)\n",
+                   argv[1], s, fwd[s].empty() ? "forward" : "backward");
+      return 2;
+    }
+  if (fwd.empty()) {
+    std::fprintf(stderr, "%s: no rows\n", argv[1]);
     return 2;
   }
   PipelineSpec spec;
