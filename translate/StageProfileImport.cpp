@@ -132,7 +132,17 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
            "stage '" + cells[col[0]] + "' is not a non-negative integer");
       return nullptr;
     }
-    if (cells[col[2]].trim().getAsInteger(10, freq) || freq <= 0) {
+    // Whole MHz, written as an integer or as a float with a zero fraction
+    // ("1410.0", as pandas writes a float column).
+    StringRef freqText = cells[col[2]].trim();
+    double freqF = 0;
+    bool whole = !freqText.getAsInteger(10, freq);
+    if (!whole && llvm::to_float(freqText, freqF) && freqF >= 1 &&
+        freqF <= 1e6 && freqF == std::floor(freqF)) {
+      freq = int64_t(freqF);
+      whole = true;
+    }
+    if (!whole || freq <= 0) {
       fail(where,
            "frequency '" + cells[col[2]] + "' is not a positive integer (MHz)");
       return nullptr;
