@@ -40,6 +40,7 @@ import functools
 import inspect
 import operator
 import os
+import sys
 import threading
 from dataclasses import dataclass, field
 
@@ -153,6 +154,9 @@ class Measurement:
     d: float = 0.0
     clock_mhz: int = 0
     device: str = ""
+    # Zeus's CPU and DRAM fields: energy_rt measures GPUs only.
+    cpu_energy: dict = None
+    dram_energy: dict = None
 
     @property
     def gpu_energy(self):
@@ -168,7 +172,14 @@ def _forked_child():
     # counters and clock state belong to the parent): forget the parent's
     # device, so that the next Monitor, window or step initializes anew.
     _state["device"] = None
+    _state["forked"] = True
     region._monitor = None
+    # A child that measures has its parent's rank, so the parent's flush
+    # path: it writes beside it (PATH.pid<N>) rather than over it, at its
+    # own exit (this module's handler and the C runtime's both read this).
+    path = os.environ.get("ENERGY_RT_FLUSH_AT_EXIT")
+    if path:
+        os.environ["ENERGY_RT_FLUSH_AT_EXIT"] = path + ".pid%d" % os.getpid()
 
 
 os.register_at_fork(after_in_child=_forked_child)
@@ -194,8 +205,10 @@ def _flush_at_exit():
     # KeyboardInterrupt.
     path = os.environ.get("ENERGY_RT_FLUSH_AT_EXIT")
     if path and _state["device"] is not None:
+        if _state.get("forked"):
+            sys.stderr.write("energy_rt: a forked child (pid %d) writes its "
+                             "measurements to %s\n" % (os.getpid(), path))
         if _lib.er_flush(path.encode("utf-8")) != 0:
-            import sys
             sys.stderr.write("energy_rt: ENERGY_RT_FLUSH_AT_EXIT: %s\n" %
                              _lib.er_last_error().decode("utf-8", "replace"))
 
@@ -225,6 +238,9 @@ def _register_flush_at_exit():
 
 
 def _ensure(device=None):
+    if device is not None and (not isinstance(device, str) or "\0" in device):
+        raise ValueError("device=%r: a device name (cuda:<i>, sim:a100, "
+                         "...) without NUL characters" % (device,))
     if _state["device"] is None:
         # After a fork the child measures the device its parent asked for.
         device = device or _state["requested"]
@@ -247,13 +263,14 @@ def _ensure(device=None):
 
 
 def _torch_sync():
-    try:
-        import torch  # noqa: F401  (optional)
-    except Exception:
-        return None
-    if torch.cuda.is_available() and torch.cuda.is_initialized():
-        return torch.cuda.synchronize
-    return None
+    """Waits for PyTorch's queued CUDA work, if the program uses it. Looked
+    up at each window edge, not once: a Monitor is often made before the
+    model moves to the GPU (CUDA not yet initialized then), and a program
+    that never imports torch has no CUDA work of torch's to wait for (nor
+    pays for importing it)."""
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_initialized():
+        torch.cuda.synchronize()
 
 
 class _ThreadWindows:
@@ -282,9 +299,26 @@ class Monitor:
     """
 
     def __init__(self, gpu_indices=None, sync_execution=True, device=None,
-                 sync_execution_with="torch"):
+                 sync_execution_with="torch", cpu_indices=None,
+                 approx_instant_energy=False, log_file=None):
         # Without a device: the one this process already measures, else
         # ENERGY_RT_DEVICE, else this process's GPU.
+        # Zeus's other arguments: CPUs are not measured (an empty list, as
+        # Zeus takes for "none", is fine); no log file is written (flush()
+        # writes the DB); approx_instant_energy has no use here (windows
+        # read the energy counter, however short).
+        if cpu_indices:
+            raise ValueError("cpu_indices=%r: energy_rt measures GPUs only "
+                             "(give [] or leave it out)" % (cpu_indices,))
+        if log_file is not None:
+            raise ValueError("log_file: energy_rt writes no per-window log; "
+                             "flush(path) writes the signature DB")
+        if gpu_indices is not None and not isinstance(
+                gpu_indices, (list, tuple, str, bytes)):
+            try:  # one index, not in a list (Zeus takes lists only)
+                gpu_indices = [operator.index(gpu_indices)]
+            except TypeError:
+                pass
         if sync_execution_with != "torch":
             raise ValueError("sync_execution_with=%r: energy_rt "
                              "synchronizes PyTorch's CUDA work only "
@@ -310,17 +344,24 @@ class Monitor:
             if gpu_indices is None:
                 gpu_indices = [int(os.environ.get("LOCAL_RANK", "0"))]
             device = "cuda:%d" % gpu_indices[0]
-        self.gpu_indices = list(gpu_indices) if gpu_indices else [0]
         self._requested = device
         self.device = _ensure(device)
         measured = _state["requested"] or ""
+        # The index energies are keyed by: the one given, else the measured
+        # CUDA device's (device="cuda:3", ENERGY_RT_DEVICE=cuda:2), else 0.
+        if gpu_indices:
+            self.gpu_indices = list(gpu_indices)
+        elif measured.startswith("cuda:") and measured[5:].isdigit():
+            self.gpu_indices = [int(measured[5:])]
+        else:
+            self.gpu_indices = [0]
         if (gpu_indices is not None and measured.startswith("cuda:")
                 and measured != "cuda:%d" % gpu_indices[0]):
             raise ValueError("gpu_indices=%r, but this process measures %s "
                              "(%s)" % (gpu_indices, measured,
                                        "ENERGY_RT_DEVICE" if device is None
                                        else "device="))
-        self._sync = _torch_sync() if sync_execution else None
+        self._sync = _torch_sync if sync_execution else None
         self._static_power()
         # Windows are per thread, as the C API's regions are: one thread
         # cannot end another's, and two threads may each open "step".
@@ -442,16 +483,29 @@ class region:
                 "body runs between its consumer's calls; put the region "
                 "around the loop that consumes it" % (self.name,
                                                      fn.__qualname__))
+        # A call inside an open window of its own name (recursion, or two
+        # of its coroutines at once on one thread) is measured by that
+        # outermost window instead of failing the call.
+        def inside():
+            mon = self._mon()
+            return mon, self.name in mon._thread().open
+
         if inspect.iscoroutinefunction(fn):
             @functools.wraps(fn)
             async def awaiting(*args, **kwargs):
-                with region(self.name, self.monitor):
+                mon, nested = inside()
+                if nested:
+                    return await fn(*args, **kwargs)
+                with region(self.name, mon):
                     return await fn(*args, **kwargs)
             return awaiting
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            with region(self.name, self.monitor):
+            mon, nested = inside()
+            if nested:
+                return fn(*args, **kwargs)
+            with region(self.name, mon):
                 return fn(*args, **kwargs)
         return wrapper
 

@@ -296,6 +296,87 @@ class EnergyRtTest(unittest.TestCase):
         self.assertEqual(energy_rt.Monitor(gpu_indices=[Index()]).gpu_indices,
                          [0])
 
+    def test_zeus_arguments_and_fields(self):
+        # A ZeusMonitor call's other arguments and fields: one index not in
+        # a list, no CPUs, no log file; cpu/dram energy None.
+        self.assertEqual(energy_rt.Monitor(gpu_indices=0).gpu_indices, [0])
+        m = energy_rt.Monitor(gpu_indices=[0], cpu_indices=[],
+                              approx_instant_energy=True)
+        m.begin_window("w")
+        r = m.end_window("w")
+        self.assertEqual((r.cpu_energy, r.dram_energy), (None, None))
+        with self.assertRaisesRegex(ValueError, "GPUs only"):
+            energy_rt.Monitor(cpu_indices=[0])
+        with self.assertRaisesRegex(ValueError, "log_file"):
+            energy_rt.Monitor(log_file="zeus.csv")
+        # A NUL in a device name would be cut there by ctypes (and the
+        # process left measuring "sim:a100" under another name).
+        with self.assertRaisesRegex(ValueError, "NUL"):
+            energy_rt.Monitor(device="sim:a100\0x")
+
+    def test_region_reentrant(self):
+        # A decorated function that calls itself, or two of its coroutines
+        # at once on one thread: the outermost window measures, the calls
+        # do not fail ("already open").
+        import asyncio
+
+        @energy_rt.region("rec", self.monitor)
+        def rec(n):
+            energy_rt.sim_run(0, COPY_BYTES / 10)
+            return 0 if n == 0 else rec(n - 1)
+        self.assertEqual(rec(3), 0)
+
+        @energy_rt.region("co", self.monitor)
+        async def co():
+            await asyncio.sleep(0)
+            energy_rt.sim_run(0, COPY_BYTES / 10)
+            return 1
+
+        async def both():
+            return await asyncio.gather(co(), co())
+        self.assertEqual(asyncio.run(both()), [1, 1])
+        with tempfile.TemporaryDirectory() as d:
+            energy_rt.flush(os.path.join(d, "db.json"))
+            with open(os.path.join(d, "db.json")) as f:
+                entries = {e["key"]: e for e in json.load(f)["entries"]}
+        # rec: one window over its four levels (0.4 s). co: one window, the
+        # first coroutine's (interleaved on one thread, the second's work
+        # falls inside or after it as the event loop runs them).
+        self.assertAlmostEqual(entries["rec"]["T_s"], 0.4, delta=0.02)
+        self.assertEqual((entries["rec"]["runs"], entries["co"]["runs"]),
+                         (1, 1))
+
+    def test_no_torch_import_and_forked_children_write_beside(self):
+        # A Monitor does not import torch for a program that does not (it
+        # synchronizes torch's CUDA work only where torch is in use); a
+        # forked child that measures writes PATH.pid<N> at its exit, not
+        # over its parent's shard.
+        r = self._fresh("import sys, energy_rt; energy_rt.Monitor("
+                        "device='sim:a100'); print('torch' in sys.modules)")
+        self.assertEqual(r.stdout.strip(), "False", r.stderr)
+        job = ("import energy_rt, os, time\n"
+               "m = energy_rt.Monitor(device='sim:a100')\n"
+               "with energy_rt.region('parent', m):\n"
+               "    energy_rt.sim_run(0, 1e9)\n"
+               "if os.fork() == 0:\n"
+               "    with energy_rt.region('child', m):\n"
+               "        energy_rt.sim_run(0, 1e9)\n"
+               "    time.sleep(0.5)\n"
+               "    raise SystemExit(0)\n"
+               "os.wait()\n")
+        with tempfile.TemporaryDirectory() as d:
+            r = self._fresh(job, ENERGY_RT_FLUSH_AT_EXIT=os.path.join(
+                d, "%r.json"), RANK="0")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            shards = {}
+            for name in os.listdir(d):
+                with open(os.path.join(d, name)) as f:
+                    shards[name.split(".pid")[-1] if ".pid" in name
+                           else name] = [e["key"] for e in
+                                         json.load(f)["entries"]]
+            self.assertEqual(shards.pop("0.json"), ["parent"], shards)
+            self.assertEqual(list(shards.values()), [["child"]])
+
     def test_one_device_under_its_names(self):
         # The device this process measures, under another of its names, is
         # the same device; another device is refused.
