@@ -283,6 +283,11 @@ bool startProfile(const std::string &list, std::string &why) {
               describeClocks(supported) + ")";
         return false;
       }
+      if (std::count(pf.clocks.begin(), pf.clocks.end(), int(mhz))) {
+        why = "'" + list + "' lists " + item +
+              " MHz twice (each clock is profiled once)";
+        return false;
+      }
       pf.clocks.push_back(int(mhz));
       if (comma == std::string::npos)
         break;
