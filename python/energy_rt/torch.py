@@ -50,6 +50,7 @@ GPUs nothing is charged: the kernels run and the counter sees them.
 """
 import collections
 import warnings
+import weakref
 
 import torch
 
@@ -192,8 +193,12 @@ class Stage(torch.nn.Module):
         self._monitor = monitor
         self._charge = None    # set on first use: is the device simulated?
         self._kernels = None   # the forward's (flops, bytes) while it runs
-        # The forwards' kernels awaiting their backward: matched by
+        # The forwards' kernels awaiting their backward, with a weak
+        # reference to each forward's output: matched by that output where
+        # backward is given it (a pipeline stage's own output), else by
         # microbatch where both name it, else first in, first out (1F1B).
+        # A forward whose output is gone (an evaluation loop without
+        # no_grad) can have no backward: its entry is dropped.
         self._pending = collections.deque()
         self._warned_kwargs = set()
         leaves, parents = _walk(module)
@@ -266,8 +271,16 @@ class Stage(torch.nn.Module):
         kernels, self._kernels = self._kernels, None
         self.last_forward = mon.end_window(name)
         if torch.is_grad_enabled():
-            self._pending.append((microbatch, kernels))
+            self._drop_dead()
+            ref = None
+            if isinstance(out, torch.Tensor):
+                ref = weakref.ref(out)
+            self._pending.append((microbatch, kernels, ref))
         return out
+
+    def _drop_dead(self):
+        self._pending = collections.deque(
+            p for p in self._pending if p[2] is None or p[2]() is not None)
 
     def backward(self, outputs, grad_outputs=None, microbatch=None):
         """torch.autograd.backward(outputs, grad_outputs) in the backward
@@ -277,9 +290,13 @@ class Stage(torch.nn.Module):
         oldest one still unmatched."""
         mon = self._mon()
         name = self.region_name("backward", microbatch)  # checked first
+        self._drop_dead()
         match = None
-        if microbatch is not None:
-            match = next((i for i, (m, _) in enumerate(self._pending)
+        if isinstance(outputs, torch.Tensor):
+            match = next((i for i, (_, _, ref) in enumerate(self._pending)
+                          if ref is not None and ref() is outputs), None)
+        if match is None and microbatch is not None:
+            match = next((i for i, (m, _, _) in enumerate(self._pending)
                           if m == microbatch), None)
         if match is None and self._pending and (
                 microbatch is None or self._pending[0][0] is None):
@@ -289,7 +306,7 @@ class Stage(torch.nn.Module):
                 "Stage %d: backward%s without a forward to match" % (
                     self.index, "" if microbatch is None else
                     " of microbatch %d" % microbatch))
-        _, kernels = self._pending[match]
+        _, kernels, _ = self._pending[match]
         del self._pending[match]
         mon.begin_window(name)
         try:

@@ -123,6 +123,26 @@ class StageTest(unittest.TestCase):
                                     "microbatch 0"):
             stage.backward(y0.sum(), microbatch=0)
 
+    def test_backward_matches_its_own_output_and_drops_dead_forwards(self):
+        # A pipeline stage's backward is given its own forward's output:
+        # matched by it, whatever the order. Forwards whose outputs are gone
+        # (an evaluation loop that forgot no_grad) are dropped, not paired
+        # with a later backward (they grew without bound and were matched
+        # first in, first out).
+        lin = torch.nn.Linear(64, 64, bias=False)
+        stage = ert.Stage(lin, 0, work_scale=(1e7, 1.0), monitor=self.mon)
+        for _ in range(100):
+            stage(torch.zeros(1, 64, requires_grad=True))
+        self.assertLessEqual(len(stage._pending), 1)
+        small = stage(torch.zeros(1, 64, requires_grad=True))
+        big = stage(torch.zeros(256, 64, requires_grad=True))
+        stage.backward(big, torch.ones_like(big))
+        flops = 2 * 256 * 64 * 64 * 1e7
+        self.assertAlmostEqual(stage.last_backward.time /
+                               (2 * flops / PEAK + LAUNCH), 1, delta=0.05)
+        stage.backward(small, torch.ones_like(small))
+        self.assertEqual(len(stage._pending), 0)
+
     def test_nested_stages_charge_once(self):
         lin = torch.nn.Linear(64, 64, bias=False)
         inner = ert.Stage(lin, 1, work_scale=(1e7, 1.0), monitor=self.mon)
