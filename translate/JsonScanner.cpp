@@ -2,6 +2,7 @@
 
 #include "translate/JsonScanner.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
@@ -22,9 +23,9 @@ bool JsonScanner::fail(const std::string &msg) {
 }
 
 std::string JsonScanner::lineColAt(size_t offset) const {
-  const char *at = begin + offset;
+  size_t stop = std::min(offset, size_t(end - begin));
   unsigned line = 1, col = 1;
-  for (const char *q = begin; q < at && q < end; ++q) {
+  for (const char *q = begin; q < begin + stop; ++q) {
     if (*q == '\n') {
       ++line;
       col = 1;
@@ -36,7 +37,8 @@ std::string JsonScanner::lineColAt(size_t offset) const {
 }
 
 std::string JsonScanner::message() const {
-  return lineColAt(size_t(errorAt - begin)) + ": " + error;
+  // Before any error (errorAt unset) the position is the text's start.
+  return lineColAt(errorAt ? size_t(errorAt - begin) : 0) + ": " + error;
 }
 
 size_t JsonScanner::offset() {
