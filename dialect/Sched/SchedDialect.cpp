@@ -219,6 +219,26 @@ static LogicalResult verifyTaskCommon(OpTy op, std::optional<double> start) {
   return success();
 }
 
+/// One option per operating point in an operating set: two would make the
+/// plan's clock for that point mean two signatures. `what` prefixes the
+/// message (the attribute's name, or nothing for a task's own options).
+static LogicalResult checkOneOptionPerOpPoint(Operation *op, ArrayAttr options,
+                                              const Twine &what) {
+  llvm::SmallDenseMap<Attribute, size_t, 8> seen;
+  for (auto [i, a] : llvm::enumerate(options)) {
+    auto opt = dyn_cast<OptionAttr>(a);
+    if (!opt || !opt.getOpPoint())
+      continue;
+    auto [first, fresh] = seen.try_emplace(opt.getOpPoint(), i);
+    if (!fresh)
+      return op->emitOpError()
+             << what << "options #" << first->second << " and #" << i
+             << " have the same operating point " << opt.getOpPoint()
+             << "; one option per operating point";
+  }
+  return success();
+}
+
 LogicalResult TaskOp::verify() {
   if (getDelayAttr() && !getAfterAttr())
     return emitOpError("`delay` needs finish-to-start dependencies (`after`)");
@@ -257,22 +277,9 @@ LogicalResult TaskOp::verify() {
              << " disagrees with its signature's T = "
              << formatQuantity(sig.time(), Dimension::Time);
   }
-  // One option per operating point: two would make the plan's clock for
-  // that point mean two signatures.
-  if (ArrayAttr options = getOptionsAttr()) {
-    llvm::SmallDenseMap<Attribute, size_t, 8> seen;
-    for (auto [i, a] : llvm::enumerate(options)) {
-      auto opt = dyn_cast<OptionAttr>(a);
-      if (!opt || !opt.getOpPoint())
-        continue;
-      auto [first, fresh] = seen.try_emplace(opt.getOpPoint(), i);
-      if (!fresh)
-        return emitOpError("options #")
-               << first->second << " and #" << i
-               << " have the same operating point " << opt.getOpPoint()
-               << "; one option per operating point";
-    }
-  }
+  if (ArrayAttr options = getOptionsAttr();
+      options && failed(checkOneOptionPerOpPoint(*this, options, "")))
+    return failure();
   return verifyTaskCommon(*this, getStart());
 }
 
@@ -344,23 +351,12 @@ static LogicalResult checkPerStage(PipelineOp op, StringRef name,
     if (!options)
       return checkOwnStaticPower(op, cast<SignatureAttr>(a), sdev,
                                  "`" + name + "`", fix);
-    llvm::SmallDenseMap<Attribute, size_t, 8> seen;
-    for (auto [i, o] : llvm::enumerate(cast<ArrayAttr>(a))) {
-      auto opt = cast<OptionAttr>(o);
-      if (failed(checkOwnStaticPower(op, opt.getSig(), sdev,
+    for (auto [i, o] : llvm::enumerate(cast<ArrayAttr>(a)))
+      if (failed(checkOwnStaticPower(op, cast<OptionAttr>(o).getSig(), sdev,
                                      "`" + name + "` option #" + Twine(i),
                                      fix)))
         return failure();
-      if (!opt.getOpPoint())
-        continue;
-      auto [first, fresh] = seen.try_emplace(opt.getOpPoint(), i);
-      if (!fresh)
-        return op.emitOpError("`")
-               << name << "` options #" << first->second << " and #" << i
-               << " have the same operating point " << opt.getOpPoint()
-               << "; one option per operating point";
-    }
-    return success();
+    return checkOneOptionPerOpPoint(op, cast<ArrayAttr>(a), "`" + name + "` ");
   };
   if (isLeaf(attr))
     return checkLeaf(attr);
