@@ -63,7 +63,6 @@ struct Region {
   double startT = 0;
   Stats all;                    ///< every recorded run
   std::map<int, Stats> byClock; ///< the same runs, per SM clock
-  double lastE = 0, lastT = 0;  ///< its last completed run
 };
 
 /// A finished run of a region whose energy waits for the counter to move
@@ -73,6 +72,8 @@ struct Pending {
   double t0, t1;
   int smMhz;
   bool record;
+  /// er_end_ticket's ticket (0: none), under which the energy is kept.
+  unsigned long long ticket;
 };
 
 /// Profiling across clocks inside the job (ENERGY_RT_PROFILE_CLOCKS):
@@ -101,6 +102,9 @@ constexpr size_t kResolveBatch = 4096;
 /// How long er_result / er_flush wait for the counter to pass the last
 /// region's end (it updates about every 100 ms).
 constexpr double kCounterWait = 2.0;
+/// Resolved tickets kept unread at most (the oldest go first): a program
+/// that never reads or releases them stays bounded (~50 MB).
+constexpr size_t kTicketsKept = size_t(1) << 20;
 
 struct State {
   std::mutex mu;
@@ -110,6 +114,9 @@ struct State {
   /// simulated ones (virtual time) read it at region boundaries.
   std::unique_ptr<EnergySampler> sampler;
   std::vector<Pending> pending;
+  /// er_end_ticket: the energies resolved and not yet read or released.
+  std::map<unsigned long long, double> tickets;
+  unsigned long long nextTicket = 1;
   double resolvedUpTo = -1e300; ///< the curve's end at the last resolution
   /// This process was forked from one that had called er_init.
   bool forked = false;
@@ -154,6 +161,7 @@ void afterForkChild() {
     (void)state.dev.release();
     state.sim = nullptr;
     state.pending.clear();
+    state.tickets.clear();
     state.regions.clear();
     state.planClocks.clear();
     state.forked = true;
@@ -178,9 +186,13 @@ int notInitialized(const char *fn) {
                             : " before er_init"));
 }
 
-void account(Region &r, double E, double T, int smMhz, bool record) {
-  r.lastE = E;
-  r.lastT = T;
+void account(Region &r, double E, double T, int smMhz, bool record,
+             unsigned long long ticket) {
+  if (ticket) {
+    state.tickets[ticket] = E;
+    if (state.tickets.size() > kTicketsKept)
+      state.tickets.erase(state.tickets.begin());
+  }
   if (!record)
     return;
   r.all.add(E, T);
@@ -219,7 +231,7 @@ bool resolvePending(bool wait, std::string &err) {
     double E;
     if (!s->energy(p.t0, p.t1, E, err))
       return false;
-    account(*p.region, E, p.t1 - p.t0, p.smMhz, p.record);
+    account(*p.region, E, p.t1 - p.t0, p.smMhz, p.record, p.ticket);
   }
   state.pending.erase(state.pending.begin(), state.pending.begin() + k);
   // Pending regions are in the order they ended, not started: an outer
@@ -815,12 +827,15 @@ int er_begin(const char *name) {
   return 0;
 }
 
-int er_end(const char *name) {
+/// Closes this thread's region `name` (caller holds state.mu): its run is
+/// accounted now (simulated devices) or once the counter passes its end,
+/// under `ticket` when that is not 0. Its time and clock are known now.
+int endRegion(const char *fn, const char *name, unsigned long long ticket,
+              double *timeS, int *smMhz) {
   if (!name || !*name)
-    return fail("er_end: a region needs a non-empty name");
-  std::lock_guard<std::mutex> lock(state.mu);
+    return fail(std::string(fn) + ": a region needs a non-empty name");
   if (!state.dev)
-    return notInitialized("er_end");
+    return notInitialized(fn);
   Region *open = openRegion(name);
   if (!open)
     return -1;
@@ -831,18 +846,94 @@ int er_end(const char *name) {
   else
     state.sim->exactEnergyAndTime(E1, t1);
   r.open = false;
-  if (state.sampler) {
-    state.pending.push_back({&r, r.startT, t1, r.smMhz, r.record});
-    // Bounded memory: resolve once a batch waits and the counter moved.
-    if (state.pending.size() >= kResolveBatch &&
-        state.sampler->coveredUntil() > state.resolvedUpTo) {
-      std::string err;
-      if (!resolvePending(/*wait=*/false, err))
-        return fail(err);
-    }
+  if (timeS)
+    *timeS = t1 - r.startT;
+  if (smMhz)
+    *smMhz = r.smMhz;
+  if (!state.sampler) {
+    account(r, E1 - r.startJ, t1 - r.startT, r.smMhz, r.record, ticket);
     return 0;
   }
-  account(r, E1 - r.startJ, t1 - r.startT, r.smMhz, r.record);
+  state.pending.push_back({&r, r.startT, t1, r.smMhz, r.record, ticket});
+  // Bounded memory: resolve once a batch waits and the counter moved.
+  if (state.pending.size() >= kResolveBatch &&
+      state.sampler->coveredUntil() > state.resolvedUpTo) {
+    std::string err;
+    if (!resolvePending(/*wait=*/false, err))
+      return fail(err);
+  }
+  return 0;
+}
+
+/// The energy of `ticket` (caller holds state.mu): 0 and forgotten once
+/// read; 1 while the counter has not passed its run's end and `wait` is
+/// false; -1 when it is unknown, already read or released, or the counter
+/// stalls.
+int ticketEnergy(unsigned long long ticket, bool wait, double *energyJ) {
+  auto done = state.tickets.find(ticket);
+  if (done == state.tickets.end()) {
+    auto it = std::find_if(
+        state.pending.begin(), state.pending.end(),
+        [&](const Pending &p) { return p.ticket == ticket; });
+    if (it == state.pending.end())
+      return fail("er_ticket_energy: ticket " + std::to_string(ticket) +
+                  (ticket && ticket < state.nextTicket
+                       ? " was read or released already, is one of the oldest "
+                         "beyond the " +
+                             std::to_string(kTicketsKept) +
+                             " kept unread, or er_shutdown came between"
+                       : " was not given by er_end_ticket"));
+    std::string err;
+    EnergySampler *s = state.sampler.get();
+    if (s->coveredUntil() < it->t1) {
+      if (!wait)
+        return 1;
+      if (!s->waitCovered(it->t1, kCounterWait, err))
+        return fail(err);
+    }
+    if (!resolvePending(/*wait=*/false, err))
+      return fail(err);
+    done = state.tickets.find(ticket);
+    if (done == state.tickets.end())
+      return fail("er_ticket_energy: ticket " + std::to_string(ticket) +
+                  " was not resolved by the counter");
+  }
+  if (energyJ)
+    *energyJ = done->second;
+  state.tickets.erase(done);
+  return 0;
+}
+
+int er_end(const char *name) {
+  std::lock_guard<std::mutex> lock(state.mu);
+  return endRegion("er_end", name, 0, nullptr, nullptr);
+}
+
+int er_end_ticket(const char *name, unsigned long long *ticket,
+                  double *time_s, int *sm_mhz) {
+  if (!ticket)
+    return fail("er_end_ticket: needs somewhere to put the ticket");
+  std::lock_guard<std::mutex> lock(state.mu);
+  unsigned long long t = state.nextTicket;
+  if (int rc = endRegion("er_end_ticket", name, t, time_s, sm_mhz))
+    return rc;
+  ++state.nextTicket;
+  *ticket = t;
+  return 0;
+}
+
+int er_ticket_energy(unsigned long long ticket, int wait, double *energy_j) {
+  std::lock_guard<std::mutex> lock(state.mu);
+  return ticketEnergy(ticket, wait != 0, energy_j);
+}
+
+int er_ticket_release(unsigned long long ticket) {
+  std::lock_guard<std::mutex> lock(state.mu);
+  if (state.tickets.erase(ticket) || !ticket)
+    return 0;
+  for (Pending &p : state.pending)
+    if (p.ticket == ticket)
+      p.ticket = 0; // still accounted, its energy no longer kept
   return 0;
 }
 
@@ -861,22 +952,12 @@ int er_abort(const char *name) {
 
 int er_end_measure(const char *name, double *energy_j, double *time_s,
                    int *sm_mhz) {
-  if (int rc = er_end(name))
-    return rc;
   std::lock_guard<std::mutex> lock(state.mu);
-  Region &r = state.regions[{name, std::this_thread::get_id()}];
-  if (state.sampler) {
-    std::string err;
-    if (!resolvePending(/*wait=*/true, err))
-      return fail(err);
-  }
-  if (energy_j)
-    *energy_j = r.lastE;
-  if (time_s)
-    *time_s = r.lastT;
-  if (sm_mhz)
-    *sm_mhz = r.smMhz;
-  return 0;
+  unsigned long long t = state.nextTicket;
+  if (int rc = endRegion("er_end_measure", name, t, time_s, sm_mhz))
+    return rc;
+  ++state.nextTicket;
+  return ticketEnergy(t, /*wait=*/true, energy_j);
 }
 
 int er_result(const char *name, double *energy_j, double *time_s,
@@ -950,6 +1031,7 @@ void er_shutdown(void) {
   state.metricsServer.stop();
   state.sampler.reset();
   state.pending.clear();
+  state.tickets.clear();
   state.guard.reset(); // restores the default clocks first
   state.planClocks.clear();
   state.dev.reset();

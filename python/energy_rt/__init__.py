@@ -22,9 +22,11 @@ and CUDA is in use, window edges call ``torch.cuda.synchronize()`` unless
 may finish after its end, and the window under-reports energy.
 
 On a GPU ("cuda:<i>") the runtime samples NVML's energy counter, which
-changes every ~100 ms: ``end_window`` waits for the counter to pass the
-window's end (up to about 100 ms) so that its energy is exact on the
-counter's curve; simulated devices ("sim:a100", "sim:a40", "sim:h100", "sim:h200")
+changes every ~100 ms: a window's energy is read off the counter's curve
+once the counter has passed the window's end, so ``end_window`` returns at
+once and the Measurement's energy waits (up to about 100 ms) when first
+read -- windows in a loop whose energies are read later, or only through
+``flush``, never wait; simulated devices ("sim:a100", "sim:a40", "sim:h100", "sim:h200")
 answer at once with the model's exact energy, and their time is the
 simulated time of the work charged to them (``sim_run``), not wall time.
 Create the Monitor once the process holds its CUDA context (after moving
@@ -94,6 +96,11 @@ for _name, _args in {
                       _c.POINTER(_c.c_double), _c.POINTER(_c.c_uint)],
         "er_end_measure": [_c.c_char_p, _c.POINTER(_c.c_double),
                            _c.POINTER(_c.c_double), _c.POINTER(_c.c_int)],
+        "er_end_ticket": [_c.c_char_p, _c.POINTER(_c.c_ulonglong),
+                          _c.POINTER(_c.c_double), _c.POINTER(_c.c_int)],
+        "er_ticket_energy": [_c.c_ulonglong, _c.c_int,
+                             _c.POINTER(_c.c_double)],
+        "er_ticket_release": [_c.c_ulonglong],
         "er_rank": [], "er_step": [], "er_write_metrics": [_c.c_char_p],
         "er_metrics_port": [],
         "er_sim_run": [_c.c_double, _c.c_double],
@@ -145,7 +152,14 @@ class Measurement:
     time: s; total_energy: J; energy: J per device index (one device per
     process); s: the static power measured at start-up (W); d: dynamic
     energy, total_energy - s x time (J); clock_mhz: the SM clock when it
-    ended."""
+    ended.
+
+    On a GPU the energy is known once NVML's counter (updated every ~100
+    ms) has passed the window's end: ``end_window`` returns at once, and
+    ``total_energy``, ``energy`` and ``d`` wait for the counter when first
+    read (up to ~100 ms), so windows whose energy is read later, or only
+    through ``flush``, cost no waiting. ``ready`` says without waiting
+    whether it is known."""
     name: str
     time: float
     total_energy: float
@@ -162,6 +176,58 @@ class Measurement:
     def gpu_energy(self):
         """Zeus's name for ``energy`` (J per GPU index)."""
         return self.energy
+
+    @property
+    def ready(self):
+        """Whether the energy is known (reading it would not wait)."""
+        return self.__dict__.get("_ticket") is None or self._resolve(False)
+
+    @classmethod
+    def _later(cls, ticket, index, **fields):
+        """A window whose energy the C runtime gives for `ticket` (J on GPU
+        `index`) when first read."""
+        m = cls(total_energy=None, energy=None, d=None, **fields)
+        m.__dict__["_ticket"] = (ticket, index)
+        return m
+
+    def _resolve(self, wait=True):
+        ticket, index = self.__dict__["_ticket"]
+        e = _c.c_double()
+        rc = _lib.er_ticket_energy(ticket, 1 if wait else 0, _c.byref(e))
+        if rc == 1:
+            return False
+        _check(rc)
+        self.__dict__.update(_ticket=None, total_energy=e.value,
+                             energy={index: e.value},
+                             d=e.value - self.s * self.time)
+        return True
+
+    def __del__(self):
+        # Never read: the runtime forgets its energy (the window still
+        # counts in its region's totals).
+        t = self.__dict__.get("_ticket")
+        if t is not None:
+            try:
+                _lib.er_ticket_release(t[0])
+            except Exception:  # interpreter shutdown: the module is gone
+                pass
+
+
+def _resolved_on_read(name):
+    # A dataclass field whose value may wait for the C runtime's counter:
+    # stored in the instance's dict, resolved on first read.
+    def get(self):
+        if self.__dict__.get("_ticket") is not None:
+            self._resolve()
+        return self.__dict__[name]
+
+    def set(self, value):
+        self.__dict__[name] = value
+    return property(get, set)
+
+
+for _field in ("total_energy", "energy", "d"):
+    setattr(Measurement, _field, _resolved_on_read(_field))
 
 
 _state = {"device": None, "requested": None}
@@ -276,13 +342,14 @@ def _torch_sync():
 class _ThreadWindows:
     """One thread's open windows and its reused out-parameters (a window
     pair costs a few microseconds)."""
-    __slots__ = ("open", "e", "t", "clock", "refs")
+    __slots__ = ("open", "e", "t", "clock", "ticket", "refs")
 
     def __init__(self):
         self.open = {}
         self.e, self.t, self.clock = _c.c_double(), _c.c_double(), _c.c_int()
+        self.ticket = _c.c_ulonglong()
         self.refs = (_c.byref(self.e), _c.byref(self.t),
-                     _c.byref(self.clock))
+                     _c.byref(self.clock), _c.byref(self.ticket))
 
 
 class Monitor:
@@ -362,6 +429,9 @@ class Monitor:
                                        "ENERGY_RT_DEVICE" if device is None
                                        else "device="))
         self._sync = _torch_sync if sync_execution else None
+        # Simulated devices know a window's energy when it ends; a GPU's
+        # comes with the counter's next update (Measurement reads it then).
+        self._deferred = not self.device.startswith("sim:")
         self._static_power()
         # Windows are per thread, as the C API's regions are: one thread
         # cannot end another's, and two threads may each open "step".
@@ -426,7 +496,14 @@ class Monitor:
         if self._sync and sync_execution is not False:
             self._sync()
         # Forgotten only once the runtime has closed it.
-        _check(_lib.er_end_measure(key, *t.refs))
+        if self._deferred:
+            _check(_lib.er_end_ticket(key, t.refs[3], t.refs[1], t.refs[2]))
+            del t.open[name]
+            return Measurement._later(
+                t.ticket.value, self.gpu_indices[0], name=name,
+                time=t.t.value, s=self._s, clock_mhz=t.clock.value,
+                device=self.device)
+        _check(_lib.er_end_measure(key, *t.refs[:3]))
         del t.open[name]
         energy, time, clock = t.e.value, t.t.value, t.clock
         return Measurement(name=name, time=time, total_energy=energy,

@@ -58,6 +58,21 @@ int er_result(const char *name, double *energy_j, double *time_s,
  * GPU it waits for the counter to pass the run's end (up to ~100 ms). */
 int er_end_measure(const char *name, double *energy_j, double *time_s,
                    int *sm_mhz);
+/* er_end without waiting for the energy, for windows whose energy is read
+ * later or never (on a GPU er_end_measure waits up to ~100 ms for the
+ * counter): the run's time (s) and SM clock (MHz) now, and a ticket for
+ * its energy. er_ticket_energy gives the energy (J) and forgets the
+ * ticket: 0 once known; with `wait` 0 it returns 1 while the counter has
+ * not yet passed the run's end, otherwise it waits for that (up to ~100
+ * ms); -1 for a ticket read or released already. er_ticket_release
+ * forgets an unread ticket, if still held (its run still counts in the
+ * region's totals; it never fails).
+ * At most 2^20 energies are kept unread: beyond, the oldest are forgotten.
+ * Simulated devices know the energy at once. */
+int er_end_ticket(const char *name, unsigned long long *ticket,
+                  double *time_s, int *sm_mhz);
+int er_ticket_energy(unsigned long long ticket, int wait, double *energy_j);
+int er_ticket_release(unsigned long long ticket);
 /* Closes an open region without recording its run: the work inside it
  * failed (an exception), so its time and energy are no signature. */
 int er_abort(const char *name);

@@ -427,6 +427,29 @@ TEST(CApi, RegionsAccumulateAndFlushPerRank) {
   }
   double E, T;
   unsigned n;
+  // A simulated device knows a window's energy when it ends: a ticket is
+  // answered at once, even without waiting, as er_end_measure's (the same
+  // work; the model's run-to-run noise apart).
+  unsigned long long ticket = 0;
+  double tT = 0, tE = 0, mE = 0, mT = 0;
+  int mhz = 0, mMhz = 0;
+  ASSERT_EQ(er_begin("one"), 0);
+  ASSERT_EQ(er_sim_run(0, 2.04e12), 0);
+  ASSERT_EQ(er_end_ticket("one", &ticket, &tT, &mhz), 0) << er_last_error();
+  ASSERT_EQ(er_ticket_energy(ticket, /*wait=*/0, &tE), 0) << er_last_error();
+  ASSERT_EQ(er_begin("one"), 0);
+  ASSERT_EQ(er_sim_run(0, 2.04e12), 0);
+  ASSERT_EQ(er_end_measure("one", &mE, &mT, &mMhz), 0) << er_last_error();
+  EXPECT_NEAR(tT, 1.0, 0.05);
+  EXPECT_NEAR(tE, 121.2, 0.05 * 121.2);
+  EXPECT_NEAR(mE, 121.2, 0.05 * 121.2);
+  EXPECT_NEAR(mT, 1.0, 0.05);
+  EXPECT_EQ(mhz, mMhz);
+  EXPECT_EQ(er_ticket_energy(ticket, 0, &tE), -1); // read once
+  EXPECT_EQ(er_end_ticket("one", &ticket, nullptr, nullptr), -1);
+  EXPECT_NE(std::string(er_last_error()).find("is not open"),
+            std::string::npos);
+  EXPECT_EQ(er_end_ticket(nullptr, &ticket, nullptr, nullptr), -1);
   ASSERT_EQ(er_result("step", &E, &T, &n), 0);
   EXPECT_EQ(n, 5u);
   EXPECT_NEAR(T, 50, 1.0);

@@ -143,6 +143,68 @@ TEST(Nvml, CApiRegionsReadTheSampledCounter) {
   er_shutdown();
 }
 
+// Windows whose energy is read later (er_end_ticket): ending one does not
+// wait for the counter (er_end_measure waits up to one 100 ms update), and
+// each energy, read afterwards, is P x its time; a ticket is read once,
+// can be asked without waiting, and can be released unread.
+TEST(Nvml, CApiTicketsDoNotWaitForTheCounter) {
+  if (oldVariant())
+    GTEST_SKIP();
+  ASSERT_EQ(er_init("cuda:0"), 0) << er_last_error();
+  const int n = 10;
+  unsigned long long tickets[n];
+  double times[n];
+  int mhz = 0;
+  auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < n; ++i) {
+    ASSERT_EQ(er_begin("w"), 0) << er_last_error();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_EQ(er_end_ticket("w", &tickets[i], &times[i], &mhz), 0)
+        << er_last_error();
+    EXPECT_GE(times[i], 0.01);
+  }
+  double loopS =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
+  // Ten 10 ms windows: ~0.1 s; waiting for the counter at each end would
+  // take ~1 s (a loaded machine is allowed half of that).
+  EXPECT_LT(loopS, 0.5);
+  EXPECT_EQ(mhz, 1980);
+  // The last one has ended just now: the counter has almost surely not
+  // passed it yet (it would have only if this thread was descheduled for a
+  // poll period), and asked without waiting the answer is "not yet".
+  double e = -1;
+  int rc = er_ticket_energy(tickets[n - 1], /*wait=*/0, &e);
+  if (rc == 1) {
+    EXPECT_EQ(e, -1);
+    ASSERT_EQ(er_ticket_energy(tickets[n - 1], /*wait=*/1, &e), 0);
+  }
+  ASSERT_NE(rc, -1) << er_last_error();
+  EXPECT_NEAR(e, power() * times[n - 1], power() * 0.01);
+  ASSERT_EQ(er_ticket_release(tickets[0]), 0) << er_last_error();
+  EXPECT_EQ(er_ticket_release(tickets[0]), 0); // held or not, never fails
+  EXPECT_EQ(er_ticket_energy(tickets[0], 1, &e), -1);
+  for (int i = 1; i < n - 1; ++i) {
+    ASSERT_EQ(er_ticket_energy(tickets[i], /*wait=*/1, &e), 0)
+        << er_last_error();
+    // Half a 10 ms poll at each end, and a loaded machine's scheduling.
+    EXPECT_NEAR(e, power() * times[i], power() * 0.01) << "window " << i;
+  }
+  EXPECT_EQ(er_ticket_energy(tickets[1], 1, &e), -1);
+  EXPECT_NE(std::string(er_last_error()).find("read or released already"),
+            std::string::npos)
+      << er_last_error();
+  EXPECT_EQ(er_ticket_energy(12345678, 1, &e), -1);
+  EXPECT_NE(std::string(er_last_error()).find("not given by er_end_ticket"),
+            std::string::npos)
+      << er_last_error();
+  // Every window counts in the region's totals, the released one too.
+  RegionTotals r;
+  ASSERT_EQ(er_result("w", &r.E, &r.T, &r.n), 0) << er_last_error();
+  EXPECT_EQ(r.n, unsigned(n));
+  er_shutdown();
+}
+
 // fork() after er_init (a data loader's workers): the child has no sampler
 // thread and must not use (or, exiting, tear down) the parent's; it is told
 // to call er_init. The parent goes on measuring.
