@@ -134,6 +134,11 @@ struct State {
   std::unique_ptr<ClockGuard> guard;
   unsigned switches = 0;
   Profile profile;
+  /// ENERGY_RT_FLUSH_AT_EXIT (empty: unset) and ENERGY_RT_FLUSH_INTERVAL:
+  /// the shard is also written during the job (checkpointShard).
+  std::string flushAtExit;
+  double flushInterval = 60;
+  std::chrono::steady_clock::time_point lastCheckpoint;
   /// ENERGY_RT_METRICS_PORT: Prometheus scrapes over HTTP (opt-in). Last
   /// member: destroyed first, its thread stopped before the rest goes.
   MetricsServer metricsServer;
@@ -452,6 +457,69 @@ Region *openRegion(const char *name) {
   return &it->second;
 }
 
+/// Writes the signature DB of every run resolved so far to `path` ("%r":
+/// the rank), whole or not at all (caller holds state.mu).
+bool writeShard(const std::string &path, std::string &err) {
+  std::string p = withRank(path);
+  // One entry per region and SM clock: a region profiled across clocks
+  // becomes an operating set for --energy-fill-signatures.
+  std::vector<Measurement> entries;
+  for (auto &[name, r] : pooledRegions()) {
+    for (auto it = r.byClock.rbegin(); it != r.byClock.rend(); ++it) {
+      const Stats &st = it->second;
+      if (!st.count)
+        continue;
+      double n = st.count;
+      double meanT = st.sumT / n, meanE = st.sumE / n;
+      Measurement m;
+      m.key = name;
+      m.smMhz = it->first;
+      m.s = state.staticPower;
+      m.T = meanT;
+      m.d = std::max(0.0, meanE - state.staticPower * meanT);
+      m.varT =
+          n > 1 ? std::max(0.0, (st.sumT2 - n * meanT * meanT) / (n - 1)) : 0;
+      double varE =
+          n > 1 ? std::max(0.0, (st.sumE2 - n * meanE * meanE) / (n - 1)) : 0;
+      m.varD = std::max(0.0, varE - m.s * m.s * m.varT);
+      m.runs = st.count;
+      entries.push_back(m);
+    }
+  }
+  // Whole or not at all: a failed write leaves the previous DB intact.
+  std::string json = signatureDbJson(
+      state.dev->identity(), entries, state.sim ? "simulated" : "measured",
+      energy::generatorJson(
+          "energy_rt er_flush (rank " + std::to_string(er_rank()) + ")", {}));
+  return AtomicFile::writeWhole(p, json, err);
+}
+
+/// ENERGY_RT_FLUSH_AT_EXIT's shard, also written during the job so that a
+/// death no exit path sees (SIGKILL, SIGSEGV, SIGABRT, os._exit, the OOM
+/// killer) loses at most the runs since: at er_step when a profiled clock
+/// has just finished, and otherwise at most every ENERGY_RT_FLUSH_INTERVAL
+/// seconds (default 60; 0: every step). Runs the counter has not passed yet
+/// are left for the next write (no waiting). A failed write is a warning:
+/// the job goes on, and the exit's flush tries again. Caller holds state.mu.
+void checkpointShard(bool clockFinished) {
+  if (state.flushAtExit.empty())
+    return;
+  auto now = std::chrono::steady_clock::now();
+  if (!clockFinished &&
+      std::chrono::duration<double>(now - state.lastCheckpoint).count() <
+          state.flushInterval)
+    return;
+  state.lastCheckpoint = now;
+  std::string err;
+  if (resolvePending(/*wait=*/false, err) &&
+      writeShard(state.flushAtExit, err))
+    return;
+  std::fprintf(stderr,
+               "energy_rt: warning: ENERGY_RT_FLUSH_AT_EXIT: writing the "
+               "shard during the job failed (the exit will try again): %s\n",
+               err.c_str());
+}
+
 } // namespace
 
 extern "C" {
@@ -578,7 +646,18 @@ int er_init(const char *device) {
     if (!startProfile(list, why))
       return fail("profiling across clocks: " + why);
   }
+  state.flushAtExit.clear();
+  state.flushInterval = 60;
   if (const char *at = std::getenv("ENERGY_RT_FLUSH_AT_EXIT")) {
+    if (const char *iv = std::getenv("ENERGY_RT_FLUSH_INTERVAL")) {
+      char *end = nullptr;
+      double interval = std::strtod(iv, &end);
+      if (end == iv || *end || !(interval >= 0) || !std::isfinite(interval))
+        return fail(std::string("ENERGY_RT_FLUSH_INTERVAL='") + iv +
+                    "' is not a non-negative number of seconds");
+      state.flushInterval = interval;
+    }
+    state.lastCheckpoint = std::chrono::steady_clock::now();
     // The path is checked now, not after the job: a shard that cannot be
     // written must not be found out at exit, and in a job of several ranks
     // a path without %r would have each rank overwrite the others'.
@@ -602,6 +681,7 @@ int er_init(const char *device) {
     static std::string atExitPath;
     static std::once_flag registered;
     atExitPath = at;
+    state.flushAtExit = at;
     std::call_once(registered, [] {
       std::atexit([] {
         {
@@ -733,6 +813,8 @@ int er_step(void) {
   }
   Profile &pf = state.profile;
   ++pf.step;
+  checkpointShard(pf.active && pf.step > pf.warmup &&
+                  (pf.step - pf.warmup) % pf.perClock == 0);
   if (!pf.active || pf.step < pf.warmup)
     return 0;
   size_t phase = (pf.step - pf.warmup) / pf.perClock;
@@ -988,40 +1070,7 @@ int er_flush(const char *path) {
   if (!state.dev)
     return notInitialized("er_flush");
   std::string err;
-  if (!resolvePending(/*wait=*/true, err))
-    return fail(err);
-  std::string p = withRank(path);
-  // One entry per region and SM clock: a region profiled across clocks
-  // becomes an operating set for --energy-fill-signatures.
-  std::vector<Measurement> entries;
-  for (auto &[name, r] : pooledRegions()) {
-    for (auto it = r.byClock.rbegin(); it != r.byClock.rend(); ++it) {
-      const Stats &st = it->second;
-      if (!st.count)
-        continue;
-      double n = st.count;
-      double meanT = st.sumT / n, meanE = st.sumE / n;
-      Measurement m;
-      m.key = name;
-      m.smMhz = it->first;
-      m.s = state.staticPower;
-      m.T = meanT;
-      m.d = std::max(0.0, meanE - state.staticPower * meanT);
-      m.varT =
-          n > 1 ? std::max(0.0, (st.sumT2 - n * meanT * meanT) / (n - 1)) : 0;
-      double varE =
-          n > 1 ? std::max(0.0, (st.sumE2 - n * meanE * meanE) / (n - 1)) : 0;
-      m.varD = std::max(0.0, varE - m.s * m.s * m.varT);
-      m.runs = st.count;
-      entries.push_back(m);
-    }
-  }
-  // Whole or not at all: a failed write leaves the previous DB intact.
-  std::string json = signatureDbJson(
-      state.dev->identity(), entries, state.sim ? "simulated" : "measured",
-      energy::generatorJson(
-          "energy_rt er_flush (rank " + std::to_string(er_rank()) + ")", {}));
-  if (!AtomicFile::writeWhole(p, json, err))
+  if (!resolvePending(/*wait=*/true, err) || !writeShard(path, err))
     return fail(err);
   return 0;
 }

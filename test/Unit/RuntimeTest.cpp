@@ -654,6 +654,56 @@ namespace {
 // Region names are per thread: eight threads measuring the same step do not
 // collide (393,585 of 800,000 er_begin calls used to fail), and er_result
 // pools them by name.
+// ENERGY_RT_FLUSH_AT_EXIT's shard is also written during the job: a
+// profiling rank killed where no exit path runs (SIGKILL here; SIGSEGV,
+// SIGABRT, os._exit, the OOM killer alike) leaves the clocks it finished.
+TEST(CApi, AKilledProfileKeepsItsFinishedClocks) {
+  std::string shard = ::testing::TempDir() + "energy-rt-killed-" +
+                      std::to_string(::getpid()) + ".json";
+  std::remove(shard.c_str());
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::setenv("ENERGY_RT_FLUSH_AT_EXIT", shard.c_str(), 1);
+    ::setenv("ENERGY_RT_PROFILE_CLOCKS", "1410,1200,990", 1);
+    ::setenv("ENERGY_RT_PROFILE_WARMUP", "1", 1);
+    ::setenv("ENERGY_RT_PROFILE_ITERATIONS", "2", 1);
+    ::setenv("ENERGY_RT_ALLOW_CLOCK_CHANGES", "1", 1);
+    ::setenv("ENERGY_RT_SIM_STATE",
+             (shard + ".clock").c_str(), 1); // not a shared mirror
+    if (er_init("sim:a100") != 0)
+      ::_exit(2);
+    // Warm-up, then 1410 and 1200 MHz twice each: 5 steps; the sweep has
+    // 990 MHz to go when the process dies.
+    for (int it = 0; it < 5; ++it) {
+      if (er_begin("stage0.forward") || er_sim_run(1e12, 1e9) ||
+          er_end("stage0.forward") || er_step())
+        ::_exit(3);
+    }
+    char c = 'x';
+    ssize_t w = ::write(ready[1], &c, 1);
+    (void)w;
+    for (;;)
+      ::pause();
+  }
+  char c;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status));
+  std::string json = readFile(shard);
+  EXPECT_NE(json.find("\"sm_mhz\": 1410"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"sm_mhz\": 1200"), std::string::npos) << json;
+  EXPECT_EQ(json.find("\"sm_mhz\": 990"), std::string::npos) << json;
+  ::close(ready[0]);
+  ::close(ready[1]);
+  std::remove(shard.c_str());
+  std::remove((shard + ".clock").c_str());
+}
+
 TEST(CApi, SameNameInManyThreads) {
   ASSERT_EQ(er_init("sim:a100"), 0) << er_last_error();
   std::atomic<int> failures{0};
