@@ -114,8 +114,10 @@ struct State {
   /// simulated ones (virtual time) read it at region boundaries.
   std::unique_ptr<EnergySampler> sampler;
   std::vector<Pending> pending;
-  /// er_end_ticket: the energies resolved and not yet read or released.
+  /// er_end_ticket: the energies resolved and not yet read or released,
+  /// and the ends of the pending runs whose tickets are held.
   std::map<unsigned long long, double> tickets;
+  std::map<unsigned long long, double> pendingTickets;
   unsigned long long nextTicket = 1;
   double resolvedUpTo = -1e300; ///< the curve's end at the last resolution
   /// This process was forked from one that had called er_init.
@@ -167,6 +169,7 @@ void afterForkChild() {
     state.sim = nullptr;
     state.pending.clear();
     state.tickets.clear();
+    state.pendingTickets.clear();
     state.regions.clear();
     state.planClocks.clear();
     state.forked = true;
@@ -191,13 +194,14 @@ int notInitialized(const char *fn) {
                             : " before er_init"));
 }
 
-void account(Region &r, double E, double T, int smMhz, bool record,
-             unsigned long long ticket) {
-  if (ticket) {
-    state.tickets[ticket] = E;
-    if (state.tickets.size() > kTicketsKept)
-      state.tickets.erase(state.tickets.begin());
-  }
+/// Keeps a run's energy under its ticket until read or released.
+void keepTicket(unsigned long long ticket, double E) {
+  state.tickets[ticket] = E;
+  if (state.tickets.size() > kTicketsKept)
+    state.tickets.erase(state.tickets.begin());
+}
+
+void account(Region &r, double E, double T, int smMhz, bool record) {
   if (!record)
     return;
   r.all.add(E, T);
@@ -236,7 +240,10 @@ bool resolvePending(bool wait, std::string &err) {
     double E;
     if (!s->energy(p.t0, p.t1, E, err))
       return false;
-    account(*p.region, E, p.t1 - p.t0, p.smMhz, p.record, p.ticket);
+    account(*p.region, E, p.t1 - p.t0, p.smMhz, p.record);
+    // Kept unless released meanwhile.
+    if (p.ticket && state.pendingTickets.erase(p.ticket))
+      keepTicket(p.ticket, E);
   }
   state.pending.erase(state.pending.begin(), state.pending.begin() + k);
   // Pending regions are in the order they ended, not started: an outer
@@ -933,10 +940,14 @@ int endRegion(const char *fn, const char *name, unsigned long long ticket,
   if (smMhz)
     *smMhz = r.smMhz;
   if (!state.sampler) {
-    account(r, E1 - r.startJ, t1 - r.startT, r.smMhz, r.record, ticket);
+    account(r, E1 - r.startJ, t1 - r.startT, r.smMhz, r.record);
+    if (ticket)
+      keepTicket(ticket, E1 - r.startJ);
     return 0;
   }
   state.pending.push_back({&r, r.startT, t1, r.smMhz, r.record, ticket});
+  if (ticket)
+    state.pendingTickets.emplace(ticket, t1);
   // Bounded memory: resolve once a batch waits and the counter moved.
   if (state.pending.size() >= kResolveBatch &&
       state.sampler->coveredUntil() > state.resolvedUpTo) {
@@ -954,10 +965,8 @@ int endRegion(const char *fn, const char *name, unsigned long long ticket,
 int ticketEnergy(unsigned long long ticket, bool wait, double *energyJ) {
   auto done = state.tickets.find(ticket);
   if (done == state.tickets.end()) {
-    auto it = std::find_if(
-        state.pending.begin(), state.pending.end(),
-        [&](const Pending &p) { return p.ticket == ticket; });
-    if (it == state.pending.end())
+    auto it = state.pendingTickets.find(ticket);
+    if (it == state.pendingTickets.end())
       return fail("er_ticket_energy: ticket " + std::to_string(ticket) +
                   (ticket && ticket < state.nextTicket
                        ? " was read or released already, is one of the oldest "
@@ -967,10 +976,10 @@ int ticketEnergy(unsigned long long ticket, bool wait, double *energyJ) {
                        : " was not given by er_end_ticket"));
     std::string err;
     EnergySampler *s = state.sampler.get();
-    if (s->coveredUntil() < it->t1) {
+    if (s->coveredUntil() < it->second) {
       if (!wait)
         return 1;
-      if (!s->waitCovered(it->t1, kCounterWait, err))
+      if (!s->waitCovered(it->second, kCounterWait, err))
         return fail(err);
     }
     if (!resolvePending(/*wait=*/false, err))
@@ -1011,11 +1020,10 @@ int er_ticket_energy(unsigned long long ticket, int wait, double *energy_j) {
 
 int er_ticket_release(unsigned long long ticket) {
   std::lock_guard<std::mutex> lock(state.mu);
-  if (state.tickets.erase(ticket) || !ticket)
-    return 0;
-  for (Pending &p : state.pending)
-    if (p.ticket == ticket)
-      p.ticket = 0; // still accounted, its energy no longer kept
+  // Resolved, or still pending (then still accounted when resolved, its
+  // energy not kept).
+  if (!state.tickets.erase(ticket))
+    state.pendingTickets.erase(ticket);
   return 0;
 }
 
@@ -1081,6 +1089,7 @@ void er_shutdown(void) {
   state.sampler.reset();
   state.pending.clear();
   state.tickets.clear();
+  state.pendingTickets.clear();
   state.guard.reset(); // restores the default clocks first
   state.planClocks.clear();
   state.dev.reset();

@@ -186,8 +186,10 @@ class Measurement:
     def _later(cls, ticket, index, **fields):
         """A window whose energy the C runtime gives for `ticket` (J on GPU
         `index`) when first read."""
-        m = cls(total_energy=None, energy=None, d=None, **fields)
-        m.__dict__["_ticket"] = (ticket, index)
+        # Built without __init__ (a window pair costs microseconds): the
+        # fields set directly, the energies on first read.
+        m = object.__new__(cls)
+        m.__dict__.update(cls._defaults, _ticket=(ticket, index), **fields)
         return m
 
     def _resolve(self, wait=True):
@@ -228,6 +230,8 @@ def _resolved_on_read(name):
 
 for _field in ("total_energy", "energy", "d"):
     setattr(Measurement, _field, _resolved_on_read(_field))
+# The fields a Measurement made by _later is not given.
+Measurement._defaults = {"cpu_energy": None, "dram_energy": None}
 
 
 _state = {"device": None, "requested": None}
