@@ -222,14 +222,22 @@ test. Said plainly: no EnergyLens figure here.
 ## Serving advice under a latency SLO
 
 `energy-prof serve-plan DATA... --serve-model M --gpu G --tp T [--gpus N]
---slo-p90-itl-ms X` recommends the batch cap of least predicted energy per
-token whose predicted p90 inter-token latency meets the SLO: the law fitted
-on the cell's settings, the realized batch, `tau` and the p90 latency
-interpolated against log cap, over the measured caps and the powers of two
-between them; the answer carries the prediction's 95 % interval.
+--slo-p90-itl-ms X` recommends the batch cap of least energy per token
+whose p90 inter-token latency meets the SLO, over the measured caps and the
+powers of two between them. A measured cap is ranked by its measurements
+(the mean energy per token, and the largest p90 latency of its runs: one
+run over the SLO is a miss); a cap between them by the law fitted on the
+cell's settings at the realized batch and `tau` interpolated against log
+cap, corrected by the law's misses at the measured caps around it
+(interpolated alike; beyond the end caps, the end cap's), so that the
+predictor passes through the measurements; the p90 latency is interpolated
+alike. A cap where that prediction is not positive is left out, and the
+answer notes it, as it notes a law that misses the cell's own measurements
+by more than 10 %; the answer carries the law's 95 % interval at the cap.
 
 Validation (v3, cells with at least 8 settings): the planner sees every
-other setting only and recommends among all of the cell's caps, for four
+other setting only (those it ranks by their measurements, the others by
+the law) and recommends among all of the cell's caps, for four
 SLOs per cell (between the measured p90 latencies around the 25th, 50th and
 75th percentile, and above the largest); its choice is scored by the
 **measured** energy per token at that cap against the best measured

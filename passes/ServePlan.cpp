@@ -46,6 +46,8 @@ struct EnergyServePlanPass
     if (!calculus::recommendServingCap(obs, model, gpu, tp, gpus,
                                        sloP90ItlMs / 1e3, rec, err))
       return fail(err);
+    for (const std::string &note : rec.notes)
+      module.emitWarning("energy-serve-plan: ") << note;
     Builder b(&getContext());
     SmallVector<NamedAttribute> fields = {
         b.getNamedAttr("batch_cap", b.getI64IntegerAttr(int64_t(rec.cap))),

@@ -223,46 +223,103 @@ std::vector<ErrorSummary> summarizeBy(const std::vector<HeldOut> &preds,
 double recommendCap(const std::vector<const ServingObservation *> &train,
                     const std::vector<double> &candidates, double sloS,
                     double &predicted, double &halfWidth, std::string &err,
-                    std::map<double, std::pair<double, double>> *byCap) {
+                    std::map<double, std::pair<double, double>> *byCap,
+                    std::vector<std::string> *notes) {
   LinearFit fit;
   if (!fitLaw(train, fit, err))
     return -1;
   // The interpolation tables, by cap whatever the rows' order; settings
   // measured more than once at one cap are averaged (in log space, as
-  // they are interpolated).
-  std::map<double, std::array<double, 4>> logs; // sums of logs, count
+  // they are interpolated). At a measured cap the measurements themselves
+  // rank it: the mean energy per token, and the largest p90 latency of its
+  // runs (one run over the SLO is a miss the mean would hide).
+  struct AtCap {
+    std::array<double, 4> logs{}; // sums of log batch, tau, p90; count
+    double sumE = 0, worstP90 = 0;
+  };
+  std::map<double, AtCap> at;
   for (const ServingObservation *o : train) {
     if (o->p90ItlS < 0) {
       err = "the planner needs the p90 inter-token latency of every "
             "setting (ML.ENERGY v2 does not record it; v3 does)";
       return -1;
     }
-    std::array<double, 4> &a = logs[o->cap];
-    a[0] += std::log(o->batch);
-    a[1] += std::log(o->tau);
-    a[2] += std::log(o->p90ItlS);
-    a[3] += 1;
+    AtCap &a = at[o->cap];
+    a.logs[0] += std::log(o->batch);
+    a.logs[1] += std::log(o->tau);
+    a.logs[2] += std::log(o->p90ItlS);
+    a.logs[3] += 1;
+    a.sumE += o->e;
+    a.worstP90 = std::max(a.worstP90, o->p90ItlS);
   }
   std::vector<std::pair<double, double>> batch, tau, p90;
-  for (const auto &[cap, a] : logs) {
-    batch.push_back({cap, a[0] / a[3]});
-    tau.push_back({cap, a[1] / a[3]});
-    p90.push_back({cap, a[2] / a[3]});
+  for (const auto &[cap, a] : at) {
+    batch.push_back({cap, a.logs[0] / a.logs[3]});
+    tau.push_back({cap, a.logs[1] / a.logs[3]});
+    p90.push_back({cap, a.logs[2] / a.logs[3]});
   }
-  double best = -1, bestE = INFINITY;
   const ServingObservation &ref = *train.front();
-  for (double cap : candidates) {
-    double latency = std::exp(interpolate(p90, cap));
+  auto columnsAt = [&](double cap) {
     ServingObservation o = ref;
     o.cap = cap;
     o.batch = std::exp(interpolate(batch, cap));
     o.tau = std::exp(interpolate(tau, cap));
-    std::vector<double> x = lawColumns(o);
-    double e = fit.predict(x);
+    return lawColumns(o);
+  };
+  // The law's misses at the measured caps: between two measured caps a
+  // prediction is corrected by their residuals interpolated against log cap
+  // (held at the end caps' beyond them), so that the predictor passes
+  // through the measurements and ranks a cap between them consistently
+  // with them.
+  std::vector<std::pair<double, double>> residual;
+  double worst = 0, worstCap = 0;
+  for (const auto &[cap, a] : at) {
+    double e = a.sumE / a.logs[3];
+    double law = fit.predict(columnsAt(cap));
+    residual.push_back({cap, e - law});
+    if (std::abs(law - e) / e > worst) {
+      worst = std::abs(law - e) / e;
+      worstCap = cap;
+    }
+  }
+  auto correction = [&](double cap) {
+    if (cap <= residual.front().first)
+      return residual.front().second;
+    if (cap >= residual.back().first)
+      return residual.back().second;
+    return interpolate(residual, cap);
+  };
+  if (notes) {
+    if (worst > 0.1) {
+      char buf[256];
+      std::snprintf(buf, sizeof buf,
+                    "the law fitted on this cell misses its own measurements "
+                    "by up to %.0f %% (at cap %g): between measured caps "
+                    "its predictions, corrected by those misses, are no "
+                    "more certain",
+                    100 * worst, worstCap);
+      notes->push_back(buf);
+    }
+  }
+  double best = -1, bestE = INFINITY;
+  std::vector<double> nonPositive;
+  for (double cap : candidates) {
+    std::vector<double> x = columnsAt(cap);
+    auto measured = at.find(cap);
+    double latency = measured != at.end() ? measured->second.worstP90
+                                          : std::exp(interpolate(p90, cap));
+    double e = measured != at.end()
+                   ? measured->second.sumE / measured->second.logs[3]
+                   : fit.predict(x) + correction(cap);
     if (byCap)
       (*byCap)[cap] = {latency, e};
     if (latency > sloS)
       continue;
+    if (!(e > 0)) {
+      // The fitted law extrapolates to no energy at all: not a prediction.
+      nonPositive.push_back(cap);
+      continue;
+    }
     if (e < bestE) {
       bestE = e;
       best = cap;
@@ -270,21 +327,41 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
       halfWidth = fit.predictionHalfWidth95(x);
     }
   }
+  if (notes && !nonPositive.empty()) {
+    std::string caps;
+    for (double c : nonPositive) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%s%g", caps.empty() ? "" : ", ", c);
+      caps += buf;
+    }
+    notes->push_back("the law fitted on this cell, corrected by its misses "
+                     "at the measured caps, predicts no positive energy per "
+                     "token at cap " +
+                     caps + ", which is not considered");
+  }
   if (best < 0) {
     // What the SLO would need: the lowest latency predicted at any cap.
-    double lowest = INFINITY, at = 0;
+    double lowest = INFINITY, lowestAt = 0;
     for (double cap : candidates) {
-      double latency = std::exp(interpolate(p90, cap));
+      auto measured = at.find(cap);
+      double latency = measured != at.end() ? measured->second.worstP90
+                                            : std::exp(interpolate(p90, cap));
       if (latency < lowest) {
         lowest = latency;
-        at = cap;
+        lowestAt = cap;
       }
     }
-    char buf[128];
-    std::snprintf(buf, sizeof buf,
-                  "no batch cap is predicted to meet the SLO: the lowest "
-                  "predicted p90 inter-token latency is %.3g ms (at cap %g)",
-                  lowest * 1e3, at);
+    char buf[192];
+    if (lowest <= sloS)
+      std::snprintf(buf, sizeof buf,
+                    "no batch cap that meets the SLO has a positive predicted "
+                    "energy per token (the law fitted on this cell does not "
+                    "hold there)");
+    else
+      std::snprintf(buf, sizeof buf,
+                    "no batch cap is predicted to meet the SLO: the lowest "
+                    "p90 inter-token latency is %.3g ms (at cap %g)",
+                    lowest * 1e3, lowestAt);
     err = buf;
   }
   return best;
@@ -379,7 +456,7 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
   out.cell = servingGroup(*group.front());
   std::map<double, std::pair<double, double>> predictions;
   out.cap = recommendCap(group, caps, sloS, out.predicted, out.halfWidth95, err,
-                         &predictions);
+                         &predictions, &out.notes);
   if (out.cap < 0)
     return false;
   out.predictedP90 = predictions[out.cap].first;

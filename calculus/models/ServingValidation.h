@@ -87,15 +87,23 @@ std::vector<ErrorSummary> summarizeBy(const std::vector<HeldOut> &preds,
 /// The planner: within one group, fit the law on `train`, interpolate the
 /// realized batch, tau and p90 ITL against log cap (continued along the end
 /// segments past the trained caps), and return the cap of
-/// least predicted energy per token whose predicted p90 ITL meets `sloS`
-/// among `candidates` (-1 when none does). `predicted` and `halfWidth` get
-/// the chosen cap's prediction; `byCap` (optional) every candidate's
-/// predicted (p90 ITL s, J per token).
+/// least energy per token whose p90 ITL meets `sloS` among `candidates`
+/// (-1 when none does): at a cap `train` measured, its measurements (mean
+/// energy, largest p90 of its runs); between them, the law's prediction at
+/// the interpolated batch and tau plus its misses at the measured caps
+/// interpolated against log cap (held beyond the end caps), and the
+/// interpolated p90 -- a cap predicted at no positive energy is not
+/// considered. `predicted` and
+/// `halfWidth` get the chosen cap's energy and the law's 95 % half-width
+/// there; `byCap` (optional) every candidate's (p90 ITL s, J per token);
+/// `notes` (optional) what the user should know: the law missing its own
+/// measurements by over 10 %, caps left out for a non-positive prediction.
 double
 recommendCap(const std::vector<const ServingObservation *> &train,
              const std::vector<double> &candidates, double sloS,
              double &predicted, double &halfWidth, std::string &err,
-             std::map<double, std::pair<double, double>> *byCap = nullptr);
+             std::map<double, std::pair<double, double>> *byCap = nullptr,
+             std::vector<std::string> *notes = nullptr);
 
 /// The planner on one cell of measurements: the (model, GPU, TP) rows of
 /// `obs` -- of the deployment with `gpus` GPUs when several have that TP
@@ -111,6 +119,8 @@ struct ServingRecommendation {
   std::string cell;
   double predictedP90 = 0;
   bool capMeasured = false;
+  /// recommendCap's notes (warnings for the user).
+  std::vector<std::string> notes;
   /// The 95 % interval of the predicted energy per token, clipped at 0
   /// (energy is never negative; `unclippedLo` then says where the normal
   /// approximation's own bound was, as calculus::predictionInterval does).

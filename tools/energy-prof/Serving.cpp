@@ -165,6 +165,14 @@ bool servePlanCommand(const std::vector<std::string> &paths,
     if (ci.clipped())
       o["ci95_unclipped_lo_J_per_token"] = ci.unclippedLo;
   }
+  if (!rec.notes.empty()) {
+    json::Array notes;
+    for (const std::string &n : rec.notes) {
+      llvm::errs() << "energy-prof: warning: serve-plan: " << n << "\n";
+      notes.push_back(n);
+    }
+    o["notes"] = std::move(notes);
+  }
   text = formatv("{0:2}\n", json::Value(std::move(o))).str();
   return true;
 }
