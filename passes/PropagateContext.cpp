@@ -98,29 +98,14 @@ private:
   bool nestedCoRun(ParOp par, const DeviceModels &info);
 };
 
-/// The element an operand is, looking through one-operand seqs and pars
-/// (`energy.seq { x }` runs as `x` does: the same co-runner), or null.
-static ElementOp soleElement(Operation *op) {
-  while (isa<SeqOp, ParOp>(op)) {
-    Block &body = op->getRegion(0).front();
-    if (!llvm::hasSingleElement(body))
-      return {};
-    op = &body.front();
-  }
-  return dyn_cast<ElementOp>(op);
-}
-
 bool Propagator::nestedCoRun(ParOp par, const DeviceModels &info) {
   if (coveredPars.contains(par))
     return true; // an enclosing par's run covers it
+  // The time-resolved form (Axiom P5 at every instant) whatever the
+  // operands: direct elements of different lengths stop co-running when the
+  // shorter ends (a constant D / K over the whole par would slow the longer
+  // one after it too), and any nesting of seqs and pars.
   if (!info.capacity)
-    return false;
-  // The time-resolved form applies when some operand is a sequence (at any
-  // depth: a par in a seq in a par...); direct elements alone (one wrapped
-  // in one-operand seqs is direct) keep Axiom P5's constant form.
-  if (llvm::none_of(par.getBody().front(), [](Operation &c) {
-        return isa<SeqOp>(c) && !soleElement(&c);
-      }))
     return false;
   SmallVector<StringAttr> resources;
   std::vector<double> capacity;
@@ -379,37 +364,14 @@ FailureOr<Realized> Propagator::visit(Operation *op, State &state) {
       thermal ? state[dev].temperature(*devices[dev].mechanisms.thermal) : 0;
   bool outermost = dev && frozen.insert(dev).second;
   State entry = state;
-  // Co-runners: the direct element operands' demands on shared resources
-  // (elements nested in a sequence are not modelled as co-runners).
-  llvm::MapVector<StringAttr, double> demand;
-  for (Operation &child : par.getBody().front())
-    if (ElementOp el = soleElement(&child))
-      if (auto d = el->getAttrOfType<DictionaryAttr>(
-              EnergyDialect::DemandAttrHelper::getNameStr()))
-        for (NamedAttribute a : d)
-          if (auto f = dyn_cast<FloatAttr>(a.getValue()))
-            demand[a.getName()] += f.getValueAsDouble();
-  double slowdown = 1;
-  // Co-runners nested in sequences: the time-resolved form (it reduces to
-  // Axiom P5 while the co-runner set is constant); direct elements only:
-  // Axiom P5's constant slowdown, D / K over the whole par.
-  bool nested = dev && devices.count(dev) && nestedCoRun(par, devices[dev]);
-  if (!nested && dev && devices.count(dev))
-    if (DictionaryAttr cap = devices[dev].capacity)
-      for (auto &[res, total] : demand)
-        if (auto k = cap.getAs<FloatAttr>(res))
-          slowdown = std::max(slowdown, calculus::contentionSlowdown(
-                                            {total}, k.getValueAsDouble()));
+  // Co-runners: the whole par's program runs once, time-resolved
+  // (nestedCoRun), and its elements take their slowdowns from it.
+  if (dev && devices.count(dev))
+    (void)nestedCoRun(par, devices[dev]);
   double trafficIn = dev ? entry[dev].traffic : 0, trafficOut = trafficIn;
   for (Operation &child : par.getBody().front()) {
     State mine = entry;
-    FailureOr<Realized> c;
-    if (ElementOp el = soleElement(&child);
-        el && el->hasAttr(EnergyDialect::DemandAttrHelper::getNameStr()) &&
-        !nested)
-      c = element(el, mine, slowdown);
-    else
-      c = visit(&child, mine);
+    FailureOr<Realized> c = visit(&child, mine);
     if (failed(c))
       return failure();
     r.T = std::max(r.T, c->T);
