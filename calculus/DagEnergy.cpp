@@ -36,9 +36,12 @@ double dagEnergyWithSwitches(const Schedule &sched,
                              double quantum, double *makespan,
                              uint32_t *switches) {
   size_t n = sched.tasks.size();
-  // Which tasks a switch precedes, in program order per lane.
+  // Which tasks a switch precedes, in program order per lane. The schedule
+  // is one period of a job that repeats it: a lane whose last clock is not
+  // its first switches back before its first task, every period.
   std::vector<char> switchBefore(n, 0);
   std::map<std::pair<uint32_t, uint32_t>, int64_t> laneClock;
+  std::map<std::pair<uint32_t, uint32_t>, size_t> laneFirst;
   uint32_t count = 0;
   for (size_t t = 0; t < n; ++t) {
     const ScheduleTask &task = sched.tasks[t];
@@ -47,12 +50,19 @@ double dagEnergyWithSwitches(const Schedule &sched,
       continue;
     auto [it, first] =
         laneClock.try_emplace({task.devices[0], task.stream}, clock);
+    if (first)
+      laneFirst[it->first] = t;
     if (!first && it->second != clock) {
       ++count;
       switchBefore[t] = deviceCost[task.devices[0]].declared;
     }
     it->second = clock;
   }
+  for (const auto &[lane, t] : laneFirst)
+    if (laneClock[lane] != clocks[t][choice[t]]) {
+      ++count;
+      switchBefore[t] = deviceCost[lane.first].declared;
+    }
   Schedule timed;
   timed.devices = sched.devices;
   std::vector<uint32_t> index(n);

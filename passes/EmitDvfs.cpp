@@ -41,38 +41,54 @@ struct EnergyEmitDvfsPass
         lanes[{task.getDeviceAttr(), task.getStream().value_or(0)}].push_back(
             task);
       int64_t switches = 0;
+      auto clockOf = [](TaskOp task) {
+        return task->getAttrOfType<OpPointAttr>(
+            EnergyDialect::DvfsAttrHelper::getNameStr());
+      };
+      // A switch task before `task` on its lane, from `from` to `to`, where
+      // its device declares what a switch costs.
+      auto insertSwitch = [&](TaskOp task, OpPointAttr from, OpPointAttr to) {
+        ++switches;
+        SignatureAttr cost = switchCost.lookup(task.getDeviceAttr().getAttr());
+        if (!cost)
+          return;
+        OpBuilder ob(task);
+        SmallVector<NamedAttribute> theta;
+        if (auto mhz = from.getSmMhz())
+          theta.push_back(
+              ob.getNamedAttr("from_mhz", ob.getI64IntegerAttr(*mhz)));
+        if (auto mhz = to.getSmMhz())
+          theta.push_back(ob.getNamedAttr("to_mhz", ob.getI64IntegerAttr(*mhz)));
+        TaskOp::create(ob, task.getLoc(),
+                       ob.getStringAttr(task.getSymName() + ".switch"),
+                       task.getDeviceAttr(), task.getStreamAttr(), ArrayAttr(),
+                       FloatAttr(), ArrayAttr(), FloatAttr(), FloatAttr(),
+                       ob.getStringAttr("dvfs-switch"),
+                       ob.getDictionaryAttr(theta), std::nullopt, std::nullopt,
+                       cost, StringAttr(), ArrayAttr());
+      };
       for (auto &[key, tasks] : lanes) {
+        // The schedule is one period of a job that repeats it: the lane's
+        // first clocked task switches from its last clock where they differ
+        // (calculus::dagEnergyWithSwitches charges it alike). It keeps its
+        // setting: the first period sets it from the default clock.
+        OpPointAttr last;
+        for (TaskOp task : llvm::reverse(tasks))
+          if ((last = clockOf(task)))
+            break;
         OpPointAttr prev;
         for (TaskOp task : tasks) {
-          auto clock = task->getAttrOfType<OpPointAttr>(
-              EnergyDialect::DvfsAttrHelper::getNameStr());
+          OpPointAttr clock = clockOf(task);
           if (!clock)
             continue; // runs at whatever clock is set
-          if (clock == prev) {
-            task->removeAttr(
-                EnergyDialect::DvfsAttrHelper::getNameStr()); // the setting
-                                                              // persists
-            continue;
-          }
-          SignatureAttr cost =
-              switchCost.lookup(task.getDeviceAttr().getAttr());
-          switches += prev ? 1 : 0;
-          if (prev && cost) {
-            OpBuilder ob(task);
-            SmallVector<NamedAttribute> theta;
-            if (auto from = prev.getSmMhz())
-              theta.push_back(
-                  ob.getNamedAttr("from_mhz", ob.getI64IntegerAttr(*from)));
-            if (auto to = clock.getSmMhz())
-              theta.push_back(
-                  ob.getNamedAttr("to_mhz", ob.getI64IntegerAttr(*to)));
-            TaskOp::create(ob, task.getLoc(),
-                           ob.getStringAttr(task.getSymName() + ".switch"),
-                           task.getDeviceAttr(), task.getStreamAttr(),
-                           ArrayAttr(), FloatAttr(), ArrayAttr(), FloatAttr(),
-                           FloatAttr(), ob.getStringAttr("dvfs-switch"),
-                           ob.getDictionaryAttr(theta), std::nullopt,
-                           std::nullopt, cost, StringAttr(), ArrayAttr());
+          if (!prev) {
+            if (clock != last)
+              insertSwitch(task, last, clock);
+          } else if (clock == prev) {
+            task->removeAttr(EnergyDialect::DvfsAttrHelper::getNameStr());
+            continue; // the setting persists
+          } else {
+            insertSwitch(task, prev, clock);
           }
           prev = clock;
         }

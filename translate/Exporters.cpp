@@ -134,6 +134,12 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
             capChange = op;
           caps.insert(cap);
         }
+        // A clock switch (--energy-emit-dvfs) is where the next clock
+        // begins: run-plan sets it at the switch's start, not after it.
+        if (auto sw = dyn_cast<sched::TaskOp>(op);
+            sw && sw.getKind() == "dvfs-switch" && sw.getTheta())
+          if (auto to = sw.getThetaAttr().getAs<IntegerAttr>("to_mhz"))
+            clock = to.getInt();
         const calculus::ScheduleTask &task = timed.tasks[t];
         double d = task.d / task.devices.size();
         std::string name = SymbolTable::getSymbolName(op).str();

@@ -15,7 +15,7 @@
 // modules are read as one file.
 // RUN: energy-translate --export-plan %t/emit.mlir -o %t/emit.json
 // RUN: %python -c "import json, sys; p = {s['schedule']: s['plan'] for s in json.load(open(sys.argv[1]))['schedules']}; print(sorted(p), round(p['cheap']['T_s'], 6), round(p['cheap']['E_J'], 6))" %t/emit.json | FileCheck %s --check-prefix=FILE
-// FILE: ['cheap', 'costly', 'free'] 0.036 3.16
+// FILE: ['cheap', 'costly', 'free', 'wrap'] 0.036 3.16
 // RUN: energy-prof run-plan %t/emit.json --schedule cheap --device sim:a100 --mode timeline --dry-run -- true 2>&1 | FileCheck %s --check-prefix=TIMELINE
 // TIMELINE: plan 0.0360 s / 3.2 J per iteration
 
@@ -78,4 +78,30 @@ sched.schedule @costly {
   sched.task @a on @g sig <T = 10 ms, d = 1 J> options [#energy.option<sm_mhz = 1200, T = 10 ms, d = 1 J>]
   sched.task @b on @g after [@a] sig <T = 10 ms, d = 1 J> options [#energy.option<sm_mhz = 1200, T = 10 ms, d = 1 J>, #energy.option<sm_mhz = 900, T = 14 ms, d = 700 mJ>]
   sched.task @c on @g after [@b] sig <T = 10 ms, d = 1 J> options [#energy.option<sm_mhz = 1200, T = 10 ms, d = 1 J>]
+}
+
+// -----
+
+// The schedule is one period of a job that repeats it: @a at 705 MHz and
+// @b at 1410 switch twice per period, back to 705 before @a as well as to
+// 1410 before @b (one was counted, and run-plan made 3 switches in 2
+// iterations of a plan claiming 1 each). Limit 2 s x 1.25 = 2.5 s; @a slow
+// with its two 50 ms switches: 1.2 + 1 + 0.1 = 2.3 s, E = 20 W x 2.3 s +
+// 40 J + 80 J + 2 x 0.1 J = 166.2 J (all at 1410: 220 J).
+// CHECK-LABEL: sched.schedule @wrap
+// CHECK-SAME: E_with_switches_J = 1.662000e+02
+// CHECK-SAME: T_with_switches_s = 2.300000e+00
+// CHECK-SAME: switches = 2
+// EMIT-LABEL: sched.schedule @wrap
+// EMIT: sched.task @a.switch on @g kind "dvfs-switch" {from_mhz = 1410 : i64, to_mhz = 705 : i64}
+// EMIT: sched.task @a on @g
+// EMIT: sched.task @b.switch on @g kind "dvfs-switch" {from_mhz = 705 : i64, to_mhz = 1410 : i64}
+// The plan file's runs begin at the switches (run-plan sets the clock
+// there, not after the switch's time at the old clock).
+// RUN: %python -c "import json, sys; s = [s for s in json.load(open(sys.argv[1]))['schedules'] if s['schedule'] == 'wrap'][0]; print(s['plan']['with_switches']['switches'], [(r['first'], r['sm_mhz']) for r in s['devices'][0]['runs']])" %t/emit.json | FileCheck %s --check-prefix=WRAP
+// WRAP: 2 [('a.switch', 705), ('b.switch', 1410)]
+sched.schedule @wrap {
+  sched.device @g kind "X" static 20 W {energy.switch = #energy.sig<T = 50 ms, d = 100 mJ>}
+  sched.task @a on @g sig <T = 1 s, d = 100 J> options [#energy.option<sm_mhz = 1410, T = 1 s, d = 100 J>, #energy.option<sm_mhz = 705, T = 1.2 s, d = 40 J>]
+  sched.task @b on @g after [@a] sig <T = 1 s, d = 80 J> options [#energy.option<sm_mhz = 1410, T = 1 s, d = 80 J>, #energy.option<sm_mhz = 1005, T = 2 s, d = 79 J>]
 }
