@@ -454,11 +454,19 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
   out = ServingRecommendation();
   out.measurements = group.size();
   out.cell = servingGroup(*group.front());
+  if (group.size() < 4) {
+    err = out.cell + ": " + std::to_string(group.size()) +
+          " measured setting(s); the law's fit (3 coefficients) and its "
+          "interval need at least 4";
+    return false;
+  }
   std::map<double, std::pair<double, double>> predictions;
   out.cap = recommendCap(group, caps, sloS, out.predicted, out.halfWidth95, err,
                          &predictions, &out.notes);
-  if (out.cap < 0)
+  if (out.cap < 0) {
+    err = out.cell + ": " + err;
     return false;
+  }
   out.predictedP90 = predictions[out.cap].first;
   out.capMeasured = std::any_of(group.begin(), group.end(),
                                 [&](auto *o) { return o->cap == out.cap; });

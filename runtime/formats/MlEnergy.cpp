@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <tuple>
 
@@ -44,6 +45,49 @@ struct Fields {
       return false;
     }
     out = *v;
+    return true;
+  }
+  /// A positive number no larger than `hi`: beyond it the value is no
+  /// measurement of a serving configuration (`what` says why).
+  bool atMost(StringRef key, double &out, double hi, const char *what,
+              double lo = 0) {
+    if (!number(key, out))
+      return false;
+    if (out > hi || out < lo) {
+      char buf[96];
+      if (out > hi)
+        std::snprintf(buf, sizeof buf, "%g is above %g", out, hi);
+      else
+        std::snprintf(buf, sizeof buf, "%g is below %g", out, lo);
+      err = where + "." + key.str() + ": " + buf + " (" + what +
+            "): no measurement of a serving configuration";
+      return false;
+    }
+    return true;
+  }
+  /// A batch cap: a whole number of sequences from 1 to a million.
+  bool cap(StringRef key, double &out) {
+    if (!number(key, out))
+      return false;
+    if (out != std::floor(out) || out > 1e6) {
+      err = where + "." + key.str() +
+            ": expected a whole number of sequences from 1 to 1000000";
+      return false;
+    }
+    return true;
+  }
+  /// The realized mean batch: at least one sequence, at most the cap.
+  bool batch(StringRef key, double &out, double cap, StringRef capKey) {
+    if (!number(key, out))
+      return false;
+    if (out < 1 || out > cap * (1 + 1e-9)) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%g", out);
+      err = where + "." + key.str() + ": " + buf +
+            " is not a realized mean batch from 1 to the cap (" +
+            capKey.str() + " = " + std::to_string(int64_t(cap)) + ")";
+      return false;
+    }
     return true;
   }
   bool integer(StringRef key, int &out) {
@@ -107,13 +151,17 @@ bool parseV3(const json::Object &root, const std::string &file,
         !f.integer("num_gpus", p.numGpus) ||
         !f.integer("tensor_parallel", p.tp) ||
         !f.integer("data_parallel", p.dp) ||
-        !f.integer("expert_parallel", p.ep) || !f.number("max_num_seqs", cap) ||
-        !f.number("avg_batch_size", p.batch) ||
-        !f.number("avg_output_len", p.outputTokens) ||
-        !f.number("avg_power_watts", p.powerW) ||
-        !f.number("energy_per_token_joules", p.energyPerTokenJ) ||
-        !f.number("output_throughput_tokens_per_sec", throughput) ||
-        !f.number("median_itl_ms", medianMs) || !f.number("p90_itl_ms", p90Ms))
+        !f.integer("expert_parallel", p.ep) || !f.cap("max_num_seqs", cap) ||
+        !f.batch("avg_batch_size", p.batch, cap, "max_num_seqs") ||
+        !f.atMost("avg_output_len", p.outputTokens, 1e7,
+                  "from 1 to ten million tokens a request", 1) ||
+        !f.atMost("avg_power_watts", p.powerW, 1e6, "a megawatt") ||
+        !f.atMost("energy_per_token_joules", p.energyPerTokenJ, 1e4,
+                  "from 1 uJ to 10 kJ a token", 1e-6) ||
+        !f.atMost("output_throughput_tokens_per_sec", throughput, 1e9,
+                  "from 0.001 to a billion tokens a second", 1e-3) ||
+        !f.atMost("median_itl_ms", medianMs, 1e6, "1,000 s between tokens") ||
+        !f.atMost("p90_itl_ms", p90Ms, 1e6, "1,000 s between tokens"))
       return false;
     p.batchCap = cap;
     p.gpu = gpuName(gpu);
@@ -169,11 +217,14 @@ bool parseV2(const json::Object &o, const std::string &file,
   double perReq = 0, throughput = 0, cap = 0;
   if (!f.string("Model", p.model) || !f.string("GPU", gpu) ||
       !f.integer("TP", p.tp) || !f.integer("PP", p.pp) ||
-      !f.number("Energy/req (J)", perReq) ||
-      !f.number("Avg TPOT (s)", p.meanItlS) ||
-      !f.number("Token tput (tok/s)", throughput) ||
-      !f.number("Avg Output Tokens", p.outputTokens) ||
-      !f.number("Avg BS (reqs)", p.batch) || !f.number("Max BS (reqs)", cap))
+      !f.atMost("Energy/req (J)", perReq, 1e10, "10 GJ a request") ||
+      !f.atMost("Avg TPOT (s)", p.meanItlS, 1e3, "1,000 s between tokens") ||
+      !f.atMost("Token tput (tok/s)", throughput, 1e9,
+                "from 0.001 to a billion tokens a second", 1e-3) ||
+      !f.atMost("Avg Output Tokens", p.outputTokens, 1e7,
+                "from 1 to ten million tokens a request", 1) ||
+      !f.cap("Max BS (reqs)", cap) ||
+      !f.batch("Avg BS (reqs)", p.batch, cap, "Max BS (reqs)"))
     return false;
   p.gpu = gpuName(gpu);
   if (p.gpu.empty()) {
@@ -183,6 +234,14 @@ bool parseV2(const json::Object &o, const std::string &file,
   p.numGpus = p.tp * p.pp;
   p.batchCap = cap;
   p.energyPerTokenJ = perReq / p.outputTokens;
+  if (p.energyPerTokenJ > 1e4 || p.energyPerTokenJ < 1e-6) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%g", p.energyPerTokenJ);
+    err = where + ": Energy/req (J) / Avg Output Tokens = " + buf +
+          " J a token is not from 1 uJ to 10 kJ a token: no measurement of a "
+          "serving configuration";
+    return false;
+  }
   p.secondsPerToken = 1 / throughput;
   // The task and the parameter count from the tree:
   // <task>/<GPU>/<org>/<model>/<file>, <task>/models.json.

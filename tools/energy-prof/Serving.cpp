@@ -61,6 +61,25 @@ json::Object provider(const std::string &name, const ValidationRun &run) {
 }
 } // namespace
 
+/// Whether every number in `v` is finite; `at` gets the first one's path.
+static bool allFinite(const json::Value &v, const std::string &path,
+                      std::string &at) {
+  if (std::optional<double> d = v.getAsNumber(); d && !std::isfinite(*d)) {
+    at = path;
+    return false;
+  }
+  if (const json::Object *o = v.getAsObject()) {
+    for (const auto &[k, x] : *o)
+      if (!allFinite(x, path + "." + k.str(), at))
+        return false;
+  } else if (const json::Array *a = v.getAsArray()) {
+    for (size_t i = 0; i < a->size(); ++i)
+      if (!allFinite((*a)[i], path + "[" + std::to_string(i) + "]", at))
+        return false;
+  }
+  return true;
+}
+
 bool validateServingCommand(const std::vector<std::string> &paths,
                             const std::string &generator, double joulesPerFlop,
                             double joulesPerByte, std::string &report,
@@ -136,7 +155,16 @@ bool validateServingCommand(const std::vector<std::string> &paths,
                                  {"joules_per_weight_byte", joulesPerByte}}},
                    {"providers", std::move(providers)},
                    {"planner", std::move(plannerRows)}};
-  report = formatv("{0:2}\n", json::Value(std::move(doc))).str();
+  json::Value value(std::move(doc));
+  // JSON has no inf or nan: a figure that is not finite is refused whole
+  // rather than written as a file no JSON reader takes.
+  std::string at;
+  if (!allFinite(value, "$", at)) {
+    err = "validate-serving: the figure at " + at +
+          " is not finite (the measurements make a fit degenerate)";
+    return false;
+  }
+  report = formatv("{0:2}\n", value).str();
   return true;
 }
 
