@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <thread>
 
@@ -254,8 +255,16 @@ bool simulate(const Fleet &fleet,
     err = "the horizon must be between 1 and 2^40 slots";
     return false;
   }
-  if (double(st.horizon) * st.runs > 1e13) {
-    err = "horizon x runs above 1e13 slots: that would run for days";
+  // About 4e6 slots a second on two cores (bench/RESULTS.md, session 20):
+  // 1e10 is some 40 minutes.
+  if (double(st.horizon) * st.runs > 1e10) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "horizon x runs = %.3g slots, above 1e10 (some 40 minutes "
+                  "of simulation at 4e6 slots a second): lower --runs or "
+                  "--horizon",
+                  double(st.horizon) * st.runs);
+    err = buf;
     return false;
   }
   if (!std::is_sorted(st.checkpoints.begin(), st.checkpoints.end()) ||
