@@ -34,11 +34,37 @@ FailureOr<Choices> Choices::build(ScheduleOp sched) {
       sdev += s.devices[d].staticPower;
     auto taskOp = dyn_cast<TaskOp>(c.graph.taskOps[t]);
     SignatureAttr own = taskOp ? taskOp.getSigAttr() : SignatureAttr();
+    // A power cap set on the task's device (--energy-power-cap) holds for
+    // every task there: only the options measured at that cap, or, where
+    // the options carry no cap, those whose mean power fits under it.
+    std::optional<double> deviceCap;
+    if (task.devices.size() == 1)
+      if (auto cap = c.graph.deviceOps[task.devices[0]]->getAttrOfType<
+                     OpPointAttr>(EnergyDialect::PowerCapAttrHelper::getNameStr()))
+        if (auto w = cap.getPowerCap())
+          deviceCap = w->value;
+    auto fits = [&](OpPointAttr point, double T, double d) {
+      if (!deviceCap)
+        return true;
+      if (point && point.getPowerCap())
+        return std::abs(point.getPowerCap()->value - *deviceCap) <=
+               1e-9 * *deviceCap;
+      return T > 0 && sdev + d / T <= *deviceCap * (1 + 1e-9);
+    };
     bool found = false;
+    size_t dropped = 0;
+    double leastPower = std::numeric_limits<double>::infinity();
     if (taskOp && taskOp.getOptionsAttr()) {
       for (Attribute a : taskOp.getOptionsAttr()) {
         auto opt = cast<OptionAttr>(a);
         SignatureAttr sig = opt.getSig();
+        if (!fits(opt.getOpPoint(), sig.time(), sig.dynamicEnergy())) {
+          ++dropped;
+          if (sig.time() > 0)
+            leastPower =
+                std::min(leastPower, sdev + sig.dynamicEnergy() / sig.time());
+          continue;
+        }
         if (own && sig.time() == own.time() &&
             sig.dynamicEnergy() == own.dynamicEnergy()) {
           c.current[t] = c.options[t].size();
@@ -48,7 +74,29 @@ FailureOr<Choices> Choices::build(ScheduleOp sched) {
         c.opPoints[t].push_back(opt.getOpPoint());
         c.sigs[t].push_back(sig);
       }
+      if (dropped && c.options[t].empty())
+        return taskOp.emitOpError("no operating point fits its device's "
+                                  "power cap of ")
+               << formatQuantity(*deviceCap, Dimension::Power, 4)
+               << " (--energy-power-cap): the options measured at another "
+                  "cap or, uncapped, drawing "
+               << formatQuantity(leastPower, Dimension::Power, 4)
+               << " or more on average";
     }
+    if (!found && !c.options[t].empty() && dropped) {
+      // The task's own signature does not fit the cap (it is one of the
+      // dropped options or none of them): it runs at its first fitting one.
+      c.current[t] = 0;
+      continue;
+    }
+    if (!found && deviceCap && task.duration > 0 &&
+        sdev + task.d / task.duration > *deviceCap * (1 + 1e-9))
+      c.graph.taskOps[t]->emitWarning("draws ")
+          << formatQuantity(sdev + task.d / task.duration, Dimension::Power, 4)
+          << " on average, above its device's power cap of "
+          << formatQuantity(*deviceCap, Dimension::Power, 4)
+          << " (--energy-power-cap): its signature does not hold under that "
+             "cap";
     if (!found) {
       // The task's own signature is one more option (its only one when
       // it has no operating set).

@@ -106,6 +106,11 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
       // limits) persists like the clock; run-plan holds one cap per device.
       std::optional<double> cap;
       std::set<std::optional<double>> caps;
+      std::optional<double> setCap;
+      if (auto c = g->deviceOps[dev]->getAttrOfType<OpPointAttr>(
+              EnergyDialect::PowerCapAttrHelper::getNameStr()))
+        if (auto w = c.getPowerCap())
+          setCap = w->value;
       Operation *capChange = nullptr; // the first task at another cap
       int64_t runCount = 0;
       std::string runFirst;
@@ -123,8 +128,9 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
                 EnergyDialect::DvfsAttrHelper::getNameStr())) {
           if (auto mhz = dvfs.getSmMhz())
             clock = *mhz;
-          // An operating point without a cap runs at the default limit.
-          std::optional<double> w;
+          // An operating point without a cap runs at the device's cap
+          // (--energy-power-cap), else at the default limit.
+          std::optional<double> w = setCap;
           if (auto c = dvfs.getPowerCap())
             w = c->value;
           cap = w;

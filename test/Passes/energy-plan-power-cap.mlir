@@ -1,0 +1,55 @@
+// RUN: energy-opt %s --energy-plan="max-slowdown=0" -split-input-file -verify-diagnostics | FileCheck %s
+// The plan file holds the device's cap, with the tasks measured without
+// one running under it (they were refused as a cap changing mid-run):
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: head -n 25 %s > %t/capped.mlir
+// RUN: energy-opt %t/capped.mlir --energy-plan="max-slowdown=0" -o %t/planned.mlir
+// RUN: energy-translate --export-plan %t/planned.mlir -o %t/plan.json
+// RUN: %python -c "import json; d = json.load(open('%t/plan.json'))['schedules'][0]; print(d['plan']['T_s'], d['plan']['E_J'], [x.get('power_cap_W') for x in d['devices']])" | FileCheck --check-prefix=FILE %s
+// FILE: 2.7 475 [200]
+
+// A power cap on the device (--energy-power-cap) holds for the plan: the
+// options measured at another cap are not candidates, and uncapped ones
+// drawing more than the cap on average neither. Static 50 W, cap 200 W:
+// @a at 1410 MHz draws 50 + 250 = 300 W, at 1005 MHz 50 + 200 / 1.5 =
+// 183 W; @b was measured at caps of 400 W and 200 W. Without the cap the
+// plan at no slowdown is @a at 1410 and @b at 400 W (the plan claimed 300 W
+// runs under a 200 W cap); with it, @a at 1005 and @b at 200 W.
+// CHECK-LABEL: sched.schedule @capped
+// CHECK: sched.task @a {{.*}}energy.dvfs = #energy.op_point<sm_mhz = 1005>
+// CHECK: sched.task @b {{.*}}energy.dvfs = #energy.op_point<sm_mhz = 1410, power_cap = 200 W>
+sched.schedule @capped {
+  sched.device @g kind "A100-SXM4" static 50 W {energy.power_cap = #energy.op_point<power_cap = 200 W>}
+  sched.task @a on @g sig <T = 1 s, d = 250 J> options [#energy.option<sm_mhz = 1410, T = 1 s, d = 250 J>, #energy.option<sm_mhz = 1005, T = 1.5 s, d = 200 J>, #energy.option<sm_mhz = 705, T = 2.5 s, d = 180 J>]
+  sched.task @b on @g after [@a] sig <T = 1 s, d = 150 J> options [#energy.option<sm_mhz = 1410, power_cap = 400 W, T = 1 s, d = 150 J>, #energy.option<sm_mhz = 1410, power_cap = 200 W, T = 1.2 s, d = 140 J>, #energy.option<sm_mhz = 1005, power_cap = 200 W, T = 1.5 s, d = 130 J>]
+}
+
+// -----
+
+// CHECK-LABEL: sched.schedule @uncapped
+// CHECK: sched.task @a {{.*}}energy.dvfs = #energy.op_point<sm_mhz = 1410>
+sched.schedule @uncapped {
+  sched.device @g kind "A100-SXM4" static 50 W
+  sched.task @a on @g sig <T = 1 s, d = 250 J> options [#energy.option<sm_mhz = 1410, T = 1 s, d = 250 J>, #energy.option<sm_mhz = 1005, T = 1.5 s, d = 200 J>]
+}
+
+// -----
+
+// No option fits the cap: said at the task, nothing planned.
+sched.schedule @none {
+  sched.device @g kind "A100-SXM4" static 50 W {energy.power_cap = #energy.op_point<power_cap = 100 W>}
+  // expected-error @+1 {{no operating point fits its device's power cap of 100 W (--energy-power-cap): the options measured at another cap or, uncapped, drawing 183.3 W or more on average}}
+  sched.task @a on @g sig <T = 1 s, d = 250 J> options [#energy.option<sm_mhz = 1410, T = 1 s, d = 250 J>, #energy.option<sm_mhz = 1005, T = 1.5 s, d = 200 J>]
+}
+
+// -----
+
+// A fixed signature drawing more than the cap: warned (its time and energy
+// do not hold under the cap), still planned as given.
+// CHECK-LABEL: sched.schedule @fixed
+// expected-warning @+1 {{no task of @fixed has an operating set with more than one option}}
+sched.schedule @fixed {
+  sched.device @g kind "A100-PCIe" static 50 W {energy.power_cap = #energy.op_point<power_cap = 275 W>}
+  // expected-warning @+1 {{draws 1.05 kW on average, above its device's power cap of 275 W (--energy-power-cap): its signature does not hold under that cap}}
+  sched.task @step on @g sig <T = 6 s, d = 6 kJ>
+}
