@@ -245,7 +245,8 @@ configuration meeting the SLO (regret = chosen / best - 1). A cell's
 largest (or smallest) cap may be one the planner did not see; there the
 batch, `tau` and latency are continued along the last segment of the
 log-cap interpolation rather than held at the nearest seen cap (held, the
-unseen cap would look identical to it and lose the tie).
+unseen cap would look identical to it and lose the tie); the law's miss
+there is the nearest seen cap's.
 
 {chr(10).join(planner)}
 
@@ -255,10 +256,10 @@ case within 5 %) is not met. Every miss, with the planner's own account of
 it (its predictions at the chosen and at the best cap, in the JSON report's
 `planner[].misses`): {reason_text}. Where the energy ranking misses (the
 best cap the larger in {energy_larger} of {len(energy_drops)}), both caps are predicted to meet
-the SLO and the law, at the interpolated batch and `tau`, ranks the chosen
-cap cheaper, while the measurements are {energy_lo} to {energy_hi} lower at the best
-one: a step the law's smooth form, fitted on every other setting, does not
-resolve. Where the latency misses, the best cap was measured faster than
+the SLO and the chosen cap is ranked cheaper -- by its own measurement where
+it was seen, by the corrected law where not -- while the measurements are
+{energy_lo} to {energy_hi} lower at the best one: a step that neither the law's smooth form
+nor its misses at the seen caps around the best one resolve. Where the latency misses, the best cap was measured faster than
 the seen caps around it suggest, so the interpolated p90 rules it out;
 the largest regrets are of this kind (worst: {worst_latency}).
 

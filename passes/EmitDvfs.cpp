@@ -58,14 +58,14 @@ struct EnergyEmitDvfsPass
           theta.push_back(
               ob.getNamedAttr("from_mhz", ob.getI64IntegerAttr(*mhz)));
         if (auto mhz = to.getSmMhz())
-          theta.push_back(ob.getNamedAttr("to_mhz", ob.getI64IntegerAttr(*mhz)));
-        TaskOp::create(ob, task.getLoc(),
-                       ob.getStringAttr(task.getSymName() + ".switch"),
-                       task.getDeviceAttr(), task.getStreamAttr(), ArrayAttr(),
-                       FloatAttr(), ArrayAttr(), FloatAttr(), FloatAttr(),
-                       ob.getStringAttr("dvfs-switch"),
-                       ob.getDictionaryAttr(theta), std::nullopt, std::nullopt,
-                       cost, StringAttr(), ArrayAttr());
+          theta.push_back(
+              ob.getNamedAttr("to_mhz", ob.getI64IntegerAttr(*mhz)));
+        TaskOp::create(
+            ob, task.getLoc(), ob.getStringAttr(task.getSymName() + ".switch"),
+            task.getDeviceAttr(), task.getStreamAttr(), ArrayAttr(),
+            FloatAttr(), ArrayAttr(), FloatAttr(), FloatAttr(),
+            ob.getStringAttr("dvfs-switch"), ob.getDictionaryAttr(theta),
+            std::nullopt, std::nullopt, cost, StringAttr(), ArrayAttr());
       };
       for (auto &[key, tasks] : lanes) {
         // The schedule is one period of a job that repeats it: the lane's

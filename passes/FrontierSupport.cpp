@@ -39,8 +39,9 @@ FailureOr<Choices> Choices::build(ScheduleOp sched) {
     // the options carry no cap, those whose mean power fits under it.
     std::optional<double> deviceCap;
     if (task.devices.size() == 1)
-      if (auto cap = c.graph.deviceOps[task.devices[0]]->getAttrOfType<
-                     OpPointAttr>(EnergyDialect::PowerCapAttrHelper::getNameStr()))
+      if (auto cap =
+              c.graph.deviceOps[task.devices[0]]->getAttrOfType<OpPointAttr>(
+                  EnergyDialect::PowerCapAttrHelper::getNameStr()))
         if (auto w = cap.getPowerCap())
           deviceCap = w->value;
     auto fits = [&](OpPointAttr point, double T, double d) {

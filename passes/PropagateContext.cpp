@@ -92,9 +92,10 @@ private:
   /// Pars inside another par's time-resolved co-run: their elements'
   /// slowdowns come from that run.
   DenseSet<Operation *> coveredPars;
-  /// The time-resolved co-run of a par whose operands include sequences
-  /// (nested at any depth); false when it has none (Axiom P5's constant
-  /// form applies). True for a par an enclosing run already covers.
+  /// The time-resolved co-run of a par (any nesting of seqs and pars, to
+  /// any depth): its elements' slowdowns into coRunSlowdown; false when
+  /// the device has no capacities (nothing contends). True for a par an
+  /// enclosing run already covers.
   bool nestedCoRun(ParOp par, const DeviceModels &info);
 };
 

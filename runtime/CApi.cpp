@@ -505,8 +505,8 @@ bool writeShard(const std::string &path, std::string &err) {
 /// death no exit path sees (SIGKILL, SIGSEGV, SIGABRT, os._exit, the OOM
 /// killer) loses at most the runs since: at er_step when a profiled clock
 /// has just finished, and otherwise at most every ENERGY_RT_FLUSH_INTERVAL
-/// seconds (default 60; 0: every step). Runs the counter has not passed yet
-/// are left for the next write (no waiting). A failed write is a warning:
+/// seconds (default 60; 0: every step). Between clocks, runs the counter
+/// has not passed yet are left for the next write. A failed write is a warning:
 /// the job goes on, and the exit's flush tries again. Caller holds state.mu.
 void checkpointShard(bool clockFinished) {
   if (state.flushAtExit.empty())
@@ -518,7 +518,9 @@ void checkpointShard(bool clockFinished) {
     return;
   state.lastCheckpoint = now;
   std::string err;
-  if (resolvePending(/*wait=*/false, err) &&
+  // A finished clock's last runs are waited for (on a GPU up to one ~100 ms
+  // counter update, once per clock): the shard then holds the whole clock.
+  if (resolvePending(/*wait=*/clockFinished, err) &&
       writeShard(state.flushAtExit, err))
     return;
   std::fprintf(stderr,
@@ -575,6 +577,8 @@ int er_init(const char *device) {
   state.metricsServer.stop();
   state.sampler.reset(); // stops its thread before the device goes
   state.pending.clear();
+  state.tickets.clear();
+  state.pendingTickets.clear();
   state.resolvedUpTo = -1e300;
   state.forked = false;
   state.guard.reset(); // a re-init restores the previous device first
@@ -958,11 +962,40 @@ int endRegion(const char *fn, const char *name, unsigned long long ticket,
   return 0;
 }
 
-/// The energy of `ticket` (caller holds state.mu): 0 and forgotten once
+/// Waits until the sampler's curve passes `t`, at most kCounterWait s,
+/// without holding state.mu (held again on return): other threads' regions
+/// go on meanwhile. False with `err` when the counter stalls, or the
+/// sampler went (er_shutdown, er_init) while waiting.
+bool waitForCounter(std::unique_lock<std::mutex> &lock, double t,
+                    std::string &err) {
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::duration<double>(kCounterWait);
+  for (;;) {
+    EnergySampler *s = state.sampler.get();
+    if (!s) {
+      err = "the runtime was shut down or started again while waiting for "
+            "the energy counter";
+      return false;
+    }
+    if (s->coveredUntil() >= t)
+      return true;
+    if (std::chrono::steady_clock::now() > deadline) {
+      err = "the energy counter did not change within " +
+            std::to_string(kCounterWait) + " s (a stalled counter)";
+      return false;
+    }
+    lock.unlock();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    lock.lock();
+  }
+}
+
+/// The energy of `ticket` (`lock` holds state.mu): 0 and forgotten once
 /// read; 1 while the counter has not passed its run's end and `wait` is
 /// false; -1 when it is unknown, already read or released, or the counter
-/// stalls.
-int ticketEnergy(unsigned long long ticket, bool wait, double *energyJ) {
+/// stalls. Waiting releases the lock.
+int ticketEnergy(std::unique_lock<std::mutex> &lock, unsigned long long ticket,
+                 bool wait, double *energyJ) {
   auto done = state.tickets.find(ticket);
   if (done == state.tickets.end()) {
     auto it = state.pendingTickets.find(ticket);
@@ -972,14 +1005,15 @@ int ticketEnergy(unsigned long long ticket, bool wait, double *energyJ) {
                        ? " was read or released already, is one of the oldest "
                          "beyond the " +
                              std::to_string(kTicketsKept) +
-                             " kept unread, or er_shutdown came between"
+                             " kept unread, or er_init or er_shutdown came "
+                             "between"
                        : " was not given by er_end_ticket"));
     std::string err;
-    EnergySampler *s = state.sampler.get();
-    if (s->coveredUntil() < it->second) {
+    double t1 = it->second;
+    if (!state.sampler || state.sampler->coveredUntil() < t1) {
       if (!wait)
         return 1;
-      if (!s->waitCovered(it->second, kCounterWait, err))
+      if (!waitForCounter(lock, t1, err))
         return fail(err);
     }
     if (!resolvePending(/*wait=*/false, err))
@@ -987,7 +1021,7 @@ int ticketEnergy(unsigned long long ticket, bool wait, double *energyJ) {
     done = state.tickets.find(ticket);
     if (done == state.tickets.end())
       return fail("er_ticket_energy: ticket " + std::to_string(ticket) +
-                  " was not resolved by the counter");
+                  " was read or released by another thread meanwhile");
   }
   if (energyJ)
     *energyJ = done->second;
@@ -995,27 +1029,36 @@ int ticketEnergy(unsigned long long ticket, bool wait, double *energyJ) {
   return 0;
 }
 
+/// Forgets `ticket` wherever it is (read, pending or resolved).
+void dropTicket(unsigned long long ticket) {
+  state.tickets.erase(ticket);
+  state.pendingTickets.erase(ticket);
+}
+
 int er_end(const char *name) {
   std::lock_guard<std::mutex> lock(state.mu);
   return endRegion("er_end", name, 0, nullptr, nullptr);
 }
 
-int er_end_ticket(const char *name, unsigned long long *ticket,
-                  double *time_s, int *sm_mhz) {
+int er_end_ticket(const char *name, unsigned long long *ticket, double *time_s,
+                  int *sm_mhz) {
   if (!ticket)
     return fail("er_end_ticket: needs somewhere to put the ticket");
   std::lock_guard<std::mutex> lock(state.mu);
-  unsigned long long t = state.nextTicket;
-  if (int rc = endRegion("er_end_ticket", name, t, time_s, sm_mhz))
+  // Taken before the region ends: a failure after its run went pending
+  // must not leave the number to the next window.
+  unsigned long long t = state.nextTicket++;
+  if (int rc = endRegion("er_end_ticket", name, t, time_s, sm_mhz)) {
+    dropTicket(t);
     return rc;
-  ++state.nextTicket;
+  }
   *ticket = t;
   return 0;
 }
 
 int er_ticket_energy(unsigned long long ticket, int wait, double *energy_j) {
-  std::lock_guard<std::mutex> lock(state.mu);
-  return ticketEnergy(ticket, wait != 0, energy_j);
+  std::unique_lock<std::mutex> lock(state.mu);
+  return ticketEnergy(lock, ticket, wait != 0, energy_j);
 }
 
 int er_ticket_release(unsigned long long ticket) {
@@ -1042,12 +1085,16 @@ int er_abort(const char *name) {
 
 int er_end_measure(const char *name, double *energy_j, double *time_s,
                    int *sm_mhz) {
-  std::lock_guard<std::mutex> lock(state.mu);
-  unsigned long long t = state.nextTicket;
-  if (int rc = endRegion("er_end_measure", name, t, time_s, sm_mhz))
+  std::unique_lock<std::mutex> lock(state.mu);
+  unsigned long long t = state.nextTicket++;
+  if (int rc = endRegion("er_end_measure", name, t, time_s, sm_mhz)) {
+    dropTicket(t);
     return rc;
-  ++state.nextTicket;
-  return ticketEnergy(t, /*wait=*/true, energy_j);
+  }
+  int rc = ticketEnergy(lock, t, /*wait=*/true, energy_j);
+  if (rc)
+    dropTicket(t); // the run still counts; its energy is not kept
+  return rc;
 }
 
 int er_result(const char *name, double *energy_j, double *time_s,

@@ -230,11 +230,12 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
     return -1;
   // The interpolation tables, by cap whatever the rows' order; settings
   // measured more than once at one cap are averaged (in log space, as
-  // they are interpolated). At a measured cap the measurements themselves
-  // rank it: the mean energy per token, and the largest p90 latency of its
-  // runs (one run over the SLO is a miss the mean would hide).
+  // they are interpolated) but for the latency: the largest p90 of the
+  // cap's runs (one run over the SLO is a miss the mean would hide), at a
+  // measured cap and, interpolated, between them. At a measured cap the
+  // mean measured energy per token ranks it.
   struct AtCap {
-    std::array<double, 4> logs{}; // sums of log batch, tau, p90; count
+    std::array<double, 3> logs{}; // sums of log batch, log tau; count
     double sumE = 0, worstP90 = 0;
   };
   std::map<double, AtCap> at;
@@ -247,16 +248,15 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
     AtCap &a = at[o->cap];
     a.logs[0] += std::log(o->batch);
     a.logs[1] += std::log(o->tau);
-    a.logs[2] += std::log(o->p90ItlS);
-    a.logs[3] += 1;
+    a.logs[2] += 1;
     a.sumE += o->e;
     a.worstP90 = std::max(a.worstP90, o->p90ItlS);
   }
   std::vector<std::pair<double, double>> batch, tau, p90;
   for (const auto &[cap, a] : at) {
-    batch.push_back({cap, a.logs[0] / a.logs[3]});
-    tau.push_back({cap, a.logs[1] / a.logs[3]});
-    p90.push_back({cap, a.logs[2] / a.logs[3]});
+    batch.push_back({cap, a.logs[0] / a.logs[2]});
+    tau.push_back({cap, a.logs[1] / a.logs[2]});
+    p90.push_back({cap, std::log(a.worstP90)});
   }
   const ServingObservation &ref = *train.front();
   auto columnsAt = [&](double cap) {
@@ -274,7 +274,7 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
   std::vector<std::pair<double, double>> residual;
   double worst = 0, worstCap = 0;
   for (const auto &[cap, a] : at) {
-    double e = a.sumE / a.logs[3];
+    double e = a.sumE / a.logs[2];
     double law = fit.predict(columnsAt(cap));
     residual.push_back({cap, e - law});
     if (std::abs(law - e) / e > worst) {
@@ -306,10 +306,9 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
   for (double cap : candidates) {
     std::vector<double> x = columnsAt(cap);
     auto measured = at.find(cap);
-    double latency = measured != at.end() ? measured->second.worstP90
-                                          : std::exp(interpolate(p90, cap));
+    double latency = std::exp(interpolate(p90, cap));
     double e = measured != at.end()
-                   ? measured->second.sumE / measured->second.logs[3]
+                   ? measured->second.sumE / measured->second.logs[2]
                    : fit.predict(x) + correction(cap);
     if (byCap)
       (*byCap)[cap] = {latency, e};
@@ -343,9 +342,7 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
     // What the SLO would need: the lowest latency predicted at any cap.
     double lowest = INFINITY, lowestAt = 0;
     for (double cap : candidates) {
-      auto measured = at.find(cap);
-      double latency = measured != at.end() ? measured->second.worstP90
-                                            : std::exp(interpolate(p90, cap));
+      double latency = std::exp(interpolate(p90, cap));
       if (latency < lowest) {
         lowest = latency;
         lowestAt = cap;
@@ -475,7 +472,7 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
 
 std::string PlannerCase::missReason() const {
   if (chosenCap < 0)
-    return "no cap predicted to meet the SLO";
+    return "no cap predicted to meet the SLO at a positive energy";
   if (!chosenMeetsSlo)
     return "latency predicted too low at the chosen cap";
   if (regret() <= 0.05)

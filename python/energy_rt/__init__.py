@@ -159,7 +159,9 @@ class Measurement:
     ``total_energy``, ``energy`` and ``d`` wait for the counter when first
     read (up to ~100 ms), so windows whose energy is read later, or only
     through ``flush``, cost no waiting. ``ready`` says without waiting
-    whether it is known."""
+    whether it is known. The runtime keeps the 2^20 most recent unread
+    energies: read a window's within a million windows of its end (a copy
+    or a pickle reads it first)."""
     name: str
     time: float
     total_energy: float
@@ -193,16 +195,34 @@ class Measurement:
         return m
 
     def _resolve(self, wait=True):
-        ticket, index = self.__dict__["_ticket"]
-        e = _c.c_double()
-        rc = _lib.er_ticket_energy(ticket, 1 if wait else 0, _c.byref(e))
-        if rc == 1:
-            return False
-        _check(rc)
-        self.__dict__.update(_ticket=None, total_energy=e.value,
-                             energy={index: e.value},
-                             d=e.value - self.s * self.time)
-        return True
+        # One reader at a time: the ticket is read once, and a second
+        # thread finds the energy the first stored.
+        with _resolving:
+            if self.__dict__.get("_ticket") is None:
+                return True
+            ticket, index = self.__dict__["_ticket"]
+            e = _c.c_double()
+            rc = _lib.er_ticket_energy(ticket, 1 if wait else 0, _c.byref(e))
+            if rc == 1:
+                return False
+            _check(rc)
+            self.__dict__.update(_ticket=None, total_energy=e.value,
+                                 energy={index: e.value},
+                                 d=e.value - self.s * self.time)
+            return True
+
+    def __getstate__(self):
+        # copy, deepcopy and pickle take the energy, not the ticket (a copy
+        # reading it would leave the original none; another process's
+        # runtime would answer for its own window of that number).
+        if self.__dict__.get("_ticket") is not None:
+            self._resolve()
+        state = dict(self.__dict__)
+        state.pop("_ticket", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
 
     def __del__(self):
         # Never read: the runtime forgets its energy (the window still
@@ -235,6 +255,7 @@ Measurement._defaults = {"cpu_energy": None, "dram_energy": None}
 
 
 _state = {"device": None, "requested": None}
+_resolving = threading.Lock()
 
 
 def _forked_child():

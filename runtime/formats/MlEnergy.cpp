@@ -84,8 +84,8 @@ struct Fields {
       char buf[32];
       std::snprintf(buf, sizeof buf, "%g", out);
       err = where + "." + key.str() + ": " + buf +
-            " is not a realized mean batch from 1 to the cap (" +
-            capKey.str() + " = " + std::to_string(int64_t(cap)) + ")";
+            " is not a realized mean batch from 1 to the cap (" + capKey.str() +
+            " = " + std::to_string(int64_t(cap)) + ")";
       return false;
     }
     return true;

@@ -114,9 +114,9 @@ int er_sm_clock(int *sm_mhz, unsigned *switches);
  * DB is flushed at exit, so a job needs no code beyond its regions and
  * er_step; it is also written at er_step when a profiled clock finishes
  * and at most every ENERGY_RT_FLUSH_INTERVAL seconds (default 60; 0: every
- * step), without waiting for the energy counter, so that a death no exit
- * path sees (SIGKILL, SIGSEGV, SIGABRT, the OOM killer) loses only the
- * runs since. */
+ * step; between clocks without waiting for the energy counter), so that a
+ * death no exit path sees (SIGKILL, SIGSEGV, SIGABRT, the OOM killer)
+ * loses only the runs since. */
 int er_step(void);
 /* Every region's totals (energy, time, runs; per rank and device) and the
  * static power in the Prometheus text exposition format, written whole or

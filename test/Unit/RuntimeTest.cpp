@@ -651,9 +651,6 @@ TEST(CApi, FatalSignalsRestoreTheClockAndChain) {
 
 namespace {
 
-// Region names are per thread: eight threads measuring the same step do not
-// collide (393,585 of 800,000 er_begin calls used to fail), and er_result
-// pools them by name.
 // ENERGY_RT_FLUSH_AT_EXIT's shard is also written during the job: a
 // profiling rank killed where no exit path runs (SIGKILL here; SIGSEGV,
 // SIGABRT, os._exit, the OOM killer alike) leaves the clocks it finished.
@@ -671,8 +668,8 @@ TEST(CApi, AKilledProfileKeepsItsFinishedClocks) {
     ::setenv("ENERGY_RT_PROFILE_WARMUP", "1", 1);
     ::setenv("ENERGY_RT_PROFILE_ITERATIONS", "2", 1);
     ::setenv("ENERGY_RT_ALLOW_CLOCK_CHANGES", "1", 1);
-    ::setenv("ENERGY_RT_SIM_STATE",
-             (shard + ".clock").c_str(), 1); // not a shared mirror
+    ::setenv("ENERGY_RT_SIM_STATE", (shard + ".clock").c_str(),
+             1); // not a shared mirror
     if (er_init("sim:a100") != 0)
       ::_exit(2);
     // Warm-up, then 1410 and 1200 MHz twice each: 5 steps; the sweep has
@@ -704,6 +701,9 @@ TEST(CApi, AKilledProfileKeepsItsFinishedClocks) {
   std::remove((shard + ".clock").c_str());
 }
 
+// Region names are per thread: eight threads measuring the same step do not
+// collide (393,585 of 800,000 er_begin calls used to fail), and er_result
+// pools them by name.
 TEST(CApi, SameNameInManyThreads) {
   ASSERT_EQ(er_init("sim:a100"), 0) << er_last_error();
   std::atomic<int> failures{0};

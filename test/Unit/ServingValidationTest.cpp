@@ -166,7 +166,7 @@ TEST(ServingValidation, MissReasonsFollowThePredictions) {
   c.sloS = 0.1;
   c.bestCap = 256;
   c.bestE = 1.0;
-  EXPECT_EQ(c.missReason(), "no cap predicted to meet the SLO");
+  EXPECT_EQ(c.missReason(), "no cap predicted to meet the SLO at a positive energy");
   c.chosenCap = 128;
   c.chosenE = 1.2;
   c.chosenMeetsSlo = false;
