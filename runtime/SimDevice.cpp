@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <thread>
@@ -111,9 +112,10 @@ bool SimDevice::powerLimits(PowerLimits &out, std::string &) const {
 
 bool SimDevice::setPowerLimit(double watts, std::string &err) {
   if (!(watts >= p.minPowerLimit && watts <= p.tdp)) {
-    err = "power limit " + std::to_string(watts) + " W outside [" +
-          std::to_string(p.minPowerLimit) + ", " + std::to_string(p.tdp) +
-          "] W";
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "power limit %g W outside [%g, %g] W",
+                  watts, p.minPowerLimit, p.tdp);
+    err = buf;
     return false;
   }
   limit = watts;

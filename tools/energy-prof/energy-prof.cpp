@@ -128,7 +128,8 @@ static cl::list<std::string>
                cl::sub(routeSub), cl::sub(validateServingSub),
                cl::sub(servePlanSub), cl::cat(category));
 static cl::opt<std::string>
-    deviceName("device", cl::desc("sim:a100|sim:h100|sim:h200 or cuda:<index>"),
+    deviceName("device",
+               cl::desc("sim:a100|sim:a40|sim:h100|sim:h200 or cuda:<index>"),
                cl::sub(characterizeSub), cl::sub(probeSub),
                cl::sub(measureCompositeSub), cl::sub(runPlanSub),
                cl::sub(profileSub), cl::cat(category));
@@ -326,7 +327,7 @@ static std::unique_ptr<Device> openDevice(StringRef name, std::string &err,
     SimParams p;
     if (!simParamsFor(name.str(), p)) {
       err = "unknown simulated device '" + name.str() +
-            "'; expected a100 (a100-sxm4), h100 (h100-sxm5) or h200";
+            "'; expected a100 (a100-sxm4), a40, h100 (h100-sxm5) or h200";
       return nullptr;
     }
     auto dev = std::make_unique<SimDevice>(p, seed);
@@ -836,6 +837,16 @@ static bool clocksRepeat() {
   for (int c : clocks)
     if (!seen.insert(c).second) {
       fail("--clocks lists " + std::to_string(c) + " MHz twice");
+      return true;
+    }
+  // A limit twice would write two entries at each clock under one limit,
+  // which --energy-fill-signatures refuses: refused here, before the sweep.
+  std::set<double> limits;
+  for (double w : powerLimitsW)
+    if (!limits.insert(w).second) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "--power-limits lists %g W twice", w);
+      fail(buf);
       return true;
     }
   return false;
