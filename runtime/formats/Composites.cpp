@@ -9,6 +9,10 @@
 namespace energy {
 namespace formats {
 
+/// No run of a composite draws a petajoule: beyond, a value is no
+/// measurement (and its square, the variance, would overflow).
+static constexpr double kMaxJ = 1e15;
+
 bool parseCompositeMeasurements(
     llvm::StringRef text, const std::string &path,
     std::map<std::string, CompositeMeasurement> &out, std::string &err) {
@@ -38,8 +42,9 @@ bool parseCompositeMeasurements(
       double sum = 0, sq = 0;
       for (const llvm::json::Value &r : *runs) {
         std::optional<double> x = r.getAsNumber();
-        if (!x || !std::isfinite(*x) || *x < 0)
-          return bad("runs_J must hold finite non-negative energies");
+        if (!x || !std::isfinite(*x) || *x < 0 || *x > kMaxJ)
+          return bad("runs_J must hold non-negative energies up to 1e15 J "
+                     "(a petajoule)");
         sum += *x;
         sq += *x * *x;
       }
@@ -51,10 +56,12 @@ bool parseCompositeMeasurements(
                             s = m->getNumber("sigma_E_J");
       if (!e || !s)
         return bad("needs E_J and sigma_E_J, or runs_J");
-      if (!std::isfinite(*e) || *e < 0)
-        return bad("E_J must be a finite non-negative energy");
-      if (!std::isfinite(*s) || *s < 0)
-        return bad("sigma_E_J must be finite and non-negative");
+      if (!std::isfinite(*e) || *e < 0 || *e > kMaxJ)
+        return bad("E_J must be a non-negative energy up to 1e15 J (a "
+                   "petajoule)");
+      if (!std::isfinite(*s) || *s < 0 || *s > kMaxJ)
+        return bad("sigma_E_J must be non-negative and up to 1e15 J (a "
+                   "petajoule)");
       meas = {*e, *s * *s};
     }
     out[key] = meas;

@@ -83,14 +83,23 @@ TEST(Composites, RunsGiveTheMeanAndTheVarianceOfTheMean) {
   EXPECT_EQ(err, "m.json: 'c': runs_J needs at least two runs");
   EXPECT_FALSE(parseCompositeMeasurements(
       R"({"c": {"E_J": 1, "sigma_E_J": -1}})", "m.json", m, err));
-  EXPECT_EQ(err, "m.json: 'c': sigma_E_J must be finite and non-negative");
+  EXPECT_EQ(err, "m.json: 'c': sigma_E_J must be non-negative and up to "
+                 "1e15 J (a petajoule)");
+  // A sigma whose square overflows made the deviation test's threshold
+  // infinite (printed 0x7FF0000000000000): refused.
+  EXPECT_FALSE(parseCompositeMeasurements(
+      R"({"c": {"E_J": 1, "sigma_E_J": 1e308}})", "m.json", m, err));
+  EXPECT_EQ(err, "m.json: 'c': sigma_E_J must be non-negative and up to "
+                 "1e15 J (a petajoule)");
   // A number past the largest double reads as infinity: refused.
   EXPECT_FALSE(parseCompositeMeasurements(
       R"({"c": {"E_J": 1e400, "sigma_E_J": 0.1}})", "m.json", m, err));
-  EXPECT_EQ(err, "m.json: 'c': E_J must be a finite non-negative energy");
+  EXPECT_EQ(err, "m.json: 'c': E_J must be a non-negative energy up to 1e15 "
+                 "J (a petajoule)");
   EXPECT_FALSE(parseCompositeMeasurements(R"({"c": {"runs_J": [1, 1e400]}})",
                                           "m.json", m, err));
-  EXPECT_EQ(err, "m.json: 'c': runs_J must hold finite non-negative energies");
+  EXPECT_EQ(err, "m.json: 'c': runs_J must hold non-negative energies up to "
+                 "1e15 J (a petajoule)");
 }
 
 TEST(Kernels, KernelsCompositesAndTheirErrors) {
