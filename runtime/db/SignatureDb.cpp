@@ -18,7 +18,8 @@ namespace rt {
 
 bool readSignatureDb(const std::string &path, SignatureDb &out,
                      std::string &err) {
-  auto buf = llvm::MemoryBuffer::getFile(path);
+  // "-": standard input (energy-prof merge -, a pipe's end).
+  auto buf = llvm::MemoryBuffer::getFileOrSTDIN(path);
   if (!buf) {
     err = "cannot read '" + path + "': " + buf.getError().message();
     return false;
@@ -110,24 +111,25 @@ bool readSignatureDb(const std::string &path, SignatureDb &out,
       if (!ctx)
         return bad("context must be an object");
       if (const llvm::json::Value *l2 = ctx->get("l2")) {
-        std::optional<llvm::StringRef> v = l2->getAsString();
-        if (!v || (*v != "flushed" && *v != "warm" && *v != "unknown"))
+        std::optional<llvm::StringRef> state = l2->getAsString();
+        if (!state ||
+            (*state != "flushed" && *state != "warm" && *state != "unknown"))
           return bad("context.l2 must be \"flushed\", \"warm\" or "
                      "\"unknown\"");
-        entry.l2 = v->str();
+        entry.l2 = state->str();
       }
       if (const llvm::json::Value *t = ctx->get("entry_temperature_C")) {
-        std::optional<double> v = t->getAsNumber();
-        if (!v || !std::isfinite(*v) || *v < -273.15)
+        std::optional<double> degC = t->getAsNumber();
+        if (!degC || !std::isfinite(*degC) || *degC < -273.15)
           return bad("context.entry_temperature_C must be a temperature in "
                      "degC");
-        entry.entryTemperature = *v;
+        entry.entryTemperature = *degC;
       }
       if (const llvm::json::Value *w = ctx->get("power_limit_W")) {
-        std::optional<double> v = w->getAsNumber();
-        if (!v || !std::isfinite(*v) || *v <= 0)
+        std::optional<double> watts = w->getAsNumber();
+        if (!watts || !std::isfinite(*watts) || *watts <= 0)
           return bad("context.power_limit_W must be positive");
-        entry.powerLimit = *v;
+        entry.powerLimit = *watts;
       }
     }
     auto [first, fresh] = seen.try_emplace(

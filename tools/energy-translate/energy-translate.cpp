@@ -162,8 +162,11 @@ int main(int argc, char **argv) {
   ctx.printOpOnDiagnostic(false); // the location and name, not the op
 
   if (exportStageProfileFlag) {
+    if (inputs.empty()) // the DB from stdin, as the exports read IR
+      inputs.push_back("-");
     if (inputs.size() != 1) {
-      WithColor::error() << "--export-stage-profile takes one signature DB\n";
+      WithColor::error() << "--export-stage-profile takes one signature DB "
+                            "(or - or nothing for stdin)\n";
       return 2;
     }
     std::string err;
@@ -254,8 +257,11 @@ int main(int argc, char **argv) {
       return 1;
     }
   } else {
+    if (inputs.empty()) // the CSV from stdin (the CSV reader takes -)
+      inputs.push_back("-");
     if (inputs.size() != 1) {
-      WithColor::error() << "--import-stage-profile takes one CSV file\n";
+      WithColor::error() << "--import-stage-profile takes one CSV file (or - "
+                            "or nothing for stdin)\n";
       return 2;
     }
     energy::StageProfileOptions opts;
