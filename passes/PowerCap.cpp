@@ -101,10 +101,8 @@ struct EnergyPowerCapPass
       const auto &row = csv.rows[r];
       if (cModel && !model.empty() && row[*cModel] != model)
         continue;
-      // to_float reads an empty field as 0: refused with the rest.
       auto number = [](StringRef text, double &v) {
-        text = text.trim();
-        return !text.empty() && llvm::to_float(text, v) && std::isfinite(v);
+        return formats::csvNumber(text, v);
       };
       if (!number(row[*cCap], cap) || !number(row[*cT], t) ||
           !number(row[*cE], e))

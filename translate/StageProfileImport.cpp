@@ -137,7 +137,7 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
     StringRef freqText = cells[col[2]].trim();
     double freqF = 0;
     bool whole = !freqText.getAsInteger(10, freq);
-    if (!whole && llvm::to_float(freqText, freqF) && freqF >= 1 &&
+    if (!whole && formats::csvNumber(freqText, freqF) && freqF >= 1 &&
         freqF <= 1e6 && freqF == std::floor(freqF)) {
       freq = int64_t(freqF);
       whole = true;
@@ -159,13 +159,13 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
     }
     // At most 1e15 (s, J), the signature DB's magnitude limit
     // (docs/SIGNATURE-DB.md): past it energies overflow in composition.
-    if (!llvm::to_float(cells[col[3]].trim(), time) || !(time > 0) ||
+    if (!formats::csvNumber(cells[col[3]], time) || !(time > 0) ||
         !(time <= 1e15)) {
       fail(where, "time '" + cells[col[3]] +
                       "' is not a positive number (s) up to 1e15");
       return nullptr;
     }
-    if (!llvm::to_float(cells[col[4]].trim(), energyJ) || !(energyJ >= 0) ||
+    if (!formats::csvNumber(cells[col[4]], energyJ) || !(energyJ >= 0) ||
         !(energyJ <= 1e15)) {
       fail(where, "energy '" + cells[col[4]] +
                       "' is not a non-negative number (J) up to 1e15");

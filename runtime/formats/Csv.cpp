@@ -2,6 +2,10 @@
 
 #include "runtime/formats/Csv.h"
 
+#include "llvm/ADT/StringExtras.h"
+
+#include <cmath>
+
 #include "llvm/Support/MemoryBuffer.h"
 
 namespace energy {
@@ -92,6 +96,36 @@ bool readCsv(const std::string &path, CsvTable &out, CsvError &err) {
     return false;
   }
   return parseCsv((*buf)->getBuffer(), out, err);
+}
+
+bool csvNumber(llvm::StringRef cell, double &value) {
+  llvm::StringRef t = cell.trim();
+  size_t i = 0, n = t.size();
+  auto digits = [&] {
+    size_t start = i;
+    while (i < n && llvm::isDigit(t[i]))
+      ++i;
+    return i - start;
+  };
+  if (i < n && (t[i] == '+' || t[i] == '-'))
+    ++i;
+  size_t whole = digits(), fraction = 0;
+  if (i < n && t[i] == '.') {
+    ++i;
+    fraction = digits();
+  }
+  if (!whole && !fraction)
+    return false;
+  if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+    ++i;
+    if (i < n && (t[i] == '+' || t[i] == '-'))
+      ++i;
+    if (!digits())
+      return false;
+  }
+  if (i != n)
+    return false;
+  return llvm::to_float(t, value) && std::isfinite(value);
 }
 
 } // namespace formats

@@ -49,6 +49,11 @@ bool parseCsv(llvm::StringRef text, CsvTable &out, CsvError &err);
 /// Reads and parses `path` ("-": standard input).
 bool readCsv(const std::string &path, CsvTable &out, CsvError &err);
 
+/// A cell's decimal number (spaces around it trimmed): [+-]digits[.digits]
+/// or .digits, with an optional exponent, finite -- not empty (strtod's 0),
+/// hexadecimal ("0x12c" read as 300), "inf" or "nan".
+bool csvNumber(llvm::StringRef cell, double &value);
+
 } // namespace formats
 } // namespace energy
 

@@ -46,6 +46,21 @@ TEST(Csv, QuotesBlankLinesAndLineNumbers) {
   EXPECT_FALSE(t.column("c"));
 }
 
+// Cells are decimal numbers: strtod's hexadecimal ("0x12c" read as a 300 W
+// power limit), infinities, NaNs and empty cells (read as 0) are not.
+TEST(Csv, CellsAreDecimalNumbers) {
+  double v = -1;
+  for (auto [text, want] : std::vector<std::pair<const char *, double>>{
+           {"300", 300}, {" 2.5 ", 2.5}, {"-1e3", -1000}, {".5", 0.5},
+           {"5.", 5}, {"+7E-1", 0.7}, {"1410.0", 1410}}) {
+    EXPECT_TRUE(csvNumber(text, v)) << text;
+    EXPECT_DOUBLE_EQ(v, want) << text;
+  }
+  for (const char *text : {"0x12c", "", " ", "inf", "nan", "1e", "1e+",
+                           "12c", "1,5", ".", "-", "1e400", "0x1p3"})
+    EXPECT_FALSE(csvNumber(text, v)) << "'" << text << "'";
+}
+
 TEST(Csv, LocatedErrors) {
   CsvTable t;
   CsvError err;

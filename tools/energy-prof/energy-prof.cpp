@@ -462,9 +462,8 @@ static bool readFitCsv(ArrayRef<FitColumn> spec, std::vector<CsvRow> &out) {
     r.x.resize(columns.size());
     bool ok = true;
     for (size_t i = 0; ok && i < col.size(); ++i) {
-      // to_float reads an empty field as 0: refuse it first.
       StringRef text = StringRef(cells[col[i]]).trim();
-      ok = !text.empty() && to_float(text, r.x[i]) && std::isfinite(r.x[i]);
+      ok = energy::formats::csvNumber(text, r.x[i]);
       if (!ok) {
         fail(dataFile + ":" + Twine(csv.lines[row]) +
              ": expected finite numbers in " + names + "; " + spec[i].name +
