@@ -9,6 +9,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
 #include <map>
@@ -46,6 +47,10 @@ struct EnergyPowerCapPass
                   "not both");
     if (slowdownGiven && !(maxSlowdown >= 0 && std::isfinite(maxSlowdown)))
       return fail("max-slowdown must be a finite, non-negative percentage");
+    if (!slowdownGiven && maxPower != 0 &&
+        !(maxPower > 0 && std::isfinite(maxPower)))
+      return fail("max-power must be a positive, finite power (W); got " +
+                  llvm::formatv("{0}", double(maxPower)).str());
     if (!slowdownGiven && !(maxPower > 0))
       return fail("needs max-slowdown=PCT (least energy within that "
                   "slowdown) or max-power=W with eta in [0, 1] (Zeus's "

@@ -13,6 +13,13 @@
 // CHECK: sched.device @gpu0 kind "A100-PCIe" static 50 W {energy.power_cap = #energy.op_point<power_cap = 275 W>}
 // SLOW: power_cap_W = 2.500000e+02
 // MISSING: energy-power-cap: {{.*}}missing.csv: cannot read
+// A negative MAXPOWER is named as such (it read as "needs max-slowdown or
+// max-power"), and a hexadecimal cell is no number.
+// RUN: not energy-opt %s --energy-power-cap="table=%t/bert.csv eta=0.5 max-power=-600" 2>&1 | FileCheck %s --check-prefix=NEGPOWER
+// NEGPOWER: energy-power-cap: max-power must be a positive, finite power (W); got -600
+// RUN: printf 'power_limit,time,energy\n0x12c,6.35,6819\n275,6.55,6516\n' > %t/hex.csv
+// RUN: not energy-opt %s --energy-power-cap="table=%t/hex.csv max-slowdown=10" 2>&1 | FileCheck %s --check-prefix=HEX
+// HEX: hex.csv:2: power_limit, time and energy must be finite numbers
 // COLS: needs columns power_limit (or power_limit_0), time and energy
 // MAXPOWER: energy-power-cap: needs max-slowdown=PCT (least energy within that slowdown) or max-power=W with eta in [0, 1] (Zeus's cost)
 sched.schedule @job {
