@@ -307,7 +307,9 @@ struct EnergyReducePass
   }
 
   /// An element whose entry context from its predecessor breaks the
-  /// reduction is wrapped, with that predecessor, in an `energy.composite`
+  /// reduction is wrapped, with that predecessor (for a cache context
+  /// alone: with the producer of the data it reuses and every element
+  /// between), in an `energy.composite`
   /// marked `energy.needs_characterization`: the prefix to characterize as a
   /// whole. Consecutive failures grow one composite (a chain heating up
   /// step by step is one prefix). Its signature, until measured, is the
@@ -325,26 +327,43 @@ struct EnergyReducePass
     for (const Entry &e : entries)
       entryOf[e.op] = &e;
     DenseMap<Operation *, calculus::Signature> closureOf; // our composites
+    DenseMap<StringAttr, Operation *> elementNamed;
+    for (Entry &e : entries)
+      elementNamed[e.op.getSymNameAttr()] = e.op;
     for (Entry *e : failing) {
       Operation *last = e->op;
       Operation *first = e->predecessor;
+      // A cache context alone comes from the producer of the reused data,
+      // through everything between it and the consumer (its traffic
+      // evicts the data): the prefix starts at the producer.
+      bool fromProducer = false;
+      if (auto producer = last->getAttrOfType<FlatSymbolRefAttr>(
+              EnergyDialect::ReusesAttrHelper::getNameStr());
+          producer &&
+          !last->hasAttr(
+              EnergyDialect::EntryTemperatureAttrHelper::getNameStr()) &&
+          !last->hasAttr(EnergyDialect::Delivery_JAttrHelper::getNameStr()))
+        if (Operation *p = elementNamed.lookup(producer.getAttr())) {
+          first = p;
+          fromProducer = true;
+        }
       auto grown = dyn_cast<CompositeOp>(first->getParentOp());
       if (grown && closureOf.count(grown))
         first = grown;
       if (first->getBlock() != last->getBlock() ||
           !isa<SeqOp>(last->getParentOp()))
         continue;
-      // Only idles may stand between them (the gap belongs to the prefix).
-      SmallVector<IdleOp> gaps;
+      // Only idles may stand between them (the gap belongs to the prefix);
+      // from a producer, the elements between too.
+      SmallVector<Operation *> between;
       bool adjacent = true;
       for (Operation *op = first->getNextNode(); op && op != last;
            op = op->getNextNode()) {
-        auto idle = dyn_cast<IdleOp>(op);
-        if (!idle) {
+        if (!isa<IdleOp>(op) && !(fromProducer && entryOf.count(op))) {
           adjacent = false;
           break;
         }
-        gaps.push_back(idle);
+        between.push_back(op);
       }
       if (!adjacent || !first->isBeforeInBlock(last))
         continue;
@@ -353,7 +372,12 @@ struct EnergyReducePass
       calculus::Signature closure = grown && first == grown.getOperation()
                                         ? closureOf[grown]
                                         : entryOf.lookup(first)->realized();
-      for (IdleOp idle : gaps) {
+      for (Operation *op : between) {
+        if (!err && entryOf.count(op)) {
+          closure = calculus::seq(closure, entryOf.lookup(op)->realized(), err);
+          continue;
+        }
+        auto idle = cast<IdleOp>(op);
         // The idle's realized static power (its entry temperature's), else
         // the device's.
         StringAttr dev = idle.getDeviceAttr().getAttr();
@@ -374,9 +398,8 @@ struct EnergyReducePass
       CompositeOp comp;
       if (grown && first == grown.getOperation()) {
         comp = grown;
-        for (IdleOp idle : gaps)
-          idle->moveBefore(&comp.getBody().front(),
-                           comp.getBody().front().end());
+        for (Operation *op : between)
+          op->moveBefore(&comp.getBody().front(), comp.getBody().front().end());
         last->moveBefore(&comp.getBody().front(), comp.getBody().front().end());
       } else {
         OpBuilder ob(first);
@@ -387,8 +410,8 @@ struct EnergyReducePass
             SignatureAttr());
         Block &body = comp.getBody().emplaceBlock();
         first->moveBefore(&body, body.end());
-        for (IdleOp idle : gaps)
-          idle->moveBefore(&body, body.end());
+        for (Operation *op : between)
+          op->moveBefore(&body, body.end());
         last->moveBefore(&body, body.end());
         comp->setAttr(
             EnergyDialect::NeedsCharacterizationAttrHelper::getNameStr(),

@@ -20,6 +20,13 @@ energy.seq @layer {
 // 400 mJ) = -128 mJ, far beyond its (zero) sigma: not reducible, and the
 // interaction edge names the producer and the mechanism.
 // REDUCE: remark: entry context from @a (cache) shifts its energy by -128 mJ: not reducible
+// The prefix to characterize starts at the producer and holds what evicts
+// its data (it wrapped @b and @c, whose run from a flushed L2 cannot show
+// @a's data in it): 2 + 1 + 1.2 ms, 500 + 100 + 320 mJ.
+// REDUCE: energy.composite @a.prefix sig <s = 60 W, T = {{4.2|4.20000[0-9]*|4.19999[0-9]*}} ms, d = {{920|919.99999[0-9]*|920.00000[0-9]*}} mJ>
+// REDUCE-NEXT: energy.element @a
+// REDUCE-NEXT: energy.element @b
+// REDUCE-NEXT: energy.element @c
 // REDUCE: energy.interaction @a -> @c mechanism "cache" perturbation -128 mJ
 
 // -----
