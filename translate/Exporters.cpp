@@ -167,6 +167,7 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
       flush();
       sched::DeviceOp devOp = g->deviceOps[dev];
       llvm::json::Object entry{{"device", devOp.getSymName().str()},
+                               {"kind", devOp.getKind().str()},
                                {"tasks", std::move(tasks)},
                                {"runs", std::move(runs)}};
       if (caps.size() > 1)

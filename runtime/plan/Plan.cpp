@@ -125,6 +125,12 @@ bool parsePlan(const std::string &text, const std::string &file,
     dev.name = name->str();
     if (!seen.emplace(dev.name, i).second)
       return r.fail(w + ".device", "device '" + dev.name + "' appears twice");
+    if (const json::Value *k = d->get("kind")) {
+      std::optional<StringRef> kind = k->getAsString();
+      if (!kind)
+        return r.fail(w + ".kind", "expected the device kind (a string)");
+      dev.kind = kind->str();
+    }
     if (d->get("power_cap_W")) {
       double cap;
       if (!r.number(*d, "power_cap_W", w, cap, /*positive=*/true))

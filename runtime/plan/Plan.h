@@ -36,6 +36,9 @@ struct PlanRun {
 
 struct PlanDevice {
   std::string name;
+  /// The device kind the plan was made for (sched.device's kind; "" in
+  /// files written before it was recorded).
+  std::string kind;
   std::vector<PlanRun> runs;
   /// Every task in planned start order with its clock (none: default).
   std::vector<std::pair<std::string, std::optional<int>>> taskClocks;

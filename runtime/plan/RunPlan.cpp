@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -359,6 +360,25 @@ int runPlan(const Plan &plan, const std::vector<Device *> &devices,
   RunPlanOptions::Mode mode = opts.mode.value_or(RunPlanOptions::Mode::Lock);
   std::vector<Event> events = timelineEvents(plan);
   logPlan(plan, devices, mode, opts.dryRun, log);
+  // A plan made for one kind of GPU and run on another: its clocks may
+  // exist there (checked above) but its times and energies are the other
+  // GPU's. Said, not refused (a renamed kind, a simulated stand-in).
+  auto letters = [](llvm::StringRef text) {
+    std::string out;
+    for (char c : text)
+      if (std::isalnum((unsigned char)c))
+        out += char(std::tolower((unsigned char)c));
+    return out;
+  };
+  for (size_t i = 0; i < devices.size(); ++i) {
+    const PlanDevice &pd = plan.devices[i];
+    if (!pd.kind.empty() &&
+        letters(devices[i]->identity()).find(letters(pd.kind)) ==
+            std::string::npos)
+      log << "run-plan: warning: device '" << pd.name << "' was planned for "
+          << pd.kind << " but runs on " << devices[i]->identity()
+          << ": the plan's times and energies are the other GPU's\n";
+  }
   if (opts.dryRun) {
     log << "run-plan: dry run, nothing changed\n";
     return 0;
