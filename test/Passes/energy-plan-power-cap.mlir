@@ -5,8 +5,8 @@
 // RUN: head -n 25 %s > %t/capped.mlir
 // RUN: energy-opt %t/capped.mlir --energy-plan="max-slowdown=0" -o %t/planned.mlir
 // RUN: energy-translate --export-plan %t/planned.mlir -o %t/plan.json
-// RUN: %python -c "import json; d = json.load(open('%t/plan.json'))['schedules'][0]; print(d['plan']['T_s'], d['plan']['E_J'], [x.get('power_cap_W') for x in d['devices']])" | FileCheck --check-prefix=FILE %s
-// FILE: 2.7 475 [200]
+// RUN: %python -c "import json; d = json.load(open('%t/plan.json'))['schedules'][0]; print(d['plan']['T_s'], d['plan']['E_J'], [(x['kind'], x.get('power_cap_W')) for x in d['devices']])" | FileCheck --check-prefix=FILE %s
+// FILE: 2.7 475 [('A100-SXM4', 200)]
 
 // A power cap on the device (--energy-power-cap) holds for the plan: the
 // options measured at another cap are not candidates, and uncapped ones
