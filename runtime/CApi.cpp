@@ -30,6 +30,7 @@
 #include <string>
 #include <sys/stat.h>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 using namespace energy::rt;
@@ -63,6 +64,18 @@ struct Region {
   double startT = 0;
   Stats all;                    ///< every recorded run
   std::map<int, Stats> byClock; ///< the same runs, per SM clock
+};
+
+/// A region's identity: its name, the thread that opens it, and the set of
+/// names it belongs to (er_begin_in's owner; 0 for er_begin's): the same
+/// name in two threads or two sets is two regions, pooled by name.
+struct RegionKey {
+  std::string name;
+  std::thread::id thread;
+  unsigned owner;
+  bool operator<(const RegionKey &o) const {
+    return std::tie(name, thread, owner) < std::tie(o.name, o.thread, o.owner);
+  }
 };
 
 /// A finished run of a region whose energy waits for the counter to move
@@ -126,7 +139,7 @@ struct State {
   /// Per (name, thread): a name is one region per thread, so that threads
   /// measuring the same step do not collide; er_result and er_flush pool
   /// them by name (their sums are sufficient statistics: exact).
-  std::map<std::pair<std::string, std::thread::id>, Region> regions;
+  std::map<RegionKey, Region> regions;
   std::string error;
   /// Plan following: region -> SM clock; the guard restores the defaults.
   std::map<std::string, int> planClocks;
@@ -213,7 +226,7 @@ void account(Region &r, double E, double T, int smMhz, bool record) {
 std::map<std::string, Region> pooledRegions() {
   std::map<std::string, Region> out;
   for (auto &[key, r] : state.regions) {
-    Region &p = out[key.first];
+    Region &p = out[key.name];
     p.all.add(r.all);
     for (auto &[mhz, st] : r.byClock)
       p.byClock[mhz].add(st);
@@ -455,8 +468,8 @@ bool startMetricsServer(std::string &err) {
 
 /// This thread's open region `name`, or null with the error set (call with
 /// state.mu held).
-Region *openRegion(const char *name) {
-  auto it = state.regions.find({name, std::this_thread::get_id()});
+Region *openRegion(const char *name, unsigned owner) {
+  auto it = state.regions.find({name, std::this_thread::get_id(), owner});
   if (it == state.regions.end() || !it->second.open) {
     fail(std::string("region '") + name + "' is not open");
     return nullptr;
@@ -706,7 +719,7 @@ int er_init(const char *device) {
               std::fprintf(stderr,
                            "energy_rt: warning: region '%s' was still open at "
                            "exit: its last run is not recorded\n",
-                           key.first.c_str());
+                           key.name.c_str());
           const Profile &pf = state.profile;
           if (pf.active && !pf.done)
             std::fprintf(stderr,
@@ -874,13 +887,15 @@ int er_step(void) {
   return 0;
 }
 
-int er_begin(const char *name) {
+int er_begin(const char *name) { return er_begin_in(0, name); }
+
+int er_begin_in(unsigned owner, const char *name) {
   if (!name || !*name)
     return fail("er_begin: a region needs a non-empty name");
   std::lock_guard<std::mutex> lock(state.mu);
   if (!state.dev)
     return notInitialized("er_begin");
-  Region &r = state.regions[{name, std::this_thread::get_id()}];
+  Region &r = state.regions[{name, std::this_thread::get_id(), owner}];
   if (r.open)
     return fail(std::string("region '") + name + "' is already open");
   // Real devices: the clock the sampler last read or the plan last set
@@ -923,13 +938,13 @@ int er_begin(const char *name) {
 /// Closes this thread's region `name` (caller holds state.mu): its run is
 /// accounted now (simulated devices) or once the counter passes its end,
 /// under `ticket` when that is not 0. Its time and clock are known now.
-int endRegion(const char *fn, const char *name, unsigned long long ticket,
-              double *timeS, int *smMhz) {
+int endRegion(const char *fn, unsigned owner, const char *name,
+              unsigned long long ticket, double *timeS, int *smMhz) {
   if (!name || !*name)
     return fail(std::string(fn) + ": a region needs a non-empty name");
   if (!state.dev)
     return notInitialized(fn);
-  Region *open = openRegion(name);
+  Region *open = openRegion(name, owner);
   if (!open)
     return -1;
   Region &r = *open;
@@ -1037,18 +1052,23 @@ void dropTicket(unsigned long long ticket) {
 
 int er_end(const char *name) {
   std::lock_guard<std::mutex> lock(state.mu);
-  return endRegion("er_end", name, 0, nullptr, nullptr);
+  return endRegion("er_end", 0, name, 0, nullptr, nullptr);
 }
 
 int er_end_ticket(const char *name, unsigned long long *ticket, double *time_s,
                   int *sm_mhz) {
+  return er_end_ticket_in(0, name, ticket, time_s, sm_mhz);
+}
+
+int er_end_ticket_in(unsigned owner, const char *name,
+                     unsigned long long *ticket, double *time_s, int *sm_mhz) {
   if (!ticket)
     return fail("er_end_ticket: needs somewhere to put the ticket");
   std::lock_guard<std::mutex> lock(state.mu);
   // Taken before the region ends: a failure after its run went pending
   // must not leave the number to the next window.
   unsigned long long t = state.nextTicket++;
-  if (int rc = endRegion("er_end_ticket", name, t, time_s, sm_mhz)) {
+  if (int rc = endRegion("er_end_ticket", owner, name, t, time_s, sm_mhz)) {
     dropTicket(t);
     return rc;
   }
@@ -1070,13 +1090,15 @@ int er_ticket_release(unsigned long long ticket) {
   return 0;
 }
 
-int er_abort(const char *name) {
+int er_abort(const char *name) { return er_abort_in(0, name); }
+
+int er_abort_in(unsigned owner, const char *name) {
   if (!name || !*name)
     return fail("er_abort: a region needs a non-empty name");
   std::lock_guard<std::mutex> lock(state.mu);
   if (!state.dev)
     return notInitialized("er_abort");
-  Region *open = openRegion(name);
+  Region *open = openRegion(name, owner);
   if (!open)
     return -1;
   open->open = false; // no run recorded: its work did not complete
@@ -1085,9 +1107,14 @@ int er_abort(const char *name) {
 
 int er_end_measure(const char *name, double *energy_j, double *time_s,
                    int *sm_mhz) {
+  return er_end_measure_in(0, name, energy_j, time_s, sm_mhz);
+}
+
+int er_end_measure_in(unsigned owner, const char *name, double *energy_j,
+                      double *time_s, int *sm_mhz) {
   std::unique_lock<std::mutex> lock(state.mu);
   unsigned long long t = state.nextTicket++;
-  if (int rc = endRegion("er_end_measure", name, t, time_s, sm_mhz)) {
+  if (int rc = endRegion("er_end_measure", owner, name, t, time_s, sm_mhz)) {
     dropTicket(t);
     return rc;
   }
@@ -1157,7 +1184,7 @@ static void warnUnusedPlan() {
   for (const auto &[name, mhz] : state.planClocks)
     planned.insert(name);
   for (const auto &[key, r] : state.regions)
-    ran.insert(key.first);
+    ran.insert(key.name);
   // The first three names, then "..." for the rest.
   auto some = [](const std::set<std::string> &names) {
     std::string text;

@@ -40,6 +40,7 @@ import ctypes
 import ctypes.util
 import functools
 import inspect
+import itertools
 import operator
 import os
 import sys
@@ -98,6 +99,12 @@ for _name, _args in {
                            _c.POINTER(_c.c_double), _c.POINTER(_c.c_int)],
         "er_end_ticket": [_c.c_char_p, _c.POINTER(_c.c_ulonglong),
                           _c.POINTER(_c.c_double), _c.POINTER(_c.c_int)],
+        "er_begin_in": [_c.c_uint, _c.c_char_p],
+        "er_abort_in": [_c.c_uint, _c.c_char_p],
+        "er_end_ticket_in": [_c.c_uint, _c.c_char_p, _c.POINTER(_c.c_ulonglong),
+                             _c.POINTER(_c.c_double), _c.POINTER(_c.c_int)],
+        "er_end_measure_in": [_c.c_uint, _c.c_char_p, _c.POINTER(_c.c_double),
+                              _c.POINTER(_c.c_double), _c.POINTER(_c.c_int)],
         "er_ticket_energy": [_c.c_ulonglong, _c.c_int,
                              _c.POINTER(_c.c_double)],
         "er_ticket_release": [_c.c_ulonglong],
@@ -256,6 +263,8 @@ Measurement._defaults = {"cpu_energy": None, "dram_energy": None}
 
 _state = {"device": None, "requested": None}
 _resolving = threading.Lock()
+# Each Monitor's set of window names in the runtime (0 is the C API's own).
+_owners = itertools.count(1)
 
 
 def _forked_child():
@@ -459,8 +468,11 @@ class Monitor:
         self._deferred = not self.device.startswith("sim:")
         self._static_power()
         # Windows are per thread, as the C API's regions are: one thread
-        # cannot end another's, and two threads may each open "step".
+        # cannot end another's, and two threads may each open "step". And
+        # per Monitor, as Zeus's are: each has its own set of names in the
+        # runtime (two Monitors may each open "step"; the DB pools them).
         self._local = threading.local()
+        self._owner = next(_owners)
 
     def _static_power(self):
         s = _c.c_double()
@@ -486,7 +498,7 @@ class Monitor:
         key = _name(name)
         if self._sync and sync_execution is not False:
             self._sync()
-        _check(_lib.er_begin(key))
+        _check(_lib.er_begin_in(self._owner, key))
         t.open[name] = key
 
     def _opened(self, name):
@@ -505,7 +517,7 @@ class Monitor:
         """Closes a window without recording it (its work failed): no
         Measurement, and no run in the region's signature."""
         t, key = self._opened(name)
-        _check(_lib.er_abort(key))
+        _check(_lib.er_abort_in(self._owner, key))
         del t.open[name]
 
     def end_window(self, name, sync_execution=None, cancel=False):
@@ -522,13 +534,14 @@ class Monitor:
             self._sync()
         # Forgotten only once the runtime has closed it.
         if self._deferred:
-            _check(_lib.er_end_ticket(key, t.refs[3], t.refs[1], t.refs[2]))
+            _check(_lib.er_end_ticket_in(self._owner, key, t.refs[3],
+                                         t.refs[1], t.refs[2]))
             del t.open[name]
             return Measurement._later(
                 t.ticket.value, self.gpu_indices[0], name=name,
                 time=t.t.value, s=self._s, clock_mhz=t.clock.value,
                 device=self.device)
-        _check(_lib.er_end_measure(key, *t.refs[:3]))
+        _check(_lib.er_end_measure_in(self._owner, key, *t.refs[:3]))
         del t.open[name]
         energy, time, clock = t.e.value, t.t.value, t.clock
         return Measurement(name=name, time=time, total_energy=energy,

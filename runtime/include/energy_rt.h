@@ -73,6 +73,17 @@ int er_end_ticket(const char *name, unsigned long long *ticket,
                   double *time_s, int *sm_mhz);
 int er_ticket_energy(unsigned long long ticket, int wait, double *energy_j);
 int er_ticket_release(unsigned long long ticket);
+/* The same, in an independent set of region names `owner` (a Python
+ * Monitor each, as Zeus's monitors are independent): the same name open in
+ * two sets is two regions; er_result, er_flush and the metrics pool every
+ * set's runs by name. er_begin, er_end, er_end_ticket, er_end_measure and
+ * er_abort use set 0. */
+int er_begin_in(unsigned owner, const char *name);
+int er_end_ticket_in(unsigned owner, const char *name,
+                     unsigned long long *ticket, double *time_s, int *sm_mhz);
+int er_end_measure_in(unsigned owner, const char *name, double *energy_j,
+                      double *time_s, int *sm_mhz);
+int er_abort_in(unsigned owner, const char *name);
 /* Closes an open region without recording its run: the work inside it
  * failed (an exception), so its time and energy are no signature. */
 int er_abort(const char *name);

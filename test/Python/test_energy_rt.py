@@ -100,6 +100,31 @@ class EnergyRtTest(unittest.TestCase):
                                     "more than a day"):
             energy_rt.sim_run(1e30, 0)
 
+    def test_monitors_are_independent(self):
+        # Two Monitors (a library's and the user's, as with Zeus) may each
+        # open the same name, nested or interleaved; each window measures
+        # its own span, and the DB pools both monitors' runs by name.
+        a, b = self.monitor, energy_rt.Monitor(device="sim:a100")
+        a.begin_window("both")
+        energy_rt.sim_run(0, COPY_BYTES)
+        b.begin_window("both")
+        energy_rt.sim_run(0, COPY_BYTES)
+        ma = a.end_window("both")
+        energy_rt.sim_run(0, COPY_BYTES)
+        mb = b.end_window("both")
+        self.assertAlmostEqual(ma.time, 2.0, delta=0.05)
+        self.assertAlmostEqual(mb.time, 2.0, delta=0.05)
+        with self.assertRaisesRegex(energy_rt.EnergyRuntimeError,
+                                    "not open in this thread"):
+            b.end_window("both")
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "monitors-%r.json")
+            energy_rt.flush(path)
+            with open(path.replace("%r", str(energy_rt.rank()))) as f:
+                entry = [e for e in json.load(f)["entries"]
+                         if e["key"] == "both"][0]
+        self.assertEqual(entry["runs"], 2)
+
     def test_windows_are_per_thread(self):
         import threading
         # A window one thread opened is not another's to end, and stays
