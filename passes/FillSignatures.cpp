@@ -448,10 +448,15 @@ struct EnergyFillSignaturesPass
             << "'; d = E - s T was measured against the DB's";
     };
     // One option per entry. Power limits are part of the operating point
-    // only where the DB swept them (more than one limit for this key).
+    // where the DB swept them (more than one limit for this key), or where
+    // the one limit it was measured under is below the device's default
+    // then (characterize --power-limits 200 on a 400 W card: the plan must
+    // set it, or its times are not the card's at its default).
     auto optionsOf = [&](const std::vector<DbEntry> &es) {
       bool capped = llvm::any_of(es, [&](const DbEntry &e) {
-        return e.powerLimit != es.front().powerLimit;
+        return e.powerLimit != es.front().powerLimit ||
+               (e.powerLimit && e.defaultPowerLimit &&
+                *e.powerLimit < *e.defaultPowerLimit * (1 - 1e-9));
       });
       SmallVector<Attribute> opts;
       for (const DbEntry &e : es)

@@ -131,8 +131,10 @@ void recordContext(Device &dev, const std::string &l2, double entryTemperature,
   out.entryTemperature = entryTemperature;
   PowerLimits limits;
   std::string ignored;
-  if (dev.powerLimits(limits, ignored))
+  if (dev.powerLimits(limits, ignored)) {
     out.powerLimit = limits.currentW;
+    out.defaultPowerLimit = limits.defaultW;
+  }
 }
 } // namespace
 
@@ -292,6 +294,8 @@ std::string signatureDbJson(const std::string &device,
       e.entryTemperature = m.entryTemperature;
     if (m.powerLimit > 0)
       e.powerLimit = m.powerLimit;
+    if (m.defaultPowerLimit > 0)
+      e.defaultPowerLimit = m.defaultPowerLimit;
     db.entries.push_back(std::move(e));
   }
   return writeSignatureDb(db);

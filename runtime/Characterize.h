@@ -46,6 +46,7 @@ struct Measurement {
   std::string l2;
   double entryTemperature = std::numeric_limits<double>::quiet_NaN();
   double powerLimit = 0;
+  double defaultPowerLimit = 0; ///< the device's default limit then
   /// How the entry was obtained where it differs from the DB's method
   /// ("composed": the calculus' seq of other entries); "" otherwise.
   std::string method;

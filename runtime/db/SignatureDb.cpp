@@ -131,6 +131,12 @@ bool readSignatureDb(const std::string &path, SignatureDb &out,
           return bad("context.power_limit_W must be positive");
         entry.powerLimit = *watts;
       }
+      if (const llvm::json::Value *w = ctx->get("default_power_limit_W")) {
+        std::optional<double> watts = w->getAsNumber();
+        if (!watts || !std::isfinite(*watts) || *watts <= 0)
+          return bad("context.default_power_limit_W must be positive");
+        entry.defaultPowerLimit = *watts;
+      }
     }
     auto [first, fresh] = seen.try_emplace(
         Fields(entry.key, entry.smMhz, entry.l2, entry.powerLimit.value_or(-1),
@@ -224,7 +230,8 @@ bool poolSignatureDbs(const std::vector<SignatureDb> &shards,
               g.parts[0].first->method,
               g.parts[0].first->l2,
               {},
-              g.parts[0].first->powerLimit};
+              g.parts[0].first->powerLimit,
+              g.parts[0].first->defaultPowerLimit};
     bool allTemps = true;
     double temp = 0;
     for (auto &[e, shard] : g.parts) {

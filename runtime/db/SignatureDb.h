@@ -27,9 +27,11 @@ struct DbEntry {
   std::string method; ///< "" when the file does not say
   /// The context it was measured in (docs/SIGNATURE-DB.md), when recorded:
   /// L2 state ("flushed", "warm" or "unknown"; "" when not said), the
-  /// device temperature at the start of the runs, the power limit.
+  /// device temperature at the start of the runs, the power limit, and the
+  /// device's default limit then (a limit below it was set for the runs).
   std::string l2 = {};
   std::optional<double> entryTemperature = {}, powerLimit = {};
+  std::optional<double> defaultPowerLimit = {};
 };
 
 struct SignatureDb {

@@ -46,8 +46,12 @@ std::string writeSignatureDb(const SignatureDb &db) {
       ctx << sep << "\"entry_temperature_C\": " << *e.entryTemperature;
       sep = ", ";
     }
-    if (e.powerLimit)
+    if (e.powerLimit) {
       ctx << sep << "\"power_limit_W\": " << *e.powerLimit;
+      sep = ", ";
+    }
+    if (e.defaultPowerLimit)
+      ctx << sep << "\"default_power_limit_W\": " << *e.defaultPowerLimit;
     if (!ctx.str().empty())
       os << ", \"context\": {" << ctx.str() << "}";
     os << "}";

@@ -385,7 +385,7 @@ static bool composeEntry(const CompositeSpec &c,
   using energy::calculus::Signature;
   std::optional<Signature> total;
   unsigned runsMin = ~0u;
-  double temperature = NAN;
+  double temperature = NAN, defaultLimit = 0;
   for (const auto &[part, n] : c.parts) {
     auto it = index.find({part, smMhz, powerLimit});
     if (it == index.end())
@@ -395,8 +395,10 @@ static bool composeEntry(const CompositeSpec &c,
         Signature::measured(m.s, m.T, m.d, m.varT, m.varD,
                             energy::calculus::DeviceSet::single(0)),
         n);
-    if (!total)
+    if (!total) {
       temperature = m.entryTemperature;
+      defaultLimit = m.defaultPowerLimit;
+    }
     energy::calculus::CompositionError err; // one device: never set
     total = total ? seq(*total, run, err) : run;
     runsMin = std::min(runsMin, m.runs);
@@ -413,6 +415,7 @@ static bool composeEntry(const CompositeSpec &c,
   out.l2 = "flushed";
   out.entryTemperature = temperature;
   out.powerLimit = powerLimit;
+  out.defaultPowerLimit = defaultLimit;
   out.method = "composed";
   return true;
 }
