@@ -725,8 +725,8 @@ int er_init(const char *device) {
             std::fprintf(stderr,
                          "energy_rt: warning: rank %d ended during the clock "
                          "sweep, after %u iterations (%u warm-up, then %u "
-                         "per clock): its shard holds the clocks it "
-                         "finished\n",
+                         "per clock): its shard holds the clocks it ran, "
+                         "the last one with the runs it finished\n",
                          er_rank(), pf.step, pf.warmup, pf.perClock);
         }
         if (er_flush(atExitPath.c_str()) != 0)
@@ -1178,13 +1178,16 @@ const char *er_last_error(void) { return lastError.c_str(); }
 /// the job must name its regions alike).
 static void warnUnusedPlan() {
   std::lock_guard<std::mutex> lock(state.mu);
-  if (state.planClocks.empty() || state.planRegionRan)
+  if (state.planClocks.empty())
     return;
-  std::set<std::string> planned, ran;
+  std::set<std::string> planned, ran, unused;
   for (const auto &[name, mhz] : state.planClocks)
     planned.insert(name);
   for (const auto &[key, r] : state.regions)
     ran.insert(key.name);
+  for (const std::string &name : planned)
+    if (!ran.count(name))
+      unused.insert(name);
   // The first three names, then "..." for the rest.
   auto some = [](const std::set<std::string> &names) {
     std::string text;
@@ -1195,11 +1198,19 @@ static void warnUnusedPlan() {
     return names.empty() ? std::string("none")
                          : text + (names.size() > 3 ? ", ..." : "");
   };
-  std::fprintf(stderr,
-               "energy_rt: warning: none of the %zu regions the plan names "
-               "(%s) ran, so the plan changed no clock; the regions that "
-               "ran: %s\n",
-               planned.size(), some(planned).c_str(), some(ran).c_str());
+  if (unused.empty())
+    return;
+  if (!state.planRegionRan)
+    std::fprintf(stderr,
+                 "energy_rt: warning: none of the %zu regions the plan names "
+                 "(%s) ran, so the plan changed no clock; the regions that "
+                 "ran: %s\n",
+                 planned.size(), some(planned).c_str(), some(ran).c_str());
+  else // one misspelt name leaves its region at whatever clock was set
+    std::fprintf(stderr,
+                 "energy_rt: warning: %zu of the %zu regions the plan names "
+                 "never ran (%s): their clocks were never set\n",
+                 unused.size(), planned.size(), some(unused).c_str());
 }
 
 int er_plan_clock(const char *name, int sm_mhz) {
@@ -1242,6 +1253,7 @@ int er_plan_load(const char *path) {
   // `name sm_mhz` per line (energy-prof plan-clocks), '#' comments; a task
   // named twice is refused (which clock was meant is not ours to guess).
   std::map<std::string, int> firstLine;
+  std::vector<std::tuple<std::string, int, std::string>> lines;
   int lineNo = 0;
   for (size_t at = 0; at < text.size();) {
     size_t end = text.find('\n', at);
@@ -1271,9 +1283,22 @@ int er_plan_load(const char *path) {
     if (!fresh)
       return fail(where + ": '" + name + "' again (first at line " +
                   std::to_string(it->second) + ")");
-    if (er_plan_clock(name.c_str(), int(mhz)) != 0)
-      return fail(where + ": " + lastError);
+    lines.push_back({name, int(mhz), where});
   }
+  // All of the file or none of it: a line refused after others were taken
+  // would leave the job following part of the plan.
+  std::map<std::string, int> before;
+  {
+    std::lock_guard<std::mutex> lock(state.mu);
+    before = state.planClocks;
+  }
+  for (const auto &[name, mhz, where] : lines)
+    if (er_plan_clock(name.c_str(), mhz) != 0) {
+      std::string why = where + ": " + lastError;
+      std::lock_guard<std::mutex> lock(state.mu);
+      state.planClocks = before;
+      return fail(why);
+    }
   return 0;
 }
 

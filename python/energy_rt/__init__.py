@@ -159,7 +159,8 @@ class Measurement:
     time: s; total_energy: J; energy: J per device index (one device per
     process); s: the static power measured at start-up (W); d: dynamic
     energy, total_energy - s x time (J); clock_mhz: the SM clock when it
-    ended.
+    began (a window across a clock change is filed under its first clock,
+    in the window and in the DB).
 
     On a GPU the energy is known once NVML's counter (updated every ~100
     ms) has passed the window's end: ``end_window`` returns at once, and
@@ -307,7 +308,9 @@ def _flush_at_exit():
     if path and _state["device"] is not None:
         if _state.get("forked"):
             sys.stderr.write("energy_rt: a forked child (pid %d) writes its "
-                             "measurements to %s\n" % (os.getpid(), path))
+                             "measurements to %s\n" % (
+                                 os.getpid(),
+                                 path.replace("%r", str(_lib.er_rank()))))
         if _lib.er_flush(path.encode("utf-8")) != 0:
             sys.stderr.write("energy_rt: ENERGY_RT_FLUSH_AT_EXIT: %s\n" %
                              _lib.er_last_error().decode("utf-8", "replace"))
@@ -440,6 +443,12 @@ class Monitor:
                 raise ValueError("gpu_indices=%r: a GPU index is an integer "
                                  "from 0" % (gpu_indices,))
             gpu_indices = [index]
+        if (device is None and not os.environ.get("ENERGY_RT_DEVICE")
+                and _state["device"] is None and gpu_indices is None
+                and _state["requested"]):
+            # A forked child (a DataLoader's worker): its parent's device,
+            # not this process's default GPU.
+            device = _state["requested"]
         if (device is None and not os.environ.get("ENERGY_RT_DEVICE")
                 and _state["device"] is None):
             if gpu_indices is None:

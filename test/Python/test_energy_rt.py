@@ -179,6 +179,20 @@ class EnergyRtTest(unittest.TestCase):
         with energy_rt.region("parent", self.monitor) as r:
             energy_rt.sim_run(0, COPY_BYTES / 10)
         self.assertAlmostEqual(r.measurement.time, 0.1, delta=0.005)
+        # A region in a child, through a new default Monitor (a DataLoader
+        # worker's), measures the device its parent asked for -- it took
+        # cuda:LOCAL_RANK, which failed without a GPU or measured another.
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                with energy_rt.region("worker.load"):
+                    energy_rt.sim_run(0, COPY_BYTES / 10)
+                code = 0
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        self.assertEqual(os.waitstatus_to_exitcode(status), 0)
 
     def test_region_on_coroutines_and_generators(self):
         import asyncio
@@ -294,6 +308,19 @@ class EnergyRtTest(unittest.TestCase):
                                 ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
                 self.assertNotEqual(r.returncode, 0, path)
                 self.assertIn(message, r.stderr)
+            # A file refused at its second line leaves no clock of its
+            # first planned (its first line ran a region at 600 MHz).
+            bad = plan("partial.txt", b"w 600\nv 777\n")
+            r = self._fresh(
+                "import energy_rt; m = energy_rt.Monitor(device='sim:a100')\n"
+                "try:\n    energy_rt.load_plan(%r)\n"
+                "except energy_rt.EnergyRuntimeError as e:\n    print(e)\n"
+                "m.begin_window('w'); print('clock', m.end_window('w')"
+                ".clock_mhz)" % bad, ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("partial.txt:2: region 'v': 777 MHz is not a supported SM "
+                          "clock", r.stdout)
+            self.assertIn("clock 1410", r.stdout)
 
     def test_zeus_names(self):
         # What a ZeusMonitor script uses: gpu_energy, sync_execution_with,
@@ -431,6 +458,15 @@ class EnergyRtTest(unittest.TestCase):
             # The plan's region never ran: said at exit.
             self.assertIn("none of the 1 regions the plan names (F0_0) ran",
                           r.stderr)
+            # One misspelt name among regions that ran is said too.
+            with open(plan, "w") as f:
+                f.write("F0_0 1005\nF0_1 1005\n")
+            r = self._fresh("import energy_rt; energy_rt.load_plan(%r)\n"
+                            "with energy_rt.region('F0_0'): pass" % plan,
+                            ENERGY_RT_DEVICE="sim:a100",
+                            ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
+            self.assertIn("1 of the 2 regions the plan names never ran "
+                          "(F0_1): their clocks were never set", r.stderr)
             r = self._fresh("import energy_rt; energy_rt.flush(%r)"
                             % os.path.join(d, "x.json"))
             self.assertIn("nothing to flush: this process has not measured "
