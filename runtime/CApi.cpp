@@ -108,6 +108,12 @@ struct Profile {
   bool coarseDone = false, chosenAll = false;
   std::vector<int> supported;     ///< descending
   std::map<int, double> energyAt; ///< per-iteration energy of all regions
+  /// A job of several ranks chooses its clocks together: each rank's
+  /// energy at a clock is written to `syncDir` and every rank chooses from
+  /// the job's sum (ENERGY_RT_PROFILE_SYNC_DIR; energy-prof profile sets
+  /// it), so that all run the same clock at each iteration.
+  std::string syncDir;
+  int world = 1;
 };
 
 /// Pending runs resolved without waiting once this many accumulate.
@@ -296,6 +302,21 @@ bool startProfile(const std::string &list, std::string &why) {
     }
     pf.adaptive = true;
     pf.budget = size_t(b);
+    for (const char *var :
+         {"WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE"})
+      if (const char *n = std::getenv(var)) {
+        pf.world = std::max(1, std::atoi(n));
+        break;
+      }
+    if (const char *dir = std::getenv("ENERGY_RT_PROFILE_SYNC_DIR"))
+      pf.syncDir = dir;
+    if (pf.world > 1 && pf.syncDir.empty()) {
+      why = "adaptive profiling of a job of " + std::to_string(pf.world) +
+            " ranks chooses each clock from all ranks' energy: run it under "
+            "energy-prof profile, or set ENERGY_RT_PROFILE_SYNC_DIR to a "
+            "directory every rank can write";
+      return false;
+    }
     pf.clocks.push_back(supported.front());
   } else if (list == "all" || list.rfind("every:", 0) == 0) {
     long k = list == "all" ? 1 : std::atol(list.c_str() + 6);
@@ -760,7 +781,11 @@ namespace {
 /// clocks only lose) or the range ends. Then refine: bisect the measured
 /// interval whose ends differ most in energy (relative), while it differs
 /// by more than 0.2 % and the budget lasts. Returns false when done.
-bool chooseNextClock(Profile &pf) {
+/// The job's energy per iteration at the last profiled clock: this rank's,
+/// plus, in a job of several ranks, every other rank's, read from the
+/// profile's sync directory once all have written theirs (caller holds
+/// state.mu; waits up to 10 minutes for the slowest rank).
+bool jobEnergyAtLastClock(Profile &pf, double &perIteration, std::string &err) {
   int last = pf.clocks.back();
   double e = 0;
   for (const auto &[key, r] : state.regions) {
@@ -768,7 +793,47 @@ bool chooseNextClock(Profile &pf) {
     if (it != r.byClock.end())
       e += it->second.sumE;
   }
-  pf.energyAt[last] = e / double(pf.perClock);
+  perIteration = e / double(pf.perClock);
+  if (pf.world <= 1)
+    return true;
+  auto fileOf = [&](int rank) {
+    return pf.syncDir + "/clock" + std::to_string(pf.clocks.size()) + ".rank" +
+           std::to_string(rank);
+  };
+  char text[64];
+  std::snprintf(text, sizeof text, "%.17g\n", perIteration);
+  if (!AtomicFile::writeWhole(fileOf(er_rank()), text, err)) {
+    err = "adaptive profiling: " + err;
+    return false;
+  }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(10);
+  double sum = 0;
+  for (int r = 0; r < pf.world; ++r) {
+    for (;;) {
+      std::ifstream in(fileOf(r));
+      double x = 0;
+      if (in >> x) {
+        sum += x;
+        break;
+      }
+      if (std::chrono::steady_clock::now() > deadline) {
+        err = "adaptive profiling: rank " + std::to_string(er_rank()) +
+              " waited 10 minutes for rank " + std::to_string(r) +
+              "'s energy at " + std::to_string(last) + " MHz (do all " +
+              std::to_string(pf.world) +
+              " ranks profile, and call step() alike?)";
+        return false;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  }
+  perIteration = sum;
+  return true;
+}
+
+bool chooseNextClock(Profile &pf, double perIteration) {
+  int last = pf.clocks.back();
+  pf.energyAt[last] = perIteration;
   if (pf.clocks.size() >= pf.budget)
     return false;
   const std::vector<int> &sup = pf.supported; // descending
@@ -846,9 +911,11 @@ int er_step(void) {
   if (pf.adaptive && !pf.chosenAll && phase == pf.clocks.size()) {
     // The last chosen clock is done: its energy must be known to choose
     // the next (real devices: wait for the counter to pass it).
-    if (!resolvePending(/*wait=*/true, err))
+    double perIteration = 0;
+    if (!resolvePending(/*wait=*/true, err) ||
+        !jobEnergyAtLastClock(pf, perIteration, err))
       return fail("profile: " + err);
-    pf.chosenAll = !chooseNextClock(pf);
+    pf.chosenAll = !chooseNextClock(pf, perIteration);
   }
   int want = phase < pf.clocks.size() ? pf.clocks[phase] : 0;
   if (!want) {

@@ -21,6 +21,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -699,6 +700,74 @@ TEST(CApi, AKilledProfileKeepsItsFinishedClocks) {
   ::close(ready[1]);
   std::remove(shard.c_str());
   std::remove((shard + ".clock").c_str());
+}
+
+// Adaptive profiling of a job of two ranks: each rank runs the clock the
+// job's energy chooses, whatever its own work. Rank 0 is compute bound (its
+// energy valley near 960 MHz ends its coarse sweep at 660 MHz), rank 1
+// memory bound (a flatter curve): choosing alone, they ran different clocks
+// at the same iterations (1335 and 1035 MHz against 735), and the pooled DB
+// held more clocks than the budget.
+TEST(CApi, AdaptiveRanksChooseTheSameClocks) {
+  std::string dir = ::testing::TempDir() + "energy-rt-adaptive-" +
+                    std::to_string(::getpid());
+  ::mkdir(dir.c_str(), 0700);
+  pid_t pids[2];
+  for (int rank = 0; rank < 2; ++rank) {
+    pids[rank] = ::fork();
+    ASSERT_GE(pids[rank], 0);
+    if (pids[rank] == 0) {
+      ::setenv("RANK", std::to_string(rank).c_str(), 1);
+      ::setenv("WORLD_SIZE", "2", 1);
+      ::setenv("ENERGY_RT_PROFILE_SYNC_DIR", dir.c_str(), 1);
+      ::setenv("ENERGY_RT_PROFILE_CLOCKS", "adaptive:8", 1);
+      ::setenv("ENERGY_RT_PROFILE_WARMUP", "1", 1);
+      ::setenv("ENERGY_RT_PROFILE_ITERATIONS", "1", 1);
+      ::setenv("ENERGY_RT_ALLOW_CLOCK_CHANGES", "1", 1);
+      ::setenv("ENERGY_RT_SIM_STATE",
+               (dir + "/clock" + std::to_string(rank)).c_str(), 1);
+      if (er_init("sim:a100") != 0)
+        ::_exit(2);
+      for (int it = 0; it < 12; ++it)
+        if (er_begin("work") ||
+            (rank == 0 ? er_sim_run(1e13, 0) : er_sim_run(0, 4e11)) ||
+            er_end("work") || er_step())
+          ::_exit(3);
+      ::_exit(er_flush((dir + "/shard-%r.json").c_str()) == 0 ? 0 : 4);
+    }
+  }
+  for (pid_t pid : pids) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+  }
+  std::vector<std::set<int>> clocks(2);
+  for (int rank = 0; rank < 2; ++rank) {
+    std::string json =
+        readFile(dir + "/shard-" + std::to_string(rank) + ".json");
+    for (size_t at = json.find("\"sm_mhz\": "); at != std::string::npos;
+         at = json.find("\"sm_mhz\": ", at + 1))
+      clocks[rank].insert(std::atoi(json.c_str() + at + 10));
+  }
+  EXPECT_GE(clocks[0].size(), 2u);
+  EXPECT_LE(clocks[0].size(), 8u);
+  EXPECT_EQ(clocks[0], clocks[1]);
+  // Without the directory a job of several ranks is refused at start-up.
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setenv("WORLD_SIZE", "2", 1);
+    ::unsetenv("ENERGY_RT_PROFILE_SYNC_DIR");
+    ::setenv("ENERGY_RT_PROFILE_CLOCKS", "adaptive", 1);
+    ::setenv("ENERGY_RT_ALLOW_CLOCK_CHANGES", "1", 1);
+    bool refused = er_init("sim:a100") != 0 &&
+                   std::string(er_last_error()).find(
+                       "ENERGY_RT_PROFILE_SYNC_DIR") != std::string::npos;
+    ::_exit(refused ? 0 : 1);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 // Region names are per thread: eight threads measuring the same step do not

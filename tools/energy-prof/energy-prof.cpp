@@ -72,6 +72,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <tuple>
 #include <unistd.h>
@@ -127,12 +128,10 @@ static cl::list<std::string>
                cl::sub(mergeSub), cl::sub(runPlanSub), cl::sub(planClocksSub),
                cl::sub(routeSub), cl::sub(validateServingSub),
                cl::sub(servePlanSub), cl::cat(category));
-static cl::opt<std::string>
-    deviceName("device",
-               cl::desc("sim:a100|sim:a40|sim:h100|sim:h200 or cuda:<index>"),
-               cl::sub(characterizeSub), cl::sub(probeSub),
-               cl::sub(measureCompositeSub), cl::sub(runPlanSub),
-               cl::sub(profileSub), cl::cat(category));
+static cl::opt<std::string> deviceName(
+    "device", cl::desc("sim:a100|sim:a40|sim:h100|sim:h200 or cuda:<index>"),
+    cl::sub(characterizeSub), cl::sub(probeSub), cl::sub(measureCompositeSub),
+    cl::sub(runPlanSub), cl::sub(profileSub), cl::cat(category));
 static cl::opt<std::string> modelName("model",
                                       cl::desc("fit: token-law|energylens"),
                                       cl::sub(fitSub), cl::cat(category));
@@ -927,6 +926,12 @@ static int profileCommand(std::vector<std::string> cmd) {
   ::setenv("ENERGY_RT_PROFILE_WARMUP", std::to_string(warmupIterations).c_str(),
            1);
   ::setenv("ENERGY_RT_FLUSH_AT_EXIT", (dir + "/shard-%r.json").c_str(), 1);
+  // Adaptive choices of a job of several ranks meet here (runtime/CApi.cpp,
+  // jobEnergyAtLastClock): every rank runs the clock the job's energy says.
+  std::string syncDir = dir + "/adaptive";
+  if (::mkdir(syncDir.c_str(), 0700) != 0)
+    return fail("cannot create " + syncDir + ": " + std::strerror(errno));
+  ::setenv("ENERGY_RT_PROFILE_SYNC_DIR", syncDir.c_str(), 1);
   if (name.empty())
     ::unsetenv("ENERGY_RT_DEVICE");
   else
@@ -979,6 +984,12 @@ static int profileCommand(std::vector<std::string> cmd) {
   }
   for (size_t i = 0; i < std::size(forwarded); ++i)
     sigaction(forwarded[i], &previous[i], nullptr);
+  std::error_code syncEc;
+  // The adaptive choices' files go first (the shards stay for the merge).
+  for (sys::fs::directory_iterator it(syncDir, syncEc), end;
+       it != end && !syncEc; it.increment(syncEc))
+    ::unlink(it->path().c_str());
+  ::rmdir(syncDir.c_str());
   if (pid < 0) {
     ::rmdir(dir.c_str());
     return fail(std::string("fork: ") + std::strerror(errno));
