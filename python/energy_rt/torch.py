@@ -278,9 +278,28 @@ class Stage(torch.nn.Module):
             self._pending.append((microbatch, kernels, ref))
         return out
 
+    # Forwards whose output tensor is gone are kept, the newest few: the
+    # last stage's loss holds the graph but not the output
+    # (loss = f(stage(x)); stage.backward(loss)); an evaluation loop
+    # without no_grad leaves only these few behind.
+    _DEAD_KEPT = 16
+
+    @staticmethod
+    def _dead(entry):
+        return entry[2] is not None and entry[2]() is None
+
     def _drop_dead(self):
-        self._pending = collections.deque(
-            p for p in self._pending if p[2] is None or p[2]() is not None)
+        dead = sum(1 for p in self._pending if self._dead(p))
+        excess = dead - self._DEAD_KEPT
+        if excess <= 0:
+            return
+        kept = collections.deque()
+        for p in self._pending:
+            if self._dead(p) and excess > 0:
+                excess -= 1
+                continue
+            kept.append(p)
+        self._pending = kept
 
     def backward(self, outputs, grad_outputs=None, microbatch=None):
         """torch.autograd.backward(outputs, grad_outputs) in the backward
@@ -298,9 +317,16 @@ class Stage(torch.nn.Module):
         if match is None and microbatch is not None:
             match = next((i for i, (m, _, _) in enumerate(self._pending)
                           if m == microbatch), None)
-        if match is None and self._pending and (
-                microbatch is None or self._pending[0][0] is None):
-            match = 0
+        if match is None and (microbatch is None or all(
+                p[0] is None for p in self._pending)):
+            # The oldest forward whose output is alive, else the newest
+            # whose output is gone (a loss computed from it just now).
+            live = [i for i, p in enumerate(self._pending)
+                    if not self._dead(p)]
+            if live:
+                match = live[0]
+            elif self._pending:
+                match = len(self._pending) - 1
         if match is None:
             raise energy_rt.EnergyRuntimeError(
                 "Stage %d: backward%s without a forward to match" % (

@@ -125,23 +125,42 @@ class StageTest(unittest.TestCase):
 
     def test_backward_matches_its_own_output_and_drops_dead_forwards(self):
         # A pipeline stage's backward is given its own forward's output:
-        # matched by it, whatever the order. Forwards whose outputs are gone
-        # (an evaluation loop that forgot no_grad) are dropped, not paired
-        # with a later backward (they grew without bound and were matched
+        # matched by it, whatever the order, before any forward whose output
+        # is gone; of those (an evaluation loop that forgot no_grad) only
+        # the newest few are kept (they grew without bound and were matched
         # first in, first out).
         lin = torch.nn.Linear(64, 64, bias=False)
         stage = ert.Stage(lin, 0, work_scale=(1e7, 1.0), monitor=self.mon)
         for _ in range(100):
             stage(torch.zeros(1, 64, requires_grad=True))
-        self.assertLessEqual(len(stage._pending), 1)
+        self.assertLessEqual(len(stage._pending), stage._DEAD_KEPT + 1)
         small = stage(torch.zeros(1, 64, requires_grad=True))
         big = stage(torch.zeros(256, 64, requires_grad=True))
         stage.backward(big, torch.ones_like(big))
         flops = 2 * 256 * 64 * 64 * 1e7
         self.assertAlmostEqual(stage.last_backward.time /
                                (2 * flops / PEAK + LAUNCH), 1, delta=0.05)
-        stage.backward(small, torch.ones_like(small))
-        self.assertEqual(len(stage._pending), 0)
+        # Without its tensor, the oldest forward still alive.
+        stage.backward(small.sum())
+        self.assertAlmostEqual(stage.last_backward.time /
+                               (2 * flops / 256 / PEAK + LAUNCH), 1,
+                               delta=0.05)
+
+    def test_last_stage_backward_through_its_loss(self):
+        # The last stage's output is freed once its loss is made (the loss
+        # holds the graph, not the tensor): its forward is still the one
+        # the backward charges (it was dropped, and the backward refused).
+        lin = torch.nn.Linear(64, 64, bias=False)
+        stage = ert.Stage(lin, 0, work_scale=(1e7, 1.0), monitor=self.mon)
+        for mb, rows in ((0, 256), (None, 16)):
+            x = torch.zeros(rows, 64, requires_grad=True)
+            loss = torch.nn.functional.mse_loss(stage(x, microbatch=mb),
+                                                torch.ones(rows, 64))
+            stage.backward(loss, microbatch=mb)
+            flops = 2 * rows * 64 * 64 * 1e7
+            self.assertAlmostEqual(stage.last_backward.time /
+                                   (2 * flops / PEAK + LAUNCH), 1,
+                                   delta=0.05)
 
     def test_nested_stages_charge_once(self):
         lin = torch.nn.Linear(64, 64, bias=False)
