@@ -57,6 +57,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -1071,6 +1072,20 @@ static int profileCommand(std::vector<std::string> cmd) {
     WithColor::warning(errs(), "energy-prof")
         << how << "; the DB holds what its " << names.size()
         << " rank(s) measured before\n";
+  // A rank that never marked its iterations (no step() calls) stays in its
+  // warm-up and records nothing: its regions are missing from the DB, which
+  // a schedule naming them finds out only at --energy-fill-signatures.
+  std::vector<std::string> silent;
+  for (size_t i = 0; i < shards.size(); ++i)
+    if (shards[i].entries.empty())
+      silent.push_back(sys::path::filename(names[i]).str());
+  if (!silent.empty())
+    WithColor::warning(errs(), "energy-prof")
+        << silent.size() << " of the " << names.size()
+        << " ranks recorded no region at a profiled clock ("
+        << llvm::join(silent, ", ")
+        << "): their regions are not in the DB (do they call er_step / "
+           "energy_rt.step() at the end of every iteration?)\n";
   // An adaptive sweep stops by itself past the energy valley: fewer clocks
   // than its maximum are then complete, and only a failed job is short.
   if (wanted && seen.size() < wanted && !(adaptive && !failed))
