@@ -375,6 +375,18 @@ bool startProfile(const std::string &list, std::string &why) {
   pf.active = true;
   state.guard = std::make_unique<ClockGuard>(*state.dev);
   state.profile = pf;
+  // Whether clocks may be set at all, now: a GPU that refuses (no
+  // permission, as for a non-root user) would otherwise fail the job at the
+  // first clock change, after its warm-up iterations. The highest clock,
+  // then back to the default.
+  if (pf.warmup != 0) {
+    std::string err;
+    if (!state.dev->setSmClock(supported.front(), err) ||
+        !state.dev->resetSmClock(err)) {
+      why = "cannot set the SM clocks of " + state.dev->identity() + ": " + err;
+      return false;
+    }
+  }
   if (pf.warmup == 0) {
     std::string err;
     if (!state.dev->setSmClock(pf.clocks[0], err)) {
@@ -1297,8 +1309,15 @@ int er_plan_clock(const char *name, int sm_mhz) {
                 "': " + std::to_string(sm_mhz) +
                 " MHz is not a supported SM clock of " + state.dev->identity() +
                 " (it supports " + describeClocks(supported) + ")");
-  if (!state.guard)
+  if (!state.guard) {
     state.guard = std::make_unique<ClockGuard>(*state.dev);
+    // Whether clocks may be set at all, now, not at the first planned
+    // region mid-job (a GPU that refuses: no permission).
+    std::string err;
+    if (!state.dev->setSmClock(sm_mhz, err) || !state.dev->resetSmClock(err))
+      return fail("following a plan: cannot set the SM clocks of " +
+                  state.dev->identity() + ": " + err);
+  }
   state.planClocks[name ? name : ""] = sm_mhz;
   static std::once_flag registered;
   std::call_once(registered, [] { std::atexit(warnUnusedPlan); });

@@ -709,8 +709,8 @@ TEST(CApi, AKilledProfileKeepsItsFinishedClocks) {
 // at the same iterations (1335 and 1035 MHz against 735), and the pooled DB
 // held more clocks than the budget.
 TEST(CApi, AdaptiveRanksChooseTheSameClocks) {
-  std::string dir = ::testing::TempDir() + "energy-rt-adaptive-" +
-                    std::to_string(::getpid());
+  std::string dir =
+      ::testing::TempDir() + "energy-rt-adaptive-" + std::to_string(::getpid());
   ::mkdir(dir.c_str(), 0700);
   pid_t pids[2];
   for (int rank = 0; rank < 2; ++rank) {
@@ -760,9 +760,10 @@ TEST(CApi, AdaptiveRanksChooseTheSameClocks) {
     ::unsetenv("ENERGY_RT_PROFILE_SYNC_DIR");
     ::setenv("ENERGY_RT_PROFILE_CLOCKS", "adaptive", 1);
     ::setenv("ENERGY_RT_ALLOW_CLOCK_CHANGES", "1", 1);
-    bool refused = er_init("sim:a100") != 0 &&
-                   std::string(er_last_error()).find(
-                       "ENERGY_RT_PROFILE_SYNC_DIR") != std::string::npos;
+    bool refused =
+        er_init("sim:a100") != 0 &&
+        std::string(er_last_error()).find("ENERGY_RT_PROFILE_SYNC_DIR") !=
+            std::string::npos;
     ::_exit(refused ? 0 : 1);
   }
   int status = 0;
