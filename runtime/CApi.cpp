@@ -13,6 +13,7 @@
 #include "runtime/Version.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -607,6 +608,22 @@ int er_init(const char *device) {
       name = env;
   if (name.empty())
     return fail("no device: pass one or set ENERGY_RT_DEVICE");
+  // Profiling a device the program names itself, not the one energy-prof
+  // profile was given (and checked the clocks of): said.
+  const char *envDevice = std::getenv("ENERGY_RT_DEVICE");
+  auto lower = [](std::string t) {
+    for (char &c : t)
+      c = char(std::tolower((unsigned char)c));
+    return t;
+  };
+  if (device && *device && envDevice && *envDevice &&
+      std::getenv("ENERGY_RT_PROFILE_CLOCKS") &&
+      lower(device) != lower(envDevice))
+    std::fprintf(stderr,
+                 "energy_rt: warning: profiling %s, which the program names, "
+                 "not ENERGY_RT_DEVICE=%s (energy-prof profile's --device, "
+                 "whose clocks it checked)\n",
+                 device, envDevice);
   if (er_rank() < 0) {
     std::string which;
     for (const char *var :
