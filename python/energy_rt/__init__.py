@@ -193,6 +193,19 @@ class Measurement:
         return self.__dict__.get("_ticket") is None or self._resolve(False)
 
     @classmethod
+    def _known(cls, name, time, energy, index, s, clock_mhz, device):
+        """A window whose energy is known (simulated devices), built
+        without __init__ (its properties' setters cost a window pair a
+        microsecond)."""
+        m = object.__new__(cls)
+        m.__dict__ = {"name": name, "time": time, "total_energy": energy,
+                      "energy": {index: energy}, "s": s,
+                      "d": energy - s * time, "clock_mhz": clock_mhz,
+                      "device": device, "cpu_energy": None,
+                      "dram_energy": None}
+        return m
+
+    @classmethod
     def _later(cls, ticket, index, **fields):
         """A window whose energy the C runtime gives for `ticket` (J on GPU
         `index`) when first read."""
@@ -264,8 +277,10 @@ Measurement._defaults = {"cpu_energy": None, "dram_energy": None}
 
 _state = {"device": None, "requested": None}
 _resolving = threading.Lock()
-# Each Monitor's set of window names in the runtime (0 is the C API's own).
-_owners = itertools.count(1)
+# Each Monitor's set of window names in the runtime: the first's is the C
+# API's own (set 0, whose calls take one argument less), the others' their
+# own.
+_owners = itertools.count(0)
 
 
 def _forked_child():
@@ -507,7 +522,8 @@ class Monitor:
         key = _name(name)
         if self._sync and sync_execution is not False:
             self._sync()
-        _check(_lib.er_begin_in(self._owner, key))
+        _check(_lib.er_begin_in(self._owner, key) if self._owner
+               else _lib.er_begin(key))
         t.open[name] = key
 
     def _opened(self, name):
@@ -550,13 +566,13 @@ class Monitor:
                 t.ticket.value, self.gpu_indices[0], name=name,
                 time=t.t.value, s=self._s, clock_mhz=t.clock.value,
                 device=self.device)
-        _check(_lib.er_end_measure_in(self._owner, key, *t.refs[:3]))
+        r = t.refs
+        _check(_lib.er_end_measure_in(self._owner, key, r[0], r[1], r[2])
+               if self._owner else _lib.er_end_measure(key, r[0], r[1], r[2]))
         del t.open[name]
-        energy, time, clock = t.e.value, t.t.value, t.clock
-        return Measurement(name=name, time=time, total_energy=energy,
-                           energy={self.gpu_indices[0]: energy}, s=self._s,
-                           d=energy - self._s * time, clock_mhz=clock.value,
-                           device=self.device)
+        energy, time = t.e.value, t.t.value
+        return Measurement._known(name, time, energy, self.gpu_indices[0],
+                                  self._s, t.clock.value, self.device)
 
 
 class region:
