@@ -114,8 +114,12 @@ int er_plan_load(const char *path);
 /* The device's current SM clock and the clock changes made for the plan. */
 int er_sm_clock(int *sm_mhz, unsigned *switches);
 /* Profiling across clocks inside the job: with ENERGY_RT_PROFILE_CLOCKS
- * ("1410,1200,990", "all" or "every:K") and ENERGY_RT_ALLOW_CLOCK_CHANGES=1
- * in the environment at er_init, the first ENERGY_RT_PROFILE_WARMUP
+ * ("1410,1200,990", "all", "every:K" or "adaptive[:B]", B clocks chosen as
+ * the sweep goes; in a job of several ranks -- WORLD_SIZE, SLURM_NTASKS or
+ * OMPI_COMM_WORLD_SIZE -- from the job's energy, each rank writing its own
+ * to ENERGY_RT_PROFILE_SYNC_DIR, which energy-prof profile sets) and
+ * ENERGY_RT_ALLOW_CLOCK_CHANGES=1 in the environment at er_init (which
+ * checks that the clocks can be set), the first ENERGY_RT_PROFILE_WARMUP
  * iterations (default 2) run at the default clock and are not recorded,
  * then each clock of the list runs ENERGY_RT_PROFILE_ITERATIONS iterations
  * (default 3), then the default clock returns and later iterations are not
