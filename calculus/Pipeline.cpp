@@ -206,14 +206,17 @@ bool buildPipeline(const PipelineSpec &spec, Schedule &sched,
         // Virtual stages v and v +- 1 sit on different devices when S > 1:
         // their activation or gradient crosses a link.
         double hop = S > 1 ? spec.p2pLatency : 0;
+        double hopVar = S > 1 ? spec.p2pLatencyVar : 0;
         switch (in.type) {
         case PipeInstr::F:
           if (vs > 0)
-            t.deps.push_back({slot(PipeInstr::F, vs - 1, m), false, hop});
+            t.deps.push_back(
+                {slot(PipeInstr::F, vs - 1, m), false, hop, hopVar});
           break;
         case PipeInstr::B:
           if (vs + 1 < V)
-            t.deps.push_back({slot(PipeInstr::B, vs + 1, m), false, hop});
+            t.deps.push_back(
+                {slot(PipeInstr::B, vs + 1, m), false, hop, hopVar});
           else
             t.deps.push_back({slot(PipeInstr::F, vs, m)});
           break;

@@ -53,6 +53,9 @@ struct PipelineSpec {
   /// From the end of a pass to its activation or gradient being usable on
   /// the next stage's device (s): the lag of every cross-device dependency.
   double p2pLatency = 0;
+  /// That latency's variance over transfers (s^2): each cross-device
+  /// dependency's var_lag.
+  double p2pLatencyVar = 0;
   /// The iteration's closing synchronization (s): once every device's last
   /// task has ended, all devices wait this long together (a barrier and
   /// the ranks' skew around it, measured by the job; 0: none). Static power

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "calculus/Random.h"
 #include "calculus/Routing.h"
 
 #include <algorithm>
@@ -22,95 +23,7 @@ namespace calculus {
 namespace routing {
 
 namespace {
-uint64_t splitmix64(uint64_t &x) {
-  uint64_t z = (x += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-/// xoshiro256** (Blackman & Vigna 2018); a UniformRandomBitGenerator.
-struct Rng {
-  using result_type = uint64_t;
-  uint64_t s[4];
-  Rng(uint64_t seed, uint64_t stream) {
-    uint64_t x = seed ^ (stream * 0xD1B54A32D192ED03ull);
-    for (uint64_t &v : s)
-      v = splitmix64(x);
-  }
-  static constexpr uint64_t min() { return 0; }
-  static constexpr uint64_t max() { return ~uint64_t(0); }
-  static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-  uint64_t operator()() {
-    uint64_t r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return r;
-  }
-  /// Uniform on (0, 1).
-  double uniform() { return (double((*this)() >> 11) + 0.5) * 0x1.0p-53; }
-  /// Standard normal by the ziggurat method (Marsaglia & Tsang 2000, 128
-  /// layers), with the layer and the value taken from independent bits of
-  /// one 64-bit output (the 32-bit original reuses bits, Doornik 2005).
-  double normal();
-};
-
-namespace {
-struct Ziggurat {
-  double w[128], f[128];
-  uint32_t k[128];
-  static constexpr double r = 3.442619855899, m1 = 2147483648.0;
-  Ziggurat() {
-    double dn = r, tn = dn, vn = 9.91256303526217e-3;
-    double q = vn / std::exp(-0.5 * dn * dn);
-    k[0] = uint32_t(dn / q * m1);
-    k[1] = 0;
-    w[0] = q / m1;
-    w[127] = dn / m1;
-    f[0] = 1;
-    f[127] = std::exp(-0.5 * dn * dn);
-    for (int i = 126; i >= 1; --i) {
-      dn = std::sqrt(-2 * std::log(vn / dn + std::exp(-0.5 * dn * dn)));
-      k[i + 1] = uint32_t(dn / tn * m1);
-      tn = dn;
-      f[i] = std::exp(-0.5 * dn * dn);
-      w[i] = dn / m1;
-    }
-  }
-};
-const Ziggurat &ziggurat() {
-  static const Ziggurat z;
-  return z;
-}
-} // namespace
-
-double Rng::normal() {
-  const Ziggurat &z = ziggurat();
-  for (;;) {
-    uint64_t u = (*this)();
-    unsigned i = unsigned(u & 127);
-    int32_t hz = int32_t(uint32_t(u >> 32));
-    uint32_t mag = hz < 0 ? uint32_t(-(int64_t)hz) : uint32_t(hz);
-    double x = hz * z.w[i];
-    if (mag < z.k[i])
-      return x; // inside the layer's rectangle: ~98.8 % of draws
-    if (i == 0) {
-      // The tail beyond r (Marsaglia 1964).
-      double a, b;
-      do {
-        a = -std::log(uniform()) / Ziggurat::r;
-        b = -std::log(uniform());
-      } while (b + b < a * a);
-      return hz > 0 ? Ziggurat::r + a : -Ziggurat::r - a;
-    }
-    if (z.f[i] + uniform() * (z.f[i - 1] - z.f[i]) < std::exp(-0.5 * x * x))
-      return x;
-  }
-}
+using calculus::Rng;
 
 /// A slot aggregate (or a task) with mean m and variance v drawn from the
 /// family: normal, or the gamma with shape m^2/v and scale v/m.

@@ -2,7 +2,10 @@
 
 #include "calculus/Schedule.h"
 
+#include "calculus/Random.h"
+
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <unordered_map>
 
@@ -107,11 +110,12 @@ std::vector<uint32_t> findDependencyCycle(const Schedule &sched) {
   return findCycle(sched, nullptr);
 }
 
-bool computeStartTimes(const Schedule &s, std::vector<double> &start,
-                       std::vector<uint32_t> &cycle) {
+namespace {
+/// Kahn's algorithm over explicit and stream predecessors: tasks in an
+/// order where each follows all of its predecessors. False on a cycle.
+bool topologicalOrder(const Schedule &s, const Graph &g,
+                      std::vector<uint32_t> &order) {
   size_t n = s.tasks.size();
-  Graph g(s);
-  // Kahn's algorithm over successor lists.
   std::vector<uint32_t> indeg(n, 0), succStart(n + 1, 0), succ;
   auto forEachPred = [&](uint32_t t, auto fn) {
     for (const Dependency &dep : s.tasks[t].deps)
@@ -132,26 +136,45 @@ bool computeStartTimes(const Schedule &s, std::vector<double> &start,
     for (uint32_t t = 0; t < n; ++t)
       forEachPred(t, [&](uint32_t p) { succ[fill[p]++] = t; });
   }
-  start.assign(n, 0);
+  order.clear();
+  order.reserve(n);
   std::vector<uint32_t> ready;
   for (uint32_t t = 0; t < n; ++t)
     if (!indeg[t])
       ready.push_back(t);
-  size_t done = 0;
   while (!ready.empty()) {
     uint32_t t = ready.back();
     ready.pop_back();
-    ++done;
+    order.push_back(t);
+    for (uint32_t i = succStart[t]; i < succStart[t + 1]; ++i)
+      if (--indeg[succ[i]] == 0)
+        ready.push_back(succ[i]);
+  }
+  return order.size() == n;
+}
+
+/// List scheduling in a topological order, with the durations and the
+/// explicit dependencies' lags given (per task; per dependency in the
+/// tasks' order, flattened).
+void timeInOrder(const Schedule &s, const Graph &g,
+                 const std::vector<uint32_t> &order,
+                 const std::vector<uint32_t> &depStart,
+                 const std::vector<double> &duration,
+                 const std::vector<double> &lag, std::vector<double> &start) {
+  start.assign(s.tasks.size(), 0);
+  for (uint32_t t : order) {
     const ScheduleTask &task = s.tasks[t];
     double st = task.release;
-    for (const Dependency &dep : task.deps)
+    for (size_t k = 0; k < task.deps.size(); ++k) {
+      const Dependency &dep = task.deps[k];
+      double l = lag[depStart[t] + k];
       st = std::max(st, dep.startToStart
-                            ? start[dep.pred] + dep.lag
-                            : start[dep.pred] + s.tasks[dep.pred].duration +
-                                  dep.lag);
+                            ? start[dep.pred] + l
+                            : start[dep.pred] + duration[dep.pred] + l);
+    }
     for (uint32_t i = g.streamPredStart[t]; i < g.streamPredStart[t + 1]; ++i) {
       uint32_t p = g.streamPreds[i];
-      st = std::max(st, start[p] + s.tasks[p].duration);
+      st = std::max(st, start[p] + duration[p]);
     }
     // A recorded start is a release; times converted from a trace's
     // integer microseconds carry rounding, so readiness within it of the
@@ -160,14 +183,192 @@ bool computeStartTimes(const Schedule &s, std::vector<double> &start,
         st <= task.fixedStart + timeTolerance(task.fixedStart))
       st = task.fixedStart;
     start[t] = st;
-    for (uint32_t i = succStart[t]; i < succStart[t + 1]; ++i)
-      if (--indeg[succ[i]] == 0)
-        ready.push_back(succ[i]);
   }
-  if (done == n)
+}
+
+/// Offsets of each task's dependencies in a flattened per-dependency array.
+std::vector<uint32_t> dependencyOffsets(const Schedule &s) {
+  std::vector<uint32_t> off(s.tasks.size() + 1, 0);
+  for (size_t t = 0; t < s.tasks.size(); ++t)
+    off[t + 1] = off[t] + uint32_t(s.tasks[t].deps.size());
+  return off;
+}
+
+/// From the earliest start of a task without predecessors to the latest end
+/// of a task that no task follows (finish-to-start or in stream order):
+/// with durations >= 0 the span of every
+/// task, and with the Gaussian model's draws (which may be negative) the
+/// maximum over paths of their sums, as Clark's moments take it.
+double spanOf(const std::vector<uint32_t> &sources,
+              const std::vector<uint32_t> &sinks,
+              const std::vector<double> &start,
+              const std::vector<double> &duration) {
+  if (sources.empty())
+    return 0;
+  double origin = std::numeric_limits<double>::infinity(), end = -origin;
+  for (uint32_t t : sources)
+    origin = std::min(origin, start[t]);
+  for (uint32_t t : sinks)
+    end = std::max(end, start[t] + duration[t]);
+  return end - origin;
+}
+} // namespace
+
+bool computeStartTimes(const Schedule &s, std::vector<double> &start,
+                       std::vector<uint32_t> &cycle) {
+  Graph g(s);
+  std::vector<uint32_t> order;
+  if (!topologicalOrder(s, g, order)) {
+    cycle = findCycle(s, &g);
+    return false;
+  }
+  std::vector<uint32_t> depStart = dependencyOffsets(s);
+  std::vector<double> duration(s.tasks.size()), lag(depStart.back());
+  for (size_t t = 0; t < s.tasks.size(); ++t) {
+    duration[t] = s.tasks[t].duration;
+    for (size_t k = 0; k < s.tasks[t].deps.size(); ++k)
+      lag[depStart[t] + k] = s.tasks[t].deps[k].lag;
+  }
+  timeInOrder(s, g, order, depStart, duration, lag, start);
+  return true;
+}
+
+uint32_t makespanSamples(size_t tasks) {
+  const double visits = 4e7;
+  double n = std::max<double>(1, double(tasks));
+  return uint32_t(std::clamp(visits / n, 100.0, 4000.0));
+}
+
+bool sampleMakespan(const Schedule &s, uint32_t samples, uint64_t seed,
+                    MakespanDistribution &out) {
+  out = MakespanDistribution();
+  Graph g(s);
+  std::vector<uint32_t> order;
+  if (!topologicalOrder(s, g, order))
+    return false;
+  std::vector<uint32_t> depStart = dependencyOffsets(s);
+  size_t n = s.tasks.size();
+  std::vector<double> duration(n), lag(depStart.back()), start;
+  bool varies = false;
+  for (size_t t = 0; t < n; ++t) {
+    duration[t] = s.tasks[t].duration;
+    varies |= s.tasks[t].varT > 0;
+    for (size_t k = 0; k < s.tasks[t].deps.size(); ++k) {
+      lag[depStart[t] + k] = s.tasks[t].deps[k].lag;
+      varies |= s.tasks[t].deps[k].varLag > 0;
+    }
+  }
+  std::vector<uint8_t> hasPred(n, 0), hasSucc(n, 0);
+  for (size_t t = 0; t < n; ++t) {
+    // A start-to-start successor may end before its predecessor does: it
+    // does not cover the predecessor's end.
+    for (const Dependency &dep : s.tasks[t].deps) {
+      hasPred[t] = 1;
+      if (!dep.startToStart)
+        hasSucc[dep.pred] = 1;
+    }
+    for (uint32_t i = g.streamPredStart[t]; i < g.streamPredStart[t + 1]; ++i)
+      hasPred[t] = hasSucc[g.streamPreds[i]] = 1;
+  }
+  std::vector<uint32_t> sources, sinks;
+  for (uint32_t t = 0; t < n; ++t) {
+    if (!hasPred[t])
+      sources.push_back(t);
+    if (!hasSucc[t])
+      sinks.push_back(t);
+  }
+  timeInOrder(s, g, order, depStart, duration, lag, start);
+  out.makespan = out.mean = spanOf(sources, sinks, start, duration);
+  if (!varies || samples == 0 || n == 0)
     return true;
-  cycle = findCycle(s, &g);
-  return false;
+  // The control variate: the point schedule's critical path, traced back
+  // from the last task to end through binding predecessors. Its sampled
+  // length C has mean T exactly and a known variance (its durations' and
+  // lags' variances summed); the sample estimates only what the other
+  // paths add, D = makespan - C (zero on a chain, so a chain is exact).
+  std::vector<uint32_t> pathTasks, pathDeps;
+  {
+    uint32_t t = 0;
+    double end = -std::numeric_limits<double>::infinity();
+    for (uint32_t i : sinks)
+      if (start[i] + duration[i] > end)
+        end = start[i] + duration[i], t = i;
+    bool counts = true; // t's duration is on the path (not a start-to-start)
+    for (size_t steps = 0; steps <= n; ++steps) {
+      if (counts)
+        pathTasks.push_back(t);
+      const ScheduleTask &task = s.tasks[t];
+      double st = start[t], tol = timeTolerance(st);
+      int64_t next = -1;
+      for (size_t k = 0; k < task.deps.size() && next < 0; ++k) {
+        const Dependency &dep = task.deps[k];
+        double ready = dep.startToStart
+                           ? start[dep.pred] + dep.lag
+                           : start[dep.pred] + duration[dep.pred] + dep.lag;
+        if (std::fabs(ready - st) <= tol) {
+          pathDeps.push_back(depStart[t] + uint32_t(k));
+          next = dep.pred;
+          counts = !dep.startToStart;
+        }
+      }
+      for (uint32_t i = g.streamPredStart[t];
+           i < g.streamPredStart[t + 1] && next < 0; ++i) {
+        uint32_t p = g.streamPreds[i];
+        if (std::fabs(start[p] + duration[p] - st) <= tol) {
+          next = p;
+          counts = true;
+        }
+      }
+      if (next < 0)
+        break; // a release, a recorded start or the origin binds
+      t = uint32_t(next);
+    }
+  }
+  double varC = 0;
+  std::vector<double> lagVar(depStart.back(), 0), lagMean = lag;
+  for (size_t t = 0; t < n; ++t)
+    for (size_t k = 0; k < s.tasks[t].deps.size(); ++k)
+      lagVar[depStart[t] + k] = s.tasks[t].deps[k].varLag;
+  for (uint32_t t : pathTasks)
+    varC += s.tasks[t].varT;
+  for (uint32_t k : pathDeps)
+    varC += lagVar[k];
+  // Welford's running moments of D and C - T, one stream per sample.
+  double meanD = 0, meanC = 0, m2D = 0, cDC = 0;
+  for (uint32_t i = 0; i < samples; ++i) {
+    Rng rng(seed, i);
+    for (size_t t = 0; t < n; ++t) {
+      const ScheduleTask &task = s.tasks[t];
+      duration[t] = task.varT > 0
+                        ? task.duration + std::sqrt(task.varT) * rng.normal()
+                        : task.duration;
+      for (size_t k = 0; k < task.deps.size(); ++k) {
+        size_t j = depStart[t] + k;
+        lag[j] = lagVar[j] > 0
+                     ? lagMean[j] + std::sqrt(lagVar[j]) * rng.normal()
+                     : lagMean[j];
+      }
+    }
+    timeInOrder(s, g, order, depStart, duration, lag, start);
+    double c = 0; // C - T: the path's deviations
+    for (uint32_t t : pathTasks)
+      c += duration[t] - s.tasks[t].duration;
+    for (uint32_t k : pathDeps)
+      c += lag[k] - lagMean[k];
+    double d = spanOf(sources, sinks, start, duration) - out.makespan - c;
+    double k1 = i + 1.0, dd = d - meanD, dc = c - meanC;
+    meanD += dd / k1;
+    meanC += dc / k1;
+    m2D += dd * (d - meanD);
+    cDC += dc * (d - meanD);
+  }
+  double varD = samples > 1 ? m2D / (samples - 1) : 0;
+  double covDC = samples > 1 ? cDC / (samples - 1) : 0;
+  out.mean = out.makespan + meanD;
+  out.sigma = std::sqrt(std::max(0.0, varC + varD + 2 * covDC));
+  out.stdError = std::sqrt(varD / samples);
+  out.samples = samples;
+  return true;
 }
 
 Signature taskShare(const Schedule &s, uint32_t t, uint32_t dev) {

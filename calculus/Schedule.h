@@ -43,6 +43,9 @@ struct Dependency {
   /// still running).
   bool startToStart = false;
   double lag = 0;
+  /// The lag's variance from one run to the next (a transfer's jitter),
+  /// s^2; only the sampled makespan (sampleMakespan) reads it.
+  double varLag = 0;
 };
 
 struct ScheduleTask {
@@ -79,6 +82,37 @@ struct Schedule {
 /// along it.
 bool computeStartTimes(const Schedule &sched, std::vector<double> &start,
                        std::vector<uint32_t> &cycle);
+
+/// The makespan when durations and lags vary (CALCULUS.md section 6): the
+/// point makespan, and the mean and standard deviation of the makespan of
+/// list scheduling (computeStartTimes) with every task's duration and every
+/// dependency's lag drawn independently, normal with the task's T and var_T
+/// (the lag's and var_lag), the Gaussian model Clark's moments assume too.
+/// The expectation of a maximum exceeds the maximum of the expectations
+/// wherever several paths are near critical; no closed form exists for a
+/// DAG (Hagstrom 1988: #P-hard), and Clark's moments over the per-device
+/// lowering treat the devices' lanes, which all end at the makespan, as
+/// independent. Monte Carlo with the point schedule's critical path as a
+/// control variate (its length's mean and variance are known exactly):
+/// only what the other paths add is sampled, so a chain is exact and the
+/// estimate stays at or above the point makespan wherever the makespan is
+/// at least the critical path's sampled length. Seeded: the same schedule
+/// gives the same numbers.
+struct MakespanDistribution {
+  double makespan = 0;  ///< the point prediction, s
+  double mean = 0;      ///< E[makespan], s (= makespan when nothing varies)
+  double sigma = 0;     ///< its standard deviation, s
+  double stdError = 0;  ///< the Monte Carlo error of `mean`, s
+  uint32_t samples = 0; ///< 0 when nothing varies (exact)
+};
+
+/// Samples used for `tasks` tasks: 4,000, fewer for large schedules so
+/// that the work stays near 4e7 task visits (at least 100).
+uint32_t makespanSamples(size_t tasks);
+
+/// False on a dependency cycle (see computeStartTimes).
+bool sampleMakespan(const Schedule &sched, uint32_t samples, uint64_t seed,
+                    MakespanDistribution &out);
 
 /// Finds a dependency cycle (explicit dependencies only); empty if none.
 std::vector<uint32_t> findDependencyCycle(const Schedule &sched);

@@ -71,6 +71,9 @@ struct Signature {
   static Signature idle(double s, double T, DeviceSet devices);
 
   double E() const { return s * T + d; }
+  /// The expected energy when times vary: static power over the expected
+  /// makespan, s E[T] + d (E[T] = clarkT; equal to E() when nothing varies).
+  double expectedE() const { return s * (clarkT > 0 ? clarkT : T) + d; }
   double staticEnergy() const { return s * T; }
   double sigmaE() const;
 };

@@ -63,7 +63,7 @@ struct EnergyEmitDvfsPass
         TaskOp::create(
             ob, task.getLoc(), ob.getStringAttr(task.getSymName() + ".switch"),
             task.getDeviceAttr(), task.getStreamAttr(), ArrayAttr(),
-            FloatAttr(), ArrayAttr(), FloatAttr(), FloatAttr(),
+            FloatAttr(), FloatAttr(), ArrayAttr(), FloatAttr(), FloatAttr(),
             ob.getStringAttr("dvfs-switch"), ob.getDictionaryAttr(theta),
             std::nullopt, std::nullopt, cost, StringAttr(), ArrayAttr());
       };

@@ -63,6 +63,8 @@ FailureOr<PipelineGen> PipelineGen::build(PipelineOp p) {
   spec.staticPowerPerGpu = p.getStaticPower().convertToDouble();
   spec.allreduceLag = p.getAllreduceLag().convertToDouble();
   spec.p2pLatency = p.getP2pLatency().convertToDouble();
+  double p2pSigma = p.getP2pLatencySigma().convertToDouble();
+  spec.p2pLatencyVar = p2pSigma * p2pSigma;
   spec.sync = p.getSync().convertToDouble();
   double syncSigma = p.getSyncSigma().convertToDouble();
   spec.syncVarT = syncSigma * syncSigma;

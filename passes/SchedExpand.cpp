@@ -138,8 +138,8 @@ struct SchedExpandPass : public energy::impl::SchedExpandBase<SchedExpandPass> {
         sig = SignatureAttr::get(&getContext(), T, *power * T, 0, 0,
                                  std::nullopt, std::nullopt);
       TaskOp::create(b, loc, b.getStringAttr(prefix + "_run"), devRef,
-                     IntegerAttr(), ArrayAttr(), FloatAttr(), ArrayAttr(),
-                     FloatAttr(), b.getF64FloatAttr(start),
+                     IntegerAttr(), ArrayAttr(), FloatAttr(), FloatAttr(),
+                     ArrayAttr(), FloatAttr(), b.getF64FloatAttr(start),
                      b.getStringAttr("inference"), b.getDictionaryAttr(theta),
                      std::nullopt,
                      sig ? std::nullopt : std::optional<double>(T), sig,
@@ -189,8 +189,8 @@ struct SchedExpandPass : public energy::impl::SchedExpandBase<SchedExpandPass> {
       TaskOp::create(b, loc, name, devRef, IntegerAttr(),
                      prev ? b.getArrayAttr({FlatSymbolRefAttr::get(prev)})
                           : ArrayAttr(),
-                     FloatAttr(), ArrayAttr(), FloatAttr(), release,
-                     b.getStringAttr(isDecode ? "decode" : "prefill"),
+                     FloatAttr(), FloatAttr(), ArrayAttr(), FloatAttr(),
+                     release, b.getStringAttr(isDecode ? "decode" : "prefill"),
                      b.getDictionaryAttr(theta), std::nullopt,
                      sig ? std::nullopt : std::optional<double>(st.duration),
                      sig, StringAttr(), ArrayAttr());
@@ -308,13 +308,18 @@ struct SchedExpandPass : public energy::impl::SchedExpandBase<SchedExpandPass> {
       }
       // A cross-stage dependency's lag is the pipeline's p2p_latency (one
       // per task: a pass has one cross-stage predecessor at most).
-      double delay = 0;
+      double delay = 0, delayVar = 0;
       for (const calculus::Dependency &d : task.deps)
-        if (!d.startToStart)
+        if (!d.startToStart) {
           delay = std::max(delay, d.lag);
+          delayVar = std::max(delayVar, d.varLag);
+        }
       TaskOp::create(b, loc, names[t], devices[ti.replica * spec.stages + rank],
                      IntegerAttr(), refs(task.deps, false),
                      delay > 0 ? b.getF64FloatAttr(delay) : FloatAttr(),
+                     delay > 0 && delayVar > 0
+                         ? b.getF64FloatAttr(std::sqrt(delayVar))
+                         : FloatAttr(),
                      ArrayAttr(), FloatAttr(), FloatAttr(), kindAttr,
                      b.getDictionaryAttr(theta), std::nullopt, std::nullopt,
                      sig, db, cast_or_null<ArrayAttr>(options));

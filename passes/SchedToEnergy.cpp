@@ -258,6 +258,21 @@ struct SchedToEnergyPass
             sched->getAttr(EnergyDialect::OutputTokensAttrHelper::getNameStr()))
       root->setAttr(EnergyDialect::OutputTokensAttrHelper::getNameStr(),
                     tokens);
+    // Where durations or delays vary, the expected makespan over the
+    // dependencies (the lowering's lanes no longer know them).
+    calculus::MakespanDistribution dist;
+    if (calculus::sampleMakespan(
+            *schedule, calculus::makespanSamples(schedule->tasks.size()),
+            /*seed=*/1, dist) &&
+        dist.samples > 0)
+      root->setAttr(
+          EnergyDialect::MakespanAttrHelper::getNameStr(),
+          b.getDictionaryAttr(
+              {b.getNamedAttr("T_s", b.getF64FloatAttr(dist.makespan)),
+               b.getNamedAttr("expected_T_s", b.getF64FloatAttr(dist.mean)),
+               b.getNamedAttr("sigma_T_s", b.getF64FloatAttr(dist.sigma)),
+               b.getNamedAttr("std_error_s",
+                              b.getF64FloatAttr(dist.stdError))}));
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToEnd(&root.getBody().front());

@@ -302,7 +302,7 @@ void Importer::emitRank(OpBuilder &b, const KinetoRank &r,
                                std::nullopt, std::nullopt);
     sched::TaskOp::create(
         b, loc, name, device, b.getI64IntegerAttr(e.stream), after, FloatAttr(),
-        ArrayAttr(), FloatAttr(), FloatAttr(),
+        FloatAttr(), ArrayAttr(), FloatAttr(), FloatAttr(),
         e.kind == GpuEvent::Kernel   ? kKernel
         : e.kind == GpuEvent::Memcpy ? kMemcpy
                                      : kMemset,

@@ -245,7 +245,7 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
       Attribute(), Attribute(), options(fwd), options(bwd), Attribute(),
       Attribute(), SignatureAttr(), b.getF64FloatAttr(0.5),
       b.getF64FloatAttr(0), b.getF64FloatAttr(0), b.getF64FloatAttr(0),
-      b.getStringAttr(o.file));
+      b.getF64FloatAttr(0), b.getStringAttr(o.file));
   if (failed(verify(*module)))
     return nullptr;
   return module;

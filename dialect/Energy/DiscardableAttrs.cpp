@@ -123,6 +123,11 @@ LogicalResult checkValue(Operation *op, StringRef name, Attribute value) {
                       {"throttle_slope", false, 0, false}});
   if (name == D::CacheAttrHelper::getNameStr())
     return mechanism({{"l2_bytes", true, any, true}});
+  if (name == D::MakespanAttrHelper::getNameStr())
+    return mechanism({{"T_s", true, 0, false},
+                      {"expected_T_s", true, 0, false},
+                      {"sigma_T_s", true, 0, false},
+                      {"std_error_s", false, 0, false}});
   if (name == D::PowerDeliveryAttrHelper::getNameStr())
     return mechanism({{"energy_per_watt", true, 0, false},
                       {"time_constant", true, any, true}});
@@ -217,6 +222,7 @@ LogicalResult EnergyDialect::verifyOperationAttribute(Operation *op,
   check(getEstimateAttrHelper());
   check(getTotalAttrHelper());
   check(getDeviationAttrHelper());
+  check(getMakespanAttrHelper());
   check(getOutputTokensAttrHelper());
   check(getFrontierAttrHelper());
   check(getFrontierMethodAttrHelper());

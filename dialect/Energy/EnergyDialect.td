@@ -56,6 +56,7 @@ def Energy_Dialect : Dialect {
     | `energy.estimate` | `StringAttr` | written by --energy-reduce: where a composite's signature comes from until measured |
     | `energy.total` | `DictionaryAttr` | written by --energy-evaluate: a tree root's totals |
     | `energy.deviation` | `DictionaryAttr` | written by --energy-check-deviation: predicted against measured |
+    | `energy.makespan` | `DictionaryAttr` | written by --sched-to-energy on a lowered schedule's root where durations or delays vary: `{T_s, expected_T_s, sigma_T_s, std_error_s?}` (s), the makespan's point value, mean and spread over the schedule's dependencies (Monte Carlo, CALCULUS.md section 6); evaluation takes the mean and spread as the root's E[T] and Var(T) |
     | `energy.output_tokens` | `IntegerAttr` | schedule: decode tokens it produces (>= 0; per-token energy) |
     | `energy.frontier` | `ArrayAttr` | written by --energy-frontier: `[[T, E], ...]` or `[[T, E, lower_bound], ...]` (s, J) |
     | `energy.frontier_method` | `StringAttr` | written by --energy-frontier / --energy-plan: how the frontier was obtained |
@@ -101,6 +102,7 @@ def Energy_Dialect : Dialect {
     "::mlir::StringAttr":$estimate,
     "::mlir::DictionaryAttr":$total,
     "::mlir::DictionaryAttr":$deviation,
+    "::mlir::DictionaryAttr":$makespan,
     "::mlir::IntegerAttr":$output_tokens,
     "::mlir::ArrayAttr":$frontier,
     "::mlir::StringAttr":$frontier_method,

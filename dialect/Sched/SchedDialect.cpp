@@ -145,6 +145,7 @@ ParseResult TaskOp::parse(OpAsmParser &parser, OperationState &result) {
                                b.getIntegerType(64)) ||
       parseOptionalKeywordAttr(parser, "after", props.after, none) ||
       parseOptionalTime(parser, "delay", props.delay) ||
+      parseOptionalTime(parser, "delay_sigma", props.delay_sigma) ||
       parseOptionalKeywordAttr(parser, "with", props.with, none) ||
       parseOptionalTime(parser, "lag", props.lag) ||
       parseOptionalTime(parser, "release", props.release) ||
@@ -169,6 +170,7 @@ void TaskOp::print(OpAsmPrinter &p) {
   printKeywordAttr(p, "stream", getStreamAttr());
   printKeywordAttr(p, "after", getAfterAttr());
   printOptionalTime(p, *this, "delay", getDelayAttr());
+  printOptionalTime(p, *this, "delay_sigma", getDelaySigmaAttr());
   printKeywordAttr(p, "with", getWithAttr());
   printOptionalTime(p, *this, "lag", getLagAttr());
   printOptionalTime(p, *this, "release", getReleaseAttr());
@@ -247,6 +249,15 @@ LogicalResult TaskOp::verify() {
                  std::isfinite(delay.getValueAsDouble())))
     return emitOpError("delay must be finite and non-negative; got ")
            << formatQuantity(delay.getValueAsDouble(), Dimension::Time);
+  if (auto sigma = getDelaySigmaAttr()) {
+    double v = sigma.getValueAsDouble();
+    if (!(v >= 0) || !std::isfinite(v))
+      return emitOpError("delay_sigma must be finite and non-negative; got ")
+             << formatQuantity(v, Dimension::Time);
+    if (v > 0 && !getDelayAttr())
+      return emitOpError("delay_sigma is the spread of the dependencies' "
+                         "delay; give the delay too (`delay <time>`)");
+  }
   // `start` and `duration` are properties: spelled in the attribute
   // dictionary they would be kept as unrelated discardable attributes.
   for (StringRef name : {"start", "duration"})
@@ -471,6 +482,15 @@ LogicalResult PipelineOp::verify() {
       !(l >= 0 && std::isfinite(l)))
     return emitOpError("p2p_latency must be finite and non-negative; got ")
            << formatQuantity(l, Dimension::Time);
+  if (double l = getP2pLatencySigma().convertToDouble();
+      !(l >= 0 && std::isfinite(l)))
+    return emitOpError(
+               "p2p_latency_sigma must be finite and non-negative; got ")
+           << formatQuantity(l, Dimension::Time);
+  if (getP2pLatencySigma().convertToDouble() > 0 &&
+      !(getP2pLatency().convertToDouble() > 0))
+    return emitOpError("p2p_latency_sigma is the spread of the point-to-point "
+                       "latency; give its mean too (`p2p_latency` > 0)");
   if (double y = getSync().convertToDouble(); !(y >= 0 && std::isfinite(y)))
     return emitOpError("sync must be finite and non-negative; got ")
            << formatQuantity(y, Dimension::Time);

@@ -144,7 +144,8 @@ private:
   }
 
   LogicalResult addDeps(Operation *user, ArrayAttr refs, bool startToStart,
-                        double lag, std::vector<calculus::Dependency> &deps) {
+                        double lag, std::vector<calculus::Dependency> &deps,
+                        double varLag = 0) {
     if (!refs)
       return success();
     for (Attribute a : refs) {
@@ -156,7 +157,7 @@ private:
         return user->emitOpError("depends on ")
                << sym << ", which is a device, not a task";
       for (uint32_t i = 0; i < it->second.count; ++i)
-        deps.push_back({it->second.index + i, startToStart, lag});
+        deps.push_back({it->second.index + i, startToStart, lag, varLag});
     }
     return success();
   }
@@ -193,7 +194,10 @@ private:
     task.stream = op.getStreamAttr() ? uint32_t(op.getStream().value()) : 0;
     double lag = op.getLagAttr() ? op.getLagAttr().getValueAsDouble() : 0;
     double delay = op.getDelayAttr() ? op.getDelayAttr().getValueAsDouble() : 0;
-    if (failed(addDeps(op, op.getAfterAttr(), false, delay, task.deps)) ||
+    double delaySigma =
+        op.getDelaySigmaAttr() ? op.getDelaySigmaAttr().getValueAsDouble() : 0;
+    if (failed(addDeps(op, op.getAfterAttr(), false, delay, task.deps,
+                       delaySigma * delaySigma)) ||
         failed(addDeps(op, op.getWithAttr(), true, lag, task.deps)))
       return failure();
     if (std::optional<double> start = op.getStart())

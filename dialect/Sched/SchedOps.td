@@ -87,7 +87,10 @@ def Sched_TaskOp : Sched_Op<"task", [Symbol, HasParent<"ScheduleOp">]> {
   let description = [{
     `after [...] (delay <time>)?` are finish-to-start dependencies (the task
     starts no earlier than `delay`, default 0, after each of them ends: a
-    point-to-point transfer's latency); `with [...] lag <time>`
+    point-to-point transfer's latency); `delay_sigma <time>` that delay's
+    standard deviation from one run to the next (a transfer's jitter: only
+    the expected makespan reads it, `--sched-to-energy`'s
+    `energy.makespan`); `with [...] lag <time>`
     start-to-start ones (the task starts no earlier than `lag` after they
     start: a gradient all-reduce launched during the backward pass). The
     optional dictionary is the workload parameters theta. `start` is a fixed
@@ -100,7 +103,8 @@ def Sched_TaskOp : Sched_Op<"task", [Symbol, HasParent<"ScheduleOp">]> {
     planning respect it, and a fixed `start` may not precede it.
 
     Syntax: `sched.task @name on @device (stream N)? (after [...])?
-    (delay <time>)? (with [...])? (lag <time>)? (release <time>)? (kind "...")? ({theta})?
+    (delay <time>)? (delay_sigma <time>)? (with [...])? (lag <time>)?
+    (release <time>)? (kind "...")? ({theta})?
     (start <time>)? (for <time>)? (sig <...>)? (db "key")? (options [...])?
     (attributes {...})?`. `start` and `for` are stored as properties
     (doubles, in s; the generic form writes `start = <f64>` or `none`).
@@ -110,6 +114,7 @@ def Sched_TaskOp : Sched_Op<"task", [Symbol, HasParent<"ScheduleOp">]> {
                        OptionalAttr<I64Attr>:$stream,
                        OptionalAttr<FlatSymbolRefArrayAttr>:$after,
                        OptionalAttr<F64Attr>:$delay,
+                       OptionalAttr<F64Attr>:$delay_sigma,
                        OptionalAttr<FlatSymbolRefArrayAttr>:$with,
                        OptionalAttr<F64Attr>:$lag,
                        OptionalAttr<F64Attr>:$release,
@@ -122,7 +127,8 @@ def Sched_TaskOp : Sched_Op<"task", [Symbol, HasParent<"ScheduleOp">]> {
                        OptionalAttr<TypedArrayAttrBase<Energy_OptionAttr,
                                     "operating set">>:$options);
   // $sym_name `on` $device (`stream` $stream^)? (`after` $after^)?
-  // custom<OptionalTime>("delay", $delay) (`with` $with^)? custom<OptionalTime>("lag", $lag)
+  // custom<OptionalTime>("delay", $delay)
+  // custom<OptionalTime>("delay_sigma", $delay_sigma) (`with` $with^)? custom<OptionalTime>("lag", $lag)
   // custom<OptionalTime>("release", $release) (`kind` $kind^)? ($theta^)?
   // custom<OptionalTime>("start", $start) custom<OptionalTime>("for",
   // $duration) (`sig` $sig^)? (`db` $db^)? (`options` $options^)?
@@ -190,7 +196,10 @@ def Sched_PipelineOp : Sched_Op<"pipeline", [Symbol, HasParent<"ScheduleOp">]> {
     signature) that starts `allreduce_lag` (a fraction of the last backward's
     time) after that backward starts; `p2p_latency` (s) the time from the
     end of a pass to its activation or gradient being usable on the next
-    stage (a `delay` on each cross-stage dependency); `sync` (s) the
+    stage (a `delay` on each cross-stage dependency); `p2p_latency_sigma`
+    (s) that latency's standard deviation over transfers (each cross-stage
+    dependency's `delay_sigma`: the expected makespan, and with it the
+    deviation test's prediction, carries the transfers' jitter); `sync` (s) the
     iteration's closing synchronization: once every device's last pass has
     ended, all devices wait this long together (a barrier and the ranks'
     skew around it, as the job measures them; expanded into a
@@ -231,6 +240,7 @@ def Sched_PipelineOp : Sched_Op<"pipeline", [Symbol, HasParent<"ScheduleOp">]> {
                        OptionalAttr<Energy_SignatureAttr>:$allreduce,
                        DefaultValuedAttr<F64Attr, "0.5">:$allreduce_lag,
                        DefaultValuedAttr<F64Attr, "0.0">:$p2p_latency,
+                       DefaultValuedAttr<F64Attr, "0.0">:$p2p_latency_sigma,
                        DefaultValuedAttr<F64Attr, "0.0">:$sync,
                        DefaultValuedAttr<F64Attr, "0.0">:$sync_sigma,
                        OptionalAttr<StrAttr>:$source);

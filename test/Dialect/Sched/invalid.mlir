@@ -247,7 +247,7 @@ sched.schedule @s {
 
 // A generator's misspelt parameter is refused, not read as its default.
 sched.schedule @s {
-  // expected-error@+1 {{'sched.pipeline' op has an unknown attribute 'p2p_latncy' (its attributes: allreduce, allreduce_lag, backward, backward_db, backward_options, chunks, data_parallel, device_kind, forward, forward_db, forward_options, microbatches, p2p_latency, schedule, source, stages, static_power, sync, sync_sigma, tensor_parallel, weight)}}
+  // expected-error@+1 {{'sched.pipeline' op has an unknown attribute 'p2p_latncy' (its attributes: allreduce, allreduce_lag, backward, backward_db, backward_options, chunks, data_parallel, device_kind, forward, forward_db, forward_options, microbatches, p2p_latency, p2p_latency_sigma, schedule, source, stages, static_power, sync, sync_sigma, tensor_parallel, weight)}}
   sched.pipeline @train {stages = 2, microbatches = 3, schedule = "1f1b", device_kind = "A40", static_power = 65.0, forward = #energy.sig<T = 10 ms, d = 2 J>, backward = #energy.sig<T = 20 ms, d = 5 J>, p2p_latncy = 0.001}
 }
 
