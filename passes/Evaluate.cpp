@@ -298,9 +298,12 @@ struct EnergyEvaluatePass
          << q(iv.unclippedLo, Dimension::Energy)
          << "; sigma is large against E)";
     os << "\n";
-    os << llvm::formatv("  time     {0}  (Clark E[max]: {1})\n",
-                        q(sig.T, Dimension::Time),
-                        q(sig.clarkT, Dimension::Time));
+    os << llvm::formatv(
+        "  time     {0}  ({1}: {2})\n", q(sig.T, Dimension::Time),
+        op->hasAttr(EnergyDialect::MakespanAttrHelper::getNameStr())
+            ? "expected over the dependencies"
+            : "Clark E[max]",
+        q(sig.clarkT, Dimension::Time));
     os << llvm::formatv("  static   {0}  ({1}; s = {2})\n",
                         q(sig.staticEnergy(), Dimension::Energy),
                         pct(sig.staticEnergy()), q(sig.s, Dimension::Power));

@@ -289,16 +289,41 @@ def _forked_child():
     # device, so that the next Monitor, window or step initializes anew.
     _state["device"] = None
     _state["forked"] = True
+    _state["worker_flush"] = _state["flushed"] = False
     region._monitor = None
     # A child that measures has its parent's rank, so the parent's flush
     # path: it writes beside it (PATH.pid<N>) rather than over it, at its
     # own exit (this module's handler and the C runtime's both read this).
+    _beside_parent()
+
+
+def _beside_parent():
     path = os.environ.get("ENERGY_RT_FLUSH_AT_EXIT")
     if path:
         os.environ["ENERGY_RT_FLUSH_AT_EXIT"] = path + ".pid%d" % os.getpid()
 
 
 os.register_at_fork(after_in_child=_forked_child)
+
+
+def _flush_in_worker():
+    """A multiprocessing worker (a DataLoader's among them) started by
+    spawn or forkserver imports this module afresh with its parent's
+    environment: it writes beside its parent's shard too. multiprocessing
+    ends forked and forkserver workers with os._exit, which skips atexit;
+    their exit path runs multiprocessing's own finalizers, registered after
+    the worker starts (it clears those inherited from the parent), so a
+    child's first measurement registers the flush there."""
+    mp = sys.modules.get("multiprocessing")
+    if (not _state.get("forked") and mp is not None
+            and mp.parent_process() is not None):
+        _state["forked"] = True
+        _beside_parent()
+    util = sys.modules.get("multiprocessing.util")
+    if (_state.get("forked") and not _state.get("worker_flush") and util
+            and os.environ.get("ENERGY_RT_FLUSH_AT_EXIT")):
+        util.Finalize(None, _flush_at_exit, exitpriority=100)
+        _state["worker_flush"] = True
 
 
 def _same_device(a, b):
@@ -320,9 +345,11 @@ def _flush_at_exit():
     # does not run when Python ends itself with SIGINT after a
     # KeyboardInterrupt.
     path = os.environ.get("ENERGY_RT_FLUSH_AT_EXIT")
-    if path and _state["device"] is not None:
+    if path and _state["device"] is not None and not _state.get("flushed"):
+        # Once: a worker's finalizer and atexit may both run it.
+        _state["flushed"] = True
         if _state.get("forked"):
-            sys.stderr.write("energy_rt: a forked child (pid %d) writes its "
+            sys.stderr.write("energy_rt: a child process (pid %d) writes its "
                              "measurements to %s\n" % (
                                  os.getpid(),
                                  path.replace("%r", str(_lib.er_rank()))))
@@ -368,6 +395,7 @@ def _ensure(device=None):
                 "first, or set ENERGY_RT_DEVICE (cuda:<i>, sim:a100, "
                 "sim:a40, sim:h100, sim:h200)")
         _register_flush_at_exit()
+        _flush_in_worker()
         _check(_lib.er_init(device.encode() if device else None))
         _state["device"] = _lib.er_device().decode()
         _state["requested"] = device or os.environ.get("ENERGY_RT_DEVICE")

@@ -429,6 +429,49 @@ class EnergyRtTest(unittest.TestCase):
             self.assertEqual(shards.pop("0.json"), ["parent"], shards)
             self.assertEqual(list(shards.values()), [["child"]])
 
+    def test_multiprocessing_workers_write_beside(self):
+        # multiprocessing's workers (a DataLoader's among them) under each
+        # start method: forked and forkserver ones end by os._exit, which
+        # skips atexit; spawned ones import the module afresh with the
+        # parent's environment. Each writes PATH.pid<N> as it ends.
+        job = ("import multiprocessing as mp, sys, energy_rt\n"
+               "def work(tag):\n"
+               "    with energy_rt.region('child-' + tag,\n"
+               "                          energy_rt.Monitor(device='sim:a100')):\n"
+               "        energy_rt.sim_run(0, 1e9)\n"
+               "if __name__ == '__main__':\n"
+               "    with energy_rt.region('parent',\n"
+               "                          energy_rt.Monitor(device='sim:a100')):\n"
+               "        energy_rt.sim_run(0, 1e9)\n"
+               "    for method in ('fork', 'spawn', 'forkserver'):\n"
+               "        p = mp.get_context(method).Process(target=work,\n"
+               "                                           args=(method,))\n"
+               "        p.start()\n"
+               "        p.join()\n"
+               "        assert p.exitcode == 0, (method, p.exitcode)\n")
+        with tempfile.TemporaryDirectory() as d:
+            script = os.path.join(d, "job.py")
+            with open(script, "w") as f:
+                f.write(job)
+            out = os.path.join(d, "out")
+            os.mkdir(out)
+            r = subprocess.run([sys.executable, script], capture_output=True,
+                               text=True, env=dict(
+                                   os.environ, RANK="0",
+                                   ENERGY_RT_FLUSH_AT_EXIT=os.path.join(
+                                       out, "%r.json")))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            shards = {}
+            for name in os.listdir(out):
+                with open(os.path.join(out, name)) as f:
+                    shards[name] = [e["key"] for e in
+                                    json.load(f)["entries"]]
+            self.assertEqual(shards.pop("0.json"), ["parent"], shards)
+            self.assertTrue(all(n.startswith("0.json.pid") for n in shards),
+                            shards)
+            self.assertEqual(sorted(k for v in shards.values() for k in v),
+                             ["child-fork", "child-forkserver", "child-spawn"])
+
     def test_one_device_under_its_names(self):
         # The device this process measures, under another of its names, is
         # the same device; another device is refused.

@@ -227,5 +227,50 @@ class StageTest(unittest.TestCase):
         self.assertTrue(any("Conv1d" in str(x.message) for x in w))
 
 
+
+class DataLoaderTest(unittest.TestCase):
+    def test_workers_write_their_windows(self):
+        # A DataLoader's workers measure their loading: each writes
+        # PATH.pid<N> as the loader shuts it down (by os._exit, after
+        # multiprocessing's finalizers), 8 samples over 2 workers.
+        import json
+        import subprocess
+        import sys
+        import tempfile
+        job = ("import torch, energy_rt\n"
+               "from torch.utils.data import DataLoader, Dataset\n"
+               "class D(Dataset):\n"
+               "    def __len__(self):\n"
+               "        return 8\n"
+               "    def __getitem__(self, i):\n"
+               "        with energy_rt.region('load'):\n"
+               "            energy_rt.sim_run(0, 1e8)\n"
+               "        return torch.zeros(2)\n"
+               "if __name__ == '__main__':\n"
+               "    energy_rt.Monitor(device='sim:a100')\n"
+               "    with energy_rt.region('train'):\n"
+               "        for _ in DataLoader(D(), batch_size=2, "
+               "num_workers=2):\n"
+               "            pass\n")
+        with tempfile.TemporaryDirectory() as d:
+            script = os.path.join(d, "job.py")
+            with open(script, "w") as f:
+                f.write(job)
+            out = os.path.join(d, "out")
+            os.mkdir(out)
+            r = subprocess.run([sys.executable, script], capture_output=True,
+                               text=True, env=dict(
+                                   os.environ, RANK="0",
+                                   ENERGY_RT_FLUSH_AT_EXIT=os.path.join(
+                                       out, "%r.json")))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            runs = {}
+            for name in sorted(os.listdir(out)):
+                with open(os.path.join(out, name)) as f:
+                    for e in json.load(f)["entries"]:
+                        runs.setdefault(e["key"], []).append(e["runs"])
+            self.assertEqual(runs.pop("train"), [1])
+            self.assertEqual(runs, {"load": [4, 4]})
+
 if __name__ == "__main__":
     unittest.main()

@@ -995,15 +995,25 @@ static int profileCommand(std::vector<std::string> cmd) {
     ::rmdir(dir.c_str());
     return fail(std::string("fork: ") + std::strerror(errno));
   }
-  std::vector<std::string> names;
+  std::vector<std::string> names, children;
   std::error_code ec;
+  // The ranks' shards; beside them, those of child processes that measured
+  // (a DataLoader's workers: shard-<rank>.json.pid<N>), which are not
+  // pooled: a child does not follow its rank's clock sweep (it records no
+  // profiled clock), but they go with the folder.
   for (sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
-       it.increment(ec))
-    if (StringRef(it->path()).ends_with(".json"))
+       it.increment(ec)) {
+    StringRef name = sys::path::filename(it->path());
+    if (name.ends_with(".json"))
       names.push_back(it->path());
+    else if (name.contains(".json.pid"))
+      children.push_back(it->path());
+  }
   std::sort(names.begin(), names.end());
   auto cleanup = [&] {
     for (const std::string &n : names)
+      ::unlink(n.c_str());
+    for (const std::string &n : children)
       ::unlink(n.c_str());
     ::rmdir(dir.c_str());
   };
