@@ -1,5 +1,4 @@
-//===- Random.h - Seeded random streams for the Monte Carlo models -*- C++
-//-*-===//
+//===- Random.h - Seeded random streams for Monte Carlo -------*- C++ -*-===//
 //
 // xoshiro256** (Blackman & Vigna 2018) seeded from (seed, stream) by
 // splitmix64, and standard normals by the ziggurat method: the same numbers

@@ -107,7 +107,7 @@ struct MakespanDistribution {
 };
 
 /// Samples used for `tasks` tasks: 4,000, fewer for large schedules so
-/// that the work stays near 4e7 task visits (at least 100).
+/// that the work stays near 1e7 task visits (at least 16).
 uint32_t makespanSamples(size_t tasks);
 
 /// False on a dependency cycle (see computeStartTimes).

@@ -156,7 +156,7 @@ struct EnergyCheckDeviationPass
             b.getNamedAttr("measured_J", b.getF64FloatAttr(m.E)),
             b.getNamedAttr("threshold_J", b.getF64FloatAttr(threshold)),
             b.getNamedAttr("failed", b.getBoolAttr(fails))};
-        if (predicted != sig.E())
+        if (std::fabs(predicted - sig.E()) > 1e-12 * std::fabs(sig.E()))
           result.push_back(
               b.getNamedAttr("point_J", b.getF64FloatAttr(sig.E())));
         op->setAttr(EnergyDialect::DeviationAttrHelper::getNameStr(),

@@ -12,9 +12,11 @@ def EnergyEvaluate : Pass<"energy-evaluate", "::mlir::ModuleOp"> {
     `energy.seq`/`par`/`multi` gets its closure signature (`-> sig <...>`,
     Property 5.3: every composite is an element, `s' = (E - d') / T'`).
     Every root gets `energy.total`: E, T, d, static energy, sigma_E, the
-    prediction interval E +- c_alpha sigma_E at `confidence`, and Clark's
-    E[makespan] as a separate refinement (`T_clark_s`, never mixed into the
-    point prediction). Elements without signatures are errors naming them.
+    prediction interval E +- c_alpha sigma_E at `confidence`, and the
+    expected makespan as a separate refinement (`T_clark_s`: Clark's
+    E[max] through every par/multi, or a lowered schedule's sampled
+    expectation, `energy.makespan`; never mixed into the point prediction,
+    T and E). Elements without signatures are errors naming them.
     With `report=PATH` the same numbers are written as JSON (docs/REPORT.md).
   }];
   let options = [
@@ -70,11 +72,21 @@ def SchedToEnergy : Pass<"sched-to-energy", "::mlir::ModuleOp"> {
     `--sched-expand` followed by this pass, without materializing one
     `sched.task` per instruction (a 10^6-task pipeline lowers in a third of
     the time).
+
+    Where tasks' durations or dependencies' delays vary (`sigma_T`,
+    `delay_sigma`), the root gets `energy.makespan`: the expected makespan
+    over the dependencies and its spread (CALCULUS.md section 6), which
+    evaluation and the deviation test take as the root's E[T] and Var(T).
   }];
   let options = [
     Option<"keepSchedule", "keep-schedule", "bool", /*default=*/"false",
            "keep the sched.schedule next to the energy tree, renamed "
            "@<name>.schedule (the tree keeps the schedule's name)">,
+    Option<"makespanSamples", "makespan-samples", "int64_t",
+           /*default=*/"-1",
+           "Monte Carlo samples of the expected makespan (-1: 4,000, fewer "
+           "above 2,500 tasks, about 1e7 task visits in all; 0: none, the "
+           "root keeps Clark's moments over its devices)">,
   ];
   let dependentDialects = ["::energy::EnergyDialect"];
 }

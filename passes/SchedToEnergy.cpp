@@ -261,9 +261,12 @@ struct SchedToEnergyPass
     // Where durations or delays vary, the expected makespan over the
     // dependencies (the lowering's lanes no longer know them).
     calculus::MakespanDistribution dist;
-    if (calculus::sampleMakespan(
-            *schedule, calculus::makespanSamples(schedule->tasks.size()),
-            /*seed=*/1, dist) &&
+    uint32_t samples =
+        makespanSamples < 0
+            ? calculus::makespanSamples(schedule->tasks.size())
+            : uint32_t(std::min<int64_t>(makespanSamples, 1000000));
+    if (samples > 0 &&
+        calculus::sampleMakespan(*schedule, samples, /*seed=*/1, dist) &&
         dist.samples > 0)
       root->setAttr(
           EnergyDialect::MakespanAttrHelper::getNameStr(),

@@ -27,17 +27,22 @@ namespace {
 /// A lowered schedule's root carries its makespan's distribution over the
 /// schedule's dependencies (`energy.makespan`, written by --sched-to-energy):
 /// it replaces Clark's moments over the per-device lanes, which the lowering
-/// pads to one makespan and which are not independent.
+/// pads to one makespan and which are not independent. What jitter adds to
+/// the point makespan (expected_T_s - T_s) is added to the composed T, so
+/// that a pass that changes the elements' times afterwards (contexts) moves
+/// the expectation with them.
 void refineMakespan(Operation *op, Signature &sig) {
   auto m = op->getAttrOfType<DictionaryAttr>(
       EnergyDialect::MakespanAttrHelper::getNameStr());
   if (!m)
     return;
+  auto point = m.getAs<FloatAttr>("T_s");
   auto mean = m.getAs<FloatAttr>("expected_T_s");
   auto sigma = m.getAs<FloatAttr>("sigma_T_s");
-  if (!mean || !sigma)
+  if (!point || !mean || !sigma)
     return; // the verifier names what is missing
-  sig.clarkT = mean.getValueAsDouble();
+  sig.clarkT =
+      sig.T + std::max(0.0, mean.getValueAsDouble() - point.getValueAsDouble());
   sig.varT = sigma.getValueAsDouble() * sigma.getValueAsDouble();
   sig.varE = sig.varD + sig.s * sig.s * sig.varT;
 }

@@ -254,7 +254,7 @@ LogicalResult TaskOp::verify() {
     if (!(v >= 0) || !std::isfinite(v))
       return emitOpError("delay_sigma must be finite and non-negative; got ")
              << formatQuantity(v, Dimension::Time);
-    if (v > 0 && !getDelayAttr())
+    if (v > 0 && !(getDelayAttr() && getDelayAttr().getValueAsDouble() > 0))
       return emitOpError("delay_sigma is the spread of the dependencies' "
                          "delay; give the delay too (`delay <time>`)");
   }

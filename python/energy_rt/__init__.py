@@ -287,14 +287,19 @@ def _forked_child():
     # The C runtime refuses a forked child until er_init runs in it (its
     # counters and clock state belong to the parent): forget the parent's
     # device, so that the next Monitor, window or step initializes anew.
+    # A child of a process that measures (a DataLoader's worker) has its
+    # parent's rank, so the parent's flush path: it writes beside it
+    # (PATH.pid<N>) rather than over it, at its own exit (this module's
+    # handler and the C runtime's both read this). A child of a process
+    # that does not measure (a rank that a launcher forked) is a process
+    # of its own.
+    measured = _state["device"] is not None
     _state["device"] = None
-    _state["forked"] = True
+    _state["forked"] = measured
     _state["worker_flush"] = _state["flushed"] = False
     region._monitor = None
-    # A child that measures has its parent's rank, so the parent's flush
-    # path: it writes beside it (PATH.pid<N>) rather than over it, at its
-    # own exit (this module's handler and the C runtime's both read this).
-    _beside_parent()
+    if measured:
+        _beside_parent()
 
 
 def _beside_parent():
@@ -304,23 +309,30 @@ def _beside_parent():
 
 
 os.register_at_fork(after_in_child=_forked_child)
+# Set by a process once it measures, so that a spawned child can tell a
+# measuring parent's worker (beside the parent's shard) from a rank that a
+# launcher which measures nothing started (torch.multiprocessing.spawn).
+_MEASURING = "ENERGY_RT_MEASURING_PID"
 
 
 def _flush_in_worker():
-    """A multiprocessing worker (a DataLoader's among them) started by
-    spawn or forkserver imports this module afresh with its parent's
+    """A worker of a measuring process (a DataLoader's among them) started
+    by spawn or forkserver imports this module afresh with its parent's
     environment: it writes beside its parent's shard too. multiprocessing
-    ends forked and forkserver workers with os._exit, which skips atexit;
-    their exit path runs multiprocessing's own finalizers, registered after
-    the worker starts (it clears those inherited from the parent), so a
-    child's first measurement registers the flush there."""
+    ends forked and forkserver children (workers and ranks alike) with
+    os._exit, which skips atexit; their exit path runs multiprocessing's own
+    finalizers, registered after the child starts (it clears those
+    inherited from the parent), so a child's first measurement registers
+    the flush there."""
     mp = sys.modules.get("multiprocessing")
-    if (not _state.get("forked") and mp is not None
-            and mp.parent_process() is not None):
+    parent = mp.parent_process() if mp is not None else None
+    if (not _state.get("forked") and parent is not None
+            and os.environ.get(_MEASURING) == str(parent.pid)):
         _state["forked"] = True
         _beside_parent()
     util = sys.modules.get("multiprocessing.util")
-    if (_state.get("forked") and not _state.get("worker_flush") and util
+    if ((_state.get("forked") or parent is not None)
+            and not _state.get("worker_flush") and util
             and os.environ.get("ENERGY_RT_FLUSH_AT_EXIT")):
         util.Finalize(None, _flush_at_exit, exitpriority=100)
         _state["worker_flush"] = True
@@ -397,6 +409,7 @@ def _ensure(device=None):
         _register_flush_at_exit()
         _flush_in_worker()
         _check(_lib.er_init(device.encode() if device else None))
+        os.environ[_MEASURING] = str(os.getpid())
         _state["device"] = _lib.er_device().decode()
         _state["requested"] = device or os.environ.get("ENERGY_RT_DEVICE")
     elif device and not _same_device(device, _state["requested"] or ""):

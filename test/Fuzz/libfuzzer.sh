@@ -47,7 +47,7 @@ for t in $targets; do
     plan) n=2; srcs=(runtime/plan/Plan.cpp)
           seeds=("$src"/test/Runtime/Inputs/plan-*.json) ;;
     fleet) n=3; srcs=(runtime/formats/Fleet.cpp calculus/Routing.cpp
-                      calculus/RoutingMonteCarlo.cpp)
+                      calculus/RoutingMonteCarlo.cpp calculus/Random.cpp)
            seeds=("$src"/examples/routing/*.json) ;;
     mlenergy) n=4; srcs=(runtime/formats/MlEnergy.cpp
                          calculus/models/ServingValidation.cpp

@@ -471,6 +471,37 @@ class EnergyRtTest(unittest.TestCase):
                             shards)
             self.assertEqual(sorted(k for v in shards.values() for k in v),
                              ["child-fork", "child-forkserver", "child-spawn"])
+        # Ranks that a launcher measuring nothing starts (as
+        # torch.multiprocessing.spawn does) are processes of their own: each
+        # writes its rank's shard, under every start method.
+        ranks = ("import multiprocessing as mp, os, sys, energy_rt\n"
+                 "def rank(r):\n"
+                 "    os.environ['RANK'] = str(r)\n"
+                 "    with energy_rt.region('r%d' % r,\n"
+                 "                          energy_rt.Monitor(device='sim:a100')):\n"
+                 "        energy_rt.sim_run(0, 1e9)\n"
+                 "if __name__ == '__main__':\n"
+                 "    ps = [mp.get_context(sys.argv[1]).Process(target=rank,\n"
+                 "                                              args=(r,))\n"
+                 "          for r in range(2)]\n"
+                 "    for p in ps:\n"
+                 "        p.start()\n"
+                 "    for p in ps:\n"
+                 "        p.join()\n")
+        for method in ("fork", "spawn", "forkserver"):
+            with tempfile.TemporaryDirectory() as d:
+                script = os.path.join(d, "ranks.py")
+                with open(script, "w") as f:
+                    f.write(ranks)
+                out = os.path.join(d, "out")
+                os.mkdir(out)
+                r = subprocess.run(
+                    [sys.executable, script, method], capture_output=True,
+                    text=True, env=dict(os.environ, ENERGY_RT_FLUSH_AT_EXIT=
+                                        os.path.join(out, "%r.json")))
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertEqual(sorted(os.listdir(out)),
+                                 ["0.json", "1.json"], method)
 
     def test_one_device_under_its_names(self):
         # The device this process measures, under another of its names, is

@@ -308,7 +308,7 @@ TEST(SampledMakespan, SeededJensenAndCycles) {
   for (int i = 0; i < 30; ++i) {
     Schedule s = randomSchedule(gen, false);
     for (ScheduleTask &t : s.tasks)
-      t.varT = std::pow(0.1 * t.duration, 2); // truncation at 0 negligible
+      t.varT = std::pow(0.1 * t.duration, 2);
     MakespanDistribution a, b;
     ASSERT_TRUE(sampleMakespan(s, 300, 42, a));
     ASSERT_TRUE(sampleMakespan(s, 300, 42, b));

@@ -1031,6 +1031,18 @@ static int profileCommand(std::vector<std::string> cmd) {
       (WIFEXITED(status)
            ? "exited with status " + std::to_string(WEXITSTATUS(status))
            : "was killed by signal " + std::to_string(WTERMSIG(status)));
+  if (names.empty() && !children.empty()) {
+    // Only child processes' shards: kept, named, for the user to look at
+    // (the processes that wrote them were children of measuring processes
+    // whose own shards are missing).
+    std::string list;
+    for (const std::string &c : children)
+      list += (list.empty() ? "" : ", ") + sys::path::filename(c).str();
+    fail((failed ? how + "; " : std::string()) +
+         "only child processes wrote shards (" + list +
+         "), no rank did; they are kept in " + dir);
+    return errorRc;
+  }
   if (names.empty()) {
     cleanup();
     if (failed) {
