@@ -258,12 +258,15 @@ bool sampleMakespan(const Schedule &s, uint32_t samples, uint64_t seed,
   size_t n = s.tasks.size();
   std::vector<double> duration(n), lag(depStart.back()), start;
   bool varies = false;
+  bool finite = true; // a variance that overflowed: nothing to sample
   for (size_t t = 0; t < n; ++t) {
     duration[t] = s.tasks[t].duration;
     varies |= s.tasks[t].varT > 0;
+    finite &= std::isfinite(s.tasks[t].varT);
     for (size_t k = 0; k < s.tasks[t].deps.size(); ++k) {
       lag[depStart[t] + k] = s.tasks[t].deps[k].lag;
       varies |= s.tasks[t].deps[k].varLag > 0;
+      finite &= std::isfinite(s.tasks[t].deps[k].varLag);
     }
   }
   std::vector<uint8_t> hasPred(n, 0), hasSucc(n, 0);
@@ -297,7 +300,7 @@ bool sampleMakespan(const Schedule &s, uint32_t samples, uint64_t seed,
     if (f >= 0 && f > ready[t] + timeTolerance(f))
       recorded[t] = f;
   }
-  if (!varies || samples == 0 || n == 0)
+  if (!varies || !finite || samples == 0 || n == 0)
     return true;
   // The control variate: the point schedule's critical path, traced back
   // from the last task to end through binding predecessors. Its sampled
@@ -382,9 +385,14 @@ bool sampleMakespan(const Schedule &s, uint32_t samples, uint64_t seed,
   }
   double varD = samples > 1 ? m2D / (samples - 1) : 0;
   double covDC = samples > 1 ? cDC / (samples - 1) : 0;
+  double sigma = std::sqrt(std::max(0.0, varC + varD + 2 * covDC));
+  if (!std::isfinite(out.makespan + meanD) || !std::isfinite(sigma))
+    return true; // draws too wide for doubles: the point makespan stands
   out.mean = out.makespan + meanD;
-  out.sigma = std::sqrt(std::max(0.0, varC + varD + 2 * covDC));
-  out.stdError = std::sqrt(varD / samples);
+  out.sigma = sigma;
+  // One sample estimates no error: infinite, not 0.
+  out.stdError = samples > 1 ? std::sqrt(varD / samples)
+                             : std::numeric_limits<double>::infinity();
   out.samples = samples;
   return true;
 }

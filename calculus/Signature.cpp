@@ -344,7 +344,10 @@ Interval predictionInterval(const Signature &sig, double confidence,
                             unsigned runs) {
   double c = twoSidedQuantile(confidence);
   double sigma = sig.sigmaE() / std::sqrt(double(runs ? runs : 1));
-  Interval iv{sig.E() - c * sigma, sig.E() + c * sigma};
+  // Around the expected energy: where parallel parts' times vary, a run's
+  // energy is spread around s E[T] + d, not around the point prediction.
+  double mean = sig.expectedE();
+  Interval iv{mean - c * sigma, mean + c * sigma};
   if (iv.lo < 0) {
     iv.unclippedLo = iv.lo;
     iv.lo = 0;

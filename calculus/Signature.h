@@ -153,7 +153,8 @@ struct Interval {
   double unclippedLo = std::numeric_limits<double>::quiet_NaN();
   bool clipped() const { return !std::isnan(unclippedLo); }
 };
-/// Prediction interval E +- c_alpha sigma_E (section 3), clipped at zero
+/// Prediction interval E[E] +- c_alpha sigma_E (section 3) around the
+/// expected energy s E[T] + d (Signature::expectedE), clipped at zero
 /// (energy is non-negative; the clipping is said, see Interval); with runs
 /// > 1 the interval for the mean of that many runs (sigma / sqrt(n)).
 Interval predictionInterval(const Signature &sig, double confidence,

@@ -84,9 +84,10 @@ def SchedToEnergy : Pass<"sched-to-energy", "::mlir::ModuleOp"> {
            "@<name>.schedule (the tree keeps the schedule's name)">,
     Option<"makespanSamples", "makespan-samples", "int64_t",
            /*default=*/"-1",
-           "Monte Carlo samples of the expected makespan (-1: 4,000, fewer "
-           "above 2,500 tasks, about 1e7 task visits in all; 0: none, the "
-           "root keeps Clark's moments over its devices)">,
+           "Monte Carlo samples of the expected makespan, 2 to 1,000,000 "
+           "(-1: 4,000, fewer above 2,500 tasks, about 1e7 task visits in "
+           "all; 0: none, the root keeps Clark's moments over its "
+           "devices)">,
   ];
   let dependentDialects = ["::energy::EnergyDialect"];
 }

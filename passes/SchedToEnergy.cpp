@@ -143,6 +143,14 @@ struct SchedToEnergyPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (makespanSamples < -1 || makespanSamples == 1 ||
+        makespanSamples > 1000000) {
+      emitError(module.getLoc())
+          << "sched-to-energy: makespan-samples=" << int64_t(makespanSamples)
+          << " is not a sample count: give 2 to 1000000, 0 for none, or -1 "
+             "for the default";
+      return signalPassFailure();
+    }
     SmallVector<ScheduleOp> schedules(module.getOps<ScheduleOp>());
     SymbolTable symbols(module);
     for (ScheduleOp sched : schedules)
@@ -261,10 +269,9 @@ struct SchedToEnergyPass
     // Where durations or delays vary, the expected makespan over the
     // dependencies (the lowering's lanes no longer know them).
     calculus::MakespanDistribution dist;
-    uint32_t samples =
-        makespanSamples < 0
-            ? calculus::makespanSamples(schedule->tasks.size())
-            : uint32_t(std::min<int64_t>(makespanSamples, 1000000));
+    uint32_t samples = makespanSamples < 0
+                           ? calculus::makespanSamples(schedule->tasks.size())
+                           : uint32_t(makespanSamples);
     if (samples > 0 &&
         calculus::sampleMakespan(*schedule, samples, /*seed=*/1, dist) &&
         dist.samples > 0)

@@ -205,6 +205,17 @@ LogicalResult sched::DeviceOp::verify() {
 
 template <typename OpTy>
 static LogicalResult verifyTaskCommon(OpTy op, std::optional<double> start) {
+  // A task named twice in one list is one dependency written twice (or a
+  // typo for another task): refused, not read as two transfers.
+  for (auto [list, what] : {std::pair{op.getAfterAttr(), "after"},
+                            std::pair{op.getWithAttr(), "with"}}) {
+    if (!list)
+      continue;
+    llvm::SmallDenseSet<Attribute, 8> seen;
+    for (Attribute a : list)
+      if (!seen.insert(a).second)
+        return op.emitOpError("`") << what << "` lists " << a << " twice";
+  }
   if (auto stream = op.getStreamAttr(); stream && stream.getInt() < 0)
     return op.emitOpError("stream must be non-negative; got ")
            << stream.getInt();
@@ -242,7 +253,7 @@ static LogicalResult checkOneOptionPerOpPoint(Operation *op, ArrayAttr options,
 }
 
 LogicalResult TaskOp::verify() {
-  if (getDelayAttr() && !getAfterAttr())
+  if (getDelayAttr() && (!getAfterAttr() || getAfterAttr().empty()))
     return emitOpError("`delay` needs finish-to-start dependencies (`after`)");
   if (auto delay = getDelayAttr();
       delay && !(delay.getValueAsDouble() >= 0 &&
@@ -251,8 +262,9 @@ LogicalResult TaskOp::verify() {
            << formatQuantity(delay.getValueAsDouble(), Dimension::Time);
   if (auto sigma = getDelaySigmaAttr()) {
     double v = sigma.getValueAsDouble();
-    if (!(v >= 0) || !std::isfinite(v))
-      return emitOpError("delay_sigma must be finite and non-negative; got ")
+    if (!(v >= 0) || !std::isfinite(v * v))
+      return emitOpError("delay_sigma must be non-negative with a finite "
+                         "variance; got ")
              << formatQuantity(v, Dimension::Time);
     if (v > 0 && !(getDelayAttr() && getDelayAttr().getValueAsDouble() > 0))
       return emitOpError("delay_sigma is the spread of the dependencies' "
@@ -483,9 +495,9 @@ LogicalResult PipelineOp::verify() {
     return emitOpError("p2p_latency must be finite and non-negative; got ")
            << formatQuantity(l, Dimension::Time);
   if (double l = getP2pLatencySigma().convertToDouble();
-      !(l >= 0 && std::isfinite(l)))
-    return emitOpError(
-               "p2p_latency_sigma must be finite and non-negative; got ")
+      !(l >= 0 && std::isfinite(l * l)))
+    return emitOpError("p2p_latency_sigma must be non-negative with a finite "
+                       "variance; got ")
            << formatQuantity(l, Dimension::Time);
   if (getP2pLatencySigma().convertToDouble() > 0 &&
       !(getP2pLatency().convertToDouble() > 0))

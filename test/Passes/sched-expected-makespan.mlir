@@ -22,16 +22,26 @@
 // RUN: energy-opt %s --sched-to-energy | sed 's/T = 2.01 s/T = 2.51 s/' | energy-opt --energy-evaluate | FileCheck %s --check-prefix=MOVED
 // MOVED: T_clark_s = 3.56{{[0-9]*}} : f64, T_s = 3.510000e+00 : f64
 //
+// A sample count that is not one: refused.
+// RUN: not energy-opt %s --sched-to-energy=makespan-samples=1 2>&1 | FileCheck %s --check-prefix=SAMPLES
+// RUN: not energy-opt %s --sched-to-energy=makespan-samples=-5 2>&1 | FileCheck %s --check-prefix=SAMPLES
+// SAMPLES: makespan-samples={{-?[0-9]+}} is not a sample count: give 2 to 1000000, 0 for none, or -1 for the default
+//
 // Nothing varies: no attribute, the point prediction.
 // RUN: sed 's/, sigma_T = 100 ms//; s/ delay_sigma 2 ms//' %s | energy-opt --sched-to-energy | FileCheck %s --check-prefix=FIXED
 // FIXED-NOT: energy.makespan
 //
 // Refused: a negative or non-finite spread, a spread without a delay.
 // RUN: sed 's/delay_sigma 2 ms/delay_sigma -2 ms/' %s | not energy-opt 2>&1 | FileCheck %s --check-prefix=NEG
-// NEG: delay_sigma must be finite and non-negative; got -2 ms
+// NEG: delay_sigma must be non-negative with a finite variance; got -2 ms
+// RUN: sed 's/delay_sigma 2 ms/delay_sigma 1e160 s/' %s | not energy-opt 2>&1 | FileCheck %s --check-prefix=HUGE
+// HUGE: delay_sigma must be non-negative with a finite variance
 // RUN: sed 's/delay 10 ms delay_sigma/delay_sigma/' %s | not energy-opt 2>&1 | FileCheck %s --check-prefix=NODELAY
 // NODELAY: delay_sigma is the spread of the dependencies' delay; give the delay too
 // RUN: sed 's/delay 10 ms/delay 0 ms/' %s | not energy-opt 2>&1 | FileCheck %s --check-prefix=NODELAY
+// A dependency listed twice would be two transfers: refused.
+// RUN: sed 's/after \[@a\] delay/after [@a, @a] delay/' %s | not energy-opt 2>&1 | FileCheck %s --check-prefix=DUP
+// DUP: `after` lists @a twice
 
 sched.schedule @fj {
   sched.device @d0 kind "A100-SXM4" static 10 W

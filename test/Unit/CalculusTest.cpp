@@ -337,8 +337,8 @@ TEST(Uncertainty, ParOfThreeNearMonteCarloInEveryOrder) {
   const int draws = 1000000;
   double sum = 0, sumSq = 0;
   for (int i = 0; i < draws; ++i) {
-    double m = std::max({mu + sb * n01(gen), mu + sc * n01(gen),
-                         mu + sc * n01(gen)});
+    double m =
+        std::max({mu + sb * n01(gen), mu + sc * n01(gen), mu + sc * n01(gen)});
     sum += m;
     sumSq += m * m;
   }
@@ -373,6 +373,17 @@ TEST(Uncertainty, QuantilesAndIntervals) {
   EXPECT_NEAR(mean4.hi - mean4.lo, 1.959963984540054 * 2, 1e-12);
   EXPECT_TRUE(clearlyBetter({1, 2}, {2.5, 3}));
   EXPECT_FALSE(clearlyBetter({1, 2.6}, {2.5, 3}));
+  // Around the expected energy: two 1 s parts on one 100 W device, sigma_T
+  // 30 and 40 ms, end on average 50 ms x phi(0) = 19.947 ms after 1 s
+  // (Clark, equal means), so a run draws 1.9947 J more than the point.
+  CompositionError err;
+  Signature p = par(Signature::measured(100, 1, 0, 0.03 * 0.03, 0, {}),
+                    Signature::measured(100, 1, 0, 0.04 * 0.04, 0, {}), err);
+  ASSERT_FALSE(err);
+  Interval around = predictionInterval(p, 0.95);
+  EXPECT_NEAR((around.lo + around.hi) / 2, 100 + 100 * 0.05 * 0.3989422804,
+              1e-6);
+  EXPECT_NEAR(p.expectedE() - p.E(), 100 * 0.05 * 0.3989422804, 1e-6);
 }
 
 TEST(Uncertainty, DeviationTestEq23) {
