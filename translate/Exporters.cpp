@@ -213,6 +213,8 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
       planJson["frontier_truncated_s"] =
           llvm::json::Array{cast<FloatAttr>(gap[0]).getValueAsDouble(),
                             cast<FloatAttr>(gap[1]).getValueAsDouble()};
+    if (plan.getAs<FloatAttr>("expected_T_s"))
+      planJson["expected_T_s"] = dictNumber(plan, "expected_T_s");
     if (auto n = plan.getAs<IntegerAttr>("switches"))
       planJson["with_switches"] =
           llvm::json::Object{{"switches", n.getInt()},

@@ -51,3 +51,4 @@ sched.schedule @fj {
   sched.task @b on @d1 after [@a] delay 10 ms delay_sigma 2 ms sig <T = 2 s, d = 1 J, sigma_T = 100 ms>
   sched.task @c on @d2 after [@a] sig <T = 2.01 s, d = 1 J, sigma_T = 100 ms>
 }
+
