@@ -41,12 +41,14 @@ namespace {
 struct Stats {
   unsigned count = 0;
   double sumE = 0, sumT = 0, sumE2 = 0, sumT2 = 0;
+  double sumET = 0; ///< for Cov(E, T): d = E - s T varies with both
   void add(double E, double T) {
     ++count;
     sumE += E;
     sumT += T;
     sumE2 += E * E;
     sumT2 += T * T;
+    sumET += E * T;
   }
   void add(const Stats &o) {
     count += o.count;
@@ -54,6 +56,7 @@ struct Stats {
     sumT += o.sumT;
     sumE2 += o.sumE2;
     sumT2 += o.sumT2;
+    sumET += o.sumET;
   }
 };
 
@@ -535,7 +538,11 @@ bool writeShard(const std::string &path, std::string &err) {
           n > 1 ? std::max(0.0, (st.sumT2 - n * meanT * meanT) / (n - 1)) : 0;
       double varE =
           n > 1 ? std::max(0.0, (st.sumE2 - n * meanE * meanE) / (n - 1)) : 0;
-      m.varD = std::max(0.0, varE - m.s * m.s * m.varT);
+      double covET = n > 1 ? (st.sumET - n * meanE * meanT) / (n - 1) : 0;
+      // Var(d) = Var(E - s T) = var_E - 2 s Cov(E, T) + s^2 var_T: a run's
+      // energy and time move together (its static part), so leaving the
+      // covariance out understates it or clips it to 0.
+      m.varD = std::max(0.0, varE - 2 * m.s * covET + m.s * m.s * m.varT);
       m.runs = st.count;
       entries.push_back(m);
     }

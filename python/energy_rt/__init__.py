@@ -313,6 +313,27 @@ os.register_at_fork(after_in_child=_forked_child)
 # measuring parent's worker (beside the parent's shard) from a rank that a
 # launcher which measures nothing started (torch.multiprocessing.spawn).
 _MEASURING = "ENERGY_RT_MEASURING_PID"
+_MEASURING_DEVICE = "ENERGY_RT_MEASURING_DEVICE"
+
+
+def _adopt_parent():
+    """In a multiprocessing child: its parent process (None elsewhere). A
+    spawned or forkserver worker of a measuring parent becomes its worker
+    here: beside its shard, on its device."""
+    mp = sys.modules.get("multiprocessing")
+    parent = mp.parent_process() if mp is not None else None
+    if (not _state.get("forked") and parent is not None
+            and os.environ.get(_MEASURING) == str(parent.pid)):
+        _state["forked"] = True
+        _beside_parent()
+        if not _state["requested"]:
+            _state["requested"] = os.environ.get(_MEASURING_DEVICE) or None
+    if _state.get("forked"):
+        # A worker measures its regions; it does not sweep clocks (its
+        # rank does, on the device they share) nor take a rank's plan.
+        for name in ("ENERGY_RT_PROFILE_CLOCKS", "ENERGY_RT_PROFILE_SYNC_DIR"):
+            os.environ.pop(name, None)
+    return parent
 
 
 def _flush_in_worker():
@@ -324,12 +345,7 @@ def _flush_in_worker():
     finalizers, registered after the child starts (it clears those
     inherited from the parent), so a child's first measurement registers
     the flush there."""
-    mp = sys.modules.get("multiprocessing")
-    parent = mp.parent_process() if mp is not None else None
-    if (not _state.get("forked") and parent is not None
-            and os.environ.get(_MEASURING) == str(parent.pid)):
-        _state["forked"] = True
-        _beside_parent()
+    parent = _adopt_parent()
     util = sys.modules.get("multiprocessing.util")
     if ((_state.get("forked") or parent is not None)
             and not _state.get("worker_flush") and util
@@ -388,7 +404,11 @@ def _register_flush_at_exit():
     # clock guard (runtime/Guard.cpp) then takes the signal first, restores
     # the clocks at once (even while Python is blocked in C code), and
     # passes it on to this handler.
-    if threading.current_thread() is threading.main_thread():
+    # Not in a multiprocessing child: its parent stops it with SIGTERM
+    # (a DataLoader's at shutdown) and reads exit status 143 as a crash.
+    mp = sys.modules.get("multiprocessing")
+    child = mp is not None and mp.parent_process() is not None
+    if threading.current_thread() is threading.main_thread() and not child:
         for sig in (signal.SIGTERM, signal.SIGHUP):
             if signal.getsignal(sig) == signal.SIG_DFL:
                 signal.signal(sig, _exit_on_signal)
@@ -399,7 +419,9 @@ def _ensure(device=None):
         raise ValueError("device=%r: a device name (cuda:<i>, sim:a100, "
                          "...) without NUL characters" % (device,))
     if _state["device"] is None:
-        # After a fork the child measures the device its parent asked for.
+        # After a fork the child measures the device its parent asked for
+        # (a spawned worker too: _adopt_parent).
+        _adopt_parent()
         device = device or _state["requested"]
         if not device and not os.environ.get("ENERGY_RT_DEVICE"):
             raise EnergyRuntimeError(
@@ -409,9 +431,10 @@ def _ensure(device=None):
         _register_flush_at_exit()
         _flush_in_worker()
         _check(_lib.er_init(device.encode() if device else None))
-        os.environ[_MEASURING] = str(os.getpid())
         _state["device"] = _lib.er_device().decode()
         _state["requested"] = device or os.environ.get("ENERGY_RT_DEVICE")
+        os.environ[_MEASURING] = str(os.getpid())
+        os.environ[_MEASURING_DEVICE] = _state["requested"] or ""
     elif device and not _same_device(device, _state["requested"] or ""):
         raise EnergyRuntimeError(
             "this process already measures %s (%s); energy_rt measures one "
@@ -499,6 +522,8 @@ class Monitor:
                 raise ValueError("gpu_indices=%r: a GPU index is an integer "
                                  "from 0" % (gpu_indices,))
             gpu_indices = [index]
+        if _state["device"] is None:
+            _adopt_parent()
         if (device is None and not os.environ.get("ENERGY_RT_DEVICE")
                 and _state["device"] is None and gpu_indices is None
                 and _state["requested"]):
@@ -700,6 +725,10 @@ def flush(path):
         raise EnergyRuntimeError("nothing to flush: this process has not "
                                  "measured yet (open a Monitor or a region "
                                  "first)")
+    if _state.get("forked"):
+        # A worker has its parent's rank: beside the parent's shard, not
+        # over it.
+        path += ".pid%d" % os.getpid()
     _check(_lib.er_flush(path.encode("utf-8")))
 
 

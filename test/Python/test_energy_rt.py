@@ -429,6 +429,72 @@ class EnergyRtTest(unittest.TestCase):
             self.assertEqual(shards.pop("0.json"), ["parent"], shards)
             self.assertEqual(list(shards.values()), [["child"]])
 
+    def test_sigma_d_is_the_runs_spread(self):
+        # A flushed entry's sigma_d is the standard deviation of the runs'
+        # own d = E - s T (their energy and time vary together: leaving out
+        # Cov(E, T) understated it, or clipped it to 0).
+        ds = []
+        for _ in range(8):
+            self.monitor.begin_window("sigd")
+            energy_rt.sim_run(1e12, 1e8)
+            x = self.monitor.end_window("sigd")
+            ds.append(x.total_energy - x.s * x.time)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "db.json")
+            energy_rt.flush(path)
+            with open(path) as f:
+                e = next(e for e in json.load(f)["entries"]
+                         if e["key"] == "sigd")
+        mean = sum(ds) / len(ds)
+        sd = (sum((x - mean) ** 2 for x in ds) / (len(ds) - 1)) ** 0.5
+        self.assertGreater(sd, 0)
+        self.assertAlmostEqual(e["sigma_d_J"], sd, delta=1e-9 * mean)
+
+    def test_spawned_workers_take_the_parents_device_and_path(self):
+        # A spawned worker of a process measuring sim:h100 measures sim:h100
+        # too (not the default GPU), and its own flush(path) writes beside
+        # the parent's shard.
+        job = ("import multiprocessing as mp, sys, energy_rt\n"
+               "def work(path):\n"
+               "    with energy_rt.region('w'):\n"
+               "        energy_rt.sim_run(0, 1e9)\n"
+               "    energy_rt.flush(path)\n"
+               "if __name__ == '__main__':\n"
+               "    with energy_rt.region('p', energy_rt.Monitor(\n"
+               "            device='sim:h100')):\n"
+               "        energy_rt.sim_run(0, 1e9)\n"
+               "    energy_rt.flush(sys.argv[1])\n"
+               "    for method in ('spawn', 'fork', 'forkserver'):\n"
+               "        p = mp.get_context(method).Process(target=work,\n"
+               "                                           args=(sys.argv[1],))\n"
+               "        p.start()\n"
+               "        p.join()\n"
+               "        assert p.exitcode == 0, (method, p.exitcode)\n")
+        with tempfile.TemporaryDirectory() as d:
+            script = os.path.join(d, "job.py")
+            with open(script, "w") as f:
+                f.write(job)
+            out = os.path.join(d, "out")
+            os.mkdir(out)
+            env = dict(os.environ, RANK="0")
+            env.pop("ENERGY_RT_DEVICE", None)
+            r = subprocess.run([sys.executable, script,
+                                os.path.join(out, "db-%r.json")],
+                               capture_output=True, text=True, env=env)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            shards = {}
+            for name in os.listdir(out):
+                with open(os.path.join(out, name)) as f:
+                    doc = json.load(f)
+                shards[name] = (doc["device"],
+                                [e["key"] for e in doc["entries"]])
+            self.assertEqual(shards.pop("db-0.json")[1], ["p"])
+            self.assertEqual(len(shards), 3, shards)
+            for name, (device, keys) in shards.items():
+                self.assertTrue(name.startswith("db-0.json.pid"), name)
+                self.assertIn("H100", device)
+                self.assertEqual(keys, ["w"])
+
     def test_multiprocessing_workers_write_beside(self):
         # multiprocessing's workers (a DataLoader's among them) under each
         # start method: forked and forkserver ones end by os._exit, which
