@@ -892,7 +892,20 @@ static int profileCommand(std::vector<std::string> cmd) {
   if (name == "cuda")
     name.clear();
   std::unique_ptr<Device> checked;
-  if (StringRef(name).starts_with("sim:")) {
+  // A CUDA device each rank opens itself: its name is checked here, its
+  // driver by the ranks.
+  if (StringRef cuda = name; cuda.consume_front("cuda:")) {
+    if (cuda.empty() || !llvm::all_of(cuda, llvm::isDigit))
+      return fail("--device " + name +
+                  ": a CUDA device is cuda:<index> (cuda:0, cuda:1, ...)");
+  } else if (!name.empty() &&
+             !StringRef(name).starts_with_insensitive("sim:")) {
+    return fail("--device " + name +
+                ": not a device name; give cuda:<index> (or cuda, each rank "
+                "its own GPU) or a simulated one (sim:a100, sim:a40, "
+                "sim:h100, sim:h200)");
+  }
+  if (StringRef(name).starts_with_insensitive("sim:")) {
     std::string why;
     checked = openDevice(name, why);
     if (!checked)
