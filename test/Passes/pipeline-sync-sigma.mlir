@@ -32,6 +32,13 @@
 // NEG: <stdin>:{{[0-9]+}}:3: error: 'sched.pipeline' op sync_sigma must be finite and non-negative; got -1 ms
 // NAN: <stdin>:{{[0-9]+}}:3: error: 'sched.pipeline' op sync_sigma must be finite and non-negative
 // NOSYNC: <stdin>:{{[0-9]+}}:3: error: 'sched.pipeline' op sync_sigma is the spread of the closing synchronization; give its mean too (`sync` > 0)
+// The point-to-point latency's spread likewise: refused negative, with a
+// variance that overflows, or without a latency.
+// RUN: sed 's/sync = 3.0e-3,/sync = 3.0e-3, p2p_latency = 1.0e-3, p2p_latency_sigma = -1.0e-3,/' %s | not energy-opt 2>&1 | FileCheck %s --check-prefix=P2PNEG
+// RUN: sed 's/sync = 3.0e-3,/sync = 3.0e-3, p2p_latency = 1.0e-3, p2p_latency_sigma = 1.0e+160,/' %s | not energy-opt 2>&1 | FileCheck %s --check-prefix=P2PNEG
+// RUN: sed 's/sync = 3.0e-3,/sync = 3.0e-3, p2p_latency_sigma = 1.0e-3,/' %s | not energy-opt 2>&1 | FileCheck %s --check-prefix=P2PMEAN
+// P2PNEG: <stdin>:{{[0-9]+}}:3: error: 'sched.pipeline' op p2p_latency_sigma must be non-negative with a finite variance; got
+// P2PMEAN: <stdin>:{{[0-9]+}}:3: error: 'sched.pipeline' op p2p_latency_sigma is the spread of the point-to-point latency; give its mean too (`p2p_latency` > 0)
 
 sched.schedule @one {
   sched.pipeline @train {stages = 1, microbatches = 2, schedule = "gpipe",

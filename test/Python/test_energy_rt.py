@@ -15,6 +15,32 @@ import energy_rt
 COPY_BYTES = 2.04e12  # one second of copy on the simulated A100
 
 
+def run_job(job, args=(), drop=(), **env):
+    """Runs the program `job` as a script (multiprocessing's spawn needs a
+    file) in a fresh temporary folder, with `env` added to the environment
+    and the variables in `drop` removed; "{out}" in `args` and `env` is a
+    folder for its shards. Returns the run and the shards written there,
+    name -> their JSON document."""
+    with tempfile.TemporaryDirectory() as d:
+        script = os.path.join(d, "job.py")
+        with open(script, "w") as f:
+            f.write(job)
+        out = os.path.join(d, "out")
+        os.mkdir(out)
+        environ = dict(os.environ, **{k: v.format(out=out)
+                                      for k, v in env.items()})
+        for name in drop:
+            environ.pop(name, None)
+        r = subprocess.run([sys.executable, script] +
+                           [a.format(out=out) for a in args],
+                           capture_output=True, text=True, env=environ)
+        shards = {}
+        for name in os.listdir(out):
+            with open(os.path.join(out, name)) as f:
+                shards[name] = json.load(f)
+        return r, shards
+
+
 class EnergyRtTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -470,30 +496,17 @@ class EnergyRtTest(unittest.TestCase):
                "        p.start()\n"
                "        p.join()\n"
                "        assert p.exitcode == 0, (method, p.exitcode)\n")
-        with tempfile.TemporaryDirectory() as d:
-            script = os.path.join(d, "job.py")
-            with open(script, "w") as f:
-                f.write(job)
-            out = os.path.join(d, "out")
-            os.mkdir(out)
-            env = dict(os.environ, RANK="0")
-            env.pop("ENERGY_RT_DEVICE", None)
-            r = subprocess.run([sys.executable, script,
-                                os.path.join(out, "db-%r.json")],
-                               capture_output=True, text=True, env=env)
-            self.assertEqual(r.returncode, 0, r.stderr)
-            shards = {}
-            for name in os.listdir(out):
-                with open(os.path.join(out, name)) as f:
-                    doc = json.load(f)
-                shards[name] = (doc["device"],
-                                [e["key"] for e in doc["entries"]])
-            self.assertEqual(shards.pop("db-0.json")[1], ["p"])
-            self.assertEqual(len(shards), 3, shards)
-            for name, (device, keys) in shards.items():
-                self.assertTrue(name.startswith("db-0.json.pid"), name)
-                self.assertIn("H100", device)
-                self.assertEqual(keys, ["w"])
+        r, docs = run_job(job, ["{out}/db-%r.json"],
+                          drop=["ENERGY_RT_DEVICE"], RANK="0")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        shards = {name: (doc["device"], [e["key"] for e in doc["entries"]])
+                  for name, doc in docs.items()}
+        self.assertEqual(shards.pop("db-0.json")[1], ["p"])
+        self.assertEqual(len(shards), 3, shards)
+        for name, (device, keys) in shards.items():
+            self.assertTrue(name.startswith("db-0.json.pid"), name)
+            self.assertIn("H100", device)
+            self.assertEqual(keys, ["w"])
 
     def test_multiprocessing_workers_write_beside(self):
         # multiprocessing's workers (a DataLoader's among them) under each
@@ -515,28 +528,16 @@ class EnergyRtTest(unittest.TestCase):
                "        p.start()\n"
                "        p.join()\n"
                "        assert p.exitcode == 0, (method, p.exitcode)\n")
-        with tempfile.TemporaryDirectory() as d:
-            script = os.path.join(d, "job.py")
-            with open(script, "w") as f:
-                f.write(job)
-            out = os.path.join(d, "out")
-            os.mkdir(out)
-            r = subprocess.run([sys.executable, script], capture_output=True,
-                               text=True, env=dict(
-                                   os.environ, RANK="0",
-                                   ENERGY_RT_FLUSH_AT_EXIT=os.path.join(
-                                       out, "%r.json")))
-            self.assertEqual(r.returncode, 0, r.stderr)
-            shards = {}
-            for name in os.listdir(out):
-                with open(os.path.join(out, name)) as f:
-                    shards[name] = [e["key"] for e in
-                                    json.load(f)["entries"]]
-            self.assertEqual(shards.pop("0.json"), ["parent"], shards)
-            self.assertTrue(all(n.startswith("0.json.pid") for n in shards),
-                            shards)
-            self.assertEqual(sorted(k for v in shards.values() for k in v),
-                             ["child-fork", "child-forkserver", "child-spawn"])
+        r, docs = run_job(job, RANK="0",
+                          ENERGY_RT_FLUSH_AT_EXIT="{out}/%r.json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        shards = {name: [e["key"] for e in doc["entries"]]
+                  for name, doc in docs.items()}
+        self.assertEqual(shards.pop("0.json"), ["parent"], shards)
+        self.assertTrue(all(n.startswith("0.json.pid") for n in shards),
+                        shards)
+        self.assertEqual(sorted(k for v in shards.values() for k in v),
+                         ["child-fork", "child-forkserver", "child-spawn"])
         # Ranks that a launcher measuring nothing starts (as
         # torch.multiprocessing.spawn does) are processes of their own: each
         # writes its rank's shard, under every start method.
@@ -555,19 +556,10 @@ class EnergyRtTest(unittest.TestCase):
                  "    for p in ps:\n"
                  "        p.join()\n")
         for method in ("fork", "spawn", "forkserver"):
-            with tempfile.TemporaryDirectory() as d:
-                script = os.path.join(d, "ranks.py")
-                with open(script, "w") as f:
-                    f.write(ranks)
-                out = os.path.join(d, "out")
-                os.mkdir(out)
-                r = subprocess.run(
-                    [sys.executable, script, method], capture_output=True,
-                    text=True, env=dict(os.environ, ENERGY_RT_FLUSH_AT_EXIT=
-                                        os.path.join(out, "%r.json")))
-                self.assertEqual(r.returncode, 0, r.stderr)
-                self.assertEqual(sorted(os.listdir(out)),
-                                 ["0.json", "1.json"], method)
+            r, docs = run_job(ranks, [method],
+                              ENERGY_RT_FLUSH_AT_EXIT="{out}/%r.json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(sorted(docs), ["0.json", "1.json"], method)
 
     def test_one_device_under_its_names(self):
         # The device this process measures, under another of its names, is

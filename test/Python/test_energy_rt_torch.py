@@ -10,6 +10,7 @@ import torch
 
 import energy_rt
 import energy_rt.torch as ert
+from test_energy_rt import run_job
 
 PEAK, BW, LAUNCH = 312e12, 2.04e12, 5e-6
 
@@ -233,10 +234,6 @@ class DataLoaderTest(unittest.TestCase):
         # A DataLoader's workers measure their loading: each writes
         # PATH.pid<N> as the loader shuts it down (by os._exit, after
         # multiprocessing's finalizers), 8 samples over 2 workers.
-        import json
-        import subprocess
-        import sys
-        import tempfile
         job = ("import torch, energy_rt\n"
                "from torch.utils.data import DataLoader, Dataset\n"
                "class D(Dataset):\n"
@@ -252,25 +249,15 @@ class DataLoaderTest(unittest.TestCase):
                "        for _ in DataLoader(D(), batch_size=2, "
                "num_workers=2):\n"
                "            pass\n")
-        with tempfile.TemporaryDirectory() as d:
-            script = os.path.join(d, "job.py")
-            with open(script, "w") as f:
-                f.write(job)
-            out = os.path.join(d, "out")
-            os.mkdir(out)
-            r = subprocess.run([sys.executable, script], capture_output=True,
-                               text=True, env=dict(
-                                   os.environ, RANK="0",
-                                   ENERGY_RT_FLUSH_AT_EXIT=os.path.join(
-                                       out, "%r.json")))
-            self.assertEqual(r.returncode, 0, r.stderr)
-            runs = {}
-            for name in sorted(os.listdir(out)):
-                with open(os.path.join(out, name)) as f:
-                    for e in json.load(f)["entries"]:
-                        runs.setdefault(e["key"], []).append(e["runs"])
-            self.assertEqual(runs.pop("train"), [1])
-            self.assertEqual(runs, {"load": [4, 4]})
+        r, docs = run_job(job, RANK="0",
+                          ENERGY_RT_FLUSH_AT_EXIT="{out}/%r.json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        runs = {}
+        for name in sorted(docs):
+            for e in docs[name]["entries"]:
+                runs.setdefault(e["key"], []).append(e["runs"])
+        self.assertEqual(runs.pop("train"), [1])
+        self.assertEqual(runs, {"load": [4, 4]})
 
 if __name__ == "__main__":
     unittest.main()
