@@ -65,6 +65,12 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
                       "energy-plan: give deadline or max-slowdown, not both");
       return signalPassFailure();
     }
+    if (limitOn != "expected" && limitOn != "point") {
+      mlir::emitError(moduleErrorLoc(getOperation()),
+                      "energy-plan: limit-on must be expected or point; got '")
+          << limitOn << "'";
+      return signalPassFailure();
+    }
     if (!(quantum >= 0) || !(step >= 0)) {
       mlir::emitError(moduleErrorLoc(getOperation()),
                       "energy-plan: quantum and step must be non-negative (s)");
@@ -99,6 +105,10 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     bool fellBack = false;
     /// With a quantum: the chosen candidate is the all-fastest fallback.
     bool isFallback = false;
+    /// limit-on=expected where times or delays vary: the fastest
+    /// configuration's expected makespan (0: nothing varies), and the point
+    /// makespan the plan was chosen under (the limit less its jitter).
+    double fastestExpected = 0, pointLimit = 0;
     double lowerBound = 0; ///< the certificate at the limit
     double gapPct = -1;    ///< the plan above it, %; -1: no bound
     /// The plan's expected makespan over the dependencies where its tasks'
@@ -114,13 +124,6 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     }
     FailureOr<Choices> c = Choices::build(sched);
     if (failed(c))
-      return failure();
-    calculus::DagFrontierResult method;
-    auto front = computeFrontier(
-        sched, *c, step, quantum, crashBudget, classSweepAbove, convexAbove,
-        true, method, deadline, deadline > 0 ? -1.0 : double(maxSlowdown) / 100,
-        annealBudget);
-    if (failed(front))
       return failure();
     if (llvm::all_of(c->options,
                      [](const auto &set) { return set.size() < 2; }))
@@ -138,30 +141,148 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     Outcome o;
     o.baseE = calculus::dagEnergy(c->graph.schedule, c->options, c->current, 0,
                                   &o.baseT);
-    o.fastest = front->front().T;
-    // With a quantum the frontier's points may all run past the limit once
-    // re-timed (a point filled into floored slack): the all-fastest
-    // configuration, which meets any limit at or above the fastest
-    // makespan, is a candidate too, appended after the frontier's
-    // `frontierSize` points (no copy of their choices).
-    size_t frontierSize = front->size();
-    if (quantum > 0) {
-      calculus::DagPoint fastest;
-      fastest.choice.assign(c->options.size(), 0);
-      for (size_t t = 0; t < c->options.size(); ++t)
-        for (uint32_t j = 1; j < c->options[t].size(); ++j)
-          if (c->options[t][j].T < c->options[t][fastest.choice[t]].T)
-            fastest.choice[t] = j;
-      calculus::dagEnergy(c->graph.schedule, c->options, fastest.choice, 0,
-                          &o.fastest);
-      fastest.E = calculus::dagEnergy(c->graph.schedule, c->options,
-                                      fastest.choice, quantum, &fastest.T);
-      front->push_back(std::move(fastest));
-    }
-    o.limit = deadline > 0 ? deadline : o.fastest * (1 + maxSlowdown / 100);
-    if (failed(choose(sched, *c, *front, frontierSize, o)))
+    // The all-fastest configuration: every task at its fastest option. No
+    // configuration is faster (a longest path only grows with its tasks'
+    // times), so its makespan is the fastest.
+    calculus::DagPoint fastest;
+    fastest.choice.assign(c->options.size(), 0);
+    for (size_t t = 0; t < c->options.size(); ++t)
+      for (uint32_t j = 1; j < c->options[t].size(); ++j)
+        if (c->options[t][j].T < c->options[t][fastest.choice[t]].T)
+          fastest.choice[t] = j;
+    calculus::dagEnergy(c->graph.schedule, c->options, fastest.choice, 0,
+                        &o.fastest);
+    fastest.E = calculus::dagEnergy(c->graph.schedule, c->options,
+                                    fastest.choice, quantum, &fastest.T);
+    // limit-on=expected: where times or delays vary, the limit holds the
+    // expected makespan (what a measurement averages), and a slowdown is
+    // over the fastest configuration's expected makespan. The frontier is
+    // a frontier of point makespans, so the plan is chosen under a point
+    // limit lowered by the jitter the chosen plan adds, until its expected
+    // makespan meets the limit (a few rounds: the jitter changes little
+    // between neighbouring plans).
+    bool onExpected = limitOn == "expected";
+    o.fastestExpected = onExpected ? expectedMakespan(*c, fastest) : 0;
+    double fastestMean = std::max(o.fastest, o.fastestExpected);
+    o.limit = deadline > 0 ? deadline : fastestMean * (1 + maxSlowdown / 100);
+    double pointLimit = o.limit - (fastestMean - o.fastest);
+    // One attempt: the frontier filled and annealed at a point limit, the
+    // plan chosen under it.
+    struct Attempt {
+      Outcome o;
+      std::vector<calculus::DagPoint> front; ///< owns what o.best points to
+      calculus::DagFrontierResult method;
+      size_t frontierSize = 0;
+    };
+    auto attempt = [&](double pointLimit, bool asGiven) -> FailureOr<Attempt> {
+      Attempt a;
+      a.o = o;
+      a.o.pointLimit = pointLimit;
+      // Without a spread the plan is the frontier filled and annealed at
+      // the caller's limit as given.
+      auto f = computeFrontier(
+          sched, *c, step, quantum, crashBudget, classSweepAbove, convexAbove,
+          true, a.method, asGiven ? double(deadline) : pointLimit,
+          asGiven && !(deadline > 0) ? double(maxSlowdown) / 100 : -1.0,
+          annealBudget);
+      if (failed(f))
+        return failure();
+      a.front = std::move(*f);
+      a.frontierSize = a.front.size();
+      // With a quantum the frontier's points may all run past the limit
+      // once re-timed (a point filled into floored slack): the all-fastest
+      // configuration, which meets any limit at or above the fastest
+      // makespan, is a candidate too, appended after the frontier's
+      // `frontierSize` points. Where the limit holds the expected makespan
+      // it is the fallback too (the frontier keeps one configuration per
+      // point makespan, not the one that jitters least).
+      if (quantum > 0 || onExpected)
+        a.front.push_back(fastest);
+      if (failed(choose(sched, *c, a.front, a.frontierSize, pointLimit, a.o)))
+        return failure();
+      a.o.expectedT = expectedAsRun(*c, a.o);
+      return a;
+    };
+    auto meets = [&](const Attempt &a) {
+      return !onExpected || a.o.expectedT <= o.limit * (1 + 1e-12);
+    };
+    calculus::PlanObjective objectiveKind =
+        *calculus::parsePlanObjective(objective);
+    auto score = [&](const Attempt &a) {
+      return calculus::planScore(objectiveKind, a.o.T, a.o.E);
+    };
+    // The point limit x is searched for the largest whose plan's expected
+    // makespan g(x) meets the limit L (g(x) >= x, g grows with x but not
+    // strictly): from x = L less the fastest configuration's jitter, down
+    // by a plan's excess (its successor must be that much faster), up by a
+    // plan's slack, halving a bracket; at most `rounds` frontiers, the best
+    // plan that meets L kept.
+    double x = std::max(o.limit - (fastestMean - o.fastest),
+                        std::min(o.fastest, o.limit));
+    bool asGiven = x == o.limit;
+    FailureOr<Attempt> last = attempt(asGiven ? o.limit : x, asGiven);
+    if (failed(last))
       return failure();
-    o.isFallback = size_t(o.best - front->data()) >= frontierSize;
+    std::optional<Attempt> kept;
+    double meetsAt = -1, failsAt = std::numeric_limits<double>::infinity();
+    double stride = 1; // doubles with every plan in a row past the limit
+    constexpr int rounds = 6;
+    for (int round = 1;; ++round) {
+      double at = last->o.pointLimit, g = last->o.expectedT;
+      if (meets(*last)) {
+        meetsAt = std::max(meetsAt, at);
+        if (!kept || score(*last) < score(*kept))
+          kept = std::move(*last);
+      } else {
+        failsAt = std::min(failsAt, std::min(at, last->o.T));
+      }
+      if (!onExpected || round > rounds || g <= 0)
+        break;
+      double next;
+      if (g > o.limit) {
+        next = std::min(at, last->o.T) - stride * (g - o.limit);
+        stride *= 2;
+      } else {
+        next = at + (o.limit - g);
+      }
+      if (meetsAt >= 0 && failsAt < std::numeric_limits<double>::infinity() &&
+          !(next > meetsAt && next < failsAt))
+        next = (meetsAt + failsAt) / 2;
+      next = std::clamp(next, std::min(o.fastest, o.limit), o.limit);
+      // Nothing left to search, or a plan that meets the limit within
+      // 0.01 % of it of the best known.
+      if (next >= failsAt || next <= meetsAt ||
+          (kept && (std::fabs(next - at) <= 1e-4 * o.limit ||
+                    failsAt - meetsAt <= 1e-4 * o.limit)))
+        break;
+      last = attempt(next, false);
+      if (failed(last))
+        return failure();
+    }
+    Attempt chosen = kept ? std::move(*kept) : std::move(*last);
+    o = chosen.o;
+    std::vector<calculus::DagPoint> front = std::move(chosen.front);
+    calculus::DagFrontierResult method = std::move(chosen.method);
+    size_t frontierSize = chosen.frontierSize;
+    // No plan met the limit: the all-fastest configuration where it
+    // averages less (it meets any limit a slowdown gives).
+    if (onExpected && o.expectedT > o.limit * (1 + 1e-12) &&
+        fastestMean < o.expectedT) {
+      if (failed(choose(sched, *c, front, frontierSize, o.limit, o,
+                        /*onlyFallback=*/true)))
+        return failure();
+      o.expectedT = expectedAsRun(*c, o);
+      o.pointLimit = o.fastest;
+    }
+    if (onExpected && o.expectedT > o.limit * (1 + 1e-12))
+      mlir::emitWarning(sched.getLoc(), "energy-plan: the plan's expected "
+                                        "makespan ")
+          << formatQuantity(o.expectedT, Dimension::Time)
+          << " runs past the limit " << formatQuantity(o.limit, Dimension::Time)
+          << " (its point makespan " << formatQuantity(o.T, Dimension::Time)
+          << " meets it): no faster configuration was found whose expected "
+             "makespan meets it";
+    o.isFallback = size_t(o.best - front.data()) >= frontierSize;
     if (o.fellBack)
       mlir::emitWarning(sched.getLoc(), "energy-plan: every frontier point "
                                         "runs past the limit once re-timed "
@@ -169,7 +290,6 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
                                         "is the all-fastest configuration: "
                                         "use a smaller quantum, or none");
     writeBack(*c, *o.best);
-    o.expectedT = expectedMakespan(*c, *o.best);
     // What the plan saves as it will run: with its clock switches.
     o.saving = o.baseE > 0 ? 100 * (1 - o.E / o.baseE) : 0;
     if (std::fabs(o.saving) <
@@ -183,7 +303,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     if (method.exact) {
       o.lowerBound = std::numeric_limits<double>::infinity();
       for (const calculus::DagPoint &p :
-           ArrayRef(*front).take_front(frontierSize))
+           ArrayRef(front).take_front(frontierSize))
         if (p.T <= o.limit * (1 + 1e-12))
           o.lowerBound = std::min(o.lowerBound, p.E);
     } else {
@@ -198,7 +318,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
         o.lowerBound > 0 ? 100 * (o.E - o.lowerBound) / o.lowerBound : -1;
     recordPlan(sched, method, frontierSize, o);
     if (summary)
-      printSummary(sched, ArrayRef(*front).take_front(frontierSize), o);
+      printSummary(sched, ArrayRef(front).take_front(frontierSize), o);
     return success();
   }
 
@@ -211,7 +331,8 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
   /// quantum) the all-fastest fallback.
   LogicalResult choose(ScheduleOp sched, const Choices &c,
                        const std::vector<calculus::DagPoint> &front,
-                       size_t frontierPoints, Outcome &o) {
+                       size_t frontierPoints, double limit, Outcome &o,
+                       bool onlyFallback = false) {
     const calculus::Schedule &s = c.graph.schedule;
     std::vector<calculus::SwitchCost> switchCost(s.devices.size());
     for (size_t dv = 0; dv < c.graph.deviceOps.size(); ++dv) {
@@ -249,24 +370,28 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     std::vector<Scored> costs(front.size());
     bool frontierMeets = false;
     std::optional<size_t> chosen = calculus::choosePlanPoint(
-        front, *calculus::parsePlanObjective(objective), o.limit,
+        front, *calculus::parsePlanObjective(objective), limit,
         [&](const calculus::DagPoint &p) {
           size_t i = size_t(&p - front.data());
           Scored &cost = costs[i];
-          cost = withSwitches(p);
-          if (i < frontierPoints && cost.T <= o.limit * (1 + 1e-12))
+          if (onlyFallback && i < frontierPoints) // not a candidate
+            cost = {std::numeric_limits<double>::infinity(),
+                    std::numeric_limits<double>::infinity()};
+          else
+            cost = withSwitches(p);
+          if (i < frontierPoints && cost.T <= limit * (1 + 1e-12))
             frontierMeets = true;
           return std::make_pair(cost.T, cost.E);
         });
     if (!chosen)
       return sched.emitOpError("energy-plan: no frontier point meets the "
                                "deadline ")
-             << formatQuantity(o.limit, Dimension::Time)
+             << formatQuantity(limit, Dimension::Time)
              << (o.switching ? " with its clock switches" : "")
              << "; the fastest makespan is "
              << formatQuantity(o.fastest, Dimension::Time);
     o.best = &front[*chosen];
-    o.fellBack = *chosen >= frontierPoints && !frontierMeets;
+    o.fellBack = *chosen >= frontierPoints && !frontierMeets && !onlyFallback;
     o.pointT = o.best->T;
     o.pointE = o.best->E;
     if (quantum > 0)
@@ -276,6 +401,13 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     o.E = costs[*chosen].E;
     o.switches = costs[*chosen].switches;
     return success();
+  }
+
+  /// The chosen plan's expected makespan as it will run, with its clock
+  /// switches (deterministic); 0 where nothing varies.
+  static double expectedAsRun(const Choices &c, const Outcome &o) {
+    double sampled = expectedMakespan(c, *o.best);
+    return sampled > 0 ? sampled + (o.T - o.pointT) : 0;
   }
 
   /// The chosen configuration's expected makespan where its durations or
@@ -342,6 +474,15 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     NamedAttrList planFields(fields);
     if (o.expectedT > 0)
       planFields.set("expected_T_s", b.getF64FloatAttr(o.expectedT));
+    if (o.expectedT > 0 || o.fastestExpected > 0) {
+      planFields.set("limit_on", b.getStringAttr(limitOn));
+      if (limitOn == "expected") {
+        planFields.set("point_limit_T_s", b.getF64FloatAttr(o.pointLimit));
+        if (o.fastestExpected > 0)
+          planFields.set("fastest_expected_T_s",
+                         b.getF64FloatAttr(o.fastestExpected));
+      }
+    }
     if (o.switching) {
       planFields.set("switches", b.getI64IntegerAttr(o.switches));
       planFields.set("T_with_switches_s", b.getF64FloatAttr(o.T));
@@ -391,11 +532,21 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
        << q(o.E, Dimension::Energy)
        << llvm::formatv("  ({0:F2}% less energy, limit {1})\n", o.saving,
                         q(o.limit, Dimension::Time));
-    if (o.expectedT > 0)
-      os << "  expected  " << q(o.expectedT, Dimension::Time)
-         << "  (the mean makespan as its times and delays vary: several "
-            "near-critical paths run longer on average; the limit holds "
-            "the point makespan)\n";
+    if (o.expectedT > 0 || o.fastestExpected > 0) {
+      os << "  expected  "
+         << q(o.expectedT > 0 ? o.expectedT : o.T, Dimension::Time)
+         << "  (the mean makespan as times and delays vary; ";
+      if (limitOn == "expected")
+        os << "the limit holds it"
+           << (o.fastestExpected > 0 && !(deadline > 0)
+                   ? ", over the fastest's " +
+                         q(o.fastestExpected, Dimension::Time)
+                   : std::string())
+           << "; planned at point makespans up to "
+           << q(o.pointLimit, Dimension::Time) << ")\n";
+      else
+        os << "the limit holds the point makespan)\n";
+    }
     if (o.switching)
       os << "  switches  " << o.switches
          << " clock switches included (the frontier point without them: "

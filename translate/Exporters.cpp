@@ -215,6 +215,12 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
                             cast<FloatAttr>(gap[1]).getValueAsDouble()};
     if (plan.getAs<FloatAttr>("expected_T_s"))
       planJson["expected_T_s"] = dictNumber(plan, "expected_T_s");
+    // The limit the plan keeps, and what holds it where times or delays
+    // vary (the expected makespan or the point one).
+    if (plan.getAs<FloatAttr>("limit_T_s"))
+      planJson["limit_T_s"] = dictNumber(plan, "limit_T_s");
+    if (auto on = plan.getAs<StringAttr>("limit_on"))
+      planJson["limit_on"] = on.getValue().str();
     if (auto n = plan.getAs<IntegerAttr>("switches"))
       planJson["with_switches"] =
           llvm::json::Object{{"switches", n.getInt()},

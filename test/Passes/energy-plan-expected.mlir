@@ -4,11 +4,33 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: energy-opt %s "--energy-plan=max-slowdown=50 summary=true" -o %t/planned.mlir 2> %t/summary.txt
 // RUN: FileCheck %s --check-prefix=SUMMARY < %t/summary.txt
-// SUMMARY: expected  {{[0-9.]+}} s  (the mean makespan as its times and delays vary
+// SUMMARY: expected  {{[0-9.]+}} s  (the mean makespan as times and delays vary; the limit holds it, over the fastest
 // RUN: energy-translate --export-plan %t/planned.mlir -o %t/plan.json
 // RUN: energy-opt %t/planned.mlir --sched-to-energy -o %t/lowered.mlir
-// RUN: %python -c "import json, re, sys; plan = json.load(open(sys.argv[1]))['schedules'][0]['plan']; low = float(re.search(r'expected_T_s = ([0-9.eE+-]+)', open(sys.argv[2]).read()).group(1)); assert plan['expected_T_s'] == low and plan['expected_T_s'] > plan['T_s'], (plan, low); print('plan expected ok')" %t/plan.json %t/lowered.mlir | FileCheck %s --check-prefix=PLAN
+// RUN: %python -c "import json, re, sys; plan = json.load(open(sys.argv[1]))['schedules'][0]['plan']; low = float(re.search(r'expected_T_s = ([0-9.eE+-]+)', open(sys.argv[2]).read()).group(1)); assert plan['expected_T_s'] == low and plan['expected_T_s'] > plan['T_s'] and plan['limit_on'] == 'expected' and plan['expected_T_s'] <= plan['limit_T_s'], (plan, low); print('plan expected ok')" %t/plan.json %t/lowered.mlir | FileCheck %s --check-prefix=PLAN
 // PLAN: plan expected ok
+
+// The limit holds the expected makespan by default (limit-on=expected): at
+// 3.03 s, c slowed to 2.01 s ties the path through b (3.01 s point), and the
+// two jittered paths average 3.066 s > 3.03 s, so the plan keeps c fast
+// (every path but one far from critical: E[T] = the point 3.01 s).
+// limit-on=point plans the point makespan: c slowed, 2 J less, E[T] past
+// the limit (a deadline below the fastest configuration's E[T]:
+// energy-plan-expected-warn.mlir).
+// RUN: energy-opt %s "--energy-plan=deadline=3.03" | FileCheck %s --check-prefix=EXP
+// EXP: energy.plan = {E_J = 95.29{{[0-9]*}} : f64, T_s = 3.01{{0*}}e+00 : f64,
+// EXP-SAME: expected_T_s = 3.01{{0*}}e+00 : f64
+// EXP-SAME: fastest_expected_T_s = 3.01{{0*}}e+00 : f64
+// EXP-SAME: limit_T_s = 3.03{{0*}}e+00 : f64, limit_on = "expected"
+// EXP-SAME: point_limit_T_s = 3.01{{0*}}e+00 : f64
+// RUN: energy-opt %s "--energy-plan=deadline=3.03 limit-on=point" | FileCheck %s --check-prefix=POINT
+// POINT: energy.plan = {E_J = 93.29{{[0-9]*}} : f64, T_s = 3.01{{0*}}e+00 : f64,
+// POINT-SAME: expected_T_s = 3.06{{[0-9]*}} : f64
+// POINT-SAME: limit_T_s = 3.03{{0*}}e+00 : f64, limit_on = "point"
+// RUN: energy-opt %s "--energy-plan=max-slowdown=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOWARN --allow-empty
+// NOWARN-NOT: warning
+// RUN: not energy-opt %s "--energy-plan=limit-on=mean" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: error: energy-plan: limit-on must be expected or point; got 'mean'
 
 sched.schedule @fj {
   sched.device @d0 kind "A100-SXM4" static 10 W

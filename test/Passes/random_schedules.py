@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Seeded random schedules for the standing invariants' lit tests.
 
-  random_schedules.py COUNT SEED [MIN_TASKS MAX_TASKS] > schedules.mlir
+  random_schedules.py COUNT SEED [MIN_TASKS MAX_TASKS] [--jitter] > schedules.mlir
 
 COUNT `sched.schedule`s separated by `// -----` (for -split-input-file):
 1-3 devices of 20-120 W, 3-12 tasks (or MIN_TASKS-MAX_TASKS: some 30 are
@@ -9,12 +9,16 @@ past enumeration and series-parallel, the heuristic sweeps' ground), each
 after up to two earlier tasks
 (sometimes with a delay) and sometimes released late, with 1-4 operating
 points whose times (7-60 ms, not multiples of a round quantum) grow as
-their dynamic energies fall; each task's `sig` is its fastest option."""
+their dynamic energies fall; each task's `sig` is its fastest option.
+--jitter: every option's time varies (sigma_T 2-15 % of it) and so does
+every delay (delay_sigma up to half of it)."""
 import random
 import sys
 
-count, seed = int(sys.argv[1]), int(sys.argv[2])
-lo, hi = (int(sys.argv[3]), int(sys.argv[4])) if len(sys.argv) > 4 else (3, 12)
+jitter = "--jitter" in sys.argv
+args = [a for a in sys.argv[1:] if a != "--jitter"]
+count, seed = int(args[0]), int(args[1])
+lo, hi = (int(args[2]), int(args[3])) if len(args) > 3 else (3, 12)
 rng = random.Random(seed)
 chunks = []
 for k in range(count):
@@ -31,16 +35,21 @@ for k in range(count):
         if preds:
             after = " after [%s]" % ", ".join("@t%d" % p for p in preds)
             if rng.random() < 0.3:
-                after += " delay %.3f ms" % rng.uniform(0.1, 5)
+                delay = rng.uniform(0.1, 5)
+                after += " delay %.3f ms" % delay
+                if jitter:
+                    after += " delay_sigma %.3f ms" % (delay * rng.uniform(0, 0.5))
         release = (" release %.3f ms" % rng.uniform(1, 40)
                    if rng.random() < 0.15 else "")
         T = rng.uniform(7, 30)
         d = rng.uniform(1, 8)
-        sig = "sig <T = %.4f ms, d = %.4f J>" % (T, d)
+        spread = rng.uniform(0.02, 0.15) if jitter else 0
+        sigma = lambda T: ", sigma_T = %.4f ms" % (spread * T) if jitter else ""
+        sig = "sig <T = %.4f ms, d = %.4f J%s>" % (T, d, sigma(T))
         options = []
         for j in range(rng.randint(1, 4)):
-            options.append("#energy.option<sm_mhz = %d, T = %.4f ms, d = %.4f J>"
-                           % (1400 - 200 * j, T, d))
+            options.append("#energy.option<sm_mhz = %d, T = %.4f ms, d = %.4f J%s>"
+                           % (1400 - 200 * j, T, d, sigma(T)))
             T *= rng.uniform(1.05, 1.5)
             d *= rng.uniform(0.6, 0.95)
         lines.append("  sched.task @t%d on @g%d%s%s %s options [%s]" % (
