@@ -31,6 +31,7 @@
 #include <string>
 #include <sys/stat.h>
 #include <thread>
+#include <unistd.h>
 #include <tuple>
 #include <vector>
 
@@ -644,6 +645,24 @@ int er_init(const char *device) {
                 "process's shard, %r)");
   }
   std::string err;
+  // The simulated device's noise: seeded by the rank, reproducibly, or by
+  // ENERGY_RT_SIM_SEED (the Python package sets it in the workers of a
+  // measuring process, a DataLoader's among them); a child forked after
+  // er_init mixes in its pid. Workers of one rank would otherwise draw the
+  // same noise and write the same shard.
+  uint64_t seed = 1 + uint64_t(er_rank());
+  if (const char *v = std::getenv("ENERGY_RT_SIM_SEED")) {
+    char *end = nullptr;
+    errno = 0;
+    unsigned long long x = std::strtoull(v, &end, 10);
+    if (end == v || *end != 0 || errno != 0 ||
+        !std::isdigit(static_cast<unsigned char>(*v)))
+      return fail(std::string("ENERGY_RT_SIM_SEED='") + v +
+                  "' is not a non-negative integer below 2^64");
+    seed = x;
+  }
+  if (state.forked)
+    seed ^= 0x9e3779b97f4a7c15ull * (uint64_t(getpid()) + 1);
   state.metricsServer.stop();
   state.sampler.reset(); // stops its thread before the device goes
   state.pending.clear();
@@ -665,7 +684,7 @@ int er_init(const char *device) {
       return fail("unknown simulated device '" + name +
                   "' (simulated: sim:a100, sim:a100-sxm4, sim:a40, "
                   "sim:h100, sim:h100-sxm5, sim:h200)");
-    auto sim = std::make_unique<SimDevice>(p, 1 + er_rank());
+    auto sim = std::make_unique<SimDevice>(p, seed);
     // Tests watch the simulated clock from outside, as a GPU's outlives us.
     if (const char *mirror = std::getenv("ENERGY_RT_SIM_STATE"))
       sim->clockStateFile = mirror;

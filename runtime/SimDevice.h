@@ -27,7 +27,9 @@
 //  - Energy counter: integrates power exactly, but the readable value
 //    updates only every `counterPeriod` seconds and in 1 mJ steps (NVML's
 //    total-energy counter behaves this way on recent GPUs).
-//  - Noise: seeded Gaussian jitter on each kernel's time and power.
+//  - Noise: seeded Gaussian jitter on each kernel's time and power (the
+//    runtime seeds it by the rank or ENERGY_RT_SIM_SEED, which the Python
+//    package sets to a worker process's pid).
 //  - L2 residency (switch `cacheResidency`): after a kernel runs, up to
 //    l2Bytes of its data stay resident; a kernel that `reuses` the last
 //    kernel's data reads min(resident, bytes) from L2 instead of DRAM (no

@@ -306,6 +306,9 @@ def _beside_parent():
     path = os.environ.get("ENERGY_RT_FLUSH_AT_EXIT")
     if path:
         os.environ["ENERGY_RT_FLUSH_AT_EXIT"] = path + ".pid%d" % os.getpid()
+    # A worker's simulated noise is its own (its rank's is seeded by the
+    # rank): workers of one rank would otherwise write the same shard.
+    os.environ["ENERGY_RT_SIM_SEED"] = str(os.getpid())
 
 
 os.register_at_fork(after_in_child=_forked_child)
@@ -352,6 +355,37 @@ def _flush_in_worker():
             and os.environ.get("ENERGY_RT_FLUSH_AT_EXIT")):
         util.Finalize(None, _flush_at_exit, exitpriority=100)
         _state["worker_flush"] = True
+        _flush_worker_on_sigterm()
+
+
+def _flush_worker_on_sigterm():
+    """A worker still running when its parent ends is stopped by SIGTERM
+    (multiprocessing terminates daemonic children at exit: a DataLoader's
+    persistent workers, or those of an iterator left open), which ends it
+    without any exit path. The worker writes its shard first, then ends as
+    it would have: a DataLoader's worker with status 0, as PyTorch's
+    worker handler exits when its parent stops it (PyTorch reads anything
+    else as a crash), any other by the default action. A handler the
+    program set itself is left alone (a forked worker's record of its
+    rank's handler, _exit_on_signal, is stale: PyTorch's worker replaces it
+    from C); only the main thread can set one."""
+    import signal
+    if threading.current_thread() is not threading.main_thread():
+        return
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous not in (signal.SIG_DFL, None, _exit_on_signal):
+        return
+
+    def on_sigterm(signum, frame):
+        _flush_at_exit()
+        data = sys.modules.get("torch.utils.data")
+        if previous is None or (data is not None
+                                and data.get_worker_info() is not None):
+            os._exit(0)
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    signal.signal(signal.SIGTERM, on_sigterm)
 
 
 def _same_device(a, b):

@@ -508,6 +508,44 @@ class EnergyRtTest(unittest.TestCase):
             self.assertIn("H100", device)
             self.assertEqual(keys, ["w"])
 
+    def test_workers_draw_their_own_noise(self):
+        # Workers of one rank running the same work on the simulated device
+        # measure their own noise (seeded by their pid too), so their
+        # shards differ and energy-prof merge does not take them for one
+        # shard given twice; the rank's own noise stays seeded by the rank.
+        job = ("import multiprocessing as mp, sys, energy_rt\n"
+               "def work():\n"
+               "    with energy_rt.region('w'):\n"
+               "        energy_rt.sim_run(1e12, 1e9)\n"
+               "if __name__ == '__main__':\n"
+               "    with energy_rt.region('p', energy_rt.Monitor(\n"
+               "            device='sim:a100')):\n"
+               "        energy_rt.sim_run(1e12, 1e9)\n"
+               "    for method in ('fork', 'fork', 'spawn', 'spawn'):\n"
+               "        p = mp.get_context(method).Process(target=work)\n"
+               "        p.start()\n"
+               "        p.join()\n"
+               "        assert p.exitcode == 0, (method, p.exitcode)\n")
+        runs = [run_job(job, RANK="0", ENERGY_RT_FLUSH_AT_EXIT="{out}/%r.json")
+                for _ in range(2)]
+        parents, workers = [], []
+        for r, docs in runs:
+            self.assertEqual(r.returncode, 0, r.stderr)
+            for name, doc in docs.items():
+                (e,) = doc["entries"]
+                (parents if name == "0.json" else workers).append(
+                    (e["key"], e["d_J"]))
+        self.assertEqual(len(workers), 8, workers)
+        self.assertEqual({k for k, _ in workers}, {"w"})
+        self.assertEqual(len({d for _, d in workers}), 8, workers)
+        self.assertEqual(parents[0], parents[1])
+        # A seed that is no integer is refused by name.
+        r = self._fresh("import energy_rt; energy_rt.Monitor(device='sim:a100')",
+                        ENERGY_RT_SIM_SEED="12x")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("ENERGY_RT_SIM_SEED='12x' is not a non-negative integer",
+                      r.stderr)
+
     def test_multiprocessing_workers_write_beside(self):
         # multiprocessing's workers (a DataLoader's among them) under each
         # start method: forked and forkserver ones end by os._exit, which

@@ -259,5 +259,49 @@ class DataLoaderTest(unittest.TestCase):
         self.assertEqual(runs.pop("train"), [1])
         self.assertEqual(runs, {"load": [4, 4]})
 
+    def test_persistent_workers_write_at_exit(self):
+        # Workers still alive when the program ends (persistent workers, an
+        # iterator left open) are stopped by SIGTERM at exit: each writes
+        # its shard first and ends with status 0 as PyTorch's handler would
+        # (no crash report); all 8 loads are kept.
+        job = ("import torch, energy_rt\n"
+               "from torch.utils.data import DataLoader, Dataset\n"
+               "class D(Dataset):\n"
+               "    def __len__(self):\n"
+               "        return 8\n"
+               "    def __getitem__(self, i):\n"
+               "        with energy_rt.region('load'):\n"
+               "            energy_rt.sim_run(0, 1e8)\n"
+               "        return torch.zeros(2)\n"
+               "if __name__ == '__main__':\n"
+               "    energy_rt.Monitor(device='sim:a100')\n"
+               "    loader = DataLoader(D(), batch_size=2, num_workers=2,\n"
+               "                        persistent_workers=True)\n"
+               "    with energy_rt.region('train'):\n"
+               "        for _ in loader:\n"
+               "            pass\n"
+               "    it = iter(DataLoader(D(), batch_size=2, num_workers=1))\n"
+               "    next(it)\n")
+        r, docs = run_job(job, RANK="0",
+                          ENERGY_RT_FLUSH_AT_EXIT="{out}/%r.json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("killed by signal", r.stderr)
+        self.assertNotIn("exited unexpectedly", r.stderr)
+        runs = {}
+        for name in sorted(docs):
+            for e in docs[name]["entries"]:
+                runs.setdefault(e["key"], []).append(e["runs"])
+        self.assertEqual(runs.pop("train"), [1])
+        # The persistent pair loaded 4 each; the open iterator's worker
+        # loaded the batch taken and those it prefetched (2 samples each).
+        loads = runs.pop("load")
+        self.assertEqual(runs, {})
+        self.assertEqual(len(loads), 3, loads)
+        rest = list(loads)
+        rest.remove(4)
+        rest.remove(4)
+        self.assertIn(rest[0], (2, 4, 6, 8), loads)
+
+
 if __name__ == "__main__":
     unittest.main()
