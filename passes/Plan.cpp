@@ -20,6 +20,7 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 
 namespace energy {
 #define GEN_PASS_DEF_ENERGYPLAN
@@ -166,39 +167,46 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     double fastestMean = std::max(o.fastest, o.fastestExpected);
     o.limit = deadline > 0 ? deadline : fastestMean * (1 + maxSlowdown / 100);
     double pointLimit = o.limit - (fastestMean - o.fastest);
-    // One attempt: the frontier filled and annealed at a point limit, the
-    // plan chosen under it.
-    struct Attempt {
-      Outcome o;
-      std::vector<calculus::DagPoint> front; ///< owns what o.best points to
+    // A frontier filled and annealed at a point limit, with the all-fastest
+    // configuration after its `size` points: with a quantum the frontier's
+    // points may all run past the limit once re-timed (a point filled into
+    // floored slack), and it meets any limit at or above the fastest
+    // makespan; where the limit holds the expected makespan it is the
+    // fallback too (the frontier keeps one configuration per point
+    // makespan, not the one that jitters least).
+    struct Front {
+      std::vector<calculus::DagPoint> points;
       calculus::DagFrontierResult method;
-      size_t frontierSize = 0;
+      size_t size = 0;
     };
-    auto attempt = [&](double pointLimit, bool asGiven) -> FailureOr<Attempt> {
-      Attempt a;
-      a.o = o;
-      a.o.pointLimit = pointLimit;
-      // Without a spread the plan is the frontier filled and annealed at
-      // the caller's limit as given.
-      auto f = computeFrontier(
+    auto build = [&](double pointLimit,
+                     bool asGiven) -> FailureOr<std::shared_ptr<Front>> {
+      auto f = std::make_shared<Front>();
+      // Without a spread: the frontier filled and annealed at the caller's
+      // limit as given.
+      auto points = computeFrontier(
           sched, *c, step, quantum, crashBudget, classSweepAbove, convexAbove,
-          true, a.method, asGiven ? double(deadline) : pointLimit,
+          true, f->method, asGiven ? double(deadline) : pointLimit,
           asGiven && !(deadline > 0) ? double(maxSlowdown) / 100 : -1.0,
           annealBudget);
-      if (failed(f))
+      if (failed(points))
         return failure();
-      a.front = std::move(*f);
-      a.frontierSize = a.front.size();
-      // With a quantum the frontier's points may all run past the limit
-      // once re-timed (a point filled into floored slack): the all-fastest
-      // configuration, which meets any limit at or above the fastest
-      // makespan, is a candidate too, appended after the frontier's
-      // `frontierSize` points. Where the limit holds the expected makespan
-      // it is the fallback too (the frontier keeps one configuration per
-      // point makespan, not the one that jitters least).
+      f->points = std::move(*points);
+      f->size = f->points.size();
       if (quantum > 0 || onExpected)
-        a.front.push_back(fastest);
-      if (failed(choose(sched, *c, a.front, a.frontierSize, pointLimit, a.o)))
+        f->points.push_back(fastest);
+      return f;
+    };
+    // A plan: the point chosen on a frontier under a point limit.
+    struct Attempt {
+      Outcome o; ///< o.best points into `front`
+      std::shared_ptr<Front> front;
+    };
+    auto attempt = [&](std::shared_ptr<Front> f,
+                       double pointLimit) -> FailureOr<Attempt> {
+      Attempt a{o, f};
+      a.o.pointLimit = pointLimit;
+      if (failed(choose(sched, *c, f->points, f->size, pointLimit, a.o)))
         return failure();
       a.o.expectedT = expectedAsRun(*c, a.o);
       return a;
@@ -215,27 +223,33 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     // makespan g(x) meets the limit L (g(x) >= x, g grows with x but not
     // strictly): from x = L less the fastest configuration's jitter, down
     // by a plan's excess (its successor must be that much faster), up by a
-    // plan's slack, halving a bracket; at most `rounds` frontiers, the best
-    // plan that meets L kept.
+    // plan's slack, halving a bracket, over the first frontier's points;
+    // then the frontier is filled and annealed again at the x found, and
+    // the best plan that meets L is kept. Two frontiers at most.
     double x = std::max(o.limit - (fastestMean - o.fastest),
                         std::min(o.fastest, o.limit));
     bool asGiven = x == o.limit;
-    FailureOr<Attempt> last = attempt(asGiven ? o.limit : x, asGiven);
+    FailureOr<std::shared_ptr<Front>> first = build(x, asGiven);
+    if (failed(first))
+      return failure();
+    FailureOr<Attempt> last = attempt(*first, x);
     if (failed(last))
       return failure();
     std::optional<Attempt> kept;
+    auto keep = [&](Attempt &a) {
+      if (meets(a) && (!kept || score(a) < score(*kept)))
+        kept = a;
+    };
     double meetsAt = -1, failsAt = std::numeric_limits<double>::infinity();
     double stride = 1; // doubles with every plan in a row past the limit
-    constexpr int rounds = 6;
+    constexpr int rounds = 16;
     for (int round = 1;; ++round) {
       double at = last->o.pointLimit, g = last->o.expectedT;
-      if (meets(*last)) {
+      if (meets(*last))
         meetsAt = std::max(meetsAt, at);
-        if (!kept || score(*last) < score(*kept))
-          kept = std::move(*last);
-      } else {
+      else
         failsAt = std::min(failsAt, std::min(at, last->o.T));
-      }
+      keep(*last);
       if (!onExpected || round > rounds || g <= 0)
         break;
       double next;
@@ -255,15 +269,25 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
           (kept && (std::fabs(next - at) <= 1e-4 * o.limit ||
                     failsAt - meetsAt <= 1e-4 * o.limit)))
         break;
-      last = attempt(next, false);
+      last = attempt(*first, next);
       if (failed(last))
         return failure();
     }
-    Attempt chosen = kept ? std::move(*kept) : std::move(*last);
+    if (kept && kept->o.pointLimit != x) {
+      FailureOr<std::shared_ptr<Front>> again =
+          build(kept->o.pointLimit, false);
+      if (failed(again))
+        return failure();
+      FailureOr<Attempt> filled = attempt(*again, kept->o.pointLimit);
+      if (failed(filled))
+        return failure();
+      keep(*filled);
+    }
+    Attempt chosen = kept ? *kept : *last;
     o = chosen.o;
-    std::vector<calculus::DagPoint> front = std::move(chosen.front);
-    calculus::DagFrontierResult method = std::move(chosen.method);
-    size_t frontierSize = chosen.frontierSize;
+    std::vector<calculus::DagPoint> &front = chosen.front->points;
+    calculus::DagFrontierResult &method = chosen.front->method;
+    size_t frontierSize = chosen.front->size;
     // No plan met the limit: the all-fastest configuration where it
     // averages less (it meets any limit a slowdown gives).
     if (onExpected && o.expectedT > o.limit * (1 + 1e-12) &&
