@@ -162,7 +162,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     // limit lowered by the jitter the chosen plan adds, until its expected
     // makespan meets the limit (a few rounds: the jitter changes little
     // between neighbouring plans).
-    bool onExpected = limitOn == "expected";
+    bool onExpected = limitOn == "expected" && varies(*c);
     o.fastestExpected = onExpected ? expectedMakespan(*c, fastest) : 0;
     double fastestMean = std::max(o.fastest, o.fastestExpected);
     o.limit = deadline > 0 ? deadline : fastestMean * (1 + maxSlowdown / 100);
@@ -178,10 +178,19 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       std::vector<calculus::DagPoint> points;
       calculus::DagFrontierResult method;
       size_t size = 0;
+      Attribute how; ///< its energy.frontier_method
     };
+    bool built = false;
     auto build = [&](double pointLimit,
                      bool asGiven) -> FailureOr<std::shared_ptr<Front>> {
       auto f = std::make_shared<Front>();
+      // A second frontier's warnings repeat the first's: errors only.
+      std::optional<ScopedDiagnosticHandler> quiet;
+      if (built)
+        quiet.emplace(&getContext(), [](Diagnostic &d) {
+          return success(d.getSeverity() != DiagnosticSeverity::Error);
+        });
+      built = true;
       // Without a spread: the frontier filled and annealed at the caller's
       // limit as given.
       auto points = computeFrontier(
@@ -193,6 +202,8 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
         return failure();
       f->points = std::move(*points);
       f->size = f->points.size();
+      f->how =
+          sched->getAttr(EnergyDialect::FrontierMethodAttrHelper::getNameStr());
       if (quantum > 0 || onExpected)
         f->points.push_back(fastest);
       return f;
@@ -202,14 +213,21 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       Outcome o; ///< o.best points into `front`
       std::shared_ptr<Front> front;
     };
+    // Under a point limit below the caller's, no candidate may fit (clock
+    // switches lengthen them all): nullopt, and the search moves up; at
+    // the caller's limit that is the pass's error.
     auto attempt = [&](std::shared_ptr<Front> f,
-                       double pointLimit) -> FailureOr<Attempt> {
+                       double pointLimit) -> FailureOr<std::optional<Attempt>> {
       Attempt a{o, f};
       a.o.pointLimit = pointLimit;
-      if (failed(choose(sched, *c, f->points, f->size, pointLimit, a.o)))
+      bool none = false;
+      if (failed(choose(sched, *c, f->points, f->size, pointLimit, a.o, false,
+                        pointLimit < o.limit ? &none : nullptr)))
         return failure();
+      if (none)
+        return std::optional<Attempt>();
       a.o.expectedT = expectedAsRun(*c, a.o);
-      return a;
+      return std::optional<Attempt>(std::move(a));
     };
     auto meets = [&](const Attempt &a) {
       return !onExpected || a.o.expectedT <= o.limit * (1 + 1e-12);
@@ -220,21 +238,30 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       return calculus::planScore(objectiveKind, a.o.T, a.o.E);
     };
     // The point limit x is searched for the largest whose plan's expected
-    // makespan g(x) meets the limit L (g(x) >= x, g grows with x but not
-    // strictly): from x = L less the fastest configuration's jitter, down
-    // by a plan's excess (its successor must be that much faster), up by a
-    // plan's slack, halving a bracket, over the first frontier's points;
-    // then the frontier is filled and annealed again at the x found, and
-    // the best plan that meets L is kept. Two frontiers at most.
+    // makespan g(x) meets the limit L (g(x) >= T, the plan's point
+    // makespan, and g grows with x but not strictly): from x = L less the
+    // fastest configuration's jitter, down by a plan's excess (its
+    // successor must be that much faster), up by a plan's slack (or to L
+    // where nothing fits under x), halving a bracket, over the first
+    // frontier's points; then the frontier is filled and annealed again at
+    // the x found, and the best plan that meets L is kept. Two frontiers at
+    // most.
     double x = std::max(o.limit - (fastestMean - o.fastest),
                         std::min(o.fastest, o.limit));
     bool asGiven = x == o.limit;
     FailureOr<std::shared_ptr<Front>> first = build(x, asGiven);
     if (failed(first))
       return failure();
-    FailureOr<Attempt> last = attempt(*first, x);
-    if (failed(last))
+    FailureOr<std::optional<Attempt>> tried = attempt(*first, x);
+    if (failed(tried))
       return failure();
+    if (!*tried) { // nothing fits under x: the caller's limit
+      x = o.limit;
+      tried = attempt(*first, x);
+      if (failed(tried))
+        return failure();
+    }
+    std::optional<Attempt> last = std::move(*tried);
     std::optional<Attempt> kept;
     auto keep = [&](Attempt &a) {
       if (meets(a) && (!kept || score(a) < score(*kept)))
@@ -258,6 +285,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
         stride *= 2;
       } else {
         next = at + (o.limit - g);
+        stride = 1;
       }
       if (meetsAt >= 0 && failsAt < std::numeric_limits<double>::infinity() &&
           !(next > meetsAt && next < failsAt))
@@ -269,43 +297,54 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
           (kept && (std::fabs(next - at) <= 1e-4 * o.limit ||
                     failsAt - meetsAt <= 1e-4 * o.limit)))
         break;
-      last = attempt(*first, next);
-      if (failed(last))
+      tried = attempt(*first, next);
+      if (failed(tried))
         return failure();
+      if (!*tried) // nothing fits under `next`, nor lower
+        break;
+      last = std::move(*tried);
     }
     if (kept && kept->o.pointLimit != x) {
       FailureOr<std::shared_ptr<Front>> again =
           build(kept->o.pointLimit, false);
       if (failed(again))
         return failure();
-      FailureOr<Attempt> filled = attempt(*again, kept->o.pointLimit);
+      FailureOr<std::optional<Attempt>> filled =
+          attempt(*again, kept->o.pointLimit);
       if (failed(filled))
         return failure();
-      keep(*filled);
+      if (*filled)
+        keep(**filled);
     }
     Attempt chosen = kept ? *kept : *last;
     o = chosen.o;
+    sched->setAttr(EnergyDialect::FrontierMethodAttrHelper::getNameStr(),
+                   chosen.front->how);
     std::vector<calculus::DagPoint> &front = chosen.front->points;
     calculus::DagFrontierResult &method = chosen.front->method;
     size_t frontierSize = chosen.front->size;
     // No plan met the limit: the all-fastest configuration where it
-    // averages less (it meets any limit a slowdown gives).
-    if (onExpected && o.expectedT > o.limit * (1 + 1e-12) &&
-        fastestMean < o.expectedT) {
-      if (failed(choose(sched, *c, front, frontierSize, o.limit, o,
+    // averages less, as it will run (it meets any limit a slowdown gives
+    // where it has no clock switches).
+    if (onExpected && o.expectedT > o.limit * (1 + 1e-12)) {
+      Outcome alt = o;
+      if (failed(choose(sched, *c, front, frontierSize, o.limit, alt,
                         /*onlyFallback=*/true)))
         return failure();
-      o.expectedT = expectedAsRun(*c, o);
-      o.pointLimit = o.fastest;
+      alt.expectedT = expectedAsRun(*c, alt);
+      alt.pointLimit = alt.T;
+      if (alt.expectedT < o.expectedT)
+        o = alt;
     }
     if (onExpected && o.expectedT > o.limit * (1 + 1e-12))
       mlir::emitWarning(sched.getLoc(), "energy-plan: the plan's expected "
                                         "makespan ")
-          << formatQuantity(o.expectedT, Dimension::Time)
-          << " runs past the limit " << formatQuantity(o.limit, Dimension::Time)
-          << " (its point makespan " << formatQuantity(o.T, Dimension::Time)
-          << " meets it): no faster configuration was found whose expected "
-             "makespan meets it";
+          << formatQuantity(o.expectedT, Dimension::Time, 6)
+          << " runs past the limit "
+          << formatQuantity(o.limit, Dimension::Time, 6)
+          << " (its point makespan " << formatQuantity(o.T, Dimension::Time, 6)
+          << " meets it): no configuration was found whose expected makespan "
+             "meets it";
     o.isFallback = size_t(o.best - front.data()) >= frontierSize;
     if (o.fellBack)
       mlir::emitWarning(sched.getLoc(), "energy-plan: every frontier point "
@@ -356,7 +395,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
   LogicalResult choose(ScheduleOp sched, const Choices &c,
                        const std::vector<calculus::DagPoint> &front,
                        size_t frontierPoints, double limit, Outcome &o,
-                       bool onlyFallback = false) {
+                       bool onlyFallback = false, bool *none = nullptr) {
     const calculus::Schedule &s = c.graph.schedule;
     std::vector<calculus::SwitchCost> switchCost(s.devices.size());
     for (size_t dv = 0; dv < c.graph.deviceOps.size(); ++dv) {
@@ -407,15 +446,22 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
             frontierMeets = true;
           return std::make_pair(cost.T, cost.E);
         });
+    if (!chosen && none) {
+      *none = true;
+      return success();
+    }
     if (!chosen)
       return sched.emitOpError("energy-plan: no frontier point meets the "
                                "deadline ")
-             << formatQuantity(limit, Dimension::Time)
+             << formatQuantity(limit, Dimension::Time, 6)
              << (o.switching ? " with its clock switches" : "")
              << "; the fastest makespan is "
-             << formatQuantity(o.fastest, Dimension::Time);
+             << formatQuantity(o.fastest, Dimension::Time, 6);
     o.best = &front[*chosen];
-    o.fellBack = *chosen >= frontierPoints && !frontierMeets && !onlyFallback;
+    // (The all-fastest candidate is there for a quantum; where the limit
+    // holds the expected makespan it is there without one too.)
+    o.fellBack = quantum > 0 && *chosen >= frontierPoints && !frontierMeets &&
+                 !onlyFallback;
     o.pointT = o.best->T;
     o.pointE = o.best->E;
     if (quantum > 0)
@@ -425,6 +471,23 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     o.E = costs[*chosen].E;
     o.switches = costs[*chosen].switches;
     return success();
+  }
+
+  /// Whether any task's time or any dependency's delay varies (the
+  /// expected makespan then differs from the point one).
+  static bool varies(const Choices &c) {
+    for (const calculus::ScheduleTask &t : c.graph.schedule.tasks) {
+      if (t.varT > 0)
+        return true;
+      for (const calculus::Dependency &d : t.deps)
+        if (d.varLag > 0)
+          return true;
+    }
+    for (const auto &options : c.sigs)
+      for (SignatureAttr sig : options)
+        if (sig && sig.sigmaTime() > 0)
+          return true;
+    return false;
   }
 
   /// The chosen plan's expected makespan as it will run, with its clock
