@@ -27,7 +27,7 @@ bool readSignatureDb(const std::string &path, SignatureDb &out,
   llvm::Expected<llvm::json::Value> doc =
       energy::formats::parseJson((*buf)->getBuffer());
   if (!doc) {
-    err = path + ": malformed JSON: " + llvm::toString(doc.takeError());
+    err = formats::jsonParseError(path, doc.takeError());
     return false;
   }
   auto fail = [&](const std::string &why) {
@@ -60,7 +60,9 @@ bool readSignatureDb(const std::string &path, SignatureDb &out,
   for (size_t i = 0; i < entries->size(); ++i) {
     auto *e = (*entries)[i].getAsObject();
     auto bad = [&](const std::string &why) {
-      return fail("entry #" + std::to_string(i) + ": " + why);
+      err = formats::jsonAt(path, (*buf)->getBuffer(), {"entries", i}) +
+            ": entry #" + std::to_string(i) + ": " + why;
+      return false;
     };
     if (!e)
       return bad("not an object");

@@ -18,7 +18,7 @@ bool parseCompositeMeasurements(
     std::map<std::string, CompositeMeasurement> &out, std::string &err) {
   llvm::Expected<llvm::json::Value> doc = energy::formats::parseJson(text);
   if (!doc) {
-    err = path + ": malformed JSON: " + llvm::toString(doc.takeError());
+    err = formats::jsonParseError(path, doc.takeError());
     return false;
   }
   auto *obj = doc->getAsObject();
@@ -30,7 +30,7 @@ bool parseCompositeMeasurements(
     std::string key = entry.first.str();
     auto *m = entry.second.getAsObject();
     auto bad = [&](const std::string &why) {
-      err = path + ": '" + key + "': " + why;
+      err = jsonAt(path, text, {key}) + ": '" + key + "': " + why;
       return false;
     };
     if (!m)

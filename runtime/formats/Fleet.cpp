@@ -165,7 +165,7 @@ bool parseFleet(const std::string &text, const std::string &file,
                 FleetFile &out, std::string &err) {
   Expected<json::Value> doc = energy::formats::parseJson(text);
   if (!doc) {
-    err = file + ": malformed JSON: " + toString(doc.takeError());
+    err = formats::jsonParseError(file, doc.takeError());
     return false;
   }
   return parseFleet(*doc, file, out, err);

@@ -27,9 +27,11 @@ constexpr unsigned kMaxJsonDepth = 256;
 /// a deeper document is an error naming the line and column.
 inline llvm::Expected<llvm::json::Value> parseJson(llvm::StringRef text) {
   unsigned depth = 0, line = 1, col = 0;
+  size_t byte = 0;
   bool inString = false, escaped = false;
   for (char c : text) {
     ++col;
+    ++byte;
     if (c == '\n') {
       ++line;
       col = 0;
@@ -49,14 +51,145 @@ inline llvm::Expected<llvm::json::Value> parseJson(llvm::StringRef text) {
       if (++depth > kMaxJsonDepth)
         return llvm::createStringError(
             llvm::inconvertibleErrorCode(),
-            "[" + std::to_string(line) + ":" + std::to_string(col) +
-                "] nesting deeper than " + std::to_string(kMaxJsonDepth) +
+            "[" + std::to_string(line) + ":" + std::to_string(col - 1) +
+                ", byte=" + std::to_string(byte - 1) +
+                "]: nesting deeper than " + std::to_string(kMaxJsonDepth) +
                 " levels");
     } else if ((c == ']' || c == '}') && depth) {
       --depth;
     }
   }
   return llvm::json::parse(text);
+}
+
+/// One step into a JSON document: an object's key or an array's index.
+struct JsonStep {
+  JsonStep(const char *key) : key(key), isKey(true) {}
+  JsonStep(llvm::StringRef key) : key(key), isKey(true) {}
+  JsonStep(const std::string &key) : key(key), isKey(true) {}
+  JsonStep(size_t index) : index(index), isKey(false) {}
+  llvm::StringRef key;
+  size_t index = 0;
+  bool isKey;
+};
+
+/// "FILE:LINE:COL" (1-based) of the value reached from the top of `text`
+/// by `path`, "FILE" where the path cannot be followed: where a reader's
+/// error about that value points (the DOM keeps no positions). A scan of
+/// the text, for errors only; keys are compared as written.
+inline std::string jsonAt(const std::string &file, llvm::StringRef text,
+                          llvm::ArrayRef<JsonStep> path) {
+  const char *p = text.begin(), *end = text.end();
+  auto ws = [&] {
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+      ++p;
+  };
+  auto string = [&](llvm::StringRef &out) {
+    if (p >= end || *p != '"')
+      return false;
+    const char *from = ++p;
+    for (; p < end && *p != '"'; ++p)
+      if (*p == '\\' && ++p >= end)
+        return false;
+    if (p >= end)
+      return false;
+    out = llvm::StringRef(from, p - from);
+    ++p;
+    return true;
+  };
+  // Skips one value: nesting is counted, not recursed into (parseJson
+  // has bounded it already, but a scan needs no stack either way).
+  auto skip = [&] {
+    unsigned depth = 0;
+    llvm::StringRef ignored;
+    do {
+      ws();
+      if (p >= end)
+        return false;
+      if (*p == '"') {
+        if (!string(ignored))
+          return false;
+      } else if (*p == '{' || *p == '[') {
+        ++depth;
+        ++p;
+      } else if (*p == '}' || *p == ']') {
+        if (!depth)
+          return false;
+        --depth;
+        ++p;
+      } else {
+        ++p; // a number, a literal, a comma or a colon inside
+        while (p < end && !llvm::StringRef("{}[],:\" \t\n\r").contains(*p))
+          ++p;
+        if (depth && p < end && (*p == ',' || *p == ':'))
+          ++p;
+      }
+    } while (depth);
+    return true;
+  };
+  auto follow = [&] {
+    for (const JsonStep &step : path) {
+      ws();
+      if (p >= end || *p != (step.isKey ? '{' : '['))
+        return false;
+      ++p;
+      for (size_t i = 0;; ++i) {
+        ws();
+        if (p >= end || *p == '}' || *p == ']')
+          return false;
+        if (step.isKey) {
+          llvm::StringRef key;
+          if (!string(key))
+            return false;
+          ws();
+          if (p >= end || *p != ':')
+            return false;
+          ++p;
+          if (key == step.key)
+            break;
+        } else if (i == step.index) {
+          break;
+        }
+        if (!skip())
+          return false;
+        ws();
+        if (p >= end || *p != ',')
+          return false;
+        ++p;
+      }
+    }
+    ws();
+    return p < end;
+  };
+  if (!follow())
+    return file;
+  unsigned line = 1, col = 1;
+  for (const char *q = text.begin(); q < p; ++q) {
+    if (*q == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return file + ":" + std::to_string(line) + ":" + std::to_string(col);
+}
+
+/// A parse error of `file` as "FILE:LINE:COL: malformed JSON: why" (from
+/// llvm::json's "[LINE:COL0, byte=N]: why", whose column counts from 0).
+inline std::string jsonParseError(const std::string &file, llvm::Error e) {
+  std::string msg = llvm::toString(std::move(e));
+  llvm::StringRef m(msg);
+  unsigned line = 0, col0 = 0;
+  if (m.consume_front("[") && !m.consumeInteger(10, line) &&
+      m.consume_front(":") && !m.consumeInteger(10, col0)) {
+    size_t close = m.find("]: ");
+    if (close != llvm::StringRef::npos)
+      return file + ":" + std::to_string(line) + ":" +
+             std::to_string(col0 + 1) +
+             ": malformed JSON: " + m.substr(close + 3).str();
+  }
+  return file + ": malformed JSON: " + msg;
 }
 
 } // namespace formats

@@ -24,7 +24,7 @@ bool parseKernels(StringRef text, const std::string &kernelsFile,
                   std::vector<CompositeSpec> *composites, std::string &err) {
   Expected<json::Value> doc = energy::formats::parseJson(text);
   if (!doc) {
-    err = kernelsFile + ": malformed JSON: " + toString(doc.takeError());
+    err = formats::jsonParseError(kernelsFile, doc.takeError());
     return false;
   }
   auto *arr = doc->getAsArray();

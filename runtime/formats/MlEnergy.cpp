@@ -282,7 +282,7 @@ bool readFile(const std::string &path, std::vector<ServingPoint> &out,
     return false;
   Expected<json::Value> doc = energy::formats::parseJson(text);
   if (!doc) {
-    err = path + ": malformed JSON: " + toString(doc.takeError());
+    err = formats::jsonParseError(path, doc.takeError());
     return false;
   }
   const json::Object *root = doc->getAsObject();

@@ -16,7 +16,7 @@ bool parseModelFile(llvm::StringRef text, const std::string &path,
   double &relSigma = mf.relSigma;
   auto doc = energy::formats::parseJson(text);
   if (!doc) {
-    err = path + ": malformed JSON: " + llvm::toString(doc.takeError());
+    err = formats::jsonParseError(path, doc.takeError());
     return false;
   }
   auto *o = doc->getAsObject();

@@ -57,7 +57,7 @@ bool parsePlan(const std::string &text, const std::string &file,
   Reader r{file, err};
   Expected<json::Value> doc = energy::formats::parseJson(text);
   if (!doc) {
-    err = file + ": malformed JSON: " + toString(doc.takeError());
+    err = formats::jsonParseError(file, doc.takeError());
     return false;
   }
   const json::Object *root = doc->getAsObject();

@@ -31,8 +31,8 @@ energy.device @tp2 kind "2xA100-SXM4" static 120 W
 // CHECK: energy.par @overlap {{.*}}energy.deviation = {failed = true, measured_J = 2.505{{0*e\+00|[0-9]*}} : f64, point_J = 2.232{{[0-9]*}} : f64, predicted_J = 2.2335{{[0-9]*}} : f64
 // DIAG-DAG: remark: @overlap deviates (Eq. 23): predicted 2.2336 J, measured 2.505 J, threshold {{.*}}; interaction-graph candidate, likely mechanism: unknown (no mechanism declared on its devices)
 // DIAG-DAG: warning: energy-check-deviation: no composite or element named @ghost (measurement ignored)
-// BAD: energy-check-deviation: {{.*}}bad.json: 'attention': needs E_J and sigma_E_J, or runs_J
-// TRUNC: energy-check-deviation: {{.*}}trunc.json: malformed JSON
+// BAD: energy-check-deviation: {{.*}}bad.json:1:15: 'attention': needs E_J and sigma_E_J, or runs_J
+// TRUNC: energy-check-deviation: {{.*}}trunc.json:{{[0-9]+}}:{{[0-9]+}}: malformed JSON
 energy.seq @attention {
   energy.element @prefix on @tp2 sig <T = 1.55 ms, d = 900 mJ, sigma_T = 10 us, sigma_d = 5 mJ>
   energy.par @overlap {

@@ -3,12 +3,14 @@
 // Each format module (runtime/formats/) read against inputs written by hand
 // here, with the values worked out by hand: CSV quoting and located errors,
 // composite measurements (their writer read back; runs_J's mean and the
-// variance of that mean), kernels files, model files (a fit read back).
+// variance of that mean), kernels files, model files (a fit read back),
+// where a JSON reader's error points (jsonAt, jsonParseError).
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/formats/Composites.h"
 #include "runtime/formats/Csv.h"
+#include "runtime/formats/Json.h"
 #include "runtime/formats/Kernels.h"
 #include "runtime/formats/ModelFile.h"
 #include "runtime/formats/Svg.h"
@@ -50,14 +52,19 @@ TEST(Csv, QuotesBlankLinesAndLineNumbers) {
 // power limit), infinities, NaNs and empty cells (read as 0) are not.
 TEST(Csv, CellsAreDecimalNumbers) {
   double v = -1;
-  for (auto [text, want] : std::vector<std::pair<const char *, double>>{
-           {"300", 300}, {" 2.5 ", 2.5}, {"-1e3", -1000}, {".5", 0.5},
-           {"5.", 5}, {"+7E-1", 0.7}, {"1410.0", 1410}}) {
+  for (auto [text, want] :
+       std::vector<std::pair<const char *, double>>{{"300", 300},
+                                                    {" 2.5 ", 2.5},
+                                                    {"-1e3", -1000},
+                                                    {".5", 0.5},
+                                                    {"5.", 5},
+                                                    {"+7E-1", 0.7},
+                                                    {"1410.0", 1410}}) {
     EXPECT_TRUE(csvNumber(text, v)) << text;
     EXPECT_DOUBLE_EQ(v, want) << text;
   }
-  for (const char *text : {"0x12c", "", " ", "inf", "nan", "1e", "1e+",
-                           "12c", "1,5", ".", "-", "1e400", "0x1p3"})
+  for (const char *text : {"0x12c", "", " ", "inf", "nan", "1e", "1e+", "12c",
+                           "1,5", ".", "-", "1e400", "0x1p3"})
     EXPECT_FALSE(csvNumber(text, v)) << "'" << text << "'";
 }
 
@@ -95,26 +102,28 @@ TEST(Composites, RunsGiveTheMeanAndTheVarianceOfTheMean) {
   EXPECT_NEAR(m["c"].varMean, 14.0 / 12, 1e-12);
   EXPECT_FALSE(parseCompositeMeasurements(R"({"c": {"runs_J": [1]}})", "m.json",
                                           m, err));
-  EXPECT_EQ(err, "m.json: 'c': runs_J needs at least two runs");
+  EXPECT_EQ(err, "m.json:1:7: 'c': runs_J needs at least two runs");
   EXPECT_FALSE(parseCompositeMeasurements(
       R"({"c": {"E_J": 1, "sigma_E_J": -1}})", "m.json", m, err));
-  EXPECT_EQ(err, "m.json: 'c': sigma_E_J must be non-negative and up to "
+  EXPECT_EQ(err, "m.json:1:7: 'c': sigma_E_J must be non-negative and up to "
                  "1e15 J (a petajoule)");
   // A sigma whose square overflows made the deviation test's threshold
   // infinite (printed 0x7FF0000000000000): refused.
   EXPECT_FALSE(parseCompositeMeasurements(
       R"({"c": {"E_J": 1, "sigma_E_J": 1e308}})", "m.json", m, err));
-  EXPECT_EQ(err, "m.json: 'c': sigma_E_J must be non-negative and up to "
+  EXPECT_EQ(err, "m.json:1:7: 'c': sigma_E_J must be non-negative and up to "
                  "1e15 J (a petajoule)");
   // A number past the largest double reads as infinity: refused.
   EXPECT_FALSE(parseCompositeMeasurements(
       R"({"c": {"E_J": 1e400, "sigma_E_J": 0.1}})", "m.json", m, err));
-  EXPECT_EQ(err, "m.json: 'c': E_J must be a non-negative energy up to 1e15 "
-                 "J (a petajoule)");
+  EXPECT_EQ(err,
+            "m.json:1:7: 'c': E_J must be a non-negative energy up to 1e15 "
+            "J (a petajoule)");
   EXPECT_FALSE(parseCompositeMeasurements(R"({"c": {"runs_J": [1, 1e400]}})",
                                           "m.json", m, err));
-  EXPECT_EQ(err, "m.json: 'c': runs_J must hold non-negative energies up to "
-                 "1e15 J (a petajoule)");
+  EXPECT_EQ(err,
+            "m.json:1:7: 'c': runs_J must hold non-negative energies up to "
+            "1e15 J (a petajoule)");
 }
 
 TEST(Kernels, KernelsCompositesAndTheirErrors) {
@@ -192,4 +201,35 @@ TEST(Svg, TickLabelsDistinguishNeighbours) {
                 energy::svg::tickLabel(t[i], step))
           << lo << ": " << energy::svg::tickLabel(t[i], step);
   }
+}
+
+TEST(Formats, JsonAtPointsAtTheValue) {
+  // Columns counted by hand (1-based): a key inside a string, an escaped
+  // quote, nested arrays and objects skipped on the way.
+  llvm::StringRef doc = "{\"a\": \"x\\\"entries\\\"\",\n"
+                        " \"skip\": [[1, {\"b\": [2]}], -3.5e2, true],\n"
+                        " \"entries\": [ {\"k\": 1},\n   {\"k\": null}]}";
+  EXPECT_EQ(jsonAt("f.json", doc, {"entries", size_t(0)}), "f.json:3:15");
+  EXPECT_EQ(jsonAt("f.json", doc, {"entries", size_t(1)}), "f.json:4:4");
+  EXPECT_EQ(jsonAt("f.json", doc, {"entries", size_t(1), "k"}), "f.json:4:10");
+  EXPECT_EQ(jsonAt("f.json", doc, {"skip", size_t(0), size_t(1), "b"}),
+            "f.json:2:21");
+  EXPECT_EQ(jsonAt("f.json", doc, {"a"}), "f.json:1:7");
+  // A path the document does not hold: the file alone.
+  EXPECT_EQ(jsonAt("f.json", doc, {"entries", size_t(2)}), "f.json");
+  EXPECT_EQ(jsonAt("f.json", doc, {"nope"}), "f.json");
+  EXPECT_EQ(jsonAt("f.json", "[1, 2", {size_t(5)}), "f.json");
+  EXPECT_EQ(jsonAt("f.json", "", {"a"}), "f.json");
+}
+
+TEST(Formats, JsonParseErrorsAreLocated) {
+  llvm::Expected<llvm::json::Value> v = parseJson("{\"a\": 1,\n  ]");
+  ASSERT_FALSE(bool(v));
+  // llvm::json stops just past the unexpected ']' (column 3, 1-based).
+  EXPECT_EQ(jsonParseError("f.json", v.takeError()),
+            "f.json:2:4: malformed JSON: Expected object key");
+  v = parseJson(std::string(300, '['));
+  ASSERT_FALSE(bool(v));
+  EXPECT_EQ(jsonParseError("f.json", v.takeError()),
+            "f.json:1:257: malformed JSON: nesting deeper than 256 levels");
 }
