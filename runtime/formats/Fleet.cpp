@@ -21,9 +21,11 @@ namespace {
 struct Reader {
   const std::string &file;
   std::string &err;
+  llvm::StringRef text; ///< the file's text where known, where errors point
 
   bool fail(const std::string &where, const std::string &what) {
-    err = file + ": " + where + ": " + what;
+    err = (text.empty() ? file : jsonAt(file, text, jsonPathSteps(where))) +
+          ": " + where + ": " + what;
     return false;
   }
   bool keys(const json::Object &o, const std::string &where,
@@ -168,12 +170,12 @@ bool parseFleet(const std::string &text, const std::string &file,
     err = formats::jsonParseError(file, doc.takeError());
     return false;
   }
-  return parseFleet(*doc, file, out, err);
+  return parseFleet(*doc, file, out, err, text);
 }
 
 bool parseFleet(const json::Value &doc, const std::string &file, FleetFile &out,
-                std::string &err) {
-  Reader r{file, err};
+                std::string &err, llvm::StringRef text) {
+  Reader r{file, err, text};
   const json::Object *root = doc.getAsObject();
   if (!root)
     return r.fail("$", "expected an object");

@@ -11,6 +11,8 @@
 
 #include "calculus/Routing.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <string>
 #include <vector>
 
@@ -39,9 +41,9 @@ bool parseFleet(const std::string &text, const std::string &file,
 
 /// The same from a JSON value already parsed (e.g. the IR's `energy.fleet`
 /// attribute, docs/ROUTING.md#the-fleet-in-the-ir); `source` names it in
-/// errors.
+/// errors, at their line and column in `text` where it is the source's text.
 bool parseFleet(const llvm::json::Value &doc, const std::string &source,
-                FleetFile &out, std::string &err);
+                FleetFile &out, std::string &err, llvm::StringRef text = {});
 
 /// Reads and parses the fleet file at `path` ("-": standard input).
 bool readFleet(const std::string &path, FleetFile &out, std::string &err);

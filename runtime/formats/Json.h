@@ -14,7 +14,9 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 namespace energy {
 namespace formats {
@@ -74,9 +76,10 @@ struct JsonStep {
 };
 
 /// "FILE:LINE:COL" (1-based) of the value reached from the top of `text`
-/// by `path`, "FILE" where the path cannot be followed: where a reader's
-/// error about that value points (the DOM keeps no positions). A scan of
-/// the text, for errors only; keys are compared as written.
+/// by `path` -- where the path leaves the document (a missing key), of the
+/// last value it reached; "FILE" where the text holds no value: where a
+/// reader's error about that value points (the DOM keeps no positions). A
+/// scan of the text, for errors only; keys are compared as written.
 inline std::string jsonAt(const std::string &file, llvm::StringRef text,
                           llvm::ArrayRef<JsonStep> path) {
   const char *p = text.begin(), *end = text.end();
@@ -127,7 +130,12 @@ inline std::string jsonAt(const std::string &file, llvm::StringRef text,
     } while (depth);
     return true;
   };
+  const char *reached = nullptr; // the last value the path reached
   auto follow = [&] {
+    ws();
+    if (p >= end)
+      return false;
+    reached = p;
     for (const JsonStep &step : path) {
       ws();
       if (p >= end || *p != (step.isKey ? '{' : '['))
@@ -157,12 +165,17 @@ inline std::string jsonAt(const std::string &file, llvm::StringRef text,
           return false;
         ++p;
       }
+      ws();
+      if (p >= end)
+        return false;
+      reached = p;
     }
-    ws();
-    return p < end;
+    return true;
   };
-  if (!follow())
+  follow();
+  if (!reached)
     return file;
+  p = reached;
   unsigned line = 1, col = 1;
   for (const char *q = text.begin(); q < p; ++q) {
     if (*q == '\n') {
@@ -173,6 +186,29 @@ inline std::string jsonAt(const std::string &file, llvm::StringRef text,
     }
   }
   return file + ":" + std::to_string(line) + ":" + std::to_string(col);
+}
+
+/// The steps of a JSONPath as the readers name values in their errors,
+/// "$.schedules[0].devices[2].sm_mhz" (a key holding '.' or '[' is cut
+/// there: the path then stops at its object). The steps refer to `where`.
+inline std::vector<JsonStep> jsonPathSteps(llvm::StringRef where) {
+  std::vector<JsonStep> steps;
+  where.consume_front("$");
+  while (!where.empty()) {
+    if (where.consume_front(".")) {
+      size_t n = where.find_first_of(".[");
+      steps.emplace_back(where.take_front(n));
+      where = where.drop_front(std::min(n, where.size()));
+    } else if (where.consume_front("[")) {
+      size_t index = 0;
+      if (where.consumeInteger(10, index) || !where.consume_front("]"))
+        break;
+      steps.emplace_back(index);
+    } else {
+      break;
+    }
+  }
+  return steps;
 }
 
 /// A parse error of `file` as "FILE:LINE:COL: malformed JSON: why" (from

@@ -18,9 +18,11 @@ namespace {
 struct Reader {
   const std::string &file;
   std::string &err;
+  llvm::StringRef text; ///< the file's text, where its errors point
 
   bool fail(const std::string &where, const std::string &what) {
-    err = file + ": " + where + ": " + what;
+    err = formats::jsonAt(file, text, formats::jsonPathSteps(where)) + ": " +
+          where + ": " + what;
     return false;
   }
   bool number(const json::Object &o, StringRef key, const std::string &where,
@@ -54,7 +56,7 @@ struct Reader {
 
 bool parsePlan(const std::string &text, const std::string &file,
                const std::string &schedule, Plan &out, std::string &err) {
-  Reader r{file, err};
+  Reader r{file, err, text};
   Expected<json::Value> doc = energy::formats::parseJson(text);
   if (!doc) {
     err = formats::jsonParseError(file, doc.takeError());

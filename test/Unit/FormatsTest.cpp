@@ -215,11 +215,19 @@ TEST(Formats, JsonAtPointsAtTheValue) {
   EXPECT_EQ(jsonAt("f.json", doc, {"skip", size_t(0), size_t(1), "b"}),
             "f.json:2:21");
   EXPECT_EQ(jsonAt("f.json", doc, {"a"}), "f.json:1:7");
-  // A path the document does not hold: the file alone.
-  EXPECT_EQ(jsonAt("f.json", doc, {"entries", size_t(2)}), "f.json");
-  EXPECT_EQ(jsonAt("f.json", doc, {"nope"}), "f.json");
-  EXPECT_EQ(jsonAt("f.json", "[1, 2", {size_t(5)}), "f.json");
-  EXPECT_EQ(jsonAt("f.json", "", {"a"}), "f.json");
+  // A path the document does not hold: the last value it reached (the
+  // object a key is missing from); a text without a value: the file alone.
+  EXPECT_EQ(jsonAt("f.json", doc, {"entries", size_t(2)}), "f.json:3:13");
+  EXPECT_EQ(jsonAt("f.json", doc, {"entries", size_t(1), "x"}), "f.json:4:4");
+  EXPECT_EQ(jsonAt("f.json", doc, {"nope"}), "f.json:1:1");
+  EXPECT_EQ(jsonAt("f.json", "  [1, 2", {size_t(5)}), "f.json:1:3");
+  EXPECT_EQ(jsonAt("f.json", " \n ", {"a"}), "f.json");
+  // The readers' JSONPaths.
+  EXPECT_EQ(jsonAt("f.json", doc, jsonPathSteps("$.entries[1].k")),
+            "f.json:4:10");
+  EXPECT_EQ(jsonAt("f.json", doc, jsonPathSteps("$")), "f.json:1:1");
+  EXPECT_EQ(jsonAt("f.json", doc, jsonPathSteps("$.skip[0][1].b[0]")),
+            "f.json:2:22");
 }
 
 TEST(Formats, JsonParseErrorsAreLocated) {
