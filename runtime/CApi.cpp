@@ -31,8 +31,8 @@
 #include <string>
 #include <sys/stat.h>
 #include <thread>
-#include <unistd.h>
 #include <tuple>
+#include <unistd.h>
 #include <vector>
 
 using namespace energy::rt;
@@ -67,8 +67,14 @@ struct Region {
   bool record = true; ///< the current run counts (not a profile warm-up)
   double startJ = 0;  ///< simulated devices: the model's energy at begin
   double startT = 0;
+  /// The runtime's clock changes before its current run began
+  /// (State::clockChanges): a run during which it changed the clock has no
+  /// one clock's signature.
+  unsigned long long clockChangesAtBegin = 0;
   Stats all;                    ///< every recorded run
-  std::map<int, Stats> byClock; ///< the same runs, per SM clock
+  std::map<int, Stats> byClock; ///< the same runs, per SM clock (not those
+                                ///< across a clock change)
+  uint64_t acrossClocks = 0;    ///< recorded runs across a clock change
 };
 
 /// A region's identity: its name, the thread that opens it, and the set of
@@ -88,7 +94,7 @@ struct RegionKey {
 struct Pending {
   Region *region;
   double t0, t1;
-  int smMhz;
+  int smMhz; ///< 0: the run spanned a clock change
   bool record;
   /// er_end_ticket's ticket (0: none), under which the energy is kept.
   unsigned long long ticket;
@@ -159,6 +165,9 @@ struct State {
   bool planRegionRan = false;
   std::unique_ptr<ClockGuard> guard;
   unsigned switches = 0;
+  /// Every clock change the runtime made (a profile's, a plan's, the
+  /// profile's return to the default).
+  unsigned long long clockChanges = 0;
   Profile profile;
   /// ENERGY_RT_FLUSH_AT_EXIT (empty: unset) and ENERGY_RT_FLUSH_INTERVAL:
   /// the shard is also written during the job (checkpointShard).
@@ -225,11 +234,16 @@ void keepTicket(unsigned long long ticket, double E) {
     state.tickets.erase(state.tickets.begin());
 }
 
+/// A run into its region's totals, and into its clock's signature unless
+/// it spanned a clock change (smMhz 0).
 void account(Region &r, double E, double T, int smMhz, bool record) {
   if (!record)
     return;
   r.all.add(E, T);
-  r.byClock[smMhz].add(E, T);
+  if (smMhz)
+    r.byClock[smMhz].add(E, T);
+  else
+    ++r.acrossClocks;
 }
 
 /// Every thread's runs of each name, pooled (caller holds state.mu), per
@@ -239,6 +253,7 @@ std::map<std::string, Region> pooledRegions() {
   for (auto &[key, r] : state.regions) {
     Region &p = out[key.name];
     p.all.add(r.all);
+    p.acrossClocks += r.acrossClocks;
     for (auto &[mhz, st] : r.byClock)
       p.byClock[mhz].add(st);
   }
@@ -980,6 +995,7 @@ int er_step(void) {
     pf.done = true;
     if (!state.dev->resetSmClock(err))
       return fail("profile: " + err);
+    ++state.clockChanges;
     // Nothing is left changed: the guard and its restore record go (a
     // plan's clocks keep theirs).
     if (state.planClocks.empty())
@@ -996,6 +1012,7 @@ int er_step(void) {
     if (state.sampler)
       state.sampler->noteSmClock(want);
     ++state.switches;
+    ++state.clockChanges;
     // Progress on a terminal (runtime/Progress.h): one line per clock.
     if (energy::progress::enabled()) {
       std::string of = pf.adaptive ? "at most " + std::to_string(pf.budget)
@@ -1042,8 +1059,10 @@ int er_begin_in(unsigned owner, const char *name) {
     if (state.sampler)
       state.sampler->noteSmClock(planned->second);
     ++state.switches;
+    ++state.clockChanges;
   }
   r.smMhz = clockNow();
+  r.clockChangesAtBegin = state.clockChanges;
   r.record =
       !(state.profile.active && state.profile.step < state.profile.warmup) &&
       !state.profile.done;
@@ -1081,15 +1100,18 @@ int endRegion(const char *fn, unsigned owner, const char *name,
     *timeS = t1 - r.startT;
   if (smMhz)
     *smMhz = r.smMhz;
+  // Across a clock change the runtime made (a nested planned region's, a
+  // profile's step): in the totals, under no clock.
+  int runMhz = state.clockChanges == r.clockChangesAtBegin ? r.smMhz : 0;
   if (!state.sampler) {
-    account(r, E1 - r.startJ, t1 - r.startT, r.smMhz, r.record);
+    account(r, E1 - r.startJ, t1 - r.startT, runMhz, r.record);
     if (simEnergy)
       *simEnergy = E1 - r.startJ;
     if (ticket)
       keepTicket(ticket, E1 - r.startJ);
     return 0;
   }
-  state.pending.push_back({&r, r.startT, t1, r.smMhz, r.record, ticket});
+  state.pending.push_back({&r, r.startT, t1, runMhz, r.record, ticket});
   if (ticket)
     state.pendingTickets.emplace(ticket, t1);
   // Bounded memory: resolve once a batch waits and the counter moved.
@@ -1289,6 +1311,14 @@ int er_flush(const char *path) {
   std::string err;
   if (!resolvePending(/*wait=*/true, err) || !writeShard(path, err))
     return fail(err);
+  for (auto &[name, r] : pooledRegions())
+    if (r.acrossClocks)
+      std::fprintf(stderr,
+                   "energy_rt: note: %llu run(s) of '%s' spanned a clock "
+                   "change the runtime made (a profile's step, a planned "
+                   "region inside it): in its totals, not in the DB, whose "
+                   "signatures hold one clock each\n",
+                   (unsigned long long)r.acrossClocks, name.c_str());
   return 0;
 }
 

@@ -159,8 +159,9 @@ class Measurement:
     time: s; total_energy: J; energy: J per device index (one device per
     process); s: the static power measured at start-up (W); d: dynamic
     energy, total_energy - s x time (J); clock_mhz: the SM clock when it
-    began (a window across a clock change is filed under its first clock,
-    in the window and in the DB).
+    began (a window across a clock change the runtime made -- a profile's
+    step, a planned region inside it -- counts in the region's totals but
+    in no clock's DB entry: a signature holds one clock).
 
     On a GPU the energy is known once NVML's counter (updated every ~100
     ms) has passed the window's end: ``end_window`` returns at once, and

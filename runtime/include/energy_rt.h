@@ -5,7 +5,11 @@
  * device's energy counter and clock at both ends and accumulates per-name
  * energy, time and count. er_flush writes a version-1 signature DB
  * (docs/SIGNATURE-DB.md), one shard per rank ("%r" in the path becomes the
- * rank from RANK, LOCAL_RANK, SLURM_PROCID or OMPI_COMM_WORLD_RANK).
+ * rank from RANK, LOCAL_RANK, SLURM_PROCID or OMPI_COMM_WORLD_RANK), one
+ * entry per region and SM clock; a run during which the runtime changed
+ * the clock (a profile's step, a planned region inside it) counts in the
+ * region's totals (er_result) but in no clock's entry, and er_flush says
+ * so on standard error.
  *
  * On a GPU ("cuda:<i>") er_begin/er_end only take the time (0.23 us a pair
  * on an H200): a runtime thread polls NVML's energy counter every 10 ms

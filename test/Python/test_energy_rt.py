@@ -613,6 +613,42 @@ class EnergyRtTest(unittest.TestCase):
                         ENERGY_RT_DEVICE="sim:A100")
         self.assertEqual(r.stdout.strip(), "ok", r.stderr)
 
+    def test_runs_across_a_clock_change_have_no_clock(self):
+        # A plan sets 1005 MHz at 'inner', inside 'outer' (begun at the
+        # default 1410 MHz): 'outer''s first run spans the change; its
+        # second begins at 1005 and stays there. The DB holds one clock per
+        # signature: 'outer' once at 1005 MHz, 'inner' twice at 1005 MHz;
+        # the run across is in the totals (er_result) and said at flush.
+        with tempfile.TemporaryDirectory() as d:
+            plan = os.path.join(d, "plan.txt")
+            with open(plan, "w") as f:
+                f.write("inner 1005\n")
+            db = os.path.join(d, "db.json")
+            r = self._fresh(
+                "import energy_rt\n"
+                "energy_rt.Monitor(device='sim:a100')\n"
+                "energy_rt.load_plan(%r)\n"
+                "for _ in range(2):\n"
+                "    with energy_rt.region('outer'):\n"
+                "        energy_rt.sim_run(1e12, 1e9)\n"
+                "        with energy_rt.region('inner'):\n"
+                "            energy_rt.sim_run(1e12, 1e9)\n"
+                "import ctypes\n"
+                "e, t, n = ctypes.c_double(), ctypes.c_double(), ctypes.c_uint()\n"
+                "energy_rt._lib.er_result(b'outer', ctypes.byref(e),\n"
+                "                         ctypes.byref(t), ctypes.byref(n))\n"
+                "print(n.value)\n"
+                "energy_rt.flush(%r)\n" % (plan, db),
+                ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout.strip(), "2", r.stderr)
+            with open(db) as f:
+                entries = sorted((e["key"], e["sm_mhz"], e["runs"])
+                                 for e in json.load(f)["entries"])
+            self.assertEqual(entries, [("inner", 1005, 2), ("outer", 1005, 1)])
+            self.assertIn("1 run(s) of 'outer' spanned a clock change",
+                          r.stderr)
+
     def test_first_calls_initialize_or_say_why(self):
         # load_plan and sim_run as a process's first call measure the
         # environment's device (as step does); flush has nothing to write.
