@@ -36,7 +36,8 @@ bool parseKernels(StringRef text, const std::string &kernelsFile,
   std::vector<CompositeSpec> comps;
   for (size_t i = 0; i < arr->size(); ++i) {
     auto *o = (*arr)[i].getAsObject();
-    std::string where = kernelsFile + ": kernel #" + std::to_string(i) + ": ";
+    std::string where = jsonAt(kernelsFile, text, {i}) + ": kernel #" +
+                        std::to_string(i) + ": ";
     if (!o) {
       err = where + "not an object";
       return false;

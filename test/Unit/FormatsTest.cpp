@@ -143,13 +143,13 @@ TEST(Kernels, KernelsCompositesAndTheirErrors) {
   EXPECT_FALSE(parseKernels(R"([{"key": "a", "flops": 1, "bytes": 1},
                                 {"key": "a", "flops": 1, "bytes": 1}])",
                             "k.json", k, &c, err));
-  EXPECT_EQ(err, "k.json: kernel #1: duplicate key 'a'");
+  EXPECT_EQ(err, "k.json:2:33: kernel #1: duplicate key 'a'");
   k.clear();
   // A misspelt field is refused, not read as absent.
   EXPECT_FALSE(
       parseKernels(R"([{"key": "a", "flops": 1, "bytes": 1, "reuse": "b"}])",
                    "k.json", k, &c, err));
-  EXPECT_EQ(err, "k.json: kernel #0: unknown field \"reuse\" (a kernel has "
+  EXPECT_EQ(err, "k.json:1:2: kernel #0: unknown field \"reuse\" (a kernel has "
                  "key, flops, bytes and optionally reuses; a composite key "
                  "and sequence)");
   k.clear();
