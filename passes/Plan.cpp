@@ -624,7 +624,9 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
          << q(o.expectedT > 0 ? o.expectedT : o.T, Dimension::Time)
          << "  (the mean makespan as times and delays vary; ";
       if (limitOn == "expected")
-        os << "the limit holds it"
+        os << (o.expectedT > o.limit * (1 + 1e-12)
+                   ? "the limit holds it, and no plan found meets it"
+                   : "the limit holds it")
            << (o.fastestExpected > 0 && !(deadline > 0)
                    ? ", over the fastest's " +
                          q(o.fastestExpected, Dimension::Time)

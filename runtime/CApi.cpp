@@ -661,10 +661,10 @@ int er_init(const char *device) {
   }
   std::string err;
   // The simulated device's noise: seeded by the rank, reproducibly, or by
-  // ENERGY_RT_SIM_SEED (the Python package sets it in the workers of a
-  // measuring process, a DataLoader's among them); a child forked after
-  // er_init mixes in its pid. Workers of one rank would otherwise draw the
-  // same noise and write the same shard.
+  // ENERGY_RT_SIM_SEED (the Python package derives a worker's from it and
+  // the DataLoader worker id); without it a child forked after er_init
+  // mixes in its pid. Workers of one rank would otherwise draw the same
+  // noise and write the same shard.
   uint64_t seed = 1 + uint64_t(er_rank());
   if (const char *v = std::getenv("ENERGY_RT_SIM_SEED")) {
     char *end = nullptr;
@@ -676,7 +676,7 @@ int er_init(const char *device) {
                   "' is not a non-negative integer below 2^64");
     seed = x;
   }
-  if (state.forked)
+  else if (state.forked)
     seed ^= 0x9e3779b97f4a7c15ull * (uint64_t(getpid()) + 1);
   state.metricsServer.stop();
   state.sampler.reset(); // stops its thread before the device goes

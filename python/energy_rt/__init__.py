@@ -307,9 +307,6 @@ def _beside_parent():
     path = os.environ.get("ENERGY_RT_FLUSH_AT_EXIT")
     if path:
         os.environ["ENERGY_RT_FLUSH_AT_EXIT"] = path + ".pid%d" % os.getpid()
-    # A worker's simulated noise is its own (its rank's is seeded by the
-    # rank): workers of one rank would otherwise write the same shard.
-    os.environ["ENERGY_RT_SIM_SEED"] = str(os.getpid())
 
 
 os.register_at_fork(after_in_child=_forked_child)
@@ -320,14 +317,39 @@ _MEASURING = "ENERGY_RT_MEASURING_PID"
 _MEASURING_DEVICE = "ENERGY_RT_MEASURING_DEVICE"
 
 
+def _dataloader_worker():
+    """This process's DataLoader worker id, None outside a DataLoader's
+    worker (or before PyTorch's data module is imported)."""
+    data = sys.modules.get("torch.utils.data")
+    info = data.get_worker_info() if data is not None else None
+    return info.id if info is not None else None
+
+
+def _worker_seed():
+    """A worker's simulated noise is its own: workers of one rank would
+    otherwise draw the same noise and write the same shard. With
+    ENERGY_RT_SIM_SEED given, derived from it and the DataLoader worker id
+    (a seeded run is reproduced; other workers: their pid); else from the
+    rank's seed and the pid (a DataLoader re-creates its workers each
+    epoch under the same ids)."""
+    given = os.environ.get("ENERGY_RT_SIM_SEED", "")
+    wid = _dataloader_worker() if given.isdigit() else None
+    base = int(given) if given.isdigit() else _lib.er_rank() + 1
+    key = (wid + 1) if wid is not None else (os.getpid() << 20)
+    return (base * 0x9E3779B97F4A7C15 + key) % (1 << 64)
+
+
 def _adopt_parent():
     """In a multiprocessing child: its parent process (None elsewhere). A
     spawned or forkserver worker of a measuring parent becomes its worker
     here: beside its shard, on its device."""
     mp = sys.modules.get("multiprocessing")
     parent = mp.parent_process() if mp is not None else None
+    # A DataLoader's worker is its rank's worker even where the rank had not
+    # measured yet when it started it (its first region inside the loop).
     if (not _state.get("forked") and parent is not None
-            and os.environ.get(_MEASURING) == str(parent.pid)):
+            and (os.environ.get(_MEASURING) == str(parent.pid)
+                 or _dataloader_worker() is not None)):
         _state["forked"] = True
         _beside_parent()
         if not _state["requested"]:
@@ -465,7 +487,19 @@ def _ensure(device=None):
                 "sim:a40, sim:h100, sim:h200)")
         _register_flush_at_exit()
         _flush_in_worker()
-        _check(_lib.er_init(device.encode() if device else None))
+        if _state.get("forked"):
+            given = os.environ.get("ENERGY_RT_SIM_SEED")
+            os.environ["ENERGY_RT_SIM_SEED"] = str(_worker_seed())
+            try:
+                _check(_lib.er_init(device.encode() if device else None))
+            finally:
+                # Its own workers derive theirs from what was given.
+                if given is None:
+                    os.environ.pop("ENERGY_RT_SIM_SEED", None)
+                else:
+                    os.environ["ENERGY_RT_SIM_SEED"] = given
+        else:
+            _check(_lib.er_init(device.encode() if device else None))
         _state["device"] = _lib.er_device().decode()
         _state["requested"] = device or os.environ.get("ENERGY_RT_DEVICE")
         os.environ[_MEASURING] = str(os.getpid())

@@ -36,6 +36,13 @@ bool parseCompositeMeasurements(
     if (!m)
       return bad("expected an object");
     CompositeMeasurement meas;
+    if (m->get("runs_J") && (m->get("E_J") || m->get("sigma_E_J")))
+      return bad("give E_J and sigma_E_J, or runs_J, not both");
+    for (const char *field : {"E_J", "sigma_E_J"})
+      if (m->get(field) && !m->getNumber(field))
+        return bad(std::string(field) + " must be a number (J)");
+    if (m->get("runs_J") && !m->getArray("runs_J"))
+      return bad("runs_J must be a list of energies (J)");
     if (auto *runs = m->getArray("runs_J")) {
       if (runs->size() < 2)
         return bad("runs_J needs at least two runs");

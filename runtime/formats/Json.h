@@ -15,6 +15,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,40 +26,60 @@ namespace formats {
 /// fewer than 8 levels).
 constexpr unsigned kMaxJsonDepth = 256;
 
-/// llvm::json::parse, after checking the nesting depth (strings skipped);
-/// a deeper document is an error naming the line and column.
+/// llvm::json::parse, after checking the nesting depth and that no object
+/// repeats a key (llvm::json keeps the last silently: a DB entry with two
+/// "key"s, a measured file naming one composite twice, would read as
+/// whichever came last). A deeper document or a repeated key is an error
+/// naming its line and column (keys are compared as written).
 inline llvm::Expected<llvm::json::Value> parseJson(llvm::StringRef text) {
-  unsigned depth = 0, line = 1, col = 0;
-  size_t byte = 0;
-  bool inString = false, escaped = false;
-  for (char c : text) {
+  struct Level {
+    bool object;
+    bool expectKey;
+    std::set<llvm::StringRef> keys;
+  };
+  std::vector<Level> levels;
+  unsigned line = 1, col = 0;
+  auto error = [&](size_t byte, const std::string &why) {
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "[" + std::to_string(line) + ":" + std::to_string(col - 1) +
+            ", byte=" + std::to_string(byte) + "]: " + why);
+  };
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
     ++col;
-    ++byte;
     if (c == '\n') {
       ++line;
       col = 0;
     }
-    if (inString) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        inString = false;
-      continue;
-    }
     if (c == '"') {
-      inString = true;
+      size_t from = i + 1, at = i;
+      unsigned keyCol = col;
+      // To the closing quote (a string holds no raw newline in JSON; one
+      // that runs to the end is llvm::json's error to report).
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\')
+          ++i;
+      col += unsigned(std::min(i, text.size()) - at);
+      if (!levels.empty() && levels.back().object && levels.back().expectKey &&
+          i < text.size()) {
+        llvm::StringRef key = text.slice(from, i);
+        levels.back().expectKey = false;
+        if (!levels.back().keys.insert(key).second) {
+          col = keyCol;
+          return error(at, "duplicate key \"" + key.str() + "\"");
+        }
+      }
     } else if (c == '[' || c == '{') {
-      if (++depth > kMaxJsonDepth)
-        return llvm::createStringError(
-            llvm::inconvertibleErrorCode(),
-            "[" + std::to_string(line) + ":" + std::to_string(col - 1) +
-                ", byte=" + std::to_string(byte - 1) +
-                "]: nesting deeper than " + std::to_string(kMaxJsonDepth) +
-                " levels");
-    } else if ((c == ']' || c == '}') && depth) {
-      --depth;
+      if (levels.size() >= kMaxJsonDepth)
+        return error(i, "nesting deeper than " + std::to_string(kMaxJsonDepth) +
+                            " levels");
+      levels.push_back({c == '{', c == '{', {}});
+    } else if (c == ']' || c == '}') {
+      if (!levels.empty())
+        levels.pop_back();
+    } else if (c == ',' && !levels.empty() && levels.back().object) {
+      levels.back().expectKey = true;
     }
   }
   return llvm::json::parse(text);

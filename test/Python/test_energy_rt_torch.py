@@ -302,6 +302,43 @@ class DataLoaderTest(unittest.TestCase):
         rest.remove(4)
         self.assertIn(rest[0], (2, 4, 6, 8), loads)
 
+    def test_workers_started_before_the_first_measurement(self):
+        # No Monitor: the device from ENERGY_RT_DEVICE, the loop's region
+        # the rank's first measurement, so the loader's workers start
+        # before the rank measures. They are its workers all the same:
+        # beside its shard (they wrote over it, and it over them), with
+        # their own noise; ENERGY_RT_SIM_SEED reproduces theirs too.
+        job = ("import torch, energy_rt\n"
+               "from torch.utils.data import DataLoader, Dataset\n"
+               "class D(Dataset):\n"
+               "    def __len__(self):\n"
+               "        return 8\n"
+               "    def __getitem__(self, i):\n"
+               "        with energy_rt.region('load'):\n"
+               "            energy_rt.sim_run(1e12, 1e8)\n"
+               "        return torch.zeros(2)\n"
+               "if __name__ == '__main__':\n"
+               "    for _ in DataLoader(D(), batch_size=2, num_workers=2):\n"
+               "        with energy_rt.region('step'):\n"
+               "            energy_rt.sim_run(1e12, 1e8)\n")
+        loads = []
+        for _ in range(2):
+            r, docs = run_job(job, RANK="0", ENERGY_RT_DEVICE="sim:a100",
+                              ENERGY_RT_SIM_SEED="5",
+                              ENERGY_RT_FLUSH_AT_EXIT="{out}/%r.json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            (step,) = docs.pop("0.json")["entries"]
+            self.assertEqual((step["key"], step["runs"]), ("step", 4))
+            self.assertEqual(len(docs), 2, sorted(docs))
+            self.assertTrue(all(n.startswith("0.json.pid") for n in docs))
+            entries = [e for doc in docs.values() for e in doc["entries"]]
+            self.assertEqual([(e["key"], e["runs"]) for e in entries],
+                             [("load", 4), ("load", 4)])
+            loads.append(sorted(e["d_J"] for e in entries))
+        # Their own noise, reproduced by the seed (worker ids 0 and 1).
+        self.assertNotEqual(loads[0][0], loads[0][1])
+        self.assertEqual(loads[0], loads[1])
+
 
 if __name__ == "__main__":
     unittest.main()

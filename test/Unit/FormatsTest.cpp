@@ -100,6 +100,18 @@ TEST(Composites, RunsGiveTheMeanAndTheVarianceOfTheMean) {
                                          "m.json", m, err));
   EXPECT_DOUBLE_EQ(m["c"].E, 3);
   EXPECT_NEAR(m["c"].varMean, 14.0 / 12, 1e-12);
+  // Both forms, a number as a string, runs_J not a list: refused by name.
+  EXPECT_FALSE(parseCompositeMeasurements(
+      R"({"c": {"E_J": 21, "sigma_E_J": 0.5, "runs_J": [1, 2, 3]}})", "m.json",
+      m, err));
+  EXPECT_EQ(err,
+            "m.json:1:7: 'c': give E_J and sigma_E_J, or runs_J, not both");
+  EXPECT_FALSE(parseCompositeMeasurements(
+      R"({"c": {"E_J": "21", "sigma_E_J": 0.5}})", "m.json", m, err));
+  EXPECT_EQ(err, "m.json:1:7: 'c': E_J must be a number (J)");
+  EXPECT_FALSE(
+      parseCompositeMeasurements(R"({"c": {"runs_J": 3}})", "m.json", m, err));
+  EXPECT_EQ(err, "m.json:1:7: 'c': runs_J must be a list of energies (J)");
   EXPECT_FALSE(parseCompositeMeasurements(R"({"c": {"runs_J": [1]}})", "m.json",
                                           m, err));
   EXPECT_EQ(err, "m.json:1:7: 'c': runs_J needs at least two runs");
@@ -236,6 +248,14 @@ TEST(Formats, JsonParseErrorsAreLocated) {
   // llvm::json stops just past the unexpected ']' (column 3, 1-based).
   EXPECT_EQ(jsonParseError("f.json", v.takeError()),
             "f.json:2:4: malformed JSON: Expected object key");
+  // A key an object repeats (the same key in another object, or in each
+  // of an array's objects, is no repeat).
+  v = parseJson("{\"a\": 1,\n \"b\": {\"a\": 2, \"a\": 3}}");
+  ASSERT_FALSE(bool(v));
+  EXPECT_EQ(jsonParseError("f.json", v.takeError()),
+            "f.json:2:16: malformed JSON: duplicate key \"a\"");
+  v = parseJson("[{\"k\": 1, \"s\": \"\\\"k\\\"\"}, {\"k\": 2}]");
+  EXPECT_TRUE(bool(v)) << llvm::toString(v.takeError());
   v = parseJson(std::string(300, '['));
   ASSERT_FALSE(bool(v));
   EXPECT_EQ(jsonParseError("f.json", v.takeError()),
