@@ -59,9 +59,15 @@ bool readSignatureDb(const std::string &path, SignatureDb &out,
   std::map<Fields, size_t> seen;
   for (size_t i = 0; i < entries->size(); ++i) {
     auto *e = (*entries)[i].getAsObject();
+    // At the field the message begins with where the entry has it ("T_s
+    // must be ..."), else at the entry.
     auto bad = [&](const std::string &why) {
-      err = formats::jsonAt(path, (*buf)->getBuffer(), {"entries", i}) +
-            ": entry #" + std::to_string(i) + ": " + why;
+      std::string field = why.substr(0, why.find(' '));
+      std::vector<formats::JsonStep> at = {"entries", i};
+      if (e && e->get(field))
+        at.push_back(field);
+      err = formats::jsonAt(path, (*buf)->getBuffer(), at) + ": entry #" +
+            std::to_string(i) + ": " + why;
       return false;
     };
     if (!e)

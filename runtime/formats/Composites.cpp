@@ -29,8 +29,14 @@ bool parseCompositeMeasurements(
   for (auto &entry : *obj) {
     std::string key = entry.first.str();
     auto *m = entry.second.getAsObject();
+    // At the field the message begins with where the entry has it ("E_J
+    // must be ..."), else at the entry.
     auto bad = [&](const std::string &why) {
-      err = jsonAt(path, text, {key}) + ": '" + key + "': " + why;
+      std::string field = why.substr(0, why.find(' '));
+      std::vector<JsonStep> at = {key};
+      if (m && m->get(field))
+        at.push_back(field);
+      err = jsonAt(path, text, at) + ": '" + key + "': " + why;
       return false;
     };
     if (!m)

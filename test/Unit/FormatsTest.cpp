@@ -100,7 +100,8 @@ TEST(Composites, RunsGiveTheMeanAndTheVarianceOfTheMean) {
                                          "m.json", m, err));
   EXPECT_DOUBLE_EQ(m["c"].E, 3);
   EXPECT_NEAR(m["c"].varMean, 14.0 / 12, 1e-12);
-  // Both forms, a number as a string, runs_J not a list: refused by name.
+  // Both forms, a number as a string, runs_J not a list: refused by name,
+  // at the field the message names (columns counted by hand).
   EXPECT_FALSE(parseCompositeMeasurements(
       R"({"c": {"E_J": 21, "sigma_E_J": 0.5, "runs_J": [1, 2, 3]}})", "m.json",
       m, err));
@@ -108,33 +109,33 @@ TEST(Composites, RunsGiveTheMeanAndTheVarianceOfTheMean) {
             "m.json:1:7: 'c': give E_J and sigma_E_J, or runs_J, not both");
   EXPECT_FALSE(parseCompositeMeasurements(
       R"({"c": {"E_J": "21", "sigma_E_J": 0.5}})", "m.json", m, err));
-  EXPECT_EQ(err, "m.json:1:7: 'c': E_J must be a number (J)");
+  EXPECT_EQ(err, "m.json:1:15: 'c': E_J must be a number (J)");
   EXPECT_FALSE(
       parseCompositeMeasurements(R"({"c": {"runs_J": 3}})", "m.json", m, err));
-  EXPECT_EQ(err, "m.json:1:7: 'c': runs_J must be a list of energies (J)");
+  EXPECT_EQ(err, "m.json:1:18: 'c': runs_J must be a list of energies (J)");
   EXPECT_FALSE(parseCompositeMeasurements(R"({"c": {"runs_J": [1]}})", "m.json",
                                           m, err));
-  EXPECT_EQ(err, "m.json:1:7: 'c': runs_J needs at least two runs");
+  EXPECT_EQ(err, "m.json:1:18: 'c': runs_J needs at least two runs");
   EXPECT_FALSE(parseCompositeMeasurements(
       R"({"c": {"E_J": 1, "sigma_E_J": -1}})", "m.json", m, err));
-  EXPECT_EQ(err, "m.json:1:7: 'c': sigma_E_J must be non-negative and up to "
+  EXPECT_EQ(err, "m.json:1:31: 'c': sigma_E_J must be non-negative and up to "
                  "1e15 J (a petajoule)");
   // A sigma whose square overflows made the deviation test's threshold
   // infinite (printed 0x7FF0000000000000): refused.
   EXPECT_FALSE(parseCompositeMeasurements(
       R"({"c": {"E_J": 1, "sigma_E_J": 1e308}})", "m.json", m, err));
-  EXPECT_EQ(err, "m.json:1:7: 'c': sigma_E_J must be non-negative and up to "
+  EXPECT_EQ(err, "m.json:1:31: 'c': sigma_E_J must be non-negative and up to "
                  "1e15 J (a petajoule)");
   // A number past the largest double reads as infinity: refused.
   EXPECT_FALSE(parseCompositeMeasurements(
       R"({"c": {"E_J": 1e400, "sigma_E_J": 0.1}})", "m.json", m, err));
   EXPECT_EQ(err,
-            "m.json:1:7: 'c': E_J must be a non-negative energy up to 1e15 "
+            "m.json:1:15: 'c': E_J must be a non-negative energy up to 1e15 "
             "J (a petajoule)");
   EXPECT_FALSE(parseCompositeMeasurements(R"({"c": {"runs_J": [1, 1e400]}})",
                                           "m.json", m, err));
   EXPECT_EQ(err,
-            "m.json:1:7: 'c': runs_J must hold non-negative energies up to "
+            "m.json:1:18: 'c': runs_J must hold non-negative energies up to "
             "1e15 J (a petajoule)");
 }
 
