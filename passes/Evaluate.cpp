@@ -297,6 +297,12 @@ struct EnergyEvaluatePass
       os << "  (clipped at 0: the normal approximation's lower bound is "
          << q(iv.unclippedLo, Dimension::Energy)
          << "; sigma is large against E)";
+    // Where the expected makespan runs past the point one, the interval is
+    // about the expected energy, not the point energy printed above (said
+    // where the two print differently).
+    if (q(sig.expectedE(), Dimension::Energy) != q(sig.E(), Dimension::Energy))
+      os << "  (about the expected energy "
+         << q(sig.expectedE(), Dimension::Energy) << " = s E[T] + d)";
     os << "\n";
     os << llvm::formatv(
         "  time     {0}  ({1}: {2})\n", q(sig.T, Dimension::Time),

@@ -9,6 +9,12 @@
 // RUN: energy-opt %t/planned.mlir --sched-to-energy -o %t/lowered.mlir
 // RUN: %python -c "import json, re, sys; plan = json.load(open(sys.argv[1]))['schedules'][0]['plan']; low = float(re.search(r'expected_T_s = ([0-9.eE+-]+)', open(sys.argv[2]).read()).group(1)); assert plan['expected_T_s'] == low and plan['expected_T_s'] > plan['T_s'] and plan['limit_on'] == 'expected' and plan['expected_T_s'] <= plan['limit_T_s'], (plan, low); print('plan expected ok')" %t/plan.json %t/lowered.mlir | FileCheck %s --check-prefix=PLAN
 // PLAN: plan expected ok
+// The evaluation's interval is about the expected energy s E[T] + d, said
+// beside it: 3 x 10 W x 3.0664 s + 3 J (c slowed to 1 J) = 94.99 J, the
+// point energy 30 W x 3.01 s + 3 J = 93.3 J.
+// RUN: energy-opt %t/planned.mlir --sched-to-energy --energy-evaluate=summary=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=EVAL
+// EVAL: energy   93.3 J
+// EVAL-NEXT: interval {{.*}} (about the expected energy 94.99{{[0-9]*}} J = s E[T] + d)
 
 // The limit holds the expected makespan by default (limit-on=expected): at
 // 3.03 s, c slowed to 2.01 s ties the path through b (3.01 s point), and the
