@@ -230,7 +230,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       return std::optional<Attempt>(std::move(a));
     };
     auto meets = [&](const Attempt &a) {
-      return !onExpected || a.o.expectedT <= o.limit * (1 + 1e-12);
+      return !onExpected || within(a.o.expectedT, o.limit);
     };
     calculus::PlanObjective objectiveKind =
         *calculus::parsePlanObjective(objective);
@@ -326,7 +326,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     // No plan met the limit: the all-fastest configuration where it
     // averages less, as it will run (it meets any limit a slowdown gives
     // where it has no clock switches).
-    if (onExpected && o.expectedT > o.limit * (1 + 1e-12)) {
+    if (onExpected && !within(o.expectedT, o.limit)) {
       Outcome alt = o;
       if (failed(choose(sched, *c, front, frontierSize, o.limit, alt,
                         /*onlyFallback=*/true)))
@@ -336,7 +336,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       if (alt.expectedT < o.expectedT)
         o = alt;
     }
-    if (onExpected && o.expectedT > o.limit * (1 + 1e-12))
+    if (onExpected && !within(o.expectedT, o.limit))
       mlir::emitWarning(sched.getLoc(), "energy-plan: the plan's expected "
                                         "makespan ")
           << formatQuantity(o.expectedT, Dimension::Time, 6)
@@ -367,7 +367,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       o.lowerBound = std::numeric_limits<double>::infinity();
       for (const calculus::DagPoint &p :
            ArrayRef(front).take_front(frontierSize))
-        if (p.T <= o.limit * (1 + 1e-12))
+        if (within(p.T, o.limit))
           o.lowerBound = std::min(o.lowerBound, p.E);
     } else {
       o.lowerBound = method.lowerBoundAt(o.limit);
@@ -442,7 +442,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
                     std::numeric_limits<double>::infinity()};
           else
             cost = withSwitches(p);
-          if (i < frontierPoints && cost.T <= limit * (1 + 1e-12))
+          if (i < frontierPoints && within(cost.T, limit))
             frontierMeets = true;
           return std::make_pair(cost.T, cost.E);
         });
@@ -471,6 +471,12 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     o.E = costs[*chosen].E;
     o.switches = costs[*chosen].switches;
     return success();
+  }
+
+  /// Whether a makespan keeps a limit (to 1e-12 relative, as
+  /// calculus::choosePlanPoint reads it).
+  static bool within(double T, double limit) {
+    return T <= limit * (1 + 1e-12);
   }
 
   /// Whether any task's time or any dependency's delay varies (the
@@ -624,7 +630,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
          << q(o.expectedT > 0 ? o.expectedT : o.T, Dimension::Time)
          << "  (the mean makespan as times and delays vary; ";
       if (limitOn == "expected")
-        os << (o.expectedT > o.limit * (1 + 1e-12)
+        os << (!within(o.expectedT, o.limit)
                    ? "the limit holds it, and no plan found meets it"
                    : "the limit holds it")
            << (o.fastestExpected > 0 && !(deadline > 0)

@@ -229,33 +229,47 @@ class StageTest(unittest.TestCase):
 
 
 
+def dataset_job(flops):
+    """A job's first lines: torch and energy_rt, a Dataset of 8 samples each
+    loaded in region 'load' (sim_run(flops, 1e8)), and the main guard; the
+    caller's lines follow, indented under it."""
+    return ("import torch, energy_rt\n"
+            "from torch.utils.data import DataLoader, Dataset\n"
+            "class D(Dataset):\n"
+            "    def __len__(self):\n"
+            "        return 8\n"
+            "    def __getitem__(self, i):\n"
+            "        with energy_rt.region('load'):\n"
+            "            energy_rt.sim_run(%g, 1e8)\n"
+            "        return torch.zeros(2)\n"
+            "if __name__ == '__main__':\n" % flops)
+
+
+def runs_by_key(docs):
+    """Shards (name -> document) as key -> each shard's run count, in the
+    shards' name order."""
+    runs = {}
+    for name in sorted(docs):
+        for e in docs[name]["entries"]:
+            runs.setdefault(e["key"], []).append(e["runs"])
+    return runs
+
+
 class DataLoaderTest(unittest.TestCase):
     def test_workers_write_their_windows(self):
         # A DataLoader's workers measure their loading: each writes
         # PATH.pid<N> as the loader shuts it down (by os._exit, after
         # multiprocessing's finalizers), 8 samples over 2 workers.
-        job = ("import torch, energy_rt\n"
-               "from torch.utils.data import DataLoader, Dataset\n"
-               "class D(Dataset):\n"
-               "    def __len__(self):\n"
-               "        return 8\n"
-               "    def __getitem__(self, i):\n"
-               "        with energy_rt.region('load'):\n"
-               "            energy_rt.sim_run(0, 1e8)\n"
-               "        return torch.zeros(2)\n"
-               "if __name__ == '__main__':\n"
-               "    energy_rt.Monitor(device='sim:a100')\n"
-               "    with energy_rt.region('train'):\n"
-               "        for _ in DataLoader(D(), batch_size=2, "
-               "num_workers=2):\n"
-               "            pass\n")
+        job = dataset_job(0) + (
+            "    energy_rt.Monitor(device='sim:a100')\n"
+            "    with energy_rt.region('train'):\n"
+            "        for _ in DataLoader(D(), batch_size=2, "
+            "num_workers=2):\n"
+            "            pass\n")
         r, docs = run_job(job, RANK="0",
                           ENERGY_RT_FLUSH_AT_EXIT="{out}/%r.json")
         self.assertEqual(r.returncode, 0, r.stderr)
-        runs = {}
-        for name in sorted(docs):
-            for e in docs[name]["entries"]:
-                runs.setdefault(e["key"], []).append(e["runs"])
+        runs = runs_by_key(docs)
         self.assertEqual(runs.pop("train"), [1])
         self.assertEqual(runs, {"load": [4, 4]})
 
@@ -264,33 +278,21 @@ class DataLoaderTest(unittest.TestCase):
         # iterator left open) are stopped by SIGTERM at exit: each writes
         # its shard first and ends with status 0 as PyTorch's handler would
         # (no crash report); all 8 loads are kept.
-        job = ("import torch, energy_rt\n"
-               "from torch.utils.data import DataLoader, Dataset\n"
-               "class D(Dataset):\n"
-               "    def __len__(self):\n"
-               "        return 8\n"
-               "    def __getitem__(self, i):\n"
-               "        with energy_rt.region('load'):\n"
-               "            energy_rt.sim_run(0, 1e8)\n"
-               "        return torch.zeros(2)\n"
-               "if __name__ == '__main__':\n"
-               "    energy_rt.Monitor(device='sim:a100')\n"
-               "    loader = DataLoader(D(), batch_size=2, num_workers=2,\n"
-               "                        persistent_workers=True)\n"
-               "    with energy_rt.region('train'):\n"
-               "        for _ in loader:\n"
-               "            pass\n"
-               "    it = iter(DataLoader(D(), batch_size=2, num_workers=1))\n"
-               "    next(it)\n")
+        job = dataset_job(0) + (
+            "    energy_rt.Monitor(device='sim:a100')\n"
+            "    loader = DataLoader(D(), batch_size=2, num_workers=2,\n"
+            "                        persistent_workers=True)\n"
+            "    with energy_rt.region('train'):\n"
+            "        for _ in loader:\n"
+            "            pass\n"
+            "    it = iter(DataLoader(D(), batch_size=2, num_workers=1))\n"
+            "    next(it)\n")
         r, docs = run_job(job, RANK="0",
                           ENERGY_RT_FLUSH_AT_EXIT="{out}/%r.json")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertNotIn("killed by signal", r.stderr)
         self.assertNotIn("exited unexpectedly", r.stderr)
-        runs = {}
-        for name in sorted(docs):
-            for e in docs[name]["entries"]:
-                runs.setdefault(e["key"], []).append(e["runs"])
+        runs = runs_by_key(docs)
         self.assertEqual(runs.pop("train"), [1])
         # The persistent pair loaded 4 each; the open iterator's worker
         # loaded the batch taken and those it prefetched (2 samples each).
@@ -308,19 +310,10 @@ class DataLoaderTest(unittest.TestCase):
         # before the rank measures. They are its workers all the same:
         # beside its shard (they wrote over it, and it over them), with
         # their own noise; ENERGY_RT_SIM_SEED reproduces theirs too.
-        job = ("import torch, energy_rt\n"
-               "from torch.utils.data import DataLoader, Dataset\n"
-               "class D(Dataset):\n"
-               "    def __len__(self):\n"
-               "        return 8\n"
-               "    def __getitem__(self, i):\n"
-               "        with energy_rt.region('load'):\n"
-               "            energy_rt.sim_run(1e12, 1e8)\n"
-               "        return torch.zeros(2)\n"
-               "if __name__ == '__main__':\n"
-               "    for _ in DataLoader(D(), batch_size=2, num_workers=2):\n"
-               "        with energy_rt.region('step'):\n"
-               "            energy_rt.sim_run(1e12, 1e8)\n")
+        job = dataset_job(1e12) + (
+            "    for _ in DataLoader(D(), batch_size=2, num_workers=2):\n"
+            "        with energy_rt.region('step'):\n"
+            "            energy_rt.sim_run(1e12, 1e8)\n")
         loads = []
         for _ in range(2):
             r, docs = run_job(job, RANK="0", ENERGY_RT_DEVICE="sim:a100",
