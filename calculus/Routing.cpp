@@ -371,63 +371,80 @@ double gridSize(size_t k, unsigned n) {
 }
 } // namespace
 
-bool resolvePolicy(const Fleet &fleet, const Policy &policy, double horizon,
-                   const std::vector<std::vector<double>> &candidates,
-                   std::vector<std::vector<double>> &splits, std::string &err) {
+bool validatePolicy(const Fleet &fleet, const Policy &policy,
+                    std::string &field, std::string &err) {
   size_t k = fleet.models.size();
-  splits.clear();
   switch (policy.kind) {
   case PolicyKind::Static: {
+    field = "fractions";
     if (policy.fractions.size() != k) {
-      err = "policy '" + policy.name +
-            "': " + std::to_string(policy.fractions.size()) +
-            " fractions for " + std::to_string(k) + " models";
+      err = std::to_string(policy.fractions.size()) + " fractions for " +
+            std::to_string(k) + " models";
       return false;
     }
     double sum = 0;
     for (double f : policy.fractions) {
       if (!finiteNonNeg(f)) {
-        err = "policy '" + policy.name + "': fractions must be non-negative";
+        err = "fractions must be non-negative";
         return false;
       }
       sum += f;
     }
     if (std::abs(sum - 1) > 1e-9) {
-      err = "policy '" + policy.name + "': fractions sum to " + num(sum) +
-            ", not 1";
+      err = "fractions sum to " + num(sum) + ", not 1";
       return false;
     }
-    splits.push_back(policy.fractions);
     return true;
   }
-  case PolicyKind::Myopic: {
+  case PolicyKind::Myopic:
+    field = "prediction_error";
     if (!(policy.predictionError > -1) ||
         !std::isfinite(policy.predictionError)) {
-      err = "policy '" + policy.name +
-            "': the prediction error must be a "
-            "finite relative error above -1";
+      err = "the prediction error must be a finite relative error above -1";
       return false;
     }
-    for (double b : fleet.supplyJ)
-      splits.push_back(myopicSplit(fleet, b, policy.predictionError));
     return true;
-  }
   case PolicyKind::VarianceAware: {
     double bestQuality = 0;
     for (const Endpoint &m : fleet.models)
       bestQuality = std::max(bestQuality, m.quality);
+    field = "quality_target";
     if (policy.qualityTarget > bestQuality + 1e-12) {
-      err = "policy '" + policy.name + "': quality target " +
-            num(policy.qualityTarget) + " is above what any split reaches (" +
-            num(bestQuality) + ", the best model alone)";
+      err = "quality target " + num(policy.qualityTarget) +
+            " is above what any split reaches (" + num(bestQuality) +
+            ", the best model alone)";
       return false;
     }
+    field = "lambda";
     if (!finiteNonNeg(policy.lambda)) {
-      err = "policy '" + policy.name +
-            "': lambda must be finite and "
-            "non-negative";
+      err = "lambda must be finite and non-negative";
       return false;
     }
+    return true;
+  }
+  }
+  return true;
+}
+
+bool resolvePolicy(const Fleet &fleet, const Policy &policy, double horizon,
+                   const std::vector<std::vector<double>> &candidates,
+                   std::vector<std::vector<double>> &splits, std::string &err) {
+  size_t k = fleet.models.size();
+  splits.clear();
+  std::string field;
+  if (!validatePolicy(fleet, policy, field, err)) {
+    err = "policy '" + policy.name + "': " + err;
+    return false;
+  }
+  switch (policy.kind) {
+  case PolicyKind::Static:
+    splits.push_back(policy.fractions);
+    return true;
+  case PolicyKind::Myopic:
+    for (double b : fleet.supplyJ)
+      splits.push_back(myopicSplit(fleet, b, policy.predictionError));
+    return true;
+  case PolicyKind::VarianceAware: {
     auto objective = [&](const std::vector<double> &p) {
       if (splitQuality(fleet, p) < policy.qualityTarget - 1e-12)
         return kInf;

@@ -177,6 +177,16 @@ struct Policy {
   double qualityTarget = -std::numeric_limits<double>::infinity();
 };
 
+/// Checks a policy's parameters against its fleet (a static policy's
+/// fractions: one per model, non-negative, summing to 1; a myopic policy's
+/// prediction error: finite, above -1; a variance-aware policy's lambda:
+/// finite and non-negative, its quality target within reach of the best
+/// model). On failure `field` names the offending parameter as the fleet
+/// file spells it ("fractions", "prediction_error", "lambda",
+/// "quality_target") and `err` says what is wrong.
+bool validatePolicy(const Fleet &fleet, const Policy &policy,
+                    std::string &field, std::string &err);
+
 /// The splits a policy uses: one per supply entry (cycled like the supply).
 /// VarianceAware also considers `candidates` (e.g. the other policies'
 /// splits), so it is never worse than them on its own objective. Fails with

@@ -451,24 +451,34 @@ def _register_flush_at_exit():
     if _state.get("atexit") or not os.environ.get("ENERGY_RT_FLUSH_AT_EXIT"):
         return
     import atexit
-    import signal
     atexit.register(_flush_at_exit)
     _state["atexit"] = True
-    # SIGTERM (torchrun's way of stopping the other ranks when one fails)
-    # and SIGHUP end Python without its exit handlers; where the program
-    # has not set its own handler, it exits through them instead (SystemExit),
-    # so the shard is written. Installed before the runtime starts: its
-    # clock guard (runtime/Guard.cpp) then takes the signal first, restores
-    # the clocks at once (even while Python is blocked in C code), and
-    # passes it on to this handler.
-    # Not in a multiprocessing child: its parent stops it with SIGTERM
-    # (a DataLoader's at shutdown) and reads exit status 143 as a crash.
+    _exit_through_handlers_on_signals()
+
+
+def _exit_through_handlers_on_signals():
+    """SIGTERM (torchrun's way of stopping the other ranks when one fails)
+    and SIGHUP end Python without its exit handlers; where the program has
+    not set its own handler, it exits through them instead (SystemExit), so
+    the shard is written. Only the main thread can set a handler, so this
+    runs at import as well as at the first measurement (which may be a
+    thread's). Installed before the runtime starts: its clock guard
+    (runtime/Guard.cpp) then takes the signal first, restores the clocks at
+    once (even while Python is blocked in C code), and passes it on to this
+    handler. Not in a multiprocessing child: its parent stops it with
+    SIGTERM (a DataLoader's at shutdown) and reads exit status 143 as a
+    crash."""
+    import signal
+    if _state.get("exit_signals") or \
+            threading.current_thread() is not threading.main_thread():
+        return
     mp = sys.modules.get("multiprocessing")
-    child = mp is not None and mp.parent_process() is not None
-    if threading.current_thread() is threading.main_thread() and not child:
-        for sig in (signal.SIGTERM, signal.SIGHUP):
-            if signal.getsignal(sig) == signal.SIG_DFL:
-                signal.signal(sig, _exit_on_signal)
+    if mp is not None and mp.parent_process() is not None:
+        return
+    _state["exit_signals"] = True
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) == signal.SIG_DFL:
+            signal.signal(sig, _exit_on_signal)
 
 
 def _ensure(device=None):
@@ -837,3 +847,7 @@ def load_plan(path):
     device is this process's (a Monitor's, else ENERGY_RT_DEVICE)."""
     _ensure()
     _check(_lib.er_plan_load(path.encode("utf-8")))
+
+
+if os.environ.get("ENERGY_RT_FLUSH_AT_EXIT"):
+    _exit_through_handlers_on_signals()

@@ -346,6 +346,9 @@ bool parseFleet(const json::Value &doc, const std::string &file, FleetFile &out,
         }
       }
     }
+    std::string field, why;
+    if (!rt::validatePolicy(f, p, field, why))
+      return r.fail(w + "." + field, why);
     out.policies.push_back(p);
     pendingMatch.push_back(match);
   }

@@ -98,6 +98,8 @@ bool parsePlan(const std::string &text, const std::string &file,
                       ? "several schedules (" + names + "); choose one"
                       : "no schedule '" + schedule + "' (have " + names + ")");
   out = Plan();
+  out.file = file;
+  out.text = text;
   out.schedule = chosen->getString("schedule")->str();
   const json::Object *plan = chosen->getObject("plan");
   const json::Object *base = chosen->getObject("baseline");
@@ -125,6 +127,7 @@ bool parsePlan(const std::string &text, const std::string &file,
     if (!name || name->empty())
       return r.fail(w + ".device", "expected the device's name");
     dev.name = name->str();
+    dev.path = w;
     if (!seen.emplace(dev.name, i).second)
       return r.fail(w + ".device", "device '" + dev.name + "' appears twice");
     if (const json::Value *k = d->get("kind")) {
@@ -205,6 +208,7 @@ bool parsePlan(const std::string &text, const std::string &file,
           return r.fail(rw, "task '" + order[t].name +
                                 "' has a different clock than its run");
       run.first = first->str();
+      run.path = rw;
       run.start = order[next].start;
       run.tasks = unsigned(*count);
       next += size_t(*count);
@@ -216,6 +220,14 @@ bool parsePlan(const std::string &text, const std::string &file,
     out.devices.push_back(std::move(dev));
   }
   return true;
+}
+
+std::string Plan::at(const std::string &path, const std::string &key) const {
+  if (text.empty())
+    return "";
+  std::string where = key.empty() ? path : path + "." + key;
+  return formats::jsonAt(file, text, formats::jsonPathSteps(where)) + ": " +
+         where + ": ";
 }
 
 } // namespace rt

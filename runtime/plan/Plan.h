@@ -32,6 +32,7 @@ struct PlanRun {
   std::string first;
   double start = 0; ///< s from the iteration's start
   unsigned tasks = 0;
+  std::string path; ///< its JSON path in the plan file, for errors
 };
 
 struct PlanDevice {
@@ -44,6 +45,7 @@ struct PlanDevice {
   std::vector<std::pair<std::string, std::optional<int>>> taskClocks;
   std::optional<double> powerCapW;
   unsigned tasks = 0;
+  std::string path; ///< its JSON path in the plan file, for errors
 };
 
 struct Plan {
@@ -51,6 +53,14 @@ struct Plan {
   double T = 0, E = 0;                 ///< the planned iteration
   double baselineT = 0, baselineE = 0; ///< before planning
   std::vector<PlanDevice> devices;
+  /// The file it was read from and its text ("" when built in memory), so
+  /// that a check made later (a device's clocks at run time) points at the
+  /// value it refuses.
+  std::string file, text;
+
+  /// "FILE:LINE:COL: PATH: " for the value at the JSON path `path` (with
+  /// `key` appended when given); "" for a plan built in memory.
+  std::string at(const std::string &path, const std::string &key = "") const;
 };
 
 /// Parses and checks a version-1 plan. With several schedules in the file,

@@ -102,9 +102,9 @@ bool checkDevices(const Plan &plan, const std::vector<Device *> &devices,
     for (const PlanRun &run : pd.runs)
       if (run.smMhz &&
           !std::count(supported.begin(), supported.end(), *run.smMhz)) {
-        err = "device '" + pd.name + "' (" + devices[i]->identity() +
-              "): the plan's " + std::to_string(*run.smMhz) +
-              " MHz (from task '" + run.first +
+        err = plan.at(run.path, "sm_mhz") + "device '" + pd.name + "' (" +
+              devices[i]->identity() + "): the plan's " +
+              std::to_string(*run.smMhz) + " MHz (from task '" + run.first +
               "') is not a supported SM clock; it supports " +
               describeClocks(supported);
         return false;
@@ -116,8 +116,9 @@ bool checkDevices(const Plan &plan, const std::vector<Device *> &devices,
         return false;
       }
       if (*pd.powerCapW < lim.minW || *pd.powerCapW > lim.maxW) {
-        err = "device '" + pd.name + "': power cap " + watts(*pd.powerCapW) +
-              " outside [" + watts(lim.minW) + ", " + watts(lim.maxW) + "]";
+        err = plan.at(pd.path, "power_cap_W") + "device '" + pd.name +
+              "': power cap " + watts(*pd.powerCapW) + " outside [" +
+              watts(lim.minW) + ", " + watts(lim.maxW) + "]";
         return false;
       }
     }

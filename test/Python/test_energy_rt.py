@@ -689,9 +689,15 @@ class EnergyRtTest(unittest.TestCase):
         # and children inherit that.)
         job = ("import energy_rt, signal, sys, time\n"
                "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
-               "m = energy_rt.Monitor()\n"
-               "with energy_rt.region('work', m):\n"
-               "    energy_rt.sim_run(0, 1e9)\n"
+               "import threading\n"
+               "def work():\n"
+               "    m = energy_rt.Monitor()\n"
+               "    with energy_rt.region('work', m):\n"
+               "        energy_rt.sim_run(0, 1e9)\n"
+               "if sys.argv[2] == 'thread':\n"
+               "    t = threading.Thread(target=work); t.start(); t.join()\n"
+               "else:\n"
+               "    work()\n"
                "print('measured', flush=True)\n"
                "if sys.argv[1] == 'raise': raise RuntimeError('job failed')\n"
                "time.sleep(30)\n")
@@ -699,14 +705,19 @@ class EnergyRtTest(unittest.TestCase):
             env = dict(os.environ, ENERGY_RT_DEVICE="sim:a100",
                        ENERGY_RT_FLUSH_AT_EXIT=os.path.join(d, "%r.json"),
                        RANK="0")
-            for how in ("raise", signal.SIGINT, signal.SIGTERM,
-                        signal.SIGHUP):
+            # (The first measurement in a thread: handlers are set from
+            # the main thread only, so energy_rt sets them at import.)
+            for how, where in (("raise", "main"), (signal.SIGINT, "main"),
+                               (signal.SIGTERM, "main"),
+                               (signal.SIGHUP, "main"),
+                               (signal.SIGTERM, "thread"),
+                               (signal.SIGHUP, "thread")):
                 shard = os.path.join(d, "0.json")
                 if os.path.exists(shard):
                     os.unlink(shard)
                 p = subprocess.Popen(
                     [sys.executable, "-c", job,
-                     how if isinstance(how, str) else "wait"],
+                     how if isinstance(how, str) else "wait", where],
                     env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                     text=True)
                 self.assertEqual(p.stdout.readline().strip(), "measured")
@@ -717,7 +728,7 @@ class EnergyRtTest(unittest.TestCase):
                 self.assertNotEqual(p.returncode, 0)
                 with open(shard) as f:
                     keys = [e["key"] for e in json.load(f)["entries"]]
-                self.assertEqual(keys, ["work"], how)
+                self.assertEqual(keys, ["work"], (how, where))
             r = self._fresh("import energy_rt; energy_rt.Monitor()",
                             ENERGY_RT_DEVICE="sim:a100",
                             ENERGY_RT_FLUSH_AT_EXIT=os.path.join(

@@ -1016,10 +1016,10 @@ static int profileCommand(std::vector<std::string> cmd) {
   // profiled clock), but they go with the folder.
   for (sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
        it.increment(ec)) {
-    StringRef name = sys::path::filename(it->path());
-    if (name.ends_with(".json"))
+    StringRef leaf = sys::path::filename(it->path());
+    if (leaf.ends_with(".json"))
       names.push_back(it->path());
-    else if (name.contains(".json.pid"))
+    else if (leaf.contains(".json.pid"))
       children.push_back(it->path());
   }
   std::sort(names.begin(), names.end());
@@ -1048,11 +1048,11 @@ static int profileCommand(std::vector<std::string> cmd) {
     // Only child processes' shards: kept, named, for the user to look at
     // (the processes that wrote them were children of measuring processes
     // whose own shards are missing).
-    std::string list;
+    std::string shards;
     for (const std::string &c : children)
-      list += (list.empty() ? "" : ", ") + sys::path::filename(c).str();
+      shards += (shards.empty() ? "" : ", ") + sys::path::filename(c).str();
     fail((failed ? how + "; " : std::string()) +
-         "only child processes wrote shards (" + list +
+         "only child processes wrote shards (" + shards +
          "), no rank did; they are kept in " + dir);
     return errorRc;
   }
