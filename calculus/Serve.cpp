@@ -39,12 +39,19 @@ bool simulateServing(const ServeModel &m, std::vector<Request> reqs,
           "prefill_tokens_per_s and non-negative byte counts and overhead";
     return false;
   }
-  for (size_t i = 0; i < reqs.size(); ++i)
-    if (reqs[i].output == 0 || !(reqs[i].arrival >= 0)) {
+  for (size_t i = 0; i < reqs.size(); ++i) {
+    if (reqs[i].output == 0 || !(reqs[i].arrival >= 0) ||
+        !std::isfinite(reqs[i].arrival)) {
       err = "request " + std::to_string(i) +
-            ": needs a non-negative arrival and at least one output";
+            ": needs a finite non-negative arrival and at least one output";
       return false;
     }
+    if (reqs[i].prompt > kMaxPromptTokens) {
+      err = "request " + std::to_string(i) + ": a prompt of " +
+            std::to_string(reqs[i].prompt) + " tokens is above 2^40";
+      return false;
+    }
+  }
   std::vector<uint32_t> order(reqs.size());
   for (uint32_t i = 0; i < order.size(); ++i)
     order[i] = i;
@@ -93,6 +100,14 @@ bool simulateServing(const ServeModel &m, std::vector<Request> reqs,
                  active.end());
   };
   while (next < order.size() || !active.empty()) {
+    // (A static group's decode loop below adds at most its longest output.)
+    if (steps.size() > kMaxServeSteps) {
+      err = "the workload runs more than 2^23 steps (prefills and decode "
+            "iterations; docs/SCHED.md): fewer requests or output tokens, "
+            "or a larger max_batch";
+      steps.clear();
+      return false;
+    }
     if (active.empty() && next < order.size())
       now = std::max(now, reqs[order[next]].arrival);
     if (policy == BatchPolicy::Static) {
@@ -102,7 +117,7 @@ bool simulateServing(const ServeModel &m, std::vector<Request> reqs,
         group.push_back(order[next++]);
       now = std::max(now, reqs[group.back()].arrival);
       prefill(std::move(group));
-      while (!active.empty())
+      while (!active.empty() && steps.size() <= kMaxServeSteps)
         decode();
       continue;
     }

@@ -49,13 +49,22 @@ struct ServeStep {
   double tokenSquares = 0;        ///< Prefill: sum of squared prompt lengths
 };
 
+/// The most steps (prefills and decode iterations) one serving workload
+/// may simulate (docs/SCHED.md): 2^23, the pipelines' task limit. Each
+/// decode iteration makes at least one output token, so a workload of N
+/// output tokens at a batch cap of B needs at least ceil(N / B) of them.
+constexpr uint64_t kMaxServeSteps = uint64_t(1) << 23;
+/// The longest prompt a request may have (2^40 tokens): beyond it the time
+/// and history sums lose whole tokens in double precision.
+constexpr uint64_t kMaxPromptTokens = uint64_t(1) << 40;
+
 /// Simulates the serving loop. Static: groups of up to maxBatch requests in
 /// arrival order; a group starts when its last member has arrived and the
 /// previous group is done, prefills together, decodes until its longest
 /// request is done (members leave as they finish, none join). Continuous:
 /// at every iteration boundary arrived requests join while slots are free
 /// (their prefill runs first), finished requests leave. Returns false with
-/// `err` on invalid input.
+/// `err` on invalid input and once the loop passes kMaxServeSteps.
 bool simulateServing(const ServeModel &model, std::vector<Request> requests,
                      uint32_t maxBatch, BatchPolicy policy,
                      std::vector<ServeStep> &steps, std::string &err);

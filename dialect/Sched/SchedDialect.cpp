@@ -1,6 +1,7 @@
 //===- SchedDialect.cpp - sched dialect and operations --------------------===//
 
 #include "calculus/Pipeline.h"
+#include "calculus/Serve.h"
 #include "dialect/Sched/Sched.h"
 #include "dialect/Sched/SchedGraph.h"
 
@@ -541,7 +542,24 @@ LogicalResult ServeOp::verify() {
     return emitOpError("needs either `requests` or the generator "
                        "(num_requests, arrival_rate, prompt_min/max, "
                        "output_min/max), not both");
+  // The workload's size up front (docs/SCHED.md): at most 2^23 requests,
+  // 2^31 output tokens and 2^23 steps, of which a workload of N output
+  // tokens needs at least N / max_batch.
+  constexpr int64_t kMaxRequests = int64_t(1) << 23;
+  constexpr double kMaxOutputTokens = double(int64_t(1) << 31);
+  if (getMaxBatch() > uint64_t(kMaxRequests))
+    return emitOpError("max_batch ")
+           << getMaxBatch() << " is above 2^23 (the most requests a workload "
+           << "may have; docs/SCHED.md)";
+  auto tooManySteps = [&](double outputs) {
+    return outputs / double(getMaxBatch()) > double(calculus::kMaxServeSteps);
+  };
   if (auto reqs = getRequestsAttr()) {
+    if (int64_t(reqs.size()) > kMaxRequests)
+      return emitOpError("")
+             << reqs.size() << " requests: above the limit of 2^23 "
+             << "(docs/SCHED.md)";
+    double outputs = 0;
     for (auto [i, r] : llvm::enumerate(reqs)) {
       auto arr = dyn_cast<ArrayAttr>(r);
       if (!arr || arr.size() != 3 || !isa<FloatAttr, IntegerAttr>(arr[0]) ||
@@ -557,7 +575,21 @@ LogicalResult ServeOp::verify() {
                << i
                << " needs a non-negative arrival and prompt and at "
                   "least one output token";
+      if (!std::isfinite(arrival))
+        return emitOpError("request #") << i << ": the arrival is not finite";
+      if (uint64_t(cast<IntegerAttr>(arr[1]).getInt()) >
+          calculus::kMaxPromptTokens)
+        return emitOpError("request #")
+               << i << ": a prompt of " << cast<IntegerAttr>(arr[1]).getInt()
+               << " tokens is above 2^40";
+      outputs += double(cast<IntegerAttr>(arr[2]).getInt());
     }
+    if (outputs > kMaxOutputTokens || tooManySteps(outputs))
+      return emitOpError("the requests ask for ")
+             << formatNumber(outputs) << " output tokens at max_batch "
+             << getMaxBatch()
+             << ": above the limit of 2^31 output tokens and 2^23 decode "
+                "iterations (docs/SCHED.md)";
   } else {
     if (!getNumRequestsAttr() || !getArrivalRateAttr() || !getPromptMinAttr() ||
         !getPromptMaxAttr() || !getOutputMinAttr() || !getOutputMaxAttr())
@@ -576,16 +608,20 @@ LogicalResult ServeOp::verify() {
       return emitOpError("generator ranges must satisfy 0 <= num_requests, "
                          "0 <= prompt_min <= prompt_max, 1 <= output_min <= "
                          "output_max");
-    // The workload's size up front (docs/SCHED.md): at most 2^23 requests
-    // and 2^23 decode iterations' worth of output tokens per request slot.
-    constexpr int64_t kMaxRequests = int64_t(1) << 23;
-    constexpr double kMaxOutputTokens = double(int64_t(1) << 31);
     if (*getNumRequests() > kMaxRequests ||
         double(*getNumRequests()) * double(*getOutputMax()) > kMaxOutputTokens)
       return emitOpError("num_requests (")
              << *getNumRequests() << ") x output_max (" << *getOutputMax()
              << ") is above the limit of " << kMaxRequests
              << " requests and 2^31 output tokens (docs/SCHED.md)";
+    if (tooManySteps(double(*getNumRequests()) * double(*getOutputMin())))
+      return emitOpError("num_requests (")
+             << *getNumRequests() << ") x output_min (" << *getOutputMin()
+             << ") output tokens at max_batch " << getMaxBatch()
+             << " need more than 2^23 decode iterations (docs/SCHED.md)";
+    if (uint64_t(*getPromptMax()) > calculus::kMaxPromptTokens)
+      return emitOpError("prompt_max ")
+             << *getPromptMax() << " is above 2^40 tokens";
   }
   if (!(getHbmBandwidth().convertToDouble() > 0) ||
       !(getPrefillTokensPerS().convertToDouble() > 0) ||

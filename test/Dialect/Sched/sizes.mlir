@@ -37,3 +37,33 @@ sched.schedule @s {
   // expected-error @+1 {{'sched.serve' op num_requests (100000000) x output_max (10) is above the limit of 8388608 requests and 2^31 output tokens (docs/SCHED.md)}}
   sched.serve @chat {weight_bytes = 1.5e10, kv_bytes_per_token = 131072.0, max_batch = 16, policy = "continuous", num_requests = 100000000, arrival_rate = 4.0, prompt_min = 128, prompt_max = 2048, output_min = 1, output_max = 10, seed = 1, hbm_bandwidth = 3.35e12, prefill_tokens_per_s = 20000.0, iteration_overhead = 0.002, device_kind = "H100-SXM5", static_power = 100.0}
 }
+
+// -----
+
+// One request of 2^24 output tokens at batch 1 is 2^24 decode iterations
+// (it once grew past 3.5 GB; 2^31 ran out of memory).
+sched.schedule @s {
+  // expected-error @+1 {{'sched.serve' op the requests ask for 16777216 output tokens at max_batch 1: above the limit of 2^31 output tokens and 2^23 decode iterations (docs/SCHED.md)}}
+  sched.serve @llm {weight_bytes = 1.0e9, kv_bytes_per_token = 1.0e6, max_batch = 1, policy = "static", requests = [[0.0, 10, 16777216]], hbm_bandwidth = 1.0e9, prefill_tokens_per_s = 100.0, iteration_overhead = 0.0, device_kind = "H100-SXM5", static_power = 5.0}
+}
+
+// -----
+
+sched.schedule @s {
+  // expected-error @+1 {{'sched.serve' op num_requests (4096) x output_min (4096) output tokens at max_batch 1 need more than 2^23 decode iterations (docs/SCHED.md)}}
+  sched.serve @llm {weight_bytes = 1.0e9, kv_bytes_per_token = 1.0e6, max_batch = 1, policy = "continuous", num_requests = 4096, arrival_rate = 0.0, prompt_min = 1, prompt_max = 10, output_min = 4096, output_max = 4096, seed = 1, hbm_bandwidth = 1.0e9, prefill_tokens_per_s = 100.0, iteration_overhead = 0.0, device_kind = "H100-SXM5", static_power = 5.0}
+}
+
+// -----
+
+sched.schedule @s {
+  // expected-error @+1 {{'sched.serve' op max_batch 4611686018427387904 is above 2^23 (the most requests a workload may have; docs/SCHED.md)}}
+  sched.serve @llm {weight_bytes = 1.0e9, kv_bytes_per_token = 1.0e6, max_batch = 4611686018427387904, policy = "continuous", num_requests = 100, arrival_rate = 0.0, prompt_min = 1, prompt_max = 10, output_min = 1, output_max = 5, seed = 1, hbm_bandwidth = 1.0e9, prefill_tokens_per_s = 100.0, iteration_overhead = 0.0, device_kind = "H100-SXM5", static_power = 5.0}
+}
+
+// -----
+
+sched.schedule @s {
+  // expected-error @+1 {{'sched.serve' op request #1: a prompt of 9223372036854775807 tokens is above 2^40}}
+  sched.serve @llm {weight_bytes = 1.0e9, kv_bytes_per_token = 1.0e6, max_batch = 1, policy = "static", requests = [[0.0, 10, 2], [1.0, 9223372036854775807, 2]], hbm_bandwidth = 1.0e9, prefill_tokens_per_s = 100.0, iteration_overhead = 0.0, device_kind = "H100-SXM5", static_power = 5.0}
+}
