@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <tuple>
 
@@ -163,7 +164,7 @@ bool readSignatureDb(const std::string &path, SignatureDb &out,
 
 bool poolSignatureDbs(const std::vector<SignatureDb> &shards,
                       const std::vector<std::string> &names, SignatureDb &out,
-                      std::string &err) {
+                      std::string &err, std::vector<std::string> *notes) {
   struct Group {
     std::vector<std::pair<const DbEntry *, size_t>> parts; // entry, shard
   };
@@ -227,6 +228,12 @@ bool poolSignatureDbs(const std::vector<SignatureDb> &shards,
 
       N += double(e.runs);
     }
+    if (N > 9007199254740992.0) {
+      err = names[g.parts[0].second] + " (key '" + key + "' at " +
+            std::to_string(mhz) + " MHz): the pooled runs pass 2^53, more " +
+            "than a signature DB holds";
+      return false;
+    }
     DbEntry m{key,
               mhz,
               0,
@@ -249,18 +256,41 @@ bool poolSignatureDbs(const std::vector<SignatureDb> &shards,
     }
     if (allTemps)
       m.entryTemperature = temp; // run-weighted mean
+    double sLo = g.parts[0].first->s, sHi = sLo;
     for (auto &[e, shard] : g.parts) {
       double w = double(e->runs) / N;
       m.s += w * e->s;
       m.T += w * e->T;
-      m.d += w * e->d;
+      sLo = std::min(sLo, e->s);
+      sHi = std::max(sHi, e->s);
+    }
+    // Each shard's dynamic energy against the pooled static power (its
+    // runs' energies unchanged), and its spread's bound.
+    std::vector<double> dOf, sigmaDOf;
+    for (auto &[e, shard] : g.parts) {
+      double delta = e->s - m.s;
+      dOf.push_back(e->d + delta * e->T);
+      sigmaDOf.push_back(e->sigmaD + std::fabs(delta) * e->sigmaT);
+      m.d += double(e->runs) / N * dOf.back();
+    }
+    if (notes && sHi > 1.1 * sLo) {
+      char line[256];
+      std::snprintf(line, sizeof line,
+                    " MHz: the shards' static powers differ by more than 10 %% "
+                    "(%.6g to %.6g W); pooled at their run-weighted mean "
+                    "%.6g W, each run's energy kept -- runs of different "
+                    "devices?",
+                    sLo, sHi, m.s);
+      notes->push_back("key '" + key + "' at " + std::to_string(mhz) + line);
     }
     // Exact pooled sample variance of the union of runs.
     double ssT = 0, ssD = 0;
-    for (auto &[e, shard] : g.parts) {
+    for (size_t p = 0; p < g.parts.size(); ++p) {
+      const DbEntry *e = g.parts[p].first;
       double n = double(e->runs);
       ssT += (n - 1) * e->sigmaT * e->sigmaT + n * (e->T - m.T) * (e->T - m.T);
-      ssD += (n - 1) * e->sigmaD * e->sigmaD + n * (e->d - m.d) * (e->d - m.d);
+      ssD += (n - 1) * sigmaDOf[p] * sigmaDOf[p] +
+             n * (dOf[p] - m.d) * (dOf[p] - m.d);
     }
     m.sigmaT = N > 1 ? std::sqrt(ssT / (N - 1)) : 0;
     m.sigmaD = N > 1 ? std::sqrt(ssD / (N - 1)) : 0;

@@ -50,10 +50,19 @@ bool readSignatureDb(const std::string &path, SignatureDb &out,
 /// Pools entries of the same (key, sm_mhz) across shards as if all their
 /// runs were one sample: run-weighted means and the exact pooled variance
 /// (sum of within-shard (n_i - 1) v_i plus between-shard n_i (m_i - m)^2,
-/// over N - 1). Every pooled entry needs `runs`; methods must agree.
+/// over N - 1). Every pooled entry needs `runs`; methods must agree; the
+/// pooled runs may not pass 2^53 (a DB's limit). Where the shards' static
+/// powers differ, the pooled static power is their run-weighted mean s and
+/// each run's dynamic energy is restated against it, d + (s_i - s) T, so
+/// that s T + d stays the runs' mean energy; a shard's dynamic spread then
+/// becomes at most sigma_d + |s_i - s| sigma_T (Cauchy-Schwarz: the runs'
+/// covariance of d and T is not recorded). Static powers more than 10 %
+/// apart (runs of different devices, or a units mistake) add a line to
+/// `notes` where it is given.
 bool poolSignatureDbs(const std::vector<SignatureDb> &shards,
                       const std::vector<std::string> &names, SignatureDb &out,
-                      std::string &err);
+                      std::string &err,
+                      std::vector<std::string> *notes = nullptr);
 
 /// Writes a version-1 DB (JSON).
 /// The DB as text (SignatureDbWriter.cpp, no LLVM: the runtime writes

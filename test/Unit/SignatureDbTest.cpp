@@ -28,11 +28,15 @@ Stats stats(const std::vector<double> &x) {
 
 TEST(SignatureDb, PoolingEqualsTheUnionOfRuns) {
   // Three ranks measured the same kernel with 5, 7 and 3 runs (different
-  // GPUs: shifted means). Pooling their summaries must give exactly the
-  // statistics of all 15 runs taken together.
+  // GPUs: shifted means, static powers 60, 61, 62 W). Pooling their
+  // summaries must give exactly the statistics of all 15 runs taken
+  // together: their times, their energies s_k T + D, and so their dynamic
+  // energies against the pooled static power s, D + (s_k - s) T, whose
+  // spread the pool bounds (the runs' covariance of D and T is not in a
+  // summary).
   std::mt19937_64 g(5);
   std::normal_distribution<double> n01(0, 1);
-  std::vector<double> allT, allD;
+  std::vector<double> allT, allD, allS;
   std::vector<SignatureDb> shards;
   std::vector<std::string> names;
   int sizes[3] = {5, 7, 3};
@@ -44,6 +48,7 @@ TEST(SignatureDb, PoolingEqualsTheUnionOfRuns) {
     }
     allT.insert(allT.end(), T.begin(), T.end());
     allD.insert(allD.end(), D.begin(), D.end());
+    allS.insert(allS.end(), T.size(), 60.0 + k);
     Stats st = stats(T), sd = stats(D);
     SignatureDb db;
     db.device = "cuda:" + std::to_string(k);
@@ -57,15 +62,66 @@ TEST(SignatureDb, PoolingEqualsTheUnionOfRuns) {
   ASSERT_TRUE(poolSignatureDbs(shards, names, out, err)) << err;
   ASSERT_EQ(out.entries.size(), 1u);
   const DbEntry &e = out.entries[0];
-  Stats T = stats(allT), D = stats(allD);
+  double s = (60.0 * 5 + 61.0 * 7 + 62.0 * 3) / 15;
+  std::vector<double> allE, restated;
+  for (size_t r = 0; r < allT.size(); ++r) {
+    allE.push_back(allS[r] * allT[r] + allD[r]);
+    restated.push_back(allD[r] + (allS[r] - s) * allT[r]);
+  }
+  Stats T = stats(allT), D = stats(restated), E = stats(allE);
+  EXPECT_NEAR(e.s, s, 1e-12);
   EXPECT_NEAR(e.T, T.mean, 1e-15);
+  EXPECT_NEAR(e.s * e.T + e.d, E.mean, 1e-12);
   EXPECT_NEAR(e.d, D.mean, 1e-13);
   EXPECT_NEAR(e.sigmaT, T.sd, 1e-15);
-  EXPECT_NEAR(e.sigmaD, D.sd, 1e-13);
-  EXPECT_NEAR(e.s, (60.0 * 5 + 61.0 * 7 + 62.0 * 3) / 15, 1e-12);
+  // A bound: at least the restated runs' spread, and no wider than the
+  // worst case of each shard's term (|s_k - s| <= 1.2 W, sigma_T ~ 1e-4).
+  EXPECT_GE(e.sigmaD, D.sd - 1e-13);
+  EXPECT_LE(e.sigmaD, D.sd + 1.2 * 1e-3);
   EXPECT_EQ(e.runs, 15);
   EXPECT_EQ(e.method, "measured");
   EXPECT_EQ(out.device, "cuda:0, cuda:1, cuda:2");
+}
+
+TEST(SignatureDb, PoolingKeepsTheEnergyWhereStaticPowersDiffer) {
+  // 10 W x 1 s + 5 J and 500 W x 2 s + 5 J, 4 runs each: the runs average
+  // (15 + 1005) / 2 = 510 J, which the pool must keep (it once pooled s,
+  // T and d apart: 255 W x 1.5 s + 5 J = 387.5 J), and say why it looks
+  // odd.
+  SignatureDb a, b;
+  a.entries.push_back({"k", 1000, 10, 1, 5, 0, 0, 4, "measured"});
+  b.entries.push_back({"k", 1000, 500, 2, 5, 0, 0, 4, "measured"});
+  SignatureDb out;
+  std::string err;
+  std::vector<std::string> notes;
+  ASSERT_TRUE(poolSignatureDbs({a, b}, {"a", "b"}, out, err, &notes)) << err;
+  ASSERT_EQ(out.entries.size(), 1u);
+  const DbEntry &e = out.entries[0];
+  EXPECT_DOUBLE_EQ(e.s, 255);
+  EXPECT_DOUBLE_EQ(e.T, 1.5);
+  EXPECT_DOUBLE_EQ(e.s * e.T + e.d, 510);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("static powers differ by more than 10 % (10 to "
+                          "500 W)"),
+            std::string::npos)
+      << notes[0];
+  // Within 10 %: no note.
+  b.entries[0].s = 10.5;
+  notes.clear();
+  ASSERT_TRUE(poolSignatureDbs({a, b}, {"a", "b"}, out, err, &notes)) << err;
+  EXPECT_TRUE(notes.empty());
+}
+
+TEST(SignatureDb, PooledRunsStayWithinWhatADbHolds) {
+  SignatureDb a, b;
+  a.entries.push_back(
+      {"k", 1000, 10, 1, 5, 0, 0, int64_t(1) << 52, "measured"});
+  b.entries.push_back(
+      {"k", 1000, 10, 1, 5, 0, 0, (int64_t(1) << 52) + 4, "measured"});
+  SignatureDb out;
+  std::string err;
+  EXPECT_FALSE(poolSignatureDbs({a, b}, {"a.json", "b.json"}, out, err));
+  EXPECT_NE(err.find("the pooled runs pass 2^53"), std::string::npos) << err;
 }
 
 TEST(SignatureDb, DistinctClocksStaySeparate) {

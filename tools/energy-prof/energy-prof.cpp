@@ -655,8 +655,11 @@ static int merge() {
     if (!readSignatureDb(names[i], shards[i], err))
       return fail(err);
   SignatureDb merged;
-  if (!poolSignatureDbs(shards, names, merged, err))
+  std::vector<std::string> notes;
+  if (!poolSignatureDbs(shards, names, merged, err, &notes))
     return fail(err);
+  for (const std::string &n : notes)
+    errs() << "energy-prof: warning: merge: " << n << "\n";
   if (merged.entries.empty())
     return fail("the shards hold no entry (no region was measured): "
                 "nothing to merge, nothing written");
@@ -1076,8 +1079,11 @@ static int profileCommand(std::vector<std::string> cmd) {
     if (!readSignatureDb(names[i], shards[i], err))
       return keep(err);
   SignatureDb merged;
-  if (!poolSignatureDbs(shards, names, merged, err))
+  std::vector<std::string> notes;
+  if (!poolSignatureDbs(shards, names, merged, err, &notes))
     return keep(err);
+  for (const std::string &n : notes)
+    errs() << "energy-prof: warning: profile: " << n << "\n";
   merged.generator = energy::generatorJson(
       "energy-prof profile --clocks " + list, {cmd.front()});
   // A job that ends before the sweep does covers only its first clocks.
