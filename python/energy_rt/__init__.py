@@ -795,11 +795,24 @@ class region:
         return wrapper
 
 
+def _path(path, what):
+    """A file path given as str, bytes or os.PathLike, as the bytes the C
+    API takes."""
+    try:
+        encoded = os.fsencode(path)
+    except TypeError:
+        raise TypeError("%s needs a path (str, bytes or os.PathLike), not %r"
+                        % (what, path)) from None
+    if not encoded or b"\0" in encoded:
+        raise ValueError("%s needs a non-empty path without NUL characters, "
+                         "not %r" % (what, path))
+    return encoded
+
+
 def flush(path):
     """Writes every region's signature to a version-1 signature DB ("%r" in
     `path` becomes the rank), whole or not at all."""
-    if not isinstance(path, str) or not path:
-        raise ValueError("flush needs a path")
+    path = _path(path, "flush")
     if _state["device"] is None:
         raise EnergyRuntimeError("nothing to flush: this process has not "
                                  "measured yet (open a Monitor or a region "
@@ -807,8 +820,8 @@ def flush(path):
     if _state.get("forked"):
         # A worker has its parent's rank: beside the parent's shard, not
         # over it.
-        path += ".pid%d" % os.getpid()
-    _check(_lib.er_flush(path.encode("utf-8")))
+        path += b".pid%d" % os.getpid()
+    _check(_lib.er_flush(path))
 
 
 def step():
@@ -822,8 +835,9 @@ def step():
 def write_metrics(path):
     """Every region's totals in the Prometheus text exposition format at
     `path` (the node_exporter textfile collector's), whole or not at all."""
+    path = _path(path, "write_metrics")
     _ensure()
-    _check(_lib.er_write_metrics(path.encode("utf-8")))
+    _check(_lib.er_write_metrics(path))
 
 
 def metrics_port():
@@ -845,8 +859,9 @@ def load_plan(path):
     """Follow a plan's clocks region by region (`energy-prof plan-clocks`
     output; needs ENERGY_RT_ALLOW_CLOCK_CHANGES=1, restored at exit). The
     device is this process's (a Monitor's, else ENERGY_RT_DEVICE)."""
+    path = _path(path, "load_plan")
     _ensure()
-    _check(_lib.er_plan_load(path.encode("utf-8")))
+    _check(_lib.er_plan_load(path))
 
 
 if os.environ.get("ENERGY_RT_FLUSH_AT_EXIT"):

@@ -31,23 +31,39 @@ bool readSignatureDb(const std::string &path, SignatureDb &out,
     err = formats::jsonParseError(path, doc.takeError());
     return false;
   }
-  auto fail = [&](const std::string &why) {
-    err = path + ": " + why;
+  // At the JSON path's value where the file has it, else at the closest
+  // enclosing value.
+  auto failAt = [&](std::vector<formats::JsonStep> at, const std::string &why) {
+    err = formats::jsonAt(path, (*buf)->getBuffer(), at) + ": " + why;
     return false;
   };
   auto *obj = doc->getAsObject();
   if (!obj)
-    return fail("the top level must be an object");
+    return failAt({}, "the top level must be an object");
+  // Another of the project's files given as a DB: say which.
+  if (obj->get("model") && !obj->get("entries"))
+    return failAt({"model"}, "a model file (its \"model\"), not a signature "
+                             "DB: pass it as model=, not db=");
+  if (obj->get("schedules") && !obj->get("entries"))
+    return failAt({"schedules"},
+                  "a plan (its \"schedules\"), not a signature DB: DBs come "
+                  "from energy-prof characterize, profile, merge or er_flush");
+  std::string unknown;
+  if (std::string k = formats::jsonUnknownKey(
+          *obj, {"version", "device", "generator", "entries"}, unknown);
+      !k.empty())
+    return failAt({k}, k + ": " + unknown);
   std::optional<int64_t> version = obj->getInteger("version");
   if (!version || *version != 1)
-    return fail("unsupported version (expected \"version\": 1)");
+    return failAt({"version"}, "unsupported version (expected \"version\": 1)");
   auto *entries = obj->getArray("entries");
   if (!entries)
-    return fail("no \"entries\" array");
+    return failAt({"entries"}, "no \"entries\" array");
   if (const llvm::json::Value *dev = obj->get("device")) {
     std::optional<llvm::StringRef> name = dev->getAsString();
     if (!name)
-      return fail("\"device\" must be a string (the backend's identity)");
+      return failAt({"device"},
+                    "\"device\" must be a string (the backend's identity)");
     out.device = name->str();
   }
   // An entry written twice (every field equal): pooled with itself, its
@@ -73,6 +89,14 @@ bool readSignatureDb(const std::string &path, SignatureDb &out,
     };
     if (!e)
       return bad("not an object");
+    if (std::string k = formats::jsonUnknownKey(
+            *e,
+            {"key", "sm_mhz", "s_W", "T_s", "d_J", "sigma_T_s", "sigma_d_J",
+             "runs", "method", "context"},
+            unknown);
+        !k.empty())
+      return failAt({"entries", i, k},
+                    "entry #" + std::to_string(i) + ": " + k + ": " + unknown);
     // Each required field named when it is missing or of the wrong type.
     const char *required[] = {"key", "sm_mhz",    "s_W",      "T_s",
                               "d_J", "sigma_T_s", "sigma_d_J"};
@@ -119,6 +143,15 @@ bool readSignatureDb(const std::string &path, SignatureDb &out,
       const llvm::json::Object *ctx = c->getAsObject();
       if (!ctx)
         return bad("context must be an object");
+      if (std::string k = formats::jsonUnknownKey(*ctx,
+                                                  {"l2", "entry_temperature_C",
+                                                   "power_limit_W",
+                                                   "default_power_limit_W"},
+                                                  unknown);
+          !k.empty())
+        return failAt({"entries", i, "context", k},
+                      "entry #" + std::to_string(i) + ": context." + k + ": " +
+                          unknown);
       if (const llvm::json::Value *l2 = ctx->get("l2")) {
         std::optional<llvm::StringRef> state = l2->getAsString();
         if (!state ||

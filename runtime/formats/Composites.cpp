@@ -23,7 +23,8 @@ bool parseCompositeMeasurements(
   }
   auto *obj = doc->getAsObject();
   if (!obj) {
-    err = path + ": the top level must be an object of name -> measurement";
+    err = jsonAt(path, text, {}) +
+          ": the top level must be an object of name -> measurement";
     return false;
   }
   for (auto &entry : *obj) {
@@ -42,6 +43,15 @@ bool parseCompositeMeasurements(
     if (!m)
       return bad("expected an object");
     CompositeMeasurement meas;
+    // (runs and device: what energy-prof measure-composite records.)
+    std::string why,
+        unknown = jsonUnknownKey(
+            *m, {"E_J", "sigma_E_J", "runs_J", "runs", "device"}, why);
+    if (!unknown.empty()) {
+      err = jsonAt(path, text, {key, unknown}) + ": '" + key + "': " + unknown +
+            ": " + why;
+      return false;
+    }
     if (m->get("runs_J") && (m->get("E_J") || m->get("sigma_E_J")))
       return bad("give E_J and sigma_E_J, or runs_J, not both");
     for (const char *field : {"E_J", "sigma_E_J"})

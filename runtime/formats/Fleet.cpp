@@ -30,16 +30,8 @@ struct Reader {
   }
   bool keys(const json::Object &o, const std::string &where,
             std::initializer_list<const char *> allowed) {
-    std::set<std::string> ok(allowed.begin(), allowed.end());
-    for (const auto &kv : o)
-      if (!ok.count(kv.first.str())) {
-        std::string list;
-        for (const char *k : allowed)
-          list += (list.empty() ? "" : ", ") + std::string(k);
-        return fail(where + "." + kv.first.str(),
-                    "unknown key (expected one of " + list + ")");
-      }
-    return true;
+    std::string why, key = jsonUnknownKey(o, allowed, why);
+    return key.empty() || fail(where + "." + key, why);
   }
   /// A finite number >= 0 (> 0 when positive); absent -> `def` if given.
   bool number(const json::Object &o, StringRef key, const std::string &where,
@@ -346,9 +338,9 @@ bool parseFleet(const json::Value &doc, const std::string &file, FleetFile &out,
         }
       }
     }
-    std::string field, why;
-    if (!rt::validatePolicy(f, p, field, why))
-      return r.fail(w + "." + field, why);
+    std::string field, problem;
+    if (!rt::validatePolicy(f, p, field, problem))
+      return r.fail(w + "." + field, problem);
     out.policies.push_back(p);
     pendingMatch.push_back(match);
   }

@@ -232,6 +232,30 @@ inline std::vector<JsonStep> jsonPathSteps(llvm::StringRef where) {
   return steps;
 }
 
+/// The keys a reader knows: a misspelt optional field would otherwise read
+/// as absent (a plan's "power_cap_w" applied no cap). Returns the first
+/// (in sorted order) key of `o` not in `allowed`, or "" where there is none,
+/// with `why` the message for it ("unknown key (expected one of ...)").
+inline std::string jsonUnknownKey(const llvm::json::Object &o,
+                                  std::initializer_list<const char *> allowed,
+                                  std::string &why) {
+  std::set<std::string> ok(allowed.begin(), allowed.end());
+  std::string first;
+  for (const auto &kv : o)
+    if (!ok.count(kv.first.str()) && (first.empty() || kv.first.str() < first))
+      first = kv.first.str();
+  if (first.empty())
+    return "";
+  why = "unknown key (expected one of ";
+  bool comma = false;
+  for (const char *k : allowed) {
+    why += (comma ? ", " : "") + std::string(k);
+    comma = true;
+  }
+  why += ")";
+  return first;
+}
+
 /// A parse error of `file` as "FILE:LINE:COL: malformed JSON: why" (from
 /// llvm::json's "[LINE:COL0, byte=N]: why", whose column counts from 0).
 inline std::string jsonParseError(const std::string &file, llvm::Error e) {

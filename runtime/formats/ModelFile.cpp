@@ -20,15 +20,33 @@ bool parseModelFile(llvm::StringRef text, const std::string &path,
     return false;
   }
   auto *o = doc->getAsObject();
-  auto bad = [&](const std::string &why) {
-    err = path + ": " + why;
+  // At the value `at` names where the file has it (else the closest value
+  // around it); the message names the key.
+  auto badAt = [&](std::vector<JsonStep> at, const std::string &why) {
+    err = jsonAt(path, text, at) + ": " + why;
     return false;
   };
   if (!o || o->getInteger("version") != 1)
-    return bad("unsupported model file (expected \"version\": 1)");
+    return badAt({"version"},
+                 "unsupported model file (expected \"version\": 1)");
   std::optional<llvm::StringRef> name = o->getString("model");
+  std::string unknown;
+  auto keys = [&](const llvm::json::Object &obj, std::vector<JsonStep> at,
+                  std::initializer_list<const char *> allowed) {
+    std::string k = jsonUnknownKey(obj, allowed, unknown);
+    if (k.empty())
+      return true;
+    at.push_back(k);
+    return badAt(at, "'" + k + "': " + unknown);
+  };
   if (name == "flop-byte") {
     mf.kind = "flop-byte";
+    if (!keys(*o, {},
+              {"version", "model", "parameters", "attention_flops_per_pair",
+               "weight_bytes", "kv_bytes_per_token", "joules_per_flop",
+               "joules_per_byte", "memory_factor", "relative_sigma", "clocks",
+               "coefficient_covariance"}))
+      return false;
     struct {
       const char *key;
       double *slot;
@@ -43,15 +61,21 @@ bool parseModelFile(llvm::StringRef text, const std::string &path,
     for (auto &f : fields) {
       auto v = o->getNumber(f.key);
       if (!v)
-        return bad(std::string("flop-byte needs '") + f.key + "'");
+        return badAt({f.key},
+                     std::string("flop-byte needs '") + f.key + "' (a number)");
       if (!(*v >= 0))
-        return bad(std::string("'") + f.key + "' must be non-negative");
+        return badAt({f.key},
+                     std::string("'") + f.key + "' must be non-negative");
       *f.slot = *v;
     }
     if (const llvm::json::Value *cv = o->get("clocks")) {
       const llvm::json::Object *c = cv->getAsObject();
       if (!c)
-        return bad("'clocks' must be an object");
+        return badAt({"clocks"}, "'clocks' must be an object");
+      if (!keys(
+              *c, {"clocks"},
+              {"fmax_mhz", "fmin_mhz", "vmin", "vmax", "peak_flops", "sm_mhz"}))
+        return false;
       calculus::FlopByteClocks k;
       struct {
         const char *key;
@@ -64,22 +88,28 @@ bool parseModelFile(llvm::StringRef text, const std::string &path,
       for (auto &f : cf) {
         std::optional<double> v = c->getNumber(f.key);
         if (!v || !std::isfinite(*v) || *v <= 0)
-          return bad(std::string("'clocks' needs a positive '") + f.key + "'");
+          return badAt({"clocks", f.key},
+                       std::string("'clocks' needs a positive '") + f.key +
+                           "'");
         *f.slot = *v;
       }
       if (!(k.fmaxMhz > k.fminMhz) || !(k.vmax >= k.vmin))
-        return bad("'clocks' needs fmax_mhz > fmin_mhz and vmax >= vmin");
+        return badAt({"clocks"},
+                     "'clocks' needs fmax_mhz > fmin_mhz and vmax >= vmin");
       const llvm::json::Array *list = c->getArray("sm_mhz");
       if (!list || list->empty())
-        return bad("'clocks' needs a non-empty 'sm_mhz' list");
-      for (const llvm::json::Value &v : *list) {
-        std::optional<double> f = v.getAsNumber();
+        return badAt({"clocks", "sm_mhz"},
+                     "'clocks' needs a non-empty 'sm_mhz' list");
+      for (size_t i = 0; i < list->size(); ++i) {
+        std::optional<double> f = (*list)[i].getAsNumber();
         if (!f || *f < k.fminMhz || *f > k.fmaxMhz || *f != std::floor(*f))
-          return bad("'clocks' sm_mhz entries must be whole MHz within "
-                     "[fmin_mhz, fmax_mhz]");
+          return badAt({"clocks", "sm_mhz", i},
+                       "'clocks' sm_mhz entries must be whole MHz within "
+                       "[fmin_mhz, fmax_mhz]");
         if (llvm::is_contained(k.smMhz, *f))
-          return bad("'clocks' sm_mhz lists " + std::to_string(int64_t(*f)) +
-                     " MHz twice (one option per clock)");
+          return badAt({"clocks", "sm_mhz", i},
+                       "'clocks' sm_mhz lists " + std::to_string(int64_t(*f)) +
+                           " MHz twice (one option per clock)");
         k.smMhz.push_back(*f);
       }
       mf.clocks = k;
@@ -87,67 +117,89 @@ bool parseModelFile(llvm::StringRef text, const std::string &path,
     if (const llvm::json::Value *cc = o->get("coefficient_covariance")) {
       const llvm::json::Array *a = cc->getAsArray();
       if (!a || a->size() != 4)
-        return bad("'coefficient_covariance' must be the 4 entries of the "
-                   "(joules_per_flop, joules_per_byte) covariance");
-      for (const llvm::json::Value &v : *a) {
-        std::optional<double> x = v.getAsNumber();
+        return badAt({"coefficient_covariance"},
+                     "'coefficient_covariance' must be the 4 entries of the "
+                     "(joules_per_flop, joules_per_byte) covariance");
+      for (size_t i = 0; i < a->size(); ++i) {
+        std::optional<double> x = (*a)[i].getAsNumber();
         if (!x || !std::isfinite(*x))
-          return bad("'coefficient_covariance' entries must be numbers");
+          return badAt({"coefficient_covariance", i},
+                       "'coefficient_covariance' entries must be numbers");
         mf.sharedCov.push_back(*x);
       }
       if (mf.sharedCov[0] < 0 || mf.sharedCov[3] < 0 ||
           mf.sharedCov[1] != mf.sharedCov[2] ||
           mf.sharedCov[1] * mf.sharedCov[1] >
               mf.sharedCov[0] * mf.sharedCov[3] * (1 + 1e-12))
-        return bad("'coefficient_covariance' must be symmetric positive "
-                   "semi-definite");
+        return badAt({"coefficient_covariance"},
+                     "'coefficient_covariance' must be symmetric positive "
+                     "semi-definite");
     }
     return true;
   }
   if (name == "energylens") {
     mf.kind = "energylens";
+    if (!keys(*o, {},
+              {"version", "model", "coefficients", "covariance", "rows"}))
+      return false;
     auto *coef = o->getObject("coefficients");
     auto *cov = o->getArray("covariance");
     constexpr int P = calculus::EnergyLens::kParams;
     if (!coef || !cov || cov->size() != size_t(P * P))
-      return bad("energylens needs 12 coefficients and a 144-entry "
-                 "covariance");
+      return badAt({coef ? "covariance" : "coefficients"},
+                   "energylens needs 12 coefficients and a 144-entry "
+                   "covariance");
     for (int i = 0; i < P; ++i) {
       auto v = coef->getNumber(calculus::EnergyLens::kNames[i]);
       if (!v)
-        return bad(std::string("missing coefficient ") +
-                   calculus::EnergyLens::kNames[i]);
+        return badAt({"coefficients", calculus::EnergyLens::kNames[i]},
+                     std::string("missing coefficient ") +
+                         calculus::EnergyLens::kNames[i]);
       mf.lens.phi[size_t(i)] = *v;
     }
-    for (int i = 0; i < P * P; ++i) {
-      auto v = (*cov)[size_t(i)].getAsNumber();
+    if (coef->size() != size_t(P)) {
+      for (const auto &kv : *coef)
+        if (!llvm::is_contained(calculus::EnergyLens::kNames, kv.first.str()))
+          return badAt({"coefficients", kv.first.str()},
+                       "'" + kv.first.str() +
+                           "': not an energylens coefficient");
+    }
+    for (size_t i = 0; i < size_t(P * P); ++i) {
+      auto v = (*cov)[i].getAsNumber();
       if (!v)
-        return bad("covariance entries must be numbers");
-      mf.lens.cov[size_t(i)] = *v;
+        return badAt({"covariance", i}, "covariance entries must be numbers");
+      mf.lens.cov[i] = *v;
     }
     mf.sharedCov.assign(mf.lens.cov.begin(), mf.lens.cov.end());
     return true;
   }
   if (name != "token-law")
-    return bad("unknown model (expected \"token-law\", \"flop-byte\" or "
-               "\"energylens\")");
+    return badAt({"model"},
+                 "unknown model (expected \"token-law\", \"flop-byte\" or "
+                 "\"energylens\")");
   mf.kind = "token-law";
+  if (!keys(*o, {}, {"version", "model", "coefficients", "covariance", "rows"}))
+    return false;
   auto *coef = o->getObject("coefficients");
   auto *cov = o->getArray("covariance");
   if (!coef || !cov || cov->size() != 16)
-    return bad("needs coefficients {alpha, beta, P_tau, c} and a 16-entry "
-               "covariance");
+    return badAt({coef ? "covariance" : "coefficients"},
+                 "needs coefficients {alpha, beta, P_tau, c} and a 16-entry "
+                 "covariance");
+  if (!keys(*coef, {"coefficients"}, {"alpha", "beta", "P_tau", "c"}))
+    return false;
   const char *names[4] = {"alpha", "beta", "P_tau", "c"};
   for (int i = 0; i < 4; ++i) {
     auto v = coef->getNumber(names[i]);
     if (!v)
-      return bad(std::string("missing coefficient ") + names[i]);
+      return badAt({"coefficients", names[i]},
+                   std::string("missing coefficient ") + names[i]);
     law.coef[i] = *v;
   }
-  for (int i = 0; i < 16; ++i) {
+  for (size_t i = 0; i < 16; ++i) {
     auto v = (*cov)[i].getAsNumber();
     if (!v)
-      return bad("covariance entries must be numbers");
+      return badAt({"covariance", i}, "covariance entries must be numbers");
     law.cov[i] = *v;
   }
   mf.sharedCov.assign(law.cov.begin(), law.cov.end());

@@ -35,6 +35,11 @@ struct Reader {
     out = *v;
     return true;
   }
+  bool keys(const json::Object &o, const std::string &where,
+            std::initializer_list<const char *> allowed) {
+    std::string why, key = formats::jsonUnknownKey(o, allowed, why);
+    return key.empty() || fail(where + "." + key, why);
+  }
   /// sm_mhz: a positive integer or null (the driver's default clock).
   bool clock(const json::Object &o, const std::string &where,
              std::optional<int> &out) {
@@ -75,6 +80,8 @@ bool parsePlan(const std::string &text, const std::string &file,
   if (!schedules && root->getArray("entries"))
     return r.fail("$", "a signature DB (its \"entries\"), not a plan: "
                        "plans come from energy-translate --export-plan");
+  if (!r.keys(*root, "$", {"version", "generator", "schedules"}))
+    return false;
   if (!schedules || schedules->empty())
     return r.fail("$.schedules", "expected a non-empty list");
 
@@ -83,6 +90,9 @@ bool parsePlan(const std::string &text, const std::string &file,
   for (size_t i = 0; i < schedules->size(); ++i) {
     std::string w = "$.schedules[" + std::to_string(i) + "]";
     const json::Object *s = (*schedules)[i].getAsObject();
+    if (s && !r.keys(*s, w,
+                     {"schedule", "objective", "baseline", "plan", "devices"}))
+      return false;
     std::optional<StringRef> name = s ? s->getString("schedule") : std::nullopt;
     if (!name || name->empty())
       return r.fail(w + ".schedule", "expected the schedule's name");
@@ -107,6 +117,8 @@ bool parsePlan(const std::string &text, const std::string &file,
     return r.fail(where + ".plan", "missing");
   if (!base)
     return r.fail(where + ".baseline", "missing");
+  if (!r.keys(*base, where + ".baseline", {"T_s", "E_J"}))
+    return false;
   if (!r.number(*plan, "T_s", where + ".plan", out.T, /*positive=*/true) ||
       !r.number(*plan, "E_J", where + ".plan", out.E) ||
       !r.number(*base, "T_s", where + ".baseline", out.baselineT) ||
@@ -122,6 +134,8 @@ bool parsePlan(const std::string &text, const std::string &file,
     const json::Object *d = (*devices)[i].getAsObject();
     if (!d)
       return r.fail(w, "expected an object");
+    if (!r.keys(*d, w, {"device", "kind", "tasks", "runs", "power_cap_W"}))
+      return false;
     PlanDevice dev;
     std::optional<StringRef> name = d->getString("device");
     if (!name || name->empty())
@@ -160,6 +174,8 @@ bool parsePlan(const std::string &text, const std::string &file,
       const json::Object *o = (*tasks)[t].getAsObject();
       if (!o)
         return r.fail(tw, "expected an object");
+      if (!r.keys(*o, tw, {"task", "sm_mhz", "start_s", "T_s", "d_J", "E_J"}))
+        return false;
       Task task;
       std::optional<StringRef> tn = o->getString("task");
       if (!tn || tn->empty())
@@ -186,6 +202,8 @@ bool parsePlan(const std::string &text, const std::string &file,
       const json::Object *o = (*runs)[k].getAsObject();
       if (!o)
         return r.fail(rw, "expected an object");
+      if (!r.keys(*o, rw, {"sm_mhz", "first", "tasks"}))
+        return false;
       PlanRun run;
       std::optional<StringRef> first = o->getString("first");
       std::optional<int64_t> count = o->getInteger("tasks");

@@ -15,6 +15,8 @@
 // RUN: energy-opt %energy_src/examples/attention-tp2.mlir --energy-check-deviation="measured=%t/agree.json fail-on-deviation=true" -o /dev/null
 // RUN: echo '{"attention": {"E_J": 3.32}}' > %t/bad.json
 // RUN: not energy-opt %s --energy-check-deviation="measured=%t/bad.json" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: echo '{"attention": {"E_J": 3.32, "sigma_E_J": 0.01, "sigma": 5}}' > %t/extra.json
+// RUN: not energy-opt %s --energy-check-deviation="measured=%t/extra.json" 2>&1 | FileCheck %s --check-prefix=EXTRA
 // RUN: echo '{"attention": ' > %t/trunc.json
 // RUN: not energy-opt %s --energy-check-deviation="measured=%t/trunc.json" 2>&1 | FileCheck %s --check-prefix=TRUNC
 
@@ -32,6 +34,7 @@ energy.device @tp2 kind "2xA100-SXM4" static 120 W
 // DIAG-DAG: remark: @overlap deviates (Eq. 23): predicted 2.2336 J, measured 2.505 J, threshold {{.*}}; interaction-graph candidate, likely mechanism: unknown (no mechanism declared on its devices)
 // DIAG-DAG: warning: energy-check-deviation: no composite or element named @ghost (measurement ignored)
 // BAD: energy-check-deviation: {{.*}}bad.json:1:15: 'attention': needs E_J and sigma_E_J, or runs_J
+// EXTRA: energy-check-deviation: {{.*}}extra.json:1:57: 'attention': sigma: unknown key (expected one of E_J, sigma_E_J, runs_J, runs, device)
 // TRUNC: energy-check-deviation: {{.*}}trunc.json:{{[0-9]+}}:{{[0-9]+}}: malformed JSON
 energy.seq @attention {
   energy.element @prefix on @tp2 sig <T = 1.55 ms, d = 900 mJ, sigma_T = 10 us, sigma_d = 5 mJ>

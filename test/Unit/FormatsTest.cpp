@@ -192,10 +192,17 @@ TEST(ModelFile, TokenLawWrittenThenRead) {
     EXPECT_DOUBLE_EQ(mf.law.coef[size_t(i)], law.coef[size_t(i)]);
   EXPECT_EQ(mf.sharedCov.size(), 16u);
   EXPECT_FALSE(parseModelFile(R"({"version": 2})", "m.json", mf, err));
-  EXPECT_EQ(err, "m.json: unsupported model file (expected \"version\": 1)");
+  // Located: at the version's value (column 13); a missing field at the
+  // object that lacks it; a misspelt one at its value.
+  EXPECT_EQ(err,
+            "m.json:1:13: unsupported model file (expected \"version\": 1)");
   EXPECT_FALSE(parseModelFile(R"({"version": 1, "model": "flop-byte"})",
                               "m.json", mf, err));
-  EXPECT_EQ(err, "m.json: flop-byte needs 'parameters'");
+  EXPECT_EQ(err, "m.json:1:1: flop-byte needs 'parameters' (a number)");
+  EXPECT_FALSE(
+      parseModelFile(R"({"version": 1, "model": "token-law", "coefs": {}})",
+                     "m.json", mf, err));
+  EXPECT_EQ(err.substr(0, err.find(" (")), "m.json:1:47: 'coefs': unknown key");
 }
 
 } // namespace
