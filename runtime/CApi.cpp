@@ -675,8 +675,7 @@ int er_init(const char *device) {
       return fail(std::string("ENERGY_RT_SIM_SEED='") + v +
                   "' is not a non-negative integer below 2^64");
     seed = x;
-  }
-  else if (state.forked)
+  } else if (state.forked)
     seed ^= 0x9e3779b97f4a7c15ull * (uint64_t(getpid()) + 1);
   state.metricsServer.stop();
   state.sampler.reset(); // stops its thread before the device goes
@@ -764,6 +763,11 @@ int er_init(const char *device) {
   state.flushAtExit.clear();
   state.flushInterval = 60;
   if (const char *at = std::getenv("ENERGY_RT_FLUSH_AT_EXIT")) {
+    // Set but empty is a script's mistake (an unset variable expanded):
+    // found out at exit, the whole job's measurements would be lost.
+    if (!*at)
+      return fail("ENERGY_RT_FLUSH_AT_EXIT is set but empty: give the "
+                  "shard's path (%r for the rank), or unset it");
     if (const char *iv = std::getenv("ENERGY_RT_FLUSH_INTERVAL")) {
       char *end = nullptr;
       double interval = std::strtod(iv, &end);
@@ -876,7 +880,10 @@ bool jobEnergyAtLastClock(Profile &pf, double &perIteration, std::string &err) {
     err = "adaptive profiling: " + err;
     return false;
   }
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(10);
+  auto start = std::chrono::steady_clock::now();
+  auto deadline = start + std::chrono::minutes(10);
+  bool said = false;
+  takeChainedSignal(); // only what arrives while this waits
   double sum = 0;
   for (int r = 0; r < pf.world; ++r) {
     for (;;) {
@@ -886,7 +893,25 @@ bool jobEnergyAtLastClock(Profile &pf, double &perIteration, std::string &err) {
         sum += x;
         break;
       }
-      if (std::chrono::steady_clock::now() > deadline) {
+      // A signal the program handles later (Python's handlers run once
+      // this call returns): stop waiting, so that it can (torchrun stops
+      // the other ranks with SIGTERM when one fails).
+      if (int sig = takeChainedSignal()) {
+        err = "adaptive profiling: interrupted by signal " +
+              std::to_string(sig) + " while waiting for rank " +
+              std::to_string(r) + "'s energy at " + std::to_string(last) +
+              " MHz";
+        return false;
+      }
+      auto now = std::chrono::steady_clock::now();
+      if (!said && now - start > std::chrono::seconds(10)) {
+        said = true;
+        std::fprintf(stderr,
+                     "energy_rt: adaptive profiling: rank %d is waiting for "
+                     "rank %d's energy at %d MHz (up to 10 minutes)\n",
+                     er_rank(), r, last);
+      }
+      if (now > deadline) {
         err = "adaptive profiling: rank " + std::to_string(er_rank()) +
               " waited 10 minutes for rank " + std::to_string(r) +
               "'s energy at " + std::to_string(last) + " MHz (do all " +
@@ -1384,6 +1409,14 @@ int er_plan_clock(const char *name, int sm_mhz) {
   std::lock_guard<std::mutex> lock(state.mu);
   if (!state.dev)
     return notInitialized("er_plan_clock");
+  // A profile sweeps the clocks; a plan would hold its regions at one.
+  if (const char *sweep = std::getenv("ENERGY_RT_PROFILE_CLOCKS");
+      sweep && *sweep)
+    return fail("this process is profiled across clocks "
+                "(ENERGY_RT_PROFILE_CLOCKS, energy-prof profile): following a "
+                "plan now would hold its regions at the plan's clocks and "
+                "the profile would not sweep them; profile without the plan, "
+                "then plan");
   const char *allow = std::getenv("ENERGY_RT_ALLOW_CLOCK_CHANGES");
   if (!allow || std::string(allow) != "1")
     return fail("following a plan changes SM clocks: set "
@@ -1411,7 +1444,8 @@ int er_plan_clock(const char *name, int sm_mhz) {
 }
 
 int er_plan_load(const char *path) {
-  std::string file = path ? path : "";
+  // "%r": the rank, as in er_flush (one clock file per rank's device).
+  std::string file = withRank(path ? path : "");
   struct stat st;
   if (::stat(file.c_str(), &st) != 0)
     return fail("cannot read '" + file + "': " + std::strerror(errno));
@@ -1422,6 +1456,12 @@ int er_plan_load(const char *path) {
                    std::istreambuf_iterator<char>());
   if (!in && !in.eof())
     return fail("cannot read '" + file + "'");
+  if (size_t first = text.find_first_not_of(" \t\r\n");
+      first != std::string::npos && text[first] == '{')
+    return fail(file + ": a JSON file, not a clock plan: a plan exported by "
+                       "energy-translate --export-plan becomes one device's "
+                       "\"region sm_mhz\" lines with energy-prof plan-clocks "
+                       "PLAN --plan-device NAME");
   // `name sm_mhz` per line (energy-prof plan-clocks), '#' comments; a task
   // named twice is refused (which clock was meant is not ours to guess).
   std::map<std::string, int> firstLine;
@@ -1457,6 +1497,11 @@ int er_plan_load(const char *path) {
                   std::to_string(it->second) + ")");
     lines.push_back({name, int(mhz), where});
   }
+  if (lines.empty())
+    std::fprintf(stderr,
+                 "energy_rt: warning: %s names no region: the plan changes no "
+                 "clock\n",
+                 file.c_str());
   // All of the file or none of it: a line refused after others were taken
   // would leave the job following part of the plan.
   std::map<std::string, int> before;

@@ -54,16 +54,22 @@ struct sigaction previous[maxSignal];
 
 volatile sig_atomic_t restoringFromSignal = 0;
 
+/// takeChainedSignal's record (lock-free: set in the handler).
+std::atomic<int> chainedSignal{0};
+static_assert(std::atomic<int>::is_always_lock_free);
+
 extern "C" void restoreAndChain(int sig, siginfo_t *info, void *ctx) {
   restoreGuardedDevices();
   const struct sigaction &old = previous[sig];
   if (old.sa_flags & SA_SIGINFO) {
     if (old.sa_sigaction) {
+      chainedSignal.store(sig);
       old.sa_sigaction(sig, info, ctx); // the application's handler
       return;
     }
   } else if (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN &&
              old.sa_handler) {
+    chainedSignal.store(sig);
     old.sa_handler(sig);
     return;
   }
@@ -94,6 +100,8 @@ void install() {
 } // namespace
 
 bool inSignalRestore() { return restoringFromSignal != 0; }
+
+int takeChainedSignal() { return chainedSignal.exchange(0); }
 
 void restoreGuardedDevices() {
   if (getpid() != owner.load()) // async-signal-safe

@@ -112,7 +112,9 @@ int er_sim_run(double flops, double bytes);
  * ABRT, SEGV, BUS, FPE, ILL, PIPE, ALRM, USR1/2, XCPU, XFSZ; the
  * application's own handlers still run after the restore). er_plan_load reads
  * "name sm_mhz" lines ('#' comments), as `energy-prof plan-clocks` writes
- * them from a plan file (docs/PLAN.md). */
+ * them from a plan file (docs/PLAN.md); "%r" in its path is the rank, as in
+ * er_flush. A process profiled across clocks (ENERGY_RT_PROFILE_CLOCKS)
+ * refuses a plan: it would pin the clocks the profile sweeps. */
 int er_plan_clock(const char *name, int sm_mhz);
 int er_plan_load(const char *path);
 /* The device's current SM clock and the clock changes made for the plan. */

@@ -259,6 +259,19 @@ class EnergyRtTest(unittest.TestCase):
             with self.assertRaisesRegex(energy_rt.EnergyRuntimeError,
                                         "No such file or directory"):
                 energy_rt.flush(os.path.join(d, "missing", "x.json"))
+            # Paths as pathlib gives them; anything else is a TypeError
+            # that says so (not an AttributeError from inside).
+            import pathlib
+            energy_rt.flush(pathlib.Path(d) / "db-path.json")
+            self.assertTrue(os.path.exists(os.path.join(d, "db-path.json")))
+            for call in (energy_rt.flush, energy_rt.load_plan,
+                         energy_rt.write_metrics):
+                with self.assertRaisesRegex(TypeError, "needs a path"):
+                    call(None)
+                with self.assertRaisesRegex(TypeError, "needs a path"):
+                    call(3)
+                with self.assertRaisesRegex(ValueError, "non-empty path"):
+                    call("")
 
     def _fresh(self, code, **env):
         """Runs `code` in a fresh interpreter (its own runtime)."""
@@ -327,13 +340,34 @@ class EnergyRtTest(unittest.TestCase):
                      (plan("nul.txt", b"F0_0 1410\n\0F1 1005\n"),
                       "nul.txt:2: a NUL byte"),
                      (plan("junk.txt", b"F0_0 14x0\n"),
-                      "junk.txt:1: expected \"name sm_mhz\"")]
+                      "junk.txt:1: expected \"name sm_mhz\""),
+                     (plan("plan.json", b'{"version": 1, "schedules": []}'),
+                      "plan.json: a JSON file, not a clock plan: a plan "
+                      "exported by energy-translate --export-plan becomes "
+                      "one device's \"region sm_mhz\" lines with energy-prof "
+                      "plan-clocks")]
             for path, message in cases:
                 r = self._fresh("import energy_rt; energy_rt.Monitor(device="
                                 "'sim:a100'); energy_rt.load_plan(%r)" % path,
                                 ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
                 self.assertNotEqual(r.returncode, 0, path)
                 self.assertIn(message, r.stderr)
+            # A profile sweeps the clocks: a plan would pin them.
+            r = self._fresh("import energy_rt; energy_rt.Monitor(device="
+                            "'sim:a100'); energy_rt.load_plan(%r)"
+                            % plan("ok.txt", b"w 1005\n"),
+                            ENERGY_RT_ALLOW_CLOCK_CHANGES="1",
+                            ENERGY_RT_PROFILE_CLOCKS="1410,1005")
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("this process is profiled across clocks", r.stderr)
+            # An empty plan changes nothing, and says so; %r is the rank.
+            plan("empty-0.txt", b"# nothing\n")
+            r = self._fresh("import energy_rt; energy_rt.Monitor(device="
+                            "'sim:a100'); energy_rt.load_plan(%r)"
+                            % os.path.join(d, "empty-%r.txt"),
+                            ENERGY_RT_ALLOW_CLOCK_CHANGES="1", RANK="0")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("empty-0.txt names no region", r.stderr)
             # A file refused at its second line leaves no clock of its
             # first planned (its first line ran a region at 600 MHz).
             bad = plan("partial.txt", b"w 600\nv 777\n")
@@ -735,6 +769,52 @@ class EnergyRtTest(unittest.TestCase):
                                 d, "missing", "x.json"))
             self.assertIn("ENERGY_RT_FLUSH_AT_EXIT: '%s'"
                           % os.path.join(d, "missing", "x.json"), r.stderr)
+            # Set but empty (an unset variable expanded): refused at once,
+            # not found out at exit with the job's measurements lost.
+            r = self._fresh("import energy_rt; energy_rt.Monitor()",
+                            ENERGY_RT_DEVICE="sim:a100",
+                            ENERGY_RT_FLUSH_AT_EXIT="")
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("ENERGY_RT_FLUSH_AT_EXIT is set but empty", r.stderr)
+
+    def test_a_rank_waiting_for_its_peers_still_stops_on_sigterm(self):
+        # Adaptive profiling: after each clock a rank waits (in C, up to 10
+        # minutes) for every rank's energy. torchrun stops the ranks with
+        # SIGTERM when one fails; Python's handler only runs once the C call
+        # returns, so the wait must end on the signal, and the shard be
+        # written on the way out.
+        import signal
+        import time
+        job = ("import energy_rt\n"
+               "for i in range(6):\n"
+               "    with energy_rt.region('work'):\n"
+               "        energy_rt.sim_run(1e12, 1e9)\n"
+               "    print('step', i, flush=True)\n"
+               "    energy_rt.step()\n")
+        with tempfile.TemporaryDirectory() as d:
+            env = dict(os.environ, ENERGY_RT_DEVICE="sim:a100",
+                       ENERGY_RT_ALLOW_CLOCK_CHANGES="1",
+                       ENERGY_RT_PROFILE_CLOCKS="adaptive:3",
+                       ENERGY_RT_PROFILE_WARMUP="1",
+                       ENERGY_RT_PROFILE_ITERATIONS="1",
+                       ENERGY_RT_PROFILE_SYNC_DIR=d, WORLD_SIZE="2", RANK="0",
+                       ENERGY_RT_FLUSH_AT_EXIT=os.path.join(d, "db-%r.json"))
+            p = subprocess.Popen([sys.executable, "-c", job], env=env,
+                                 stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+            # Step 1 ends the first profiled clock: the wait for rank 1,
+            # which never comes.
+            self.assertEqual(p.stdout.readline().strip(), "step 0")
+            self.assertEqual(p.stdout.readline().strip(), "step 1")
+            time.sleep(0.5)
+            t0 = time.monotonic()
+            p.send_signal(signal.SIGTERM)
+            _, err = p.communicate(timeout=60)
+            self.assertLess(time.monotonic() - t0, 10, err)
+            self.assertEqual(p.returncode, 128 + signal.SIGTERM, err)
+            with open(os.path.join(d, "db-0.json")) as f:
+                keys = {e["key"] for e in json.load(f)["entries"]}
+            self.assertEqual(keys, {"work"})
 
     def test_says_clearly_when_the_library_is_missing(self):
         with tempfile.TemporaryDirectory() as d:
