@@ -101,7 +101,10 @@ static cl::SubCommand mergeSub("merge",
                                "pool per-rank shards into one signature DB");
 static cl::SubCommand profileSub(
     "profile",
-    "profile a job across clocks in its own processes, then pool its shards");
+    "profile a job across clocks in its own processes, then pool its "
+    "shards: energy-prof profile --clocks a,b|--all-clocks|--adaptive "
+    "--allow-clock-changes [-o db.json] -- CMD ARGS... (without -o the DB "
+    "goes to standard output)");
 static cl::SubCommand
     routeSub("route",
              "compare routing policies across models under an energy supply");
@@ -883,6 +886,16 @@ static int profileCommand(std::vector<std::string> cmd) {
                 "--adaptive");
   if (iterationsPerClock < 1)
     return fail("--iterations-per-clock must be at least 1");
+  // Options of another sweep are mistakes, not ignored.
+  if (maxClocks.getNumOccurrences() && !adaptive)
+    return fail("--max-clocks is --adaptive's budget; with --clocks or "
+                "--all-clocks the sweep is the list given");
+  if (clockStride.getNumOccurrences() && !allClocks)
+    return fail("--clock-stride thins --all-clocks; with --clocks or "
+                "--adaptive it has no meaning");
+  if (adaptive && maxClocks < 2)
+    return fail("--max-clocks must be at least 2 (the adaptive sweep starts "
+                "at the highest clock and needs one more to compare)");
   // What can be checked before the job runs is checked first: the device
   // (a simulated one here; each rank opens a CUDA device itself), the
   // clocks against it, and that -o can be written. No device (or "cuda"):
@@ -914,6 +927,10 @@ static int profileCommand(std::vector<std::string> cmd) {
     if (!checked)
       return fail(why);
     std::vector<int> supported = checked->supportedSmClocks();
+    if (adaptive && size_t(maxClocks) > supported.size())
+      return fail("--max-clocks " + Twine(unsigned(maxClocks)) + ": " +
+                  checked->identity() + " has " + Twine(supported.size()) +
+                  " clocks");
     for (int c : clocks)
       if (!std::count(supported.begin(), supported.end(), c))
         return fail("--clocks: " + Twine(c) +
@@ -1084,6 +1101,20 @@ static int profileCommand(std::vector<std::string> cmd) {
     return keep(err);
   for (const std::string &n : notes)
     errs() << "energy-prof: warning: profile: " << n << "\n";
+  // The device given is the one the ranks were told to measure; a job that
+  // chose its own (ENERGY_RT_DEVICE set inside, a Monitor's device=) made
+  // a DB of another.
+  if (checked)
+    for (size_t i = 0; i < shards.size(); ++i)
+      if (gpuModelOf(shards[i].device) != gpuModelOf(checked->identity())) {
+        WithColor::warning(errs(), "energy-prof")
+            << sys::path::filename(names[i]) << " was measured on '"
+            << shards[i].device << "', not on --device " << name << " ("
+            << checked->identity()
+            << "): the job chose its own device (ENERGY_RT_DEVICE set "
+               "inside it, or a Monitor's device=)\n";
+        break;
+      }
   merged.generator = energy::generatorJson(
       "energy-prof profile --clocks " + list, {cmd.front()});
   // A job that ends before the sweep does covers only its first clocks.
@@ -1127,6 +1158,26 @@ static int profileCommand(std::vector<std::string> cmd) {
         << llvm::join(silent, ", ")
         << "): their regions are not in the DB (do they call er_step / "
            "energy_rt.step() at the end of every iteration?)\n";
+  // Child processes' shards (a DataLoader's workers) are not pooled: say
+  // what they measured, since the job printed where they wrote it.
+  if (!children.empty()) {
+    std::set<std::string> keys;
+    for (const std::string &c : children) {
+      SignatureDb child;
+      std::string why;
+      if (readSignatureDb(c, child, why))
+        for (const DbEntry &e : child.entries)
+          keys.insert(e.key);
+    }
+    WithColor::warning(errs(), "energy-prof")
+        << children.size()
+        << " child process(es) of the ranks (a DataLoader's workers) "
+           "measured "
+        << (keys.empty() ? std::string("no region")
+                         : "regions " + llvm::join(keys, ", "))
+        << ": not in the DB, since a child does not follow its rank's clock "
+           "sweep (their shards go with the profile's temporary folder)\n";
+  }
   // An adaptive sweep stops by itself past the energy valley: fewer clocks
   // than its maximum are then complete, and only a failed job is short.
   if (wanted && seen.size() < wanted && !(adaptive && !failed))
