@@ -172,6 +172,12 @@ struct State {
   /// ENERGY_RT_FLUSH_AT_EXIT (empty: unset) and ENERGY_RT_FLUSH_INTERVAL:
   /// the shard is also written during the job (checkpointShard).
   std::string flushAtExit;
+  /// Runs accounted so far, and how many the last er_flush to flushAtExit
+  /// (kept or refused) had seen: the at-exit flush does not repeat one
+  /// that Python's exit path already made (the same shard, or the same
+  /// error, twice).
+  uint64_t runsAccounted = 0;
+  std::optional<uint64_t> runsAtExitFlush;
   double flushInterval = 60;
   std::chrono::steady_clock::time_point lastCheckpoint;
   /// ENERGY_RT_METRICS_PORT: Prometheus scrapes over HTTP (opt-in). Last
@@ -239,6 +245,7 @@ void keepTicket(unsigned long long ticket, double E) {
 void account(Region &r, double E, double T, int smMhz, bool record) {
   if (!record)
     return;
+  ++state.runsAccounted;
   r.all.add(E, T);
   if (smMhz)
     r.byClock[smMhz].add(E, T);
@@ -806,8 +813,9 @@ int er_init(const char *device) {
         {
           std::lock_guard<std::mutex> lock(state.mu);
           // Shut down, or a forked child that never measured: nothing of
-          // its own to write.
-          if (!state.dev || state.forked)
+          // its own to write; or written already with nothing since.
+          if (!state.dev || state.forked ||
+              state.runsAtExitFlush == state.runsAccounted)
             return;
           for (const auto &[key, r] : state.regions)
             if (r.open)
@@ -1334,7 +1342,11 @@ int er_flush(const char *path) {
   if (!state.dev)
     return notInitialized("er_flush");
   std::string err;
-  if (!resolvePending(/*wait=*/true, err) || !writeShard(path, err))
+  bool atExitPath = !state.flushAtExit.empty() && path == state.flushAtExit;
+  bool resolved = resolvePending(/*wait=*/true, err);
+  if (atExitPath)
+    state.runsAtExitFlush = state.runsAccounted;
+  if (!resolved || !writeShard(path, err))
     return fail(err);
   for (auto &[name, r] : pooledRegions())
     if (r.acrossClocks)
@@ -1344,6 +1356,21 @@ int er_flush(const char *path) {
                    "region inside it): in its totals, not in the DB, whose "
                    "signatures hold one clock each\n",
                    (unsigned long long)r.acrossClocks, name.c_str());
+  // Regions open now (a window left open, one of a thread that ended
+  // without closing it): their runs so far are in; the current one is not.
+  std::set<std::string> open;
+  for (const auto &[key, r] : state.regions)
+    if (r.open)
+      open.insert(key.name);
+  if (!open.empty()) {
+    std::string names;
+    for (const std::string &n : open)
+      names += (names.empty() ? "'" : ", '") + n + "'";
+    std::fprintf(stderr,
+                 "energy_rt: note: %zu region(s) open at this flush (%s): "
+                 "their current runs are not in it\n",
+                 open.size(), names.c_str());
+  }
   return 0;
 }
 
