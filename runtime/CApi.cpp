@@ -29,6 +29,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <strings.h>
 #include <sys/stat.h>
 #include <thread>
 #include <tuple>
@@ -332,7 +333,15 @@ bool startProfile(const std::string &list, std::string &why) {
     for (const char *var :
          {"WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE"})
       if (const char *n = std::getenv(var)) {
-        pf.world = std::max(1, std::atoi(n));
+        char *end = nullptr;
+        errno = 0;
+        long w = std::strtol(n, &end, 10);
+        if (end == n || *end || errno || w < 1 || w > (1L << 20)) {
+          why = std::string(var) + "='" + n +
+                "' is not a number of ranks (a whole number from 1)";
+          return false;
+        }
+        pf.world = int(w);
         break;
       }
     if (const char *dir = std::getenv("ENERGY_RT_PROFILE_SYNC_DIR"))
@@ -699,6 +708,9 @@ int er_init(const char *device) {
     if (restoreStaleRecords(log) || !log.empty())
       std::fprintf(stderr, "energy_rt: %s", log.c_str());
   }
+  // The prefix in any case, as the kind after it ("SIM:A100").
+  if (name.size() >= 4 && strncasecmp(name.c_str(), "sim:", 4) == 0)
+    name.replace(0, 4, "sim:");
   if (name.rfind("sim:", 0) == 0) {
     SimParams p;
     if (!simParamsFor(name.substr(4), p))

@@ -295,6 +295,19 @@ class EnergyRtTest(unittest.TestCase):
         r = self._fresh("import energy_rt; energy_rt.Monitor(device="
                         "'cuda:abc')")
         self.assertIn("expected cuda:<index>", r.stderr)
+        # The sim: prefix in any case, as its kind; a world size that is
+        # no number is refused where it matters (an adaptive profile).
+        r = self._fresh("import energy_rt\n"
+                        "with energy_rt.region('x'): energy_rt.sim_run(0, 1)\n"
+                        "print(energy_rt._state['device'])",
+                        ENERGY_RT_DEVICE="SIM:A100")
+        self.assertEqual(r.stdout.strip(), "sim:A100-SXM4 (simulated)",
+                         r.stderr)
+        r = self._fresh("import energy_rt; energy_rt.Monitor(device="
+                        "'sim:a100')", ENERGY_RT_ALLOW_CLOCK_CHANGES="1",
+                        ENERGY_RT_PROFILE_CLOCKS="adaptive:3",
+                        WORLD_SIZE="abc")
+        self.assertIn("WORLD_SIZE='abc' is not a number of ranks", r.stderr)
 
     def test_work_that_raises_is_not_recorded(self):
         # The window closes (it can be opened again), the exception goes on,
