@@ -20,7 +20,7 @@ FailureOr<Choices> Choices::build(ScheduleOp sched) {
       SchedGraph::build(sched, SchedGraph::Need::Signatures);
   if (failed(g))
     return failure();
-  Choices c{std::move(*g), {}, {}, {}, {}};
+  Choices c{std::move(*g), {}, {}, {}, {}, {}, 0};
   const calculus::Schedule &s = c.graph.schedule;
   size_t n = s.tasks.size();
   c.options.resize(n);
@@ -84,10 +84,12 @@ FailureOr<Choices> Choices::build(ScheduleOp sched) {
                << formatQuantity(leastPower, Dimension::Power, 4)
                << " or more on average";
     }
+    c.droppedByCap += dropped;
     if (!found && !c.options[t].empty() && dropped) {
       // The task's own signature does not fit the cap (it is one of the
       // dropped options or none of them): it runs at its first fitting one.
       c.current[t] = 0;
+      c.movedByCap.push_back(uint32_t(t));
       continue;
     }
     if (!found && deviceCap && task.duration > 0 &&

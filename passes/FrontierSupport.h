@@ -24,6 +24,12 @@ struct Choices {
   std::vector<std::vector<OpPointAttr>> opPoints; ///< null: no op point
   std::vector<std::vector<SignatureAttr>> sigs;
   std::vector<uint32_t> current; ///< the option the task runs at now
+  /// Tasks whose own signature draws more than their device's power cap
+  /// (--energy-power-cap): they run at their first option within it, which
+  /// `current` names.
+  std::vector<uint32_t> movedByCap;
+  /// Options the power caps left out, over all tasks.
+  size_t droppedByCap = 0;
 
   /// Reads the operating sets of `sched`'s tasks (located errors).
   static mlir::FailureOr<Choices> build(sched::ScheduleOp sched);

@@ -90,6 +90,9 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
   /// A plan's figures, from the frontier to the summary.
   struct Outcome {
     double baseT = 0, baseE = 0; ///< every task at its current signature
+    /// Some tasks' own signatures draw more than their power cap: the
+    /// baseline runs them at their first option within it.
+    bool movedByCap = false;
     double fastest = 0, limit = 0;
     const calculus::DagPoint *best = nullptr; ///< the chosen frontier point
     /// The chosen point as it will run: with its clock switches where the
@@ -130,8 +133,29 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
                      [](const auto &set) { return set.size() < 2; }))
       mlir::emitWarning(sched.getLoc(), "energy-plan: no task of @")
           << sched.getSymName()
-          << " has an operating set with more than one option: the plan is "
-             "the schedule as it is";
+          << (c->droppedByCap
+                  ? " has more than one option within its device's power cap "
+                    "(--energy-power-cap left out the others)"
+                  : " has an operating set with more than one option")
+          << ": the plan is the schedule as it is";
+    if (!c->movedByCap.empty()) {
+      std::string names;
+      for (size_t i = 0; i < c->movedByCap.size() && i < 4; ++i)
+        names += (i ? ", @" : "@") + c->graph.taskOps[c->movedByCap[i]]
+                                         ->getAttrOfType<StringAttr>(
+                                             SymbolTable::getSymbolAttrName())
+                                         .getValue()
+                                         .str();
+      if (c->movedByCap.size() > 4)
+        names += ", ...";
+      mlir::emitWarning(sched.getLoc(), "energy-plan: ")
+          << c->movedByCap.size()
+          << " task(s) draw more than their device's power cap at their "
+             "own signature ("
+          << names
+          << "): the baseline and the plan run them at their first option "
+             "within the cap";
+    }
     // The frontier searches the option times floored to `quantum`
     // (Perseus's convention); the plan's figures -- baseline, fastest,
     // limit and the plan itself -- are as the schedule will run, with the
@@ -140,6 +164,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     // within the limit is within it floored too, and uses at least its
     // floored energy.
     Outcome o;
+    o.movedByCap = !c->movedByCap.empty();
     o.baseE = calculus::dagEnergy(c->graph.schedule, c->options, c->current, 0,
                                   &o.baseT);
     // The all-fastest configuration: every task at its fastest option. No
@@ -166,7 +191,6 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     o.fastestExpected = onExpected ? expectedMakespan(*c, fastest) : 0;
     double fastestMean = std::max(o.fastest, o.fastestExpected);
     o.limit = deadline > 0 ? deadline : fastestMean * (1 + maxSlowdown / 100);
-    double pointLimit = o.limit - (fastestMean - o.fastest);
     // A frontier filled and annealed at a point limit, with the all-fastest
     // configuration after its `size` points: with a quantum the frontier's
     // points may all run past the limit once re-timed (a point filled into
@@ -620,7 +644,10 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
        << (quantum > 0 ? " (floored)" : "") << "\n";
     os << "  baseline  " << q(o.baseT, Dimension::Time) << "  "
        << q(o.baseE, Dimension::Energy)
-       << "  (every task at its current signature)\n";
+       << (o.movedByCap ? "  (every task at its current signature, or "
+                          "within its device's power cap at its first "
+                          "option that fits)\n"
+                        : "  (every task at its current signature)\n");
     os << "  plan      " << q(o.T, Dimension::Time) << "  "
        << q(o.E, Dimension::Energy)
        << llvm::formatv("  ({0:F2}% less energy, limit {1})\n", o.saving,
