@@ -128,6 +128,17 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
                 EnergyDialect::DvfsAttrHelper::getNameStr())) {
           if (auto mhz = dvfs.getSmMhz())
             clock = *mhz;
+          // An option without an operating point cannot be set: run as
+          // planned it would run at whatever clock is in force.
+          auto taskOp = dyn_cast<sched::TaskOp>(op);
+          if (!dvfs.getSmMhz() && !dvfs.getPowerCap() && taskOp &&
+              taskOp.getOptionsAttr() && taskOp.getOptionsAttr().size() > 1)
+            return op->emitError()
+                   << "--export-plan: the plan runs @"
+                   << SymbolTable::getSymbolName(op).getValue()
+                   << " at an option without an operating point (no sm_mhz "
+                      "or power_cap): a plan file cannot set it; give each "
+                      "of the task's options its operating point";
           // An operating point without a cap runs at the device's cap
           // (--energy-power-cap), else at the default limit.
           std::optional<double> w = setCap;
