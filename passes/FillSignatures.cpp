@@ -206,6 +206,13 @@ struct EnergyFillSignaturesPass
                               "max_tokens, batch, tp, pp (>= 1) and a "
                               "duration for the energylens model");
     calculus::EnergyLensRow row{*nin, *nout, *B, *tp, *pp, 0, ""};
+    if (int i = p.mf.lens.unidentifiedAt(row); i >= 0)
+      return task.emitOpError("the energylens model's fit did not identify ")
+             << calculus::EnergyLens::kNames[i]
+             << " (no row of its data moved it: e.g. every row at tp = pp = "
+                "1), which this task (tp = "
+             << formatNumber(*tp) << ", pp = " << formatNumber(*pp)
+             << ") needs: fit on rows that vary it";
     double E = p.mf.lens.predict(row);
     double s = staticPowerOf(task, p);
     double d = E - s * T;

@@ -147,7 +147,41 @@ EnergyLens::gradient(const EnergyLensRow &r) const {
 }
 
 double EnergyLens::standardError(int i) const {
+  if (!identified[size_t(i)])
+    return kInf;
   return std::sqrt(std::max(cov[size_t(i * P + i)], 0.0));
+}
+
+void EnergyLens::markIdentified() {
+  for (int i = 0; i < P; ++i) {
+    double part = 0;
+    for (const auto &v : nullSpace)
+      part += v[size_t(i)] * v[size_t(i)];
+    identified[size_t(i)] = part < 1e-6;
+  }
+}
+
+int EnergyLens::unidentifiedAt(const EnergyLensRow &r) const {
+  std::array<double, kParams> g = gradient(r);
+  double norm = 0;
+  for (double x : g)
+    norm += x * x;
+  norm = std::sqrt(norm);
+  for (const auto &v : nullSpace) {
+    double along = 0;
+    for (int i = 0; i < P; ++i)
+      along += v[size_t(i)] * g[size_t(i)];
+    if (std::fabs(along) > 1e-6 * norm) {
+      // The parameter that moves the prediction most along it.
+      int worst = 0;
+      for (int i = 1; i < P; ++i)
+        if (std::fabs(v[size_t(i)] * g[size_t(i)]) >
+            std::fabs(v[size_t(worst)] * g[size_t(worst)]))
+          worst = i;
+      return worst;
+    }
+  }
+  return -1;
 }
 
 bool fitEnergyLens(const std::vector<EnergyLensRow> &rows, EnergyLens &out,
@@ -200,13 +234,28 @@ bool fitEnergyLens(const std::vector<EnergyLensRow> &rows, EnergyLens &out,
   out.rows = rows.size();
   out.rmsRelative = std::sqrt(best / double(rows.size()));
   // Weighted least squares (weights 1/e^2): Cov = s^2 (J'J)^+, J the
-  // Jacobian of the relative residuals; a pseudo-inverse so that weakly
-  // identified directions (e.g. eps at its bound) show as large errors
-  // rather than a failed fit.
+  // Jacobian of the relative residuals. Directions the rows do not move at
+  // all (J's null space: a TP exponent where every row has tp = 1) get no
+  // variance from a pseudo-inverse, which would read as known exactly: a
+  // parameter with a part in that null space is marked not identified
+  // (infinite standard error), the pseudo-inverse still giving the
+  // variance of every prediction the rows do determine.
   Eigen::MatrixXd J(Eigen::Index(rows.size()), P);
   for (size_t k = 0; k < rows.size(); ++k)
     J.row(Eigen::Index(k)) =
         parameterGradient(bestPhi, rows[k]).transpose() / rows[k].e;
+  Eigen::JacobiSVD<Eigen::MatrixXd> svd(J, Eigen::ComputeThinV);
+  const Eigen::VectorXd &sv = svd.singularValues();
+  double top = sv.size() ? sv[0] : 0;
+  out.nullSpace.clear();
+  for (Eigen::Index k = 0; k < sv.size(); ++k)
+    if (!(sv[k] > 1e-9 * top)) {
+      std::array<double, P> v;
+      for (int i = 0; i < P; ++i)
+        v[size_t(i)] = svd.matrixV()(i, k);
+      out.nullSpace.push_back(v);
+    }
+  out.markIdentified();
   double s2 = best / double(rows.size() - P);
   Eigen::MatrixXd JtJ = J.transpose() * J;
   Eigen::MatrixXd C =

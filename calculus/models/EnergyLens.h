@@ -38,6 +38,17 @@ struct EnergyLens {
 
   std::array<double, kParams> phi{};
   std::array<double, kParams * kParams> cov{};
+  /// The directions of parameter space the fit's rows do not move (the
+  /// null space of the fit's Jacobian, orthonormal): a TP or PP exponent
+  /// where every row has tp = pp = 1, or the split between two overheads
+  /// that only ever add up. A prediction whose gradient has a part along
+  /// one is not determined by the data (unidentifiedAt).
+  std::vector<std::array<double, kParams>> nullSpace;
+  /// Whether the rows determine each parameter (none of it in nullSpace):
+  /// one that is not keeps the fit's start and an infinite standard error.
+  std::array<bool, kParams> identified = filled(true);
+  /// Sets `identified` from `nullSpace`.
+  void markIdentified();
   size_t rows = 0;
   double rmsRelative = 0; ///< RMS relative residual on the fitted rows
 
@@ -46,7 +57,19 @@ struct EnergyLens {
   double predictionVariance(const EnergyLensRow &r) const;
   /// d predict / d phi (central differences), the g of g' Cov g.
   std::array<double, kParams> gradient(const EnergyLensRow &r) const;
+  /// Infinite where the parameter is not identified.
   double standardError(int i) const;
+  /// Where a prediction at `r` depends on a direction the fit did not
+  /// identify: the parameter with the largest part in that direction; -1
+  /// if the prediction is determined by the data.
+  int unidentifiedAt(const EnergyLensRow &r) const;
+
+private:
+  static std::array<bool, kParams> filled(bool v) {
+    std::array<bool, kParams> a;
+    a.fill(v);
+    return a;
+  }
 };
 
 /// Evaluates Eq. 4 at parameters `phi`.

@@ -3,6 +3,7 @@
 #include "runtime/formats/ModelFile.h"
 #include "runtime/formats/Json.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace energy {
@@ -140,11 +141,39 @@ bool parseModelFile(llvm::StringRef text, const std::string &path,
   if (name == "energylens") {
     mf.kind = "energylens";
     if (!keys(*o, {},
-              {"version", "model", "coefficients", "covariance", "rows"}))
+              {"version", "model", "coefficients", "covariance", "rows",
+               "unidentified", "null_space"}))
       return false;
     auto *coef = o->getObject("coefficients");
     auto *cov = o->getArray("covariance");
     constexpr int P = calculus::EnergyLens::kParams;
+    // The directions the fit's rows did not determine (fitEnergyLens);
+    // "unidentified" names their parameters for people and is rederived.
+    if (const llvm::json::Value *u = o->get("null_space")) {
+      const llvm::json::Array *list = u->getAsArray();
+      if (!list || list->size() > size_t(P))
+        return badAt({"null_space"},
+                     "'null_space' must be a list of at most 12 directions");
+      for (size_t k = 0; k < list->size(); ++k) {
+        const llvm::json::Array *v = (*list)[k].getAsArray();
+        if (!v || v->size() != size_t(P))
+          return badAt({"null_space", k},
+                       "a direction is a list of 12 numbers");
+        std::array<double, P> d;
+        for (size_t i = 0; i < size_t(P); ++i) {
+          std::optional<double> x = (*v)[i].getAsNumber();
+          if (!x || !std::isfinite(*x))
+            return badAt({"null_space", k, i}, "expected a number");
+          d[i] = *x;
+        }
+        mf.lens.nullSpace.push_back(d);
+      }
+      mf.lens.markIdentified();
+    }
+    if (const llvm::json::Value *u = o->get("unidentified");
+        u && !u->getAsArray())
+      return badAt({"unidentified"},
+                   "'unidentified' must be a list of coefficient names");
     if (!coef || !cov || cov->size() != size_t(P * P))
       return badAt({coef ? "covariance" : "coefficients"},
                    "energylens needs 12 coefficients and a 144-entry "
@@ -228,11 +257,28 @@ llvm::json::Object energyLensModelJson(const calculus::EnergyLens &m) {
   llvm::json::Array cov;
   for (double v : m.cov)
     cov.push_back(v);
-  return llvm::json::Object{{"version", 1},
-                            {"model", "energylens"},
-                            {"coefficients", std::move(coef)},
-                            {"covariance", std::move(cov)},
-                            {"rows", int64_t(m.rows)}};
+  llvm::json::Object o{{"version", 1},
+                       {"model", "energylens"},
+                       {"coefficients", std::move(coef)},
+                       {"covariance", std::move(cov)},
+                       {"rows", int64_t(m.rows)}};
+  // The directions the fit's rows did not determine, and (for people) the
+  // parameters they involve.
+  llvm::json::Array unidentified, nullSpace;
+  for (int i = 0; i < calculus::EnergyLens::kParams; ++i)
+    if (!m.identified[size_t(i)])
+      unidentified.push_back(calculus::EnergyLens::kNames[i]);
+  for (const auto &v : m.nullSpace) {
+    llvm::json::Array direction;
+    for (double x : v)
+      direction.push_back(x);
+    nullSpace.push_back(std::move(direction));
+  }
+  if (!nullSpace.empty()) {
+    o["unidentified"] = std::move(unidentified);
+    o["null_space"] = std::move(nullSpace);
+  }
+  return o;
 }
 
 } // namespace formats

@@ -622,9 +622,25 @@ static int fitEnergyLensCmd() {
   outs() << "energylens fit on " << train.size() << " rows ("
          << numCells - holdout.size() << " cells), RMS relative residual "
          << formatv("{0:P2}", m.rmsRelative) << ", Jacobian standard errors:\n";
-  for (int i = 0; i < EnergyLens::kParams; ++i)
-    outs() << formatv("  {0,-9} {1,12:e4}  +- {2:e2}\n", EnergyLens::kNames[i],
-                      m.phi[size_t(i)], m.standardError(i));
+  std::vector<std::string> unidentified;
+  for (int i = 0; i < EnergyLens::kParams; ++i) {
+    if (m.identified[size_t(i)]) {
+      outs() << formatv("  {0,-9} {1,12:e4}  +- {2:e2}\n",
+                        EnergyLens::kNames[i], m.phi[size_t(i)],
+                        m.standardError(i));
+      continue;
+    }
+    outs() << formatv("  {0,-9} {1,12:e4}  not identified by these rows\n",
+                      EnergyLens::kNames[i], m.phi[size_t(i)]);
+    unidentified.push_back(EnergyLens::kNames[i]);
+  }
+  if (!unidentified.empty())
+    WithColor::warning(errs(), "energy-prof")
+        << "fit: the rows do not determine " << llvm::join(unidentified, ", ")
+        << " (no row moves them: e.g. tp = pp = 1 in every row): their "
+           "values are the fit's start; the model prices only what the rows "
+           "identify (--energy-fill-signatures refuses a task that needs "
+           "them)\n";
   reportHoldout(
       rows, holdout, [&](const CsvRow &r) { return m.predict(toRow(r)); }, 5);
   for (int i = 0; i < EnergyLens::kParams; ++i)
