@@ -1,6 +1,7 @@
 //===- FleetSource.cpp - a routing pass's fleet: a file or the IR ---------===//
 
 #include "passes/FleetSource.h"
+#include "calculus/Serve.h"
 
 #include "dialect/Energy/Energy.h"
 #include "passes/Passes.h"
@@ -130,6 +131,28 @@ LogicalResult forEachRequestStream(
     if (!requests)
       continue;
     any = true;
+    // The stream as the serving endpoints will read it, checked here where
+    // it is written (dealt out, a bad request was reported at whichever
+    // sched.serve it landed on, numbered in that endpoint's share).
+    if (requests.empty())
+      return sched.emitError(pass) << ": energy.requests is empty";
+    for (auto [i, r] : llvm::enumerate(requests)) {
+      auto arr = dyn_cast<ArrayAttr>(r);
+      auto arrival = arr && arr.size() == 3 ? arr[0] : Attribute();
+      double at = isa_and_nonnull<FloatAttr>(arrival)
+                      ? cast<FloatAttr>(arrival).getValueAsDouble()
+                  : isa_and_nonnull<IntegerAttr>(arrival)
+                      ? double(cast<IntegerAttr>(arrival).getInt())
+                      : -1;
+      auto p = arr && arr.size() == 3 ? dyn_cast<IntegerAttr>(arr[1]) : nullptr;
+      auto o = arr && arr.size() == 3 ? dyn_cast<IntegerAttr>(arr[2]) : nullptr;
+      if (!(at >= 0) || !std::isfinite(at) || !p || !o || p.getInt() < 0 ||
+          uint64_t(p.getInt()) > calculus::kMaxPromptTokens || o.getInt() < 1)
+        return sched.emitError(pass)
+               << ": energy.requests[" << i << "] = " << r
+               << ": expected [arrival_s >= 0, prompt tokens (0 to 2^40), "
+                  "output tokens >= 1]";
+    }
     if (failed(fn(sched, requests)))
       return failure();
   }

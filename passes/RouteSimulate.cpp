@@ -117,19 +117,13 @@ struct EnergyRouteSimulatePass
       (prefill ? ph.prefillJ : ph.decodeJ) += e;
       (prefill ? ph.promptTokens : ph.outputTokens) += double(tokens.getInt());
     }
+    // (Checked where the stream is read: forEachRequestStream.)
     std::vector<std::pair<double, double>> stream;
-    for (size_t i = 0; i < requests.size(); ++i) {
-      auto arr = dyn_cast<ArrayAttr>(requests[i]);
-      auto p = arr && arr.size() == 3 ? dyn_cast<IntegerAttr>(arr[1]) : nullptr;
-      auto o = arr && arr.size() == 3 ? dyn_cast<IntegerAttr>(arr[2]) : nullptr;
-      if (!p || !o || p.getInt() < 0 || o.getInt() < 1)
-        return fail(sched.getLoc(),
-                    "energy.requests[" + Twine(i) +
-                        "]: expected [arrival_s, prompt >= 0, output >= 1]");
-      stream.push_back({double(p.getInt()), double(o.getInt())});
+    for (Attribute r : requests) {
+      auto arr = cast<ArrayAttr>(r);
+      stream.push_back({double(cast<IntegerAttr>(arr[1]).getInt()),
+                        double(cast<IntegerAttr>(arr[2]).getInt())});
     }
-    if (stream.empty())
-      return fail(sched.getLoc(), "energy.requests is empty");
     sources.assign(f.models.size(), "fleet");
     for (size_t i = 0; i < f.models.size(); ++i) {
       const PhaseEnergy &ph = phases[i];

@@ -261,7 +261,7 @@ std::string frontierSvg(const Data &d, bool standalone) {
   if (std::isfinite(bT) && std::isfinite(bE))
     s += llvm::formatv("<rect class=\"baseline\" x=\"{0}\" y=\"{1}\" "
                        "width=\"10\" height=\"10\" fill=\"#7f7f7f\"><title>"
-                       "baseline (every task at its highest clock): {2} s, "
+                       "baseline (every task at its current signature): {2} s, "
                        "{3} J</title></rect>\n",
                        ax.X(bT) - 5, ax.Y(bE) - 5, num(bT, 5), num(bE, 5))
              .str();
@@ -285,7 +285,7 @@ std::string frontierSvg(const Data &d, bool standalone) {
           "x=\"{4}\" y=\"{7}\">plan</text>"
           "<rect x=\"{8}\" y=\"{9}\" width=\"9\" height=\"9\" "
           "fill=\"#7f7f7f\"/>"
-          "<text x=\"{4}\" y=\"{10}\">baseline (highest clocks)</text>"
+          "<text x=\"{4}\" y=\"{10}\">baseline (as the schedule was)</text>"
           "<line x1=\"{8}\" y1=\"{11}\" x2=\"{12}\" y2=\"{11}\" "
           "stroke=\"#555\" "
           "stroke-width=\"2\"/><text x=\"{4}\" y=\"{13}\">certified lower bound"

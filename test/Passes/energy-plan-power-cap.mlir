@@ -2,7 +2,7 @@
 // The plan file holds the device's cap, with the tasks measured without
 // one running under it (they were refused as a cap changing mid-run):
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: head -n 25 %s > %t/capped.mlir
+// RUN: head -n 26 %s > %t/capped.mlir
 // RUN: energy-opt %t/capped.mlir --energy-plan="max-slowdown=0" -o %t/planned.mlir
 // RUN: energy-translate --export-plan %t/planned.mlir -o %t/plan.json
 // RUN: %python -c "import json; d = json.load(open('%t/plan.json'))['schedules'][0]; print(d['plan']['T_s'], d['plan']['E_J'], [(x['kind'], x.get('power_cap_W')) for x in d['devices']])" | FileCheck --check-prefix=FILE %s
@@ -18,6 +18,7 @@
 // CHECK-LABEL: sched.schedule @capped
 // CHECK: sched.task @a {{.*}}energy.dvfs = #energy.op_point<sm_mhz = 1005>
 // CHECK: sched.task @b {{.*}}energy.dvfs = #energy.op_point<sm_mhz = 1410, power_cap = 200 W>
+// expected-warning @+1 {{energy-plan: 2 task(s) draw more than their device's power cap at their own signature (@a, @b): the baseline and the plan run them at their first option within the cap}}
 sched.schedule @capped {
   sched.device @g kind "A100-SXM4" static 50 W {energy.power_cap = #energy.op_point<power_cap = 200 W>}
   sched.task @a on @g sig <T = 1 s, d = 250 J> options [#energy.option<sm_mhz = 1410, T = 1 s, d = 250 J>, #energy.option<sm_mhz = 1005, T = 1.5 s, d = 200 J>, #energy.option<sm_mhz = 705, T = 2.5 s, d = 180 J>]
