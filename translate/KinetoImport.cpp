@@ -106,6 +106,23 @@ bool Importer::load(size_t fileIndex) {
 /// 2063 us is exactly the double nearest 2.063e-3 (prints as "2.063 ms").
 static double usToSeconds(double us) { return applyScale(us, -6); }
 
+/// ":LINE:COL" of byte `offset` of `file` (read again: an error's path
+/// only), or "" where it cannot be read again (standard input).
+static std::string lineColOf(const std::string &file, size_t offset) {
+  std::string err;
+  std::unique_ptr<llvm::MemoryBuffer> buf =
+      file == "-" ? nullptr : readMaybeGzip(file, err);
+  if (!buf || offset > buf->getBufferSize())
+    return "";
+  llvm::StringRef text = buf->getBuffer().take_front(offset);
+  size_t line = 1 + text.count('\n');
+  size_t col =
+      offset -
+      (text.rfind('\n') == llvm::StringRef::npos ? 0 : text.rfind('\n') + 1) +
+      1;
+  return ":" + std::to_string(line) + ":" + std::to_string(col);
+}
+
 /// A CUDA stream runs one kernel, copy or set at a time: two of a rank's
 /// events that overlap on one stream (a corrupted trace, or one whose clock
 /// jumped) are named by their traceEvents index, as the schedule's verifier
@@ -114,13 +131,14 @@ bool Importer::streamsSerial(double origin) {
   for (const KinetoRank &r : ranks) {
     llvm::DenseMap<int64_t, const GpuEvent *> latest; // per stream
     for (const GpuEvent &e : r.events) {
-      if (e.nccl || !(e.dur > 0))
-        continue; // collectives are checked as collectives
+      // (A collective's kernel too: it runs on its stream like any other.)
+      if (!(e.dur > 0))
+        continue;
       const GpuEvent *&held = latest[e.stream];
       if (held) {
         double end = usToSeconds(held->ts - origin + held->dur);
         if (usToSeconds(e.ts - origin) < end - calculus::timeTolerance(end))
-          return error(r.file,
+          return error(r.file + lineColOf(r.file, e.offset),
                        llvm::formatv(
                            "traceEvents[{0}] ('{1}') starts at {2} us on "
                            "stream {3}, before traceEvents[{4}] ('{5}') on "

@@ -378,7 +378,7 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
                         : lcat == "gpu_memcpy" ? GpuEvent::Memcpy
                                                : GpuEvent::Memset,
                         lcat == "kernel" && name.starts_with("nccl"), ev.stream,
-                        relative(ev), ev.dur, name, i});
+                        relative(ev), ev.dur, name, i, problemAt});
     return true;
   };
   bool ok;

@@ -31,6 +31,7 @@ struct GpuEvent {
   double ts, dur;       // us; ts after KinetoRank::usBase
   llvm::StringRef name; // owned by KinetoRank::names
   size_t index;         // in traceEvents
+  size_t offset;        // of the event in the file's text (for errors)
 };
 
 /// A flow event (not a CPU->GPU launch) by its phase, time and key.
