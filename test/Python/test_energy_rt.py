@@ -762,17 +762,20 @@ class EnergyRtTest(unittest.TestCase):
                 shard = os.path.join(d, "0.json")
                 if os.path.exists(shard):
                     os.unlink(shard)
+                # (SIGHUP as in a terminal's process: a test run under
+                # nohup ignores it, and children inherit that.)
                 p = subprocess.Popen(
                     [sys.executable, "-c", job,
                      how if isinstance(how, str) else "wait", where],
                     env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                    text=True)
+                    text=True, preexec_fn=lambda: signal.signal(
+                        signal.SIGHUP, signal.SIG_DFL))
                 self.assertEqual(p.stdout.readline().strip(), "measured")
                 if not isinstance(how, str):
                     time.sleep(0.2)
                     p.send_signal(how)
-                p.communicate(timeout=60)
-                self.assertNotEqual(p.returncode, 0)
+                _, err = p.communicate(timeout=60)
+                self.assertNotEqual(p.returncode, 0, (how, where, err))
                 with open(shard) as f:
                     keys = [e["key"] for e in json.load(f)["entries"]]
                 self.assertEqual(keys, ["work"], (how, where))
