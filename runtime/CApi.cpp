@@ -1505,6 +1505,7 @@ int er_plan_load(const char *path) {
   // named twice is refused (which clock was meant is not ours to guess).
   std::map<std::string, int> firstLine;
   std::vector<std::tuple<std::string, int, std::string>> lines;
+  std::string plannedKind;
   int lineNo = 0;
   for (size_t at = 0; at < text.size();) {
     size_t end = text.find('\n', at);
@@ -1516,6 +1517,9 @@ int er_plan_load(const char *path) {
     std::string where = file + ":" + std::to_string(lineNo);
     if (line.find('\0') != std::string::npos)
       return fail(where + ": a NUL byte: not a plan file");
+    // "# kind K" (plan-clocks): the GPU the plan was made for.
+    if (line.rfind("# kind ", 0) == 0)
+      plannedKind = line.substr(7);
     size_t hash = line.find('#');
     if (hash != std::string::npos)
       line.resize(hash);
@@ -1541,6 +1545,30 @@ int er_plan_load(const char *path) {
                  "energy_rt: warning: %s names no region: the plan changes no "
                  "clock\n",
                  file.c_str());
+  // A plan for another GPU: its clocks may exist here, but its times and
+  // energies are the other GPU's (as run-plan says). Letters and digits
+  // compared without case ("A100-SXM4" in "sim:A100-SXM4 (simulated)").
+  if (!plannedKind.empty()) {
+    auto letters = [](const std::string &text) {
+      std::string out;
+      for (char c : text)
+        if (std::isalnum(static_cast<unsigned char>(c)))
+          out += char(std::tolower(static_cast<unsigned char>(c)));
+      return out;
+    };
+    std::string here;
+    {
+      std::lock_guard<std::mutex> lock(state.mu);
+      here = state.dev ? state.dev->identity() : "";
+    }
+    if (!here.empty() &&
+        letters(here).find(letters(plannedKind)) == std::string::npos)
+      std::fprintf(stderr,
+                   "energy_rt: warning: %s was planned for %s but this "
+                   "process measures %s: the plan's times and energies are "
+                   "the other GPU's\n",
+                   file.c_str(), plannedKind.c_str(), here.c_str());
+  }
   // All of the file or none of it: a line refused after others were taken
   // would leave the job following part of the plan.
   std::map<std::string, int> before;

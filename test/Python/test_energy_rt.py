@@ -373,6 +373,17 @@ class EnergyRtTest(unittest.TestCase):
                             ENERGY_RT_PROFILE_CLOCKS="1410,1005")
             self.assertNotEqual(r.returncode, 0)
             self.assertIn("this process is profiled across clocks", r.stderr)
+            # A plan for another GPU (plan-clocks writes its kind) is said.
+            for kind, warned in (("H100-SXM5", True), ("A100-SXM4", False)):
+                r = self._fresh("import energy_rt; energy_rt.Monitor(device="
+                                "'sim:a100'); energy_rt.load_plan(%r)"
+                                % plan("kind.txt", b"# kind %s\nw 1005\n"
+                                       % kind.encode()),
+                                ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertEqual("was planned for %s but this process "
+                                 "measures sim:A100-SXM4" % kind in r.stderr,
+                                 warned, r.stderr)
             # An empty plan changes nothing, and says so; %r is the rank.
             plan("empty-0.txt", b"# nothing\n")
             r = self._fresh("import energy_rt; energy_rt.Monitor(device="

@@ -835,6 +835,9 @@ static int planClocksCommand() {
       continue;
     std::string text = "# " + plan.schedule + " on " + d.name +
                        ": task sm_mhz (energy-prof plan-clocks)\n";
+    // The kind it was planned for: er_plan_load warns on another GPU.
+    if (!d.kind.empty())
+      text += "# kind " + d.kind + "\n";
     for (const auto &[task, mhz] : d.taskClocks)
       if (mhz)
         text += task + " " + std::to_string(*mhz) + "\n";
