@@ -123,12 +123,11 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
     std::vector<StringRef> cells;
     for (const std::string &cell : csv.rows[row])
       cells.push_back(StringRef(cell).trim());
-    std::string where = o.file + ":" + std::to_string(lineNo);
     int64_t stage, freq;
     double time, energyJ;
     StringRef instr = cells[col[1]].trim();
     if (cells[col[0]].trim().getAsInteger(10, stage) || stage < 0) {
-      fail(where,
+      fail(csv.at(o.file, row, col[0]),
            "stage '" + cells[col[0]] + "' is not a non-negative integer");
       return nullptr;
     }
@@ -143,7 +142,7 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
       whole = true;
     }
     if (!whole || freq <= 0) {
-      fail(where,
+      fail(csv.at(o.file, row, col[2]),
            "frequency '" + cells[col[2]] + "' is not a positive integer (MHz)");
       return nullptr;
     }
@@ -151,46 +150,50 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
     // another kind of GPU than --device says (its static power and the
     // plan's clocks would be that device's).
     if (known && freq > known->maxSmMhz) {
-      fail(where, "frequency " + Twine(freq) + " MHz is above the " + o.device +
-                      "'s highest SM clock (" + Twine(known->maxSmMhz) +
-                      " MHz): was the profile measured on another GPU? "
-                      "(--device names the GPU it was measured on)");
+      fail(csv.at(o.file, row, col[2]),
+           "frequency " + Twine(freq) + " MHz is above the " + o.device +
+               "'s highest SM clock (" + Twine(known->maxSmMhz) +
+               " MHz): was the profile measured on another GPU? "
+               "(--device names the GPU it was measured on)");
       return nullptr;
     }
     // At most 1e15 (s, J), the signature DB's magnitude limit
     // (docs/SIGNATURE-DB.md): past it energies overflow in composition.
     if (!formats::csvNumber(cells[col[3]], time) || !(time > 0) ||
         !(time <= 1e15)) {
-      fail(where, "time '" + cells[col[3]] +
-                      "' is not a positive number (s) up to 1e15");
+      fail(csv.at(o.file, row, col[3]),
+           "time '" + cells[col[3]] +
+               "' is not a positive number (s) up to 1e15");
       return nullptr;
     }
     if (!formats::csvNumber(cells[col[4]], energyJ) || !(energyJ >= 0) ||
         !(energyJ <= 1e15)) {
-      fail(where, "energy '" + cells[col[4]] +
-                      "' is not a non-negative number (J) up to 1e15");
+      fail(csv.at(o.file, row, col[4]),
+           "energy '" + cells[col[4]] +
+               "' is not a non-negative number (J) up to 1e15");
       return nullptr;
     }
     if (instr != "forward" && instr != "backward") {
-      fail(where,
+      fail(csv.at(o.file, row, col[1]),
            "instruction '" + instr + "' is neither forward nor backward");
       return nullptr;
     }
     if (energyJ < *s * time) {
-      fail(where, "energy " + formatQuantity(energyJ, Dimension::Energy, 6) +
-                      " is below static power x time (" +
-                      formatQuantity(*s, Dimension::Power, 6) + " x " +
-                      formatQuantity(time, Dimension::Time, 6) + " = " +
-                      formatQuantity(*s * time, Dimension::Energy, 6) +
-                      "); is the static power right?");
+      fail(csv.at(o.file, row, col[4]),
+           "energy " + formatQuantity(energyJ, Dimension::Energy, 6) +
+               " is below static power x time (" +
+               formatQuantity(*s, Dimension::Power, 6) + " x " +
+               formatQuantity(time, Dimension::Time, 6) + " = " +
+               formatQuantity(*s * time, Dimension::Energy, 6) +
+               "); is the static power right?");
       return nullptr;
     }
     std::vector<Row> &same = (instr == "forward" ? fwd : bwd)[stage];
     for (const Row &r : same)
       if (r.freq == freq) {
-        fail(where, "stage " + Twine(stage) + " " + instr + " at " +
-                        Twine(freq) + " MHz again (first at line " +
-                        Twine(r.line) + ")");
+        fail(csv.at(o.file, row, col[0]),
+             "stage " + Twine(stage) + " " + instr + " at " + Twine(freq) +
+                 " MHz again (first at line " + Twine(r.line) + ")");
         return nullptr;
       }
     same.push_back({freq, time, energyJ, lineNo});

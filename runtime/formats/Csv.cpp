@@ -23,14 +23,25 @@ std::string CsvError::str(const std::string &path) const {
          message;
 }
 
+std::string CsvTable::at(const std::string &path, size_t row,
+                         size_t col) const {
+  if (row >= starts.size() || col >= starts[row].size())
+    return path;
+  return path + ":" + std::to_string(starts[row][col].first) + ":" +
+         std::to_string(starts[row][col].second);
+}
+
 bool parseCsv(llvm::StringRef text, CsvTable &out, CsvError &err) {
   out = CsvTable();
   unsigned line = 1;
+  size_t lineStart = 0; // offset of the current line's first character
   size_t i = 0;
   bool first = true;
   while (i < text.size()) {
     unsigned rowLine = line;
     std::vector<std::string> cells(1);
+    std::vector<std::pair<unsigned, unsigned>> cellStarts{
+        {line, unsigned(i - lineStart + 1)}};
     bool quoted = false, any = false, sawQuote = false;
     for (; i < text.size(); ++i) {
       char c = text[i];
@@ -41,8 +52,10 @@ bool parseCsv(llvm::StringRef text, CsvTable &out, CsvError &err) {
         } else if (c == '"') {
           quoted = false;
         } else {
-          if (c == '\n')
+          if (c == '\n') {
             ++line;
+            lineStart = i + 1;
+          }
           cells.back() += c;
         }
         continue;
@@ -51,10 +64,12 @@ bool parseCsv(llvm::StringRef text, CsvTable &out, CsvError &err) {
         quoted = any = sawQuote = true;
       } else if (c == ',') {
         cells.emplace_back();
+        cellStarts.push_back({line, unsigned(i + 1 - lineStart + 1)});
         any = true;
       } else if (c == '\n') {
         ++line;
         ++i;
+        lineStart = i;
         break;
       } else if (c != '\r') {
         cells.back() += c;
@@ -81,6 +96,7 @@ bool parseCsv(llvm::StringRef text, CsvTable &out, CsvError &err) {
     }
     out.rows.push_back(std::move(cells));
     out.lines.push_back(rowLine);
+    out.starts.push_back(std::move(cellStarts));
   }
   if (first) {
     err = {0, "empty file"};

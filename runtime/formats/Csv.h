@@ -29,9 +29,13 @@ struct CsvTable {
   unsigned headerLine = 0;
   std::vector<std::vector<std::string>> rows;
   std::vector<unsigned> lines;
+  /// Where each data cell starts: (line, column), both 1-based.
+  std::vector<std::vector<std::pair<unsigned, unsigned>>> starts;
 
   /// Column index of `name` (header cells compared trimmed), if present.
   std::optional<size_t> column(llvm::StringRef name) const;
+  /// "path:LINE:COL" of data cell (`row`, `col`): where its errors point.
+  std::string at(const std::string &path, size_t row, size_t col) const;
 };
 
 /// Where a CSV is malformed: its line (0: the file as a whole) and what.

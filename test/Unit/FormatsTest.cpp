@@ -46,6 +46,14 @@ TEST(Csv, QuotesBlankLinesAndLineNumbers) {
   EXPECT_EQ(t.lines[2], 7u); // after the quoted line break
   EXPECT_EQ(t.column("b"), std::optional<size_t>(1));
   EXPECT_FALSE(t.column("c"));
+  // Each cell where it starts (line, column), counted by hand: row 0 is
+  // line 3 ("1,..." : columns 1 and 3), row 2 line 7 after the quoted line
+  // break; a cell's errors point there.
+  EXPECT_EQ(t.at("f.csv", 0, 0), "f.csv:3:1");
+  EXPECT_EQ(t.at("f.csv", 0, 1), "f.csv:3:3");
+  EXPECT_EQ(t.at("f.csv", 1, 1), "f.csv:5:3");
+  EXPECT_EQ(t.at("f.csv", 2, 1), "f.csv:7:3");
+  EXPECT_EQ(t.at("f.csv", 9, 0), "f.csv");
 }
 
 // Cells are decimal numbers: strtod's hexadecimal ("0x12c" read as a 300 W

@@ -471,16 +471,15 @@ static bool readFitCsv(ArrayRef<FitColumn> spec, std::vector<CsvRow> &out) {
       StringRef text = StringRef(cells[col[i]]).trim();
       ok = energy::formats::csvNumber(text, r.x[i]);
       if (!ok) {
-        fail(dataFile + ":" + Twine(csv.lines[row]) +
-             ": expected finite numbers in " + names + "; " + spec[i].name +
-             " is '" + text + "'");
+        fail(csv.at(dataFile, row, col[i]) + ": expected finite numbers in " +
+             names + "; " + spec[i].name + " is '" + text + "'");
         return false;
       }
       const FitColumn &c = spec[i];
       if (r.x[i] < c.lo || (c.open && r.x[i] == c.lo) || r.x[i] > 1e15) {
-        fail(dataFile + ":" + Twine(csv.lines[row]) + ": " + c.name +
-             " must lie in " + (c.open ? "(" : "[") + shortNumber(c.lo) +
-             ", 1e15]; got " + shortNumber(r.x[i]));
+        fail(csv.at(dataFile, row, col[i]) + ": " + c.name + " must lie in " +
+             (c.open ? "(" : "[") + shortNumber(c.lo) + ", 1e15]; got " +
+             shortNumber(r.x[i]));
         return false;
       }
     }
