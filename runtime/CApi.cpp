@@ -903,7 +903,6 @@ bool jobEnergyAtLastClock(Profile &pf, double &perIteration, std::string &err) {
   auto start = std::chrono::steady_clock::now();
   auto deadline = start + std::chrono::minutes(10);
   bool said = false;
-  takeChainedSignal(); // only what arrives while this waits
   double sum = 0;
   for (int r = 0; r < pf.world; ++r) {
     for (;;) {
@@ -992,6 +991,10 @@ bool chooseNextClock(Profile &pf, double perIteration) {
 } // namespace
 
 int er_step(void) {
+  // Only a stop signal that arrives during this call may end the adaptive
+  // profile's wait for the other ranks: one before it has reached the
+  // program's handler already, on the way back from an earlier call.
+  takeChainedSignal();
   std::lock_guard<std::mutex> lock(state.mu);
   if (!state.dev)
     return notInitialized("er_step");

@@ -155,8 +155,9 @@ bool inSignalRestore();
 /// on a second one).
 void restoreGuardedDevices();
 
-/// The last signal a ClockGuard's handler passed on to the program's own
-/// handler since the previous call (0: none), cleared. C code that blocks
+/// The last stop signal (TERM, INT, HUP, QUIT) a ClockGuard's handler
+/// passed on to the program's own handler since the previous call (0:
+/// none), cleared. C code that blocks
 /// for long (the adaptive profile's wait for the other ranks) checks it and
 /// returns, so that a handler that only records the signal for later --
 /// Python's -- can run.

@@ -61,15 +61,21 @@ static_assert(std::atomic<int>::is_always_lock_free);
 extern "C" void restoreAndChain(int sig, siginfo_t *info, void *ctx) {
   restoreGuardedDevices();
   const struct sigaction &old = previous[sig];
+  // Only the signals that ask a process to stop (a timer's SIGALRM or a
+  // debug dump's SIGUSR1, handled, are the program's business).
+  bool stop =
+      sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT;
   if (old.sa_flags & SA_SIGINFO) {
     if (old.sa_sigaction) {
-      chainedSignal.store(sig);
+      if (stop)
+        chainedSignal.store(sig);
       old.sa_sigaction(sig, info, ctx); // the application's handler
       return;
     }
   } else if (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN &&
              old.sa_handler) {
-    chainedSignal.store(sig);
+    if (stop)
+      chainedSignal.store(sig);
     old.sa_handler(sig);
     return;
   }

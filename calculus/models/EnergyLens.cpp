@@ -244,17 +244,44 @@ bool fitEnergyLens(const std::vector<EnergyLensRow> &rows, EnergyLens &out,
   for (size_t k = 0; k < rows.size(); ++k)
     J.row(Eigen::Index(k)) =
         parameterGradient(bestPhi, rows[k]).transpose() / rows[k].e;
-  Eigen::JacobiSVD<Eigen::MatrixXd> svd(J, Eigen::ComputeThinV);
+  // The null space up to the Jacobian's own noise (central differences,
+  // relative error ~1e-6 where a parameter sits at a bound of 0): its
+  // columns scaled to unit length, so that the cut-off measures
+  // collinearity (two overheads that only ever add up) rather than units;
+  // a column of zeros (a TP exponent at tp = 1 everywhere) is a null
+  // direction by itself. Directions back in parameter units, then made
+  // orthonormal.
+  Eigen::MatrixXd Js = J;
+  Eigen::VectorXd scale = Eigen::VectorXd::Ones(P);
+  std::vector<Eigen::VectorXd> null;
+  for (int i = 0; i < P; ++i) {
+    double norm = J.col(i).norm();
+    if (norm > 0 && std::isfinite(norm)) {
+      scale[i] = norm;
+      Js.col(i) /= norm;
+    } else {
+      Js.col(i).setZero();
+    }
+  }
+  Eigen::JacobiSVD<Eigen::MatrixXd> svd(Js, Eigen::ComputeThinV);
   const Eigen::VectorXd &sv = svd.singularValues();
   double top = sv.size() ? sv[0] : 0;
-  out.nullSpace.clear();
   for (Eigen::Index k = 0; k < sv.size(); ++k)
-    if (!(sv[k] > 1e-9 * top)) {
-      std::array<double, P> v;
-      for (int i = 0; i < P; ++i)
-        v[size_t(i)] = svd.matrixV()(i, k);
-      out.nullSpace.push_back(v);
-    }
+    if (!(sv[k] > 1e-5 * top))
+      null.push_back(svd.matrixV().col(k).cwiseQuotient(scale));
+  out.nullSpace.clear();
+  for (Eigen::VectorXd v : null) { // Gram-Schmidt
+    for (const auto &u : out.nullSpace)
+      v -= Eigen::Map<const Eigen::VectorXd>(u.data(), P).dot(v) *
+           Eigen::Map<const Eigen::VectorXd>(u.data(), P);
+    double n = v.norm();
+    if (!(n > 1e-12))
+      continue;
+    std::array<double, P> d;
+    for (int i = 0; i < P; ++i)
+      d[size_t(i)] = v[i] / n;
+    out.nullSpace.push_back(d);
+  }
   out.markIdentified();
   double s2 = best / double(rows.size() - P);
   Eigen::MatrixXd JtJ = J.transpose() * J;

@@ -299,6 +299,14 @@ def _forked_child():
     _state["forked"] = measured
     _state["worker_flush"] = _state["flushed"] = False
     region._monitor = None
+    # The parent's exit-through-handlers on SIGTERM and SIGHUP are not a
+    # child's: a multiprocessing child stopped by terminate() must end as
+    # by default (-15), not raise SystemExit that a bare except swallows.
+    import signal
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) is _exit_on_signal:
+            signal.signal(sig, signal.SIG_DFL)
+    _state["exit_signals"] = False
     if measured:
         _beside_parent()
 

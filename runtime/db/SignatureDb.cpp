@@ -306,6 +306,26 @@ bool poolSignatureDbs(const std::vector<SignatureDb> &shards,
       sigmaDOf.push_back(e->sigmaD + std::fabs(delta) * e->sigmaT);
       m.d += double(e->runs) / N * dOf.back();
     }
+    // Restated, a shard's dynamic energy can come out below 0 (an idle
+    // region, d = 0, at a static power below the pooled one), and so can
+    // their mean where static power and time vary together across shards
+    // (s T + d = mean E < s_mean T_mean): a DB holds no negative dynamic
+    // energy, so the pool keeps 0 -- its energy then above the runs' mean
+    // by that much, said where it is more than rounding.
+    double dMean = m.d; // the spread is about the runs' own mean
+    if (m.d < 0) {
+      double meanE = m.s * m.T + m.d;
+      if (notes && -m.d > 1e-9 * std::max(meanE, m.s * m.T)) {
+        char line[256];
+        std::snprintf(line, sizeof line,
+                      " MHz: the runs' mean energy (%.6g J) is below the "
+                      "pooled static power x time (%.6g J): the pooled "
+                      "dynamic energy is kept at 0, %.3g J above the runs",
+                      meanE, m.s * m.T, -m.d);
+        notes->push_back("key '" + key + "' at " + std::to_string(mhz) + line);
+      }
+      m.d = 0;
+    }
     if (notes && sHi > 1.1 * sLo) {
       char line[256];
       std::snprintf(line, sizeof line,
@@ -323,7 +343,7 @@ bool poolSignatureDbs(const std::vector<SignatureDb> &shards,
       double n = double(e->runs);
       ssT += (n - 1) * e->sigmaT * e->sigmaT + n * (e->T - m.T) * (e->T - m.T);
       ssD += (n - 1) * sigmaDOf[p] * sigmaDOf[p] +
-             n * (dOf[p] - m.d) * (dOf[p] - m.d);
+             n * (dOf[p] - dMean) * (dOf[p] - dMean);
     }
     m.sigmaT = N > 1 ? std::sqrt(ssT / (N - 1)) : 0;
     m.sigmaD = N > 1 ? std::sqrt(ssD / (N - 1)) : 0;

@@ -811,6 +811,16 @@ class EnergyRtTest(unittest.TestCase):
                                                                  "x.json"))
             self.assertEqual(r.stderr.count("ENERGY_RT_FLUSH_AT_EXIT"), 1,
                              r.stderr)
+            # The exit-through-handlers set at import are not a forked
+            # child's: multiprocessing's terminate() ends it as by default.
+            r = self._fresh("import multiprocessing as mp, time, energy_rt\n"
+                            "mp.set_start_method('fork')\n"
+                            "q = mp.Process(target=time.sleep, args=(30,))\n"
+                            "q.start(); time.sleep(0.3); q.terminate()\n"
+                            "q.join(10); print('exit', q.exitcode)",
+                            ENERGY_RT_DEVICE="sim:a100",
+                            ENERGY_RT_FLUSH_AT_EXIT=os.path.join(d, "f.json"))
+            self.assertIn("exit -15", r.stdout, r.stderr)
             # Set but empty (an unset variable expanded): refused at once,
             # not found out at exit with the job's measurements lost.
             r = self._fresh("import energy_rt; energy_rt.Monitor()",

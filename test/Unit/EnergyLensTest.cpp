@@ -81,6 +81,34 @@ TEST(EnergyLens, NoisyFitPredictsHeldOutCellsAndCoversTruth) {
         << m.standardError(i);
 }
 
+TEST(EnergyLens, WhatTheRowsDoNotMoveIsNotIdentified) {
+  // Every row on one GPU (tp = pp = 1): the four TP/PP exponents move no
+  // prediction and delta_1 t + delta_2 p is one constant, so those six are
+  // not identified (a pseudo-inverse alone gave them +- 0); a task at tp =
+  // 1 is still determined, one at tp = 2 is not. With tp and pp varied
+  // (the full synthetic set) all twelve are.
+  std::vector<EnergyLensRow> rows = synthetic(7, 0.02), one;
+  for (const EnergyLensRow &r : rows)
+    if (r.tp == 1 && r.pp == 1)
+      one.push_back(r);
+  EnergyLens m;
+  std::string err;
+  ASSERT_TRUE(fitEnergyLens(one, m, err)) << err;
+  for (int i = 0; i < EnergyLens::kParams; ++i) {
+    std::string name = EnergyLens::kNames[i];
+    bool expected = name.rfind("gamma", 0) != 0 && name.rfind("delta", 0) != 0;
+    EXPECT_EQ(m.identified[size_t(i)], expected) << name;
+    EXPECT_EQ(std::isinf(m.standardError(i)), !expected) << name;
+  }
+  EnergyLensRow at1 = one.front(), at2 = one.front();
+  at2.tp = 2;
+  EXPECT_EQ(m.unidentifiedAt(at1), -1);
+  EXPECT_NE(m.unidentifiedAt(at2), -1);
+  ASSERT_TRUE(fitEnergyLens(rows, m, err)) << err;
+  for (int i = 0; i < EnergyLens::kParams; ++i)
+    EXPECT_TRUE(m.identified[size_t(i)]) << EnergyLens::kNames[i];
+}
+
 TEST(EnergyLens, JacobianErrorsMatchMonteCarloOfRefits) {
   // 50 independent noisy data sets: the spread of the refitted parameters
   // matches the standard errors the fit reports (relative sampling error of

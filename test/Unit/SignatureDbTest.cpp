@@ -112,6 +112,34 @@ TEST(SignatureDb, PoolingKeepsTheEnergyWhereStaticPowersDiffer) {
   EXPECT_TRUE(notes.empty());
 }
 
+TEST(SignatureDb, PooledDynamicEnergyIsNeverNegative) {
+  // Idle waits (d = 0) at 60 W x 1.1 s and 64 W x 1.0 s, 5 runs each: the
+  // runs average (66 + 64) / 2 = 65 J, below the pooled 62 W x 1.05 s =
+  // 65.1 J. Restated, d would be -0.1 J, which no DB holds (the merged
+  // file was refused when read back): kept at 0 and said; a difference
+  // of rounding alone (equal powers) is not.
+  SignatureDb a, b;
+  a.entries.push_back({"wait", 1980, 60, 1.1, 0, 0, 0, 5, "measured"});
+  b.entries.push_back({"wait", 1980, 64, 1.0, 0, 0, 0, 5, "measured"});
+  SignatureDb out;
+  std::string err;
+  std::vector<std::string> notes;
+  ASSERT_TRUE(poolSignatureDbs({a, b}, {"a", "b"}, out, err, &notes)) << err;
+  ASSERT_EQ(out.entries.size(), 1u);
+  EXPECT_EQ(out.entries[0].d, 0);
+  EXPECT_DOUBLE_EQ(out.entries[0].s * out.entries[0].T, 65.1);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("kept at 0, 0.1 J above the runs"), std::string::npos)
+      << notes[0];
+  b.entries[0].s = 60;
+  b.entries[0].T = 1.1;
+  b.entries[0].runs = 4; // (the same shard twice is refused)
+  notes.clear();
+  ASSERT_TRUE(poolSignatureDbs({a, b}, {"a", "b"}, out, err, &notes)) << err;
+  EXPECT_GE(out.entries[0].d, 0);
+  EXPECT_TRUE(notes.empty());
+}
+
 TEST(SignatureDb, PooledRunsStayWithinWhatADbHolds) {
   SignatureDb a, b;
   a.entries.push_back(
