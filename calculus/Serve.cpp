@@ -63,7 +63,14 @@ bool simulateServing(const ServeModel &m, std::vector<Request> reqs,
   double now = 0;
   size_t next = 0; // into `order`
   std::vector<Active> active;
+  bool over = false; // one more step would pass kMaxServeSteps
+  auto room = [&] {
+    over = over || steps.size() >= kMaxServeSteps;
+    return !over;
+  };
   auto prefill = [&](std::vector<uint32_t> ids) {
+    if (!room())
+      return;
     uint64_t tokens = 0;
     double squares = 0;
     for (uint32_t id : ids) {
@@ -78,6 +85,8 @@ bool simulateServing(const ServeModel &m, std::vector<Request> reqs,
     steps.push_back(std::move(s));
   };
   auto decode = [&]() {
+    if (!room())
+      return;
     double hist = 0;
     for (const Active &a : active)
       hist += double(a.history);
@@ -99,15 +108,9 @@ bool simulateServing(const ServeModel &m, std::vector<Request> reqs,
                                 [](const Active &a) { return !a.remaining; }),
                  active.end());
   };
-  while (next < order.size() || !active.empty()) {
-    // (A static group's decode loop below adds at most its longest output.)
-    if (steps.size() > kMaxServeSteps) {
-      err = "the workload runs more than 2^23 steps (prefills and decode "
-            "iterations; docs/SCHED.md): fewer requests or output tokens, "
-            "or a larger max_batch";
-      steps.clear();
-      return false;
-    }
+  // The prefills and decodes stop at the limit (at most kMaxServeSteps
+  // are made), and so does the loop.
+  while (!over && (next < order.size() || !active.empty())) {
     if (active.empty() && next < order.size())
       now = std::max(now, reqs[order[next]].arrival);
     if (policy == BatchPolicy::Static) {
@@ -117,7 +120,7 @@ bool simulateServing(const ServeModel &m, std::vector<Request> reqs,
         group.push_back(order[next++]);
       now = std::max(now, reqs[group.back()].arrival);
       prefill(std::move(group));
-      while (!active.empty() && steps.size() <= kMaxServeSteps)
+      while (!active.empty() && !over)
         decode();
       continue;
     }
@@ -129,6 +132,13 @@ bool simulateServing(const ServeModel &m, std::vector<Request> reqs,
     if (!admit.empty())
       prefill(std::move(admit));
     decode();
+  }
+  if (over) {
+    err = "the workload runs more than 2^23 steps (prefills and decode "
+          "iterations; docs/SCHED.md): fewer requests or output tokens, or "
+          "a larger max_batch";
+    steps.clear();
+    return false;
   }
   return true;
 }

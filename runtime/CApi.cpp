@@ -11,6 +11,7 @@
 #include "runtime/Sampler.h"
 #include "runtime/SimDevice.h"
 #include "runtime/Version.h"
+#include "runtime/db/SignatureDb.h"
 
 #include <algorithm>
 #include <cctype>
@@ -1549,23 +1550,16 @@ int er_plan_load(const char *path) {
                  "clock\n",
                  file.c_str());
   // A plan for another GPU: its clocks may exist here, but its times and
-  // energies are the other GPU's (as run-plan says). Letters and digits
-  // compared without case ("A100-SXM4" in "sim:A100-SXM4 (simulated)").
+  // energies are the other GPU's (as run-plan says). GPU models compared
+  // ("A100" of "A100-SXM4" and of "nvml:NVIDIA A100-SXM4-80GB").
   if (!plannedKind.empty()) {
-    auto letters = [](const std::string &text) {
-      std::string out;
-      for (char c : text)
-        if (std::isalnum(static_cast<unsigned char>(c)))
-          out += char(std::tolower(static_cast<unsigned char>(c)));
-      return out;
-    };
     std::string here;
     {
       std::lock_guard<std::mutex> lock(state.mu);
       here = state.dev ? state.dev->identity() : "";
     }
-    if (!here.empty() &&
-        letters(here).find(letters(plannedKind)) == std::string::npos)
+    std::string a = gpuModelOf(here), b = gpuModelOf(plannedKind);
+    if (!a.empty() && !b.empty() && a != b)
       std::fprintf(stderr,
                    "energy_rt: warning: %s was planned for %s but this "
                    "process measures %s: the plan's times and energies are "

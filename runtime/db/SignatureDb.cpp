@@ -352,30 +352,5 @@ bool poolSignatureDbs(const std::vector<SignatureDb> &shards,
   return true;
 }
 
-std::string gpuModelOf(const std::string &name) {
-  std::string up;
-  for (char c : name)
-    up += char(std::toupper((unsigned char)c));
-  // "2xA100": a lockstep group of this project's tensor parallelism.
-  size_t first = 0;
-  while (first < up.size() && std::isdigit((unsigned char)up[first]))
-    ++first;
-  first = first > 0 && first < up.size() && up[first] == 'X' ? first + 1 : 0;
-  for (size_t i = first; i < up.size(); ++i) {
-    if (!std::isalpha((unsigned char)up[i]) ||
-        (i > first && std::isalpha((unsigned char)up[i - 1])))
-      continue;
-    size_t j = i;
-    while (j < up.size() && std::isalpha((unsigned char)up[j]))
-      ++j;
-    size_t k = j;
-    while (k < up.size() && std::isdigit((unsigned char)up[k]))
-      ++k;
-    if (k > j && j - i <= 2)
-      return up.substr(i, k - i);
-  }
-  return "";
-}
-
 } // namespace rt
 } // namespace energy

@@ -36,6 +36,10 @@ bool parseCsv(llvm::StringRef text, CsvTable &out, CsvError &err) {
   unsigned line = 1;
   size_t lineStart = 0; // offset of the current line's first character
   size_t i = 0;
+  // A UTF-8 byte-order mark (spreadsheets write one) is not the first
+  // header's text; columns still count from the line's first byte.
+  if (text.starts_with("\xEF\xBB\xBF"))
+    i = 3;
   bool first = true;
   while (i < text.size()) {
     unsigned rowLine = line;

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/db/SignatureDb.h"
 #include "runtime/plan/Plan.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -363,19 +364,12 @@ int runPlan(const Plan &plan, const std::vector<Device *> &devices,
   logPlan(plan, devices, mode, opts.dryRun, log);
   // A plan made for one kind of GPU and run on another: its clocks may
   // exist there (checked above) but its times and energies are the other
-  // GPU's. Said, not refused (a renamed kind, a simulated stand-in).
-  auto letters = [](llvm::StringRef text) {
-    std::string out;
-    for (char c : text)
-      if (std::isalnum((unsigned char)c))
-        out += char(std::tolower((unsigned char)c));
-    return out;
-  };
+  // GPU's. Said, not refused (a renamed kind, a simulated stand-in). GPU
+  // models compared: "H100-SXM5" is the "NVIDIA H100 80GB HBM3" NVML names.
   for (size_t i = 0; i < devices.size(); ++i) {
     const PlanDevice &pd = plan.devices[i];
-    if (!pd.kind.empty() &&
-        letters(devices[i]->identity()).find(letters(pd.kind)) ==
-            std::string::npos)
+    std::string a = gpuModelOf(devices[i]->identity()), b = gpuModelOf(pd.kind);
+    if (!a.empty() && !b.empty() && a != b)
       log << "run-plan: warning: device '" << pd.name << "' was planned for "
           << pd.kind << " but runs on " << devices[i]->identity()
           << ": the plan's times and energies are the other GPU's\n";

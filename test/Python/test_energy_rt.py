@@ -374,7 +374,10 @@ class EnergyRtTest(unittest.TestCase):
             self.assertNotEqual(r.returncode, 0)
             self.assertIn("this process is profiled across clocks", r.stderr)
             # A plan for another GPU (plan-clocks writes its kind) is said.
-            for kind, warned in (("H100-SXM5", True), ("A100-SXM4", False)):
+            # (GPU models compared: NVML names an H100 "NVIDIA H100 80GB
+            # HBM3", not "H100-SXM5".)
+            for kind, warned in (("H100-SXM5", True), ("A100-SXM4", False),
+                                 ("NVIDIA A100-SXM4-80GB", False)):
                 r = self._fresh("import energy_rt; energy_rt.Monitor(device="
                                 "'sim:a100'); energy_rt.load_plan(%r)"
                                 % plan("kind.txt", b"# kind %s\nw 1005\n"

@@ -54,6 +54,10 @@ TEST(Csv, QuotesBlankLinesAndLineNumbers) {
   EXPECT_EQ(t.at("f.csv", 1, 1), "f.csv:5:3");
   EXPECT_EQ(t.at("f.csv", 2, 1), "f.csv:7:3");
   EXPECT_EQ(t.at("f.csv", 9, 0), "f.csv");
+  // A UTF-8 byte-order mark is not part of the first header cell.
+  ASSERT_TRUE(parseCsv("\xEF\xBB\xBFstage,time\n0,1\n", t, err))
+      << err.message;
+  EXPECT_EQ(t.column("stage"), std::optional<size_t>(0));
 }
 
 // Cells are decimal numbers: strtod's hexadecimal ("0x12c" read as a 300 W
