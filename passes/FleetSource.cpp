@@ -1,7 +1,6 @@
 //===- FleetSource.cpp - a routing pass's fleet: a file or the IR ---------===//
 
 #include "passes/FleetSource.h"
-#include "calculus/Serve.h"
 
 #include "dialect/Energy/Energy.h"
 #include "passes/Passes.h"
@@ -137,17 +136,8 @@ LogicalResult forEachRequestStream(
     if (requests.empty())
       return sched.emitError(pass) << ": energy.requests is empty";
     for (auto [i, r] : llvm::enumerate(requests)) {
-      auto arr = dyn_cast<ArrayAttr>(r);
-      auto arrival = arr && arr.size() == 3 ? arr[0] : Attribute();
-      double at = isa_and_nonnull<FloatAttr>(arrival)
-                      ? cast<FloatAttr>(arrival).getValueAsDouble()
-                  : isa_and_nonnull<IntegerAttr>(arrival)
-                      ? double(cast<IntegerAttr>(arrival).getInt())
-                      : -1;
-      auto p = arr && arr.size() == 3 ? dyn_cast<IntegerAttr>(arr[1]) : nullptr;
-      auto o = arr && arr.size() == 3 ? dyn_cast<IntegerAttr>(arr[2]) : nullptr;
-      if (!(at >= 0) || !std::isfinite(at) || !p || !o || p.getInt() < 0 ||
-          uint64_t(p.getInt()) > calculus::kMaxPromptTokens || o.getInt() < 1)
+      std::string why;
+      if (!sched::readRequest(r, why))
         return sched.emitError(pass)
                << ": energy.requests[" << i << "] = " << r
                << ": expected [arrival_s >= 0, prompt tokens (0 to 2^40), "

@@ -119,10 +119,10 @@ struct EnergyRouteSimulatePass
     }
     // (Checked where the stream is read: forEachRequestStream.)
     std::vector<std::pair<double, double>> stream;
+    std::string why;
     for (Attribute r : requests) {
-      auto arr = cast<ArrayAttr>(r);
-      stream.push_back({double(cast<IntegerAttr>(arr[1]).getInt()),
-                        double(cast<IntegerAttr>(arr[2]).getInt())});
+      calculus::Request req = *sched::readRequest(r, why);
+      stream.push_back({double(req.prompt), double(req.output)});
     }
     sources.assign(f.models.size(), "fleet");
     for (size_t i = 0; i < f.models.size(); ++i) {

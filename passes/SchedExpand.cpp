@@ -70,14 +70,9 @@ struct SchedExpandPass : public energy::impl::SchedExpandBase<SchedExpandPass> {
     model.iterationOverhead = op.getIterationOverhead().convertToDouble();
     std::vector<calculus::Request> reqs;
     if (ArrayAttr list = op.getRequestsAttr()) {
-      for (Attribute r : list) {
-        auto arr = cast<ArrayAttr>(r);
-        double arrival = isa<FloatAttr>(arr[0])
-                             ? cast<FloatAttr>(arr[0]).getValueAsDouble()
-                             : double(cast<IntegerAttr>(arr[0]).getInt());
-        reqs.push_back({arrival, uint64_t(cast<IntegerAttr>(arr[1]).getInt()),
-                        uint64_t(cast<IntegerAttr>(arr[2]).getInt())});
-      }
+      std::string why; // (verified: every request reads)
+      for (Attribute r : list)
+        reqs.push_back(*sched::readRequest(r, why));
     } else {
       reqs = calculus::generateRequests(
           *op.getNumRequests(), op.getArrivalRate()->convertToDouble(),

@@ -147,18 +147,16 @@ EnergyLens::gradient(const EnergyLensRow &r) const {
 }
 
 double EnergyLens::standardError(int i) const {
-  if (!identified[size_t(i)])
+  if (!identified(i))
     return kInf;
   return std::sqrt(std::max(cov[size_t(i * P + i)], 0.0));
 }
 
-void EnergyLens::markIdentified() {
-  for (int i = 0; i < P; ++i) {
-    double part = 0;
-    for (const auto &v : nullSpace)
-      part += v[size_t(i)] * v[size_t(i)];
-    identified[size_t(i)] = part < 1e-6;
-  }
+bool EnergyLens::identified(int i) const {
+  double part = 0;
+  for (const auto &v : nullSpace)
+    part += v[size_t(i)] * v[size_t(i)];
+  return part < 1e-6;
 }
 
 int EnergyLens::unidentifiedAt(const EnergyLensRow &r) const {
@@ -282,7 +280,6 @@ bool fitEnergyLens(const std::vector<EnergyLensRow> &rows, EnergyLens &out,
       d[size_t(i)] = v[i] / n;
     out.nullSpace.push_back(d);
   }
-  out.markIdentified();
   double s2 = best / double(rows.size() - P);
   Eigen::MatrixXd JtJ = J.transpose() * J;
   Eigen::MatrixXd C =

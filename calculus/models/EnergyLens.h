@@ -44,11 +44,9 @@ struct EnergyLens {
   /// that only ever add up. A prediction whose gradient has a part along
   /// one is not determined by the data (unidentifiedAt).
   std::vector<std::array<double, kParams>> nullSpace;
-  /// Whether the rows determine each parameter (none of it in nullSpace):
+  /// Whether the rows determine parameter `i` (none of it in nullSpace):
   /// one that is not keeps the fit's start and an infinite standard error.
-  std::array<bool, kParams> identified = filled(true);
-  /// Sets `identified` from `nullSpace`.
-  void markIdentified();
+  bool identified(int i) const;
   size_t rows = 0;
   double rmsRelative = 0; ///< RMS relative residual on the fitted rows
 
@@ -63,13 +61,6 @@ struct EnergyLens {
   /// identify: the parameter with the largest part in that direction; -1
   /// if the prediction is determined by the data.
   int unidentifiedAt(const EnergyLensRow &r) const;
-
-private:
-  static std::array<bool, kParams> filled(bool v) {
-    std::array<bool, kParams> a;
-    a.fill(v);
-    return a;
-  }
 };
 
 /// Evaluates Eq. 4 at parameters `phi`.

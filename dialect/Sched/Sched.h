@@ -3,6 +3,7 @@
 #ifndef DIALECT_SCHED_SCHED_H
 #define DIALECT_SCHED_SCHED_H
 
+#include "calculus/Serve.h"
 #include "dialect/Energy/Energy.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -21,6 +22,13 @@ mlir::Attribute timePropertyAttr(mlir::MLIRContext *ctx,
 mlir::LogicalResult
 timePropertyFromAttr(std::optional<double> &v, mlir::Attribute attr,
                      llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+/// One request of a serving workload, `[arrival_s, prompt_tokens,
+/// output_tokens]` (sched.serve's `requests`, a schedule's
+/// `energy.requests`), checked (docs/SCHED.md): nullopt with `why` --
+/// worded to follow "request #i" -- for anything else.
+std::optional<calculus::Request> readRequest(mlir::Attribute r,
+                                             std::string &why);
+
 } // namespace energy::sched
 
 #define GET_OP_CLASSES

@@ -94,6 +94,35 @@ sched::timePropertyFromAttr(std::optional<double> &v, Attribute attr,
   return success();
 }
 
+std::optional<calculus::Request> sched::readRequest(Attribute r,
+                                                    std::string &why) {
+  auto arr = dyn_cast<ArrayAttr>(r);
+  if (!arr || arr.size() != 3 || !isa<FloatAttr, IntegerAttr>(arr[0]) ||
+      !isa<IntegerAttr>(arr[1]) || !isa<IntegerAttr>(arr[2])) {
+    why = " must be [arrival_s, prompt_tokens, output_tokens]";
+    return std::nullopt;
+  }
+  double arrival = isa<FloatAttr>(arr[0])
+                       ? cast<FloatAttr>(arr[0]).getValueAsDouble()
+                       : double(cast<IntegerAttr>(arr[0]).getInt());
+  int64_t prompt = cast<IntegerAttr>(arr[1]).getInt(),
+          output = cast<IntegerAttr>(arr[2]).getInt();
+  if (!(arrival >= 0) || prompt < 0 || output < 1) {
+    why = " needs a non-negative arrival and prompt and at least one output "
+          "token";
+    return std::nullopt;
+  }
+  if (!std::isfinite(arrival)) {
+    why = ": the arrival is not finite";
+    return std::nullopt;
+  }
+  if (uint64_t(prompt) > calculus::kMaxPromptTokens) {
+    why = ": a prompt of " + std::to_string(prompt) + " tokens is above 2^40";
+    return std::nullopt;
+  }
+  return calculus::Request{arrival, uint64_t(prompt), uint64_t(output)};
+}
+
 /// `[keyword [<quantity>, ...]]` for an F64 array in base units.
 static ParseResult parseQuantityList(OpAsmParser &parser, StringRef keyword,
                                      Dimension dim, ArrayAttr &attr) {
@@ -561,28 +590,11 @@ LogicalResult ServeOp::verify() {
              << "(docs/SCHED.md)";
     double outputs = 0;
     for (auto [i, r] : llvm::enumerate(reqs)) {
-      auto arr = dyn_cast<ArrayAttr>(r);
-      if (!arr || arr.size() != 3 || !isa<FloatAttr, IntegerAttr>(arr[0]) ||
-          !isa<IntegerAttr>(arr[1]) || !isa<IntegerAttr>(arr[2]))
-        return emitOpError("request #")
-               << i << " must be [arrival_s, prompt_tokens, output_tokens]";
-      double arrival = isa<FloatAttr>(arr[0])
-                           ? cast<FloatAttr>(arr[0]).getValueAsDouble()
-                           : double(cast<IntegerAttr>(arr[0]).getInt());
-      if (!(arrival >= 0) || cast<IntegerAttr>(arr[1]).getInt() < 0 ||
-          cast<IntegerAttr>(arr[2]).getInt() < 1)
-        return emitOpError("request #")
-               << i
-               << " needs a non-negative arrival and prompt and at "
-                  "least one output token";
-      if (!std::isfinite(arrival))
-        return emitOpError("request #") << i << ": the arrival is not finite";
-      if (uint64_t(cast<IntegerAttr>(arr[1]).getInt()) >
-          calculus::kMaxPromptTokens)
-        return emitOpError("request #")
-               << i << ": a prompt of " << cast<IntegerAttr>(arr[1]).getInt()
-               << " tokens is above 2^40";
-      outputs += double(cast<IntegerAttr>(arr[2]).getInt());
+      std::string why;
+      std::optional<calculus::Request> req = readRequest(r, why);
+      if (!req)
+        return emitOpError("request #") << i << why;
+      outputs += double(req->output);
     }
     if (outputs > kMaxOutputTokens || tooManySteps(outputs))
       return emitOpError("the requests ask for ")

@@ -24,8 +24,7 @@ struct Reader {
   llvm::StringRef text; ///< the file's text where known, where errors point
 
   bool fail(const std::string &where, const std::string &what) {
-    err = (text.empty() ? file : jsonAt(file, text, jsonPathSteps(where))) +
-          ": " + where + ": " + what;
+    err = jsonLocated(file, text, where) + ": " + what;
     return false;
   }
   bool keys(const json::Object &o, const std::string &where,

@@ -232,6 +232,14 @@ inline std::vector<JsonStep> jsonPathSteps(llvm::StringRef where) {
   return steps;
 }
 
+/// "FILE:LINE:COL: PATH" for the value at JSONPath `where` ("FILE: PATH"
+/// without the text): the head of a reader's error about that value.
+inline std::string jsonLocated(const std::string &file, llvm::StringRef text,
+                               const std::string &where) {
+  return (text.empty() ? file : jsonAt(file, text, jsonPathSteps(where))) +
+         ": " + where;
+}
+
 /// The keys a reader knows: a misspelt optional field would otherwise read
 /// as absent (a plan's "power_cap_w" applied no cap). Returns the first
 /// (in sorted order) key of `o` not in `allowed`, or "" where there is none,

@@ -168,7 +168,6 @@ bool parseModelFile(llvm::StringRef text, const std::string &path,
         }
         mf.lens.nullSpace.push_back(d);
       }
-      mf.lens.markIdentified();
     }
     if (const llvm::json::Value *u = o->get("unidentified");
         u && !u->getAsArray())
@@ -266,7 +265,7 @@ llvm::json::Object energyLensModelJson(const calculus::EnergyLens &m) {
   // parameters they involve.
   llvm::json::Array unidentified, nullSpace;
   for (int i = 0; i < calculus::EnergyLens::kParams; ++i)
-    if (!m.identified[size_t(i)])
+    if (!m.identified(i))
       unidentified.push_back(calculus::EnergyLens::kNames[i]);
   for (const auto &v : m.nullSpace) {
     llvm::json::Array direction;

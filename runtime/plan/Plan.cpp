@@ -21,8 +21,7 @@ struct Reader {
   llvm::StringRef text; ///< the file's text, where its errors point
 
   bool fail(const std::string &where, const std::string &what) {
-    err = formats::jsonAt(file, text, formats::jsonPathSteps(where)) + ": " +
-          where + ": " + what;
+    err = formats::jsonLocated(file, text, where) + ": " + what;
     return false;
   }
   bool number(const json::Object &o, StringRef key, const std::string &where,
@@ -243,9 +242,9 @@ bool parsePlan(const std::string &text, const std::string &file,
 std::string Plan::at(const std::string &path, const std::string &key) const {
   if (text.empty())
     return "";
-  std::string where = key.empty() ? path : path + "." + key;
-  return formats::jsonAt(file, text, formats::jsonPathSteps(where)) + ": " +
-         where + ": ";
+  return formats::jsonLocated(file, text,
+                              key.empty() ? path : path + "." + key) +
+         ": ";
 }
 
 } // namespace rt

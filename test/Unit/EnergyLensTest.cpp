@@ -97,7 +97,7 @@ TEST(EnergyLens, WhatTheRowsDoNotMoveIsNotIdentified) {
   for (int i = 0; i < EnergyLens::kParams; ++i) {
     std::string name = EnergyLens::kNames[i];
     bool expected = name.rfind("gamma", 0) != 0 && name.rfind("delta", 0) != 0;
-    EXPECT_EQ(m.identified[size_t(i)], expected) << name;
+    EXPECT_EQ(m.identified(i), expected) << name;
     EXPECT_EQ(std::isinf(m.standardError(i)), !expected) << name;
   }
   EnergyLensRow at1 = one.front(), at2 = one.front();
@@ -106,7 +106,7 @@ TEST(EnergyLens, WhatTheRowsDoNotMoveIsNotIdentified) {
   EXPECT_NE(m.unidentifiedAt(at2), -1);
   ASSERT_TRUE(fitEnergyLens(rows, m, err)) << err;
   for (int i = 0; i < EnergyLens::kParams; ++i)
-    EXPECT_TRUE(m.identified[size_t(i)]) << EnergyLens::kNames[i];
+    EXPECT_TRUE(m.identified(i)) << EnergyLens::kNames[i];
 }
 
 TEST(EnergyLens, JacobianErrorsMatchMonteCarloOfRefits) {

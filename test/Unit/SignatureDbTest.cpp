@@ -83,20 +83,34 @@ TEST(SignatureDb, PoolingEqualsTheUnionOfRuns) {
   EXPECT_EQ(out.device, "cuda:0, cuda:1, cuda:2");
 }
 
+/// Two shards of one entry each ("a" and "b"), pooled into `pooled`, with
+/// the pool's notes.
+::testing::AssertionResult poolPair(const DbEntry &x, const DbEntry &y,
+                                    DbEntry &pooled,
+                                    std::vector<std::string> &notes) {
+  SignatureDb a, b, out;
+  a.entries = {x};
+  b.entries = {y};
+  std::string err;
+  notes.clear();
+  if (!poolSignatureDbs({a, b}, {"a", "b"}, out, err, &notes))
+    return ::testing::AssertionFailure() << err;
+  if (out.entries.size() != 1)
+    return ::testing::AssertionFailure() << out.entries.size() << " entries";
+  pooled = out.entries[0];
+  return ::testing::AssertionSuccess();
+}
+
 TEST(SignatureDb, PoolingKeepsTheEnergyWhereStaticPowersDiffer) {
   // 10 W x 1 s + 5 J and 500 W x 2 s + 5 J, 4 runs each: the runs average
   // (15 + 1005) / 2 = 510 J, which the pool must keep (it once pooled s,
   // T and d apart: 255 W x 1.5 s + 5 J = 387.5 J), and say why it looks
   // odd.
-  SignatureDb a, b;
-  a.entries.push_back({"k", 1000, 10, 1, 5, 0, 0, 4, "measured"});
-  b.entries.push_back({"k", 1000, 500, 2, 5, 0, 0, 4, "measured"});
-  SignatureDb out;
-  std::string err;
+  DbEntry a{"k", 1000, 10, 1, 5, 0, 0, 4, "measured"};
+  DbEntry b{"k", 1000, 500, 2, 5, 0, 0, 4, "measured"};
+  DbEntry e;
   std::vector<std::string> notes;
-  ASSERT_TRUE(poolSignatureDbs({a, b}, {"a", "b"}, out, err, &notes)) << err;
-  ASSERT_EQ(out.entries.size(), 1u);
-  const DbEntry &e = out.entries[0];
+  ASSERT_TRUE(poolPair(a, b, e, notes));
   EXPECT_DOUBLE_EQ(e.s, 255);
   EXPECT_DOUBLE_EQ(e.T, 1.5);
   EXPECT_DOUBLE_EQ(e.s * e.T + e.d, 510);
@@ -106,9 +120,8 @@ TEST(SignatureDb, PoolingKeepsTheEnergyWhereStaticPowersDiffer) {
             std::string::npos)
       << notes[0];
   // Within 10 %: no note.
-  b.entries[0].s = 10.5;
-  notes.clear();
-  ASSERT_TRUE(poolSignatureDbs({a, b}, {"a", "b"}, out, err, &notes)) << err;
+  b.s = 10.5;
+  ASSERT_TRUE(poolPair(a, b, e, notes));
   EXPECT_TRUE(notes.empty());
 }
 
@@ -118,25 +131,21 @@ TEST(SignatureDb, PooledDynamicEnergyIsNeverNegative) {
   // 65.1 J. Restated, d would be -0.1 J, which no DB holds (the merged
   // file was refused when read back): kept at 0 and said; a difference
   // of rounding alone (equal powers) is not.
-  SignatureDb a, b;
-  a.entries.push_back({"wait", 1980, 60, 1.1, 0, 0, 0, 5, "measured"});
-  b.entries.push_back({"wait", 1980, 64, 1.0, 0, 0, 0, 5, "measured"});
-  SignatureDb out;
-  std::string err;
+  DbEntry a{"wait", 1980, 60, 1.1, 0, 0, 0, 5, "measured"};
+  DbEntry b{"wait", 1980, 64, 1.0, 0, 0, 0, 5, "measured"};
+  DbEntry e;
   std::vector<std::string> notes;
-  ASSERT_TRUE(poolSignatureDbs({a, b}, {"a", "b"}, out, err, &notes)) << err;
-  ASSERT_EQ(out.entries.size(), 1u);
-  EXPECT_EQ(out.entries[0].d, 0);
-  EXPECT_DOUBLE_EQ(out.entries[0].s * out.entries[0].T, 65.1);
+  ASSERT_TRUE(poolPair(a, b, e, notes));
+  EXPECT_EQ(e.d, 0);
+  EXPECT_DOUBLE_EQ(e.s * e.T, 65.1);
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_NE(notes[0].find("kept at 0, 0.1 J above the runs"), std::string::npos)
       << notes[0];
-  b.entries[0].s = 60;
-  b.entries[0].T = 1.1;
-  b.entries[0].runs = 4; // (the same shard twice is refused)
-  notes.clear();
-  ASSERT_TRUE(poolSignatureDbs({a, b}, {"a", "b"}, out, err, &notes)) << err;
-  EXPECT_GE(out.entries[0].d, 0);
+  b.s = 60;
+  b.T = 1.1;
+  b.runs = 4; // (the same shard twice is refused)
+  ASSERT_TRUE(poolPair(a, b, e, notes));
+  EXPECT_GE(e.d, 0);
   EXPECT_TRUE(notes.empty());
 }
 

@@ -623,7 +623,7 @@ static int fitEnergyLensCmd() {
          << formatv("{0:P2}", m.rmsRelative) << ", Jacobian standard errors:\n";
   std::vector<std::string> unidentified;
   for (int i = 0; i < EnergyLens::kParams; ++i) {
-    if (m.identified[size_t(i)]) {
+    if (m.identified(i)) {
       outs() << formatv("  {0,-9} {1,12:e4}  +- {2:e2}\n",
                         EnergyLens::kNames[i], m.phi[size_t(i)],
                         m.standardError(i));
