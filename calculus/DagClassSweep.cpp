@@ -138,17 +138,93 @@ bool classSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
         kept.end());
     kept.push_back(state.point(P, keepChoices));
   };
+  // A lane's busy time is bounded by the makespan less its head (the
+  // longest path to its first task) and its tail (from its last task to the
+  // end): in the relaxation the lane's price flows along both too
+  // (DagLaneBound.cpp), so a task on another lane's head or tail is priced
+  // at its own lane's rate plus those lanes' and takes the option
+  // minimizing d + price x T where that is faster. The pipeline's warm-up
+  // and cool-down tasks, which every later stage waits for, go faster and
+  // the steady state, which the budget sets, slower: on the synthetic 8 x
+  // 64 (exact option times) the mean certified gap falls from 1.63 % to
+  // 1.22 %. The walks follow the tight edge found first and stop after 4n
+  // steps in all. Returns whether a task moved (`es` is then stale).
+  std::vector<double> extra(n);
+  std::vector<uint32_t> laneFirst(lanes, UINT32_MAX), laneLast(lanes, 0);
+  for (uint32_t t = 0; t < n; ++t) {
+    uint32_t l = cl.lane[cl.of[t]];
+    if (laneFirst[l] == UINT32_MAX)
+      laneFirst[l] = t;
+    laneLast[l] = t;
+  }
+  auto rampPrices = [&](Sweep &sw, const std::vector<double> &rate) {
+    std::fill(extra.begin(), extra.end(), 0.0);
+    dag.backward(sw.T, sw.makespan, sw.ls);
+    double tol = 1e-9 * std::max(sw.makespan, 1e-9);
+    // The predecessor that sets v's earliest start; the successor that sets
+    // its latest start.
+    auto before = [&](uint32_t v) {
+      for (uint32_t i = dag.predStart[v]; i < dag.predStart[v + 1]; ++i) {
+        const Edge &e = dag.pred[i];
+        double ready = e.startToStart ? sw.es[e.to] + e.lag
+                                      : sw.es[e.to] + sw.T[e.to] + e.lag;
+        if (std::abs(sw.es[v] - ready) <= tol)
+          return e.to;
+      }
+      return UINT32_MAX;
+    };
+    auto after = [&](uint32_t v) {
+      for (uint32_t i = dag.succStart[v]; i < dag.succStart[v + 1]; ++i) {
+        const Edge &e = dag.succ[i];
+        double due = e.startToStart ? sw.ls[e.to] - e.lag
+                                    : sw.ls[e.to] - e.lag - sw.T[v];
+        if (std::abs(sw.ls[v] - due) <= tol)
+          return e.to;
+      }
+      return UINT32_MAX;
+    };
+    size_t steps = 0;
+    for (uint32_t l = 0; l < lanes && steps < 4 * n; ++l) {
+      if (!(rate[l] > 0) || laneFirst[l] == UINT32_MAX)
+        continue;
+      for (uint32_t v = before(laneFirst[l]); v != UINT32_MAX && steps < 4 * n;
+           v = before(v), ++steps)
+        extra[v] += rate[l];
+      for (uint32_t v = after(laneLast[l]); v != UINT32_MAX && steps < 4 * n;
+           v = after(v), ++steps)
+        extra[v] += rate[l];
+    }
+    bool moved = false;
+    for (uint32_t t = 0; t < n; ++t) {
+      if (!(extra[t] > 0) || sw.cur[t] == 0)
+        continue;
+      double x = extra[t] + rate[cl.lane[cl.of[t]]];
+      const TaskOptions &o = opts[t];
+      uint32_t best = sw.cur[t];
+      for (uint32_t j = 0; j < sw.cur[t]; ++j)
+        if (o.d[j] + x * o.T[j] < o.d[best] + x * o.T[best])
+          best = j;
+      if (best != sw.cur[t]) {
+        sw.set(t, best);
+        moved = true;
+      }
+    }
+    return moved;
+  };
+  std::vector<double> laneRate(lanes);
   Sweep sw(dag, opts, FillRule::SlowestFitsPerSecond);
   for (int b = 0; b <= budgets; ++b) {
     double c = hi - (hi - lo) * b / budgets;
     std::fill(vert.begin(), vert.end(), 0);
     std::fill(partial.begin(), partial.end(), 0);
     double lambda = 0;
+    std::fill(laneRate.begin(), laneRate.end(), 0.0);
     for (uint32_t l = 0; l < lanes; ++l) {
       double need = slowBusy[l] - c;
       for (const Seg &sg : segs[l]) {
         if (need <= 0)
           break;
+        laneRate[l] = sg.rate;
         if (l == bottleneck)
           lambda = sg.rate;
         if (sg.saved <= need) {
@@ -169,6 +245,8 @@ bool classSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
       sw.set(t, hull[k][v]);
     }
     sw.makespan = dag.forward(sw.T, sw.es);
+    if (rampPrices(sw, laneRate))
+      sw.makespan = dag.forward(sw.T, sw.es);
     for (int round = 0; round < rounds && lambda > 0; ++round) {
       double M = sw.makespan;
       dag.backward(sw.T, M, sw.ls);

@@ -1234,6 +1234,91 @@ TEST(DagFrontier, LaneBoundsNeverAboveBruteForce) {
   }
 }
 
+// Pipelines through the class sweep (with its ramp prices) and the lanes'
+// bounds over runs of each lane's tasks: every bound at or below the convex
+// relaxation's optimum at its time -- the LP of ConvexFrontier.h, which
+// GLPK checks (test/Oracles/convex-glpk.test) and whose constraints imply
+// every run's -- and every point a real configuration at or above it.
+// Stages and microbatches such that a stage waits inside its program (the
+// warm-up's round trip), options random per class, with p2p lags.
+TEST(DagFrontier, ClassSweepAndLaneRunsBelowTheRelaxation) {
+  std::mt19937_64 g(2207);
+  for (int c = 0; c < 6; ++c) {
+    PipelineSpec spec;
+    spec.stages = 2 + g() % 4;
+    spec.microbatches = 2 * spec.stages + g() % 6;
+    spec.staticPowerPerGpu = double(10 + g() % 60);
+    spec.p2pLatency = (g() % 3) * 0.01;
+    std::vector<std::vector<Option>> fwd, bwd;
+    auto options = [&](double scale) {
+      std::vector<Option> o;
+      int k = 2 + g() % 5;
+      for (int i = 0; i < k; ++i)
+        o.push_back({scale * (1 + 0.15 * i + 0.05 * double(g() % 3)),
+                     scale * (40.0 - 6 * i + double(g() % 5)), 0});
+      return o;
+    };
+    for (uint32_t s = 0; s < spec.stages; ++s) {
+      fwd.push_back(options(1.0 + 0.1 * double(g() % 4)));
+      bwd.push_back(options(2.0 + 0.1 * double(g() % 4)));
+      spec.forward.push_back({fwd.back()[0].T, fwd.back()[0].d});
+      spec.backward.push_back({bwd.back()[0].T, bwd.back()[0].d});
+    }
+    Schedule sched;
+    std::vector<PipelineTaskInfo> info;
+    std::string err;
+    ASSERT_TRUE(buildPipeline(spec, sched, info, err)) << err;
+    std::vector<std::vector<Option>> opts;
+    for (const PipelineTaskInfo &i : info)
+      opts.push_back(i.kind == PipelineTaskInfo::F ? fwd[i.vstage]
+                                                   : bwd[i.vstage]);
+    DagFrontierSettings set;
+    set.exactBudget = 0;
+    set.seriesParallelBudget = 0;
+    set.convex = false;
+    set.classSweepAbove = 0; // forced, small as it is
+    set.classBudgets = 100;
+    std::vector<DagPoint> front;
+    DagFrontierResult how;
+    ASSERT_TRUE(dagFrontier(sched, opts, set, front, err, &how)) << err;
+    ASSERT_TRUE(how.classSweep) << "case " << c;
+    // The relaxation, solved on its own.
+    dag::Dag d;
+    ASSERT_TRUE(d.build(sched, err)) << err;
+    ConvexProblem pb;
+    for (const std::vector<Option> &o : opts) {
+      std::vector<Option> sorted = o;
+      std::sort(sorted.begin(), sorted.end(),
+                [](const Option &x, const Option &y) { return x.T < y.T; });
+      std::vector<double> T, dd;
+      for (const Option &x : sorted)
+        if (dd.empty() || x.d < dd.back()) {
+          T.push_back(x.T);
+          dd.push_back(x.d);
+        }
+      pb.tasks.emplace_back(T, dd);
+    }
+    pb.release = d.release;
+    for (uint32_t u = 0; u < sched.tasks.size(); ++u)
+      for (uint32_t i = d.succStart[u]; i < d.succStart[u + 1]; ++i)
+        pb.arcs.push_back(
+            {u, d.succ[i].to, d.succ[i].startToStart, d.succ[i].lag});
+    ConvexFrontier cf;
+    ASSERT_TRUE(convexFrontier(pb, {}, nullptr, 0, cf, err)) << err;
+    ASSERT_TRUE(cf.complete);
+    double P = how.staticPower;
+    for (const DagPoint &p : front) {
+      double lp = cf.lowerBound(p.T, P);
+      EXPECT_LE(p.lowerBound, lp + 1e-9 * lp) << "case " << c << " T " << p.T;
+      EXPECT_LE(lp, p.E * (1 + 1e-9)) << "case " << c << " T " << p.T;
+      std::vector<uint32_t> choice = p.choice;
+      double M;
+      EXPECT_NEAR(dagEnergy(sched, opts, choice, 0, &M), p.E, 1e-9 * p.E);
+      EXPECT_NEAR(M, p.T, 1e-9 * p.T);
+    }
+  }
+}
+
 // On one lane (a chain) the lane bound is the hull relaxation itself,
 // which a chain's integer optimum meets where half the tasks switch: ten
 // tasks of (1 s, 10 J) or (2 s, 4 J), 1 W static, 15 s: 5 fast and 5
