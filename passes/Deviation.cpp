@@ -86,6 +86,8 @@ struct EnergyCheckDeviationPass
     bool broken = false;
     // A failed test: a remark, or with fail-on-deviation an error.
     unsigned failures = 0;
+    // Tests made (Eq. 23 against a measurement, Eq. 24 against parts).
+    unsigned checked = 0, skipped = 0;
     auto report = [&](Operation *op) {
       ++failures;
       return failOnDeviation ? op->emitError() : op->emitRemark();
@@ -113,9 +115,19 @@ struct EnergyCheckDeviationPass
             if (ok)
               composed = *s;
           } else {
-            ok = false; // several parts: no single composition to compare
+            // Several parts: no operator says how they compose, so there is
+            // nothing to compare the measurement with.
+            ok = false;
+            ++skipped;
+            comp.emitWarning("energy-check-deviation: @")
+                << comp.getSymName() << " holds "
+                << comp.getBody().front().getOperations().size()
+                << " parts, not one composition: not checked against its "
+                   "parts (Eq. 24); wrap them in one energy.seq, energy.par "
+                   "or energy.multi";
           }
           if (ok) {
+            ++checked;
             double lhs = std::fabs(sig.E() - composed.expectedE());
             double rhs = bias + c * std::sqrt(sig.varE + composed.varE);
             if (lhs > rhs)
@@ -144,6 +156,7 @@ struct EnergyCheckDeviationPass
           return;
         }
         const formats::CompositeMeasurement &m = it->second;
+        ++checked;
         // A measured mean estimates the expected energy, s E[T] + d: where
         // parallel parts' times vary, E[T] (Clark's E[max], or a lowered
         // schedule's sampled makespan) exceeds the point makespan.
@@ -204,6 +217,12 @@ struct EnergyCheckDeviationPass
             << "energy-check-deviation: no composite or element named @"
             << entry.first << " (measurement ignored)";
       }
+    if (checked == 0 && skipped == 0 && data.empty())
+      mlir::emitWarning(moduleErrorLoc(module))
+          << "energy-check-deviation: nothing was checked: "
+          << (measured.empty() ? "no measured= file, and no "
+                               : "the measurements are empty, and no ")
+          << "energy.composite holds one part to compare with";
     if (failOnDeviation && failures > 0)
       return signalPassFailure();
   }

@@ -23,6 +23,7 @@
 
 #include <cmath>
 #include <map>
+#include <mutex>
 
 namespace energy {
 #define GEN_PASS_DEF_ENERGYEVALUATE
@@ -441,14 +442,43 @@ struct EnergyEvaluatePass
     if (report.empty())
       return;
 
+    // The modules of one input evaluated in one process (energy-opt
+    // -split-input-file: one pass run per split) share the report: each
+    // run adds its roots and composites to the earlier runs' and rewrites
+    // the file, so no split's numbers are lost to the next one's.
+    std::string input;
+    if (auto loc = dyn_cast<FileLineColLoc>(module.getLoc()))
+      input = loc.getFilename().str();
+    {
+      static std::mutex mu;
+      static std::map<std::pair<std::string, std::string>,
+                      std::pair<llvm::json::Array, llvm::json::Array>>
+          earlier;
+      std::lock_guard<std::mutex> lock(mu);
+      auto &[r, c] = earlier[{std::string(report), input}];
+      // Kept as owned copies: the entries' strings may point into this
+      // module's context, which the next split does not share.
+      auto keep = [](llvm::json::Array &into, const llvm::json::Array &from) {
+        for (const llvm::json::Value &v : from)
+          if (llvm::Expected<llvm::json::Value> copy =
+                  llvm::json::parse(llvm::formatv("{0}", v).str()))
+            into.push_back(std::move(*copy));
+          else
+            llvm::consumeError(copy.takeError());
+      };
+      keep(r, roots);
+      keep(c, composites);
+      roots = r;
+      composites = c;
+    }
     llvm::json::Object doc{{"version", 1},
                            {"confidence", double(confidence)},
                            {"roots", std::move(roots)},
                            {"composites", std::move(composites)}};
     // What made it: the tool's version and the module it read.
     std::vector<std::string> inputs;
-    if (auto loc = dyn_cast<FileLineColLoc>(module.getLoc()))
-      inputs.push_back(loc.getFilename().str());
+    if (!input.empty())
+      inputs.push_back(input);
     if (llvm::Expected<llvm::json::Value> g =
             llvm::json::parse(generatorJson("energy-evaluate report", inputs)))
       doc["generator"] = std::move(*g);

@@ -362,9 +362,12 @@ def EnergyCheckDeviation : Pass<"energy-check-deviation", "::mlir::ModuleOp"> {
     op `energy.deviation = {...}` and, when it fails, emits a remark naming
     it as an interaction-graph candidate with the likely mechanism (thermal
     where its devices declare a thermal model, contention where co-runners
-    declare demands). Every `energy.composite` is also checked for
-    refinement consistency (Eq. 24): its measured signature against the
-    composition of its parts. With `fail-on-deviation=true` every failed
+    declare demands). Every `energy.composite` holding one
+    composition is also checked for refinement consistency (Eq. 24): its
+    measured signature against that composition of its parts (one holding
+    several parts is warned about: no operator says how they compose, so
+    wrap them in one `energy.seq`, `energy.par` or `energy.multi`). A run
+    that checks nothing (no measurements, no such composite) says so. With `fail-on-deviation=true` every failed
     test, and every measurement that names no composite or element, is an
     error instead of a remark or warning, and the pass fails.
   }];

@@ -109,19 +109,24 @@ struct EnergyPowerCapPass
       auto number = [](StringRef text, double &v) {
         return formats::csvNumber(text, v);
       };
-      if (!number(row[*cCap], cap) || !number(row[*cT], t) ||
-          !number(row[*cE], e))
-        return fail(table + ":" + Twine(csv.lines[r]) +
-                    ": power_limit, time and energy must be finite numbers");
-      if (!(cap > 0) || !(t > 0) || !(e >= 0) || cap > 1e15 || t > 1e15 ||
-          e > 1e15)
-        return fail(table + ":" + Twine(csv.lines[r]) +
-                    ": needs a positive power limit and time and a "
-                    "non-negative energy, each at most 1e15");
+      // Each value checked where it stands: the error names its cell.
+      std::string path = table;
+      auto bad = [&](size_t col, const char *what) {
+        fail(csv.at(path, r, col) + ": " + what);
+      };
+      if (!number(row[*cCap], cap) || !(cap > 0) || cap > 1e15)
+        return bad(*cCap, "the power limit must be a positive number of "
+                          "watts, at most 1e15");
+      if (!number(row[*cT], t) || !(t > 0) || t > 1e15)
+        return bad(*cT, "the time must be a positive number of seconds, at "
+                        "most 1e15");
+      if (!number(row[*cE], e) || !(e >= 0) || e > 1e15)
+        return bad(*cE, "the energy must be a non-negative number of "
+                        "joules, at most 1e15");
       for (size_t i = 0; i < perGpu.size(); ++i) {
         double other;
         if (!number(row[perGpu[i]], other) || other != cap)
-          return fail(table + ":" + Twine(csv.lines[r]) + ": power_limit_" +
+          return fail(csv.at(path, r, perGpu[i]) + ": power_limit_" +
                       Twine(i + 1) + " is " + row[perGpu[i]] + " W but " +
                       capColumn + " is " + row[*cCap] +
                       " W: this row ran its GPUs at different limits, and "
@@ -130,11 +135,14 @@ struct EnergyPowerCapPass
       }
       auto [it, fresh] = seenCap.try_emplace(cap, csv.lines[r]);
       if (!fresh)
-        return fail(table + ":" + Twine(csv.lines[r]) + ": power limit " +
-                    row[*cCap] + " W again (first on line " +
-                    Twine(it->second) + ")");
+        return fail(csv.at(path, r, *cCap) + ": power limit " + row[*cCap] +
+                    " W again (first on line " + Twine(it->second) + ")");
       points.push_back({cap, t, e});
     }
+    if (points.empty())
+      return fail(
+          table + ": no data rows" +
+          (model.empty() ? std::string() : " of model '" + model + "'"));
     calculus::CapObjective obj;
     if (maxSlowdown >= 0) {
       obj.kind = calculus::CapObjective::MinEnergyUnderSlowdown;

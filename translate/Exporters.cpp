@@ -649,7 +649,11 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
       mlir::emitWarning(op.getLoc(), "--export-perfetto: the counters give ")
           << formatQuantity(counted, Dimension::Energy, 6)
           << ", the composition " << formatQuantity(E, Dimension::Energy, 6)
-          << " (its closure is not the sum of its parts' power over time)";
+          << " (its closure is not the sum of its parts' power over time: "
+             "contexts, a measured composite, or a part whose signature "
+             "overrides its device's static power, which the composition "
+             "keeps through that part's idle padding and the counters do "
+             "not)";
     pidBase += int64_t(tree.tracks.size());
   }
   if (!any)

@@ -36,9 +36,13 @@ std::string JsonScanner::lineColAt(size_t offset) const {
   return std::to_string(line) + ":" + std::to_string(col);
 }
 
-std::string JsonScanner::message() const {
+std::string JsonScanner::errorLineCol() const {
   // Before any error (errorAt unset) the position is the text's start.
-  return lineColAt(errorAt ? size_t(errorAt - begin) : 0) + ": " + error;
+  return lineColAt(errorAt ? size_t(errorAt - begin) : 0);
+}
+
+std::string JsonScanner::message() const {
+  return errorLineCol() + ": " + error;
 }
 
 size_t JsonScanner::offset() {

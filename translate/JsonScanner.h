@@ -48,6 +48,9 @@ public:
   }
   /// "line:col: message" of the first error.
   std::string message() const;
+  /// The first error's "line:col" and its text alone.
+  std::string errorLineCol() const;
+  const std::string &errorText() const { return error; }
   /// The offset of the next value (after whitespace), and the "line:col"
   /// of an offset (a scan of the text so far: for errors only).
   size_t offset();

@@ -279,8 +279,12 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
       progressLine->update(js.consumed(), std::to_string(i) + " events");
     problemAt = js.offset();
     std::string where = "traceEvents[" + std::to_string(i) + "]: ";
-    if (js.peek() != JsonScanner::Kind::Object) {
-      problem = where + "not an object";
+    JsonScanner::Kind kind = js.peek();
+    if (kind != JsonScanner::Kind::Object) {
+      problem = where + (kind == JsonScanner::Kind::End
+                             ? "the file ends here, inside traceEvents (cut "
+                               "off while it was written?)"
+                             : "not an object");
       return false;
     }
     if (!readEvent(js, ev))
@@ -431,15 +435,23 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
       return js.skip();
     });
   } else {
+    size_t at = js.offset();
+    if (js.skip()) {
+      errAt = js.lineColAt(at);
+      return error("the top level must be an object or an array");
+    }
+    errAt = js.errorLineCol();
     return error("the top level must be an object or an array (" +
-                 (js.skip(), js.message()) + ")");
+                 js.errorText() + ")");
   }
   if (!problem.empty()) {
     errAt = js.lineColAt(problemAt);
     return error(problem);
   }
-  if (!ok || !js.finish())
-    return error("malformed JSON at " + js.message());
+  if (!ok || !js.finish()) {
+    errAt = js.errorLineCol();
+    return error("malformed JSON: " + js.errorText());
+  }
   if (!sawEvents)
     return error("no 'traceEvents' array: not a Chrome trace");
   if (r.badRank)

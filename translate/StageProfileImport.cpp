@@ -131,6 +131,16 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
            "stage '" + cells[col[0]] + "' is not a non-negative integer");
       return nullptr;
     }
+    // Stages are numbered 0, 1, ..., each with forward and backward rows:
+    // a number past the rows' count cannot be one of them (one a little
+    // lower is said below, with the stage that lacks rows).
+    if (uint64_t(stage) >= csv.rows.size()) {
+      fail(csv.at(o.file, row, col[0]),
+           "stage " + Twine(stage) + " is past what " + Twine(csv.rows.size()) +
+               " rows can hold (stages are 0, 1, ..., each with forward and "
+               "backward rows)");
+      return nullptr;
+    }
     // Whole MHz, written as an integer or as a float with a zero fraction
     // ("1410.0", as pandas writes a float column).
     StringRef freqText = cells[col[2]].trim();

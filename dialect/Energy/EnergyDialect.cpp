@@ -66,10 +66,18 @@ static llvm::ArrayRef<llvm::StringRef> exponentKeywords() {
 static ParseResult parseNumber(AsmParser &parser, double &value) {
   bool negative = succeeded(parser.parseOptionalMinus());
   int64_t integer = 0;
+  SMLoc at = parser.getCurrentLocation();
   OptionalParseResult intResult = parser.parseOptionalInteger(integer);
   if (intResult.has_value()) {
     if (failed(*intResult))
       return failure();
+    // MLIR reads 0x... as an integer (or, for a float, as its bit
+    // pattern): neither is a quantity anyone means.
+    const char *text = at.getPointer();
+    if (text && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+      return parser.emitError(at)
+             << "a hexadecimal literal is not a quantity; write the number "
+                "in decimal";
     value = double(integer);
     StringRef kw;
     if (succeeded(parser.parseOptionalKeyword(&kw, exponentKeywords()))) {
@@ -108,8 +116,8 @@ ParseResult energy::parseQuantity(AsmParser &parser, Dimension dim,
   if (failed(parser.parseOptionalKeyword(&unit)))
     return parser.emitError(unitLoc)
            << "expected " << (dim == Dimension::Energy ? "an " : "a ")
-           << dimensionName(dim) << " unit ("
-           << acceptedUnits(dim) << ") after the number";
+           << dimensionName(dim) << " unit (" << acceptedUnits(dim)
+           << ") after the number";
   std::string_view u(unit.data(), unit.size());
   std::optional<int> exp10 = unitExponent(u, dim);
   if (exp10) {

@@ -259,7 +259,51 @@ LogicalResult InteractionOp::verify() {
   if (getMechanism().contains("contention") && getDirected())
     return emitOpError("contention is runtime interference: an undirected "
                        "(--) edge");
-  return success();
+  return verifyEndpoints();
+}
+
+// Every interaction's endpoints must name elements (an energy.element, a
+// measured composite or a seq/par/multi) of its module. The names live in
+// nested regions, which no symbol table covers, so the module is walked --
+// once per block of interactions: only the first interaction of a block
+// (none before it in that block) checks all of that block's, so the work
+// stays linear in the module however many edges it holds.
+LogicalResult InteractionOp::verifyEndpoints() {
+  for (Operation *prev = (*this)->getPrevNode(); prev;
+       prev = prev->getPrevNode())
+    if (isa<InteractionOp>(prev))
+      return success(); // checked by the block's first interaction
+  Operation *scope = (*this)->getParentOfType<ModuleOp>();
+  if (!scope)
+    scope = (*this)->getParentOp();
+  if (!scope)
+    return success();
+  llvm::StringMap<Operation *> named;
+  scope->walk([&](Operation *op) {
+    if (isa<ElementOp, CompositeOp, SeqOp, ParOp, MultiOp, DeviceOp>(op))
+      if (auto name =
+              op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
+        named.try_emplace(name.getValue(), op);
+  });
+  bool ok = true;
+  for (Operation &op : *(*this)->getBlock()) {
+    auto edge = dyn_cast<InteractionOp>(op);
+    if (!edge)
+      continue;
+    for (StringRef end : {edge.getFrom(), edge.getTo()}) {
+      Operation *target = named.lookup(end);
+      if (!target) {
+        edge.emitOpError("endpoint @")
+            << end << " names no element, composite, seq, par or multi";
+        ok = false;
+      } else if (isa<DeviceOp>(target)) {
+        edge.emitOpError("endpoint @")
+            << end << " is a device: interactions link elements";
+        ok = false;
+      }
+    }
+  }
+  return success(ok);
 }
 
 void InteractionOp::print(OpAsmPrinter &p) {

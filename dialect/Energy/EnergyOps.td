@@ -204,6 +204,9 @@ def Energy_InteractionOp : Energy_Op<"interaction"> {
                        OptionalAttr<F64Attr>:$reverse_perturbation);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::llvm::LogicalResult verifyEndpoints();
+  }];
 }
 
 #endif // ENERGY_OPS_TD

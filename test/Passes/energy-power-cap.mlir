@@ -19,7 +19,7 @@
 // NEGPOWER: energy-power-cap: max-power must be a positive, finite power (W); got -600
 // RUN: printf 'power_limit,time,energy\n0x12c,6.35,6819\n275,6.55,6516\n' > %t/hex.csv
 // RUN: not energy-opt %s --energy-power-cap="table=%t/hex.csv max-slowdown=10" 2>&1 | FileCheck %s --check-prefix=HEX
-// HEX: hex.csv:2: power_limit, time and energy must be finite numbers
+// HEX: hex.csv:2:1: the power limit must be a positive number of watts, at most 1e15
 // COLS: needs columns power_limit (or power_limit_0), time and energy
 // MAXPOWER: energy-power-cap: needs max-slowdown=PCT (least energy within that slowdown) or max-power=W with eta in [0, 1] (Zeus's cost)
 sched.schedule @job {
@@ -29,7 +29,7 @@ sched.schedule @job {
 // Two rows of one power limit are refused, with the line.
 // RUN: printf 'power_limit,time,energy\n300,6.35,6819\n275,6.54,6516\n300,6.40,6800\n' > %t/dup.csv
 // RUN: not energy-opt %s --energy-power-cap="table=%t/dup.csv eta=0.5 max-power=1200" 2>&1 | FileCheck %s --check-prefix=DUP
-// DUP: dup.csv:4: power limit 300 W again (first on line 2)
+// DUP: dup.csv:4:1: power limit 300 W again (first on line 2)
 // RUN: not energy-opt %s --energy-power-cap="table=%t/dup.csv model=x max-slowdown=5" 2>&1 | FileCheck %s --check-prefix=NOMODEL
 // NOMODEL: model=x given, but the table has no model_name column
 // One objective at a time, and a slowdown that is one; bad rows with their
@@ -40,7 +40,11 @@ sched.schedule @job {
 // NEGSLOW: energy-power-cap: max-slowdown must be a finite, non-negative percentage
 // RUN: printf 'power_limit,time,energy\n300,6.35,6819\n275,-6.54,6516\n' > %t/neg.csv
 // RUN: not energy-opt %s --energy-power-cap="table=%t/neg.csv max-slowdown=5" 2>&1 | FileCheck %s --check-prefix=NEGROW
-// NEGROW: neg.csv:3: needs a positive power limit and time and a non-negative energy, each at most 1e15
+// NEGROW: neg.csv:3:5: the time must be a positive number of seconds, at most 1e15
 // RUN: printf 'power_limit,time,energy\n300,6.35,6819\n275,,6516\n' > %t/empty.csv
 // RUN: not energy-opt %s --energy-power-cap="table=%t/empty.csv max-slowdown=5" 2>&1 | FileCheck %s --check-prefix=EMPTYROW
-// EMPTYROW: empty.csv:3: power_limit, time and energy must be finite numbers
+// EMPTYROW: empty.csv:3:5: the time must be a positive number of seconds, at most 1e15
+// A table of a header only: said, with its file.
+// RUN: printf 'power_limit,time,energy\n' > %t/header.csv
+// RUN: not energy-opt %s --energy-power-cap="table=%t/header.csv max-slowdown=5" 2>&1 | FileCheck %s --check-prefix=HEADER
+// HEADER: header.csv: no data rows

@@ -269,4 +269,31 @@ energy.interaction @a -> @b mechanism "contention" perturbation 1 J
 
 // Signed perturbations (a warm cache lowers energy) and joined entry-context
 // mechanisms are valid.
+energy.device @g kind "A100" static 10 W
+energy.seq @r {
+  energy.element @a on @g sig <T = 1 ms, d = 1 J>
+  energy.element @b on @g sig <T = 1 ms, d = 1 J>
+}
 energy.interaction @a -> @b mechanism "cache+thermal" perturbation -1 J
+
+// -----
+
+// Endpoints name elements of the module: not a missing name, not a device.
+energy.device @g kind "A100" static 10 W
+energy.seq @r {
+  energy.element @a on @g sig <T = 1 ms, d = 1 J>
+}
+energy.interaction @r -> @a mechanism "thermal" perturbation 1 J
+// expected-error @+1 {{'energy.interaction' op endpoint @zz names no element, composite, seq, par or multi}}
+energy.interaction @a -> @zz mechanism "thermal" perturbation 1 J
+// expected-error @+1 {{'energy.interaction' op endpoint @g is a device: interactions link elements}}
+energy.interaction @g -- @a mechanism "contention" perturbation 1 J, -5 J
+
+// -----
+
+// MLIR reads 0x... as an integer (or a float's bit pattern): not a quantity.
+energy.device @g kind "A100" static 10 W
+energy.seq @r {
+  // expected-error @+1 {{a hexadecimal literal is not a quantity; write the number in decimal}}
+  energy.element @a on @g sig <T = 0x7FF8000000000000 s, d = 2 J>
+}

@@ -1,0 +1,28 @@
+// What the deviation check cannot test is said, not passed over: a
+// composite of several parts (no operator says how they compose) and a run
+// with nothing to check.
+// RUN: energy-opt %s -split-input-file -verify-diagnostics --energy-check-deviation="fail-on-deviation=true" -o /dev/null
+// RUN: echo 'energy.device @g kind "A100" static 50 W' > %t.mlir
+// RUN: echo 'energy.seq @root { energy.element @a on @g sig <T = 10 ms, d = 2 J> }' >> %t.mlir
+// RUN: energy-opt %t.mlir --energy-check-deviation -o /dev/null 2>&1 | FileCheck %s --check-prefix=NONE
+// NONE: {{.*}}.mlir:1:1: warning: energy-check-deviation: nothing was checked: no measured= file, and no energy.composite holds one part to compare with
+
+energy.device @g kind "A100" static 50 W
+// expected-warning @+1 {{energy-check-deviation: @layer holds 2 parts, not one composition: not checked against its parts (Eq. 24); wrap them in one energy.seq, energy.par or energy.multi}}
+energy.composite @layer sig <T = 20 ms, d = 5 J, sigma_T = 1 ms, sigma_d = 0.1 J> {
+  energy.element @a on @g sig <T = 10 ms, d = 2 J>
+  energy.element @b on @g sig <T = 8 ms, d = 2.5 J>
+}
+
+// -----
+
+// The same parts in one sequence are checked, and fail: 50 W x 18 ms +
+// 4.5 J = 5.4 J against 6 J, beyond 1.96 x sqrt(0.1^2 + (50 W x 1 ms)^2).
+energy.device @g kind "A100" static 50 W
+// expected-error @+1 {{refinement inconsistent (Eq. 24): measured 6 J vs its parts' 5.4 J differ by more than 219.1 mJ}}
+energy.composite @layer sig <T = 20 ms, d = 5 J, sigma_T = 1 ms, sigma_d = 0.1 J> {
+  energy.seq @inner {
+    energy.element @a on @g sig <T = 10 ms, d = 2 J>
+    energy.element @b on @g sig <T = 8 ms, d = 2.5 J>
+  }
+}
