@@ -20,6 +20,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <memory>
 
 namespace energy {
@@ -30,6 +31,52 @@ namespace energy {
 using namespace mlir;
 using namespace energy;
 using namespace energy::sched;
+
+/// Options that tie exactly -- the same time, dynamic energy, static power
+/// and spreads (a region doing no GPU work measures 0 at every clock) --
+/// are one configuration to the frontier, which keeps the first; among a
+/// task's ties the plan takes the clock its (device, stream) lane runs
+/// before it (else the one after it), so a tie costs no clock switch.
+static void keepClocksThroughTies(const Choices &c,
+                                  std::vector<uint32_t> &choice) {
+  const calculus::Schedule &s = c.graph.schedule;
+  if (choice.size() != s.tasks.size())
+    return;
+  auto ties = [&](size_t t, uint32_t a, uint32_t b) {
+    const calculus::Option &x = c.options[t][a], &y = c.options[t][b];
+    if (x.T != y.T || x.d != y.d || x.s != y.s)
+      return false;
+    SignatureAttr sa = c.sigs[t][a], sb = c.sigs[t][b];
+    return !sa || !sb ||
+           (sa.sigmaTime() == sb.sigmaTime() &&
+            sa.sigmaDynamic() == sb.sigmaDynamic());
+  };
+  auto follow = [&](size_t t, OpPointAttr want) {
+    if (!want || c.opPoints[t][choice[t]] == want)
+      return;
+    for (uint32_t k = 0; k < c.options[t].size(); ++k)
+      if (c.opPoints[t][k] == want && ties(t, choice[t], k)) {
+        choice[t] = k;
+        return;
+      }
+  };
+  // Program order on a lane is index order.
+  std::map<std::pair<uint32_t, uint32_t>, OpPointAttr> last;
+  auto laneOf = [&](size_t t) {
+    return std::make_pair(s.tasks[t].devices.empty() ? UINT32_MAX
+                                                     : s.tasks[t].devices[0],
+                          s.tasks[t].stream);
+  };
+  for (size_t t = s.tasks.size(); t-- > 0;) { // the clock after it
+    follow(t, last[laneOf(t)]);
+    last[laneOf(t)] = c.opPoints[t][choice[t]];
+  }
+  last.clear();
+  for (size_t t = 0; t < s.tasks.size(); ++t) { // before it, where there is one
+    follow(t, last[laneOf(t)]);
+    last[laneOf(t)] = c.opPoints[t][choice[t]];
+  }
+}
 
 namespace {
 
@@ -225,6 +272,8 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       if (failed(points))
         return failure();
       f->points = std::move(*points);
+      for (calculus::DagPoint &p : f->points)
+        keepClocksThroughTies(*c, p.choice);
       f->size = f->points.size();
       f->how =
           sched->getAttr(EnergyDialect::FrontierMethodAttrHelper::getNameStr());

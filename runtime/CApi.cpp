@@ -162,6 +162,11 @@ struct State {
   std::string error;
   /// Plan following: region -> SM clock; the guard restores the defaults.
   std::map<std::string, int> planClocks;
+  /// Regions a complete plan file (plan-clocks: every task of its device)
+  /// leaves at the clock in force ("name -"), and whether one was loaded:
+  /// a region that ran and is in neither is not the planned job's.
+  std::set<std::string> planKept;
+  bool planComplete = false;
   /// Whether any region the plan names has begun (warned about at exit
   /// when none has: the job's region names and the plan's differ).
   bool planRegionRan = false;
@@ -213,6 +218,8 @@ void afterForkChild() {
     state.pendingTickets.clear();
     state.regions.clear();
     state.planClocks.clear();
+    state.planKept.clear();
+    state.planComplete = false;
     state.forked = true;
   }
   state.mu.unlock();
@@ -712,6 +719,18 @@ int er_init(const char *device) {
   // The prefix in any case, as the kind after it ("SIM:A100").
   if (name.size() >= 4 && strncasecmp(name.c_str(), "sim:", 4) == 0)
     name.replace(0, 4, "sim:");
+  // "cuda": this process's GPU, torchrun's one per process (LOCAL_RANK),
+  // else the first.
+  if (strcasecmp(name.c_str(), "cuda") == 0) {
+    long i = 0;
+    if (const char *local = std::getenv("LOCAL_RANK")) {
+      char *end = nullptr;
+      long l = std::strtol(local, &end, 10);
+      if (end != local && *end == 0 && l >= 0 && l <= 4095)
+        i = l;
+    }
+    name = "cuda:" + std::to_string(i);
+  }
   if (name.rfind("sim:", 0) == 0) {
     SimParams p;
     if (!simParamsFor(name.substr(4), p))
@@ -738,12 +757,19 @@ int er_init(const char *device) {
     if (!state.dev)
       return fail(err);
   } else {
-    return fail("unknown device '" + name + "'");
+    bool fromEnv = !(device && *device);
+    return fail("unknown device '" + name + "'" +
+                (fromEnv ? " (ENERGY_RT_DEVICE)" : "") +
+                ": expected cuda:<index>, cuda (this process's GPU: "
+                "cuda:LOCAL_RANK) or a simulated one (sim:a100, sim:a40, "
+                "sim:h100, sim:h200)");
   }
   // Real time is checked before the static-power measurement (a second of
   // idling) and switched on after it.
   std::optional<double> realTime;
-  if (const char *rt = std::getenv("ENERGY_RT_SIM_REALTIME")) {
+  // "0" or empty: virtual time, as unset (a switch turned off).
+  if (const char *rt = std::getenv("ENERGY_RT_SIM_REALTIME");
+      rt && *rt && std::strcmp(rt, "0") != 0) {
     char *end = nullptr;
     double k = std::strtod(rt, &end);
     if (!state.sim)
@@ -754,7 +780,7 @@ int er_init(const char *device) {
       return fail(std::string("ENERGY_RT_SIM_REALTIME='") + rt +
                   "': expected wall seconds per simulated second in "
                   "[0.001, 1000] (1: the simulated device runs on the wall "
-                  "clock; unset: virtual time)");
+                  "clock; 0 or unset: virtual time)");
     realTime = k;
   }
   ProtocolOptions opts;
@@ -772,6 +798,8 @@ int er_init(const char *device) {
   }
   state.regions.clear();
   state.planClocks.clear();
+  state.planKept.clear();
+  state.planComplete = false;
   state.planRegionRan = false;
   state.switches = 0;
   state.profile = Profile();
@@ -1399,6 +1427,8 @@ void er_shutdown(void) {
   state.pendingTickets.clear();
   state.guard.reset(); // restores the default clocks first
   state.planClocks.clear();
+  state.planKept.clear();
+  state.planComplete = false;
   state.dev.reset();
   state.sim = nullptr;
   state.regions.clear();
@@ -1431,6 +1461,21 @@ static void warnUnusedPlan() {
     return names.empty() ? std::string("none")
                          : text + (names.size() > 3 ? ", ..." : "");
   };
+  // Regions a complete plan does not have (a job of more microbatches
+  // than the plan's, regions renamed since): they ran at whatever clock
+  // the region before them left.
+  std::set<std::string> foreign;
+  if (state.planComplete && state.planRegionRan)
+    for (const std::string &name : ran)
+      if (!planned.count(name) && !state.planKept.count(name))
+        foreign.insert(name);
+  if (!foreign.empty())
+    std::fprintf(stderr,
+                 "energy_rt: warning: %zu region(s) ran that the plan's "
+                 "schedule does not have (%s): each ran at the clock in force "
+                 "when it began; was the plan made for this job (its "
+                 "microbatches, its region names)?\n",
+                 foreign.size(), some(foreign).c_str());
   if (unused.empty())
     return;
   if (!state.planRegionRan)
@@ -1510,6 +1555,8 @@ int er_plan_load(const char *path) {
   std::map<std::string, int> firstLine;
   std::vector<std::tuple<std::string, int, std::string>> lines;
   std::string plannedKind;
+  std::set<std::string> kept;
+  bool complete = false;
   int lineNo = 0;
   for (size_t at = 0; at < text.size();) {
     size_t end = text.find('\n', at);
@@ -1521,9 +1568,12 @@ int er_plan_load(const char *path) {
     std::string where = file + ":" + std::to_string(lineNo);
     if (line.find('\0') != std::string::npos)
       return fail(where + ": a NUL byte: not a plan file");
-    // "# kind K" (plan-clocks): the GPU the plan was made for.
+    // "# kind K" (plan-clocks): the GPU the plan was made for; "# every
+    // task" (plan-clocks): the file names all of its device's tasks.
     if (line.rfind("# kind ", 0) == 0)
       plannedKind = line.substr(7);
+    if (line.rfind("# every task", 0) == 0)
+      complete = true;
     size_t hash = line.find('#');
     if (hash != std::string::npos)
       line.resize(hash);
@@ -1533,7 +1583,16 @@ int er_plan_load(const char *path) {
       continue; // blank or comment
     char *mhzEnd = nullptr;
     long mhz = 0;
-    if (fields >> mhzText)
+    if (fields >> mhzText && mhzText == "-" && !(fields >> extra)) {
+      // A task the plan leaves at the clock in force.
+      auto [it, fresh] = firstLine.try_emplace(name, lineNo);
+      if (!fresh)
+        return fail(where + ": '" + name + "' again (first at line " +
+                    std::to_string(it->second) + ")");
+      kept.insert(name);
+      continue;
+    }
+    if (!mhzText.empty())
       mhz = std::strtol(mhzText.c_str(), &mhzEnd, 10);
     if (mhzText.empty() || *mhzEnd != 0 || mhz <= 0 || mhz > 100000 ||
         (fields >> extra))
@@ -1546,9 +1605,9 @@ int er_plan_load(const char *path) {
   }
   if (lines.empty())
     std::fprintf(stderr,
-                 "energy_rt: warning: %s names no region: the plan changes no "
-                 "clock\n",
-                 file.c_str());
+                 "energy_rt: warning: %s names no region%s: the plan changes "
+                 "no clock\n",
+                 file.c_str(), kept.empty() ? "" : " with a clock");
   // A plan for another GPU: its clocks may exist here, but its times and
   // energies are the other GPU's (as run-plan says). GPU models compared
   // ("A100" of "A100-SXM4" and of "nvml:NVIDIA A100-SXM4-80GB").
@@ -1580,6 +1639,9 @@ int er_plan_load(const char *path) {
       state.planClocks = before;
       return fail(why);
     }
+  std::lock_guard<std::mutex> lock(state.mu);
+  state.planKept.insert(kept.begin(), kept.end());
+  state.planComplete |= complete;
   return 0;
 }
 

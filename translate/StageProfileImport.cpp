@@ -195,7 +195,12 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
                formatQuantity(*s, Dimension::Power, 6) + " x " +
                formatQuantity(time, Dimension::Time, 6) + " = " +
                formatQuantity(*s * time, Dimension::Energy, 6) +
-               "); is the static power right?");
+               "); is the static power right? (" +
+               (o.staticPower ? std::string("--static-power")
+                              : "the " + o.device +
+                                    "'s blocking power; --static-power W "
+                                    "gives the one it was measured with") +
+               ")");
       return nullptr;
     }
     std::vector<Row> &same = (instr == "forward" ? fwd : bwd)[stage];

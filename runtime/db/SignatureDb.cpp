@@ -336,6 +336,25 @@ bool poolSignatureDbs(const std::vector<SignatureDb> &shards,
                     sLo, sHi, m.s);
       notes->push_back("key '" + key + "' at " + std::to_string(mhz) + line);
     }
+    // Shards whose mean times differ well beyond their runs' spread (one
+    // region name on ranks doing different work: a pipeline's stages each
+    // naming their step "iteration"): the pool is no one rank's pass.
+    double tLo = g.parts[0].first->T, tHi = tLo, spread = 0;
+    for (auto &[e, shard] : g.parts) {
+      tLo = std::min(tLo, e->T);
+      tHi = std::max(tHi, e->T);
+      spread = std::max(spread, e->sigmaT);
+    }
+    if (notes && tHi > 1.1 * tLo && tHi - tLo > 3 * spread) {
+      char line[320];
+      std::snprintf(line, sizeof line,
+                    " MHz: the shards' mean times differ by more than 10 %% "
+                    "and beyond their runs' spread (%.6g to %.6g s): pooled "
+                    "into one signature of no one shard's runs -- regions "
+                    "that differ by rank are better named per rank",
+                    tLo, tHi);
+      notes->push_back("key '" + key + "' at " + std::to_string(mhz) + line);
+    }
     // Exact pooled sample variance of the union of runs.
     double ssT = 0, ssD = 0;
     for (size_t p = 0; p < g.parts.size(); ++p) {

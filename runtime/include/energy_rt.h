@@ -40,9 +40,9 @@
 extern "C" {
 #endif
 
-/* `device`: "sim:a100" | "sim:a40" | "sim:h100" | "sim:h200" | "cuda:<index>", or NULL
- * for $ENERGY_RT_DEVICE. Measures the idle static power once: call it once
- * the process holds its CUDA context (after moving the model to the GPU),
+/* `device`: "sim:a100" | "sim:a40" | "sim:h100" | "sim:h200" | "cuda:<index>",
+ * or NULL for $ENERGY_RT_DEVICE. Measures the idle static power once: call it
+ * once the process holds its CUDA context (after moving the model to the GPU),
  * so that it measures the ready device's draw -- on an H200 124 W with a
  * context, 79-81 W without one (examples/data/h200/README.md).
  * Simulated devices run on virtual time; with ENERGY_RT_SIM_REALTIME=k
@@ -73,8 +73,8 @@ int er_end_measure(const char *name, double *energy_j, double *time_s,
  * region's totals; it never fails).
  * At most 2^20 energies are kept unread: beyond, the oldest are forgotten.
  * Simulated devices know the energy at once. */
-int er_end_ticket(const char *name, unsigned long long *ticket,
-                  double *time_s, int *sm_mhz);
+int er_end_ticket(const char *name, unsigned long long *ticket, double *time_s,
+                  int *sm_mhz);
 int er_ticket_energy(unsigned long long ticket, int wait, double *energy_j);
 int er_ticket_release(unsigned long long ticket);
 /* The same, in an independent set of region names `owner` (a Python
@@ -111,9 +111,11 @@ int er_sim_run(double flops, double bytes);
  * at er_shutdown, at exit and on every fatal signal (INT, TERM, HUP, QUIT,
  * ABRT, SEGV, BUS, FPE, ILL, PIPE, ALRM, USR1/2, XCPU, XFSZ; the
  * application's own handlers still run after the restore). er_plan_load reads
- * "name sm_mhz" lines ('#' comments), as `energy-prof plan-clocks` writes
- * them from a plan file (docs/PLAN.md); "%r" in its path is the rank, as in
- * er_flush. A process profiled across clocks (ENERGY_RT_PROFILE_CLOCKS)
+ * "name sm_mhz" lines ("name -": keep the clock in force; '#' comments;
+ * "# every task" marks a file naming all of its device's tasks, so that
+ * regions outside it are warned about at exit), as `energy-prof plan-clocks`
+ * writes them from a plan file (docs/PLAN.md); "%r" in its path is the rank, as
+ * in er_flush. A process profiled across clocks (ENERGY_RT_PROFILE_CLOCKS)
  * refuses a plan: it would pin the clocks the profile sweeps. */
 int er_plan_clock(const char *name, int sm_mhz);
 int er_plan_load(const char *path);

@@ -15,7 +15,7 @@
 // modules are read as one file.
 // RUN: energy-translate --export-plan %t/emit.mlir -o %t/emit.json
 // RUN: %python -c "import json, sys; p = {s['schedule']: s['plan'] for s in json.load(open(sys.argv[1]))['schedules']}; print(sorted(p), round(p['cheap']['T_s'], 6), round(p['cheap']['E_J'], 6))" %t/emit.json | FileCheck %s --check-prefix=FILE
-// FILE: ['cheap', 'costly', 'free', 'wrap'] 0.036 3.16
+// FILE: ['cheap', 'costly', 'free', 'tie', 'wrap'] 0.036 3.16
 // RUN: energy-prof run-plan %t/emit.json --schedule cheap --device sim:a100 --mode timeline --dry-run -- true 2>&1 | FileCheck %s --check-prefix=TIMELINE
 // TIMELINE: plan 0.0360 s / 3.2 J per iteration
 
@@ -104,4 +104,25 @@ sched.schedule @wrap {
   sched.device @g kind "X" static 20 W {energy.switch = #energy.sig<T = 50 ms, d = 100 mJ>}
   sched.task @a on @g sig <T = 1 s, d = 100 J> options [#energy.option<sm_mhz = 1410, T = 1 s, d = 100 J>, #energy.option<sm_mhz = 705, T = 1.2 s, d = 40 J>]
   sched.task @b on @g after [@a] sig <T = 1 s, d = 80 J> options [#energy.option<sm_mhz = 1410, T = 1 s, d = 80 J>, #energy.option<sm_mhz = 1005, T = 2 s, d = 79 J>]
+}
+
+// -----
+
+// Options that tie exactly (@z: the same time and energy at both clocks, as
+// a region doing no GPU work measures) take the clock their lane runs
+// before them: @a, @z and @c at 900 MHz, no switch -- 12 + 1 + 12 = 25 ms
+// within 21 x 1.25 = 26.25 ms, 10 W x 25 ms + 0.7 + 0.1 + 0.7 = 1.75 J. At
+// @z's first option (1200) it would take two switches per iteration (27
+// ms, past the limit), and the plan only one slow task (2.07 J).
+// CHECK-LABEL: sched.schedule @tie
+// CHECK-SAME: E_with_switches_J = 1.75
+// CHECK-SAME: switches = 0
+// CHECK: sched.task @a {{.*}}energy.dvfs = #energy.op_point<sm_mhz = 900>
+// CHECK: sched.task @z {{.*}}energy.dvfs = #energy.op_point<sm_mhz = 900>
+// CHECK: sched.task @c {{.*}}energy.dvfs = #energy.op_point<sm_mhz = 900>
+sched.schedule @tie {
+  sched.device @g kind "X" static 10 W {energy.switch = #energy.sig<T = 1 ms, d = 10 mJ>}
+  sched.task @a on @g sig <T = 10 ms, d = 1 J> options [#energy.option<sm_mhz = 1200, T = 10 ms, d = 1 J>, #energy.option<sm_mhz = 900, T = 12 ms, d = 700 mJ>]
+  sched.task @z on @g after [@a] sig <T = 1 ms, d = 100 mJ> options [#energy.option<sm_mhz = 1200, T = 1 ms, d = 100 mJ>, #energy.option<sm_mhz = 900, T = 1 ms, d = 100 mJ>]
+  sched.task @c on @g after [@z] sig <T = 10 ms, d = 1 J> options [#energy.option<sm_mhz = 1200, T = 10 ms, d = 1 J>, #energy.option<sm_mhz = 900, T = 12 ms, d = 700 mJ>]
 }

@@ -295,6 +295,19 @@ class EnergyRtTest(unittest.TestCase):
         r = self._fresh("import energy_rt; energy_rt.Monitor(device="
                         "'cuda:abc')")
         self.assertIn("expected cuda:<index>", r.stderr)
+        # A kind without its prefix, from the environment: the variable
+        # and what it takes are named.
+        r = self._fresh("import energy_rt; energy_rt.Monitor()",
+                        ENERGY_RT_DEVICE="a100")
+        self.assertIn("unknown device 'a100' (ENERGY_RT_DEVICE): expected "
+                      "cuda:<index>, cuda (this process's GPU: "
+                      "cuda:LOCAL_RANK) or a simulated one", r.stderr)
+        # A real-time switch turned off is virtual time, not an error.
+        for off in ("0", ""):
+            r = self._fresh("import energy_rt; energy_rt.Monitor(); "
+                            "print('ok')", ENERGY_RT_DEVICE="sim:a100",
+                            ENERGY_RT_SIM_REALTIME=off)
+            self.assertEqual(r.stdout.strip(), "ok", r.stderr)
         # The sim: prefix in any case, as its kind; a world size that is
         # no number is refused where it matters (an adaptive profile).
         r = self._fresh("import energy_rt\n"
@@ -734,6 +747,21 @@ class EnergyRtTest(unittest.TestCase):
                             ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
             self.assertIn("1 of the 2 regions the plan names never ran "
                           "(F0_1): their clocks were never set", r.stderr)
+            # A file naming every task (plan-clocks): a region outside it
+            # (a job of more microbatches than the plan's) is said, one
+            # kept at the clock in force ("-") is not.
+            with open(plan, "w") as f:
+                f.write("# every task of gpu\nF0_0 1005\nopt -\n")
+            r = self._fresh("import energy_rt; energy_rt.load_plan(%r)\n"
+                            "for name in ('F0_0', 'opt', 'F0_1'):\n"
+                            "    with energy_rt.region(name): pass" % plan,
+                            ENERGY_RT_DEVICE="sim:a100",
+                            ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("1 region(s) ran that the plan's schedule does not "
+                          "have (F0_1): each ran at the clock in force when "
+                          "it began", r.stderr)
+            self.assertNotIn("opt", r.stderr)
             r = self._fresh("import energy_rt; energy_rt.flush(%r)"
                             % os.path.join(d, "x.json"))
             self.assertIn("nothing to flush: this process has not measured "

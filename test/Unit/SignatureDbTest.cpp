@@ -114,13 +114,41 @@ TEST(SignatureDb, PoolingKeepsTheEnergyWhereStaticPowersDiffer) {
   EXPECT_DOUBLE_EQ(e.s, 255);
   EXPECT_DOUBLE_EQ(e.T, 1.5);
   EXPECT_DOUBLE_EQ(e.s * e.T + e.d, 510);
-  ASSERT_EQ(notes.size(), 1u);
+  // (Its times, 1 s and 2 s, differ too: the second note.)
+  ASSERT_EQ(notes.size(), 2u);
   EXPECT_NE(notes[0].find("static powers differ by more than 10 % (10 to "
                           "500 W)"),
             std::string::npos)
       << notes[0];
-  // Within 10 %: no note.
+  // Within 10 %: no note of static power.
   b.s = 10.5;
+  ASSERT_TRUE(poolPair(a, b, e, notes));
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0].find("static powers"), std::string::npos) << notes[0];
+}
+
+TEST(SignatureDb, PoolingSaysWhenShardsTimesDiffer) {
+  // One region name on two ranks doing different work (a pipeline's
+  // "iteration" on its two stages): 250 ms and 142 ms, each +- 2 ms over
+  // its runs, pool to 196 ms, no one rank's pass: said. Times within 10 %,
+  // or apart by less than three of their runs' spread, are not.
+  DbEntry a{"iteration", 1410, 60, 0.250, 5, 0.002, 0.1, 2, "simulated"};
+  DbEntry b{"iteration", 1410, 60, 0.142, 3, 0.002, 0.1, 2, "simulated"};
+  DbEntry e;
+  std::vector<std::string> notes;
+  ASSERT_TRUE(poolPair(a, b, e, notes));
+  EXPECT_DOUBLE_EQ(e.T, 0.196);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("key 'iteration' at 1410 MHz: the shards' mean "
+                          "times differ by more than 10 % and beyond their "
+                          "runs' spread (0.142 to 0.25 s)"),
+            std::string::npos)
+      << notes[0];
+  b.T = 0.240; // within 10 %
+  ASSERT_TRUE(poolPair(a, b, e, notes));
+  EXPECT_TRUE(notes.empty());
+  b.T = 0.142; // apart, but so are the runs
+  a.sigmaT = b.sigmaT = 0.05;
   ASSERT_TRUE(poolPair(a, b, e, notes));
   EXPECT_TRUE(notes.empty());
 }

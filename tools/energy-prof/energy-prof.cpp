@@ -819,7 +819,8 @@ static int runPlanCommand(std::vector<std::string> child) {
 }
 
 /// plan-clocks: one device's planned clock per task, as the C API's
-/// er_plan_load reads them (tasks at the default clock are left out).
+/// er_plan_load reads them ("-" for a task the plan leaves at the clock in
+/// force).
 static int planClocksCommand() {
   if (shardFiles.size() != 1)
     return fail("plan-clocks needs exactly one plan file");
@@ -837,9 +838,31 @@ static int planClocksCommand() {
     // The kind it was planned for: er_plan_load warns on another GPU.
     if (!d.kind.empty())
       text += "# kind " + d.kind + "\n";
-    for (const auto &[task, mhz] : d.taskClocks)
-      if (mhz)
-        text += task + " " + std::to_string(*mhz) + "\n";
+    // Every task, "-" where the plan keeps the clock in force: a region
+    // that runs and is not here is not the planned job's (er_plan_load
+    // warns at exit).
+    text += "# every task of " + d.name +
+            ": its clock, or - to keep the "
+            "clock in force\n";
+    for (const auto &[task, mhz] : d.taskClocks) {
+      // A line is "name sm_mhz", '#' starts a comment: a name with
+      // whitespace, '#' or a control character would be read back as
+      // another line, a comment or an error -- refused, not written.
+      bool unreadable = task.empty();
+      for (unsigned char c : task)
+        unreadable |= c <= ' ' || c == '#' || c == 0x7f;
+      if (unreadable) {
+        std::string shown;
+        llvm::raw_string_ostream os(shown);
+        os.write_escaped(task);
+        return fail("task \"" + shown + "\" of " + d.name +
+                    " cannot be a line of a clock plan (\"name sm_mhz\", '#' "
+                    "a comment): its name holds whitespace, '#' or a control "
+                    "character; name the task, and the region it runs as, "
+                    "without them");
+      }
+      text += task + " " + (mhz ? std::to_string(*mhz) : "-") + "\n";
+    }
     return writeOutput(text);
   }
   if (planDevice.empty())
@@ -1014,11 +1037,21 @@ static int profileCommand(std::vector<std::string> cmd) {
           previous[i].sa_handler != SIG_IGN)
         sigaction(forwarded[i], &sa, nullptr);
   }
+  // The DB to standard output (no -o): the job's own output goes to
+  // standard error, so what a pipe reads is the DB alone.
+  bool dbOnStdout = output.empty() || output == "-";
+  if (dbOnStdout)
+    std::fprintf(stderr, "energy-prof profile: the signature DB goes to "
+                         "standard output, so the job's standard output goes "
+                         "to standard error (-o FILE writes the DB there)\n");
+  std::fflush(stdout);
   pid_t pid = ::fork();
   if (pid == 0) {
     for (size_t i = 0; i < std::size(forwarded); ++i)
       sigaction(forwarded[i], &previous[i], nullptr);
     sigprocmask(SIG_SETMASK, &unblocked, nullptr);
+    if (dbOnStdout && ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+      ::_exit(127);
     ::execvp(argv[0], argv.data());
     std::fprintf(stderr, "energy-prof profile: cannot run '%s': %s\n", argv[0],
                  std::strerror(errno));

@@ -194,6 +194,14 @@ int main(int argc, char **argv) {
       WithColor::error() << err << "\n";
       return 1;
     }
+    // An empty standard input almost always means the command before this
+    // one in a pipe failed (as energy-opt says): not "no schedule".
+    if (inputs[0] == "-" && file->getBuffer().trim().empty()) {
+      WithColor::error() << "standard input is empty (did the command "
+                            "before this one in a pipe fail?); nothing "
+                            "written\n";
+      return 1;
+    }
     sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
     // Text nested too deep for the parser is refused before it recurses,
     // and deep text that is accepted is parsed on a deep stack
