@@ -270,6 +270,24 @@ struct Sweep {
     makespan = dag.forward(T, es);
   }
 
+  /// Moves every task on a critical path (no float at the current
+  /// makespan) one option faster; returns whether any moved (the makespan
+  /// is then current again). Linear: the class sweep's fast end and the
+  /// relaxation's minimizers repaired to their deadline.
+  bool speedUpCritical() {
+    dag.backward(T, makespan, ls);
+    double tol = 1e-9 * std::max(makespan, 1e-9);
+    bool moved = false;
+    for (uint32_t t = 0; t < n; ++t)
+      if (ls[t] - es[t] <= tol && cur[t] != 0) {
+        set(t, cur[t] - 1);
+        moved = true;
+      }
+    if (moved)
+      makespan = dag.forward(T, es);
+    return moved;
+  }
+
   /// Slows every task within its float at the current makespan: the
   /// backward pass, then the free-float pass (linear; large schedules).
   void floatFill() {
@@ -336,11 +354,21 @@ inline ConvexHull hullOf(const TaskOptions &o) { return ConvexHull(o.T, o.d); }
 /// option times (DagEnergy.cpp).
 double quantize(double t, double q);
 
-/// Subgradient-maximized Lagrangian bounds (DagLagrangian.cpp).
+/// The relaxation's minimizers under a flow: each task's hull vertex
+/// minimizing d + f T (indices into its TaskOptions), and the deadline the
+/// flow was found for.
+struct RelaxedChoice {
+  std::vector<uint32_t> choice;
+  double deadline;
+};
+
+/// Subgradient-maximized Lagrangian bounds (DagLagrangian.cpp); with
+/// `relaxed`, each deadline's best flow's minimizers too.
 void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
                        double P, double fastest, int iterations,
                        size_t deadlines, const std::vector<DagPoint> &frontier,
-                       std::vector<FlowBound> &bounds);
+                       std::vector<FlowBound> &bounds,
+                       std::vector<RelaxedChoice> *relaxed = nullptr);
 
 /// Speeds `sw` up until its makespan is at most D, by the crash sweep's
 /// minimum cuts of the critical subgraph, one per step (DagCrashSweep.cpp);

@@ -19,11 +19,13 @@ namespace dag {
 /// is kept. Computed at up to `deadlines` frontier times from the
 /// energy-minimal end (flows warm-start as D shrinks); each deadline's best
 /// flow goes to `bounds` as (C, F), whose bound C + (P - F) M holds at every
-/// time, so the caller applies all of them to every point.
+/// time, so the caller applies all of them to every point; its minimizers
+/// (the relaxation's durations at that flow) go to `relaxed`.
 void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
                        double P, double fastest, int iterations,
                        size_t deadlines, const std::vector<DagPoint> &frontier,
-                       std::vector<FlowBound> &bounds) {
+                       std::vector<FlowBound> &bounds,
+                       std::vector<RelaxedChoice> *relaxed) {
   size_t n = opts.size();
   if (frontier.empty() || deadlines == 0)
     return;
@@ -44,6 +46,7 @@ void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
   std::vector<Chain> chains;
   std::vector<double> f(n, 0), T(n), len(n);
   std::vector<int64_t> from(n);
+  std::vector<uint32_t> pick(n), bestPick;
   for (size_t gi = grid.size(); gi-- > 0;) {
     double D = frontier[grid[gi]].T;
     FlowBound best{0, 0};
@@ -64,12 +67,15 @@ void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
             break;
           least = v;
           T[t] = h.T[k];
+          pick[t] = h.index[k];
         }
         sum += least;
       }
       if (sum + (P - F) * R > bestValue) {
         bestValue = sum + (P - F) * R;
         best = {sum, F};
+        if (relaxed)
+          bestPick = pick;
       }
       // The longest finish-to-start chain under those times. Lags are left
       // out: a chain's true constraint, sum T + sum lags <= D, implies
@@ -118,8 +124,11 @@ void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
                    chains.end());
     }
     // The best iterate's flow bounds every point, not only this deadline's.
-    if (std::isfinite(bestValue))
+    if (std::isfinite(bestValue)) {
       bounds.push_back(best);
+      if (relaxed)
+        relaxed->push_back({bestPick, D});
+    }
   }
 }
 

@@ -443,33 +443,46 @@ struct EnergyEvaluatePass
       return;
 
     // The modules of one input evaluated in one process (energy-opt
-    // -split-input-file: one pass run per split) share the report: each
-    // run adds its roots and composites to the earlier runs' and rewrites
-    // the file, so no split's numbers are lost to the next one's.
+    // -split-input-file: one pass run per split; nested modules) share the
+    // report: each module's roots and composites are kept by where the
+    // module starts, a module evaluated again replaces its own, and the
+    // file is rewritten (under the lock: the last writer holds every
+    // module's) with all of them in the input's order.
     std::string input;
-    if (auto loc = dyn_cast<FileLineColLoc>(module.getLoc()))
+    std::pair<unsigned, unsigned> at{0, 0};
+    if (auto loc = dyn_cast<FileLineColLoc>(module.getLoc())) {
       input = loc.getFilename().str();
+      at = {loc.getLine(), loc.getColumn()};
+    }
+    static std::mutex mu;
+    static std::map<std::pair<std::string, std::string>,
+                    std::map<std::pair<unsigned, unsigned>,
+                             std::pair<llvm::json::Array, llvm::json::Array>>>
+        modules;
+    std::lock_guard<std::mutex> lock(mu);
     {
-      static std::mutex mu;
-      static std::map<std::pair<std::string, std::string>,
-                      std::pair<llvm::json::Array, llvm::json::Array>>
-          earlier;
-      std::lock_guard<std::mutex> lock(mu);
-      auto &[r, c] = earlier[{std::string(report), input}];
-      // Kept as owned copies: the entries' strings may point into this
-      // module's context, which the next split does not share.
-      auto keep = [](llvm::json::Array &into, const llvm::json::Array &from) {
+      // Owned copies: the entries' strings may point into this module's
+      // context, which the next split does not share.
+      auto copy = [](const llvm::json::Array &from) {
+        llvm::json::Array into;
         for (const llvm::json::Value &v : from)
-          if (llvm::Expected<llvm::json::Value> copy =
+          if (llvm::Expected<llvm::json::Value> c =
                   llvm::json::parse(llvm::formatv("{0}", v).str()))
-            into.push_back(std::move(*copy));
+            into.push_back(std::move(*c));
           else
-            llvm::consumeError(copy.takeError());
+            llvm::consumeError(c.takeError());
+        return into;
       };
-      keep(r, roots);
-      keep(c, composites);
-      roots = r;
-      composites = c;
+      auto &mine = modules[{std::string(report), input}];
+      mine[at] = {copy(roots), copy(composites)};
+      roots.clear();
+      composites.clear();
+      for (auto &[where, entries] : mine) {
+        for (const llvm::json::Value &v : entries.first)
+          roots.push_back(v);
+        for (const llvm::json::Value &v : entries.second)
+          composites.push_back(v);
+      }
     }
     llvm::json::Object doc{{"version", 1},
                            {"confidence", double(confidence)},

@@ -77,6 +77,11 @@ struct Region {
   std::map<int, Stats> byClock; ///< the same runs, per SM clock (not those
                                 ///< across a clock change)
   uint64_t acrossClocks = 0;    ///< recorded runs across a clock change
+  /// State::planBegins when its current run began, and whether a region
+  /// the plan names began during one of its runs (a window around planned
+  /// regions, not a region the plan lacks).
+  uint64_t planBeginsAtBegin = 0;
+  bool enclosesPlanned = false;
 };
 
 /// A region's identity: its name, the thread that opens it, and the set of
@@ -167,6 +172,8 @@ struct State {
   /// a region that ran and is in neither is not the planned job's.
   std::set<std::string> planKept;
   bool planComplete = false;
+  /// Begins of regions the plan names (with a clock or "-").
+  uint64_t planBegins = 0;
   /// Whether any region the plan names has begun (warned about at exit
   /// when none has: the job's region names and the plan's differ).
   bool planRegionRan = false;
@@ -752,7 +759,10 @@ int er_init(const char *device) {
         !std::isdigit(static_cast<unsigned char>(*index)))
       return fail("device '" + name +
                   "': expected cuda:<index>, a GPU index from 0");
-    state.dev = openNvmlDevice(unsigned(i), err);
+    unsigned nvml = 0; // CUDA's index, as the job's framework numbers it
+    if (!nvmlIndexOfCuda(unsigned(i), nvml, err))
+      return fail(err);
+    state.dev = openNvmlDevice(nvml, err);
     state.sim = nullptr;
     if (!state.dev)
       return fail(err);
@@ -800,6 +810,7 @@ int er_init(const char *device) {
   state.planClocks.clear();
   state.planKept.clear();
   state.planComplete = false;
+  state.planBegins = 0;
   state.planRegionRan = false;
   state.switches = 0;
   state.profile = Profile();
@@ -1127,8 +1138,11 @@ int er_begin_in(unsigned owner, const char *name) {
   if (!state.sampler)
     state.sim->exactEnergyAndTime(simJ, simT);
   auto planned = state.planClocks.find(name);
-  if (planned != state.planClocks.end())
+  if (planned != state.planClocks.end() || state.planKept.count(name)) {
     state.planRegionRan = true;
+    ++state.planBegins;
+  }
+  r.planBeginsAtBegin = state.planBegins;
   if (planned != state.planClocks.end() && planned->second != clockNow()) {
     std::string err;
     if (!state.dev->setSmClock(planned->second, err))
@@ -1173,6 +1187,8 @@ int endRegion(const char *fn, unsigned owner, const char *name,
   else
     state.sim->exactEnergyAndTime(E1, t1);
   r.open = false;
+  if (state.planBegins > r.planBeginsAtBegin)
+    r.enclosesPlanned = true;
   if (timeS)
     *timeS = t1 - r.startT;
   if (smMhz)
@@ -1441,13 +1457,16 @@ const char *er_last_error(void) { return lastError.c_str(); }
 /// the job must name its regions alike).
 static void warnUnusedPlan() {
   std::lock_guard<std::mutex> lock(state.mu);
-  if (state.planClocks.empty())
+  if (state.planClocks.empty() && state.planKept.empty())
     return;
-  std::set<std::string> planned, ran, unused;
+  std::set<std::string> planned, ran, unused, windows;
   for (const auto &[name, mhz] : state.planClocks)
     planned.insert(name);
-  for (const auto &[key, r] : state.regions)
+  for (const auto &[key, r] : state.regions) {
     ran.insert(key.name);
+    if (r.enclosesPlanned)
+      windows.insert(key.name);
+  }
   for (const std::string &name : planned)
     if (!ran.count(name))
       unused.insert(name);
@@ -1463,11 +1482,13 @@ static void warnUnusedPlan() {
   };
   // Regions a complete plan does not have (a job of more microbatches
   // than the plan's, regions renamed since): they ran at whatever clock
-  // the region before them left.
+  // the region before them left. Windows around planned regions (an
+  // iteration's) are not among them.
   std::set<std::string> foreign;
   if (state.planComplete && state.planRegionRan)
     for (const std::string &name : ran)
-      if (!planned.count(name) && !state.planKept.count(name))
+      if (!planned.count(name) && !state.planKept.count(name) &&
+          !windows.count(name))
         foreign.insert(name);
   if (!foreign.empty())
     std::fprintf(stderr,
@@ -1489,6 +1510,12 @@ static void warnUnusedPlan() {
                  "energy_rt: warning: %zu of the %zu regions the plan names "
                  "never ran (%s): their clocks were never set\n",
                  unused.size(), planned.size(), some(unused).c_str());
+}
+
+/// The plan's check at exit (warnUnusedPlan), registered once.
+static void registerPlanCheck() {
+  static std::once_flag registered;
+  std::call_once(registered, [] { std::atexit(warnUnusedPlan); });
 }
 
 int er_plan_clock(const char *name, int sm_mhz) {
@@ -1526,8 +1553,7 @@ int er_plan_clock(const char *name, int sm_mhz) {
                   state.dev->identity() + ": " + err);
   }
   state.planClocks[name ? name : ""] = sm_mhz;
-  static std::once_flag registered;
-  std::call_once(registered, [] { std::atexit(warnUnusedPlan); });
+  registerPlanCheck();
   return 0;
 }
 
@@ -1639,9 +1665,12 @@ int er_plan_load(const char *path) {
       state.planClocks = before;
       return fail(why);
     }
-  std::lock_guard<std::mutex> lock(state.mu);
-  state.planKept.insert(kept.begin(), kept.end());
-  state.planComplete |= complete;
+  {
+    std::lock_guard<std::mutex> lock(state.mu);
+    state.planKept.insert(kept.begin(), kept.end());
+    state.planComplete |= complete;
+  }
+  registerPlanCheck();
   return 0;
 }
 

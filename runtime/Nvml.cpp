@@ -2,10 +2,15 @@
 
 #include "runtime/Nvml.h"
 
+#include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <dlfcn.h>
+#include <string>
 #include <unistd.h>
+#include <vector>
 
 namespace energy {
 namespace rt {
@@ -186,6 +191,51 @@ private:
   unsigned defaultMilliWatts = 0;
 };
 } // namespace
+
+bool nvmlIndexOfCuda(unsigned cuda, unsigned &nvml, std::string &err) {
+  const char *visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (!visible) {
+    nvml = cuda;
+    return true;
+  }
+  std::vector<std::string> listed;
+  std::string item;
+  for (const char *p = visible;; ++p) {
+    if (*p == ',' || *p == 0) {
+      size_t a = item.find_first_not_of(" \t"),
+             b = item.find_last_not_of(" \t");
+      listed.push_back(a == std::string::npos ? "" : item.substr(a, b - a + 1));
+      item.clear();
+      if (*p == 0)
+        break;
+    } else {
+      item += *p;
+    }
+  }
+  std::string shown = std::string("CUDA_VISIBLE_DEVICES='") + visible + "'";
+  if (listed.size() == 1 && listed[0].empty()) {
+    err = shown + ": this process sees no GPU";
+    return false;
+  }
+  if (cuda >= listed.size()) {
+    err = "cuda:" + std::to_string(cuda) + ": " + shown + " lists " +
+          std::to_string(listed.size()) + " GPU(s)";
+    return false;
+  }
+  const std::string &it = listed[cuda];
+  char *end = nullptr;
+  errno = 0;
+  unsigned long i = std::strtoul(it.c_str(), &end, 10);
+  if (it.empty() || !std::isdigit((unsigned char)it[0]) || *end != 0 ||
+      errno != 0 || i > 4095) {
+    err = "cuda:" + std::to_string(cuda) + " is '" + it + "' of " + shown +
+          ": a GPU named by UUID is not mapped to NVML; list GPUs by index "
+          "in CUDA_VISIBLE_DEVICES";
+    return false;
+  }
+  nvml = unsigned(i);
+  return true;
+}
 
 std::unique_ptr<Device> openNvmlDevice(unsigned index, std::string &err) {
   Api api;

@@ -278,12 +278,17 @@ LogicalResult InteractionOp::verifyEndpoints() {
     scope = (*this)->getParentOp();
   if (!scope)
     return success();
-  llvm::StringMap<Operation *> named;
+  // Per name: whether an element (or composite) has it, and whether a
+  // device does (a device and an element may share a name).
+  llvm::StringMap<std::pair<bool, bool>> named;
   scope->walk([&](Operation *op) {
-    if (isa<ElementOp, CompositeOp, SeqOp, ParOp, MultiOp, DeviceOp>(op))
+    bool device = isa<DeviceOp>(op);
+    if (device || isa<ElementOp, CompositeOp, SeqOp, ParOp, MultiOp>(op))
       if (auto name =
-              op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
-        named.try_emplace(name.getValue(), op);
+              op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName())) {
+        std::pair<bool, bool> &seen = named[name.getValue()];
+        (device ? seen.second : seen.first) = true;
+      }
   });
   bool ok = true;
   for (Operation &op : *(*this)->getBlock()) {
@@ -291,16 +296,16 @@ LogicalResult InteractionOp::verifyEndpoints() {
     if (!edge)
       continue;
     for (StringRef end : {edge.getFrom(), edge.getTo()}) {
-      Operation *target = named.lookup(end);
-      if (!target) {
+      auto it = named.find(end);
+      if (it != named.end() && it->second.first)
+        continue;
+      if (it == named.end())
         edge.emitOpError("endpoint @")
             << end << " names no element, composite, seq, par or multi";
-        ok = false;
-      } else if (isa<DeviceOp>(target)) {
+      else
         edge.emitOpError("endpoint @")
             << end << " is a device: interactions link elements";
-        ok = false;
-      }
+      ok = false;
     }
   }
   return success(ok);

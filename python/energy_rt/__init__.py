@@ -520,6 +520,12 @@ def _ensure(device=None):
             _check(_lib.er_init(device.encode() if device else None))
         _state["device"] = _lib.er_device().decode()
         _state["requested"] = device or os.environ.get("ENERGY_RT_DEVICE")
+        if (_state["requested"] or "").lower() == "cuda":
+            # This process's GPU, as the runtime opened it (torchrun's
+            # LOCAL_RANK, else 0): named by its index.
+            local = os.environ.get("LOCAL_RANK", "0")
+            _state["requested"] = "cuda:%s" % (
+                local if local.isdigit() and int(local) <= 4095 else "0")
         os.environ[_MEASURING] = str(os.getpid())
         os.environ[_MEASURING_DEVICE] = _state["requested"] or ""
     elif device and not _same_device(device, _state["requested"] or ""):
@@ -560,7 +566,10 @@ class Monitor:
 
     gpu_indices: Zeus's argument; this process's GPU (one index; default
     LOCAL_RANK or 0), used when `device` is not given and ENERGY_RT_DEVICE
-    is unset. device: "sim:a100" | "sim:a40" | "sim:h100" | "sim:h200" | "cuda:<i>".
+    is unset. device: "sim:a100" | "sim:a40" | "sim:h100" | "sim:h200" |
+    "cuda:<i>" | "cuda" (this process's GPU). GPU indices are CUDA's, as
+    torch.cuda numbers them: where CUDA_VISIBLE_DEVICES is set, the i-th
+    GPU it lists.
     sync_execution: synchronize CUDA at window edges when PyTorch uses it.
     sync_execution_with: Zeus's argument; "torch" only.
     With ENERGY_RT_FLUSH_AT_EXIT set, the DB is written at exit however

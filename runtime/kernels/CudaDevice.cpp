@@ -120,13 +120,17 @@ bool cudaCanRun(const KernelSpec &k, std::string &err) {
 }
 
 std::unique_ptr<Device> openCudaDevice(unsigned index, std::string &err) {
-  std::unique_ptr<Device> nvml = openNvmlDevice(index, err);
+  // CUDA numbers the visible GPUs, NVML all of them.
+  unsigned nvmlIndex = 0;
+  if (!nvmlIndexOfCuda(index, nvmlIndex, err))
+    return nullptr;
+  std::unique_ptr<Device> nvml = openNvmlDevice(nvmlIndex, err);
   if (!nvml)
     return nullptr;
   // NVML without a CUDA device behind it (no GPU, or a driver mismatch):
   // say so now rather than as a failed kernel in the middle of a protocol.
   std::string why;
-  if (!cudaDeviceUsable(why)) {
+  if (!cudaDeviceUsable(index, why)) {
     err = nvml->identity() + ": " + why;
     return nullptr;
   }

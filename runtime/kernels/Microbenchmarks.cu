@@ -268,7 +268,7 @@ bool elapsed(Timing &t, double &seconds, std::string &err) {
 namespace energy {
 namespace rt {
 
-bool cudaDeviceUsable(std::string &err) {
+bool cudaDeviceUsable(unsigned index, std::string &err) {
   int n = 0;
   if (!check(cudaGetDeviceCount(&n), err, "cudaGetDeviceCount"))
     return false;
@@ -276,7 +276,13 @@ bool cudaDeviceUsable(std::string &err) {
     err = "CUDA sees no device";
     return false;
   }
-  return true;
+  if (int(index) >= n) {
+    err = "CUDA sees " + std::to_string(n) +
+          " device(s), not cuda:" + std::to_string(index);
+    return false;
+  }
+  // The kernels run on the GPU that is measured.
+  return check(cudaSetDevice(int(index)), err, "cudaSetDevice");
 }
 
 const char *gemmImplementation() {

@@ -13,9 +13,10 @@ namespace rt {
 
 enum class Microbenchmark { Fma, Copy, Gemm, Attention, FlushL2 };
 
-/// Whether CUDA has a device to run the kernels on (false, with the CUDA
-/// runtime's reason, on a machine without a GPU or driver).
-bool cudaDeviceUsable(std::string &err);
+/// Whether CUDA has device `index` to run the kernels on, which it then
+/// makes current (false, with the CUDA runtime's reason, on a machine
+/// without a GPU or driver).
+bool cudaDeviceUsable(unsigned index, std::string &err);
 
 /// The GEMM microbenchmark's implementation: cuBLAS (loaded at run time
 /// when present) or the tiled kernel.

@@ -49,7 +49,7 @@ int main(int argc, char **argv) {
     double secs;
     bool reused;
     std::string err;
-    if (!cudaDeviceUsable(err)) {
+    if (!cudaDeviceUsable(0, err)) {
       std::fprintf(stderr, "capi-check: %s\n", err.c_str());
       return 2;
     }

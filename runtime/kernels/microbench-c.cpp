@@ -45,7 +45,7 @@ extern "C" {
 /// energy_rt Monitor, so that it measures the ready device's static power).
 int emb_init(void) {
   std::string err;
-  if (!cudaDeviceUsable(err))
+  if (!cudaDeviceUsable(0, err))
     return fail(err);
   for (const char *k : {"fma", "copy"}) {
     Microbenchmark which;

@@ -26,3 +26,19 @@ energy.composite @layer sig <T = 20 ms, d = 5 J, sigma_T = 1 ms, sigma_d = 0.1 J
     energy.element @b on @g sig <T = 8 ms, d = 2.5 J>
   }
 }
+
+// -----
+
+// A composite --energy-reduce wrapped for characterization holds the
+// context model's estimate, not a measurement: not tested, not warned
+// about (the one-part composite beside it is tested, and passes).
+energy.device @g kind "A100" static 50 W
+energy.seq @root {
+  energy.composite @hot.prefix sig <T = 18 ms, d = 4.5 J> attributes {energy.needs_characterization} {
+    energy.element @a on @g sig <T = 10 ms, d = 2 J>
+    energy.element @b on @g sig <T = 8 ms, d = 2.5 J>
+  }
+  energy.composite @one sig <T = 10 ms, d = 2 J, sigma_d = 0.1 J> {
+    energy.element @c on @g sig <T = 10 ms, d = 2 J>
+  }
+}

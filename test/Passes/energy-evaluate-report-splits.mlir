@@ -3,6 +3,11 @@
 // RUN: rm -f %t.json
 // RUN: energy-opt %s -split-input-file --energy-evaluate="report=%t.json" -o /dev/null
 // RUN: FileCheck %s < %t.json
+// A module evaluated twice in one run replaces its own entries: one root.
+// RUN: printf 'energy.device @g kind "A100" static 10 W\nenergy.seq @only {\n  energy.element @a on @g sig <T = 1 s, d = 2 J>\n}\n' > %t.one.mlir
+// RUN: energy-opt %t.one.mlir --energy-evaluate="report=%t.one.json" --energy-evaluate="report=%t.one.json" -o /dev/null
+// RUN: %python -c "import json, sys; d = json.load(open(sys.argv[1])); print(len(d['roots']), len(d['composites']))" %t.one.json | FileCheck %s --check-prefix=TWICE
+// TWICE: 1 1
 
 // CHECK:      "roots": [
 // CHECK:        "E_J": 12,

@@ -752,9 +752,11 @@ class EnergyRtTest(unittest.TestCase):
             # kept at the clock in force ("-") is not.
             with open(plan, "w") as f:
                 f.write("# every task of gpu\nF0_0 1005\nopt -\n")
+            # A window around planned regions (an iteration's) is not one.
             r = self._fresh("import energy_rt; energy_rt.load_plan(%r)\n"
-                            "for name in ('F0_0', 'opt', 'F0_1'):\n"
-                            "    with energy_rt.region(name): pass" % plan,
+                            "with energy_rt.region('iteration'):\n"
+                            "    for name in ('F0_0', 'opt', 'F0_1'):\n"
+                            "        with energy_rt.region(name): pass" % plan,
                             ENERGY_RT_DEVICE="sim:a100",
                             ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
             self.assertEqual(r.returncode, 0, r.stderr)
@@ -762,6 +764,17 @@ class EnergyRtTest(unittest.TestCase):
                           "have (F0_1): each ran at the clock in force when "
                           "it began", r.stderr)
             self.assertNotIn("opt", r.stderr)
+            self.assertNotIn("iteration", r.stderr)
+            # A plan that keeps every clock ("-" lines only) is checked too.
+            with open(plan, "w") as f:
+                f.write("# every task of gpu\nF0_0 -\n")
+            r = self._fresh("import energy_rt; energy_rt.load_plan(%r)\n"
+                            "for name in ('F0_0', 'X'):\n"
+                            "    with energy_rt.region(name): pass" % plan,
+                            ENERGY_RT_DEVICE="sim:a100",
+                            ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
+            self.assertIn("1 region(s) ran that the plan's schedule does not "
+                          "have (X)", r.stderr)
             r = self._fresh("import energy_rt; energy_rt.flush(%r)"
                             % os.path.join(d, "x.json"))
             self.assertIn("nothing to flush: this process has not measured "

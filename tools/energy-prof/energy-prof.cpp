@@ -348,7 +348,10 @@ static std::unique_ptr<Device> openDevice(StringRef name, std::string &err,
 #else
     (void)kernels;
 #endif
-    return openNvmlDevice(index, err);
+    unsigned nvml = 0; // cuda:<i> is CUDA's numbering (CUDA_VISIBLE_DEVICES)
+    if (!nvmlIndexOfCuda(index, nvml, err))
+      return nullptr;
+    return openNvmlDevice(nvml, err);
   }
   err = "unknown device '" + asked.str() +
         "'; expected sim:<a100|a40|h100|h200> "
@@ -946,7 +949,7 @@ static int profileCommand(std::vector<std::string> cmd) {
   if (name.empty())
     if (const char *env = std::getenv("ENERGY_RT_DEVICE"))
       name = env;
-  if (name == "cuda")
+  if (StringRef(name).equals_insensitive("cuda"))
     name.clear();
   std::unique_ptr<Device> checked;
   // A CUDA device each rank opens itself: its name is checked here, its

@@ -268,8 +268,9 @@ energy.interaction @a -> @b mechanism "contention" perturbation 1 J
 // -----
 
 // Signed perturbations (a warm cache lowers energy) and joined entry-context
-// mechanisms are valid.
+// mechanisms are valid; an element may share its name with a device.
 energy.device @g kind "A100" static 10 W
+energy.device @b kind "A100" static 10 W
 energy.seq @r {
   energy.element @a on @g sig <T = 1 ms, d = 1 J>
   energy.element @b on @g sig <T = 1 ms, d = 1 J>

@@ -95,6 +95,38 @@ TEST(Nvml, DriverCallsAndErrors) {
   EXPECT_EQ(err, "nvmlDeviceGetHandleByIndex_v2(1): Invalid Argument");
 }
 
+// cuda:<i> is CUDA's numbering: the i-th GPU CUDA_VISIBLE_DEVICES lists
+// (Slurm's "4,5,6,7" makes cuda:0 the machine's GPU 4), which NVML numbers
+// among all of the machine's. Measuring, or setting the clocks of, NVML's
+// GPU i instead would be another job's GPU.
+TEST(Nvml, CudaIndicesFollowCudaVisibleDevices) {
+  std::string err;
+  unsigned nvml = 99;
+  ::unsetenv("CUDA_VISIBLE_DEVICES");
+  ASSERT_TRUE(nvmlIndexOfCuda(3, nvml, err)) << err;
+  EXPECT_EQ(nvml, 3u);
+  ::setenv("CUDA_VISIBLE_DEVICES", "4, 5,6", 1);
+  ASSERT_TRUE(nvmlIndexOfCuda(1, nvml, err)) << err;
+  EXPECT_EQ(nvml, 5u);
+  EXPECT_FALSE(nvmlIndexOfCuda(3, nvml, err));
+  EXPECT_EQ(err, "cuda:3: CUDA_VISIBLE_DEVICES='4, 5,6' lists 3 GPU(s)");
+  ::setenv("CUDA_VISIBLE_DEVICES", "GPU-8f2e", 1);
+  EXPECT_FALSE(nvmlIndexOfCuda(0, nvml, err));
+  EXPECT_NE(err.find("a GPU named by UUID is not mapped"), std::string::npos)
+      << err;
+  ::setenv("CUDA_VISIBLE_DEVICES", "", 1);
+  EXPECT_FALSE(nvmlIndexOfCuda(0, nvml, err));
+  EXPECT_EQ(err, "CUDA_VISIBLE_DEVICES='': this process sees no GPU");
+  // The runtime opens the listed GPU: the double has one, NVML's 0.
+  ::setenv("CUDA_VISIBLE_DEVICES", "1", 1);
+  EXPECT_NE(er_init("cuda:0"), 0);
+  EXPECT_NE(
+      std::string(er_last_error()).find("nvmlDeviceGetHandleByIndex_v2(1)"),
+      std::string::npos)
+      << er_last_error();
+  ::unsetenv("CUDA_VISIBLE_DEVICES");
+}
+
 TEST(Nvml, CApiRegionsReadTheSampledCounter) {
   if (oldVariant())
     GTEST_SKIP();
