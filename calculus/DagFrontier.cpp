@@ -515,18 +515,27 @@ bool dagFrontier(const Schedule &sched,
   // deadlines, 40 steps each. Bloom/A40, exact option times: every point
   // within 4.87 %
   // -> 3.56 % (12 microbatches) and 6.33 % -> 3.26 % (48). Truncated and
-  // class-swept frontiers get them at any size, at as many deadlines as fit
-  // in ~2^32 option visits (131,072 tasks x 73 options: 11 deadlines, ~3 s).
+  // class-swept frontiers get them at any size, at as many deadlines as
+  // 2^32 / (40 x task options) (131,072 tasks x 73 options: 11 deadlines;
+  // each step's cost is a few passes over tasks and edges, the tasks'
+  // hulls shared by operating set).
   size_t deadlines = totalOptions <= settings.subgradientUpTo ? 64 : 0;
-  if (truncated || classSwept)
+  int sweepIterations = 40;
+  if (truncated || classSwept) {
     deadlines = std::min<size_t>(
         64, size_t(4294967296.0 / (40.0 * double(totalOptions))));
+    // 160 steps: their flows' minimizers (below) are the configurations
+    // that beat the class sweep's; at 40 they are far from converged on
+    // large pipelines (64 x 1,024: mean certified gap 1.66 % -> 1.31 %,
+    // and less repair; bench/RESULTS.md).
+    sweepIterations = 160;
+  }
   if (!exact && !convexComplete && settings.progress)
     settings.progress("certificate", -1, frontier.size(), NAN);
   std::vector<RelaxedChoice> relaxed;
   if (!exact && !convexComplete)
-    subgradientBounds(dag, opts, P, fastestAll, 40, deadlines, frontier, bounds,
-                      &relaxed);
+    subgradientBounds(dag, opts, P, fastestAll, sweepIterations, deadlines,
+                      frontier, bounds, &relaxed);
   // The flows' minimizers are the relaxation's durations (as the convex
   // relaxation's potentials are where it runs): each, slowed within its
   // float, is a configuration, and where it runs past the flow's deadline

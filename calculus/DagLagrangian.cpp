@@ -3,6 +3,8 @@
 
 #include "calculus/DagInternal.h"
 
+#include <map>
+
 namespace energy {
 namespace calculus {
 namespace dag {
@@ -29,10 +31,21 @@ void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
   size_t n = opts.size();
   if (frontier.empty() || deadlines == 0)
     return;
+  // One hull per distinct operating set (a pipeline's tasks share a few
+  // hundred), so the minimizers' scan reads memory that stays in cache.
   std::vector<ConvexHull> hulls;
-  hulls.reserve(n);
-  for (const TaskOptions &o : opts)
-    hulls.push_back(hullOf(o));
+  std::vector<uint32_t> hullOfTask(n);
+  {
+    std::map<std::pair<std::vector<double>, std::vector<double>>, uint32_t>
+        seen;
+    for (size_t t = 0; t < n; ++t) {
+      auto [it, fresh] =
+          seen.try_emplace({opts[t].T, opts[t].d}, uint32_t(hulls.size()));
+      if (fresh)
+        hulls.push_back(hullOf(opts[t]));
+      hullOfTask[t] = it->second;
+    }
+  }
   std::vector<size_t> grid;
   size_t G = std::min<size_t>(deadlines, frontier.size());
   for (size_t g = 0; g < G; ++g)
@@ -46,7 +59,7 @@ void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
   std::vector<Chain> chains;
   std::vector<double> f(n, 0), T(n), len(n);
   std::vector<int64_t> from(n);
-  std::vector<uint32_t> pick(n), bestPick;
+  std::vector<uint32_t> pick(n), bestPick, vertex(n, 0);
   for (size_t gi = grid.size(); gi-- > 0;) {
     double D = frontier[grid[gi]].T;
     FlowBound best{0, 0};
@@ -56,20 +69,25 @@ void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
       for (const Chain &c : chains)
         F += c.amount;
       double R = F > P ? D : fastest;
-      // The minimizers and the bound.
+      // The minimizers and the bound. d + f T is convex along a hull, so
+      // its minimum is where it stops falling; a task's flow moves a
+      // little per step, so the search starts at its last minimizer and
+      // walks (ties: the faster vertex, as a scan from the slowest does).
       double sum = 0;
       for (size_t t = 0; t < n; ++t) {
-        const ConvexHull &h = hulls[t];
-        double least = std::numeric_limits<double>::infinity();
-        for (size_t k = 0; k < h.T.size(); ++k) {
-          double v = h.d[k] + f[t] * h.T[k];
-          if (v > least)
-            break;
-          least = v;
-          T[t] = h.T[k];
-          pick[t] = h.index[k];
-        }
-        sum += least;
+        const ConvexHull &h = hulls[hullOfTask[t]];
+        size_t k = vertex[t], last = h.T.size() - 1;
+        double ft = f[t];
+        auto value = [&](size_t j) { return h.d[j] + ft * h.T[j]; };
+        double v = value(k);
+        while (k < last && value(k + 1) <= v)
+          v = value(++k);
+        while (k > 0 && value(k - 1) < v)
+          v = value(--k);
+        vertex[t] = uint32_t(k);
+        T[t] = h.T[k];
+        pick[t] = h.index[k];
+        sum += v;
       }
       if (sum + (P - F) * R > bestValue) {
         bestValue = sum + (P - F) * R;
