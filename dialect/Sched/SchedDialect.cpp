@@ -451,6 +451,93 @@ static LogicalResult checkNoUnknownAttrs(Operation *op,
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// The generators' `@name {fields}` format
+//===----------------------------------------------------------------------===//
+
+/// `@name {fields}` as `$sym_name attr-dict` reads it, except that an
+/// integer written for one of `f64Fields` (`static_power = 100`) is that
+/// number: the attribute dictionary types it i64, which the f64 field
+/// would refuse with a constraint message about attribute kinds.
+template <typename Op>
+static ParseResult parseGenerator(OpAsmParser &parser, OperationState &result,
+                                  ArrayRef<StringRef> f64Fields) {
+  StringAttr name;
+  if (parser.parseSymbolName(name))
+    return failure();
+  result.getOrAddProperties<typename Op::Properties>().sym_name = name;
+  SMLoc loc = parser.getCurrentLocation();
+  NamedAttrList fields;
+  if (parser.parseOptionalAttrDict(fields))
+    return failure();
+  for (NamedAttribute field : fields) {
+    auto integer = dyn_cast<IntegerAttr>(field.getValue());
+    if (integer && integer.getType().isSignlessInteger(64) &&
+        llvm::is_contained(f64Fields, field.getName().getValue()))
+      result.attributes.append(field.getName(),
+                               parser.getBuilder().getF64FloatAttr(
+                                   double(integer.getValue().getSExtValue())));
+    else
+      result.attributes.append(field);
+  }
+  return Op::verifyInherentAttrs(result.name, result.attributes, [&]() {
+    return parser.emitError(loc)
+           << "'" << result.name.getStringRef() << "' op ";
+  });
+}
+
+/// `@name {fields}`, the fields at their defaults left out (as the
+/// declarative format prints them); `defaults` names each default.
+static void printGenerator(OpAsmPrinter &p, Operation *op, StringRef name,
+                           ArrayRef<std::pair<StringRef, Attribute>> defaults) {
+  p << ' ';
+  p.printSymbolName(name);
+  SmallVector<StringRef> elided = {"sym_name"};
+  for (auto [field, value] : defaults)
+    if (op->getAttr(field) == value)
+      elided.push_back(field);
+  p.printOptionalAttrDict(op->getAttrs(), elided);
+}
+
+ParseResult PipelineOp::parse(OpAsmParser &parser, OperationState &result) {
+  return parseGenerator<PipelineOp>(parser, result,
+                                    {"static_power", "allreduce_lag",
+                                     "p2p_latency", "p2p_latency_sigma", "sync",
+                                     "sync_sigma"});
+}
+
+void PipelineOp::print(OpAsmPrinter &p) {
+  Builder b(getContext());
+  Attribute one = b.getI64IntegerAttr(1), zero = b.getF64FloatAttr(0);
+  printGenerator(p, *this, getSymName(),
+                 {{"chunks", one},
+                  {"data_parallel", one},
+                  {"tensor_parallel", one},
+                  {"allreduce_lag", b.getF64FloatAttr(0.5)},
+                  {"p2p_latency", zero},
+                  {"p2p_latency_sigma", zero},
+                  {"sync", zero},
+                  {"sync_sigma", zero}});
+}
+
+ParseResult ServeOp::parse(OpAsmParser &parser, OperationState &result) {
+  return parseGenerator<ServeOp>(parser, result,
+                                 {"weight_bytes", "kv_bytes_per_token",
+                                  "arrival_rate", "hbm_bandwidth",
+                                  "prefill_tokens_per_s", "iteration_overhead",
+                                  "static_power", "dynamic_power"});
+}
+
+void ServeOp::print(OpAsmPrinter &p) {
+  Builder b(getContext());
+  Attribute one = b.getI64IntegerAttr(1);
+  printGenerator(p, *this, getSymName(),
+                 {{"seed", one},
+                  {"granularity", b.getStringAttr("iterations")},
+                  {"tp", one},
+                  {"pp", one}});
+}
+
 LogicalResult PipelineOp::verify() {
   if (failed(checkNoUnknownAttrs(*this, getAttributeNames())))
     return failure();

@@ -220,6 +220,9 @@ def Sched_PipelineOp : Sched_Op<"pipeline", [Symbol, HasParent<"ScheduleOp">]> {
     was imported from. Any other attribute without a dialect prefix is
     refused with the valid names (a misspelt `p2p_latncy` would read as a
     latency of 0).
+
+    Syntax: `sched.pipeline @name {fields}`; an integer written for a
+    floating-point field (`static_power = 100`) is that number.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        ConfinedAttr<I64Attr, [IntPositive]>:$stages,
@@ -244,7 +247,9 @@ def Sched_PipelineOp : Sched_Op<"pipeline", [Symbol, HasParent<"ScheduleOp">]> {
                        DefaultValuedAttr<F64Attr, "0.0">:$sync,
                        DefaultValuedAttr<F64Attr, "0.0">:$sync_sigma,
                        OptionalAttr<StrAttr>:$source);
-  let assemblyFormat = "$sym_name attr-dict";
+  // `$sym_name attr-dict`, by hand: an integer written for an f64 field
+  // (`static_power = 100`) is read as that number (SchedDialect.cpp).
+  let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
 }
 
@@ -279,6 +284,9 @@ def Sched_ServeOp : Sched_Op<"serve", [Symbol, HasParent<"ScheduleOp">]> {
     output), `batch` (max_batch), `tp`, `pp` (degrees, default 1) and
     `requests`, lasting from the first step's start to the last one's end
     under the same time model. The default "iterations" gives the steps.
+
+    Syntax: `sched.serve @name {fields}`; an integer written for a
+    floating-point field (`static_power = 120`) is that number.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        F64Attr:$weight_bytes, F64Attr:$kv_bytes_per_token,
@@ -300,7 +308,8 @@ def Sched_ServeOp : Sched_Op<"serve", [Symbol, HasParent<"ScheduleOp">]> {
                        DefaultValuedAttr<StrAttr, "\"iterations\"">:$granularity,
                        DefaultValuedAttr<ConfinedAttr<I64Attr, [IntPositive]>, "1">:$tp,
                        DefaultValuedAttr<ConfinedAttr<I64Attr, [IntPositive]>, "1">:$pp);
-  let assemblyFormat = "$sym_name attr-dict";
+  // `$sym_name attr-dict`, by hand, as sched.pipeline's.
+  let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
 }
 

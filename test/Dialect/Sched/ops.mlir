@@ -43,3 +43,14 @@ sched.schedule @measured {
   sched.task @k0 on @r0 stream 7 kind "kernel" {name = "gemm"} start 10 us for 8 us
   sched.collective @ar0 on [@r0, @r1] kind "allreduce" starts [20 us, 21 us] durations [2146 us, 2.1 ms] energies [150 mJ, 0.14 J] streams [84, 85]
 }
+
+// An integer written for a generator's f64 field is that number (MLIR's
+// attribute dictionary would type it i64, which the field refuses); one at
+// its default is left out, as every default is.
+// CHECK-LABEL: sched.schedule @integers {
+// CHECK-NEXT:    sched.pipeline @p {backward = #energy.sig<T = 2 ms, d = 4 J>, device_kind = "A40", forward = #energy.sig<T = 1 ms, d = 2 J>, microbatches = 4 : i64, p2p_latency = 1.000000e+00 : f64, schedule = "1f1b", stages = 2 : i64, static_power = 1.000000e+02 : f64}
+// CHECK-NEXT:    sched.serve @chat {arrival_rate = 2.000000e+00 : f64, device_kind = "H100", hbm_bandwidth = 3.350000e+12 : f64, iteration_overhead = 0.000000e+00 : f64, kv_bytes_per_token = 1.310720e+05 : f64, layers = 28 : i64, max_batch = 8 : i64, num_requests = 4 : i64, output_max = 16 : i64, output_min = 8 : i64, policy = "continuous", prefill_tokens_per_s = 2.000000e+04 : f64, prompt_max = 32 : i64, prompt_min = 16 : i64, static_power = 1.200000e+02 : f64, weight_bytes = 1.500000e+10 : f64}
+sched.schedule @integers {
+  sched.pipeline @p {stages = 2, microbatches = 4, schedule = "1f1b", device_kind = "A40", static_power = 100, p2p_latency = 1, sync = 0, forward = #energy.sig<T = 1 ms, d = 2 J>, backward = #energy.sig<T = 2 ms, d = 4 J>}
+  sched.serve @chat {weight_bytes = 15000000000, kv_bytes_per_token = 131072, layers = 28, max_batch = 8, policy = "continuous", num_requests = 4, arrival_rate = 2, prompt_min = 16, prompt_max = 32, output_min = 8, output_max = 16, hbm_bandwidth = 3350000000000, prefill_tokens_per_s = 20000, iteration_overhead = 0, device_kind = "H100", static_power = 120}
+}
