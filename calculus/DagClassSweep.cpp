@@ -198,12 +198,8 @@ bool classSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
     for (uint32_t t = 0; t < n; ++t) {
       if (!(extra[t] > 0) || sw.cur[t] == 0)
         continue;
-      double x = extra[t] + rate[cl.lane[cl.of[t]]];
-      const TaskOptions &o = opts[t];
-      uint32_t best = sw.cur[t];
-      for (uint32_t j = 0; j < sw.cur[t]; ++j)
-        if (o.d[j] + x * o.T[j] < o.d[best] + x * o.T[best])
-          best = j;
+      uint32_t best =
+          sw.cheapestFasterAt(t, extra[t] + rate[cl.lane[cl.of[t]]]);
       if (best != sw.cur[t]) {
         sw.set(t, best);
         moved = true;
@@ -287,11 +283,7 @@ bool classSweep(const Dag &dag, const std::vector<TaskOptions> &opts,
         tail[v] = cnt;
         if (sw.cur[v] == 0 || mulmod(head[v], cnt) != total)
           continue;
-        const TaskOptions &o = opts[v];
-        uint32_t best = sw.cur[v];
-        for (uint32_t j = 0; j < sw.cur[v]; ++j)
-          if (o.d[j] + lambda * o.T[j] < o.d[best] + lambda * o.T[best])
-            best = j;
+        uint32_t best = sw.cheapestFasterAt(v, lambda);
         if (best != sw.cur[v]) {
           sw.set(v, best); // its successors' counts are already final
           moved = true;

@@ -270,6 +270,17 @@ struct Sweep {
     makespan = dag.forward(T, es);
   }
 
+  /// Task t's option, its current one or a faster one, minimizing
+  /// d + price x T (the current one where none is below it).
+  uint32_t cheapestFasterAt(uint32_t t, double price) const {
+    const TaskOptions &o = opts[t];
+    uint32_t best = cur[t];
+    for (uint32_t j = 0; j < cur[t]; ++j)
+      if (o.d[j] + price * o.T[j] < o.d[best] + price * o.T[best])
+        best = j;
+    return best;
+  }
+
   /// Moves every task on a critical path (no float at the current
   /// makespan) one option faster; returns whether any moved (the makespan
   /// is then current again). Linear: the class sweep's fast end and the

@@ -50,6 +50,19 @@ SmallDag randomDag(std::mt19937_64 &g, int minTasks, int maxTasks) {
   return r;
 }
 
+/// Each task of a built pipeline with its virtual stage's forward or
+/// backward options.
+std::vector<std::vector<Option>>
+stageOptions(const std::vector<PipelineTaskInfo> &info,
+             const std::vector<std::vector<Option>> &fwd,
+             const std::vector<std::vector<Option>> &bwd) {
+  std::vector<std::vector<Option>> opts;
+  for (const PipelineTaskInfo &i : info)
+    opts.push_back(i.kind == PipelineTaskInfo::F ? fwd[i.vstage]
+                                                 : bwd[i.vstage]);
+  return opts;
+}
+
 /// The Pareto-min (T, E) of every combination, by brute force.
 std::vector<std::pair<double, double>> bruteForce(const SmallDag &d) {
   size_t n = d.opts.size();
@@ -724,10 +737,7 @@ TEST(DagFrontier, FastestPointOnLongCrashSweeps) {
     std::vector<PipelineTaskInfo> info;
     std::string err;
     ASSERT_TRUE(buildPipeline(spec, sched, info, err)) << err;
-    std::vector<std::vector<Option>> opts;
-    for (const PipelineTaskInfo &i : info)
-      opts.push_back(i.kind == PipelineTaskInfo::F ? fwd[i.vstage]
-                                                   : bwd[i.vstage]);
+    std::vector<std::vector<Option>> opts = stageOptions(info, fwd, bwd);
     double Tfast, Tmax;
     dagEnergy(sched, opts, fastestChoices(opts), 0, &Tfast);
     double Emax =
@@ -1032,10 +1042,7 @@ TEST(DagFrontier, OnePointPerTime) {
       std::vector<PipelineTaskInfo> info;
       std::string err;
       ASSERT_TRUE(buildPipeline(spec, sched, info, err)) << err;
-      std::vector<std::vector<Option>> opts;
-      for (const PipelineTaskInfo &i : info)
-        opts.push_back(i.kind == PipelineTaskInfo::F ? fwd[i.vstage]
-                                                     : bwd[i.vstage]);
+      std::vector<std::vector<Option>> opts = stageOptions(info, fwd, bwd);
       for (uint64_t budget : {uint64_t(0), uint64_t(1)}) {
         DagFrontierSettings settings;
         settings.exactBudget = 0;
@@ -1119,10 +1126,7 @@ TEST(DagFrontier, AnnealOnCoarsePipelines) {
     std::vector<PipelineTaskInfo> info;
     std::string err;
     ASSERT_TRUE(buildPipeline(spec, sched, info, err)) << err;
-    std::vector<std::vector<Option>> opts;
-    for (const PipelineTaskInfo &i : info)
-      opts.push_back(i.kind == PipelineTaskInfo::F ? fwd[i.vstage]
-                                                   : bwd[i.vstage]);
+    std::vector<std::vector<Option>> opts = stageOptions(info, fwd, bwd);
     DagFrontierSettings plain;
     plain.forwardSweepsUpTo = 0; // as on medium schedules: crash sweep, LP
     double Tfast;
@@ -1268,10 +1272,7 @@ TEST(DagFrontier, ClassSweepAndLaneRunsBelowTheRelaxation) {
     std::vector<PipelineTaskInfo> info;
     std::string err;
     ASSERT_TRUE(buildPipeline(spec, sched, info, err)) << err;
-    std::vector<std::vector<Option>> opts;
-    for (const PipelineTaskInfo &i : info)
-      opts.push_back(i.kind == PipelineTaskInfo::F ? fwd[i.vstage]
-                                                   : bwd[i.vstage]);
+    std::vector<std::vector<Option>> opts = stageOptions(info, fwd, bwd);
     DagFrontierSettings set;
     set.exactBudget = 0;
     set.seriesParallelBudget = 0;
