@@ -367,6 +367,10 @@ class EnergyRtTest(unittest.TestCase):
                       "nul.txt:2: a NUL byte"),
                      (plan("junk.txt", b"F0_0 14x0\n"),
                       "junk.txt:1: expected \"name sm_mhz\""),
+                     (plan("kept.txt", b"F0_0 - 1005\n"),
+                      "kept.txt:1: expected \"name sm_mhz\""),
+                     (plan("kept2.txt", b"F0_0 -\nF0_0 1005\n"),
+                      "kept2.txt:2: 'F0_0' again (first at line 1)"),
                      (plan("plan.json", b'{"version": 1, "schedules": []}'),
                       "plan.json: a JSON file, not a clock plan: a plan "
                       "exported by energy-translate --export-plan becomes "
