@@ -9,6 +9,7 @@
 #include "calculus/DagInternal.h"
 
 #include <map>
+#include <unordered_set>
 
 namespace energy {
 namespace calculus {
@@ -59,17 +60,18 @@ static void paretoPrune(std::vector<DagPoint> &frontier) {
   frontier = std::move(pruned);
 }
 
-bool dagFrontier(const Schedule &sched,
-                 const std::vector<std::vector<Option>> &options,
-                 const DagFrontierSettings &settings,
-                 std::vector<DagPoint> &frontier, std::string &err,
-                 DagFrontierResult *result) {
+/// The frontier of `sched`, whose task t has the operating set
+/// options[origin[t]] (origin null: options[t]).
+static bool frontierOf(const Schedule &sched,
+                       const std::vector<std::vector<Option>> &options,
+                       const std::vector<uint32_t> *origin,
+                       const DagFrontierSettings &settings,
+                       std::vector<DagPoint> &frontier, std::string &err,
+                       DagFrontierResult *result) {
   size_t n = sched.tasks.size();
-  frontier.clear();
-  if (options.size() != n) {
-    err = "need one operating set per task";
-    return false;
-  }
+  auto optionsOf = [&](size_t t) -> const std::vector<Option> & {
+    return options[origin ? (*origin)[t] : t];
+  };
   Dag dag;
   if (!dag.build(sched, err))
     return false;
@@ -81,24 +83,26 @@ bool dagFrontier(const Schedule &sched,
   // they save dynamic energy).
   std::vector<TaskOptions> opts(n);
   for (size_t t = 0; t < n; ++t) {
-    if (options[t].empty()) {
-      err = "task " + std::to_string(t) + " has an empty operating set";
+    const std::vector<Option> &o = optionsOf(t);
+    if (o.empty()) {
+      err = "task " + std::to_string(origin ? (*origin)[t] : t) +
+            " has an empty operating set";
       return false;
     }
-    std::vector<uint32_t> idx(options[t].size());
+    std::vector<uint32_t> idx(o.size());
     for (uint32_t i = 0; i < idx.size(); ++i)
       idx[i] = i;
     std::sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
-      double ta = quantize(options[t][a].T, settings.quantum),
-             tb = quantize(options[t][b].T, settings.quantum);
-      return ta < tb || (ta == tb && options[t][a].d < options[t][b].d);
+      double ta = quantize(o[a].T, settings.quantum),
+             tb = quantize(o[b].T, settings.quantum);
+      return ta < tb || (ta == tb && o[a].d < o[b].d);
     });
     double best = std::numeric_limits<double>::infinity();
     for (uint32_t i : idx)
-      if (options[t][i].d < best) {
-        best = options[t][i].d;
-        opts[t].T.push_back(quantize(options[t][i].T, settings.quantum));
-        opts[t].d.push_back(options[t][i].d);
+      if (o[i].d < best) {
+        best = o[i].d;
+        opts[t].T.push_back(quantize(o[i].T, settings.quantum));
+        opts[t].d.push_back(o[i].d);
         opts[t].original.push_back(i);
       }
   }
@@ -176,10 +180,16 @@ bool dagFrontier(const Schedule &sched,
   if (settings.progress && !exact && settings.crash &&
       totalOptions > settings.classSweepAbove)
     settings.progress("class sweep", -1, frontier.size(), NAN);
+  // At most ~2^24 task visits per class-sweep round (at least 100 budgets):
+  // on the largest pipelines the flows' configurations (below) carry the
+  // frontier between its points.
+  int classBudgets =
+      std::min(settings.classBudgets,
+               std::max(100, int((size_t(1) << 24) / std::max<size_t>(n, 1))));
   bool classSwept =
       !exact && settings.crash && totalOptions > settings.classSweepAbove &&
-      classSweep(dag, opts, sched, P, settings.keepChoices,
-                 settings.classBudgets, settings.classMinPerLane, /*rounds=*/3,
+      classSweep(dag, opts, sched, P, settings.keepChoices, classBudgets,
+                 settings.classMinPerLane, /*rounds=*/3,
                  /*fastSteps=*/400, frontier);
   if (classSwept) // and the fastest configuration
     frontier.push_back(filledFastest(dag, opts, P, settings.keepChoices));
@@ -461,7 +471,7 @@ bool dagFrontier(const Schedule &sched,
     // Each task's caller option -> its Pareto index (none: not Pareto).
     std::vector<std::vector<int>> internal(n);
     for (size_t t = 0; t < n; ++t) {
-      internal[t].assign(options[t].size(), -1);
+      internal[t].assign(optionsOf(t).size(), -1);
       for (uint32_t i = 0; i < opts[t].original.size(); ++i)
         internal[t][opts[t].original[i]] = int(i);
     }
@@ -513,38 +523,76 @@ bool dagFrontier(const Schedule &sched,
   // Where the convex relaxation did not run or complete -- up to
   // `subgradientUpTo` task options: subgradient-maximized flows at 64
   // deadlines, 40 steps each. Bloom/A40, exact option times: every point
-  // within 4.87 %
-  // -> 3.56 % (12 microbatches) and 6.33 % -> 3.26 % (48). Truncated and
-  // class-swept frontiers get them at any size, at as many deadlines as
-  // 2^32 / (40 x task options) (131,072 tasks x 73 options: 11 deadlines;
-  // each step's cost is a few passes over tasks and edges, the tasks'
-  // hulls shared by operating set).
+  // within 4.87 % -> 3.56 % (12 microbatches) and 6.33 % -> 3.26 % (48).
+  // Truncated and class-swept frontiers get them at any size: 250 steps at
+  // up to 32 deadlines, at most 2^32 / (80 x task options) of them (131,072
+  // tasks x 73 options, 3.2 million Pareto: 16 deadlines); each step's cost
+  // is a few passes over tasks and edges, the tasks' hulls shared by
+  // operating set. There the flows' averaged minimizers (below) are the
+  // configurations that beat the class sweep's, and they converge with the
+  // steps (bench/RESULTS.md).
   size_t deadlines = totalOptions <= settings.subgradientUpTo ? 64 : 0;
   int sweepIterations = 40;
-  if (truncated || classSwept) {
+  bool averaged = truncated || classSwept;
+  if (averaged) {
     deadlines = std::min<size_t>(
-        64, size_t(4294967296.0 / (40.0 * double(totalOptions))));
-    // 160 steps: their flows' minimizers (below) are the configurations
-    // that beat the class sweep's; at 40 they are far from converged on
-    // large pipelines (64 x 1,024: mean certified gap 1.66 % -> 1.31 %,
-    // and less repair; bench/RESULTS.md).
-    sweepIterations = 160;
+        32, size_t(4294967296.0 / (80.0 * double(totalOptions))));
+    sweepIterations = 250;
   }
   if (!exact && !convexComplete && settings.progress)
     settings.progress("certificate", -1, frontier.size(), NAN);
   std::vector<RelaxedChoice> relaxed;
+  std::vector<AveragedDurations> averages;
   if (!exact && !convexComplete)
     subgradientBounds(dag, opts, P, fastestAll, sweepIterations, deadlines,
-                      frontier, bounds, &relaxed);
-  // The flows' minimizers are the relaxation's durations (as the convex
-  // relaxation's potentials are where it runs): each, slowed within its
-  // float, is a configuration, and where it runs past the flow's deadline
-  // its critical tasks are sped up one option at a time (at most 400
-  // steps) until it meets it, then filled again. Where the class sweep's
-  // uniform choice leaves most room -- medium pipelines -- these dominate
-  // most of its points: synthetic 8 x 64 with exact option times, worst
-  // certified gap 1.53 % -> 0.27 %, 16 x 256 mean 0.85 % -> 0.63 %
-  // (bench/RESULTS.md).
+                      frontier, bounds, &relaxed,
+                      averaged ? &averages : nullptr);
+  // The relaxation's durations as configurations, each slowed within its
+  // float. Crash-swept frontiers: each flow's minimizers; where they run
+  // past the flow's deadline, critical tasks are sped up one option at a
+  // time (at most 400 steps) until they meet it, then filled again
+  // (synthetic 8 x 64 with exact option times, worst certified gap 1.53 %
+  // -> 0.27 %). Class-swept and truncated frontiers: the flows' averaged
+  // minimizers, rounded and mixed to meet each frontier point's time (at
+  // most 256 of them) and four times evenly spaced between consecutive
+  // deadlines -- so that no stretch of the range is left to the class
+  // sweep's uniform choice (64 x 1,024: mean certified gap 1.31 % -> 0.8 %,
+  // bench/RESULTS.md).
+  if (!averages.empty()) {
+    std::vector<double> targets;
+    size_t stride = (frontier.size() + 255) / 256;
+    for (size_t i = 0; i < frontier.size(); i += stride)
+      targets.push_back(frontier[i].T);
+    std::vector<double> at;
+    for (const AveragedDurations &a : averages)
+      at.push_back(a.deadline);
+    std::sort(at.begin(), at.end());
+    for (size_t i = 0; i + 1 < at.size(); ++i)
+      for (int k = 1; k <= 4; ++k)
+        targets.push_back(at[i] + k * (at[i + 1] - at[i]) / 5);
+    Sweep sw(dag, opts, FillRule::SlowestFitsPerSecond);
+    size_t made = 0;
+    std::unordered_set<uint64_t> seen;
+    averagedConfigurations(
+        dag, opts, std::move(averages), targets,
+        [&](const std::vector<uint32_t> &choice, double) {
+          // The mixes often round alike: each configuration once.
+          uint64_t h = 1469598103934665603ull;
+          for (uint32_t c : choice)
+            h = (h ^ c) * 1099511628211ull;
+          if (!seen.insert(h).second)
+            return;
+          for (uint32_t t = 0; t < n; ++t)
+            if (sw.cur[t] != choice[t])
+              sw.set(t, choice[t]);
+          sw.makespan = dag.forward(sw.T, sw.es);
+          sw.floatFill();
+          frontier.push_back(sw.point(P, settings.keepChoices));
+          if (++made % 64 == 0) // bound the choice vectors held
+            paretoPrune(frontier);
+        });
+    paretoPrune(frontier);
+  }
   if (!relaxed.empty()) {
     Sweep sw(dag, opts, FillRule::SlowestFitsPerSecond);
     for (const RelaxedChoice &r : relaxed) {
@@ -620,6 +668,51 @@ bool dagFrontier(const Schedule &sched,
       result->gapFrom = frontier.front().T;
       result->gapTo = stoppedAt;
     }
+  }
+  return true;
+}
+
+bool dagFrontier(const Schedule &sched,
+                 const std::vector<std::vector<Option>> &options,
+                 const DagFrontierSettings &settings,
+                 std::vector<DagPoint> &frontier, std::string &err,
+                 DagFrontierResult *result) {
+  size_t n = sched.tasks.size();
+  frontier.clear();
+  if (options.size() != n) {
+    err = "need one operating set per task";
+    return false;
+  }
+  // Large schedules are solved renumbered in topological order: every pass
+  // over the tasks (longest paths, fills, the subgradient's) then reads its
+  // predecessors' times from nearby memory. Each stream's order is a
+  // topological order's too, so the renumbered schedule has the same
+  // dependencies and stream order; the choices are mapped back.
+  Dag dag;
+  if (n < settings.renumberFrom || !dag.build(sched, err))
+    return frontierOf(sched, options, nullptr, settings, frontier, err, result);
+  std::vector<uint32_t> at(n);
+  for (uint32_t k = 0; k < n; ++k)
+    at[dag.topo[k]] = k;
+  Schedule renumbered;
+  renumbered.devices = sched.devices;
+  renumbered.tasks.resize(n);
+  for (uint32_t k = 0; k < n; ++k) {
+    renumbered.tasks[k] = sched.tasks[dag.topo[k]];
+    for (Dependency &dep : renumbered.tasks[k].deps)
+      dep.pred = at[dep.pred];
+  }
+  if (!frontierOf(renumbered, options, &dag.topo, settings, frontier, err,
+                  result))
+    return false;
+  std::vector<uint32_t> choice;
+  for (DagPoint &p : frontier) {
+    if (p.choice.empty())
+      continue;
+    choice.resize(n);
+    for (uint32_t k = 0; k < n; ++k)
+      choice[dag.topo[k]] = p.choice[k];
+    p.choice.swap(choice);
   }
   return true;
 }

@@ -56,9 +56,10 @@ bool Dag::build(const Schedule &s, std::string &err) {
     if (!indeg[v])
       ready.push_back(v);
   topo.clear();
-  while (!ready.empty()) {
-    uint32_t u = ready.back();
-    ready.pop_back();
+  // First in, first out: a wavefront order, tasks near in time near in the
+  // order (dagFrontier renumbers large schedules by it, for locality).
+  for (size_t head = 0; head < ready.size(); ++head) {
+    uint32_t u = ready[head];
     topo.push_back(u);
     for (uint32_t i = succStart[u]; i < succStart[u + 1]; ++i)
       if (--indeg[succ[i].to] == 0)

@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <utility>
@@ -373,13 +374,36 @@ struct RelaxedChoice {
   double deadline;
 };
 
+/// The relaxation's minimizers' durations at one deadline's flows, averaged
+/// over the second half of its subgradient steps.
+struct AveragedDurations {
+  double deadline;
+  std::vector<double> T;
+};
+
 /// Subgradient-maximized Lagrangian bounds (DagLagrangian.cpp); with
-/// `relaxed`, each deadline's best flow's minimizers too.
+/// `relaxed`, each deadline's best flow's minimizers too; with `averages`,
+/// each deadline's averaged durations.
 void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
                        double P, double fastest, int iterations,
                        size_t deadlines, const std::vector<DagPoint> &frontier,
                        std::vector<FlowBound> &bounds,
-                       std::vector<RelaxedChoice> *relaxed = nullptr);
+                       std::vector<RelaxedChoice> *relaxed = nullptr,
+                       std::vector<AveragedDurations> *averages = nullptr);
+
+/// Receives configurations (each task's option) and the time each meets.
+using ConfigurationSink =
+    std::function<void(const std::vector<uint32_t> &choice, double meets)>;
+
+/// For each target time, configurations that meet it: the averaged
+/// durations of the deadlines around it, rounded down to options and mixed
+/// -- the slower toward the faster, each toward the fastest options -- by
+/// the least weight whose rounding meets the target (DagLagrangian.cpp).
+void averagedConfigurations(const Dag &dag,
+                            const std::vector<TaskOptions> &opts,
+                            std::vector<AveragedDurations> averages,
+                            const std::vector<double> &targets,
+                            const ConfigurationSink &emit);
 
 /// Speeds `sw` up until its makespan is at most D, by the crash sweep's
 /// minimum cuts of the critical subgraph, one per step (DagCrashSweep.cpp);

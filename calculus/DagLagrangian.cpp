@@ -3,6 +3,8 @@
 
 #include "calculus/DagInternal.h"
 
+#include <algorithm>
+#include <iterator>
 #include <map>
 
 namespace energy {
@@ -22,12 +24,15 @@ namespace dag {
 /// energy-minimal end (flows warm-start as D shrinks); each deadline's best
 /// flow goes to `bounds` as (C, F), whose bound C + (P - F) M holds at every
 /// time, so the caller applies all of them to every point; its minimizers
-/// (the relaxation's durations at that flow) go to `relaxed`.
+/// (the relaxation's durations at that flow) go to `relaxed`, and the
+/// minimizers' durations averaged over the deadline's second half of steps
+/// to `averages`.
 void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
                        double P, double fastest, int iterations,
                        size_t deadlines, const std::vector<DagPoint> &frontier,
                        std::vector<FlowBound> &bounds,
-                       std::vector<RelaxedChoice> *relaxed) {
+                       std::vector<RelaxedChoice> *relaxed,
+                       std::vector<AveragedDurations> *averages) {
   size_t n = opts.size();
   if (frontier.empty() || deadlines == 0)
     return;
@@ -60,10 +65,14 @@ void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
   std::vector<double> f(n, 0), T(n), len(n);
   std::vector<int64_t> from(n);
   std::vector<uint32_t> pick(n), bestPick, vertex(n, 0);
+  std::vector<double> sumT;
   for (size_t gi = grid.size(); gi-- > 0;) {
     double D = frontier[grid[gi]].T;
     FlowBound best{0, 0};
     double bestValue = -std::numeric_limits<double>::infinity();
+    if (averages)
+      sumT.assign(n, 0.0);
+    int summed = 0;
     for (int it = 0; it < iterations; ++it) {
       double F = 0;
       for (const Chain &c : chains)
@@ -88,6 +97,11 @@ void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
         T[t] = h.T[k];
         pick[t] = h.index[k];
         sum += v;
+      }
+      if (averages && 2 * it >= iterations) {
+        for (size_t t = 0; t < n; ++t)
+          sumT[t] += T[t];
+        ++summed;
       }
       if (sum + (P - F) * R > bestValue) {
         bestValue = sum + (P - F) * R;
@@ -146,7 +160,99 @@ void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
       bounds.push_back(best);
       if (relaxed)
         relaxed->push_back({bestPick, D});
+      if (averages && summed > 0) {
+        for (double &t : sumT)
+          t /= summed;
+        averages->push_back({D, std::move(sumT)});
+      }
     }
+  }
+}
+
+/// Configurations from the averaged durations (DagInternal.h). The ergodic
+/// average of a subgradient method's Lagrangian minimizers converges to an
+/// optimal solution of the relaxed primal, where the minimizers themselves
+/// oscillate between hull vertices (Sherali & Choi 1996, "Recovery of primal
+/// solutions when using subgradient optimization methods to solve Lagrangian
+/// duals of linear programs", Oper. Res. Lett. 19; Anstreicher & Wolsey
+/// 2009, "Two 'well-known' properties of subgradient optimization", Math.
+/// Program. 120): the durations the relaxation would run. Rounding them to
+/// options and mixing them to meet a time are heuristics; the caller times
+/// each configuration exactly.
+void averagedConfigurations(const Dag &dag,
+                            const std::vector<TaskOptions> &opts,
+                            std::vector<AveragedDurations> averages,
+                            const std::vector<double> &targets,
+                            const ConfigurationSink &emit) {
+  size_t n = opts.size();
+  if (averages.empty() || n == 0)
+    return;
+  std::sort(averages.begin(), averages.end(),
+            [](const AveragedDurations &a, const AveragedDurations &b) {
+              return a.deadline < b.deadline;
+            });
+  // Each task's options read through one representative of its operating
+  // set (a pipeline's tasks share a few hundred): memory that stays cached.
+  std::vector<uint32_t> rep(n);
+  {
+    std::map<std::pair<std::vector<double>, std::vector<double>>, uint32_t>
+        seen;
+    for (size_t t = 0; t < n; ++t)
+      rep[t] =
+          seen.try_emplace({opts[t].T, opts[t].d}, uint32_t(t)).first->second;
+  }
+  std::vector<double> fastest(n), T(n), es(n);
+  std::vector<uint32_t> pick(n);
+  for (size_t t = 0; t < n; ++t)
+    fastest[t] = opts[t].T[0];
+  // Durations (1 - w) x + w y, each rounded down to an option of its task;
+  // returns the makespan.
+  auto roundMix = [&](const std::vector<double> &x,
+                      const std::vector<double> &y, double w) {
+    for (size_t t = 0; t < n; ++t) {
+      const std::vector<double> &ot = opts[rep[t]].T;
+      double want = ((1 - w) * x[t] + w * y[t]) * (1 + 1e-12);
+      size_t j =
+          size_t(std::upper_bound(ot.begin(), ot.end(), want) - ot.begin());
+      pick[t] = uint32_t(j == 0 ? 0 : j - 1);
+      T[t] = ot[pick[t]];
+    }
+    return dag.forward(T, es);
+  };
+  // The mix of least weight (10 bisection steps) whose rounding meets
+  // `target`; nothing where y's does not.
+  auto meet = [&](const std::vector<double> &x, const std::vector<double> &y,
+                  double target) {
+    double tol = target * (1 + 1e-12);
+    if (roundMix(x, y, 0) > tol) {
+      if (roundMix(x, y, 1) > tol)
+        return;
+      double lo = 0, hi = 1;
+      for (int k = 0; k < 10; ++k) {
+        double mid = 0.5 * (lo + hi);
+        (roundMix(x, y, mid) > tol ? lo : hi) = mid;
+      }
+      roundMix(x, y, hi);
+    }
+    emit(pick, target);
+  };
+  for (double target : targets) {
+    // The averages of the deadlines around the target: the slower one mixed
+    // toward the faster one (the relaxation's durations are piecewise linear
+    // in the deadline), and each toward the fastest durations.
+    auto above = std::lower_bound(
+        averages.begin(), averages.end(), target,
+        [](const AveragedDurations &a, double t) { return a.deadline < t; });
+    const AveragedDurations *slower =
+        above == averages.end() ? nullptr : &*above;
+    const AveragedDurations *faster =
+        above == averages.begin() ? nullptr : &*std::prev(above);
+    if (slower && faster)
+      meet(slower->T, faster->T, target);
+    if (slower)
+      meet(slower->T, fastest, target);
+    if (faster)
+      meet(faster->T, fastest, target);
   }
 }
 
