@@ -543,6 +543,7 @@ struct TreeLayout {
 LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
   llvm::json::Array events;
   int64_t pidBase = 0;
+  std::vector<llvm::json::Value> scheduleDevices; // deviceProperties entries
   bool any = false;
   for (ScheduleOp sched : schedulesOf(module)) {
     if (!sched.getBody().getOps<PipelineOp>().empty() ||
@@ -618,6 +619,10 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
                            ", static " + formatNumber(sW) + " W)")
                               .str();
       tracks[dev].emit(events, pidBase + int64_t(dev), makespan);
+      scheduleDevices.push_back(
+          llvm::json::Object{{"id", pidBase + int64_t(dev)},
+                             {"name", d.getKind().str()},
+                             {"static_power_W", sW}});
     }
     pidBase += int64_t(nDev);
   }
@@ -662,6 +667,11 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
                            "tree to export");
   llvm::json::Object doc{{"traceEvents", std::move(events)},
                          {"displayTimeUnit", "ms"}};
+  // A one-device schedule is one rank's trace: its device (Kineto's
+  // deviceProperties, with the static power added) lets --import-kineto
+  // read it back without --static-power.
+  if (scheduleDevices.size() == 1 && pidBase == 1)
+    doc["deviceProperties"] = llvm::json::Array{std::move(scheduleDevices[0])};
   doc["generator"] = generatorOf("energy-translate --export-perfetto", module);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(doc))) << "\n";
   return success();

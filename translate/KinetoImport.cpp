@@ -164,7 +164,9 @@ StringRef collectiveKey(StringRef name) { return name.split('(').first; }
 bool Importer::staticPowers(std::vector<double> &out) {
   for (const KinetoRank &r : ranks) {
     std::optional<KnownDevice> known = knownDevice(r.deviceKind);
+    // --static-power, else the trace's own (our exports), else the table.
     std::optional<double> s = opts.staticPower ? opts.staticPower
+                              : r.staticPower  ? r.staticPower
                               : known
                                   ? std::optional<double>(known->staticPower)
                                   : std::nullopt;
@@ -313,15 +315,21 @@ void Importer::emitRank(OpBuilder &b, const KinetoRank &r,
     // One location per rank file: op names carry the event index
     // (r<rank>_e<index>), and a million distinct locations cost seconds.
     Location loc = rankLoc;
+    // The slice's own dynamic energy (our exports) wins over the opt-in
+    // model: it is what the exported schedule evaluated.
     SignatureAttr sig;
-    if (opts.dynamicPower)
+    if (!std::isnan(e.dJ))
+      sig = SignatureAttr::get(ctx, usToSeconds(e.dur), e.dJ, 0, 0,
+                               std::nullopt, std::nullopt);
+    else if (opts.dynamicPower)
       sig = SignatureAttr::get(ctx, usToSeconds(e.dur),
                                usToSeconds(*opts.dynamicPower * e.dur), 0, 0,
                                std::nullopt, std::nullopt);
     sched::TaskOp::create(
         b, loc, name, device, b.getI64IntegerAttr(e.stream), after, FloatAttr(),
         FloatAttr(), ArrayAttr(), FloatAttr(), FloatAttr(),
-        e.kind == GpuEvent::Kernel   ? kKernel
+        !e.taskKind.empty()          ? b.getStringAttr(e.taskKind)
+        : e.kind == GpuEvent::Kernel ? kKernel
         : e.kind == GpuEvent::Memcpy ? kMemcpy
                                      : kMemset,
         b.getDictionaryAttr({b.getNamedAttr("name", b.getStringAttr(e.name))}),

@@ -90,7 +90,8 @@ bool isKnownPhase(StringRef ph) {
 /// The fields of one trace event the importer uses. `ts` is split into
 /// whole microseconds and their fraction as written (see splitMicros).
 struct RawEvent {
-  std::string ph, cat, name, id, bp;
+  std::string ph, cat, name, id, bp, taskKind;
+  double dJ = NAN;
   bool hasTs = false, hasDur = false, hasStream = false, hasId = false;
   bool tsInRange = false;
   int64_t tsWhole = 0;
@@ -239,6 +240,11 @@ bool readEvent(JsonScanner &js, RawEvent &e) {
           e.hasStream = asIndex(v, e.stream);
           return true;
         }
+        // Our own exports' task energy and kind (KinetoTrace.h).
+        if (arg == "d_J" && js.peek() == JsonScanner::Kind::Number)
+          return js.number(e.dJ);
+        if (arg == "kind" && js.peek() == JsonScanner::Kind::String)
+          return str(e.taskKind);
         return js.skip();
       });
     }
@@ -262,6 +268,8 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
   r.rank = defaultRank;
   JsonScanner js(text);
   RawEvent ev;
+  std::string staticPowerProblem; // an unusable static_power_W, and where
+  size_t staticPowerAt = 0;
   std::string problem;  // a semantic error, reported with the event index
   size_t problemAt = 0; // and the offset where that event starts
   bool sawBase = false;
@@ -376,13 +384,24 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
         return false;
       }
     }
+    if (!std::isnan(ev.dJ) && !(ev.dJ >= 0 && ev.dJ <= 1e15)) {
+      problem = where + "'args.d_J' " + formatNumber(ev.dJ) +
+                " J is not a dynamic energy (0 to 1e15 J)";
+      return false;
+    }
     r.names.push_back(std::make_unique<std::string>(std::move(ev.name)));
     StringRef name = *r.names.back();
+    StringRef taskKind;
+    if (!ev.taskKind.empty()) {
+      r.names.push_back(std::make_unique<std::string>(std::move(ev.taskKind)));
+      taskKind = *r.names.back();
+    }
     r.events.push_back({lcat == "kernel"       ? GpuEvent::Kernel
                         : lcat == "gpu_memcpy" ? GpuEvent::Memcpy
                                                : GpuEvent::Memset,
                         lcat == "kernel" && name.starts_with("nccl"), ev.stream,
-                        relative(ev), ev.dur, name, i, problemAt});
+                        relative(ev), ev.dur, name, i, problemAt, ev.dJ,
+                        taskKind});
     return true;
   };
   bool ok;
@@ -429,6 +448,20 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
               r.deviceKind = s.str();
               return true;
             }
+            if (k == "static_power_W" &&
+                js.peek() == JsonScanner::Kind::Number) {
+              double w;
+              staticPowerAt = js.offset();
+              if (!js.number(w))
+                return false;
+              if (w >= 0 && w <= 1e6)
+                r.staticPower = w;
+              else
+                staticPowerProblem = "'deviceProperties[0].static_power_W' " +
+                                     formatNumber(w) +
+                                     " W is not a static power (0 to 1e6 W)";
+              return true;
+            }
             return js.skip();
           });
         });
@@ -447,6 +480,10 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
   if (!problem.empty()) {
     errAt = js.lineColAt(problemAt);
     return error(problem);
+  }
+  if (!staticPowerProblem.empty()) {
+    errAt = js.lineColAt(staticPowerAt);
+    return error(staticPowerProblem);
   }
   if (!ok || !js.finish()) {
     errAt = js.errorLineCol();

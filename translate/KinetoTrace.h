@@ -16,8 +16,10 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,11 @@ struct GpuEvent {
   llvm::StringRef name; // owned by KinetoRank::names
   size_t index;         // in traceEvents
   size_t offset;        // of the event in the file's text (for errors)
+  /// Our own exports' slices (energy-translate --export-perfetto) carry the
+  /// task's dynamic energy (`args.d_J`, NaN where absent) and kind
+  /// (`args.kind`, owned by KinetoRank::names; empty where absent).
+  double dJ = NAN;
+  llvm::StringRef taskKind;
 };
 
 /// A flow event (not a CPU->GPU launch) by its phase, time and key.
@@ -48,6 +55,9 @@ struct KinetoRank {
   std::string file;
   int64_t rank;
   std::string deviceKind;
+  /// The device's static power (W) where the trace gives it: our own
+  /// one-device exports write `deviceProperties[0].static_power_W`.
+  std::optional<double> staticPower;
   /// Whole microseconds of the trace's clock that every `ts` is counted
   /// from (the first event's), so that a double keeps the nanosecond
   /// decimals of epoch timestamps (see splitMicros in KinetoTrace.cpp).
