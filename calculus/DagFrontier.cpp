@@ -180,12 +180,14 @@ static bool frontierOf(const Schedule &sched,
   if (settings.progress && !exact && settings.crash &&
       totalOptions > settings.classSweepAbove)
     settings.progress("class sweep", -1, frontier.size(), NAN);
-  // At most ~2^24 task visits per class-sweep round (at least 100 budgets):
-  // on the largest pipelines the flows' configurations (below) carry the
-  // frontier between its points.
-  int classBudgets =
-      std::min(settings.classBudgets,
-               std::max(100, int((size_t(1) << 24) / std::max<size_t>(n, 1))));
+  // At most ~2^24 task visits per class-sweep round (at least 100 budgets)
+  // where the flows' averaged configurations (below) will carry the
+  // frontier between its points: the convex relaxation not run.
+  int classBudgets = settings.classBudgets;
+  if (!(settings.convex && totalOptions <= settings.convexAbove))
+    classBudgets = std::min(
+        classBudgets,
+        std::max(100, int((size_t(1) << 24) / std::max<size_t>(n, 1))));
   bool classSwept =
       !exact && settings.crash && totalOptions > settings.classSweepAbove &&
       classSweep(dag, opts, sched, P, settings.keepChoices, classBudgets,
@@ -535,8 +537,8 @@ static bool frontierOf(const Schedule &sched,
   int sweepIterations = 40;
   bool averaged = truncated || classSwept;
   if (averaged) {
-    deadlines = std::min<size_t>(
-        32, size_t(4294967296.0 / (80.0 * double(totalOptions))));
+    deadlines = std::clamp<size_t>(
+        size_t(4294967296.0 / (80.0 * double(totalOptions))), 1, 32);
     sweepIterations = 250;
   }
   if (!exact && !convexComplete && settings.progress)
@@ -548,16 +550,16 @@ static bool frontierOf(const Schedule &sched,
                       frontier, bounds, &relaxed,
                       averaged ? &averages : nullptr);
   // The relaxation's durations as configurations, each slowed within its
-  // float. Crash-swept frontiers: each flow's minimizers; where they run
-  // past the flow's deadline, critical tasks are sped up one option at a
-  // time (at most 400 steps) until they meet it, then filled again
-  // (synthetic 8 x 64 with exact option times, worst certified gap 1.53 %
-  // -> 0.27 %). Class-swept and truncated frontiers: the flows' averaged
+  // float. Each flow's minimizers; where they run past the flow's
+  // deadline, critical tasks are sped up one option at a time (at most 400
+  // steps) until they meet it, then filled again (synthetic 8 x 64 with
+  // exact option times, worst certified gap 1.53 % -> 0.27 %). On
+  // class-swept and truncated frontiers also the flows' averaged
   // minimizers, rounded and mixed to meet each frontier point's time (at
   // most 256 of them) and four times evenly spaced between consecutive
   // deadlines -- so that no stretch of the range is left to the class
-  // sweep's uniform choice (64 x 1,024: mean certified gap 1.31 % -> 0.8 %,
-  // bench/RESULTS.md).
+  // sweep's uniform choice (64 x 1,024: mean certified gap 1.31 % -> 0.78
+  // %, bench/RESULTS.md).
   if (!averages.empty()) {
     std::vector<double> targets;
     size_t stride = (frontier.size() + 255) / 256;

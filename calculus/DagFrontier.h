@@ -42,9 +42,10 @@
 // relaxation at every deadline (ConvexFrontier.h) -- certifies every point,
 // and the relaxation's optimal schedules, rounded to real options and
 // refilled, join the union; where it does not run or complete, up to
-// 50,000 task options (and for a truncated frontier's few points at any
-// size, within ~2^32 option visits) the bound is maximized over chain flows
-// by projected subgradient ascent.
+// 50,000 task options (and for truncated and class-swept frontiers at any
+// size, at up to 32 deadlines, at most 2^32 / (80 x task options) of them,
+// at least one) the bound is maximized over chain flows by projected
+// subgradient ascent.
 // Each frontier point carries the best bound found.
 //
 // Release times (ScheduleTask::release) delay a task's earliest start in
@@ -122,8 +123,9 @@ struct DagFrontierSettings {
   uint64_t refineUpTo = 20000;
   /// Where the convex relaxation did not run or complete, up to this many
   /// task options the certificate takes subgradient-maximized flows at 64
-  /// deadlines (larger schedules: only truncated or class-swept ones, at as
-  /// many deadlines as fit in ~2^32 option visits).
+  /// deadlines (larger schedules: only truncated or class-swept ones, 250
+  /// steps at up to 32 deadlines, at most 2^32 / (80 x task options) of
+  /// them, at least one).
   uint64_t subgradientUpTo = 50000;
   /// Called as the work proceeds (phase name, fraction of the phase done,
   /// frontier points so far, the makespan the phase has reached or NaN),
@@ -148,6 +150,9 @@ struct DagFrontierSettings {
   /// so 2 leaves at least half of every class to the steady state (64
   /// stages x 1,024 microbatches: 16 per lane; 16 x 256: 8; 64 x 64: 1 --
   /// all ramp, the uniform choice is weak there: certified gap 14.7 %).
+  /// Large schedules take fewer: at most 2^24 / tasks (at least 100) where
+  /// the flows' averaged configurations fill the frontier between the
+  /// budgets' points (the convex relaxation not run: above `convexAbove`).
   int classBudgets = 500;
   double classMinPerLane = 2;
   /// Schedules of at least this many tasks are solved renumbered in a

@@ -169,16 +169,19 @@ void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
   }
 }
 
-/// Configurations from the averaged durations (DagInternal.h). The ergodic
-/// average of a subgradient method's Lagrangian minimizers converges to an
-/// optimal solution of the relaxed primal, where the minimizers themselves
+/// Configurations from the averaged durations (DagInternal.h). For a fixed
+/// dual and suitable step and averaging rules, the ergodic average of a
+/// subgradient method's Lagrangian minimizers converges to an optimal
+/// solution of the relaxed primal, where the minimizers themselves
 /// oscillate between hull vertices (Sherali & Choi 1996, "Recovery of primal
 /// solutions when using subgradient optimization methods to solve Lagrangian
 /// duals of linear programs", Oper. Res. Lett. 19; Anstreicher & Wolsey
 /// 2009, "Two 'well-known' properties of subgradient optimization", Math.
-/// Program. 120): the durations the relaxation would run. Rounding them to
-/// options and mixing them to meet a time are heuristics; the caller times
-/// each configuration exactly.
+/// Program. 120). Ours (unweighted, chains added as it goes, flows
+/// warm-started across deadlines) only tends toward the durations the
+/// relaxation would run; that, rounding them to options and mixing them to
+/// meet a time are heuristics, and the caller times each configuration
+/// exactly.
 void averagedConfigurations(const Dag &dag,
                             const std::vector<TaskOptions> &opts,
                             std::vector<AveragedDurations> averages,
