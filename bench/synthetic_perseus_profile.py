@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-# Copied from the team's shared benchmark folder (shared/bench/), unchanged.
+# Copied from the team's shared benchmark folder (shared/bench/); the model
+# is unchanged, the arguments are checked (usage on -h or a bad argument).
 """Write a synthetic Perseus-format stage profile (stage,instruction,frequency,time,energy).
 
 This is the profile on which Perseus's solver `lowtime` (v0.2.0, pure Python) was timed on this
@@ -13,7 +14,12 @@ import random, sys
 FMAX, FMIN, FSTEP = 1740, 660, 15
 BETA, P_STATIC, P_DYN, GAMMA = 0.85, 75.0, 230.0, 2.5
 def main():
-    stages = int(sys.argv[1]); seed = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+    args = sys.argv[1:]
+    if not 1 <= len(args) <= 2 or not all(a.isdigit() for a in args) \
+            or int(args[0]) < 1:
+        sys.exit(__doc__.strip().splitlines()[-1] +
+                 "\n(STAGES a positive integer, SEED a non-negative one)")
+    stages = int(args[0]); seed = int(args[1]) if len(args) > 1 else 0
     random.seed(seed)
     mult = []
     for s in range(stages):

@@ -19,6 +19,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 
 using namespace mlir;
@@ -217,19 +218,56 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
     fail(o.file, "no data rows");
     return nullptr;
   }
-  int64_t stages = fwd.rbegin()->first + 1;
+  int64_t stages =
+      std::max(fwd.rbegin()->first, bwd.empty() ? 0 : bwd.rbegin()->first) + 1;
   for (int64_t st = 0; st < stages; ++st)
     if (!fwd.count(st) || !bwd.count(st)) {
-      fail(o.file, "stage " + Twine(st) +
-                       " lacks forward or backward rows "
-                       "(stages must be 0.." +
-                       Twine(stages - 1) + ")");
+      fail(o.file, "stage " + Twine(st) + " has no " +
+                       (!fwd.count(st) && !bwd.count(st) ? "rows"
+                        : !fwd.count(st)                 ? "forward rows"
+                                                         : "backward rows") +
+                       " (stages must be 0.." + Twine(stages - 1) +
+                       ", each with forward and backward rows)");
       return nullptr;
     }
-  if (int64_t(bwd.size()) != stages) {
-    fail(o.file, "backward rows name a stage with no forward rows");
+  // The expansion's size, named by the flag that sets it.
+  std::string tooBig = calculus::checkPipelineSize(
+      kind, uint64_t(stages), uint64_t(o.microbatches), 1, 1, false);
+  if (!tooBig.empty()) {
+    fail(o.file, "--microbatches " + Twine(o.microbatches) + " with " +
+                     Twine(stages) + " stages " + tooBig);
     return nullptr;
   }
+  // A pass measured at fewer clocks than the others: Perseus profiles every
+  // pass at every clock, so a missing row is most likely lost. Said, not
+  // refused: the pass's operating set is what was measured (its baseline
+  // runs at its highest clock present).
+  std::set<int64_t> clocks;
+  for (auto *rows : {&fwd, &bwd})
+    for (auto &[st, list] : *rows)
+      for (const Row &r : list)
+        clocks.insert(r.freq);
+  for (auto *rows : {&fwd, &bwd})
+    for (auto &[st, list] : *rows) {
+      if (list.size() == clocks.size())
+        continue;
+      std::set<int64_t> have;
+      for (const Row &r : list)
+        have.insert(r.freq);
+      std::string missing;
+      size_t shown = 0;
+      for (int64_t f : clocks)
+        if (!have.count(f) && shown++ < 8)
+          missing += (missing.empty() ? "" : ", ") + std::to_string(f);
+      if (clocks.size() - have.size() > 8)
+        missing += ", ...";
+      llvm::WithColor::warning(llvm::errs(), o.file)
+          << "stage " << st << " " << (rows == &fwd ? "forward" : "backward")
+          << " has no row at " << missing << " MHz ("
+          << clocks.size() - have.size()
+          << " of the profile's clocks; other passes have them): its options "
+             "are the clocks measured\n";
+    }
 
   OpBuilder b(ctx);
   Location loc = FileLineColLoc::get(ctx, o.file, 1, 1);

@@ -78,7 +78,9 @@ static cl::list<std::string> inputs(cl::Positional, cl::desc("<inputs>"),
 static cl::opt<std::string> output("o", cl::desc("output file"), cl::init("-"),
                                    cl::cat(category));
 static cl::opt<std::string>
-    scheduleName("schedule", cl::desc("pipeline schedule: gpipe or 1f1b"),
+    scheduleName("schedule",
+                 cl::desc("--import-stage-profile's pipeline schedule: 1f1b "
+                          "(default) or gpipe"),
                  cl::init("1f1b"), cl::cat(category));
 static cl::opt<int64_t> microbatches("microbatches",
                                      cl::desc("microbatches per iteration"),
@@ -115,7 +117,8 @@ static cl::opt<bool> quiet("quiet", cl::desc("no progress on stderr"),
 
 static cl::opt<std::string>
     summaryFile("summary",
-                cl::desc("where the import summary goes (default stderr)"),
+                cl::desc("where --import-kineto's summary goes (default "
+                         "stderr)"),
                 cl::init(""), cl::cat(category));
 
 int main(int argc, char **argv) {
