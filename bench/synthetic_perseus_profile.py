@@ -15,10 +15,15 @@ FMAX, FMIN, FSTEP = 1740, 660, 15
 BETA, P_STATIC, P_DYN, GAMMA = 0.85, 75.0, 230.0, 2.5
 def main():
     args = sys.argv[1:]
-    if not 1 <= len(args) <= 2 or not all(a.isdigit() for a in args) \
-            or int(args[0]) < 1:
-        sys.exit(__doc__.strip().splitlines()[-1] +
-                 "\n(STAGES a positive integer, SEED a non-negative one)")
+    usage = (__doc__.strip().splitlines()[-1] +
+             "\n(STAGES a positive integer, SEED a non-negative one)")
+    if args and args[0] in ("-h", "--help"):
+        print(usage)
+        return
+    if not 1 <= len(args) <= 2 or \
+            not all(a.isascii() and a.isdigit() for a in args) or \
+            int(args[0]) < 1:
+        sys.exit(usage)
     stages = int(args[0]); seed = int(args[1]) if len(args) > 1 else 0
     random.seed(seed)
     mult = []

@@ -61,6 +61,9 @@ private:
                 double origin, llvm::raw_ostream &summary);
   void emitCollectives(OpBuilder &b, const Collectives &colls,
                        ArrayRef<FlatSymbolRefAttr> devices, double origin);
+  /// Whether --dynamic-power priced any event (those with their own d_J,
+  /// our exports', keep it).
+  bool modelUsed = false;
   bool error(const std::string &file, const Twine &msg) {
     llvm::WithColor::error(llvm::errs(), file) << msg << "\n";
     return false;
@@ -163,6 +166,9 @@ StringRef collectiveKey(StringRef name) { return name.split('(').first; }
 /// The static power of every rank's device (sorted ranks), or an error.
 bool Importer::staticPowers(std::vector<double> &out) {
   for (const KinetoRank &r : ranks) {
+    if (!opts.staticPower && !r.staticPowerError.empty())
+      return error(r.file + ":" + r.staticPowerErrorAt,
+                   r.staticPowerError + "; --static-power W overrides it");
     std::optional<KnownDevice> known = knownDevice(r.deviceKind);
     // --static-power, else the trace's own (our exports), else the table.
     std::optional<double> s = opts.staticPower ? opts.staticPower
@@ -321,10 +327,12 @@ void Importer::emitRank(OpBuilder &b, const KinetoRank &r,
     if (!std::isnan(e.dJ))
       sig = SignatureAttr::get(ctx, usToSeconds(e.dur), e.dJ, 0, 0,
                                std::nullopt, std::nullopt);
-    else if (opts.dynamicPower)
+    else if (opts.dynamicPower) {
       sig = SignatureAttr::get(ctx, usToSeconds(e.dur),
                                usToSeconds(*opts.dynamicPower * e.dur), 0, 0,
                                std::nullopt, std::nullopt);
+      modelUsed = true;
+    }
     sched::TaskOp::create(
         b, loc, name, device, b.getI64IntegerAttr(e.stream), after, FloatAttr(),
         FloatAttr(), ArrayAttr(), FloatAttr(), FloatAttr(),
@@ -364,9 +372,14 @@ void Importer::emitCollectives(OpBuilder &b, const Collectives &colls,
         devs.push_back(devices[ri]);
         starts.push_back(b.getF64FloatAttr(usToSeconds(e->ts - origin)));
         durs.push_back(b.getF64FloatAttr(usToSeconds(e->dur)));
-        if (opts.dynamicPower)
+        // The slice's own dynamic energy (our exports), else the model.
+        if (!std::isnan(e->dJ))
+          energies.push_back(b.getF64FloatAttr(e->dJ));
+        else if (opts.dynamicPower) {
           energies.push_back(
               b.getF64FloatAttr(usToSeconds(*opts.dynamicPower * e->dur)));
+          modelUsed = true;
+        }
         streams.push_back(b.getI64IntegerAttr(e->stream));
       }
       std::string kind = key.contains("AllReduce")       ? "allreduce"
@@ -385,7 +398,8 @@ void Importer::emitCollectives(OpBuilder &b, const Collectives &colls,
                b.getNamedAttr("name", b.getStringAttr(key))}),
           FloatAttr(), SignatureAttr(), b.getArrayAttr(starts),
           b.getArrayAttr(durs),
-          opts.dynamicPower ? b.getArrayAttr(energies) : ArrayAttr(),
+          energies.size() == devs.size() ? b.getArrayAttr(energies)
+                                         : ArrayAttr(),
           b.getArrayAttr(streams));
     }
   }
@@ -441,10 +455,11 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
   for (size_t ri = 0; ri < ranks.size(); ++ri)
     emitRank(b, ranks[ri], devices[ri], origin, summary);
   emitCollectives(b, colls, devices, origin);
-  if (opts.dynamicPower)
+  if (modelUsed)
     sched->setAttr(EnergyDialect::ModelAttrHelper::getNameStr(),
                    b.getStringAttr(llvm::formatv("assumed dynamic power {0} W "
-                                                 "for every GPU event",
+                                                 "for every GPU event without "
+                                                 "its own d_J",
                                                  *opts.dynamicPower)
                                        .str()));
   buildTiming.stop();

@@ -92,6 +92,8 @@ bool isKnownPhase(StringRef ph) {
 struct RawEvent {
   std::string ph, cat, name, id, bp, taskKind;
   double dJ = NAN;
+  size_t dJAt = 0;     ///< offset of args.d_J where present
+  bool dJTyped = true; ///< false: args.d_J is there but not a number
   bool hasTs = false, hasDur = false, hasStream = false, hasId = false;
   bool tsInRange = false;
   int64_t tsWhole = 0;
@@ -240,9 +242,15 @@ bool readEvent(JsonScanner &js, RawEvent &e) {
           e.hasStream = asIndex(v, e.stream);
           return true;
         }
-        // Our own exports' task energy and kind (KinetoTrace.h).
-        if (arg == "d_J" && js.peek() == JsonScanner::Kind::Number)
-          return js.number(e.dJ);
+        // Our own exports' task energy and kind (KinetoTrace.h); kept only
+        // where the file turns out to be one (other tools write a `kind`).
+        if (arg == "d_J") {
+          e.dJAt = js.offset();
+          if (js.peek() == JsonScanner::Kind::Number)
+            return js.number(e.dJ);
+          e.dJTyped = false;
+          return js.skip();
+        }
         if (arg == "kind" && js.peek() == JsonScanner::Kind::String)
           return str(e.taskKind);
         return js.skip();
@@ -268,8 +276,11 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
   r.rank = defaultRank;
   JsonScanner js(text);
   RawEvent ev;
-  std::string staticPowerProblem; // an unusable static_power_W, and where
-  size_t staticPowerAt = 0;
+  // Our own export's fields (KinetoTrace.h) read wherever they are: the
+  // generator names the tool, the first unusable d_J, and where.
+  bool ourExport = false;
+  std::string exportProblem;
+  size_t exportProblemAt = 0;
   std::string problem;  // a semantic error, reported with the event index
   size_t problemAt = 0; // and the offset where that event starts
   bool sawBase = false;
@@ -384,10 +395,14 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
         return false;
       }
     }
-    if (!std::isnan(ev.dJ) && !(ev.dJ >= 0 && ev.dJ <= 1e15)) {
-      problem = where + "'args.d_J' " + formatNumber(ev.dJ) +
-                " J is not a dynamic energy (0 to 1e15 J)";
-      return false;
+    if (exportProblem.empty() &&
+        (!ev.dJTyped ||
+         (!std::isnan(ev.dJ) && !(ev.dJ >= 0 && ev.dJ <= 1e15)))) {
+      exportProblem = where + "'args.d_J' " +
+                      (ev.dJTyped ? formatNumber(ev.dJ) + " J is not"
+                                  : std::string("is not a number:")) +
+                      " a dynamic energy (0 to 1e15 J)";
+      exportProblemAt = ev.dJAt;
     }
     r.names.push_back(std::make_unique<std::string>(std::move(ev.name)));
     StringRef name = *r.names.back();
@@ -436,6 +451,17 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
           }
           return js.skip();
         });
+      if (key == "generator" && js.peek() == JsonScanner::Kind::Object)
+        return js.object([&](StringRef k) -> bool {
+          if (k == "tool" && js.peek() == JsonScanner::Kind::String) {
+            StringRef tool;
+            if (!js.string(tool))
+              return false;
+            ourExport = tool == "energy-translate --export-perfetto";
+            return true;
+          }
+          return js.skip();
+        });
       if (key == "deviceProperties" && js.peek() == JsonScanner::Kind::Array)
         return js.array([&](size_t i) -> bool {
           if (i != 0 || js.peek() != JsonScanner::Kind::Object)
@@ -448,18 +474,24 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
               r.deviceKind = s.str();
               return true;
             }
-            if (k == "static_power_W" &&
-                js.peek() == JsonScanner::Kind::Number) {
-              double w;
-              staticPowerAt = js.offset();
-              if (!js.number(w))
+            if (k == "static_power_W") {
+              size_t at = js.offset();
+              double w = NAN;
+              if (js.peek() == JsonScanner::Kind::Number) {
+                if (!js.number(w))
+                  return false;
+              } else if (!js.skip())
                 return false;
-              if (w >= 0 && w <= 1e6)
+              if (w >= 0 && w <= 1e15)
                 r.staticPower = w;
-              else
-                staticPowerProblem = "'deviceProperties[0].static_power_W' " +
-                                     formatNumber(w) +
-                                     " W is not a static power (0 to 1e6 W)";
+              else {
+                r.staticPowerError =
+                    "'deviceProperties[0].static_power_W' " +
+                    (std::isnan(w) ? std::string("is not a number:")
+                                   : formatNumber(w) + " W is not") +
+                    " a static power (0 to 1e15 W)";
+                r.staticPowerErrorAt = js.lineColAt(at);
+              }
               return true;
             }
             return js.skip();
@@ -481,9 +513,17 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
     errAt = js.lineColAt(problemAt);
     return error(problem);
   }
-  if (!staticPowerProblem.empty()) {
-    errAt = js.lineColAt(staticPowerAt);
-    return error(staticPowerProblem);
+  if (!ourExport) {
+    // Another tool's trace: its `kind`s and any such fields are not ours.
+    for (GpuEvent &e : r.events) {
+      e.dJ = NAN;
+      e.taskKind = StringRef();
+    }
+    r.staticPower.reset();
+    r.staticPowerError.clear();
+  } else if (!exportProblem.empty()) {
+    errAt = js.lineColAt(exportProblemAt);
+    return error(exportProblem);
   }
   if (!ok || !js.finish()) {
     errAt = js.errorLineCol();

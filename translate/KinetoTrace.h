@@ -34,9 +34,10 @@ struct GpuEvent {
   llvm::StringRef name; // owned by KinetoRank::names
   size_t index;         // in traceEvents
   size_t offset;        // of the event in the file's text (for errors)
-  /// Our own exports' slices (energy-translate --export-perfetto) carry the
-  /// task's dynamic energy (`args.d_J`, NaN where absent) and kind
-  /// (`args.kind`, owned by KinetoRank::names; empty where absent).
+  /// Our own exports' slices (generator.tool "energy-translate
+  /// --export-perfetto") carry the task's dynamic energy (`args.d_J`, NaN
+  /// where absent or another tool's trace) and kind (`args.kind`, owned by
+  /// KinetoRank::names; empty where absent or another tool's trace).
   double dJ = NAN;
   llvm::StringRef taskKind;
 };
@@ -56,8 +57,11 @@ struct KinetoRank {
   int64_t rank;
   std::string deviceKind;
   /// The device's static power (W) where the trace gives it: our own
-  /// one-device exports write `deviceProperties[0].static_power_W`.
+  /// one-device exports (generator.tool "energy-translate --export-perfetto")
+  /// write `deviceProperties[0].static_power_W`. Where that is unusable,
+  /// the message and its "line:col" (an error unless --static-power).
   std::optional<double> staticPower;
+  std::string staticPowerError, staticPowerErrorAt;
   /// Whole microseconds of the trace's clock that every `ts` is counted
   /// from (the first event's), so that a double keeps the nanosecond
   /// decimals of epoch timestamps (see splitMicros in KinetoTrace.cpp).

@@ -214,12 +214,13 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
       }
     same.push_back({freq, time, energyJ, lineNo});
   }
-  if (fwd.empty()) {
+  if (fwd.empty() && bwd.empty()) {
     fail(o.file, "no data rows");
     return nullptr;
   }
-  int64_t stages =
-      std::max(fwd.rbegin()->first, bwd.empty() ? 0 : bwd.rbegin()->first) + 1;
+  int64_t stages = std::max(fwd.empty() ? 0 : fwd.rbegin()->first,
+                            bwd.empty() ? 0 : bwd.rbegin()->first) +
+                   1;
   for (int64_t st = 0; st < stages; ++st)
     if (!fwd.count(st) || !bwd.count(st)) {
       fail(o.file, "stage " + Twine(st) + " has no " +
@@ -235,7 +236,8 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
       kind, uint64_t(stages), uint64_t(o.microbatches), 1, 1, false);
   if (!tooBig.empty()) {
     fail(o.file, "--microbatches " + Twine(o.microbatches) + " with " +
-                     Twine(stages) + " stages " + tooBig);
+                     Twine(stages) + (stages == 1 ? " stage " : " stages ") +
+                     tooBig);
     return nullptr;
   }
   // A pass measured at fewer clocks than the others: Perseus profiles every
@@ -247,27 +249,33 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
     for (auto &[st, list] : *rows)
       for (const Row &r : list)
         clocks.insert(r.freq);
+  // At most four passes named, highest clocks first as profiles list them.
+  size_t lacking = 0;
   for (auto *rows : {&fwd, &bwd})
     for (auto &[st, list] : *rows) {
-      if (list.size() == clocks.size())
+      if (list.size() == clocks.size() || ++lacking > 4)
         continue;
       std::set<int64_t> have;
       for (const Row &r : list)
         have.insert(r.freq);
       std::string missing;
       size_t shown = 0;
-      for (int64_t f : clocks)
-        if (!have.count(f) && shown++ < 8)
-          missing += (missing.empty() ? "" : ", ") + std::to_string(f);
+      for (auto f = clocks.rbegin(); f != clocks.rend(); ++f)
+        if (!have.count(*f) && shown++ < 8)
+          missing += (missing.empty() ? "" : ", ") + std::to_string(*f);
       if (clocks.size() - have.size() > 8)
         missing += ", ...";
       llvm::WithColor::warning(llvm::errs(), o.file)
           << "stage " << st << " " << (rows == &fwd ? "forward" : "backward")
           << " has no row at " << missing << " MHz ("
-          << clocks.size() - have.size()
-          << " of the profile's clocks; other passes have them): its options "
-             "are the clocks measured\n";
+          << clocks.size() - have.size() << " of the profile's "
+          << clocks.size()
+          << " clocks; other passes have them): its options are the clocks "
+             "measured\n";
     }
+  if (lacking > 4)
+    llvm::WithColor::warning(llvm::errs(), o.file)
+        << lacking - 4 << " more passes lack some of the profile's clocks\n";
 
   OpBuilder b(ctx);
   Location loc = FileLineColLoc::get(ctx, o.file, 1, 1);

@@ -82,9 +82,10 @@ static cl::opt<std::string>
                  cl::desc("--import-stage-profile's pipeline schedule: 1f1b "
                           "(default) or gpipe"),
                  cl::init("1f1b"), cl::cat(category));
-static cl::opt<int64_t> microbatches("microbatches",
-                                     cl::desc("microbatches per iteration"),
-                                     cl::init(0), cl::cat(category));
+static cl::opt<int64_t> microbatches(
+    "microbatches",
+    cl::desc("--import-stage-profile's microbatches per iteration"),
+    cl::init(0), cl::cat(category));
 static cl::opt<std::string> deviceKind("device",
                                        cl::desc("GPU kind of a stage profile"),
                                        cl::cat(category));
@@ -94,8 +95,8 @@ static cl::opt<double>
                 cl::init(-1), cl::cat(category));
 static cl::opt<double> dynamicPower(
     "dynamic-power",
-    cl::desc(
-        "Kineto: opt-in model, every GPU event draws this dynamic power (W)"),
+    cl::desc("Kineto: opt-in model, every GPU event without its own d_J (our "
+             "exports carry one) draws this dynamic power (W)"),
     cl::init(-1), cl::cat(category));
 /// Opens -o and hands its stream to `write`; keeps the file on success.
 /// -o, whole or not at all (runtime/AtomicStream.h): a failed write leaves

@@ -2,7 +2,7 @@
 // Sizes are checked up front (docs/SCHED.md), before anything is expanded:
 // a 100000 x 100000 pipeline once reached 8.4 GB in 15 s.
 // RUN: not energy-translate --import-stage-profile %S/../../Translate/Inputs/tiny-profile.csv --microbatches 99999999999 --device A40 2>&1 | FileCheck %s
-// CHECK: tiny-profile.csv: error: --microbatches 99999999999 with 1 stages expands into 199999999998 tasks (stages x microbatches x chunks x data_parallel x passes, all-reduces, sync), above the limit of 8388608 (docs/SCHED.md)
+// CHECK: tiny-profile.csv: error: --microbatches 99999999999 with 1 stage expands into 199999999998 tasks (stages x microbatches x chunks x data_parallel x passes, all-reduces, sync), above the limit of 8388608 (docs/SCHED.md)
 
 sched.schedule @s {
   // expected-error @+1 {{'sched.pipeline' op expands into 20000000000 tasks (stages x microbatches x chunks x data_parallel x passes, all-reduces, sync), above the limit of 8388608 (docs/SCHED.md)}}
