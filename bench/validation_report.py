@@ -34,6 +34,71 @@ with tempfile.TemporaryDirectory() as tmp:
         check=True, capture_output=True, text=True).stdout
 doc = json.loads(report)
 
+# The planner on a cap it has not seen, between two it has (leave one out):
+# in every lm-arena-chat cell (each cap measured once, at least 6 of them),
+# each interior power-of-two cap is held out (the planner's candidates
+# between measured caps are powers of two) and the SLO set just above its
+# measured p90 (x 1.02, x 1.10), where the held-out cap is often the best.
+chat = os.path.join(v3, "lm-arena-chat.json")
+loo = {}  # (gpu, factor) -> [regret, met]
+with open(chat) as f:
+    data = json.load(f)
+cells = {}
+for i, c in enumerate(data["configurations"]):
+    cells.setdefault((c["gpu_model"], c["model_id"], c["tensor_parallel"],
+                      c["num_gpus"]), []).append(i)
+with tempfile.TemporaryDirectory() as tmp:
+    held_path = os.path.join(tmp, "held-out.json")
+    for (gpu, model, tp, gpus), idx in sorted(cells.items()):
+        rows = sorted((data["configurations"][i] for i in idx),
+                      key=lambda c: c["max_num_seqs"])
+        caps = [c["max_num_seqs"] for c in rows]
+        if len(set(caps)) != len(caps) or len(rows) < 6:
+            continue
+        for k in range(1, len(rows) - 1):
+            cap = caps[k]
+            if cap & (cap - 1):
+                continue
+            held = dict(data)
+            held["configurations"] = [
+                c for c in data["configurations"]
+                if not (c["gpu_model"] == gpu and c["model_id"] == model and
+                        c["tensor_parallel"] == tp and
+                        c["num_gpus"] == gpus and c["max_num_seqs"] == cap)]
+            with open(held_path, "w") as f:
+                json.dump(held, f)
+            for factor in (1.02, 1.10):
+                slo = rows[k]["p90_itl_ms"] * factor
+                best = min(c["energy_per_token_joules"] for c in rows
+                           if c["p90_itl_ms"] <= slo)
+                answer = json.loads(subprocess.run(
+                    [prof, "serve-plan", held_path, "--serve-model", model,
+                     "--gpu", gpu, "--tp", str(tp), "--gpus", str(gpus),
+                     "--slo-p90-itl-ms", repr(slo)],
+                    check=True, capture_output=True, text=True).stdout)
+                chosen = next(c for c in rows
+                              if c["max_num_seqs"] == answer["batch_cap"])
+                loo.setdefault((gpu, factor), []).append(
+                    (chosen["energy_per_token_joules"] / best - 1,
+                     chosen["p90_itl_ms"] <= slo))
+# Cells whose p90 latency falls somewhere as the cap grows, per GPU.
+falls = {}
+for (gpu, _, _, _), idx in cells.items():
+    p90 = [c["p90_itl_ms"] for c in sorted(
+        (data["configurations"][i] for i in idx), key=lambda c: c["max_num_seqs"])]
+    n, f = falls.get(gpu, (0, 0))
+    falls[gpu] = (n + 1, f + any(b < a for a, b in zip(p90, p90[1:])))
+falls_text = ", ".join(f"{f} of {n} {gpu} cells" for gpu, (n, f) in sorted(falls.items()))
+loo_rows = ["| GPU | SLO (x the held-out cap's p90) | cases | within 5 % of the best, SLO met | SLO missed | median regret | max regret |",
+            "|---|---:|---:|---:|---:|---:|---:|"]
+for (gpu, factor), res in sorted(loo.items()):
+    regrets = sorted(r for r, _ in res)
+    n = len(regrets)
+    med = regrets[n // 2] if n % 2 else (regrets[n // 2 - 1] + regrets[n // 2]) / 2
+    loo_rows.append(
+        f"| {gpu} | {factor:.2f} | {n} | {sum(1 for r, m in res if m and r <= 0.05)} | "
+        f"{sum(1 for _, m in res if not m)} | {100 * med:.1f} % | {100 * regrets[-1]:.1f} % |")
+
 
 def pct(x):
     return f"{100 * x:.1f} %"
@@ -230,8 +295,11 @@ run over the SLO is a miss); a cap between them by the law fitted on the
 cell's settings at the realized batch and `tau` interpolated against log
 cap, corrected by the law's misses at the measured caps around it
 (interpolated alike; beyond the end caps, the end cap's), so that the
-predictor passes through the measurements; the p90 latency is interpolated
-alike. A cap where that prediction is not positive is left out, and the
+predictor passes through the measurements; the p90 latency linearly in the
+cap between measured caps (decode latency grows about linearly with the
+batch, so a power law between them -- against log cap -- predicts it too
+high) and along the end segment in log-log beyond them.
+A cap where that prediction is not positive is left out, and the
 answer notes it, as it notes a law that misses the cell's own measurements
 by more than 10 %; the answer carries the law's 95 % interval at the cap.
 
@@ -264,6 +332,17 @@ the seen caps around it suggest, so the interpolated p90 rules it out;
 the largest regrets are of this kind (worst: {worst_latency}).
 
 {chr(10).join(miss_rows)}
+
+A cap the planner has not seen, between two it has (`lm-arena-chat`, every
+cell with each cap measured once and at least 6 of them; each interior
+power-of-two cap held out in turn, the SLO set just above its measured
+p90, scored as above against every measured cap):
+
+{chr(10).join(loo_rows)}
+
+Where the regret is large the held-out cap was measured much faster or
+cheaper than the caps around it suggest; the p90 latency even falls
+somewhere as the cap grows in {falls_text}.
 
 The same choice as a pass: `energy-opt --energy-serve-plan="measurements=FILE
 model=M gpu=G tp=T slo-p90-itl-ms=X"` (and `gpus=N` where a model was

@@ -65,6 +65,27 @@ double interpolate(const std::vector<std::pair<double, double>> &pts,
   return pts[i - 1].second + t * (pts[i].second - pts[i - 1].second);
 }
 
+/// The p90 latency at `cap` from the measured caps' (cap, log p90):
+/// between two measured caps linear in the cap -- decode latency grows
+/// about linearly with the batch (each iteration reads the weights once and
+/// every sequence's KV cache; over the v3 cells' interior caps a linear
+/// interpolation misses the measured p90 by 2.9 % (median), a power law
+/// between them by 5.3 %, too high in 185 of 240); beyond the measured
+/// caps continued along the end segment in log-log, which stays positive.
+double latencyAt(const std::vector<std::pair<double, double>> &logP90,
+                 double cap) {
+  if (logP90.size() == 1 || cap <= logP90.front().first ||
+      cap >= logP90.back().first)
+    return std::exp(interpolate(logP90, cap));
+  size_t i = 1;
+  while (i + 1 < logP90.size() && cap > logP90[i].first)
+    ++i;
+  double a = logP90[i - 1].first, b = logP90[i].first;
+  double t = (cap - a) / (b - a);
+  double la = std::exp(logP90[i - 1].second), lb = std::exp(logP90[i].second);
+  return la + t * (lb - la);
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   size_t n = v.size();
@@ -306,7 +327,7 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
   for (double cap : candidates) {
     std::vector<double> x = columnsAt(cap);
     auto measured = at.find(cap);
-    double latency = std::exp(interpolate(p90, cap));
+    double latency = latencyAt(p90, cap);
     double e = measured != at.end()
                    ? measured->second.sumE / measured->second.logs[2]
                    : fit.predict(x) + correction(cap);
@@ -342,7 +363,7 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
     // What the SLO would need: the lowest latency predicted at any cap.
     double lowest = INFINITY, lowestAt = 0;
     for (double cap : candidates) {
-      double latency = std::exp(interpolate(p90, cap));
+      double latency = latencyAt(p90, cap);
       if (latency < lowest) {
         lowest = latency;
         lowestAt = cap;

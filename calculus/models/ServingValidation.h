@@ -85,8 +85,9 @@ std::vector<ErrorSummary> summarizeBy(const std::vector<HeldOut> &preds,
                                       std::string (*keyOf)(const HeldOut &));
 
 /// The planner: within one group, fit the law on `train`, interpolate the
-/// realized batch, tau and p90 ITL against log cap (continued along the end
-/// segments past the trained caps), and return the cap of
+/// realized batch and tau against log cap and the p90 ITL linearly in the
+/// cap (continued past the trained caps along the end segments in log-log),
+/// and return the cap of
 /// least energy per token whose p90 ITL meets `sloS` among `candidates`
 /// (-1 when none does): at a cap `train` measured, its measurements (mean
 /// energy, largest p90 of its runs); between them, the law's prediction at

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <random>
 
 using namespace energy::calculus;
@@ -156,6 +157,28 @@ TEST(ServingValidation, PlannerMatchesBruteForceOnAKnownCell) {
   std::string err;
   EXPECT_LT(recommendCap(train, caps, 1e-6, pred, hw, err), 0);
   EXPECT_NE(err.find("no batch cap"), std::string::npos);
+}
+
+// Between two measured caps the p90 latency is interpolated linearly in the
+// cap (decode latency is about affine in the batch); beyond them along the
+// end segment in log-log, which stays positive.
+TEST(ServingValidation, LatencyBetweenMeasuredCapsIsLinearInTheCap) {
+  std::vector<double> caps = {8, 16, 32, 64, 128};
+  auto cell = lawCell(0, 5, caps);
+  std::vector<const ServingObservation *> train = {&cell[0], &cell[1],
+                                                   &cell[3], &cell[4]};
+  std::map<double, std::pair<double, double>> byCap;
+  double pred = 0, hw = 0;
+  std::string err;
+  recommendCap(train, caps, 1.0, pred, hw, err, &byCap);
+  ASSERT_TRUE(byCap.count(32)) << err;
+  double a = cell[1].p90ItlS, b = cell[3].p90ItlS;
+  double linear = a + (32.0 - 16.0) / (64.0 - 16.0) * (b - a);
+  EXPECT_NEAR(byCap[32].first, linear, 1e-12);
+  // The power law through the same two points is measurably higher here.
+  EXPECT_GT(a * std::pow(b / a, 0.5), linear * 1.01);
+  // At a measured cap, its measurement.
+  EXPECT_NEAR(byCap[64].first, b, 1e-12);
 }
 
 TEST(ServingValidation, MissReasonsFollowThePredictions) {
