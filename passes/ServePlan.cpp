@@ -9,9 +9,12 @@
 #include "passes/Passes.h"
 
 #include "calculus/models/ServingValidation.h"
+#include "dialect/Energy/Units.h"
 #include "runtime/formats/MlEnergy.h"
 
 #include "mlir/IR/Builders.h"
+
+#include <cmath>
 
 namespace energy {
 #define GEN_PASS_DEF_ENERGYSERVEPLAN
@@ -29,14 +32,23 @@ struct EnergyServePlanPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // Errors at the first sched.serve, the op the plan is for.
+    Location where = moduleErrorLoc(module);
+    module.walk([&](ServeOp serve) {
+      where = serve.getLoc();
+      return WalkResult::interrupt();
+    });
     auto fail = [&](const Twine &msg) {
-      mlir::emitError(moduleErrorLoc(module), "energy-serve-plan: ") << msg;
+      mlir::emitError(where, "energy-serve-plan: ") << msg;
       signalPassFailure();
     };
-    if (measurements.empty() || model.empty() || gpu.empty() ||
-        !(sloP90ItlMs > 0))
-      return fail("needs measurements=FILE[,FILE...], model=, gpu= and "
-                  "slo-p90-itl-ms= (positive)");
+    if (measurements.empty() || model.empty() || gpu.empty())
+      return fail("needs measurements=FILE[,FILE...], model= and gpu= (and "
+                  "slo-p90-itl-ms=)");
+    if (!(sloP90ItlMs > 0) || !std::isfinite(sloP90ItlMs))
+      return fail("slo-p90-itl-ms=" + formatNumber(sloP90ItlMs) +
+                  ": the p90 inter-token latency SLO must be a positive "
+                  "number of milliseconds");
     std::vector<calculus::ServingObservation> obs;
     std::string err;
     std::vector<std::string> paths(measurements.begin(), measurements.end());
@@ -47,7 +59,7 @@ struct EnergyServePlanPass
                                        sloP90ItlMs / 1e3, rec, err))
       return fail(err);
     for (const std::string &note : rec.notes)
-      module.emitWarning("energy-serve-plan: ") << note;
+      mlir::emitWarning(where, "energy-serve-plan: ") << note;
     Builder b(&getContext());
     SmallVector<NamedAttribute> fields = {
         b.getNamedAttr("batch_cap", b.getI64IntegerAttr(int64_t(rec.cap))),
@@ -74,6 +86,12 @@ struct EnergyServePlanPass
     DictionaryAttr plan = b.getDictionaryAttr(fields);
     bool any = false;
     module.walk([&](ServeOp serve) {
+      // The measurements' GPU against the workload's device: a plan made
+      // from another GPU's measurements is said.
+      if (!StringRef(serve.getDeviceKind()).contains_insensitive(gpu))
+        serve.emitWarning("energy-serve-plan: the workload's device '")
+            << serve.getDeviceKind() << "' is not the measurements' GPU '"
+            << gpu << "': the batch cap is " << gpu << "'s";
       serve.setMaxBatch(uint64_t(rec.cap));
       serve->setAttr(EnergyDialect::ServePlanAttrHelper::getNameStr(), plan);
       any = true;

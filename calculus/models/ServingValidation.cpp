@@ -444,14 +444,18 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
     // The GPU count tells the deployments apart only where they differ in
     // it; otherwise (one model measured on several tasks) only a file does.
     std::set<int64_t> counts;
-    for (const auto &[group, rows] : cells)
+    std::set<std::string> tasks;
+    for (const auto &[group, rows] : cells) {
       counts.insert(rows.front()->gpus);
+      tasks.insert(rows.front()->dataset + "/" + rows.front()->task);
+    }
+    bool byCount = counts.size() == cells.size(), byTask = tasks.size() > 1;
     err = "'" + model + "' on " + gpu + " with TP " + std::to_string(tp) +
           " was measured in several deployments (" + join(deployments) + "): " +
-          (counts.size() == cells.size()
-               ? "choose one by its GPU count (--gpus), or pass one task's "
-                 "file"
-               : "pass one task's file");
+          (byCount && byTask ? "choose one by its GPU count (--gpus), or pass "
+                               "one task's file"
+           : byCount         ? "choose one by its GPU count (--gpus)"
+                             : "pass one task's file");
     return false;
   }
   if (!(sloS > 0) || !std::isfinite(sloS)) {

@@ -123,15 +123,30 @@ static cl::SubCommand
                   "one plan device's clock per task, for er_plan_load");
 /// The selected subcommand's name (main), for messages.
 static std::string command;
-static cl::list<std::string>
-    shardFiles(cl::Positional,
-               cl::desc("merge: shard.json ...; run-plan, "
-                        "plan-clocks: plan.json; route: "
-                        "fleet.json; validate-serving, "
-                        "serve-plan: measurements"),
-               cl::sub(mergeSub), cl::sub(runPlanSub), cl::sub(planClocksSub),
-               cl::sub(routeSub), cl::sub(validateServingSub),
-               cl::sub(servePlanSub), cl::cat(category));
+// The positional files, one list per kind so that each command's usage
+// line names its own.
+static cl::list<std::string> shardList(cl::Positional,
+                                       cl::desc("<shard.json ...>"),
+                                       cl::sub(mergeSub), cl::cat(category));
+static cl::list<std::string> planList(cl::Positional, cl::desc("<plan.json>"),
+                                      cl::sub(runPlanSub),
+                                      cl::sub(planClocksSub),
+                                      cl::cat(category));
+static cl::list<std::string> fleetList(cl::Positional, cl::desc("<fleet.json>"),
+                                       cl::sub(routeSub), cl::cat(category));
+static cl::list<std::string> measurementList(
+    cl::Positional, cl::desc("<ML.ENERGY measurement files or folders ...>"),
+    cl::sub(validateServingSub), cl::sub(servePlanSub), cl::cat(category));
+/// The running command's positional files.
+static const cl::list<std::string> &positionalFiles() {
+  if (mergeSub)
+    return shardList;
+  if (runPlanSub || planClocksSub)
+    return planList;
+  if (routeSub)
+    return fleetList;
+  return measurementList;
+}
 static cl::opt<std::string> deviceName(
     "device", cl::desc("sim:a100|sim:a40|sim:h100|sim:h200 or cuda:<index>"),
     cl::sub(characterizeSub), cl::sub(probeSub), cl::sub(measureCompositeSub),
@@ -667,10 +682,11 @@ static int fit() {
 /// `merge shard0.json shard1.json ... -o db.json`: pools per-rank shards
 /// (runtime/db: run-weighted means, exact pooled variance).
 static int merge() {
-  if (shardFiles.empty())
+  if (positionalFiles().empty())
     return fail("merge needs at least one shard file");
-  std::vector<SignatureDb> shards(shardFiles.size());
-  std::vector<std::string> names(shardFiles.begin(), shardFiles.end());
+  std::vector<SignatureDb> shards(positionalFiles().size());
+  std::vector<std::string> names(positionalFiles().begin(),
+                                 positionalFiles().end());
   std::string err;
   for (size_t i = 0; i < names.size(); ++i)
     if (!readSignatureDb(names[i], shards[i], err))
@@ -752,20 +768,20 @@ static int measureComposite(Device &dev) {
 /// The plan file named by the first positional argument (`--schedule`
 /// picks one of several).
 static bool readPlan(Plan &plan, std::string &err) {
-  auto buf = MemoryBuffer::getFileOrSTDIN(shardFiles[0]);
+  auto buf = MemoryBuffer::getFileOrSTDIN(positionalFiles()[0]);
   if (!buf) {
-    err = shardFiles[0] + ": cannot read: " + buf.getError().message();
+    err = positionalFiles()[0] + ": cannot read: " + buf.getError().message();
     return false;
   }
-  return parsePlan((*buf)->getBuffer().str(), shardFiles[0], planSchedule, plan,
-                   err);
+  return parsePlan((*buf)->getBuffer().str(), positionalFiles()[0],
+                   planSchedule, plan, err);
 }
 
 /// run-plan: one device per plan device. `--device` is a list with one
 /// entry per plan device, or one entry for all: `cuda` (cuda:0, cuda:1, ...
 /// in plan order) or a simulated kind (a separate instance each).
 static int runPlanCommand(std::vector<std::string> child) {
-  if (shardFiles.size() != 1)
+  if (positionalFiles().size() != 1)
     return fail("run-plan needs exactly one plan file before '--'");
   if (deviceName.empty())
     return fail("run-plan needs --device (cuda, cuda:0,cuda:1,... or "
@@ -825,7 +841,7 @@ static int runPlanCommand(std::vector<std::string> child) {
 /// er_plan_load reads them ("-" for a task the plan leaves at the clock in
 /// force).
 static int planClocksCommand() {
-  if (shardFiles.size() != 1)
+  if (positionalFiles().size() != 1)
     return fail("plan-clocks needs exactly one plan file");
   Plan plan;
   std::string err;
@@ -1251,10 +1267,10 @@ static int profileCommand(std::vector<std::string> cmd) {
 
 /// `route FLEET.json`: compares routing policies (docs/ROUTING.md).
 static int routeCmd() {
-  if (shardFiles.size() != 1)
+  if (positionalFiles().size() != 1)
     return fail("route needs exactly one fleet file");
   energy::RouteOptions o;
-  o.fleetFile = shardFiles.front();
+  o.fleetFile = positionalFiles().front();
   if (routeHorizon.getNumOccurrences())
     o.horizon = routeHorizon;
   if (runs.getNumOccurrences())
@@ -1289,9 +1305,10 @@ static int routeCmd() {
 /// `validate-serving PATH...` and `serve-plan PATH... --serve-model M --gpu G
 /// --tp T --slo-p90-itl-ms X` (docs/VALIDATION.md).
 static int servingCmd() {
-  if (shardFiles.empty())
+  if (positionalFiles().empty())
     return fail(command + " needs the measurement files or directories");
-  std::vector<std::string> paths(shardFiles.begin(), shardFiles.end());
+  std::vector<std::string> paths(positionalFiles().begin(),
+                                 positionalFiles().end());
   std::string text, err;
   bool ok;
   if (validateServingSub) {
