@@ -401,7 +401,7 @@ using ConfigurationSink =
 /// the least weight whose rounding meets the target (DagLagrangian.cpp).
 void averagedConfigurations(const Dag &dag,
                             const std::vector<TaskOptions> &opts,
-                            std::vector<AveragedDurations> averages,
+                            const std::vector<AveragedDurations> &averages,
                             const std::vector<double> &targets,
                             const ConfigurationSink &emit);
 

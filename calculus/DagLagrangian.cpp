@@ -184,15 +184,18 @@ void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
 /// exactly.
 void averagedConfigurations(const Dag &dag,
                             const std::vector<TaskOptions> &opts,
-                            std::vector<AveragedDurations> averages,
+                            const std::vector<AveragedDurations> &given,
                             const std::vector<double> &targets,
                             const ConfigurationSink &emit) {
   size_t n = opts.size();
-  if (averages.empty() || n == 0)
+  if (given.empty() || n == 0)
     return;
+  std::vector<const AveragedDurations *> averages;
+  for (const AveragedDurations &a : given)
+    averages.push_back(&a);
   std::sort(averages.begin(), averages.end(),
-            [](const AveragedDurations &a, const AveragedDurations &b) {
-              return a.deadline < b.deadline;
+            [](const AveragedDurations *a, const AveragedDurations *b) {
+              return a->deadline < b->deadline;
             });
   // Each task's options read through one representative of its operating
   // set (a pipeline's tasks share a few hundred): memory that stays cached.
@@ -245,11 +248,11 @@ void averagedConfigurations(const Dag &dag,
     // in the deadline), and each toward the fastest durations.
     auto above = std::lower_bound(
         averages.begin(), averages.end(), target,
-        [](const AveragedDurations &a, double t) { return a.deadline < t; });
+        [](const AveragedDurations *a, double t) { return a->deadline < t; });
     const AveragedDurations *slower =
-        above == averages.end() ? nullptr : &*above;
+        above == averages.end() ? nullptr : *above;
     const AveragedDurations *faster =
-        above == averages.begin() ? nullptr : &*std::prev(above);
+        above == averages.begin() ? nullptr : *std::prev(above);
     if (slower && faster)
       meet(slower->T, faster->T, target);
     if (slower)
