@@ -15,6 +15,7 @@
 #include "dialect/Sched/SchedGraph.h"
 #include "passes/Passes.h"
 #include "runtime/Version.h"
+#include "translate/KinetoTrace.h"
 
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
@@ -672,7 +673,7 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
   // read it back without --static-power.
   if (scheduleDevices.size() == 1 && pidBase == 1)
     doc["deviceProperties"] = llvm::json::Array{std::move(scheduleDevices[0])};
-  doc["generator"] = generatorOf("energy-translate --export-perfetto", module);
+  doc["generator"] = generatorOf(kPerfettoExportTool, module);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(doc))) << "\n";
   return success();
 }

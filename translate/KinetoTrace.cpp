@@ -457,7 +457,7 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
             StringRef tool;
             if (!js.string(tool))
               return false;
-            ourExport = tool == "energy-translate --export-perfetto";
+            ourExport = tool == kPerfettoExportTool;
             return true;
           }
           return js.skip();

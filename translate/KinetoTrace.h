@@ -25,6 +25,12 @@
 
 namespace energy {
 
+/// The `generator.tool` of our own Perfetto exports: the exporter writes it,
+/// the reader keeps the export's own fields (d_J, kind, static_power_W)
+/// only where it finds it.
+inline constexpr const char *kPerfettoExportTool =
+    "energy-translate --export-perfetto";
+
 /// A GPU kernel, memcpy or memset event.
 struct GpuEvent {
   enum Kind : uint8_t { Kernel, Memcpy, Memset } kind;
