@@ -618,8 +618,8 @@ static bool frontierOf(const Schedule &sched,
       frontier.push_back(sw.point(P, settings.keepChoices));
       if (sw.makespan <= r.deadline * (1 + 1e-12))
         continue;
-      int steps = 0;
-      while (steps++ < 400 && sw.makespan > r.deadline * (1 + 1e-12))
+      int speedUps = 0;
+      while (speedUps++ < 400 && sw.makespan > r.deadline * (1 + 1e-12))
         if (!sw.speedUpCritical())
           break;
       sw.floatFill();

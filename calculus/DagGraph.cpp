@@ -3,6 +3,7 @@
 
 #include "calculus/DagInternal.h"
 
+#include <cstring>
 #include <unordered_map>
 
 namespace energy {
@@ -79,6 +80,33 @@ bool Dag::build(const Schedule &s, std::string &err) {
   for (double &r : release)
     r = std::max(0.0, r - origin);
   return true;
+}
+
+std::vector<uint32_t>
+sharedOperatingSets(const std::vector<TaskOptions> &opts) {
+  std::vector<uint32_t> rep(opts.size());
+  // Candidates by a hash of the values' bits, confirmed by comparison.
+  std::unordered_map<uint64_t, std::vector<uint32_t>> byHash;
+  for (uint32_t t = 0; t < opts.size(); ++t) {
+    const TaskOptions &o = opts[t];
+    uint64_t h = 1469598103934665603ull ^ o.T.size();
+    for (const std::vector<double> *v : {&o.T, &o.d})
+      for (double x : *v) {
+        uint64_t bits;
+        std::memcpy(&bits, &x, sizeof bits);
+        h = (h ^ bits) * 1099511628211ull;
+      }
+    std::vector<uint32_t> &candidates = byHash[h];
+    rep[t] = t;
+    for (uint32_t c : candidates)
+      if (opts[c].T == o.T && opts[c].d == o.d) {
+        rep[t] = c;
+        break;
+      }
+    if (rep[t] == t)
+      candidates.push_back(t);
+  }
+  return rep;
 }
 
 } // namespace dag

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <iterator>
-#include <map>
 
 namespace energy {
 namespace calculus {
@@ -41,14 +40,14 @@ void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
   std::vector<ConvexHull> hulls;
   std::vector<uint32_t> hullOfTask(n);
   {
-    std::map<std::pair<std::vector<double>, std::vector<double>>, uint32_t>
-        seen;
+    std::vector<uint32_t> rep = sharedOperatingSets(opts);
     for (size_t t = 0; t < n; ++t) {
-      auto [it, fresh] =
-          seen.try_emplace({opts[t].T, opts[t].d}, uint32_t(hulls.size()));
-      if (fresh)
+      if (rep[t] == t) {
+        hullOfTask[t] = uint32_t(hulls.size());
         hulls.push_back(hullOf(opts[t]));
-      hullOfTask[t] = it->second;
+      } else {
+        hullOfTask[t] = hullOfTask[rep[t]];
+      }
     }
   }
   std::vector<size_t> grid;
@@ -133,9 +132,15 @@ void subgradientBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
       double step = 0.5 * P / std::max(R, 1e-12) / std::sqrt(1.0 + it);
       // Existing chains move along their subgradients.
       for (Chain &c : chains) {
-        double l = 0;
-        for (uint32_t t : c.tasks)
-          l += T[t];
+        // Four partial sums: one running sum waits on each add's latency.
+        double l4[4] = {0, 0, 0, 0};
+        size_t m = c.tasks.size(), i = 0;
+        for (; i + 4 <= m; i += 4)
+          for (int k = 0; k < 4; ++k)
+            l4[k] += T[c.tasks[i + k]];
+        for (; i < m; ++i)
+          l4[0] += T[c.tasks[i]];
+        double l = (l4[0] + l4[1]) + (l4[2] + l4[3]);
         double next = std::max(0.0, c.amount + step * (l - R));
         for (uint32_t t : c.tasks)
           f[t] += next - c.amount;
@@ -199,29 +204,29 @@ void averagedConfigurations(const Dag &dag,
             });
   // Each task's options read through one representative of its operating
   // set (a pipeline's tasks share a few hundred): memory that stays cached.
-  std::vector<uint32_t> rep(n);
-  {
-    std::map<std::pair<std::vector<double>, std::vector<double>>, uint32_t>
-        seen;
-    for (size_t t = 0; t < n; ++t)
-      rep[t] =
-          seen.try_emplace({opts[t].T, opts[t].d}, uint32_t(t)).first->second;
-  }
+  std::vector<uint32_t> rep = sharedOperatingSets(opts);
   std::vector<double> fastest(n), T(n), es(n);
   std::vector<uint32_t> pick(n);
   for (size_t t = 0; t < n; ++t)
     fastest[t] = opts[t].T[0];
   // Durations (1 - w) x + w y, each rounded down to an option of its task;
   // returns the makespan.
+  // The slowest option at or below the wanted duration (the fastest where
+  // none is), found by walking from the task's last pick: successive mixes
+  // move each duration a little, so a walk takes a step or two where a
+  // binary search over ~70 clocks takes seven.
   auto roundMix = [&](const std::vector<double> &x,
                       const std::vector<double> &y, double w) {
     for (size_t t = 0; t < n; ++t) {
       const std::vector<double> &ot = opts[rep[t]].T;
       double want = ((1 - w) * x[t] + w * y[t]) * (1 + 1e-12);
-      size_t j =
-          size_t(std::upper_bound(ot.begin(), ot.end(), want) - ot.begin());
-      pick[t] = uint32_t(j == 0 ? 0 : j - 1);
-      T[t] = ot[pick[t]];
+      size_t j = pick[t], last = ot.size() - 1;
+      while (j < last && ot[j + 1] <= want)
+        ++j;
+      while (j > 0 && ot[j] > want)
+        --j;
+      pick[t] = uint32_t(j);
+      T[t] = ot[j];
     }
     return dag.forward(T, es);
   };

@@ -70,11 +70,17 @@ void laneBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
   std::vector<Lane> lanes;
   std::vector<uint32_t> laneOf(n);
   std::unordered_map<uint64_t, uint32_t> index;
+  // One hull per operating set (sharedOperatingSets).
+  std::vector<uint32_t> rep = sharedOperatingSets(opts), hullOfTask(n);
   std::vector<ConvexHull> hulls;
-  hulls.reserve(n);
   const uint32_t none = UINT32_MAX;
   for (uint32_t t = 0; t < n; ++t) {
-    hulls.push_back(hullOf(opts[t]));
+    if (rep[t] == t) {
+      hullOfTask[t] = uint32_t(hulls.size());
+      hulls.push_back(hullOf(opts[t]));
+    } else {
+      hullOfTask[t] = hullOfTask[rep[t]];
+    }
     const ScheduleTask &task = sched.tasks[t];
     laneOf[t] = none;
     if (task.devices.empty())
@@ -89,7 +95,7 @@ void laneBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
       l.first = t;
     l.last = t;
     // The hull runs from the slowest vertex (least d) to the fastest.
-    const ConvexHull &h = hulls.back();
+    const ConvexHull &h = hulls[hullOfTask[t]];
     l.busyMax += h.T.front();
     l.busyMin += h.T.back();
     for (size_t k = 0; k + 1 < h.T.size(); ++k) {
@@ -154,8 +160,10 @@ void laneBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
   // Every task at its least energy (price 0); a lane's run adds its loss.
   double least = 0;
   for (uint32_t t = 0; t < n; ++t)
-    least += hulls[t].d.front();
-  std::vector<double> loss;
+    least += hulls[hullOfTask[t]].d.front();
+  std::vector<double> loss, lossOfHull(hulls.size());
+  std::vector<uint64_t> stampOfHull(hulls.size(), 0);
+  uint64_t stamp = 0;
   for (double M : at) {
     if (!(M >= lowest) || !std::isfinite(M))
       continue;
@@ -171,8 +179,17 @@ void laneBounds(const Dag &dag, const std::vector<TaskOptions> &opts,
       F += lambda;
       size_t m = ts.size();
       loss.resize(m);
-      for (size_t i = 0; i < m; ++i)
-        loss[i] = hulls[ts[i]].lagrangian(lambda) - hulls[ts[i]].d.front();
+      // Each operating set's loss at this lane's price, computed once (a
+      // stamp per lane and time marks the ones computed).
+      ++stamp;
+      for (size_t i = 0; i < m; ++i) {
+        uint32_t hk = hullOfTask[ts[i]];
+        if (stampOfHull[hk] != stamp) {
+          stampOfHull[hk] = stamp;
+          lossOfHull[hk] = hulls[hk].lagrangian(lambda) - hulls[hk].d.front();
+        }
+        loss[i] = lossOfHull[hk];
+      }
       size_t a = 0;
       double best = lambda * es[ts[0]], before = 0;
       for (size_t i = 1; i < m; ++i) {
