@@ -543,7 +543,7 @@ struct TreeLayout {
 
 LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
   llvm::json::Array events;
-  int64_t pidBase = 0;
+  int64_t pidBase = 0, flows = 0;
   std::vector<llvm::json::Value> scheduleDevices; // deviceProperties entries
   bool any = false;
   for (ScheduleOp sched : schedulesOf(module)) {
@@ -610,6 +610,43 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
                                             {"dur", us(share.T)},
                                             {"args", std::move(args)}});
         tracks[dev].draw(t0, share.T, share.d);
+      }
+    }
+    // Dependencies as flow events (arrows in Perfetto; --import-kineto
+    // reads them back as dependencies): each starts inside its
+    // predecessor's slice (at its middle, so that a slice starting where the
+    // predecessor ends does not claim it) and ends where the task starts,
+    // on each one's first device. The kind and lag ride on the start event.
+    for (uint32_t t = 0; t < s.tasks.size(); ++t) {
+      const calculus::ScheduleTask &task = s.tasks[t];
+      if (task.devices.empty())
+        continue;
+      for (const calculus::Dependency &dep : task.deps) {
+        const calculus::ScheduleTask &pred = s.tasks[dep.pred];
+        if (pred.devices.empty())
+          continue;
+        int64_t id = ++flows;
+        events.push_back(llvm::json::Object{
+            {"ph", "s"},
+            {"cat", "dependency"},
+            {"name", "dependency"},
+            {"id", id},
+            {"pid", pidBase + int64_t(pred.devices[0])},
+            {"tid", int64_t(pred.stream)},
+            {"ts", us(start[dep.pred] - origin + pred.duration / 2)},
+            {"args", llvm::json::Object{{"dependency", dep.startToStart
+                                                           ? "start_to_start"
+                                                           : "finish_to_start"},
+                                        {"lag_s", dep.lag}}}});
+        events.push_back(
+            llvm::json::Object{{"ph", "f"},
+                               {"bp", "e"},
+                               {"cat", "dependency"},
+                               {"name", "dependency"},
+                               {"id", id},
+                               {"pid", pidBase + int64_t(task.devices[0])},
+                               {"tid", int64_t(task.stream)},
+                               {"ts", us(start[t] - origin)}});
       }
     }
     for (uint32_t dev = 0; dev < nDev; ++dev) {

@@ -240,16 +240,27 @@ bool Importer::matchCollectives(Collectives &colls) {
   return true;
 }
 
+/// One event's wait on another, from a flow: the predecessor, and the
+/// flow's start event (its dependency kind and lag).
+struct FlowDep {
+  const GpuEvent *pred;
+  const Flow *start;
+};
+
 /// Launch flows between GPU events of one rank: for each event, the events
 /// it waits for (the slice containing a flow's start, on its stream, before
 /// the slice starting at or after its end).
-static llvm::DenseMap<const GpuEvent *, SmallVector<const GpuEvent *>>
+static llvm::DenseMap<const GpuEvent *, SmallVector<FlowDep>>
 flowDependencies(const KinetoRank &r) {
   // Per stream, events sorted by start.
   std::map<int64_t, std::vector<const GpuEvent *>> byStream;
   for (const GpuEvent &e : r.events)
     byStream[e.stream].push_back(&e);
-  std::map<std::string, std::pair<const GpuEvent *, const GpuEvent *>> flowEnds;
+  struct Ends {
+    const GpuEvent *from = nullptr, *to = nullptr;
+    const Flow *start = nullptr;
+  };
+  std::map<std::string, Ends> flowEnds;
   for (const Flow &f : r.flows) {
     auto it = byStream.find(f.tid);
     if (it == byStream.end())
@@ -270,13 +281,20 @@ flowDependencies(const KinetoRank &r) {
       // The slice that starts at or after the flow end.
       bound = *firstAfter;
     }
-    auto &ends = flowEnds[f.key];
-    (f.start ? ends.first : ends.second) = bound;
+    Ends &ends = flowEnds[f.key];
+    if (f.start) {
+      ends.from = bound;
+      ends.start = &f;
+    } else {
+      ends.to = bound;
+    }
   }
-  llvm::DenseMap<const GpuEvent *, SmallVector<const GpuEvent *>> flowDeps;
+  llvm::DenseMap<const GpuEvent *, SmallVector<FlowDep>> flowDeps;
   for (auto &[key, ends] : flowEnds)
-    if (ends.first && ends.second && ends.first != ends.second)
-      flowDeps[ends.second].push_back(ends.first);
+    // A flow that ends before its start's slice starts is not a wait.
+    if (ends.from && ends.to && ends.from != ends.to &&
+        ends.to->ts >= ends.from->ts)
+      flowDeps[ends.to].push_back({ends.from, ends.start});
   return flowDeps;
 }
 
@@ -289,10 +307,13 @@ void Importer::emitRank(OpBuilder &b, const KinetoRank &r,
   StringAttr kKernel = b.getStringAttr("kernel"),
              kMemcpy = b.getStringAttr("memcpy"),
              kMemset = b.getStringAttr("memset");
-  // Task names of GPU events by trace index, for flow deps.
-  llvm::DenseMap<size_t, StringAttr> nameOf;
-  llvm::DenseMap<const GpuEvent *, SmallVector<const GpuEvent *>> flowDeps =
+  llvm::DenseMap<const GpuEvent *, SmallVector<FlowDep>> flowDeps =
       flowDependencies(r);
+  // A GPU event's task name (its rank and index in traceEvents).
+  auto nameOf = [&](const GpuEvent &e) {
+    return b.getStringAttr("r" + std::to_string(r.rank) + "_e" +
+                           std::to_string(e.index));
+  };
   Location rankLoc = FileLineColLoc::get(ctx, r.file, 0, 0);
   size_t kernels = 0, memcpys = 0, memsets = 0, nccl = 0;
   double first = INFINITY, last = -INFINITY;
@@ -306,17 +327,33 @@ void Importer::emitRank(OpBuilder &b, const KinetoRank &r,
       ++nccl;
       continue; // emitted as collectives (emitCollectives)
     }
-    StringAttr name = b.getStringAttr("r" + std::to_string(r.rank) + "_e" +
-                                      std::to_string(e.index));
-    nameOf[e.index] = name;
-    ArrayAttr after;
+    StringAttr name = nameOf(e);
+    // Its flows' predecessors (a collective's NCCL kernel is not a task of
+    // this rank: not one): finish-to-start ones after the largest of their
+    // lags, start-to-start ones likewise (a task has one of each; our
+    // exports write them equal).
+    ArrayAttr after, with;
+    FloatAttr delay, lag;
     if (auto it = flowDeps.find(&e); it != flowDeps.end()) {
-      SmallVector<Attribute> refs;
-      for (const GpuEvent *p : it->second)
-        if (auto n = nameOf.lookup(p->index))
-          refs.push_back(FlatSymbolRefAttr::get(n));
-      if (!refs.empty())
-        after = b.getArrayAttr(refs);
+      SmallVector<Attribute> finish, start;
+      double finishLag = 0, startLag = 0;
+      for (const FlowDep &dep : it->second) {
+        if (dep.pred->nccl)
+          continue;
+        bool s2s = dep.start && dep.start->startToStart;
+        double l = dep.start ? dep.start->lagS : 0;
+        (s2s ? start : finish)
+            .push_back(FlatSymbolRefAttr::get(nameOf(*dep.pred)));
+        (s2s ? startLag : finishLag) = std::max(s2s ? startLag : finishLag, l);
+      }
+      if (!finish.empty())
+        after = b.getArrayAttr(finish);
+      if (!start.empty())
+        with = b.getArrayAttr(start);
+      if (finishLag > 0)
+        delay = b.getF64FloatAttr(finishLag);
+      if (!start.empty() && startLag > 0)
+        lag = b.getF64FloatAttr(startLag);
     }
     // One location per rank file: op names carry the event index
     // (r<rank>_e<index>), and a million distinct locations cost seconds.
@@ -334,8 +371,8 @@ void Importer::emitRank(OpBuilder &b, const KinetoRank &r,
       modelUsed = true;
     }
     sched::TaskOp::create(
-        b, loc, name, device, b.getI64IntegerAttr(e.stream), after, FloatAttr(),
-        FloatAttr(), ArrayAttr(), FloatAttr(), FloatAttr(),
+        b, loc, name, device, b.getI64IntegerAttr(e.stream), after, delay,
+        FloatAttr(), with, lag, FloatAttr(),
         !e.taskKind.empty()          ? b.getStringAttr(e.taskKind)
         : e.kind == GpuEvent::Kernel ? kKernel
         : e.kind == GpuEvent::Memcpy ? kMemcpy

@@ -94,6 +94,11 @@ struct RawEvent {
   double dJ = NAN;
   size_t dJAt = 0;     ///< offset of args.d_J where present
   bool dJTyped = true; ///< false: args.d_J is there but not a number
+  /// A dependency flow's args.dependency and args.lag_s (our exports).
+  std::string dependency;
+  double lagS = 0;
+  size_t lagAt = 0;     ///< offset of args.lag_s where present
+  bool lagTyped = true; ///< false: args.lag_s is there but not a number
   bool hasTs = false, hasDur = false, hasStream = false, hasId = false;
   bool tsInRange = false;
   int64_t tsWhole = 0;
@@ -253,6 +258,15 @@ bool readEvent(JsonScanner &js, RawEvent &e) {
         }
         if (arg == "kind" && js.peek() == JsonScanner::Kind::String)
           return str(e.taskKind);
+        if (arg == "dependency" && js.peek() == JsonScanner::Kind::String)
+          return str(e.dependency);
+        if (arg == "lag_s") {
+          e.lagAt = js.offset();
+          if (js.peek() == JsonScanner::Kind::Number)
+            return js.number(e.lagS);
+          e.lagTyped = false;
+          return js.skip();
+        }
         return js.skip();
       });
     }
@@ -331,8 +345,24 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
                   " us out of range (|ts| <= 1e17 us)";
         return false;
       }
-      r.flows.push_back(
-          {ev.ph == "s", relative(ev), ev.tid, ev.cat + "/" + ev.id, i});
+      if (exportProblem.empty() && ev.ph == "s") {
+        if (!ev.lagTyped || !(ev.lagS >= 0 && ev.lagS <= 1e15)) {
+          exportProblem = where + "'args.lag_s' " +
+                          (ev.lagTyped ? formatNumber(ev.lagS) + " s is not"
+                                       : std::string("is not a number:")) +
+                          " a dependency's lag (0 to 1e15 s)";
+          exportProblemAt = ev.lagAt;
+        } else if (!ev.dependency.empty() &&
+                   ev.dependency != "start_to_start" &&
+                   ev.dependency != "finish_to_start") {
+          exportProblem = where + "'args.dependency' '" + ev.dependency +
+                          "' is not 'start_to_start' or 'finish_to_start'";
+          exportProblemAt = problemAt;
+        }
+      }
+      r.flows.push_back({ev.ph == "s", relative(ev), ev.tid,
+                         ev.cat + "/" + ev.id, i,
+                         ev.dependency == "start_to_start", ev.lagS});
       return true;
     }
     // Categories as PyTorch 2 writes them, and as Kineto wrote them before
@@ -518,6 +548,10 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
     for (GpuEvent &e : r.events) {
       e.dJ = NAN;
       e.taskKind = StringRef();
+    }
+    for (Flow &f : r.flows) {
+      f.startToStart = false;
+      f.lagS = 0;
     }
     r.staticPower.reset();
     r.staticPowerError.clear();

@@ -55,6 +55,12 @@ struct Flow {
   int64_t tid;
   std::string key; // cat + id
   size_t index;
+  /// Our own exports' dependency flows carry the dependency's kind and lag
+  /// on their start event (`args.dependency` "start_to_start" or
+  /// "finish_to_start", `args.lag_s`); other traces' flows are
+  /// finish-to-start without a lag.
+  bool startToStart = false;
+  double lagS = 0;
 };
 
 /// One rank's trace: its GPU events and flows, as read.
