@@ -726,11 +726,15 @@ int er_init(const char *device) {
   // The prefix in any case, as the kind after it ("SIM:A100").
   if (name.size() >= 4 && strncasecmp(name.c_str(), "sim:", 4) == 0)
     name.replace(0, 4, "sim:");
-  // "cuda": this process's GPU, torchrun's one per process (LOCAL_RANK),
-  // else the first.
+  // "cuda": this process's GPU. A process shown one GPU (Slurm's
+  // --gpus-per-task, a launcher that sets CUDA_VISIBLE_DEVICES per rank)
+  // has it as cuda:0 whatever its LOCAL_RANK; otherwise torchrun's one per
+  // process (LOCAL_RANK), else the first.
   if (strcasecmp(name.c_str(), "cuda") == 0) {
     long i = 0;
-    if (const char *local = std::getenv("LOCAL_RANK")) {
+    const char *visible = std::getenv("CUDA_VISIBLE_DEVICES");
+    bool one = visible && *visible && !std::strchr(visible, ',');
+    if (const char *local = std::getenv("LOCAL_RANK"); local && !one) {
       char *end = nullptr;
       long l = std::strtol(local, &end, 10);
       if (end != local && *end == 0 && l >= 0 && l <= 4095)

@@ -521,11 +521,9 @@ def _ensure(device=None):
         _state["device"] = _lib.er_device().decode()
         _state["requested"] = device or os.environ.get("ENERGY_RT_DEVICE")
         if (_state["requested"] or "").lower() == "cuda":
-            # This process's GPU, as the runtime opened it (torchrun's
-            # LOCAL_RANK, else 0): named by its index.
-            local = os.environ.get("LOCAL_RANK", "0")
-            _state["requested"] = "cuda:%s" % (
-                local if local.isdigit() and int(local) <= 4095 else "0")
+            # This process's GPU, as the runtime opened it: named by its
+            # index.
+            _state["requested"] = "cuda:%d" % _own_gpu_index()
         os.environ[_MEASURING] = str(os.getpid())
         os.environ[_MEASURING_DEVICE] = _state["requested"] or ""
     elif device and not _same_device(device, _state["requested"] or ""):
@@ -535,6 +533,18 @@ def _ensure(device=None):
                 _state["device"], _state["requested"] or "ENERGY_RT_DEVICE",
                 device))
     return _state["device"]
+
+
+def _own_gpu_index():
+    """This process's GPU in CUDA's numbering, as the runtime resolves
+    "cuda": a process shown one GPU (CUDA_VISIBLE_DEVICES naming one, as
+    Slurm's --gpus-per-task does) has it as 0 whatever its LOCAL_RANK;
+    otherwise torchrun's one per process (LOCAL_RANK), else 0."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible and "," not in visible:
+        return 0
+    local = os.environ.get("LOCAL_RANK", "0")
+    return int(local) if local.isdigit() and int(local) <= 4095 else 0
 
 
 def _torch_sync():
@@ -629,7 +639,7 @@ class Monitor:
         if (device is None and not os.environ.get("ENERGY_RT_DEVICE")
                 and _state["device"] is None):
             if gpu_indices is None:
-                gpu_indices = [int(os.environ.get("LOCAL_RANK", "0"))]
+                gpu_indices = [_own_gpu_index()]
             device = "cuda:%d" % gpu_indices[0]
         self._requested = device
         self.device = _ensure(device)

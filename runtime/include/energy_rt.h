@@ -42,7 +42,8 @@ extern "C" {
 
 /* `device`: "sim:a100" | "sim:a40" | "sim:h100" | "sim:h200" | "cuda:<index>"
  * (CUDA's numbering: the index-th GPU of CUDA_VISIBLE_DEVICES where it is
- * set) | "cuda" (this process's GPU: cuda:$LOCAL_RANK, else cuda:0), or
+ * set) | "cuda" (this process's GPU: cuda:0 where CUDA_VISIBLE_DEVICES names
+ * one GPU, else cuda:$LOCAL_RANK, else cuda:0), or
  * NULL for $ENERGY_RT_DEVICE. Measures the idle static power once: call it
  * once the process holds its CUDA context (after moving the model to the GPU),
  * so that it measures the ready device's draw -- on an H200 124 W with a

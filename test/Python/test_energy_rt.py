@@ -691,6 +691,32 @@ class EnergyRtTest(unittest.TestCase):
                         ENERGY_RT_DEVICE="sim:A100")
         self.assertEqual(r.stdout.strip(), "ok", r.stderr)
 
+    def test_own_gpu_follows_what_the_process_is_shown(self):
+        # "cuda" and a Monitor without a device take this process's GPU: a
+        # process shown one GPU (Slurm's --gpus-per-task) has it as index
+        # 0 whatever its LOCAL_RANK (cuda:3 does not exist there); one shown
+        # several takes torchrun's LOCAL_RANK.
+        saved = {k: os.environ.get(k)
+                 for k in ("CUDA_VISIBLE_DEVICES", "LOCAL_RANK")}
+        try:
+            for visible, local, want in (("5", "3", 0), ("GPU-8f2e", "2", 0),
+                                         ("4,5,6,7", "3", 3), (None, "2", 2),
+                                         (None, None, 0), ("0,1", "x", 0)):
+                for key, value in (("CUDA_VISIBLE_DEVICES", visible),
+                                   ("LOCAL_RANK", local)):
+                    if value is None:
+                        os.environ.pop(key, None)
+                    else:
+                        os.environ[key] = value
+                self.assertEqual(energy_rt._own_gpu_index(), want,
+                                 (visible, local))
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+
     def test_runs_across_a_clock_change_have_no_clock(self):
         # A plan sets 1005 MHz at 'inner', inside 'outer' (begun at the
         # default 1410 MHz): 'outer''s first run spans the change; its

@@ -959,8 +959,8 @@ static int profileCommand(std::vector<std::string> cmd) {
   // What can be checked before the job runs is checked first: the device
   // (a simulated one here; each rank opens a CUDA device itself), the
   // clocks against it, and that -o can be written. No device (or "cuda"):
-  // each rank measures its own GPU (energy_rt's Monitor: cuda:<LOCAL_RANK>),
-  // so ENERGY_RT_DEVICE is left unset.
+  // each rank measures its own GPU (energy_rt's Monitor: the one GPU it is
+  // shown, else LOCAL_RANK's), so ENERGY_RT_DEVICE is left unset.
   std::string name = deviceName;
   if (name.empty())
     if (const char *env = std::getenv("ENERGY_RT_DEVICE"))

@@ -124,7 +124,20 @@ TEST(Nvml, CudaIndicesFollowCudaVisibleDevices) {
       std::string(er_last_error()).find("nvmlDeviceGetHandleByIndex_v2(1)"),
       std::string::npos)
       << er_last_error();
+  // "cuda", this process's GPU: a process shown one GPU (Slurm's
+  // --gpus-per-task) has it as cuda:0 whatever its LOCAL_RANK -- the
+  // double's GPU 0 here; shown them all, torchrun's LOCAL_RANK (3: none).
+  ::setenv("CUDA_VISIBLE_DEVICES", "0", 1);
+  ::setenv("LOCAL_RANK", "3", 1);
+  EXPECT_EQ(er_init("cuda"), 0) << er_last_error();
+  er_shutdown();
   ::unsetenv("CUDA_VISIBLE_DEVICES");
+  EXPECT_NE(er_init("cuda"), 0);
+  EXPECT_NE(
+      std::string(er_last_error()).find("nvmlDeviceGetHandleByIndex_v2(3)"),
+      std::string::npos)
+      << er_last_error();
+  ::unsetenv("LOCAL_RANK");
 }
 
 TEST(Nvml, CApiRegionsReadTheSampledCounter) {
