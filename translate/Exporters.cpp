@@ -575,16 +575,36 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
     for (uint32_t t = 0; t < s.tasks.size(); ++t) {
       const calculus::ScheduleTask &task = s.tasks[t];
       Operation *op = g->taskOps[t];
-      StringRef name = SymbolTable::getSymbolName(op).getValue();
+      StringRef symbol = SymbolTable::getSymbolName(op).getValue();
+      // The slice shows the task's own name where it has one (an imported
+      // trace's kernel: its theta's `name`), else its symbol; `args.task`
+      // is the symbol, which the dependency flows name.
+      StringRef name = symbol;
+      DictionaryAttr theta;
+      StringAttr kindAttr;
+      if (auto taskOp = dyn_cast<TaskOp>(op)) {
+        theta = taskOp.getThetaAttr();
+        kindAttr = taskOp.getKindAttr();
+      } else if (auto coll = dyn_cast<CollectiveOp>(op)) {
+        theta = coll.getThetaAttr();
+        kindAttr = coll.getKindAttr();
+      }
+      if (theta)
+        if (auto own = theta.getAs<StringAttr>("name"))
+          if (!own.getValue().empty())
+            name = own.getValue();
       for (uint32_t dev : task.devices) {
         calculus::Signature share = calculus::taskShare(s, t, dev);
         double t0 = start[t] - origin;
         llvm::json::Object args{
+            {"task", symbol.str()},
             {"stream", int64_t(task.stream)},
             {"T_s", share.T},
             {"d_J", share.d},
             {"E_J", share.s * share.T + share.d},
             {"dynamic_W", share.T > 0 ? share.d / share.T : 0}};
+        if (kindAttr)
+          args["kind"] = kindAttr.getValue().str();
         if (auto dvfs = op->getAttrOfType<OpPointAttr>(
                 EnergyDialect::DvfsAttrHelper::getNameStr()))
           if (std::optional<int64_t> mhz = dvfs.getSmMhz()) {
@@ -592,8 +612,6 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
             tracks[dev].clockSteps[t0] = *mhz;
           }
         if (auto taskOp = dyn_cast<TaskOp>(op)) {
-          if (std::optional<StringRef> kind = taskOp.getKind())
-            args["kind"] = kind->str();
           if (ArrayAttr options = taskOp.getOptionsAttr())
             for (Attribute a : options)
               if (auto opt = dyn_cast<OptionAttr>(a))
@@ -614,9 +632,11 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
     }
     // Dependencies as flow events (arrows in Perfetto; --import-kineto
     // reads them back as dependencies): each starts inside its
-    // predecessor's slice (at its middle, so that a slice starting where the
-    // predecessor ends does not claim it) and ends where the task starts,
-    // on each one's first device. The kind and lag ride on the start event.
+    // predecessor's slice (a start-to-start one at its start, a
+    // finish-to-start one at its middle, so that a slice starting where it
+    // ends does not claim the arrow) and ends where the task starts, on each
+    // one's first device. The kind, lag, the lag's spread and both tasks'
+    // symbols (their slices' `args.task`) ride on the start event.
     for (uint32_t t = 0; t < s.tasks.size(); ++t) {
       const calculus::ScheduleTask &task = s.tasks[t];
       if (task.devices.empty())
@@ -626,6 +646,15 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
         if (pred.devices.empty())
           continue;
         int64_t id = ++flows;
+        llvm::json::Object args{
+            {"dependency",
+             dep.startToStart ? "start_to_start" : "finish_to_start"},
+            {"lag_s", dep.lag},
+            {"from",
+             SymbolTable::getSymbolName(g->taskOps[dep.pred]).getValue().str()},
+            {"to", SymbolTable::getSymbolName(g->taskOps[t]).getValue().str()}};
+        if (dep.varLag > 0)
+          args["delay_sigma_s"] = std::sqrt(dep.varLag);
         events.push_back(llvm::json::Object{
             {"ph", "s"},
             {"cat", "dependency"},
@@ -633,11 +662,9 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
             {"id", id},
             {"pid", pidBase + int64_t(pred.devices[0])},
             {"tid", int64_t(pred.stream)},
-            {"ts", us(start[dep.pred] - origin + pred.duration / 2)},
-            {"args", llvm::json::Object{{"dependency", dep.startToStart
-                                                           ? "start_to_start"
-                                                           : "finish_to_start"},
-                                        {"lag_s", dep.lag}}}});
+            {"ts", us(start[dep.pred] - origin +
+                      (dep.startToStart ? 0 : pred.duration / 2))},
+            {"args", std::move(args)}});
         events.push_back(
             llvm::json::Object{{"ph", "f"},
                                {"bp", "e"},

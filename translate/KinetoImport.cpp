@@ -36,6 +36,34 @@ using namespace energy;
 
 namespace {
 
+/// One event's wait on another, from a flow: the predecessor, and the
+/// flow's start event (its dependency kind and lag).
+struct FlowDep {
+  const GpuEvent *pred;
+  const Flow *start;
+};
+
+/// A rank's flows bound to its GPU events: per event, the events it waits
+/// for; and the flows that bind to none.
+struct FlowDeps {
+  llvm::DenseMap<const GpuEvent *, SmallVector<FlowDep>> of;
+  /// Flows not between two GPU events of the rank (a start or end on no
+  /// slice of its streams, on another process, unpaired) and, in another
+  /// tool's trace, those whose wait the recorded times contradict.
+  size_t unbound = 0, contradicted = 0;
+  /// Flows to or from a collective's kernel (not carried).
+  size_t collective = 0;
+};
+
+/// A task's waits from its flows: finish-to-start predecessors (`after`,
+/// one `delay` and `delay_sigma`) and start-to-start ones (`with`, one
+/// `lag`). A sched.task holds one delay and one lag: a flow whose differs
+/// from the others' of its kind is an error.
+struct Waits {
+  ArrayAttr after, with;
+  FloatAttr delay, sigma, lag;
+};
+
 class Importer {
 public:
   explicit Importer(const KinetoOptions &opts) : opts(opts) {}
@@ -57,9 +85,13 @@ private:
   double commonOrigin();
   bool streamsSerial(double origin);
   bool matchCollectives(Collectives &colls);
-  void emitRank(OpBuilder &b, const KinetoRank &r, FlatSymbolRefAttr device,
+  bool flowDependencies(const KinetoRank &r, double origin, FlowDeps &out);
+  template <typename NameOf>
+  bool waitsOf(OpBuilder &b, const KinetoRank &r, ArrayRef<FlowDep> deps,
+               NameOf nameOf, Waits &w);
+  bool emitRank(OpBuilder &b, const KinetoRank &r, FlatSymbolRefAttr device,
                 double origin, llvm::raw_ostream &summary);
-  void emitCollectives(OpBuilder &b, const Collectives &colls,
+  bool emitCollectives(OpBuilder &b, const Collectives &colls,
                        ArrayRef<FlatSymbolRefAttr> devices, double origin);
   /// Whether --dynamic-power priced any event (those with their own d_J,
   /// our exports', keep it).
@@ -240,75 +272,181 @@ bool Importer::matchCollectives(Collectives &colls) {
   return true;
 }
 
-/// One event's wait on another, from a flow: the predecessor, and the
-/// flow's start event (its dependency kind and lag).
-struct FlowDep {
-  const GpuEvent *pred;
-  const Flow *start;
-};
-
-/// Launch flows between GPU events of one rank: for each event, the events
-/// it waits for (the slice containing a flow's start, on its stream, before
-/// the slice starting at or after its end).
-static llvm::DenseMap<const GpuEvent *, SmallVector<FlowDep>>
-flowDependencies(const KinetoRank &r) {
+/// Binds the rank's flows. Our own exports name both tasks (`args.from`,
+/// `args.to`): bound by name, and a name that is no slice's or a wait the
+/// recorded times contradict is an error. Other traces' flows bind by time
+/// (the slice containing the start, on its stream, waits for by the slice
+/// starting at or after the end, in the rank's GPU process), paired in file
+/// order (an id may be reused once its flow has ended); those that bind to
+/// no two slices, or whose wait the recorded times contradict, are skipped
+/// and counted.
+bool Importer::flowDependencies(const KinetoRank &r, double origin,
+                                FlowDeps &out) {
   // Per stream, events sorted by start.
   std::map<int64_t, std::vector<const GpuEvent *>> byStream;
-  for (const GpuEvent &e : r.events)
+  llvm::StringMap<const GpuEvent *> byTask;
+  for (const GpuEvent &e : r.events) {
     byStream[e.stream].push_back(&e);
-  struct Ends {
-    const GpuEvent *from = nullptr, *to = nullptr;
-    const Flow *start = nullptr;
-  };
-  std::map<std::string, Ends> flowEnds;
-  for (const Flow &f : r.flows) {
+    if (!e.task.empty())
+      byTask[e.task] = &e;
+  }
+  auto onStream = [&](const Flow &f) -> const std::vector<const GpuEvent *> * {
+    if (f.pid >= 0 && r.gpuPid >= 0 && f.pid != r.gpuPid)
+      return nullptr; // another process's (a CPU thread's) flow
     auto it = byStream.find(f.tid);
-    if (it == byStream.end())
-      continue;                    // a flow between CPU threads
-    const auto &list = it->second; // sorted by start
-    auto firstAfter = std::lower_bound(
-        list.begin(), list.end(), f.ts,
-        [](const GpuEvent *e, double ts) { return e->ts < ts; });
+    return it == byStream.end() ? nullptr : &it->second;
+  };
+  // The wait holds in the recorded times (to the schedule's tolerance).
+  auto holds = [&](const GpuEvent *from, const GpuEvent *to, const Flow &f) {
+    double ready = usToSeconds(from->ts - origin) +
+                   (f.startToStart ? 0 : usToSeconds(from->dur)) + f.lagS;
+    return usToSeconds(to->ts - origin) >=
+           ready - calculus::timeTolerance(ready);
+  };
+  auto add = [&](const GpuEvent *from, const GpuEvent *to, const Flow &f) {
+    // A collective's kernel (matched across ranks, emitted after every
+    // rank's tasks) takes no part in the flows' dependencies.
+    if (from->nccl || to->nccl) {
+      ++out.collective;
+      return;
+    }
+    SmallVector<FlowDep> &deps = out.of[to];
+    for (const FlowDep &d : deps)
+      if (d.pred == from && d.start->startToStart == f.startToStart &&
+          d.start->lagS == f.lagS)
+        return; // the same wait twice
+    deps.push_back({from, &f});
+  };
+  if (r.ownExport) {
+    for (const Flow &f : r.flows) {
+      if (!f.start)
+        continue; // the start event names both ends
+      if (f.from.empty() && f.to.empty()) {
+        ++out.unbound;
+        continue;
+      }
+      const GpuEvent *from = byTask.lookup(f.from), *to = byTask.lookup(f.to);
+      std::string where = r.file + lineColOf(r.file, f.offset);
+      if (!from || !to)
+        return error(where, "traceEvents[" + Twine(f.index) +
+                                "]: the dependency's 'args." +
+                                (from ? "to" : "from") + "' '" +
+                                (from ? f.to : f.from) +
+                                "' is no slice's 'args.task'");
+      if (from == to)
+        return error(where, "traceEvents[" + Twine(f.index) + "]: '" + f.from +
+                                "' depends on itself");
+      if (!holds(from, to, f))
+        return error(
+            where,
+            llvm::formatv("traceEvents[{0}]: '{1}' starts at {2} us, before "
+                          "its {3} dependency on '{4}' allows ({4} {5} at {6} "
+                          "us, lag {7} s): the trace's times contradict it",
+                          f.index, f.to, usText(to->ts),
+                          f.startToStart ? "start-to-start" : "finish-to-start",
+                          f.from, f.startToStart ? "starts" : "ends",
+                          usText(from->ts + (f.startToStart ? 0 : from->dur)),
+                          formatNumber(f.lagS))
+                .str());
+      add(from, to, f);
+    }
+    return true;
+  }
+  std::map<std::string, std::pair<const Flow *, const GpuEvent *>> open;
+  for (const Flow &f : r.flows) {
+    const std::vector<const GpuEvent *> *list = onStream(f);
     const GpuEvent *bound = nullptr;
-    if (f.start) {
+    if (list && f.start) {
       // The slice that contains (or ends at) the flow start.
       auto up = std::upper_bound(
-          list.begin(), list.end(), f.ts,
+          list->begin(), list->end(), f.ts,
           [](double ts, const GpuEvent *e) { return ts < e->ts; });
-      if (up != list.begin() && (*(up - 1))->ts + (*(up - 1))->dur >= f.ts)
+      if (up != list->begin() && (*(up - 1))->ts + (*(up - 1))->dur >= f.ts)
         bound = *(up - 1);
-    } else if (firstAfter != list.end()) {
+    } else if (list) {
       // The slice that starts at or after the flow end.
-      bound = *firstAfter;
+      auto after = std::lower_bound(
+          list->begin(), list->end(), f.ts,
+          [](const GpuEvent *e, double ts) { return e->ts < ts; });
+      if (after != list->end())
+        bound = *after;
     }
-    Ends &ends = flowEnds[f.key];
     if (f.start) {
-      ends.from = bound;
-      ends.start = &f;
-    } else {
-      ends.to = bound;
+      if (open.count(f.key))
+        ++out.unbound; // a start never ended: its id starts again
+      open[f.key] = {&f, bound};
+      continue;
     }
+    auto it = open.find(f.key);
+    if (it == open.end()) {
+      ++out.unbound; // an end without a start
+      continue;
+    }
+    auto [startFlow, from] = it->second;
+    open.erase(it);
+    if (!from || !bound || from == bound)
+      ++out.unbound;
+    else if (!holds(from, bound, *startFlow))
+      ++out.contradicted;
+    else
+      add(from, bound, *startFlow);
   }
-  llvm::DenseMap<const GpuEvent *, SmallVector<FlowDep>> flowDeps;
-  for (auto &[key, ends] : flowEnds)
-    // A flow that ends before its start's slice starts is not a wait.
-    if (ends.from && ends.to && ends.from != ends.to &&
-        ends.to->ts >= ends.from->ts)
-      flowDeps[ends.to].push_back({ends.from, ends.start});
-  return flowDeps;
+  out.unbound += open.size();
+  return true;
+}
+
+template <typename NameOf>
+bool Importer::waitsOf(OpBuilder &b, const KinetoRank &r,
+                       ArrayRef<FlowDep> deps, NameOf nameOf, Waits &w) {
+  SmallVector<Attribute> finish, start;
+  const Flow *finishFirst = nullptr, *startFirst = nullptr;
+  for (const FlowDep &dep : deps) {
+    const Flow &f = *dep.start;
+    StringAttr pred = nameOf(*dep.pred);
+    const Flow *&first = f.startToStart ? startFirst : finishFirst;
+    if (!first)
+      first = &f;
+    else if (first->lagS != f.lagS || first->sigmaS != f.sigmaS)
+      return error(
+          r.file + lineColOf(r.file, f.offset),
+          llvm::formatv(
+              "traceEvents[{0}]: a {1} dependency with lag {2} s "
+              "(spread {3} s) into the task traceEvents[{4}] also "
+              "waits for with lag {5} s (spread {6} s): a task holds "
+              "one lag per kind of dependency",
+              f.index, f.startToStart ? "start-to-start" : "finish-to-start",
+              formatNumber(f.lagS), formatNumber(f.sigmaS), first->index,
+              formatNumber(first->lagS), formatNumber(first->sigmaS))
+              .str());
+    (f.startToStart ? start : finish).push_back(FlatSymbolRefAttr::get(pred));
+  }
+  if (!finish.empty()) {
+    w.after = b.getArrayAttr(finish);
+    if (finishFirst->lagS > 0)
+      w.delay = b.getF64FloatAttr(finishFirst->lagS);
+    if (finishFirst->sigmaS > 0)
+      w.sigma = b.getF64FloatAttr(finishFirst->sigmaS);
+  }
+  if (!start.empty()) {
+    w.with = b.getArrayAttr(start);
+    if (startFirst->lagS > 0)
+      w.lag = b.getF64FloatAttr(startFirst->lagS);
+  }
+  return true;
 }
 
 /// A rank's GPU events but its collectives as tasks on its device, and its
 /// line of the summary.
-void Importer::emitRank(OpBuilder &b, const KinetoRank &r,
+bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
                         FlatSymbolRefAttr device, double origin,
                         llvm::raw_ostream &summary) {
   MLIRContext *ctx = b.getContext();
   StringAttr kKernel = b.getStringAttr("kernel"),
              kMemcpy = b.getStringAttr("memcpy"),
              kMemset = b.getStringAttr("memset");
-  llvm::DenseMap<const GpuEvent *, SmallVector<FlowDep>> flowDeps =
-      flowDependencies(r);
+  FlowDeps flows;
+  if (!flowDependencies(r, origin, flows))
+    return false;
   // A GPU event's task name (its rank and index in traceEvents).
   auto nameOf = [&](const GpuEvent &e) {
     return b.getStringAttr("r" + std::to_string(r.rank) + "_e" +
@@ -328,33 +466,10 @@ void Importer::emitRank(OpBuilder &b, const KinetoRank &r,
       continue; // emitted as collectives (emitCollectives)
     }
     StringAttr name = nameOf(e);
-    // Its flows' predecessors (a collective's NCCL kernel is not a task of
-    // this rank: not one): finish-to-start ones after the largest of their
-    // lags, start-to-start ones likewise (a task has one of each; our
-    // exports write them equal).
-    ArrayAttr after, with;
-    FloatAttr delay, lag;
-    if (auto it = flowDeps.find(&e); it != flowDeps.end()) {
-      SmallVector<Attribute> finish, start;
-      double finishLag = 0, startLag = 0;
-      for (const FlowDep &dep : it->second) {
-        if (dep.pred->nccl)
-          continue;
-        bool s2s = dep.start && dep.start->startToStart;
-        double l = dep.start ? dep.start->lagS : 0;
-        (s2s ? start : finish)
-            .push_back(FlatSymbolRefAttr::get(nameOf(*dep.pred)));
-        (s2s ? startLag : finishLag) = std::max(s2s ? startLag : finishLag, l);
-      }
-      if (!finish.empty())
-        after = b.getArrayAttr(finish);
-      if (!start.empty())
-        with = b.getArrayAttr(start);
-      if (finishLag > 0)
-        delay = b.getF64FloatAttr(finishLag);
-      if (!start.empty() && startLag > 0)
-        lag = b.getF64FloatAttr(startLag);
-    }
+    Waits w;
+    if (auto it = flows.of.find(&e); it != flows.of.end())
+      if (!waitsOf(b, r, it->second, nameOf, w))
+        return false;
     // One location per rank file: op names carry the event index
     // (r<rank>_e<index>), and a million distinct locations cost seconds.
     Location loc = rankLoc;
@@ -371,8 +486,8 @@ void Importer::emitRank(OpBuilder &b, const KinetoRank &r,
       modelUsed = true;
     }
     sched::TaskOp::create(
-        b, loc, name, device, b.getI64IntegerAttr(e.stream), after, delay,
-        FloatAttr(), with, lag, FloatAttr(),
+        b, loc, name, device, b.getI64IntegerAttr(e.stream), w.after, w.delay,
+        w.sigma, w.with, w.lag, FloatAttr(),
         !e.taskKind.empty()          ? b.getStringAttr(e.taskKind)
         : e.kind == GpuEvent::Kernel ? kKernel
         : e.kind == GpuEvent::Memcpy ? kMemcpy
@@ -385,18 +500,35 @@ void Importer::emitRank(OpBuilder &b, const KinetoRank &r,
   summary << llvm::formatv(
       "rank {0}: {1} kernels ({2} collective), {3} memcpy, {4} memset; "
       "makespan {5} us; skipped {6} CPU-side events, {7} launch flows, {8} "
-      "other\n",
+      "other",
       r.rank, kernels, nccl, memcpys, memsets,
       formatNumber(r.events.empty() ? 0.0 : last - first), r.skippedCpu,
       r.launchFlows, r.skippedOther);
+  size_t dropped = flows.unbound + flows.contradicted + flows.collective;
+  if (dropped || r.flowSteps)
+    summary << llvm::formatv(", {0} flows between no two of its GPU events, "
+                             "{1} whose wait its times contradict, {2} to or "
+                             "from a collective, {3} flow steps",
+                             flows.unbound, flows.contradicted,
+                             flows.collective, r.flowSteps);
+  summary << "\n";
+  if (dropped)
+    llvm::WithColor::warning(llvm::errs(), r.file)
+        << dropped << " flow(s) are not dependencies: " << flows.unbound
+        << " bind to no two of the rank's GPU events (an end on no slice, "
+           "another process's, or unpaired), "
+        << flows.contradicted
+        << " ask a wait its recorded times contradict, and " << flows.collective
+        << " link a collective's kernel\n";
   if (r.events.empty())
     llvm::WithColor::warning(llvm::errs(), r.file)
         << "no GPU events (kernels, memcpy, memset) in this trace: rank "
         << r.rank << " is empty (was the profiler recording CUDA?)\n";
+  return true;
 }
 
 /// Each matched collective as a measured sched.collective over every rank.
-void Importer::emitCollectives(OpBuilder &b, const Collectives &colls,
+bool Importer::emitCollectives(OpBuilder &b, const Collectives &colls,
                                ArrayRef<FlatSymbolRefAttr> devices,
                                double origin) {
   MLIRContext *ctx = b.getContext();
@@ -429,7 +561,9 @@ void Importer::emitCollectives(OpBuilder &b, const Collectives &colls,
           b, FileLineColLoc::get(ctx, ranks[0].file, 0, perRank[0][k]->index),
           b.getStringAttr("c" + std::to_string(ci++)), b.getArrayAttr(devs),
           IntegerAttr(), ArrayAttr(), ArrayAttr(), FloatAttr(),
-          b.getStringAttr(kind),
+          b.getStringAttr(!perRank[0][k]->taskKind.empty()
+                              ? perRank[0][k]->taskKind.str()
+                              : kind),
           b.getDictionaryAttr(
               {b.getNamedAttr("instance", b.getI64IntegerAttr(k)),
                b.getNamedAttr("name", b.getStringAttr(key))}),
@@ -440,6 +574,7 @@ void Importer::emitCollectives(OpBuilder &b, const Collectives &colls,
           b.getArrayAttr(streams));
     }
   }
+  return true;
 }
 
 OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
@@ -490,8 +625,10 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
     devices.push_back(FlatSymbolRefAttr::get(dev.getSymNameAttr()));
   }
   for (size_t ri = 0; ri < ranks.size(); ++ri)
-    emitRank(b, ranks[ri], devices[ri], origin, summary);
-  emitCollectives(b, colls, devices, origin);
+    if (!emitRank(b, ranks[ri], devices[ri], origin, summary))
+      return nullptr;
+  if (!emitCollectives(b, colls, devices, origin))
+    return nullptr;
   if (modelUsed)
     sched->setAttr(EnergyDialect::ModelAttrHelper::getNameStr(),
                    b.getStringAttr(llvm::formatv("assumed dynamic power {0} W "

@@ -90,15 +90,17 @@ bool isKnownPhase(StringRef ph) {
 /// The fields of one trace event the importer uses. `ts` is split into
 /// whole microseconds and their fraction as written (see splitMicros).
 struct RawEvent {
-  std::string ph, cat, name, id, bp, taskKind;
+  std::string ph, cat, name, id, bp, taskKind, task, from, to;
   double dJ = NAN;
   size_t dJAt = 0;     ///< offset of args.d_J where present
   bool dJTyped = true; ///< false: args.d_J is there but not a number
-  /// A dependency flow's args.dependency and args.lag_s (our exports).
+  /// A dependency flow's args.dependency, args.lag_s and
+  /// args.delay_sigma_s (our exports).
   std::string dependency;
-  double lagS = 0;
-  size_t lagAt = 0;     ///< offset of args.lag_s where present
-  bool lagTyped = true; ///< false: args.lag_s is there but not a number
+  bool dependencyTyped = true; ///< false: there but not a string
+  double lagS = 0, sigmaS = 0;
+  size_t lagAt = 0, sigmaAt = 0;           ///< their offsets where present
+  bool lagTyped = true, sigmaTyped = true; ///< false: there, not numbers
   bool hasTs = false, hasDur = false, hasStream = false, hasId = false;
   bool tsInRange = false;
   int64_t tsWhole = 0;
@@ -258,15 +260,29 @@ bool readEvent(JsonScanner &js, RawEvent &e) {
         }
         if (arg == "kind" && js.peek() == JsonScanner::Kind::String)
           return str(e.taskKind);
-        if (arg == "dependency" && js.peek() == JsonScanner::Kind::String)
-          return str(e.dependency);
-        if (arg == "lag_s") {
-          e.lagAt = js.offset();
-          if (js.peek() == JsonScanner::Kind::Number)
-            return js.number(e.lagS);
-          e.lagTyped = false;
+        if (arg == "task" && js.peek() == JsonScanner::Kind::String)
+          return str(e.task);
+        if (arg == "from" && js.peek() == JsonScanner::Kind::String)
+          return str(e.from);
+        if (arg == "to" && js.peek() == JsonScanner::Kind::String)
+          return str(e.to);
+        if (arg == "dependency") {
+          if (js.peek() == JsonScanner::Kind::String)
+            return str(e.dependency);
+          e.dependencyTyped = false;
           return js.skip();
         }
+        auto seconds = [&](double &v, size_t &at, bool &typed) {
+          at = js.offset();
+          if (js.peek() == JsonScanner::Kind::Number)
+            return js.number(v);
+          typed = false;
+          return js.skip();
+        };
+        if (arg == "lag_s")
+          return seconds(e.lagS, e.lagAt, e.lagTyped);
+        if (arg == "delay_sigma_s")
+          return seconds(e.sigmaS, e.sigmaAt, e.sigmaTyped);
         return js.skip();
       });
     }
@@ -336,6 +352,10 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
         ++r.launchFlows;
         return true;
       }
+      if (ev.ph == "t") { // a step: the flow runs from its 's' to its 'f'
+        ++r.flowSteps;
+        return true;
+      }
       if (!ev.hasTs || !ev.hasId) {
         problem = where + "flow event needs a numeric 'ts' and an 'id'";
         return false;
@@ -346,23 +366,44 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
         return false;
       }
       if (exportProblem.empty() && ev.ph == "s") {
-        if (!ev.lagTyped || !(ev.lagS >= 0 && ev.lagS <= 1e15)) {
-          exportProblem = where + "'args.lag_s' " +
-                          (ev.lagTyped ? formatNumber(ev.lagS) + " s is not"
-                                       : std::string("is not a number:")) +
-                          " a dependency's lag (0 to 1e15 s)";
-          exportProblemAt = ev.lagAt;
-        } else if (!ev.dependency.empty() &&
-                   ev.dependency != "start_to_start" &&
-                   ev.dependency != "finish_to_start") {
-          exportProblem = where + "'args.dependency' '" + ev.dependency +
-                          "' is not 'start_to_start' or 'finish_to_start'";
+        auto badSeconds = [&](const char *arg, double v, bool typed, size_t at,
+                              const char *what) {
+          if (typed && v >= 0 && v <= 1e15)
+            return false;
+          exportProblem = where + "'args." + arg + "' " +
+                          (typed ? formatNumber(v) + " s is not"
+                                 : std::string("is not a number:")) +
+                          " a dependency's " + what + " (0 to 1e15 s)";
+          exportProblemAt = at;
+          return true;
+        };
+        if (!badSeconds("lag_s", ev.lagS, ev.lagTyped, ev.lagAt, "lag") &&
+            !badSeconds("delay_sigma_s", ev.sigmaS, ev.sigmaTyped, ev.sigmaAt,
+                        "delay spread") &&
+            (!ev.dependencyTyped ||
+             (!ev.dependency.empty() && ev.dependency != "start_to_start" &&
+              ev.dependency != "finish_to_start"))) {
+          exportProblem = where + "'args.dependency' " +
+                          (ev.dependencyTyped ? "'" + ev.dependency + "'"
+                                              : std::string("(not a string)")) +
+                          " is not 'start_to_start' or 'finish_to_start'";
           exportProblemAt = problemAt;
         }
       }
-      r.flows.push_back({ev.ph == "s", relative(ev), ev.tid,
-                         ev.cat + "/" + ev.id, i,
-                         ev.dependency == "start_to_start", ev.lagS});
+      Flow f;
+      f.start = ev.ph == "s";
+      f.ts = relative(ev);
+      f.pid = ev.pid;
+      f.tid = ev.tid;
+      f.key = ev.cat + "/" + ev.id;
+      f.index = i;
+      f.offset = problemAt;
+      f.startToStart = ev.dependency == "start_to_start";
+      f.lagS = ev.lagS;
+      f.sigmaS = ev.sigmaS;
+      f.from = std::move(ev.from);
+      f.to = std::move(ev.to);
+      r.flows.push_back(std::move(f));
       return true;
     }
     // Categories as PyTorch 2 writes them, and as Kineto wrote them before
@@ -436,17 +477,21 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
     }
     r.names.push_back(std::make_unique<std::string>(std::move(ev.name)));
     StringRef name = *r.names.back();
-    StringRef taskKind;
+    StringRef taskKind, task;
     if (!ev.taskKind.empty()) {
       r.names.push_back(std::make_unique<std::string>(std::move(ev.taskKind)));
       taskKind = *r.names.back();
+    }
+    if (!ev.task.empty()) {
+      r.names.push_back(std::make_unique<std::string>(std::move(ev.task)));
+      task = *r.names.back();
     }
     r.events.push_back({lcat == "kernel"       ? GpuEvent::Kernel
                         : lcat == "gpu_memcpy" ? GpuEvent::Memcpy
                                                : GpuEvent::Memset,
                         lcat == "kernel" && name.starts_with("nccl"), ev.stream,
                         relative(ev), ev.dur, name, i, problemAt, ev.dJ,
-                        taskKind});
+                        taskKind, task});
     return true;
   };
   bool ok;
@@ -543,15 +588,20 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
     errAt = js.lineColAt(problemAt);
     return error(problem);
   }
+  r.ownExport = ourExport;
   if (!ourExport) {
     // Another tool's trace: its `kind`s and any such fields are not ours.
     for (GpuEvent &e : r.events) {
       e.dJ = NAN;
       e.taskKind = StringRef();
     }
+    for (GpuEvent &e : r.events)
+      e.task = StringRef();
     for (Flow &f : r.flows) {
       f.startToStart = false;
-      f.lagS = 0;
+      f.lagS = f.sigmaS = 0;
+      f.from.clear();
+      f.to.clear();
     }
     r.staticPower.reset();
     r.staticPowerError.clear();

@@ -46,21 +46,30 @@ struct GpuEvent {
   /// KinetoRank::names; empty where absent or another tool's trace).
   double dJ = NAN;
   llvm::StringRef taskKind;
+  /// Our own exports' slices name their task (`args.task`, the schedule's
+  /// symbol; owned by KinetoRank::names), which their dependency flows
+  /// name (empty where absent or another tool's trace).
+  llvm::StringRef task;
 };
 
-/// A flow event (not a CPU->GPU launch) by its phase, time and key.
+/// A flow event's start or end ('s' or 'f'; steps 't' are skipped), not a
+/// CPU->GPU launch, by its time, place and key.
 struct Flow {
-  bool start; // 's' vs 'f'
-  double ts;  // us after KinetoRank::usBase
-  int64_t tid;
+  bool start = false; // 's' vs 'f'
+  double ts = 0;       // us after KinetoRank::usBase
+  int64_t pid = -1, tid = -1;
   std::string key; // cat + id
-  size_t index;
-  /// Our own exports' dependency flows carry the dependency's kind and lag
-  /// on their start event (`args.dependency` "start_to_start" or
-  /// "finish_to_start", `args.lag_s`); other traces' flows are
-  /// finish-to-start without a lag.
+  size_t index = 0;
+  size_t offset = 0; // of the event in the file's text (for errors)
+  /// Our own exports' dependency flows carry, on their start event, the
+  /// dependency's kind (`args.dependency` "start_to_start" or
+  /// "finish_to_start"), lag and its spread (`args.lag_s`,
+  /// `args.delay_sigma_s`) and the two tasks (`args.from`, `args.to`: the
+  /// slices' `args.task`); other traces' flows are finish-to-start without a
+  /// lag, bound to slices by time.
   bool startToStart = false;
-  double lagS = 0;
+  double lagS = 0, sigmaS = 0;
+  std::string from, to;
 };
 
 /// One rank's trace: its GPU events and flows, as read.
@@ -81,9 +90,11 @@ struct KinetoRank {
   bool badRank = false;   ///< distributedInfo.rank was not a usable integer
   int64_t worldSize = -1; ///< distributedInfo.world_size (-1: not given)
   std::vector<GpuEvent> events;
-  int64_t gpuPid = -1; ///< the process of the GPU events (one per file)
-  std::vector<Flow> flows;
-  size_t skippedCpu = 0, skippedOther = 0, launchFlows = 0;
+  int64_t gpuPid = -1;     ///< the process of the GPU events (one per file)
+  std::vector<Flow> flows; ///< in the file's order
+  /// Whether the file is our own export (generator.tool).
+  bool ownExport = false;
+  size_t skippedCpu = 0, skippedOther = 0, launchFlows = 0, flowSteps = 0;
   /// Owns the GPU event names.
   std::vector<std::unique_ptr<std::string>> names;
 };
