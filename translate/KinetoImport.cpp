@@ -30,6 +30,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 
 using namespace mlir;
 using namespace energy;
@@ -273,13 +274,13 @@ bool Importer::matchCollectives(Collectives &colls) {
 }
 
 /// Binds the rank's flows. Our own exports name both tasks (`args.from`,
-/// `args.to`): bound by name, and a name that is no slice's or a wait the
-/// recorded times contradict is an error. Other traces' flows bind by time
-/// (the slice containing the start, on its stream, waits for by the slice
-/// starting at or after the end, in the rank's GPU process), paired in file
-/// order (an id may be reused once its flow has ended); those that bind to
-/// no two slices, or whose wait the recorded times contradict, are skipped
-/// and counted.
+/// `args.to`): bound by name, and a name that is no slice's is an error.
+/// Other flows bind by time (the slice starting at or after the end, on its
+/// stream, waits for the slice containing the start, in the rank's GPU
+/// process), paired in file order (an id may start again once its flow has
+/// ended); those that bind to no two slices are skipped and counted. A wait
+/// the recorded times contradict is an error in our exports, skipped and
+/// counted in another tool's trace.
 bool Importer::flowDependencies(const KinetoRank &r, double origin,
                                 FlowDeps &out) {
   // Per stream, events sorted by start.
@@ -317,14 +318,36 @@ bool Importer::flowDependencies(const KinetoRank &r, double origin,
         return; // the same wait twice
     deps.push_back({from, &f});
   };
-  if (r.ownExport) {
-    for (const Flow &f : r.flows) {
-      if (!f.start)
-        continue; // the start event names both ends
-      if (f.from.empty() && f.to.empty()) {
-        ++out.unbound;
-        continue;
-      }
+  // A wait the recorded times contradict: an error in our own exports
+  // (written from a timed schedule), skipped in another tool's trace.
+  auto contradicted = [&](const GpuEvent *from, const GpuEvent *to,
+                          const Flow &f) {
+    if (!r.ownExport) {
+      ++out.contradicted;
+      return true;
+    }
+    return error(
+        r.file + lineColOf(r.file, f.offset),
+        llvm::formatv("traceEvents[{0}]: '{1}' starts at {2} us, before its "
+                      "{3} dependency on '{4}' allows ({4} {5} at {6} us, lag "
+                      "{7} s): the trace's times contradict it",
+                      f.index, to->task.empty() ? to->name : to->task,
+                      usText(to->ts),
+                      f.startToStart ? "start-to-start" : "finish-to-start",
+                      from->task.empty() ? from->name : from->task,
+                      f.startToStart ? "starts" : "ends",
+                      usText(from->ts + (f.startToStart ? 0 : from->dur)),
+                      formatNumber(f.lagS))
+            .str());
+  };
+  // Flows whose start named both tasks (their ends add nothing), and those
+  // started but not yet ended, by key.
+  std::set<std::string> named;
+  std::map<std::string, std::pair<const Flow *, const GpuEvent *>> open;
+  for (const Flow &f : r.flows) {
+    if (f.start && (!f.from.empty() || !f.to.empty())) {
+      // Our export's flow: bound by the tasks it names.
+      named.insert(f.key);
       const GpuEvent *from = byTask.lookup(f.from), *to = byTask.lookup(f.to);
       std::string where = r.file + lineColOf(r.file, f.offset);
       if (!from || !to)
@@ -336,24 +359,16 @@ bool Importer::flowDependencies(const KinetoRank &r, double origin,
       if (from == to)
         return error(where, "traceEvents[" + Twine(f.index) + "]: '" + f.from +
                                 "' depends on itself");
-      if (!holds(from, to, f))
-        return error(
-            where,
-            llvm::formatv("traceEvents[{0}]: '{1}' starts at {2} us, before "
-                          "its {3} dependency on '{4}' allows ({4} {5} at {6} "
-                          "us, lag {7} s): the trace's times contradict it",
-                          f.index, f.to, usText(to->ts),
-                          f.startToStart ? "start-to-start" : "finish-to-start",
-                          f.from, f.startToStart ? "starts" : "ends",
-                          usText(from->ts + (f.startToStart ? 0 : from->dur)),
-                          formatNumber(f.lagS))
-                .str());
-      add(from, to, f);
+      if (!holds(from, to, f)) {
+        if (!contradicted(from, to, f))
+          return false;
+      } else {
+        add(from, to, f);
+      }
+      continue;
     }
-    return true;
-  }
-  std::map<std::string, std::pair<const Flow *, const GpuEvent *>> open;
-  for (const Flow &f : r.flows) {
+    if (!f.start && named.erase(f.key))
+      continue; // the end of a named flow
     const std::vector<const GpuEvent *> *list = onStream(f);
     const GpuEvent *bound = nullptr;
     if (list && f.start) {
@@ -386,10 +401,12 @@ bool Importer::flowDependencies(const KinetoRank &r, double origin,
     open.erase(it);
     if (!from || !bound || from == bound)
       ++out.unbound;
-    else if (!holds(from, bound, *startFlow))
-      ++out.contradicted;
-    else
+    else if (!holds(from, bound, *startFlow)) {
+      if (!contradicted(from, bound, *startFlow))
+        return false;
+    } else {
       add(from, bound, *startFlow);
+    }
   }
   out.unbound += open.size();
   return true;
@@ -411,9 +428,9 @@ bool Importer::waitsOf(OpBuilder &b, const KinetoRank &r,
           r.file + lineColOf(r.file, f.offset),
           llvm::formatv(
               "traceEvents[{0}]: a {1} dependency with lag {2} s "
-              "(spread {3} s) into the task traceEvents[{4}] also "
-              "waits for with lag {5} s (spread {6} s): a task holds "
-              "one lag per kind of dependency",
+              "(spread {3} s), where the flow traceEvents[{4}] into the "
+              "same task has lag {5} s (spread {6} s): a task holds one "
+              "lag per kind of dependency",
               f.index, f.startToStart ? "start-to-start" : "finish-to-start",
               formatNumber(f.lagS), formatNumber(f.sigmaS), first->index,
               formatNumber(first->lagS), formatNumber(first->sigmaS))
