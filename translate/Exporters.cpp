@@ -619,8 +619,14 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
                   tracks[dev].baselineMhz =
                       std::max(tracks[dev].baselineMhz.value_or(0), *mhz);
         }
+        // Kineto's categories: an imported copy or set stays one.
+        StringRef cat = "kernel";
+        if (kindAttr && kindAttr.getValue() == "memcpy")
+          cat = "gpu_memcpy";
+        else if (kindAttr && kindAttr.getValue() == "memset")
+          cat = "gpu_memset";
         events.push_back(llvm::json::Object{{"ph", "X"},
-                                            {"cat", "kernel"},
+                                            {"cat", cat.str()},
                                             {"name", name.str()},
                                             {"pid", pidBase + int64_t(dev)},
                                             {"tid", int64_t(task.stream)},
