@@ -31,6 +31,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <tuple>
 
 using namespace mlir;
 using namespace energy;
@@ -646,6 +647,33 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
       return nullptr;
   if (!emitCollectives(b, colls, devices, origin))
     return nullptr;
+  // Program order is stream order: the tasks and collectives in order of
+  // their recorded starts (a collective at its earliest rank's; events that
+  // start together keep the trace's order). A collective emitted after every
+  // rank's tasks would otherwise follow them on a stream it shares with
+  // them, and timing would move it past them.
+  {
+    Block &body = sched.getBody().front();
+    std::vector<std::tuple<double, size_t, Operation *>> timed;
+    for (Operation &op : body) {
+      double start = 0;
+      if (auto task = dyn_cast<sched::TaskOp>(&op)) {
+        start = task.getStart().value_or(0);
+      } else if (auto coll = dyn_cast<sched::CollectiveOp>(&op)) {
+        double first = INFINITY;
+        if (ArrayAttr starts = coll.getStartsAttr())
+          for (Attribute a : starts)
+            first = std::min(first, cast<FloatAttr>(a).getValueAsDouble());
+        start = std::isfinite(first) ? first : 0;
+      } else {
+        continue;
+      }
+      timed.push_back({start, timed.size(), &op});
+    }
+    std::sort(timed.begin(), timed.end()); // by start, then trace order
+    for (auto &[start, at, op] : timed)
+      op->moveBefore(&body, body.end());
+  }
   if (modelUsed)
     sched->setAttr(EnergyDialect::ModelAttrHelper::getNameStr(),
                    b.getStringAttr(llvm::formatv("assumed dynamic power {0} W "
