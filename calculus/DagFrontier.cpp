@@ -453,12 +453,12 @@ static bool frontierOf(const Schedule &sched,
   // Holes, and the caller's deadline: filled from the best point below (a
   // real configuration, re-timed), then Pareto-pruned again. Above
   // `refineUpTo` task options the fill and local search cost too much
-  // (O(tasks x fill) per move): there only the caller's deadlines get the
-  // annealer, from the best point within each.
+  // (O(tasks x fill) per move): there only the caller's deadlines are
+  // filled, in linear passes, and annealed, from the best point within each.
   bool medium = totalOptions <= settings.refineUpTo;
   bool callerDeadline = settings.fillDeadline > 0 || settings.fillSlowdown >= 0;
   if (!exact && settings.keepChoices && !frontier.empty() &&
-      (medium || (settings.annealVisits > 0 && callerDeadline))) {
+      (medium || callerDeadline)) {
     std::vector<double> targets;
     if (settings.fillDeadline > 0)
       targets.push_back(settings.fillDeadline);
@@ -504,6 +504,13 @@ static bool frontierOf(const Schedule &sched,
         sw.refine(D,
                   /*exhaustive=*/totalOptions <= settings.forwardSweepsUpTo &&
                       sw.fillVisits <= settings.refineVisitBudget);
+      } else if (k < callerTargets && sw.makespan <= D * (1 + 1e-12)) {
+        // Larger schedules: the point's slack up to the caller's deadline
+        // taken in linear passes (total float, then free float) before the
+        // annealer, which otherwise starts from a point that may stop well
+        // short of the deadline.
+        sw.latestStartFill(D);
+        sw.freeFloatFill(D);
       }
       // The caller's deadlines (the plan's limit) get the annealer too.
       // The filled point stays a candidate too: it may be faster (edp,

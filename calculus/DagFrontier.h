@@ -165,15 +165,15 @@ struct DagFrontierSettings {
   /// point pairs (0: never).
   uint64_t seriesParallelBudget = uint64_t(1) << 27;
   /// A deadline the caller will plan against, filled from the best point
-  /// below it (the greedy slack fill, then local search), so that the
+  /// below it (the greedy slack fill, then local search, up to 20,000 task
+  /// options; above, the linear total- and free-float fills), so that the
   /// frontier has a point at it: absolute (s, 0: none) or relative to the
   /// fastest makespan (fraction, negative: none). Heuristic frontiers only,
-  /// with keepChoices, up to 20,000 task options; gaps between consecutive
+  /// with keepChoices; up to 20,000 task options, gaps between consecutive
   /// points wider than 0.5 % of their time are filled the same way.
   double fillDeadline = 0, fillSlowdown = -1;
-  /// At those caller deadlines the configuration -- filled, up to 20,000
-  /// task options; above, the best frontier point within the deadline -- is
-  /// then improved by simulated annealing (DagAnneal.cpp; one seeded run,
+  /// At those caller deadlines the filled configuration is then improved
+  /// by simulated annealing (DagAnneal.cpp; one seeded run,
   /// skipped where the budget buys fewer than 16 proposals per task) within
   /// this many task and edge visits (0: none); 2^30 is about a second here.
   uint64_t annealVisits = uint64_t(1) << 30;
