@@ -91,14 +91,17 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
           << objective << "'";
       return signalPassFailure();
     }
-    if (!(deadline >= 0) || !(maxSlowdown >= 0) || !std::isfinite(deadline) ||
-        !std::isfinite(maxSlowdown)) {
-      mlir::emitError(
-          moduleErrorLoc(getOperation()),
-          "energy-plan: deadline and max-slowdown must be finite and "
-          "non-negative");
-      return signalPassFailure();
-    }
+    for (auto [name, value] : {std::pair<const char *, double>{"deadline",
+                                                                deadline},
+                               {"max-slowdown", maxSlowdown}})
+      if (!(value >= 0) || !std::isfinite(value)) {
+        mlir::emitError(moduleErrorLoc(getOperation()), "energy-plan: ")
+            << name << "=" << formatNumber(value)
+            << " must be finite and non-negative ("
+            << (std::string(name) == "deadline" ? "seconds" : "percent")
+            << ")";
+        return signalPassFailure();
+      }
     // edp and ed2p trade time for energy: with no limit given, the limit is
     // the fastest makespan (max-slowdown=0) and there is nothing to trade.
     if (objective != "energy" && !(deadline > 0) && !(maxSlowdown > 0))
@@ -523,13 +526,21 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       *none = true;
       return success();
     }
-    if (!chosen)
+    if (!chosen) {
+      // Enough digits that the two never print alike (a limit pasted from
+      // a rounded summary can sit just below the fastest makespan).
+      int digits = 6;
+      while (digits < 17 &&
+             formatQuantity(limit, Dimension::Time, digits) ==
+                 formatQuantity(o.fastest, Dimension::Time, digits))
+        ++digits;
       return sched.emitOpError("energy-plan: no frontier point meets the "
                                "deadline ")
-             << formatQuantity(limit, Dimension::Time, 6)
+             << formatQuantity(limit, Dimension::Time, digits)
              << (o.switching ? " with its clock switches" : "")
              << "; the fastest makespan is "
-             << formatQuantity(o.fastest, Dimension::Time, 6);
+             << formatQuantity(o.fastest, Dimension::Time, digits);
+    }
     o.best = &front[*chosen];
     // (The all-fastest candidate is there for a quantum; where the limit
     // holds the expected makespan it is there without one too.)

@@ -276,6 +276,19 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
   if (lacking > 4)
     llvm::WithColor::warning(llvm::errs(), o.file)
         << lacking - 4 << " more passes lack some of the profile's clocks\n";
+  // A profile whose highest clock is well below the named GPU's (an A100's
+  // 1410 MHz under --device A40, whose highest is 1740 MHz) was most likely
+  // measured on another GPU: the static power and the clocks would then be
+  // the wrong device's. Said, not refused (a sweep may stop short of the
+  // top clock on purpose).
+  if (known && !clocks.empty() &&
+      double(*clocks.rbegin()) < 0.9 * double(known->maxSmMhz))
+    llvm::WithColor::warning(llvm::errs(), o.file)
+        << "the profile's highest clock, " << *clocks.rbegin()
+        << " MHz, is well below the " << o.device << "'s highest SM clock ("
+        << known->maxSmMhz
+        << " MHz): was it measured on another GPU? (--device names the GPU "
+           "it was measured on, whose static power the plan charges)\n";
 
   OpBuilder b(ctx);
   Location loc = FileLineColLoc::get(ctx, o.file, 1, 1);

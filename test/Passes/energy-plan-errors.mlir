@@ -7,6 +7,14 @@
 // RUN: not energy-opt %s --energy-plan="quantum=-1" 2>&1 | FileCheck %s --check-prefix=QUANTUM
 // RUN: not energy-opt %s --energy-plan="step=-0.1" 2>&1 | FileCheck %s --check-prefix=QUANTUM
 // QUANTUM: error: energy-plan: quantum and step must be non-negative (s)
+// A limit just below the fastest makespan is quoted with the digits that
+// tell the two apart (a limit pasted from a rounded summary).
+// RUN: not energy-opt %s --energy-plan="deadline=9.9999999" 2>&1 | FileCheck %s --check-prefix=CLOSE
+// CLOSE: no frontier point meets the deadline 9.9999999 s; the fastest makespan is 10 s
+// RUN: not energy-opt %s --energy-plan="max-slowdown=-1" 2>&1 | FileCheck %s --check-prefix=NEG
+// NEG: error: energy-plan: max-slowdown=-1 must be finite and non-negative (percent)
+// RUN: not energy-opt %s --energy-plan="deadline=inf" 2>&1 | FileCheck %s --check-prefix=INF
+// INF: error: energy-plan: deadline=inf must be finite and non-negative (seconds)
 // RUN: not energy-opt %s --energy-plan="deadline=20 max-slowdown=2" 2>&1 | FileCheck %s --check-prefix=BOTH
 // BOTH: error: energy-plan: give deadline or max-slowdown, not both
 // edp/ed2p with no limit plan at the fastest makespan: said, not silent.
