@@ -71,6 +71,27 @@ kineto = (b'{"distributedInfo": {"rank": 0}, "deviceProperties": [{"name": "A40"
           b' "ncclKernel_AllReduce(x)", "ts": 20, "dur": 3, "args": {"stream": 9}},'
           b' {"ph": "s", "id": 1, "cat": "cuda_sync", "ts": 12, "tid": 7},'
           b' {"ph": "f", "id": 1, "cat": "cuda_sync", "ts": 20, "tid": 9}]}')
+# Our own export's fields: the generator, the device's static power, a
+# slice's task, energy and kind, and dependency flows naming their tasks.
+own_export = (
+    b'{"generator": {"tool": "energy-translate --export-perfetto"},'
+    b' "deviceProperties": [{"id": 0, "name": "A100", "static_power_W": 60}],'
+    b' "traceEvents": [{"ph": "X", "cat": "kernel", "name": "a", "pid": 0,'
+    b' "tid": 0, "ts": 0, "dur": 1000, "args": {"task": "a", "stream": 0, "d_J": 0.2,'
+    b' "kind": "forward"}}, {"ph": "X", "cat": "gpu_memcpy", "name": "b",'
+    b' "pid": 0, "tid": 1, "ts": 0, "dur": 0, "args": {"task": "b", "stream": 1, "d_J": 0,'
+    b' "kind": "memcpy"}}, {"ph": "X", "cat": "kernel", "name": "c", "pid": 0,'
+    b' "tid": 0, "ts": 1500, "dur": 750, "args": {"task": "c", "stream": 0,'
+    b' "d_J": 0.05}},'
+    b' {"ph": "s", "cat": "dependency", "name": "dependency", "id": 1, "pid": 0,'
+    b' "tid": 0, "ts": 500, "args": {"dependency": "finish_to_start",'
+    b' "lag_s": 0.0005, "delay_sigma_s": 0.0001, "from": "a", "to": "c"}},'
+    b' {"ph": "f", "bp": "e", "cat": "dependency", "name": "dependency",'
+    b' "id": 1, "pid": 0, "tid": 0, "ts": 1500}, {"ph": "s", "cat":'
+    b' "dependency", "name": "dependency", "id": 2, "pid": 0, "tid": 1,'
+    b' "ts": 0, "args": {"dependency": "start_to_start", "lag_s": 0,'
+    b' "from": "b", "to": "c"}}, {"ph": "f", "bp": "e", "cat": "dependency",'
+    b' "name": "dependency", "id": 2, "pid": 0, "tid": 0, "ts": 1500}]}')
 measured = b'{"attention": {"E_J": 3.32, "sigma_E_J": 0.01}, "overlap": {"runs_J": [2.2, 2.3]}}'
 cases = [
     ("ir", seed(os.path.join(src, "examples", "attention-tp2.mlir")), ".mlir",
@@ -84,6 +105,9 @@ cases = [
      lambda f: [os.path.join(tools, "energy-translate"), "--import-kineto", f,
                 "--static-power", "50", "--summary", os.devnull, "-o",
                 os.devnull]),
+    ("own-export", own_export, ".json",
+     lambda f: [os.path.join(tools, "energy-translate"), "--import-kineto", f,
+                "--summary", os.devnull, "-o", os.devnull]),
     ("profile", subprocess.run(
         [sys.executable, os.path.join(src, "bench",
                                       "synthetic_perseus_profile.py"), "2"],
