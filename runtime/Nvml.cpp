@@ -192,6 +192,58 @@ private:
 };
 } // namespace
 
+/// The NVML index of the GPU whose UUID starts with `uuid` (a whole one or
+/// a prefix naming one GPU); `what` names it in errors.
+static bool nvmlIndexOfUuid(const std::string &uuid, unsigned &nvml,
+                            const std::string &what, std::string &err) {
+  void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char *why = dlerror();
+    err = what + ": cannot load libnvidia-ml.so.1 to find it (" +
+          (why ? why : "unknown error") + ")";
+    return false;
+  }
+  nvmlReturn_t (*init)() = nullptr, (*shutdown)() = nullptr;
+  nvmlReturn_t (*count)(unsigned *) = nullptr;
+  nvmlReturn_t (*handleByIndex)(unsigned, nvmlDevice_t *) = nullptr;
+  nvmlReturn_t (*uuidOf)(nvmlDevice_t, char *, unsigned) = nullptr;
+  if (!resolve(lib, "nvmlInit_v2", init, err) ||
+      !resolve(lib, "nvmlShutdown", shutdown, err) ||
+      !resolve(lib, "nvmlDeviceGetCount_v2", count, err) ||
+      !resolve(lib, "nvmlDeviceGetHandleByIndex_v2", handleByIndex, err) ||
+      !resolve(lib, "nvmlDeviceGetUUID", uuidOf, err)) {
+    err = what + ": " + err;
+    return false;
+  }
+  if (init() != NVML_SUCCESS) {
+    err = what + ": nvmlInit_v2 failed";
+    return false;
+  }
+  unsigned n = 0, found = 0;
+  std::string match;
+  if (count(&n) == NVML_SUCCESS)
+    for (unsigned i = 0; i < n; ++i) {
+      nvmlDevice_t h = nullptr;
+      char buf[96] = {0};
+      if (handleByIndex(i, &h) != NVML_SUCCESS ||
+          uuidOf(h, buf, sizeof buf) != NVML_SUCCESS)
+        continue;
+      if (std::string(buf).rfind(uuid, 0) == 0) {
+        nvml = i;
+        match = buf;
+        ++found;
+      }
+    }
+  shutdown();
+  if (found == 1)
+    return true;
+  err = what + (found ? ": names " + std::to_string(found) +
+                            " GPUs (a UUID prefix must name one)"
+                      : ": no GPU of the " + std::to_string(n) +
+                            " NVML sees has that UUID");
+  return false;
+}
+
 bool nvmlIndexOfCuda(unsigned cuda, unsigned &nvml, std::string &err) {
   const char *visible = std::getenv("CUDA_VISIBLE_DEVICES");
   if (!visible) {
@@ -223,14 +275,24 @@ bool nvmlIndexOfCuda(unsigned cuda, unsigned &nvml, std::string &err) {
     return false;
   }
   const std::string &it = listed[cuda];
+  std::string what =
+      "cuda:" + std::to_string(cuda) + " is '" + it + "' of " + shown;
+  // A GPU named by its UUID (or a unique prefix of it, as CUDA accepts):
+  // found among NVML's GPUs by theirs. A MIG instance is refused: NVML's
+  // energy counter is the whole GPU's, other instances' work included.
+  if (it.rfind("GPU-", 0) == 0)
+    return nvmlIndexOfUuid(it, nvml, what, err);
+  if (it.rfind("MIG-", 0) == 0) {
+    err = what + ": a MIG instance, whose energy NVML does not count apart "
+                 "from the other instances of its GPU; measure a whole GPU";
+    return false;
+  }
   char *end = nullptr;
   errno = 0;
   unsigned long i = std::strtoul(it.c_str(), &end, 10);
   if (it.empty() || !std::isdigit((unsigned char)it[0]) || *end != 0 ||
       errno != 0 || i > 4095) {
-    err = "cuda:" + std::to_string(cuda) + " is '" + it + "' of " + shown +
-          ": a GPU named by UUID is not mapped to NVML; list GPUs by index "
-          "in CUDA_VISIBLE_DEVICES";
+    err = what + ": neither a GPU index nor a GPU UUID (GPU-...)";
     return false;
   }
   nvml = unsigned(i);

@@ -24,8 +24,10 @@ std::unique_ptr<Device> openNvmlDevice(unsigned index, std::string &err);
 /// The NVML index of CUDA device `cuda` of this process: CUDA numbers the
 /// GPUs CUDA_VISIBLE_DEVICES lists, in its order (Slurm and torchrun jobs
 /// see "4,5,6,7" as cuda:0..3), NVML all of the machine's. Without the
-/// variable the two agree. False with `err` where it names fewer GPUs, or
-/// names this one by UUID (not mapped: NVML's indices are asked for).
+/// variable the two agree. A GPU the variable names by UUID (`GPU-...`, or
+/// a prefix naming one GPU, as CUDA accepts) is found among NVML's GPUs by
+/// theirs. False with `err` where it names fewer GPUs, a MIG instance
+/// (NVML counts the whole GPU's energy), or a UUID no GPU has.
 bool nvmlIndexOfCuda(unsigned cuda, unsigned &nvml, std::string &err);
 
 } // namespace rt

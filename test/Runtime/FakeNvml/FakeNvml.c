@@ -77,6 +77,25 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned index, nvmlDevice_t *h) {
   *h = &theDevice;
   return OK;
 }
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned *count) {
+  CHECK_INIT();
+  if (!count)
+    return INVALID_ARGUMENT;
+  *count = 1;
+  return OK;
+}
+/* The one GPU's UUID (FAKE_NVML_UUID, default below). */
+nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t h, char *buf, unsigned len) {
+  CHECK_INIT();
+  (void)h;
+  const char *uuid = getenv("FAKE_NVML_UUID");
+  if (!uuid || !*uuid)
+    uuid = "GPU-8f2e1c3a-5b7d-4e9f-a1b2-c3d4e5f60718";
+  if (!buf || len <= strlen(uuid))
+    return INVALID_ARGUMENT;
+  strcpy(buf, uuid);
+  return OK;
+}
 nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t h, char *buf, unsigned len) {
   CHECK_INIT();
   (void)h;

@@ -110,9 +110,26 @@ TEST(Nvml, CudaIndicesFollowCudaVisibleDevices) {
   EXPECT_EQ(nvml, 5u);
   EXPECT_FALSE(nvmlIndexOfCuda(3, nvml, err));
   EXPECT_EQ(err, "cuda:3: CUDA_VISIBLE_DEVICES='4, 5,6' lists 3 GPU(s)");
+  // By UUID, or a prefix of one, as CUDA accepts: the double's GPU 0.
   ::setenv("CUDA_VISIBLE_DEVICES", "GPU-8f2e", 1);
+  nvml = 99;
+  ASSERT_TRUE(nvmlIndexOfCuda(0, nvml, err)) << err;
+  EXPECT_EQ(nvml, 0u);
+  ::setenv("CUDA_VISIBLE_DEVICES",
+           "1, GPU-8f2e1c3a-5b7d-4e9f-a1b2-c3d4e5f60718", 1);
+  nvml = 99;
+  ASSERT_TRUE(nvmlIndexOfCuda(1, nvml, err)) << err;
+  EXPECT_EQ(nvml, 0u);
+  ::setenv("CUDA_VISIBLE_DEVICES", "GPU-0000", 1);
   EXPECT_FALSE(nvmlIndexOfCuda(0, nvml, err));
-  EXPECT_NE(err.find("a GPU named by UUID is not mapped"), std::string::npos)
+  EXPECT_EQ(err, "cuda:0 is 'GPU-0000' of CUDA_VISIBLE_DEVICES='GPU-0000': no "
+                 "GPU of the 1 NVML sees has that UUID");
+  ::setenv("CUDA_VISIBLE_DEVICES", "MIG-8f2e", 1);
+  EXPECT_FALSE(nvmlIndexOfCuda(0, nvml, err));
+  EXPECT_NE(err.find("a MIG instance"), std::string::npos) << err;
+  ::setenv("CUDA_VISIBLE_DEVICES", "gpu0", 1);
+  EXPECT_FALSE(nvmlIndexOfCuda(0, nvml, err));
+  EXPECT_NE(err.find("neither a GPU index nor a GPU UUID"), std::string::npos)
       << err;
   ::setenv("CUDA_VISIBLE_DEVICES", "", 1);
   EXPECT_FALSE(nvmlIndexOfCuda(0, nvml, err));
