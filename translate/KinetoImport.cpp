@@ -30,6 +30,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <queue>
 #include <set>
 #include <tuple>
 
@@ -95,6 +96,8 @@ private:
                 double origin, llvm::raw_ostream &summary);
   bool emitCollectives(OpBuilder &b, const Collectives &colls,
                        ArrayRef<FlatSymbolRefAttr> devices, double origin);
+  bool orderByStarts(sched::ScheduleOp sched,
+                     ArrayRef<FlatSymbolRefAttr> devices);
   /// Whether --dynamic-power priced any event (those with their own d_J,
   /// our exports', keep it).
   bool modelUsed = false;
@@ -289,8 +292,14 @@ bool Importer::flowDependencies(const KinetoRank &r, double origin,
   llvm::StringMap<const GpuEvent *> byTask;
   for (const GpuEvent &e : r.events) {
     byStream[e.stream].push_back(&e);
-    if (!e.task.empty())
-      byTask[e.task] = &e;
+    if (!e.task.empty() && !byTask.try_emplace(e.task, &e).second)
+      return error(r.file + lineColOf(r.file, e.offset),
+                   "traceEvents[" + Twine(e.index) +
+                       "]: a second slice of "
+                       "task '" +
+                       e.task + "' (the first is traceEvents[" +
+                       Twine(byTask.lookup(e.task)->index) +
+                       "]): the dependencies that name it would be ambiguous");
   }
   auto onStream = [&](const Flow &f) -> const std::vector<const GpuEvent *> * {
     if (f.pid >= 0 && r.gpuPid >= 0 && f.pid != r.gpuPid)
@@ -350,16 +359,16 @@ bool Importer::flowDependencies(const KinetoRank &r, double origin,
       // Our export's flow: bound by the tasks it names.
       named.insert(f.key);
       const GpuEvent *from = byTask.lookup(f.from), *to = byTask.lookup(f.to);
-      std::string where = r.file + lineColOf(r.file, f.offset);
-      if (!from || !to)
-        return error(where, "traceEvents[" + Twine(f.index) +
-                                "]: the dependency's 'args." +
-                                (from ? "to" : "from") + "' '" +
-                                (from ? f.to : f.from) +
-                                "' is no slice's 'args.task'");
+      // A task that is no slice of this file: another rank's (a
+      // multi-device export split per process) -- not this rank's wait.
+      if (!from || !to) {
+        ++out.unbound;
+        continue;
+      }
       if (from == to)
-        return error(where, "traceEvents[" + Twine(f.index) + "]: '" + f.from +
-                                "' depends on itself");
+        return error(r.file + lineColOf(r.file, f.offset),
+                     "traceEvents[" + Twine(f.index) + "]: '" + f.from +
+                         "' depends on itself");
       if (!holds(from, to, f)) {
         if (!contradicted(from, to, f))
           return false;
@@ -440,7 +449,7 @@ bool Importer::waitsOf(OpBuilder &b, const KinetoRank &r,
   }
   if (!finish.empty()) {
     w.after = b.getArrayAttr(finish);
-    if (finishFirst->lagS > 0)
+    if (finishFirst->lagS > 0 || finishFirst->sigmaS > 0)
       w.delay = b.getF64FloatAttr(finishFirst->lagS);
     if (finishFirst->sigmaS > 0)
       w.sigma = b.getF64FloatAttr(finishFirst->sigmaS);
@@ -579,7 +588,8 @@ bool Importer::emitCollectives(OpBuilder &b, const Collectives &colls,
           b, FileLineColLoc::get(ctx, ranks[0].file, 0, perRank[0][k]->index),
           b.getStringAttr("c" + std::to_string(ci++)), b.getArrayAttr(devs),
           IntegerAttr(), ArrayAttr(), ArrayAttr(), FloatAttr(),
-          b.getStringAttr(!perRank[0][k]->taskKind.empty()
+          b.getStringAttr(!perRank[0][k]->taskKind.empty() &&
+                                  perRank[0][k]->taskKind != "kernel"
                               ? perRank[0][k]->taskKind.str()
                               : kind),
           b.getDictionaryAttr(
@@ -592,6 +602,92 @@ bool Importer::emitCollectives(OpBuilder &b, const Collectives &colls,
           b.getArrayAttr(streams));
     }
   }
+  return true;
+}
+
+/// Program order is stream order: every (device, stream) must list its
+/// tasks and collectives in the order they ran there. Each task runs on one
+/// rank, a collective on all of them at per-rank starts, so one order by
+/// start cannot serve every rank when their clocks or progress differ: the
+/// order is a topological merge of every (device, stream)'s events in
+/// recorded-start order, the earliest start (then the trace's order) first
+/// among those ready. Emitted after every rank's tasks, a collective would
+/// follow them on a stream it shares with them, and timing would move it
+/// past them. A cycle (ranks that ran two collectives of one stream in
+/// opposite orders) is an error naming them.
+bool Importer::orderByStarts(sched::ScheduleOp sched,
+                             ArrayRef<FlatSymbolRefAttr> devices) {
+  llvm::StringMap<size_t> deviceIndex;
+  for (size_t i = 0; i < devices.size(); ++i)
+    deviceIndex[devices[i].getValue()] = i;
+  Block &body = sched.getBody().front();
+  std::vector<Operation *> items;
+  std::vector<double> first; // each item's earliest start
+  // (device, stream) -> (start, item) of what ran there.
+  std::map<std::pair<size_t, int64_t>, std::vector<std::pair<double, size_t>>>
+      lanes;
+  for (Operation &op : body) {
+    size_t item = items.size();
+    if (auto task = dyn_cast<sched::TaskOp>(&op)) {
+      double start = task.getStart().value_or(0);
+      int64_t stream = task.getStreamAttr() ? task.getStreamAttr().getInt() : 0;
+      lanes[{deviceIndex.lookup(task.getDevice()), stream}].push_back(
+          {start, item});
+      first.push_back(start);
+    } else if (auto coll = dyn_cast<sched::CollectiveOp>(&op)) {
+      ArrayAttr starts = coll.getStartsAttr(), streams = coll.getStreamsAttr();
+      double earliest = INFINITY;
+      for (size_t k = 0; k < coll.getDevices().size(); ++k) {
+        double start =
+            starts ? cast<FloatAttr>(starts[k]).getValueAsDouble() : 0;
+        int64_t stream = streams ? cast<IntegerAttr>(streams[k]).getInt() : 0;
+        auto dev = cast<FlatSymbolRefAttr>(coll.getDevices()[k]);
+        lanes[{deviceIndex.lookup(dev.getValue()), stream}].push_back(
+            {start, item});
+        earliest = std::min(earliest, start);
+      }
+      first.push_back(std::isfinite(earliest) ? earliest : 0);
+    } else {
+      continue;
+    }
+    items.push_back(&op);
+  }
+  std::vector<std::vector<size_t>> next(items.size());
+  std::vector<size_t> waiting(items.size(), 0);
+  for (auto &[lane, list] : lanes) {
+    std::sort(list.begin(), list.end()); // by start, then program order
+    for (size_t k = 1; k < list.size(); ++k) {
+      next[list[k - 1].second].push_back(list[k].second);
+      ++waiting[list[k].second];
+    }
+  }
+  using Ready = std::pair<double, size_t>; // earliest start, trace order
+  std::priority_queue<Ready, std::vector<Ready>, std::greater<Ready>> ready;
+  for (size_t i = 0; i < items.size(); ++i)
+    if (waiting[i] == 0)
+      ready.push({first[i], i});
+  std::vector<size_t> order;
+  while (!ready.empty()) {
+    size_t i = ready.top().second;
+    ready.pop();
+    order.push_back(i);
+    for (size_t j : next[i])
+      if (--waiting[j] == 0)
+        ready.push({first[j], j});
+  }
+  if (order.size() != items.size()) {
+    std::string stuck;
+    for (size_t i = 0; i < items.size() && stuck.size() < 200; ++i)
+      if (waiting[i] > 0 && isa<sched::CollectiveOp>(items[i]))
+        stuck += (stuck.empty() ? "@" : ", @") +
+                 SymbolTable::getSymbolName(items[i]).getValue().str();
+    return error(ranks.empty() ? "" : ranks[0].file,
+                 "the ranks ran collectives of one stream in different "
+                 "orders (" +
+                     stuck + "): no program order fits every rank");
+  }
+  for (size_t i : order)
+    items[i]->moveBefore(&body, body.end());
   return true;
 }
 
@@ -647,33 +743,8 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
       return nullptr;
   if (!emitCollectives(b, colls, devices, origin))
     return nullptr;
-  // Program order is stream order: the tasks and collectives in order of
-  // their recorded starts (a collective at its earliest rank's; events that
-  // start together keep the trace's order). A collective emitted after every
-  // rank's tasks would otherwise follow them on a stream it shares with
-  // them, and timing would move it past them.
-  {
-    Block &body = sched.getBody().front();
-    std::vector<std::tuple<double, size_t, Operation *>> timed;
-    for (Operation &op : body) {
-      double start = 0;
-      if (auto task = dyn_cast<sched::TaskOp>(&op)) {
-        start = task.getStart().value_or(0);
-      } else if (auto coll = dyn_cast<sched::CollectiveOp>(&op)) {
-        double first = INFINITY;
-        if (ArrayAttr starts = coll.getStartsAttr())
-          for (Attribute a : starts)
-            first = std::min(first, cast<FloatAttr>(a).getValueAsDouble());
-        start = std::isfinite(first) ? first : 0;
-      } else {
-        continue;
-      }
-      timed.push_back({start, timed.size(), &op});
-    }
-    std::sort(timed.begin(), timed.end()); // by start, then trace order
-    for (auto &[start, at, op] : timed)
-      op->moveBefore(&body, body.end());
-  }
+  if (!orderByStarts(sched, devices))
+    return nullptr;
   if (modelUsed)
     sched->setAttr(EnergyDialect::ModelAttrHelper::getNameStr(),
                    b.getStringAttr(llvm::formatv("assumed dynamic power {0} W "
