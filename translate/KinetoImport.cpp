@@ -89,9 +89,8 @@ private:
   bool streamsSerial(double origin);
   bool matchCollectives(Collectives &colls);
   bool flowDependencies(const KinetoRank &r, double origin, FlowDeps &out);
-  template <typename NameOf>
   bool waitsOf(OpBuilder &b, const KinetoRank &r, ArrayRef<FlowDep> deps,
-               NameOf nameOf, Waits &w);
+               Waits &w);
   bool emitRank(OpBuilder &b, const KinetoRank &r, FlatSymbolRefAttr device,
                 double origin, llvm::raw_ostream &summary);
   bool emitCollectives(OpBuilder &b, const Collectives &colls,
@@ -422,14 +421,20 @@ bool Importer::flowDependencies(const KinetoRank &r, double origin,
   return true;
 }
 
-template <typename NameOf>
+/// A GPU event's task name: its rank and index in traceEvents.
+static StringAttr taskName(OpBuilder &b, const KinetoRank &r,
+                           const GpuEvent &e) {
+  return b.getStringAttr("r" + std::to_string(r.rank) + "_e" +
+                         std::to_string(e.index));
+}
+
 bool Importer::waitsOf(OpBuilder &b, const KinetoRank &r,
-                       ArrayRef<FlowDep> deps, NameOf nameOf, Waits &w) {
+                       ArrayRef<FlowDep> deps, Waits &w) {
   SmallVector<Attribute> finish, start;
   const Flow *finishFirst = nullptr, *startFirst = nullptr;
   for (const FlowDep &dep : deps) {
     const Flow &f = *dep.start;
-    StringAttr pred = nameOf(*dep.pred);
+    StringAttr pred = taskName(b, r, *dep.pred);
     const Flow *&first = f.startToStart ? startFirst : finishFirst;
     if (!first)
       first = &f;
@@ -474,11 +479,6 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
   FlowDeps flows;
   if (!flowDependencies(r, origin, flows))
     return false;
-  // A GPU event's task name (its rank and index in traceEvents).
-  auto nameOf = [&](const GpuEvent &e) {
-    return b.getStringAttr("r" + std::to_string(r.rank) + "_e" +
-                           std::to_string(e.index));
-  };
   Location rankLoc = FileLineColLoc::get(ctx, r.file, 0, 0);
   size_t kernels = 0, memcpys = 0, memsets = 0, nccl = 0;
   double first = INFINITY, last = -INFINITY;
@@ -492,10 +492,10 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
       ++nccl;
       continue; // emitted as collectives (emitCollectives)
     }
-    StringAttr name = nameOf(e);
+    StringAttr name = taskName(b, r, e);
     Waits w;
     if (auto it = flows.of.find(&e); it != flows.of.end())
-      if (!waitsOf(b, r, it->second, nameOf, w))
+      if (!waitsOf(b, r, it->second, w))
         return false;
     // One location per rank file: op names carry the event index
     // (r<rank>_e<index>), and a million distinct locations cost seconds.

@@ -1167,30 +1167,42 @@ TEST(DagFrontier, MergedTimesStayAnchored) {
   }
 }
 
+/// A 1F1B pipeline of `stages` x `microbatches` on 70 W GPUs whose
+/// passes have synthetic coarse operating sets (synthPassOptions), each
+/// stage's a little slower than the first at random.
+static bool coarsePipeline(std::mt19937_64 &g, uint32_t stages,
+                           uint32_t microbatches, Schedule &sched,
+                           std::vector<std::vector<Option>> &opts,
+                           std::string &err) {
+  PipelineSpec spec;
+  spec.kind = PipelineKind::OneFOneB;
+  spec.stages = stages;
+  spec.microbatches = microbatches;
+  spec.staticPowerPerGpu = 70;
+  std::vector<std::vector<Option>> fwd, bwd;
+  for (uint32_t s = 0; s < spec.stages; ++s) {
+    double mult = 1 + 0.1 * double(g() % 100) / 100;
+    for (int k = 0; k < 2; ++k)
+      (k ? bwd : fwd).push_back(synthPassOptions(g, (k ? 0.24 : 0.11) * mult));
+    spec.forward.push_back({fwd.back()[0].T, fwd.back()[0].d});
+    spec.backward.push_back({bwd.back()[0].T, bwd.back()[0].d});
+  }
+  std::vector<PipelineTaskInfo> info;
+  if (!buildPipeline(spec, sched, info, err))
+    return false;
+  opts = stageOptions(info, fwd, bwd);
+  return true;
+}
+
 TEST(DagFrontier, AnnealOnCoarsePipelines) {
   std::mt19937_64 g(2613);
   int better = 0, largeBetter = 0;
   double gapWithout = 0, gapWith = 0;
   for (int c = 0; c < 4; ++c) {
-    PipelineSpec spec;
-    spec.kind = PipelineKind::OneFOneB;
-    spec.stages = 6;
-    spec.microbatches = 12;
-    spec.staticPowerPerGpu = 70;
-    std::vector<std::vector<Option>> fwd, bwd;
-    for (uint32_t s = 0; s < spec.stages; ++s) {
-      double mult = 1 + 0.1 * double(g() % 100) / 100;
-      for (int k = 0; k < 2; ++k)
-        (k ? bwd : fwd)
-            .push_back(synthPassOptions(g, (k ? 0.24 : 0.11) * mult));
-      spec.forward.push_back({fwd.back()[0].T, fwd.back()[0].d});
-      spec.backward.push_back({bwd.back()[0].T, bwd.back()[0].d});
-    }
     Schedule sched;
-    std::vector<PipelineTaskInfo> info;
+    std::vector<std::vector<Option>> opts;
     std::string err;
-    ASSERT_TRUE(buildPipeline(spec, sched, info, err)) << err;
-    std::vector<std::vector<Option>> opts = stageOptions(info, fwd, bwd);
+    ASSERT_TRUE(coarsePipeline(g, 6, 12, sched, opts, err)) << err;
     DagFrontierSettings plain;
     plain.forwardSweepsUpTo = 0; // as on medium schedules: crash sweep, LP
     double Tfast;
@@ -1263,25 +1275,11 @@ TEST(DagFrontier, AnnealOnCoarsePipelines) {
 TEST(DagFrontier, LargePlansTakeTheSlackToTheDeadline) {
   std::mt19937_64 g(4417);
   for (int c = 0; c < 4; ++c) {
-    PipelineSpec spec;
-    spec.kind = PipelineKind::OneFOneB;
-    spec.stages = 4 + c % 3;
-    spec.microbatches = 10 + 2 * c;
-    spec.staticPowerPerGpu = 70;
-    std::vector<std::vector<Option>> fwd, bwd;
-    for (uint32_t s = 0; s < spec.stages; ++s) {
-      double mult = 1 + 0.1 * double(g() % 100) / 100;
-      for (int k = 0; k < 2; ++k)
-        (k ? bwd : fwd)
-            .push_back(synthPassOptions(g, (k ? 0.24 : 0.11) * mult));
-      spec.forward.push_back({fwd.back()[0].T, fwd.back()[0].d});
-      spec.backward.push_back({bwd.back()[0].T, bwd.back()[0].d});
-    }
     Schedule sched;
-    std::vector<PipelineTaskInfo> info;
+    std::vector<std::vector<Option>> opts;
     std::string err;
-    ASSERT_TRUE(buildPipeline(spec, sched, info, err)) << err;
-    std::vector<std::vector<Option>> opts = stageOptions(info, fwd, bwd);
+    ASSERT_TRUE(coarsePipeline(g, 4 + c % 3, 10 + 2 * c, sched, opts, err))
+        << err;
     double Tfast;
     dagEnergy(sched, opts, fastestChoices(opts), 0, &Tfast);
     double D = Tfast * (1 + 0.01 * double(1 + c));
