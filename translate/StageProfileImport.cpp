@@ -78,6 +78,10 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
     fail(o.file, "--microbatches must be a positive integer");
     return nullptr;
   }
+  if (o.stages && *o.stages <= 0) {
+    fail(o.file, "--stages must be a positive integer");
+    return nullptr;
+  }
   if (o.device.empty()) {
     fail(o.file, "--device is required (the GPU kind, e.g. A40)");
     return nullptr;
@@ -221,6 +225,18 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
   int64_t stages = std::max(fwd.empty() ? 0 : fwd.rbegin()->first,
                             bwd.empty() ? 0 : bwd.rbegin()->first) +
                    1;
+  if (o.stages && *o.stages != stages) {
+    // The stages one side has and the other lacks: [lo, hi].
+    int64_t lo = std::min(*o.stages, stages), hi = std::max(*o.stages, stages);
+    std::string what =
+        std::string(*o.stages > stages ? "no rows for " : "rows for ") +
+        (hi - lo > 1 ? "stages " + std::to_string(lo) + " to " +
+                           std::to_string(hi - 1)
+                     : "stage " + std::to_string(lo));
+    fail(o.file, "--stages " + Twine(*o.stages) + ", but the profile has " +
+                     what + " (its stages are 0.." + Twine(stages - 1) + ")");
+    return nullptr;
+  }
   for (int64_t st = 0; st < stages; ++st)
     if (!fwd.count(st) || !bwd.count(st)) {
       fail(o.file, "stage " + Twine(st) + " has no " +

@@ -36,6 +36,9 @@ struct StageProfileOptions {
   std::string file;
   std::string schedule = "1f1b";
   int64_t microbatches = 0;
+  /// The stage count the caller expects; the profile must have exactly
+  /// these stages (a file cut short reads as a shorter pipeline otherwise).
+  std::optional<int64_t> stages;
   std::string device;                ///< device kind, e.g. "A40"
   std::optional<double> staticPower; ///< W per GPU; else the known table
 };

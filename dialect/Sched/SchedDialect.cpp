@@ -486,8 +486,45 @@ static ParseResult parseGenerator(OpAsmParser &parser, OperationState &result,
   });
 }
 
+/// How many attributes an array holds, counting into nested arrays.
+static size_t leafCount(Attribute attr) {
+  auto array = dyn_cast<ArrayAttr>(attr);
+  if (!array)
+    return 1;
+  size_t n = 0;
+  for (Attribute element : array)
+    n += leafCount(element);
+  return n;
+}
+
+/// An array of more than this many attributes is printed one element per
+/// line (and its op one field per line): an imported profile's operating
+/// sets are tens of kB, and a diagnostic quotes the source line it points
+/// at -- on one line that was the whole op (80 kB at 8 stages).
+constexpr size_t kInlineLeaves = 8;
+
+static void printLong(OpAsmPrinter &p, Attribute attr) {
+  auto array = dyn_cast<ArrayAttr>(attr);
+  if (!array || leafCount(array) <= kInlineLeaves) {
+    p.printAttribute(attr);
+    return;
+  }
+  p << '[';
+  p.increaseIndent();
+  for (auto [i, element] : llvm::enumerate(array)) {
+    p.printNewline();
+    printLong(p, element);
+    if (i + 1 < array.size())
+      p << ',';
+  }
+  p.decreaseIndent();
+  p.printNewline();
+  p << ']';
+}
+
 /// `@name {fields}`, the fields at their defaults left out (as the
-/// declarative format prints them); `defaults` names each default.
+/// declarative format prints them); `defaults` names each default. A
+/// generator holding long arrays is printed one field per line.
 static void printGenerator(OpAsmPrinter &p, Operation *op, StringRef name,
                            ArrayRef<std::pair<StringRef, Attribute>> defaults) {
   p << ' ';
@@ -496,7 +533,32 @@ static void printGenerator(OpAsmPrinter &p, Operation *op, StringRef name,
   for (auto [field, value] : defaults)
     if (op->getAttr(field) == value)
       elided.push_back(field);
-  p.printOptionalAttrDict(op->getAttrs(), elided);
+  SmallVector<NamedAttribute> fields;
+  bool long_ = false;
+  for (NamedAttribute field : op->getAttrs())
+    if (!llvm::is_contained(elided, field.getName().getValue())) {
+      fields.push_back(field);
+      long_ |= leafCount(field.getValue()) > kInlineLeaves;
+    }
+  if (!long_) {
+    p.printOptionalAttrDict(op->getAttrs(), elided);
+    return;
+  }
+  p << " {";
+  p.increaseIndent();
+  for (auto [i, field] : llvm::enumerate(fields)) {
+    p.printNewline();
+    p.printKeywordOrString(field.getName().getValue());
+    if (!isa<UnitAttr>(field.getValue())) {
+      p << " = ";
+      printLong(p, field.getValue());
+    }
+    if (i + 1 < fields.size())
+      p << ',';
+  }
+  p.decreaseIndent();
+  p.printNewline();
+  p << '}';
 }
 
 ParseResult PipelineOp::parse(OpAsmParser &parser, OperationState &result) {

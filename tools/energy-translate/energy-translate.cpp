@@ -3,7 +3,8 @@
 //   energy-translate --import-kineto rank0.json[.gz] rank1.json ... [-o out]
 //       [--static-power W] [--dynamic-power W]
 //   energy-translate --import-stage-profile profile.csv --schedule 1f1b
-//       --microbatches M --device A40 [--static-power W] [-o out]
+//       --microbatches M --device A40 [--stages N] [--static-power W]
+//       [-o out]
 //   energy-translate --export-plan planned.mlir [-o plan.json]
 //   energy-translate --export-frontier with-frontier.mlir [-o frontier.csv]
 //
@@ -85,6 +86,12 @@ static cl::opt<std::string>
 static cl::opt<int64_t> microbatches(
     "microbatches",
     cl::desc("--import-stage-profile's microbatches per iteration"),
+    cl::init(0), cl::cat(category));
+static cl::opt<int64_t> stagesExpected(
+    "stages",
+    cl::desc("--import-stage-profile: the pipeline's stage count, checked "
+             "against the profile's (a profile that lost its last stages "
+             "reads as a shorter pipeline)"),
     cl::init(0), cl::cat(category));
 static cl::opt<std::string> deviceKind("device",
                                        cl::desc("GPU kind of a stage profile"),
@@ -280,6 +287,8 @@ int main(int argc, char **argv) {
     opts.file = inputs[0];
     opts.schedule = scheduleName;
     opts.microbatches = microbatches;
+    if (stagesExpected.getNumOccurrences())
+      opts.stages = stagesExpected;
     opts.device = deviceKind;
     if (staticPower.getNumOccurrences())
       opts.staticPower = staticPower;
@@ -293,6 +302,7 @@ int main(int argc, char **argv) {
   mlir::TimingScope outputTiming = root.nest("Output");
   return writeOutput([&](raw_ostream &os) {
     module->print(os, mlir::OpPrintingFlags().assumeVerified().useLocalScope());
+    os << '\n';
     return true;
   });
 }
