@@ -29,6 +29,7 @@ Signature ThermalModel::atTemperature(const Signature &null,
     s.clarkT = s.T;
   }
   s.varE = s.s * s.s * s.varT + s.varD;
+  s.excessE = s.covUT = 0; // an element's (Axiom P1)
   return s;
 }
 
@@ -49,6 +50,7 @@ Signature CacheSignature::at(double r) const {
   s.varD = lerp(cold.varD, warm.varD);
   s.varE = s.s * s.s * s.varT + s.varD;
   s.clarkT = s.T;
+  s.excessE = s.covUT = 0; // an element's (Axiom P1)
   return s;
 }
 

@@ -174,8 +174,31 @@ Signature seq(const Signature &a, const Signature &b, CompositionError &err) {
     r.s = a.s;
   else
     r.s = r.T > 0 ? (e - r.d) / r.T : std::max(a.s, b.s);
+  // E[E_A + E_B] = E[E_A] + E[E_B]; Cov(E, T) = Cov(E_A, T_A) + Cov(E_B,
+  // T_B) (independent operands), and Cov(E, T) = covUT + s var_T.
+  r.excessE = a.excessE + b.excessE;
+  r.covUT = a.covUT + a.s * a.varT + b.covUT + b.s * b.varT - r.s * r.varT;
   r.devices = a.devices;
   return r;
+}
+
+/// par and multi alike (CALCULUS.md section 3, "Mixed static powers"): with
+/// U = E - s T for each operand, E = U_A + U_B + S max(T_A, T_B), S the
+/// static power drawn over the makespan (s for par, s_A + s_B for multi).
+/// Clark's moments of the max and Cov(U_A, max) = Cov(U_A, T_A) Phi(a) give
+/// E[E] and Var(E); for measured elements (U = d, covUT = 0) this is
+/// var_E = var_d_A + var_d_B + S^2 Var(max) and E[E] = S E[max] + d.
+static void composeMax(const Signature &a, const Signature &b, double S,
+                       const MaxMoments &m, Signature &r) {
+  auto varU = [](const Signature &x) {
+    return x.varE - 2 * x.s * x.covUT - x.s * x.s * x.varT;
+  };
+  double covUM = a.covUT * m.p1 + b.covUT * (1 - m.p1);
+  r.varE = std::max(0.0, varU(a) + varU(b) + S * S * m.var + 2 * S * covUM);
+  r.covUT = covUM + (S - r.s) * m.var;
+  // E[U_X] - U_X(point) = excess_X - s_X (E[T_X] - T_X).
+  r.excessE = a.excessE - a.s * (a.clarkT - a.T) + b.excessE -
+              b.s * (b.clarkT - b.T) + S * (m.mean - r.T);
 }
 
 Signature repeatSeq(const Signature &a, uint64_t n) {
@@ -187,6 +210,8 @@ Signature repeatSeq(const Signature &a, uint64_t n) {
   r.varD = k * a.varD;
   r.varE = k * a.varE;
   r.clarkT = k * a.clarkT;
+  r.excessE = k * a.excessE;
+  r.covUT = k * a.covUT;
   return r;
 }
 
@@ -215,8 +240,8 @@ Signature par(const Signature &a, const Signature &b, CompositionError &err) {
   r.d = a.d + b.d;
   r.varT = m.var;
   r.varD = a.varD + b.varD;
-  r.varE = r.varD + r.s * r.s * r.varT;
   r.clarkT = m.mean;
+  composeMax(a, b, r.s, m, r);
   r.devices = a.devices;
   return r;
 }
@@ -237,8 +262,8 @@ Signature multi(const Signature &a, const Signature &b, CompositionError &err) {
   r.d = a.d + b.d;
   r.varT = m.var;
   r.varD = a.varD + b.varD;
-  r.varE = r.varD + r.s * r.s * r.varT;
   r.clarkT = m.mean;
+  composeMax(a, b, r.s, m, r);
   r.devices = a.devices;
   r.devices.unite(b.devices);
   return r;
@@ -284,15 +309,15 @@ MaxMoments clarkMax(double mu1, double var1, double mu2, double var2) {
   // are below double precision relative to the moments: the exact limit.
   if (theta == 0 || std::fabs(mu1 - mu2) > 9 * theta) {
     if (mu1 > mu2 || (mu1 == mu2 && var1 >= var2))
-      return {mu1, theta == 0 ? 0 : var1};
-    return {mu2, theta == 0 ? 0 : var2};
+      return {mu1, theta == 0 ? 0 : var1, 1};
+    return {mu2, theta == 0 ? 0 : var2, 0};
   }
   double a = (mu1 - mu2) / theta;
   double pa = normalCdf(a), pna = normalCdf(-a), fa = normalPdf(a);
   double m1 = mu1 * pa + mu2 * pna + theta * fa;
   double m2 = (mu1 * mu1 + var1) * pa + (mu2 * mu2 + var2) * pna +
               (mu1 + mu2) * theta * fa;
-  return {m1, std::max(0.0, m2 - m1 * m1)};
+  return {m1, std::max(0.0, m2 - m1 * m1), pa};
 }
 
 double normalQuantile(double p) {

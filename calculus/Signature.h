@@ -54,6 +54,12 @@ private:
 ///
 /// `clarkT` is the distributional refinement of the makespan (Clark's E[max]
 /// through every par/multi); it is never mixed into T, the point prediction.
+///
+/// `excessE` and `covUT` keep the expectation and the variance exact (under
+/// the independent-Gaussian model of section 3) through composites whose
+/// time varies in parts drawn at static powers other than their summary s
+/// (CALCULUS.md section 3, "Mixed static powers"): both are zero for a
+/// measured element, so a signature built by hand needs neither.
 struct Signature {
   double s = 0;      ///< static power, W
   double T = 0;      ///< time, s
@@ -62,6 +68,14 @@ struct Signature {
   double varD = 0;   ///< variance of d, J^2
   double varE = 0;   ///< variance of E, J^2
   double clarkT = 0; ///< E[makespan] under Clark's refinement, s
+  /// E[E] - E(): what the parallel parts' jitter adds to the point energy,
+  /// each part's extra time at its own static power, J.
+  double excessE = 0;
+  /// Cov(E - s T, T), J s: zero for an element (E = s T + d, d independent
+  /// of T); for a composite, how much of its time's variance is drawn at
+  /// static powers other than s (a varying part at 60 W inside a sequence
+  /// whose summary s is 130 W).
+  double covUT = 0;
   DeviceSet devices;
 
   /// A directly measured element (Axiom P1, var_E = s^2 var_T + var_d).
@@ -71,9 +85,10 @@ struct Signature {
   static Signature idle(double s, double T, DeviceSet devices);
 
   double E() const { return s * T + d; }
-  /// The expected energy when times vary: static power over the expected
-  /// makespan, s E[T] + d (E[T] = clarkT; equal to E() when nothing varies).
-  double expectedE() const { return s * (clarkT > 0 ? clarkT : T) + d; }
+  /// The expected energy when times vary: E() plus each parallel part's
+  /// expected extra time at its static power (s E[T] + d where one static
+  /// power is drawn throughout; equal to E() when nothing varies).
+  double expectedE() const { return E() + excessE; }
   double staticEnergy() const { return s * T; }
   double sigmaE() const;
 };
@@ -133,6 +148,10 @@ private:
 struct MaxMoments {
   double mean;
   double var;
+  /// Phi(a), a = (mu1 - mu2) / theta: Cov(max, Y) = Cov(X1, Y) p1 +
+  /// Cov(X2, Y) (1 - p1) for any Y jointly Gaussian with X1, X2 (Clark
+  /// 1961, eq. 6).
+  double p1;
 };
 MaxMoments clarkMax(double mu1, double var1, double mu2, double var2);
 

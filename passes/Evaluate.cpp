@@ -301,9 +301,20 @@ struct EnergyEvaluatePass
     // Where the expected makespan runs past the point one, the interval is
     // about the expected energy, not the point energy printed above (said
     // where the two print differently).
-    if (q(sig.expectedE(), Dimension::Energy) != q(sig.E(), Dimension::Energy))
+    // Where one static power is drawn throughout, that is s E[T] + d; else
+    // each parallel part's extra time is at its own static power.
+    if (q(sig.expectedE(), Dimension::Energy) !=
+        q(sig.E(), Dimension::Energy)) {
       os << "  (about the expected energy "
-         << q(sig.expectedE(), Dimension::Energy) << " = s E[T] + d)";
+         << q(sig.expectedE(), Dimension::Energy);
+      double uniform = sig.s * sig.clarkT + sig.d;
+      if (std::fabs(uniform - sig.expectedE()) <=
+          1e-12 * std::fabs(sig.expectedE()))
+        os << " = s E[T] + d)";
+      else
+        os << ": the parallel parts' expected extra time, each at its own "
+              "static power)";
+    }
     os << "\n";
     os << llvm::formatv(
         "  time     {0}  ({1}: {2})\n", q(sig.T, Dimension::Time),

@@ -230,9 +230,9 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
     int64_t lo = std::min(*o.stages, stages), hi = std::max(*o.stages, stages);
     std::string what =
         std::string(*o.stages > stages ? "no rows for " : "rows for ") +
-        (hi - lo > 1 ? "stages " + std::to_string(lo) + " to " +
-                           std::to_string(hi - 1)
-                     : "stage " + std::to_string(lo));
+        (hi - lo > 1
+             ? "stages " + std::to_string(lo) + " to " + std::to_string(hi - 1)
+             : "stage " + std::to_string(lo));
     fail(o.file, "--stages " + Twine(*o.stages) + ", but the profile has " +
                      what + " (its stages are 0.." + Twine(stages - 1) + ")");
     return nullptr;

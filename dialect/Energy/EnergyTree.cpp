@@ -44,7 +44,11 @@ void refineMakespan(Operation *op, Signature &sig) {
   sig.clarkT =
       sig.T + std::max(0.0, mean.getValueAsDouble() - point.getValueAsDouble());
   sig.varT = sigma.getValueAsDouble() * sigma.getValueAsDouble();
+  // The padded devices draw their summed static power s over the whole
+  // makespan: its jitter is drawn at s.
   sig.varE = sig.varD + sig.s * sig.s * sig.varT;
+  sig.excessE = sig.s * (sig.clarkT - sig.T);
+  sig.covUT = 0;
 }
 } // namespace
 

@@ -360,6 +360,131 @@ TEST(Uncertainty, MultiVarianceUsesSummedStaticPower) {
   expectRel(4 + 9 + 100 * 100 * varMax, m.varE, 1e-9, "multi varE");
 }
 
+// Mixed static powers (CALCULUS.md section 3): a sequence whose varying
+// part runs at 60 W while its summary s is 130 W. E[E] is additive over a
+// sequence, so the par's expected extra time is drawn at its own 60 W.
+TEST(Uncertainty, MixedPowersExpectationIsAdditive) {
+  Signature hot = elem(200, 0.01, 1), a = elem(60, 0.01, 1, 0, 0.001);
+  Signature x = mustSeq(hot, mustPar(a, a));
+  // E[max] of two iid N(mu, sigma^2) = mu + sigma / sqrt(pi).
+  double expected = 200 * 0.01 + 1 + 60 * (0.01 + 0.001 / std::sqrt(M_PI)) + 2;
+  expectRel(expected, x.expectedE(), 1e-12, "E[E] of the sequence");
+  // Var(max) of two iid = sigma^2 (1 - 1/pi), drawn at 60 W.
+  expectRel(60 * 0.001 * std::sqrt(1 - 1 / M_PI), x.sigmaE(), 1e-12,
+            "sigma_E of the sequence");
+  EXPECT_DOUBLE_EQ(x.s, 130); // the summary: (2 + 0.6) J / 20 ms
+}
+
+// The same sequence across devices: only @x varies, and while it does its
+// device draws 60 W and the other, padded, 20 W: sigma_E = 80 W x 1 ms
+// (the summed summaries, 150 W x 1 ms, overstated it).
+TEST(Uncertainty, MixedPowersMultiVarianceIsDrawnWhereTimeVaries) {
+  Signature lane = mustSeq(elem(200, 0.01, 1), elem(60, 0.01, 1, 0, 0.001));
+  Signature m = mustMulti(lane, elem(20, 0.005, 1, 1));
+  expectRel(0.080, m.sigmaE(), 1e-12, "sigma_E");
+  expectRel(6.0, m.expectedE(), 1e-12, "E[E]"); // the max is @g's lane
+}
+
+// Random trees of mixed static powers against Monte Carlo of the model the
+// docs define: E = s T + d per element; a sequence adds; a par on one
+// device draws its s once over the max of its parts' times; a multi pads
+// each lane at its summary static power (sum s_k T_k / sum T_k) to the
+// longest. Clark's Gaussian max is the only approximation.
+TEST(Uncertainty, MixedPowersAgainstMonteCarlo) {
+  std::mt19937_64 gen(2026);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::normal_distribution<double> n01(0, 1);
+  struct Leaf {
+    double s, T, d, sT, sd;
+  };
+  struct Block {
+    std::vector<Leaf> par; // one leaf: an element; more: a par at 60 W
+  };
+  double worstMean = 0, worstSd = 0;
+  for (int tree = 0; tree < 30; ++tree) {
+    int lanes = 2 + int(u(gen) * 2);
+    std::vector<std::vector<Block>> plan(lanes);
+    Signature root;
+    for (int l = 0; l < lanes; ++l) {
+      Signature lane;
+      int blocks = 2 + int(u(gen) * 3);
+      for (int k = 0; k < blocks; ++k) {
+        Block b;
+        int width = u(gen) < 0.4 ? 2 + int(u(gen) * 2) : 1;
+        for (int w = 0; w < width; ++w) {
+          Leaf f;
+          f.s = width > 1 ? 60 : (u(gen) < 0.5 ? 200 : 60);
+          f.T = 0.01 * (0.5 + u(gen));
+          f.d = 0.5 + u(gen);
+          f.sT = f.T * 0.15 * u(gen);
+          f.sd = 0.05 * u(gen);
+          b.par.push_back(f);
+        }
+        Signature bs;
+        for (size_t w = 0; w < b.par.size(); ++w) {
+          const Leaf &f = b.par[w];
+          Signature e = elem(f.s, f.T, f.d, l, f.sT, f.sd);
+          bs = w == 0 ? e : mustPar(bs, e);
+        }
+        lane = k == 0 ? bs : mustSeq(lane, bs);
+        plan[l].push_back(b);
+      }
+      root = l == 0 ? lane : mustMulti(root, lane);
+    }
+    // The lanes' summary powers, from the point values by hand.
+    std::vector<double> pad(lanes);
+    for (int l = 0; l < lanes; ++l) {
+      double staticJ = 0, time = 0;
+      for (const Block &b : plan[l]) {
+        double t = 0;
+        for (const Leaf &f : b.par)
+          t = std::max(t, f.T);
+        staticJ += b.par[0].s * t;
+        time += t;
+      }
+      pad[l] = staticJ / time;
+    }
+    const int draws = 50000;
+    double sum = 0, sumSq = 0;
+    std::vector<double> laneE(lanes), laneT(lanes);
+    for (int i = 0; i < draws; ++i) {
+      double M = 0;
+      for (int l = 0; l < lanes; ++l) {
+        laneE[l] = laneT[l] = 0;
+        for (const Block &b : plan[l]) {
+          double t = 0, dyn = 0;
+          for (const Leaf &f : b.par) {
+            t = std::max(t, f.T + f.sT * n01(gen));
+            dyn += f.d + f.sd * n01(gen);
+          }
+          laneE[l] += b.par[0].s * t + dyn;
+          laneT[l] += t;
+        }
+        M = std::max(M, laneT[l]);
+      }
+      double E = 0;
+      for (int l = 0; l < lanes; ++l)
+        E += laneE[l] + pad[l] * (M - laneT[l]);
+      sum += E;
+      sumSq += E * E;
+    }
+    double mean = sum / draws, sd = std::sqrt(sumSq / draws - mean * mean);
+    double meanErr = std::fabs(mean - root.expectedE()) / sd;
+    double sdErr = std::fabs(sd - root.sigmaE()) / sd;
+    worstMean = std::max(worstMean, meanErr);
+    worstSd = std::max(worstSd, sdErr);
+    EXPECT_LE(meanErr, 0.05) << "tree " << tree << ": E[E] " << mean
+                             << " J (Monte Carlo) vs " << root.expectedE();
+    EXPECT_LE(sdErr, 0.05) << "tree " << tree << ": sigma_E " << sd
+                           << " J (Monte Carlo) vs " << root.sigmaE();
+  }
+  RecordProperty("worst_mean_error_in_sigmas", std::to_string(worstMean));
+  RecordProperty("worst_sigma_relative_error", std::to_string(worstSd));
+  std::printf("mixed powers: worst |E[E] error| %.4f sigma, worst sigma_E "
+              "error %.2f %%\n",
+              worstMean, 100 * worstSd);
+}
+
 TEST(Uncertainty, QuantilesAndIntervals) {
   EXPECT_NEAR(twoSidedQuantile(0.95), 1.959963984540054, 1e-12);
   EXPECT_NEAR(twoSidedQuantile(0.99), 2.5758293035489004, 1e-12);
