@@ -45,6 +45,9 @@ struct EnergyServePlanPass
     if (measurements.empty() || model.empty() || gpu.empty())
       return fail("needs measurements=FILE[,FILE...], model= and gpu= (and "
                   "slo-p90-itl-ms=)");
+    if (!sloP90ItlMs.hasValue())
+      return fail("needs slo-p90-itl-ms= (the p90 inter-token latency SLO, "
+                  "ms)");
     if (!(sloP90ItlMs > 0) || !std::isfinite(sloP90ItlMs))
       return fail("slo-p90-itl-ms=" + formatNumber(sloP90ItlMs) +
                   ": the p90 inter-token latency SLO must be a positive "
@@ -92,6 +95,22 @@ struct EnergyServePlanPass
         serve.emitWarning("energy-serve-plan: the workload's device '")
             << serve.getDeviceKind() << "' is not the measurements' GPU '"
             << gpu << "': the batch cap is " << gpu << "'s";
+      // The measured model against the workload's: its weights read per
+      // iteration are the model's whole (or, with tensor parallelism, one
+      // GPU's share); neither within 2x is another model.
+      double w = serve.getWeightBytes().convertToDouble();
+      auto near = [&](double ref) {
+        return ref > 0 && w >= ref / 2 && w <= ref * 2;
+      };
+      if (rec.weightBytes > 0 && !near(rec.weightBytes) &&
+          !near(rec.weightBytes / rec.tp))
+        serve.emitWarning("energy-serve-plan: the workload's weight_bytes (")
+            << formatNumber(w) << " B) is not that of '" << model << "' ("
+            << formatNumber(rec.weightBytes) << " B"
+            << (rec.tp > 1 ? ", " + formatNumber(rec.weightBytes / rec.tp) +
+                                 " B per GPU at TP " + std::to_string(rec.tp)
+                           : std::string())
+            << "): the batch cap is that model's";
       serve.setMaxBatch(uint64_t(rec.cap));
       serve->setAttr(EnergyDialect::ServePlanAttrHelper::getNameStr(), plan);
       any = true;

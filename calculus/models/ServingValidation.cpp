@@ -492,6 +492,19 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
   out.predictedP90 = predictions[out.cap].first;
   out.capMeasured = std::any_of(group.begin(), group.end(),
                                 [&](auto *o) { return o->cap == out.cap; });
+  out.weightBytes = group.front()->weightBytes;
+  out.tp = group.front()->tp;
+  if (out.cap == highest && out.predictedP90 < sloS) {
+    // The data, not the SLO, bounds the answer: a larger cap may meet the
+    // SLO at less energy per token, but none was measured.
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "cap %g is the largest measured in this cell and its p90 "
+                  "(%.3g ms) is below the SLO (%.3g ms): the data, not the "
+                  "SLO, limits the cap; a larger one was not measured",
+                  out.cap, out.predictedP90 * 1e3, sloS * 1e3);
+    out.notes.push_back(buf);
+  }
   return true;
 }
 

@@ -120,6 +120,11 @@ struct ServingRecommendation {
   std::string cell;
   double predictedP90 = 0;
   bool capMeasured = false;
+  /// The measured model's weights, bytes (total over its GPUs), and the
+  /// cell's tensor-parallel degree: what a workload planned with this cap
+  /// should match.
+  double weightBytes = 0;
+  int tp = 1;
   /// recommendCap's notes (warnings for the user).
   std::vector<std::string> notes;
   /// The 95 % interval of the predicted energy per token, clipped at 0

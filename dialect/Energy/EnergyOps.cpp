@@ -433,15 +433,34 @@ void MultiOp::print(OpAsmPrinter &p) { printComposition(*this, p); }
 //===----------------------------------------------------------------------===//
 
 namespace {
+/// Whether any element or measured composite below `op` has a varying time.
+static bool anyTimeVaries(Operation *op) {
+  bool varies = false;
+  op->walk([&](Operation *x) {
+    if (auto e = dyn_cast<ElementOp>(x))
+      varies |= e.getSig() && e.getSig()->sigmaT > 0;
+    else if (auto c = dyn_cast<CompositeOp>(x))
+      varies |= c.getSigAttr() && c.getSigAttr().sigmaTime() > 0;
+    return varies ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return varies;
+}
+
 /// Associativity: an unnamed composition nested directly in one of the same
 /// kind is spliced into its parent. Named ones are kept: their names are how
-/// reports and users refer to them.
+/// reports and users refer to them. A par or multi whose times vary is kept
+/// too: Clark's moments of a max of three or more depend on the grouping
+/// (CALCULUS.md section 2), so splicing would change the evaluated sigma
+/// and leave the root's `energy.total` describing another fold; a seq's
+/// sums do not.
 template <typename OpTy> struct FlattenNested : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy inner,
                                 PatternRewriter &rewriter) const override {
     auto outer = dyn_cast_or_null<OpTy>(inner->getParentOp());
     if (!outer || inner.getSymNameAttr())
+      return failure();
+    if (!std::is_same_v<OpTy, SeqOp> && anyTimeVaries(outer))
       return failure();
     rewriter.inlineBlockBefore(&inner.getBody().front(), inner);
     rewriter.eraseOp(inner);

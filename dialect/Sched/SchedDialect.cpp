@@ -665,6 +665,12 @@ LogicalResult PipelineOp::verify() {
   }
   if (kind == calculus::PipelineKind::ZBH1 && !getWeightAttr())
     return emitOpError("zb-h1 needs `weight` signatures (the W passes)");
+  // Only zb-h1 splits the backward into B and W: elsewhere a `weight` would
+  // be dropped, and its energy with it.
+  if (kind != calculus::PipelineKind::ZBH1 && getWeightAttr())
+    return emitOpError("`weight` (the W passes) is for schedule \"zb-h1\"; ")
+           << "\"" << getSchedule()
+           << "\" has none (its backward signatures include them)";
   if (getDataParallel() > 1 && !getAllreduceAttr())
     return emitOpError("data_parallel > 1 needs an `allreduce` signature");
   if (!(getAllreduceLag().convertToDouble() >= 0))

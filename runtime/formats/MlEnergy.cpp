@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <tuple>
 
 using namespace llvm;
@@ -310,13 +311,26 @@ bool readMlEnergy(const std::string &path, std::vector<ServingPoint> &out,
   }
   if (!sys::fs::is_directory(path))
     return readFile(path, out, err);
+  // Symbolic links are followed, each folder and file once (by its
+  // device and inode): a link to a parent folder made the walk loop, and
+  // two such links grew it exponentially.
   std::vector<std::string> files;
+  std::set<sys::fs::UniqueID> seen;
+  sys::fs::UniqueID id;
+  if (!sys::fs::getUniqueID(path, id))
+    seen.insert(id);
   std::error_code ec;
   for (sys::fs::recursive_directory_iterator it(path, ec), end;
        it != end && !ec; it.increment(ec)) {
+    if (sys::fs::getUniqueID(it->path(), id))
+      continue; // a dangling link
+    if (!seen.insert(id).second) {
+      it.no_push();
+      continue;
+    }
     StringRef name = sys::path::filename(it->path());
     if (name.ends_with(".json") && name != "models.json" &&
-        it->type() != sys::fs::file_type::directory_file)
+        !sys::fs::is_directory(it->path()))
       files.push_back(it->path());
   }
   if (ec) {

@@ -43,6 +43,38 @@ energy.multi @flat_multi {
 
 energy.device @g kind "A100" static 60 W
 
+// A par whose times vary keeps its grouping: Clark's moments of a max of
+// three depend on it (evaluated sigma 19.672 mJ grouped, 18.546 mJ
+// spliced), and a seq's sums do not.
+// CHECK-LABEL: energy.par @varies {
+// CHECK-NEXT:    energy.element @c on @g
+// CHECK-NEXT:    energy.par {
+// CHECK-NEXT:      energy.element @a on @g
+// CHECK-NEXT:      energy.element @b on @g
+// CHECK-NEXT:    }
+// CHECK-NEXT:  }
+energy.par @varies {
+  energy.element @c on @g sig <T = 2 ms, d = 1 J, sigma_T = 1 us>
+  energy.par {
+    energy.element @a on @g sig <T = 2 ms, d = 1 J, sigma_T = 300 us>
+    energy.element @b on @g sig <T = 2 ms, d = 1 J, sigma_T = 300 us>
+  }
+}
+// CHECK-LABEL: energy.seq @varies_seq {
+// CHECK-NEXT:    energy.element @a2 on @g
+// CHECK-NEXT:    energy.element @b2 on @g
+// CHECK-NEXT:  }
+energy.seq @varies_seq {
+  energy.seq {
+    energy.element @a2 on @g sig <T = 2 ms, d = 1 J, sigma_T = 300 us>
+  }
+  energy.element @b2 on @g sig <T = 2 ms, d = 1 J, sigma_T = 300 us>
+}
+
+// -----
+
+energy.device @g kind "A100" static 60 W
+
 // Named inner compositions keep their identity; a different kind is never
 // spliced (par inside seq is not associativity).
 // CHECK-LABEL: energy.par @keep {

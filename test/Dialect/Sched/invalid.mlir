@@ -101,6 +101,13 @@ sched.schedule @s {
 // -----
 
 sched.schedule @s {
+  // expected-error @+1 {{'sched.pipeline' op `weight` (the W passes) is for schedule "zb-h1"; "gpipe" has none (its backward signatures include them)}}
+  sched.pipeline @p {stages = 2, microbatches = 4, schedule = "gpipe", device_kind = "A40", static_power = 65.0, forward = #energy.sig<T = 1 ms, d = 2 J>, backward = #energy.sig<T = 2 ms, d = 4 J>, weight = #energy.sig<T = 5 ms, d = 1 J>}
+}
+
+// -----
+
+sched.schedule @s {
   // expected-error @+1 {{'sched.pipeline' op data_parallel > 1 needs an `allreduce` signature}}
   sched.pipeline @p {stages = 2, microbatches = 4, schedule = "1f1b", data_parallel = 2, device_kind = "A40", static_power = 65.0, forward = #energy.sig<T = 1 ms, d = 2 J>, backward = #energy.sig<T = 2 ms, d = 4 J>}
 }
