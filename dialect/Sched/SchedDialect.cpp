@@ -504,6 +504,8 @@ static size_t leafCount(Attribute attr) {
 constexpr size_t kInlineLeaves = 8;
 
 static void printLong(OpAsmPrinter &p, Attribute attr) {
+  if (succeeded(p.printAlias(attr))) // an operating set's `#opset`
+    return;
   auto array = dyn_cast<ArrayAttr>(attr);
   if (!array || leafCount(array) <= kInlineLeaves) {
     p.printAttribute(attr);

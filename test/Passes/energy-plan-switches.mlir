@@ -1,13 +1,13 @@
-// RUN: energy-opt %s --energy-plan="max-slowdown=25" -split-input-file | FileCheck %s
-// RUN: energy-opt %s --energy-plan="max-slowdown=25" --energy-emit-dvfs -split-input-file | FileCheck %s --check-prefix=EMIT
+// RUN: energy-opt --mlir-print-local-scope %s --energy-plan="max-slowdown=25" -split-input-file | FileCheck %s
+// RUN: energy-opt --mlir-print-local-scope %s --energy-plan="max-slowdown=25" --energy-emit-dvfs -split-input-file | FileCheck %s --check-prefix=EMIT
 // Every plan re-lowers and re-evaluates to its own E and T (1e-9); with the
 // switches emitted as tasks, to its E and T with switches:
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: energy-opt %s --energy-plan="max-slowdown=25" -split-input-file -o %t/plan.mlir
-// RUN: energy-opt %t/plan.mlir --sched-to-energy --energy-evaluate -split-input-file -o %t/plan-re.mlir
+// RUN: energy-opt --mlir-print-local-scope %s --energy-plan="max-slowdown=25" -split-input-file -o %t/plan.mlir
+// RUN: energy-opt --mlir-print-local-scope %t/plan.mlir --sched-to-energy --energy-evaluate -split-input-file -o %t/plan-re.mlir
 // RUN: %python %S/plan_reevaluates.py %t/plan.mlir %t/plan-re.mlir | FileCheck %s --check-prefix=AGAIN
-// RUN: energy-opt %s --energy-plan="max-slowdown=25" --energy-emit-dvfs -split-input-file -o %t/emit.mlir
-// RUN: energy-opt %t/emit.mlir --sched-to-energy --energy-evaluate -split-input-file -o %t/emit-re.mlir
+// RUN: energy-opt --mlir-print-local-scope %s --energy-plan="max-slowdown=25" --energy-emit-dvfs -split-input-file -o %t/emit.mlir
+// RUN: energy-opt --mlir-print-local-scope %t/emit.mlir --sched-to-energy --energy-evaluate -split-input-file -o %t/emit-re.mlir
 // RUN: %python %S/plan_reevaluates.py %t/emit.mlir %t/emit-re.mlir | FileCheck %s --check-prefix=AGAIN
 // AGAIN: plan re-evaluates to its claim
 // The plan file's time and energy are the switched ones (what the plan

@@ -1,14 +1,14 @@
-// RUN: energy-opt %s --energy-frontier -split-input-file | FileCheck %s --check-prefix=FRONT
-// RUN: energy-opt %s --energy-plan="max-slowdown=0" -split-input-file | FileCheck %s --check-prefix=FAST
-// RUN: energy-opt %s --energy-plan="max-slowdown=20" -split-input-file | FileCheck %s --check-prefix=SLOW
-// RUN: energy-opt %s --energy-plan="max-slowdown=20" --sched-to-energy --energy-evaluate -split-input-file | FileCheck %s --check-prefix=EVAL
+// RUN: energy-opt --mlir-print-local-scope %s --energy-frontier -split-input-file | FileCheck %s --check-prefix=FRONT
+// RUN: energy-opt --mlir-print-local-scope %s --energy-plan="max-slowdown=0" -split-input-file | FileCheck %s --check-prefix=FAST
+// RUN: energy-opt --mlir-print-local-scope %s --energy-plan="max-slowdown=20" -split-input-file | FileCheck %s --check-prefix=SLOW
+// RUN: energy-opt --mlir-print-local-scope %s --energy-plan="max-slowdown=20" --sched-to-energy --energy-evaluate -split-input-file | FileCheck %s --check-prefix=EVAL
 // Every plan re-lowers and re-evaluates to its own E and T (1e-9), at both limits:
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: energy-opt %s --energy-plan="max-slowdown=0" -split-input-file -o %t/fast.mlir
-// RUN: energy-opt %t/fast.mlir --sched-to-energy --energy-evaluate -split-input-file -o %t/fast-re.mlir
+// RUN: energy-opt --mlir-print-local-scope %s --energy-plan="max-slowdown=0" -split-input-file -o %t/fast.mlir
+// RUN: energy-opt --mlir-print-local-scope %t/fast.mlir --sched-to-energy --energy-evaluate -split-input-file -o %t/fast-re.mlir
 // RUN: %python %S/plan_reevaluates.py %t/fast.mlir %t/fast-re.mlir | FileCheck %s --check-prefix=AGAIN
-// RUN: energy-opt %s --energy-plan="max-slowdown=20" -split-input-file -o %t/slow.mlir
-// RUN: energy-opt %t/slow.mlir --sched-to-energy --energy-evaluate -split-input-file -o %t/slow-re.mlir
+// RUN: energy-opt --mlir-print-local-scope %s --energy-plan="max-slowdown=20" -split-input-file -o %t/slow.mlir
+// RUN: energy-opt --mlir-print-local-scope %t/slow.mlir --sched-to-energy --energy-evaluate -split-input-file -o %t/slow-re.mlir
 // RUN: %python %S/plan_reevaluates.py %t/slow.mlir %t/slow-re.mlir | FileCheck %s --check-prefix=AGAIN
 // AGAIN: plan re-evaluates to its claim
 

@@ -1,4 +1,4 @@
-// RUN: energy-opt %s --sched-expand -split-input-file | FileCheck %s
+// RUN: energy-opt --mlir-print-local-scope %s --sched-expand -split-input-file | FileCheck %s
 
 // 1F1B, 3 stages, 4 microbatches: stage s warms up with min(S - s - 1, M)
 // forwards, then alternates, then drains.

@@ -4,9 +4,7 @@
 // upstream transforms (-canonicalize, -cse, ...).
 //
 // Two printing defaults differ from mlir-opt, for schedules with millions
-// of ops (measured on 10^6 elements: output 10.4 s -> 4.4 s):
-//  - `--mlir-print-local-scope`: no alias table (the alias pass walks every
-//    attribute of every op; our dialects define no aliases);
+// of ops:
 //  - `--mlir-print-assume-verified` while `--verify-each` is on (the
 //    default): the module was verified after parsing and after every pass,
 //    so printing does not verify it again.
@@ -14,6 +12,9 @@
 //    location and name, not the op printed whole (a schedule op is the
 //    whole schedule: one error once printed 1,008,035 bytes).
 // Each can be turned back by passing it explicitly (`=false` / `=true`).
+// Aliases stay on: operating sets print once as `#opset = [...]` (an
+// 8 x 512 pipeline's expanded IR: 42 MB inline, 1.5 MB aliased; the alias
+// walk costs ~15 % on a 300,000-element tree without any: bench/RESULTS.md).
 //
 // The output (-o) is written whole or not at all (runtime/AtomicStream.h):
 // a failed pass or a failed write (a full disk, /dev/full) leaves the old
@@ -72,13 +73,10 @@ int main(int argc, char **argv) {
     }
     return false;
   };
-  static char localScope[] = "--mlir-print-local-scope";
   static char noOpOnDiagnostic[] = "--mlir-print-op-on-diagnostic=false";
   if (!given("mlir-print-op-on-diagnostic"))
     args.insert(args.begin() + 1, noOpOnDiagnostic);
   static char assumeVerified[] = "--mlir-print-assume-verified";
-  if (!given("mlir-print-local-scope"))
-    args.insert(args.begin() + 1, localScope);
   if (!given("mlir-print-assume-verified") && !off("verify-each"))
     args.insert(args.begin() + 1, assumeVerified);
   argc = int(args.size());

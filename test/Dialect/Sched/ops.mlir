@@ -1,9 +1,15 @@
-// RUN: energy-opt %s | FileCheck %s
-// RUN: energy-opt %s | energy-opt | FileCheck %s
-// RUN: energy-opt %s -mlir-print-op-generic | energy-opt | FileCheck %s
-// RUN: energy-opt %s -emit-bytecode | energy-opt | FileCheck %s
+// RUN: energy-opt --mlir-print-local-scope %s | FileCheck %s
+// RUN: energy-opt --mlir-print-local-scope %s | energy-opt --mlir-print-local-scope | FileCheck %s
+// By default an operating set prints once, as an alias its tasks name; it
+// reads back to the same IR.
+// RUN: energy-opt %s | FileCheck %s --check-prefix=ALIAS
+// ALIAS: #opset = [#energy.option<sm_mhz = 1410, T = 50 ms, d = 20 J>, #energy.option<sm_mhz = 1200, T = 58 ms, d = 16 J>]
+// ALIAS: sched.task @F1_0 on @gpu1 after [@F0_0] kind "forward" sig <T = 50 ms, d = 20 J> options #opset{{$}}
+// RUN: energy-opt %s | energy-opt --mlir-print-local-scope | FileCheck %s
+// RUN: energy-opt --mlir-print-local-scope %s -mlir-print-op-generic | energy-opt --mlir-print-local-scope | FileCheck %s
+// RUN: energy-opt --mlir-print-local-scope %s -emit-bytecode | energy-opt --mlir-print-local-scope | FileCheck %s
 // A task's start and duration are properties: an f64, or `none`.
-// RUN: energy-opt %s -mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
+// RUN: energy-opt --mlir-print-local-scope %s -mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
 // GENERIC: "sched.task"() <{device = @gpu0, duration = none, kind = "forward", sig = #energy.sig<T = 50 ms, d = 20 J>, start = none, sym_name = "F0_0"
 // GENERIC: "sched.task"() <{device = @r0, duration = 7.9999999999999996E-6 : f64, kind = "kernel", start = 1.000000e-05 : f64, stream = 7 : i64, sym_name = "k0"
 
