@@ -54,6 +54,7 @@ llvm::json::Object summarize(const calculus::Signature &sig,
                        {"s_W", sig.s},
                        {"sigma_E_J", sig.sigmaE()},
                        {"interval_J", llvm::json::Array{iv.lo, iv.hi}},
+                       {"expected_E_J", sig.expectedE()},
                        {"T_clark_s", sig.clarkT}};
   if (iv.clipped())
     o["interval_unclipped_lo_J"] = iv.unclippedLo;
@@ -404,6 +405,7 @@ struct EnergyEvaluatePass
           b.getNamedAttr("static_J", b.getF64FloatAttr(sig->staticEnergy())),
           b.getNamedAttr("sigma_E_J", b.getF64FloatAttr(sig->sigmaE())),
           b.getNamedAttr("interval_J", b.getF64ArrayAttr({iv.lo, iv.hi})),
+          b.getNamedAttr("expected_E_J", b.getF64FloatAttr(sig->expectedE())),
           b.getNamedAttr("confidence", b.getF64FloatAttr(confidence)),
           b.getNamedAttr("T_clark_s", b.getF64FloatAttr(sig->clarkT)),
       };

@@ -35,9 +35,15 @@ double secondsSince(std::chrono::steady_clock::time_point t0) {
 /// every signature is re-based on it with its energy kept, d = E - s T.
 calculus::Signature rebased(const Measurement &m, double s) {
   double d = m.s * m.T + m.d - s * m.T;
-  return calculus::Signature::measured(s, m.T, std::max(0.0, d), m.varT,
-                                       m.varD + (m.s - s) * (m.s - s) * m.varT,
-                                       calculus::DeviceSet::single(0));
+  calculus::Signature x = calculus::Signature::measured(
+      s, m.T, std::max(0.0, d), m.varT, m.varD + (m.s - s) * (m.s - s) * m.varT,
+      calculus::DeviceSet::single(0));
+  // d' = d + (m.s - s) T varies with T: E = m.s T + d as measured, so
+  // var_E = m.s^2 var_T + var_d and Cov(E - s T, T) = (m.s - s) var_T
+  // (CALCULUS.md section 3, "Mixed static powers").
+  x.varE = m.s * m.s * m.varT + m.varD;
+  x.covUT = (m.s - s) * m.varT;
+  return x;
 }
 
 /// Composes `ms` with `op`; false (and a message) on a refused operand.
