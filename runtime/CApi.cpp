@@ -869,16 +869,11 @@ int er_init(const char *device) {
         {
           std::lock_guard<std::mutex> lock(state.mu);
           // Shut down, or a forked child that never measured: nothing of
-          // its own to write; or written already with nothing since.
-          if (!state.dev || state.forked ||
-              state.runsAtExitFlush == state.runsAccounted)
+          // its own to write.
+          if (!state.dev || state.forked)
             return;
-          for (const auto &[key, r] : state.regions)
-            if (r.open)
-              std::fprintf(stderr,
-                           "energy_rt: warning: region '%s' was still open at "
-                           "exit: its last run is not recorded\n",
-                           key.name.c_str());
+          // Said whether or not the shard is written here (Python's exit
+          // path writes it first).
           const Profile &pf = state.profile;
           if (pf.active && !pf.done)
             std::fprintf(stderr,
@@ -887,6 +882,15 @@ int er_init(const char *device) {
                          "per clock): its shard holds the clocks it ran, "
                          "the last one with the runs it finished\n",
                          er_rank(), pf.step, pf.warmup, pf.perClock);
+          // Written already with nothing since.
+          if (state.runsAtExitFlush == state.runsAccounted)
+            return;
+          for (const auto &[key, r] : state.regions)
+            if (r.open)
+              std::fprintf(stderr,
+                           "energy_rt: warning: region '%s' was still open at "
+                           "exit: its last run is not recorded\n",
+                           key.name.c_str());
         }
         if (er_flush(atExitPath.c_str()) != 0)
           std::fprintf(stderr, "energy_rt: ENERGY_RT_FLUSH_AT_EXIT: %s\n",

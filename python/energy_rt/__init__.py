@@ -47,13 +47,19 @@ import sys
 import threading
 from dataclasses import dataclass, field
 
-__all__ = ["EnergyRuntimeError", "Measurement", "Monitor", "region",
+__all__ = ["EnergyRuntimeError", "WindowError", "Measurement", "Monitor", "region",
            "flush", "rank", "step", "version", "library_path", "sim_run",
            "load_plan", "write_metrics", "metrics_port"]
 
 
 class EnergyRuntimeError(RuntimeError):
     """A C API call failed; the message is the runtime's own."""
+
+
+class WindowError(EnergyRuntimeError, ValueError):
+    """A window begun twice, or ended (or aborted) without being open: a
+    ValueError too, as Zeus's ZeusMonitor raises for these, so that code
+    ported from Zeus catches it as it did."""
 
 
 def _candidates():
@@ -690,7 +696,7 @@ class Monitor:
     def begin_window(self, name, sync_execution=None):
         t = self._thread()
         if name in t.open:
-            raise EnergyRuntimeError("window '%s' is already open" % name)
+            raise WindowError("window '%s' is already open" % name)
         key = _name(name)
         if self._sync and sync_execution is not False:
             self._sync()
@@ -705,7 +711,7 @@ class Monitor:
         key = t.open.get(name)
         if key is None:
             _name(name)
-            raise EnergyRuntimeError(
+            raise WindowError(
                 "window '%s' is not open in this thread (windows are per "
                 "thread)" % name)
         return t, key

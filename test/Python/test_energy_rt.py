@@ -109,7 +109,13 @@ class EnergyRtTest(unittest.TestCase):
         self.monitor.begin_window("twice")
         with self.assertRaisesRegex(energy_rt.EnergyRuntimeError, "already open"):
             self.monitor.begin_window("twice")
+        # Zeus raises ValueError for both misuses; code ported from it
+        # catches ours alike.
+        with self.assertRaisesRegex(ValueError, "already open"):
+            self.monitor.begin_window("twice")
         self.monitor.end_window("twice")
+        with self.assertRaisesRegex(ValueError, "not open"):
+            self.monitor.end_window("twice")
         with self.assertRaisesRegex(ValueError, "one GPU per process"):
             energy_rt.Monitor(gpu_indices=[0, 1])
         # One device per process: another is refused, not silently ignored.

@@ -14,7 +14,7 @@
 // Each can be turned back by passing it explicitly (`=false` / `=true`).
 // Aliases stay on: operating sets print once as `#opset = [...]` (an
 // 8 x 512 pipeline's expanded IR: 42 MB inline, 1.5 MB aliased; the alias
-// walk costs ~15 % on a 300,000-element tree without any: bench/RESULTS.md).
+// walk costs ~7 % on a 300,000-element tree without any: bench/RESULTS.md).
 //
 // The output (-o) is written whole or not at all (runtime/AtomicStream.h):
 // a failed pass or a failed write (a full disk, /dev/full) leaves the old

@@ -679,6 +679,48 @@ static int fit() {
               "'; expected token-law or energylens");
 }
 
+/// The clocks of a profile DB every region ran at as many times as at the
+/// clock where it ran most; the others are said (`what`: the command): a
+/// job that ends within a clock's iterations leaves that clock's signatures
+/// on fewer runs, some regions on none.
+static std::set<int64_t> fullyCoveredClocks(const SignatureDb &db,
+                                            StringRef what) {
+  std::map<std::string, int64_t> mostRuns;
+  std::map<int64_t, std::map<std::string, int64_t>> runsAt;
+  for (const DbEntry &e : db.entries) {
+    mostRuns[e.key] = std::max(mostRuns[e.key], e.runs);
+    runsAt[e.smMhz][e.key] = e.runs;
+  }
+  std::set<int64_t> full;
+  std::vector<std::string> short_;
+  for (const auto &[mhz, runs] : runsAt) {
+    std::vector<std::string> fewer;
+    for (const auto &[key, most] : mostRuns) {
+      auto it = runs.find(key);
+      int64_t n = it == runs.end() ? 0 : it->second;
+      if (n < most)
+        fewer.push_back(key + " " + std::to_string(n) + " of " +
+                        std::to_string(most) + " runs");
+    }
+    if (fewer.empty()) {
+      full.insert(mhz);
+      continue;
+    }
+    if (fewer.size() > 3)
+      fewer.resize(3), fewer.push_back("...");
+    short_.push_back(std::to_string(mhz) + " MHz (" + llvm::join(fewer, ", ") +
+                     ")");
+  }
+  // One clock only (a characterization, not a sweep): nothing to compare.
+  if (!short_.empty() && runsAt.size() > 1)
+    WithColor::warning(errs(), "energy-prof")
+        << what << ": the regions ran fewer times at "
+        << llvm::join(short_, "; ")
+        << " than at the clocks where they ran most (a job that ended within "
+           "a clock's iterations): their signatures there rest on fewer runs\n";
+  return full;
+}
+
 /// `merge shard0.json shard1.json ... -o db.json`: pools per-rank shards
 /// (runtime/db: run-weighted means, exact pooled variance).
 static int merge() {
@@ -700,6 +742,7 @@ static int merge() {
   if (merged.entries.empty())
     return fail("the shards hold no entry (no region was measured): "
                 "nothing to merge, nothing written");
+  fullyCoveredClocks(merged, "merge");
   merged.generator = energy::generatorJson("energy-prof merge", names);
   if (int rc = writeOutput(writeSignatureDb(merged)))
     return rc;
@@ -1196,9 +1239,7 @@ static int profileCommand(std::vector<std::string> cmd) {
     size_t n = d ? d->supportedSmClocks().size() : 0;
     wanted = n ? (n + clockStride - 1) / clockStride : 0;
   }
-  std::set<int64_t> seen;
-  for (const DbEntry &e : merged.entries)
-    seen.insert(e.smMhz);
+  std::set<int64_t> seen = fullyCoveredClocks(merged, "profile");
   if (merged.entries.empty()) {
     cleanup();
     fail((failed ? how + ", and the job" : std::string("the job")) +
@@ -1253,7 +1294,7 @@ static int profileCommand(std::vector<std::string> cmd) {
   if (wanted && seen.size() < wanted && !(adaptive && !failed))
     WithColor::warning(errs(), "energy-prof")
         << "the job covered " << seen.size() << " of the " << wanted
-        << " clocks: it must run " << warmupIterations << " + " << wanted
+        << " clocks in full: it must run " << warmupIterations << " + " << wanted
         << " x " << iterationsPerClock << " = "
         << warmupIterations + wanted * iterationsPerClock
         << " iterations (er_step calls) for the whole sweep\n";
