@@ -1005,22 +1005,28 @@ static int profileCommand(std::vector<std::string> cmd) {
   // each rank measures its own GPU (energy_rt's Monitor: the one GPU it is
   // shown, else LOCAL_RANK's), so ENERGY_RT_DEVICE is left unset.
   std::string name = deviceName;
+  // What the errors call it: the flag or the variable it came from.
+  std::string given = "--device";
   if (name.empty())
-    if (const char *env = std::getenv("ENERGY_RT_DEVICE"))
+    if (const char *env = std::getenv("ENERGY_RT_DEVICE")) {
       name = env;
+      given = "ENERGY_RT_DEVICE=";
+    }
   if (StringRef(name).equals_insensitive("cuda"))
     name.clear();
+  auto named = [&] {
+    return given == "--device" ? "--device " + name : given + name;
+  };
   std::unique_ptr<Device> checked;
   // A CUDA device each rank opens itself: its name is checked here, its
   // driver by the ranks.
   if (StringRef cuda = name; cuda.consume_front("cuda:")) {
     if (cuda.empty() || !llvm::all_of(cuda, llvm::isDigit))
-      return fail("--device " + name +
+      return fail(named() +
                   ": a CUDA device is cuda:<index> (cuda:0, cuda:1, ...)");
   } else if (!name.empty() &&
              !StringRef(name).starts_with_insensitive("sim:")) {
-    return fail("--device " + name +
-                ": not a device name; give cuda:<index> (or cuda, each rank "
+    return fail(named() + ": not a device name; give cuda:<index> (or cuda, each rank "
                 "its own GPU) or a simulated one (sim:a100, sim:a40, "
                 "sim:h100, sim:h200)");
   }
