@@ -56,6 +56,11 @@ def main():
     except OSError as e:
         fail("%s: %s" % (src, e.strerror))
     tasks, index, stream, power = [], {}, {}, 0.0
+    # Operating sets printed once as aliases (`#opset3 = [...]`) that the
+    # tasks name (`options #opset3`); --mlir-print-local-scope writes them
+    # inline.
+    aliases = dict(re.findall(r"^(#opset\d*) = \[(.*)\]\s*$", "\n".join(text),
+                              re.M))
     for row, line in enumerate(text, 1):
         m = re.search(r"sched\.device @(\w+) .*static ([0-9.e+-]+) (\w*)W",
                       line)
@@ -67,12 +72,13 @@ def main():
             fail("%s:%d: collectives are not modelled" % (src, row))
         if "sched.task" not in line:
             continue
-        m = re.search(r"sched\.task @([\w.]+) on @(\w+)(.*?) options \[(.*)\]",
-                      line)
-        if not m:
+        m = re.search(r"sched\.task @([\w.]+) on @(\w+)(.*?) options "
+                      r"(?:\[(.*)\]|(#opset\d*)\b)", line)
+        if not m or (m.group(5) and m.group(5) not in aliases):
             fail("%s:%d: a task without options (expand and fill first)" %
                  (src, row))
-        name, device, middle, options = m.groups()
+        name, device, middle = m.group(1), m.group(2), m.group(3)
+        options = m.group(4) if m.group(4) is not None else aliases[m.group(5)]
         for word, what in (("delay", "a dependency's delay"),
                            ("with", "a start-to-start edge"),
                            ("lag", "a start-to-start lag"),

@@ -12,7 +12,8 @@ def EnergyEvaluate : Pass<"energy-evaluate", "::mlir::ModuleOp"> {
     `energy.seq`/`par`/`multi` gets its closure signature (`-> sig <...>`,
     Property 5.3: every composite is an element, `s' = (E - d') / T'`).
     Every root gets `energy.total`: E, T, d, static energy, sigma_E, the
-    prediction interval E +- c_alpha sigma_E at `confidence`, and the
+    prediction interval at `confidence` around the expected energy
+    (`expected_E_J`, CALCULUS.md section 3), and the
     expected makespan as a separate refinement (`T_clark_s`: Clark's
     E[max] through every par/multi, or a lowered schedule's sampled
     expectation, `energy.makespan`; never mixed into the point prediction,

@@ -433,14 +433,19 @@ void MultiOp::print(OpAsmPrinter &p) { printComposition(*this, p); }
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// Whether any element or measured composite below `op` has a varying time.
+/// Whether any element or measured composite below `op` has a varying time
+/// (a measured composite counts by its own signature, not its parts').
 static bool anyTimeVaries(Operation *op) {
   bool varies = false;
-  op->walk([&](Operation *x) {
+  op->walk<WalkOrder::PreOrder>([&](Operation *x) {
     if (auto e = dyn_cast<ElementOp>(x))
       varies |= e.getSig() && e.getSig()->sigmaT > 0;
-    else if (auto c = dyn_cast<CompositeOp>(x))
-      varies |= c.getSigAttr() && c.getSigAttr().sigmaTime() > 0;
+    else if (auto c = dyn_cast<CompositeOp>(x)) {
+      if (c.getSigAttr()) {
+        varies |= c.getSigAttr().sigmaTime() > 0;
+        return varies ? WalkResult::interrupt() : WalkResult::skip();
+      }
+    }
     return varies ? WalkResult::interrupt() : WalkResult::advance();
   });
   return varies;
@@ -460,7 +465,10 @@ template <typename OpTy> struct FlattenNested : OpRewritePattern<OpTy> {
     auto outer = dyn_cast_or_null<OpTy>(inner->getParentOp());
     if (!outer || inner.getSymNameAttr())
       return failure();
-    if (!std::is_same_v<OpTy, SeqOp> && anyTimeVaries(outer))
+    // One operand: its closure is that operand's, whatever the grouping.
+    if (!std::is_same_v<OpTy, SeqOp> &&
+        !llvm::hasSingleElement(inner.getBody().front()) &&
+        anyTimeVaries(outer))
       return failure();
     rewriter.inlineBlockBefore(&inner.getBody().front(), inner);
     rewriter.eraseOp(inner);

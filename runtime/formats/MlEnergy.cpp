@@ -322,15 +322,24 @@ bool readMlEnergy(const std::string &path, std::vector<ServingPoint> &out,
   std::error_code ec;
   for (sys::fs::recursive_directory_iterator it(path, ec), end;
        it != end && !ec; it.increment(ec)) {
-    if (sys::fs::getUniqueID(it->path(), id))
-      continue; // a dangling link
+    StringRef name = sys::path::filename(it->path());
+    bool json = name.ends_with(".json") && name != "models.json";
+    if (std::error_code statEc = sys::fs::getUniqueID(it->path(), id)) {
+      // A result file that cannot be read is an error (readFile names it),
+      // never skipped; an unreadable folder is one too.
+      if (json)
+        files.push_back(it->path());
+      else if (!sys::fs::is_symlink_file(it->path())) {
+        err = it->path() + ": " + statEc.message();
+        return false;
+      }
+      continue; // a dangling link to something else
+    }
     if (!seen.insert(id).second) {
       it.no_push();
       continue;
     }
-    StringRef name = sys::path::filename(it->path());
-    if (name.ends_with(".json") && name != "models.json" &&
-        !sys::fs::is_directory(it->path()))
+    if (json && !sys::fs::is_directory(it->path()))
       files.push_back(it->path());
   }
   if (ec) {

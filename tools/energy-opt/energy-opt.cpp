@@ -14,7 +14,9 @@
 // Each can be turned back by passing it explicitly (`=false` / `=true`).
 // Aliases stay on: operating sets print once as `#opset = [...]` (an
 // 8 x 512 pipeline's expanded IR: 42 MB inline, 1.5 MB aliased; the alias
-// walk costs ~7 % on a 300,000-element tree without any: bench/RESULTS.md).
+// walk costs 7-30 % of a run on trees without any: bench/RESULTS.md),
+// except with `-split-input-file`: each chunk would define its own
+// `#opset`, and the output read as one file would define them twice.
 //
 // The output (-o) is written whole or not at all (runtime/AtomicStream.h):
 // a failed pass or a failed write (a full disk, /dev/full) leaves the old
@@ -76,6 +78,9 @@ int main(int argc, char **argv) {
   static char noOpOnDiagnostic[] = "--mlir-print-op-on-diagnostic=false";
   if (!given("mlir-print-op-on-diagnostic"))
     args.insert(args.begin() + 1, noOpOnDiagnostic);
+  static char localScope[] = "--mlir-print-local-scope";
+  if (given("split-input-file") && !given("mlir-print-local-scope"))
+    args.insert(args.begin() + 1, localScope);
   static char assumeVerified[] = "--mlir-print-assume-verified";
   if (!given("mlir-print-assume-verified") && !off("verify-each"))
     args.insert(args.begin() + 1, assumeVerified);

@@ -20,6 +20,7 @@
 #include "tools/VersionPrinter.h"
 #include "translate/Translate.h"
 
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -135,6 +136,9 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(category);
   energy::addVersionPrinter();
   mlir::registerDefaultTimingManagerCLOptions();
+  // The printer's flags (--mlir-print-local-scope writes every operating
+  // set inline, ...), as energy-opt has them.
+  mlir::registerAsmPrinterCLOptions();
   cl::ParseCommandLineOptions(argc, argv,
                               "energy-translate: import traces "
                               "and profiles into the sched dialect\n");

@@ -60,6 +60,32 @@ energy.par @varies {
     energy.element @b on @g sig <T = 2 ms, d = 1 J, sigma_T = 300 us>
   }
 }
+// A measured composite counts by its own signature, not its parts'; a
+// nested par of one operand is that operand whatever the grouping.
+// CHECK-LABEL: energy.par @measured {
+// CHECK-NEXT:    energy.element @c3 on @g
+// CHECK-NEXT:    energy.composite @k
+// CHECK:         energy.element @b3 on @g
+// CHECK-NEXT:  }
+energy.par @measured {
+  energy.element @c3 on @g sig <T = 2 ms, d = 1 J>
+  energy.par {
+    energy.composite @k sig <T = 2 ms, d = 1 J> {
+      energy.element @a3 on @g sig <T = 2 ms, d = 1 J, sigma_T = 1 ms>
+    }
+    energy.element @b3 on @g sig <T = 3 ms, d = 1 J>
+  }
+}
+// CHECK-LABEL: energy.par @single {
+// CHECK-NEXT:    energy.element @c4 on @g
+// CHECK-NEXT:    energy.element @a4 on @g
+// CHECK-NEXT:  }
+energy.par @single {
+  energy.element @c4 on @g sig <T = 2 ms, d = 1 J, sigma_T = 1 us>
+  energy.par {
+    energy.element @a4 on @g sig <T = 2 ms, d = 1 J, sigma_T = 300 us>
+  }
+}
 // CHECK-LABEL: energy.seq @varies_seq {
 // CHECK-NEXT:    energy.element @a2 on @g
 // CHECK-NEXT:    energy.element @b2 on @g
