@@ -69,11 +69,8 @@ struct EnergyCheckDeviationPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (!(confidence > 0 && confidence < 1)) {
-      mlir::emitError(moduleErrorLoc(module),
-                      "energy-check-deviation: confidence must lie in (0, 1)");
+    if (!checkConfidence(module, "energy-check-deviation", confidence))
       return signalPassFailure();
-    }
     std::map<std::string, formats::CompositeMeasurement> data;
     if (!measured.empty() && failed(readMeasurements(module, measured, data)))
       return signalPassFailure();

@@ -2,6 +2,8 @@
 
 #include "passes/Passes.h"
 
+#include "dialect/Energy/Units.h"
+
 using namespace mlir;
 
 Location energy::moduleErrorLoc(ModuleOp module) {
@@ -13,4 +15,17 @@ Location energy::moduleErrorLoc(ModuleOp module) {
   if (!body->empty())
     return body->front().getLoc();
   return FileLineColLoc::get(file.getFilename(), 1, 1);
+}
+
+bool energy::checkConfidence(ModuleOp module, llvm::StringRef pass,
+                             double confidence) {
+  if (confidence > 0 && confidence < 1)
+    return true;
+  InFlightDiagnostic d = emitError(moduleErrorLoc(module))
+                         << pass << ": confidence must lie in (0, 1); got "
+                         << formatNumber(confidence);
+  if (confidence >= 50 && confidence < 100)
+    d << " (a fraction: " << formatNumber(confidence) << " % is "
+      << formatNumber(confidence / 100) << ")";
+  return false;
 }

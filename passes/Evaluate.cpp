@@ -340,12 +340,8 @@ struct EnergyEvaluatePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (!(confidence > 0 && confidence < 1)) {
-      mlir::emitError(moduleErrorLoc(module),
-                      "energy-evaluate: confidence must lie in (0, 1); got ")
-          << confidence;
+    if (!checkConfidence(module, "energy-evaluate", confidence))
       return signalPassFailure();
-    }
     MLIRContext *ctx = &getContext();
     Builder b(ctx);
     llvm::json::Array roots, composites;

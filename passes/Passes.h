@@ -24,6 +24,13 @@ namespace energy {
 /// then read `file:line:col: error: ...` (passes/Diagnostics.cpp).
 mlir::Location moduleErrorLoc(mlir::ModuleOp module);
 
+/// Checks a pass's `confidence` option, a fraction in (0, 1); on a bad
+/// value emits `<pass>: confidence must lie in (0, 1); got X` at the
+/// module (with "95 % is 0.95" where X reads as a percentage) and returns
+/// false.
+bool checkConfidence(mlir::ModuleOp module, llvm::StringRef pass,
+                     double confidence);
+
 } // namespace energy
 
 #endif // PASSES_PASSES_H

@@ -51,11 +51,8 @@ struct EnergyReducePass
   using EnergyReduceBase::EnergyReduceBase;
 
   void runOnOperation() override {
-    if (!(confidence > 0 && confidence < 1)) {
-      mlir::emitError(moduleErrorLoc(getOperation()),
-                      "energy-reduce: confidence must lie in (0, 1)");
+    if (!checkConfidence(getOperation(), "energy-reduce", confidence))
       return signalPassFailure();
-    }
     if (!(tolerance >= 0) || !std::isfinite(tolerance)) {
       mlir::emitError(moduleErrorLoc(getOperation()),
                       "energy-reduce: tolerance must be a finite number of "

@@ -33,6 +33,14 @@ std::string CsvTable::at(const std::string &path, size_t row,
 
 bool parseCsv(llvm::StringRef text, CsvTable &out, CsvError &err) {
   out = CsvTable();
+  // A JSON file (a signature DB, a kernels file) given for a CSV one would
+  // otherwise read as a one-column header.
+  if (llvm::StringRef start = text.ltrim();
+      start.starts_with("{") || start.starts_with("[")) {
+    err = {1, "a JSON document, not CSV (a CSV file begins with its header "
+              "line of column names)"};
+    return false;
+  }
   unsigned line = 1;
   size_t lineStart = 0; // offset of the current line's first character
   size_t i = 0;

@@ -26,9 +26,9 @@ namespace formats {
 /// fewer than 8 levels).
 constexpr unsigned kMaxJsonDepth = 256;
 
-/// llvm::json::parse, after checking the nesting depth and that no object
-/// repeats a key (llvm::json keeps the last silently: a DB entry with two
-/// "key"s, a measured file naming one composite twice, would read as
+/// llvm::json::parse, after checking the nesting depth, and then that no
+/// object repeats a key (llvm::json keeps the last silently: a DB entry with
+/// two "key"s, a measured file naming one composite twice, would read as
 /// whichever came last). A deeper document or a repeated key is an error
 /// naming its line and column (keys are compared as written).
 inline llvm::Expected<llvm::json::Value> parseJson(llvm::StringRef text) {
@@ -39,6 +39,10 @@ inline llvm::Expected<llvm::json::Value> parseJson(llvm::StringRef text) {
   };
   std::vector<Level> levels;
   unsigned line = 1, col = 0;
+  // The first repeated key, said once the text is known to be JSON (a file
+  // of another format -- MLIR, with its repeated names -- is a syntax error
+  // first).
+  std::string duplicate;
   auto error = [&](size_t byte, const std::string &why) {
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
@@ -65,9 +69,11 @@ inline llvm::Expected<llvm::json::Value> parseJson(llvm::StringRef text) {
           i < text.size()) {
         llvm::StringRef key = text.slice(from, i);
         levels.back().expectKey = false;
-        if (!levels.back().keys.insert(key).second) {
-          col = keyCol;
-          return error(at, "duplicate key \"" + key.str() + "\"");
+        if (!levels.back().keys.insert(key).second && duplicate.empty()) {
+          std::swap(col, keyCol);
+          duplicate =
+              llvm::toString(error(at, "duplicate key \"" + key.str() + "\""));
+          std::swap(col, keyCol);
         }
       }
     } else if (c == '[' || c == '{') {
@@ -82,7 +88,22 @@ inline llvm::Expected<llvm::json::Value> parseJson(llvm::StringRef text) {
       levels.back().expectKey = true;
     }
   }
-  return llvm::json::parse(text);
+  llvm::Expected<llvm::json::Value> value = llvm::json::parse(text);
+  // A file of another format (IR, a CSV) given for a JSON one: said, with
+  // how it begins, beside the parser's message.
+  llvm::StringRef start = text.ltrim();
+  if (!value && !start.empty() && !llvm::StringRef("{[").contains(start[0])) {
+    std::string why = llvm::toString(value.takeError());
+    llvm::StringRef first =
+        start.take_until([](char c) { return c == '\n' || c == '\r'; });
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        why + " (not a JSON object or array: the file begins \"" +
+            first.take_front(40).str() + "\")");
+  }
+  if (value && !duplicate.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), duplicate);
+  return value;
 }
 
 /// One step into a JSON document: an object's key or an array's index.

@@ -2,6 +2,9 @@
 // RUN: energy-opt %s --energy-evaluate -split-input-file -verify-diagnostics --mlir-disable-threading
 // RUN: not energy-opt %s --energy-evaluate="confidence=1.5" -split-input-file 2>&1 | FileCheck %s --check-prefix=CONF
 // RUN: not energy-opt %s --energy-evaluate="report=/nonexistent-dir/r.json" -split-input-file 2>&1 | FileCheck %s --check-prefix=REPORT
+// A percentage for the fraction is named as such.
+// RUN: not energy-opt %s --energy-evaluate="confidence=95" -split-input-file 2>&1 | FileCheck %s --check-prefix=PCT
+// PCT: energy-evaluate: confidence must lie in (0, 1); got 95 (a fraction: 95 % is 0.95)
 
 // CONF: energy-evaluate: confidence must lie in (0, 1); got 1.5
 // REPORT: cannot write report: '/nonexistent-dir/r.json': cannot create a temporary file beside it

@@ -55,8 +55,7 @@ TEST(Csv, QuotesBlankLinesAndLineNumbers) {
   EXPECT_EQ(t.at("f.csv", 2, 1), "f.csv:7:3");
   EXPECT_EQ(t.at("f.csv", 9, 0), "f.csv");
   // A UTF-8 byte-order mark is not part of the first header cell.
-  ASSERT_TRUE(parseCsv("\xEF\xBB\xBFstage,time\n0,1\n", t, err))
-      << err.message;
+  ASSERT_TRUE(parseCsv("\xEF\xBB\xBFstage,time\n0,1\n", t, err)) << err.message;
   EXPECT_EQ(t.column("stage"), std::optional<size_t>(0));
 }
 
@@ -89,6 +88,12 @@ TEST(Csv, LocatedErrors) {
   EXPECT_EQ(err.str("f.csv"), "f.csv:2: unterminated quote");
   EXPECT_FALSE(parseCsv("\n\n", t, err));
   EXPECT_EQ(err.str("f.csv"), "f.csv: empty file");
+  // A JSON file where a CSV one belongs (it read as a one-column header).
+  EXPECT_FALSE(
+      parseCsv("  {\"device\": \"sim:a100\",\n \"entries\": []}", t, err));
+  EXPECT_EQ(err.str("db.json"),
+            "db.json:1: a JSON document, not CSV (a CSV file begins with its "
+            "header line of column names)");
 }
 
 TEST(Composites, WrittenThenRead) {
@@ -274,6 +279,13 @@ TEST(Formats, JsonParseErrorsAreLocated) {
   ASSERT_FALSE(bool(v));
   EXPECT_EQ(jsonParseError("f.json", v.takeError()),
             "f.json:2:16: malformed JSON: duplicate key \"a\"");
+  // Another format given for JSON (IR repeats names that look like keys):
+  // the syntax error, and how the file begins, not a repeated key.
+  v = parseJson("sched.schedule @s {\n  \"a\": 1, \"a\": 2 }");
+  ASSERT_FALSE(bool(v));
+  EXPECT_EQ(jsonParseError("p.mlir", v.takeError()),
+            "p.mlir:1:2: malformed JSON: Invalid JSON value (not a JSON "
+            "object or array: the file begins \"sched.schedule @s {\")");
   v = parseJson("[{\"k\": 1, \"s\": \"\\\"k\\\"\"}, {\"k\": 2}]");
   EXPECT_TRUE(bool(v)) << llvm::toString(v.takeError());
   v = parseJson(std::string(300, '['));
