@@ -1234,8 +1234,11 @@ static int profileCommand(std::vector<std::string> cmd) {
                "inside it, or a Monitor's device=)\n";
         break;
       }
+  // The job's whole command line: its script and arguments are what was
+  // profiled (argv[0] alone is only the interpreter).
   merged.generator = energy::generatorJson(
-      "energy-prof profile --clocks " + list, {cmd.front()});
+      "energy-prof profile --clocks " + list + " -- " + llvm::join(cmd, " "),
+      {cmd.front()});
   // A job that ends before the sweep does covers only its first clocks.
   size_t wanted = adaptive ? size_t(maxClocks) : clocks.size();
   if (allClocks) {
