@@ -218,8 +218,9 @@ Signature interpolateMeasured(const std::vector<MeasuredPoint> &points,
     return at(points.front());
   if (x >= points.back().x)
     return at(points.back());
+  // Bounded whatever x is (a NaN compares false with both ends).
   size_t k = 1;
-  while (points[k].x < x)
+  while (k + 1 < points.size() && points[k].x < x)
     ++k;
   Signature lo = at(points[k - 1]), hi = at(points[k]);
   double w = (x - points[k - 1].x) / (points[k].x - points[k - 1].x);

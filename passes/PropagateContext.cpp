@@ -226,6 +226,9 @@ Propagator::readTable(ElementOp el, StringRef attr, StringRef key) {
       return el.emitOpError(attr) << " entries are {" << key
                                   << " = <number>, sig = #energy.sig<...>}";
     double v = at.getValueAsDouble();
+    if (!std::isfinite(v))
+      return el.emitOpError(attr) << " entries' " << key
+                                  << " must be finite; got " << formatNumber(v);
     if (!points.empty() && !(v > points.back().x))
       return el.emitOpError(attr) << " must list increasing " << key;
     points.push_back({v, toSignature(sig, 0), sig.staticPower().has_value()});
@@ -282,6 +285,18 @@ FailureOr<Realized> Propagator::element(ElementOp el, State &state,
           EnergyDialect::TrafficAttrHelper::getNameStr()))
     in.traffic = traffic.getValueAsDouble();
   calculus::ContextOutcome out = calculus::realizeElement(mech, state[dev], in);
+  // The models in doubles: an input far outside them (a time of 1e300 s
+  // heating the device) overflows; said here, with the element, rather
+  // than as an attribute the pass wrote.
+  const calculus::Signature &r = out.realized;
+  if (!std::isfinite(r.s) || !std::isfinite(r.T) || !std::isfinite(r.d) ||
+      !std::isfinite(r.varT) || !std::isfinite(r.varD) ||
+      (out.entryTemperature && !std::isfinite(*out.entryTemperature)) ||
+      (state[dev].theta && !std::isfinite(*state[dev].theta)))
+    return el.emitOpError("the device's context models overflow at @")
+           << el.getSymName()
+           << " (its time, energy or the device's temperature is no longer a "
+              "finite number): an input time or energy is too large for them";
   trafficAfter[el.getSymNameAttr()] = state[dev].traffic;
   auto f64 = [&](double v) { return FloatAttr::get(Float64Type::get(ctx), v); };
   if (out.residency)

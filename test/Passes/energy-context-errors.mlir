@@ -63,3 +63,24 @@ energy.seq @s {
   // expected-error@+1 {{'energy.element' op 'energy.thermal_sigs' must be an array; got 3.000000e+00 : f64}}
   energy.element @c on @gpu sig <T = 2 s, d = 100 J> {energy.thermal_sigs = 3.0}
 }
+
+// -----
+
+// A table key that is no number (a NaN slowdown read past the table's end
+// and crashed).
+energy.device @g kind "A100" static 60 W {energy.capacity = {hbm = 1.0}}
+energy.par @p {
+  // expected-error@+1 {{'energy.element' op energy.contention_sigs entries' slowdown must be finite; got nan}}
+  energy.element @x on @g sig <T = 10 ms, d = 1 J> {energy.demand = {hbm = 0.6}, energy.contention_sigs = [{slowdown = 0x7FF8000000000000 : f64, sig = #energy.sig<T = 12 ms, d = 1 J>}]}
+  energy.element @y on @g sig <T = 10 ms, d = 1 J> {energy.demand = {hbm = 0.6}}
+}
+
+// -----
+
+// Inputs far outside the thermal model overflow it: said at the element.
+energy.device @gpu kind "A100" static 60 W {energy.thermal = {resistance = 1.0e300, capacitance = 1.0e300, ambient = 30.0, leakage = 1.0e300}}
+energy.seq @s {
+  // expected-error@+1 {{the device's context models overflow at @hot}}
+  energy.element @hot on @gpu sig <T = 1e-300 s, d = 1e300 J>
+  energy.element @x on @gpu sig <T = 1e300 s, d = 100 J>
+}
