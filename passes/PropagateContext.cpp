@@ -84,8 +84,22 @@ private:
   /// element sees the par's entry temperature; the device's temperature is
   /// advanced once, over the whole par.
   DenseSet<StringAttr> frozen;
-  /// Cumulative L2 traffic on its device at the end of each element.
-  DenseMap<StringAttr, double> trafficAfter;
+  /// Each element of the current tree visited so far: its op, device and
+  /// the cumulative L2 traffic on that device at its end (a reuse's
+  /// producer must be one of these: cache state is a device's, and every
+  /// tree starts at the null context).
+  struct Produced {
+    Operation *op;
+    StringAttr device;
+    double traffic;
+  };
+  DenseMap<StringAttr, Produced> trafficAfter;
+
+public:
+  /// A new tree: every device at the null context, no producer yet.
+  void startTree() { trafficAfter.clear(); }
+
+private:
   /// Contention slowdowns of co-runners nested in sequences (set by their
   /// par before its operands are visited).
   DenseMap<Operation *, double> coRunSlowdown;
@@ -205,9 +219,28 @@ LogicalResult Propagator::cacheInputs(ElementOp el, const DeviceModels &info,
   auto it = trafficAfter.find(reuses.getAttr());
   if (it == trafficAfter.end())
     return el.emitOpError("energy.reuses ")
-           << reuses << " names no earlier element on its device";
+           << reuses
+           << " names no earlier element on its device (in this tree)";
+  const Produced &p = it->second;
+  if (p.device != el.getDeviceAttr().getAttr())
+    return el.emitOpError("energy.reuses ")
+           << reuses << " runs on @" << p.device.getValue()
+           << ": cache state does not cross devices";
+  // Produced before it runs: their innermost common composition is a
+  // sequence (in a par or multi the two run alongside).
+  SmallPtrSet<Operation *, 8> above;
+  for (Operation *a = p.op->getParentOp(); a; a = a->getParentOp())
+    above.insert(a);
+  Operation *common = el->getParentOp();
+  while (common && !above.contains(common))
+    common = common->getParentOp();
+  if (common && isa<ParOp, MultiOp>(common))
+    return el.emitOpError("energy.reuses ")
+           << reuses
+           << " runs alongside it (both in one par), not before it: its "
+              "data is not yet resident";
   in.warm = toSignature(warm, in.null.s);
-  in.producerTraffic = it->second;
+  in.producerTraffic = p.traffic;
   return success();
 }
 
@@ -297,7 +330,7 @@ FailureOr<Realized> Propagator::element(ElementOp el, State &state,
            << el.getSymName()
            << " (its time, energy or the device's temperature is no longer a "
               "finite number): an input time or energy is too large for them";
-  trafficAfter[el.getSymNameAttr()] = state[dev].traffic;
+  trafficAfter[el.getSymNameAttr()] = {el, dev, state[dev].traffic};
   auto f64 = [&](double v) { return FloatAttr::get(Float64Type::get(ctx), v); };
   if (out.residency)
     el->setAttr(EnergyDialect::ResidencyAttrHelper::getNameStr(),
@@ -419,6 +452,7 @@ struct EnergyPropagateContextPass
           if (!isTreeRoot(op))
             return WalkResult::advance();
           State state; // every device starts at the null context
+          prop.startTree();
           if (failed(prop.visit(op, state)))
             return WalkResult::interrupt();
           return WalkResult::skip();

@@ -84,3 +84,41 @@ energy.seq @s {
   energy.element @hot on @gpu sig <T = 1e-300 s, d = 1e300 J>
   energy.element @x on @gpu sig <T = 1e300 s, d = 100 J>
 }
+
+// -----
+
+// A reuse's producer is an earlier element of the same device in the same
+// tree: cache state does not cross devices,
+energy.device @g1 kind "A100" static 60 W {energy.cache = {l2_bytes = 4.0e7}}
+energy.device @g2 kind "A100" static 60 W {energy.cache = {l2_bytes = 4.0e7}}
+energy.multi @m {
+  energy.seq {
+    energy.element @a on @g1 sig <T = 2 ms, d = 500 mJ> {energy.traffic = 1.6e7}
+  }
+  energy.seq {
+    // expected-error@+1 {{energy.reuses @a runs on @g1: cache state does not cross devices}}
+    energy.element @c on @g2 sig <T = 2 ms, d = 400 mJ> {energy.reuses = @a, energy.warm = #energy.sig<T = 1 ms, d = 300 mJ>}
+  }
+}
+
+// -----
+
+// nor trees (each starts at the null context),
+energy.device @g1 kind "A100" static 60 W {energy.cache = {l2_bytes = 4.0e7}}
+energy.seq @first {
+  energy.element @a on @g1 sig <T = 2 ms, d = 500 mJ> {energy.traffic = 1.6e7}
+}
+energy.seq @second {
+  // expected-error@+1 {{energy.reuses @a names no earlier element on its device (in this tree)}}
+  energy.element @c on @g1 sig <T = 2 ms, d = 400 mJ> {energy.reuses = @a, energy.warm = #energy.sig<T = 1 ms, d = 300 mJ>}
+}
+
+// -----
+
+// and a co-running sibling has not produced it yet (in either order).
+energy.device @g kind "A100" static 60 W {energy.cache = {l2_bytes = 4.0e7}}
+energy.par @p1 {
+  energy.element @a on @g sig <T = 2 ms, d = 500 mJ> {energy.traffic = 1.6e7}
+  // expected-error@+1 {{energy.reuses @a runs alongside it (both in one par), not before it}}
+  energy.element @c on @g sig <T = 2 ms, d = 400 mJ> {energy.reuses = @a, energy.warm = #energy.sig<T = 1 ms, d = 300 mJ>}
+}
