@@ -202,9 +202,9 @@ def EnergyPowerCap : Pass<"energy-power-cap", "::mlir::ModuleOp"> {
            "minimize energy within this slowdown (percent; -1: none, Zeus's "
            "cost with eta and max-power instead)">,
     Option<"eta", "eta", "double", /*default=*/"0.5",
-           "Zeus's energy-time knob in [0, 1]">,
+           "Zeus's energy-time knob in [0, 1] (default 0.5, Zeus's)">,
     Option<"maxPower", "max-power", "double", /*default=*/"0",
-           "Zeus's MAXPOWER in W">,
+           "Zeus's MAXPOWER in W: the job's GPUs' highest limits summed">,
   ];
 }
 

@@ -125,6 +125,12 @@ struct EnergyPowerCapPass
                         "joules, at most 1e15");
       for (size_t i = 0; i < perGpu.size(); ++i) {
         double other;
+        // 0 (or empty): the job had no such GPU (Zeus pads its per-GPU
+        // columns to the largest job's count: a 4-stage job's
+        // power_limit_4..7 are 0.0).
+        if (StringRef(row[perGpu[i]]).trim().empty() ||
+            (number(row[perGpu[i]], other) && other == 0))
+          continue;
         if (!number(row[perGpu[i]], other) || other != cap)
           return fail(csv.at(path, r, perGpu[i]) + ": power_limit_" +
                       Twine(i + 1) + " is " + row[perGpu[i]] + " W but " +
@@ -161,6 +167,16 @@ struct EnergyPowerCapPass
     auto cap = OpPointAttr::get(ctx, std::nullopt, std::nullopt, Real{p.cap},
                                 std::nullopt);
     for (ScheduleOp sched : module.getOps<ScheduleOp>()) {
+      // A schedule whose devices a generator makes (sched.pipeline) has
+      // none to cap before --sched-expand: the cap would be recorded and
+      // never applied.
+      if (sched.getBody().getOps<sched::DeviceOp>().empty()) {
+        sched.emitError("energy-power-cap: @")
+            << sched.getSymName()
+            << " has no sched.device to cap (a generator's devices exist "
+               "after --sched-expand: run it first)";
+        return signalPassFailure();
+      }
       for (sched::DeviceOp dev : sched.getBody().getOps<sched::DeviceOp>())
         dev->setAttr(EnergyDialect::PowerCapAttrHelper::getNameStr(), cap);
       sched->setAttr(
@@ -172,7 +188,13 @@ struct EnergyPowerCapPass
                b.getNamedAttr("objective",
                               b.getStringAttr(maxSlowdown >= 0
                                                   ? "min-energy-under-slowdown"
-                                                  : "zeus-cost"))}));
+                                                  : "zeus-cost")),
+               // What the objective was given: the slowdown, or eta and
+               // MAXPOWER (a default taken is recorded too).
+               maxSlowdown >= 0 ? b.getNamedAttr("max_slowdown_pct",
+                                                 b.getF64FloatAttr(maxSlowdown))
+                                : b.getNamedAttr("eta", b.getF64FloatAttr(eta)),
+               b.getNamedAttr("max_power_W", b.getF64FloatAttr(maxPower))}));
     }
   }
 };

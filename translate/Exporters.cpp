@@ -154,20 +154,26 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
         }
         // A clock switch (--energy-emit-dvfs) is where the next clock
         // begins: run-plan sets it at the switch's start, not after it.
-        if (auto sw = dyn_cast<sched::TaskOp>(op);
-            sw && sw.getKind() == "dvfs-switch" && sw.getTheta())
+        auto sw = dyn_cast<sched::TaskOp>(op);
+        bool isSwitch = sw && sw.getKind() == "dvfs-switch";
+        if (isSwitch && sw.getTheta())
           if (auto to = sw.getThetaAttr().getAs<IntegerAttr>("to_mhz"))
             clock = to.getInt();
         const calculus::ScheduleTask &task = timed.tasks[t];
         double d = task.d / task.devices.size();
         std::string name = SymbolTable::getSymbolName(op).str();
-        tasks.push_back(llvm::json::Object{
+        llvm::json::Object entry{
             {"task", name},
             {"sm_mhz", clock ? llvm::json::Value(*clock) : nullptr},
             {"start_s", start[t]},
             {"T_s", task.duration},
             {"d_J", d},
-            {"E_J", s * task.duration + d}});
+            {"E_J", s * task.duration + d}};
+        // The switch itself is no region of the job: said, so that the
+        // job's clock lists (plan-clocks) leave it out.
+        if (isSwitch)
+          entry["kind"] = "dvfs-switch";
+        tasks.push_back(std::move(entry));
         if (!runCount || clock != runClock) {
           flush();
           runClock = clock;

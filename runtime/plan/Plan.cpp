@@ -166,20 +166,37 @@ bool parsePlan(const std::string &text, const std::string &file,
       std::string name;
       std::optional<int> mhz;
       double start;
+      bool clockSwitch = false; ///< "kind": "dvfs-switch": no region
     };
     std::vector<Task> order;
+    std::map<std::string, size_t> named; // task -> its index
     for (size_t t = 0; t < tasks->size(); ++t) {
       std::string tw = w + ".tasks[" + std::to_string(t) + "]";
       const json::Object *o = (*tasks)[t].getAsObject();
       if (!o)
         return r.fail(tw, "expected an object");
-      if (!r.keys(*o, tw, {"task", "sm_mhz", "start_s", "T_s", "d_J", "E_J"}))
+      if (!r.keys(*o, tw,
+                  {"task", "sm_mhz", "start_s", "T_s", "d_J", "E_J", "kind"}))
         return false;
       Task task;
       std::optional<StringRef> tn = o->getString("task");
       if (!tn || tn->empty())
         return r.fail(tw + ".task", "expected the task's name");
       task.name = tn->str();
+      // A task is a region of the job by its name: twice on one device
+      // would give the region two clocks.
+      if (auto [it, fresh] = named.try_emplace(task.name, t); !fresh)
+        return r.fail(tw + ".task", "'" + task.name + "' again (first at " + w +
+                                        ".tasks[" + std::to_string(it->second) +
+                                        "])");
+      if (const json::Value *k = o->get("kind")) {
+        std::optional<StringRef> kind = k->getAsString();
+        if (!kind || *kind != "dvfs-switch")
+          return r.fail(tw + ".kind",
+                        "expected \"dvfs-switch\" (a clock switch, no "
+                        "region of the job) or no kind");
+        task.clockSwitch = true;
+      }
       double T;
       if (!r.clock(*o, tw, task.mhz) ||
           !r.number(*o, "start_s", tw, task.start) ||
@@ -193,7 +210,8 @@ bool parsePlan(const std::string &text, const std::string &file,
     }
     dev.tasks = unsigned(order.size());
     for (const Task &t : order)
-      dev.taskClocks.push_back({t.name, t.mhz});
+      if (!t.clockSwitch)
+        dev.taskClocks.push_back({t.name, t.mhz});
     // Runs: maximal groups of consecutive tasks at one clock.
     size_t next = 0;
     for (size_t k = 0; k < runs->size(); ++k) {

@@ -18,6 +18,14 @@
 // FILE: ['cheap', 'costly', 'free', 'tie', 'wrap'] 0.036 3.16
 // RUN: energy-prof run-plan %t/emit.json --schedule cheap --device sim:a100 --mode timeline --dry-run -- true 2>&1 | FileCheck %s --check-prefix=TIMELINE
 // TIMELINE: plan 0.0360 s / 3.2 J per iteration
+// The switches are in the plan (marked "kind": "dvfs-switch"), not in the
+// job's clock list: they are no regions of it.
+// RUN: energy-prof plan-clocks %t/emit.json --schedule cheap --plan-device g | FileCheck %s --check-prefix=CLOCKS --implicit-check-not=.switch
+// CLOCKS: a 1200
+// CLOCKS-NEXT: b 900
+// CLOCKS-NEXT: c 1200
+// RUN: %python -c "import json, sys; s = [s for s in json.load(open(sys.argv[1]))['schedules'] if s['schedule'] == 'cheap'][0]; print([t.get('kind', '-') for t in s['devices'][0]['tasks']])" %t/emit.json | FileCheck %s --check-prefix=KINDS
+// KINDS: ['-', 'dvfs-switch', '-', 'dvfs-switch', '-']
 
 // The planner weighs each candidate with what its clock switches cost. One
 // device of 10 W runs @a -> @b -> @c; only @b may slow down (900 MHz:
