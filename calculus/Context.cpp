@@ -287,11 +287,19 @@ ContextOutcome realizeElement(const DeviceMechanisms &device,
   double power = s.T > 0 ? s.E() / s.T : s.s;
   if (device.delivery && element.sensitive) {
     // The current-draw step from the previous element (or idle, at the
-    // static power, on the device's first element).
+    // static power, on the device's first element), against the step from
+    // idle its null signature was measured with (the null context has no
+    // delivery state: paper section 3.4): the first element pays nothing,
+    // one after a closer draw less than its null.
     double dP = power - context.power.value_or(device.staticPower);
-    double extra = device.delivery->extraEnergy(dP, s.T);
-    if (extra > 0) {
-      s = Signature::measured(s.s, s.T, s.d + extra, s.varT, s.varD, s.devices);
+    double extra =
+        device.delivery->extraEnergy(dP, s.T) -
+        device.delivery->extraEnergy(power - device.staticPower, s.T);
+    if (extra != 0) {
+      // Not below zero: a delivery model whose step from idle exceeds the
+      // element's measured dynamic energy contradicts that measurement.
+      s = Signature::measured(s.s, s.T, std::max(0.0, s.d + extra), s.varT,
+                              s.varD, s.devices);
       out.deliveryEnergy = extra;
       out.changed = true;
     }
@@ -319,7 +327,11 @@ double realizeIdle(const DeviceMechanisms &device, DeviceContext &context,
 
 void finishPar(const DeviceMechanisms &device, DeviceContext &context,
                double entryTheta, double T, double d, bool heats) {
+  // The static power its co-runners drew: at the par's entry temperature,
+  // as each of them was realized (not the reference's).
   double s = device.staticPower;
+  if (device.thermal)
+    s = device.thermal->atTemperature(Signature::idle(s, 0, {}), entryTheta).s;
   context.power = T > 0 ? (s * T + d) / T : s;
   if (device.thermal && heats)
     context.theta = device.thermal->exit(entryTheta, *context.power, T);

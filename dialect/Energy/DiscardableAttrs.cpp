@@ -55,9 +55,10 @@ LogicalResult checkValue(Operation *op, StringRef name, Attribute value) {
     double v = f.getValueAsDouble();
     if (!std::isfinite(v))
       return fail("must be finite");
+    // (delivery_J may be negative: a step smaller than the null's from
+    // idle, docs/CONTEXTS.md.)
     if (llvm::is_contained({D::TrafficAttrHelper::getNameStr(),
                             D::IdleStaticAttrHelper::getNameStr(),
-                            D::Delivery_JAttrHelper::getNameStr(),
                             D::BiasBound_JAttrHelper::getNameStr()},
                            name) &&
         v < 0)

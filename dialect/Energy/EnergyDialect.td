@@ -50,7 +50,7 @@ def Energy_Dialect : Dialect {
     | `energy.contention_slowdown` | `FloatAttr` | written by --energy-propagate-context: the co-run slowdown (>= 1) |
     | `energy.idle_static` | `FloatAttr` | written by --energy-propagate-context: an idle's realized static power, W (>= 0) |
     | `energy.residency` | `FloatAttr` | written by --energy-propagate-context: cache residency of the reused data, in [0, 1] |
-    | `energy.delivery_J` | `FloatAttr` | written by --energy-propagate-context: the power-delivery transient's energy, J (>= 0) |
+    | `energy.delivery_J` | `FloatAttr` | written by --energy-propagate-context: the power-delivery transient's energy against the element's null (its step from idle), J (negative where the step is smaller) |
     | `energy.bias_bound_J` | `FloatAttr` | written by --energy-reduce: the reduced tree's bias bound, J (>= 0) |
     | `energy.needs_characterization` | `UnitAttr` | written by --energy-reduce: an element or composite to characterize as a whole |
     | `energy.estimate` | `StringAttr` | written by --energy-reduce: where a composite's signature comes from until measured |

@@ -44,15 +44,16 @@ energy.seq @flushed {
 
 // -----
 
-// Power delivery: 100 uJ per watt of current-draw step, tau = 10 us. @x
-// (300 W over 50 us) steps up 200 W from idle and pays
-// 1e-4 x 200 x (1 - e^-5) = 19.8652 mJ; @y (500 W over 1 s) steps up
-// another 200 W and pays 20 mJ on 400 J -- only short elements see more
-// than a rounding.
+// Power delivery: 100 uJ per watt of current-draw step, tau = 10 us,
+// against the step from idle each null signature was measured with. @x
+// (300 W over 50 us) is the device's first element: it steps from idle as
+// its null did, and pays nothing; @y (500 W over 1 s) steps 200 W up from
+// @x's draw where its null stepped 400 W from idle (100 W):
+// 1e-4 x (200 - 400) x (1 - e^-100000) = -20 mJ on 400 J.
 energy.device @h kind "H100" static 100 W {energy.power_delivery = {energy_per_watt = 1.0e-4, time_constant = 1.0e-5}}
 // CHECK-LABEL: energy.seq @steps
-// CHECK: energy.element @x on @h sig <s = 100 W, T = 50 us, d = 29.8652{{[0-9]*}} mJ> {energy.delivery_J = 0.019865{{[0-9]*}} : f64
-// CHECK: energy.element @y on @h sig <s = 100 W, T = 1 s, d = 400.02{{0*[0-9]*}} J> {energy.delivery_J = 2.000000e-02 : f64
+// CHECK: energy.element @x on @h sig <T = 50 us, d = 10 mJ>{{$}}
+// CHECK: energy.element @y on @h sig <s = 100 W, T = 1 s, d = 399.98{{0*[0-9]*}} J> {energy.delivery_J = -2.000000e-02 : f64
 energy.seq @steps {
   energy.element @x on @h sig <T = 50 us, d = 10 mJ>
   energy.element @y on @h sig <T = 1 s, d = 400 J>

@@ -183,3 +183,29 @@ energy.par @measured_corun {
   energy.element @x on @g sig <T = 10 ms, d = 1 J> {energy.demand = {hbm = 0.6}, energy.contention_sigs = [{slowdown = 1.0, sig = #energy.sig<T = 10 ms, d = 1 J>}, {slowdown = 1.5, sig = #energy.sig<T = 14 ms, d = 1.3 J>}]}
   energy.element @y on @g sig <T = 10 ms, d = 1 J> {energy.demand = {hbm = 0.6}}
 }
+
+// -----
+
+// A par heats the device with the static power its co-runners drew (at the
+// par's entry temperature), as one element of the same time and energy
+// does: @p (4 s, 500 J in all) and @a2 (4 s, 500 J) leave the device at the
+// same temperature, so @c and @c2 enter at the same one (50.362 C; with
+// the reference's 60 W the par left 50.072 C).
+energy.device @gpu kind "A100" static 60 W {energy.thermal = {resistance = 0.1, capacitance = 50.0, ambient = 30.0, leakage = 0.004}}
+// CHECK-LABEL: energy.seq @hp
+// CHECK: energy.element @c on @gpu sig <s = [[S:[0-9.]+]] W{{.*}}energy.entry_temperature = [[TH:50.3623[0-9]*]] : f64
+// CHECK-LABEL: energy.seq @hs
+// CHECK: energy.element @c2 on @gpu sig <s = [[S]] W{{.*}}energy.entry_temperature = [[TH]] : f64
+energy.seq @hp {
+  energy.element @hot on @gpu sig <T = 5 s, d = 1440 J, sigma_d = 1 J> {energy.insensitive}
+  energy.par @p {
+    energy.element @a on @gpu sig <T = 4 s, d = 400 J, sigma_d = 1 J>
+    energy.element @b on @gpu sig <T = 2 s, d = 100 J, sigma_d = 1 J>
+  }
+  energy.element @c on @gpu sig <T = 1 s, d = 10 J, sigma_d = 1 J>
+}
+energy.seq @hs {
+  energy.element @hot2 on @gpu sig <T = 5 s, d = 1440 J, sigma_d = 1 J> {energy.insensitive}
+  energy.element @a2 on @gpu sig <T = 4 s, d = 500 J, sigma_d = 1 J>
+  energy.element @c2 on @gpu sig <T = 1 s, d = 10 J, sigma_d = 1 J>
+}

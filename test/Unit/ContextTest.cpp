@@ -269,21 +269,39 @@ TEST(RealizeElement, CacheResidencyFromTheTrafficSinceTheProducer) {
 TEST(RealizeElement, PowerDeliveryStepFromThePreviousMeanPower) {
   DeviceMechanisms dev;
   dev.staticPower = 40;
-  dev.delivery = PowerDeliveryModel{0.01, 1e-6};
+  dev.delivery = PowerDeliveryModel{1e-7, 1e-6}; // a |dP| (1 - e^(-T/tau))
   DeviceContext ctx;
   ContextElement el;
   el.null = sig(40, 1e-6, 160e-6); // mean power 40 + 160 = 200 W
+  // The device's first element steps from idle (its static power), as its
+  // null signature was measured: nothing to add (paper section 3.4: the
+  // null context carries no delivery state).
   ContextOutcome first = realizeElement(dev, ctx, el);
-  // The device's first element steps from its static power: |dP| = 160 W.
-  double extra = 0.01 * 160 * (1 - std::exp(-1.0));
-  ASSERT_TRUE(first.deliveryEnergy);
-  EXPECT_NEAR(*first.deliveryEnergy, extra, 1e-15);
-  EXPECT_NEAR(first.realized.d, 160e-6 + extra, 1e-15);
+  EXPECT_FALSE(first.deliveryEnergy);
+  EXPECT_FALSE(first.changed);
+  EXPECT_DOUBLE_EQ(first.realized.d, 160e-6);
   // The step is from the element's own power, before its transient.
   EXPECT_DOUBLE_EQ(*ctx.power, 200);
+  // After an equal draw there is no step at all: it pays less than its
+  // null by the transient of the 160 W step from idle.
   ContextOutcome second = realizeElement(dev, ctx, el);
-  EXPECT_FALSE(second.deliveryEnergy); // no step between equal powers
-  EXPECT_FALSE(second.changed);
+  double fromIdle = 1e-7 * 160 * (1 - std::exp(-1.0));
+  ASSERT_TRUE(second.deliveryEnergy);
+  EXPECT_NEAR(*second.deliveryEnergy, -fromIdle, 1e-18);
+  EXPECT_NEAR(second.realized.d, 160e-6 - fromIdle, 1e-18);
+  // A 120 W element after the 200 W one: a step of 80 W, as large as its
+  // own from idle (120 - 40): it pays what its null did.
+  ContextElement half;
+  half.null = sig(40, 1e-6, 80e-6);
+  ContextOutcome third = realizeElement(dev, ctx, half);
+  EXPECT_FALSE(third.deliveryEnergy);
+  EXPECT_DOUBLE_EQ(third.realized.d, 80e-6);
+  // A 200 W element after the 120 W one: an 80 W step where its null had
+  // 160 W.
+  ContextOutcome fourth = realizeElement(dev, ctx, el);
+  ASSERT_TRUE(fourth.deliveryEnergy);
+  EXPECT_NEAR(*fourth.deliveryEnergy, 1e-7 * (80 - 160) * (1 - std::exp(-1.0)),
+              1e-18);
 }
 
 TEST(RealizeElement, ContentionSlowsTimeNotDynamicEnergy) {
