@@ -89,15 +89,31 @@ struct EnergyReducePass
         return;
       auto nullAttr = el->getAttrOfType<SignatureAttr>(
           EnergyDialect::NullSigAttrHelper::getNameStr());
-      Operation *parent = el->getParentOp();
-      unsigned m = parent && isa<ParOp, MultiOp>(parent) ? 2 : 1;
+      // The Reduction Theorem's multiplier (paper section 4.2): 2 for an
+      // element that co-runs (any enclosing par or multi of several
+      // operands, however deep in sequences), else 1; one less where it
+      // starts with the composition, at the null context: every enclosing
+      // sequence up to the root begins with it (par operands all start
+      // together, whatever their order).
+      unsigned m = 1;
+      bool atStart = true;
+      for (Operation *x = el; x != root; x = x->getParentOp()) {
+        Operation *parent = x->getParentOp();
+        if (!parent)
+          break;
+        if (isa<ParOp, MultiOp>(parent) &&
+            !llvm::hasSingleElement(parent->getRegion(0).front()))
+          m = 2;
+        if (isa<SeqOp>(parent) && &parent->getRegion(0).front().front() != x)
+          atStart = false;
+      }
       ElementOp pred = last.lookup(dev);
       uint32_t index =
           deviceIndex.try_emplace(dev, deviceIndex.size()).first->second;
       entries.push_back(
           {el,
            {toSignature(sig, sdev),
-            toSignature(nullAttr ? nullAttr : sig, sdev), m, !pred, index},
+            toSignature(nullAttr ? nullAttr : sig, sdev), m, atStart, index},
            pred});
       last[dev] = el;
     });

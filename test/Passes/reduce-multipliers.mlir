@@ -1,0 +1,57 @@
+// RUN: energy-opt %s --energy-propagate-context --energy-reduce -split-input-file | FileCheck %s
+//
+// The Reduction Theorem's bias bound (paper section 4.2): each element
+// contributes m c sigma_E, m = 2 where it co-runs (in a par or multi of
+// several operands, however deep in sequences), else 1, one less where it
+// starts with the composition at the null context. c = 1.959964 at 95 %.
+//
+// Both operands of a par start with it: m = 1 each, whatever their order:
+// c (1 + 3) = 7.83986 J.
+energy.device @g kind "A100" static 60 W
+// CHECK-LABEL: energy.par @p
+// CHECK-SAME: energy.bias_bound_J = 7.83985{{[0-9]*}} : f64
+// CHECK-LABEL: energy.par @q
+// CHECK-SAME: energy.bias_bound_J = 7.83985{{[0-9]*}} : f64
+energy.par @p {
+  energy.element @a on @g sig <T = 2 s, d = 100 J, sigma_d = 1 J>
+  energy.element @b on @g sig <T = 2 s, d = 100 J, sigma_d = 3 J>
+}
+energy.par @q {
+  energy.element @b2 on @g sig <T = 2 s, d = 100 J, sigma_d = 3 J>
+  energy.element @a2 on @g sig <T = 2 s, d = 100 J, sigma_d = 1 J>
+}
+
+// -----
+
+// After a first element (at the null context: m = 0), a par's operands
+// co-run and do not start at the null: m = 2, also inside a sequence of
+// the par: c (0 + 2 x 3 + 2 x 5) = 16 c = 31.3594 J.
+energy.device @g kind "A100" static 60 W
+// CHECK-LABEL: energy.seq @s
+// CHECK-SAME: energy.bias_bound_J = 31.3594{{[0-9]*}} : f64
+energy.seq @s {
+  energy.element @a3 on @g sig <T = 2 s, d = 100 J, sigma_d = 1 J>
+  energy.par @r {
+    energy.element @b3 on @g sig <T = 2 s, d = 100 J, sigma_d = 3 J>
+    energy.seq {
+      energy.element @c3 on @g sig <T = 1 s, d = 100 J, sigma_d = 5 J>
+    }
+  }
+}
+
+// -----
+
+// Across devices, each lane's first element starts at its device's null
+// context, wrapped in a sequence or not: m = 2 - 1 each: 2 c = 3.91993 J.
+energy.device @g1 kind "A100" static 60 W
+energy.device @g2 kind "A100" static 60 W
+// CHECK-LABEL: energy.multi @wrapped
+// CHECK-SAME: energy.bias_bound_J = 3.91992{{[0-9]*}} : f64
+energy.multi @wrapped {
+  energy.seq {
+    energy.element @x on @g1 sig <T = 2 s, d = 100 J, sigma_d = 1 J>
+  }
+  energy.seq {
+    energy.element @y on @g2 sig <T = 2 s, d = 100 J, sigma_d = 1 J>
+  }
+}
