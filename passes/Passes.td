@@ -358,8 +358,9 @@ def EnergyCheckDeviation : Pass<"energy-check-deviation", "::mlir::ModuleOp"> {
     `measured=PATH` is a JSON object mapping composite or element names to
     `{"E_J": e, "sigma_E_J": s}` or `{"runs_J": [e1, e2, ...]}` (mean and
     sample standard deviation of the mean). For each, the deviation test of
-    Eq. 23 -- |E_pred - E_meas| > c_alpha sqrt(var_pred + var_meas) plus the
-    root's accumulated reduction bias (`energy.bias_bound_J`) -- marks the
+    Eq. 23 -- |E_pred - E_meas| > c_alpha sqrt(var_pred + var_meas) plus,
+    in a reduced tree (`energy.bias_bound_J` on its root), the reduction
+    bias of the op's own parts (sum of m_i c_alpha sigma_i) -- marks the
     op `energy.deviation = {...}` and, when it fails, emits a remark naming
     it as an interaction-graph candidate with the likely mechanism (thermal
     where its devices declare a thermal model, contention where co-runners

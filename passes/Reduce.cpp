@@ -89,24 +89,11 @@ struct EnergyReducePass
         return;
       auto nullAttr = el->getAttrOfType<SignatureAttr>(
           EnergyDialect::NullSigAttrHelper::getNameStr());
-      // The Reduction Theorem's multiplier (paper section 4.2): 2 for an
-      // element that co-runs (any enclosing par or multi of several
-      // operands, however deep in sequences), else 1; one less where it
-      // starts with the composition, at the null context: every enclosing
-      // sequence up to the root begins with it (par operands all start
-      // together, whatever their order).
-      unsigned m = 1;
-      bool atStart = true;
-      for (Operation *x = el; x != root; x = x->getParentOp()) {
-        Operation *parent = x->getParentOp();
-        if (!parent)
-          break;
-        if (isa<ParOp, MultiOp>(parent) &&
-            !llvm::hasSingleElement(parent->getRegion(0).front()))
-          m = 2;
-        if (isa<SeqOp>(parent) && &parent->getRegion(0).front().front() != x)
-          atStart = false;
-      }
+      // The Reduction Theorem's multiplier, the null start's included
+      // (checkReduction takes them apart again).
+      ReductionPlace place = reductionPlace(el, root);
+      unsigned m = place.m;
+      bool atStart = place.atStart;
       ElementOp pred = last.lookup(dev);
       uint32_t index =
           deviceIndex.try_emplace(dev, deviceIndex.size()).first->second;

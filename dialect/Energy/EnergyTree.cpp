@@ -52,6 +52,21 @@ void refineMakespan(Operation *op, Signature &sig) {
 }
 } // namespace
 
+ReductionPlace energy::reductionPlace(Operation *leaf, Operation *root) {
+  ReductionPlace p;
+  for (Operation *x = leaf; x != root; x = x->getParentOp()) {
+    Operation *parent = x->getParentOp();
+    if (!parent)
+      break;
+    if (isa<ParOp, MultiOp>(parent) &&
+        !llvm::hasSingleElement(parent->getRegion(0).front()))
+      p.m = 2;
+    if (isa<SeqOp>(parent) && &parent->getRegion(0).front().front() != x)
+      p.atStart = false;
+  }
+  return p;
+}
+
 bool energy::isTreeOp(Operation *op) {
   return isa<ElementOp, IdleOp, SeqOp, ParOp, MultiOp, CompositeOp>(op);
 }

@@ -46,6 +46,20 @@ mlir::FailureOr<calculus::Signature> composeTree(
         onComposite = nullptr,
     bool onCompositeIsThreadSafe = false);
 
+/// Where `leaf` (an element, or a measured composite taken whole) stands in
+/// the composition rooted at `root`, for the Reduction Theorem (paper
+/// section 4.2, CALCULUS.md section 4): `m` is 2 where it co-runs (an
+/// enclosing par or multi of several operands, however deep in sequences),
+/// else 1; `atStart` where it starts with the composition at the null
+/// context (every enclosing seq up to `root` begins with it), which drops
+/// one tolerance.
+struct ReductionPlace {
+  unsigned m = 1;
+  bool atStart = true;
+  unsigned multiplier() const { return atStart ? m - 1 : m; }
+};
+ReductionPlace reductionPlace(mlir::Operation *leaf, mlir::Operation *root);
+
 } // namespace energy
 
 #endif // DIALECT_ENERGY_ENERGYTREE_H

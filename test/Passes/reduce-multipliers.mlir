@@ -55,3 +55,22 @@ energy.multi @wrapped {
     energy.element @y on @g2 sig <T = 2 s, d = 100 J, sigma_d = 1 J>
   }
 }
+
+// -----
+
+// The deviation test's threshold adds the bias of what the tested op
+// composes, not the root's: @sub measured at 340 J against 330 J.
+// Own parts: @a at the null (m = 0), @b m = 1: bias c x 0.1 J; threshold
+// c sqrt(0.1^2 + 0.1^2 + 0.1^2) + 0.196 = 0.5355 J (the root's bias, with
+// @big's 50 J, made it 98.5 J and the test passed).
+// RUN: printf '{"sub": {"E_J": 340, "sigma_E_J": 0.1}}' > %t.json
+// RUN: energy-opt %s --energy-propagate-context --energy-reduce --energy-check-deviation="measured=%t.json" -split-input-file 2>&1 | FileCheck %s --check-prefix=DEV
+// DEV: remark: @sub deviates (Eq. 23): predicted 330 J, measured 340 J, threshold 535.5 mJ
+energy.device @g kind "A100" static 60 W
+energy.seq @t {
+  energy.seq @sub {
+    energy.element @a on @g sig <T = 2 s, d = 100 J, sigma_d = 0.1 J>
+    energy.element @b on @g sig <T = 1 s, d = 50 J, sigma_d = 0.1 J>
+  }
+  energy.element @big on @g sig <T = 10 s, d = 500 J, sigma_d = 50 J>
+}
