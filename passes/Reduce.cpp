@@ -127,6 +127,21 @@ struct EnergyReducePass
           e.op->removeAttr(
               EnergyDialect::ContentionSlowdownAttrHelper::getNameStr());
         }
+      // Idles too go back to the null context (their device's static
+      // power); an idle has no measured spread to absorb the shift its
+      // realized static power made (paper section 4.1.3: the Delta s
+      // term), so the shift itself joins the bound.
+      root->walk([&](IdleOp idle) {
+        auto realized = idle->getAttrOfType<FloatAttr>(
+            EnergyDialect::IdleStaticAttrHelper::getNameStr());
+        if (!realized)
+          return;
+        StringAttr dev = idle.getDeviceAttr().getAttr();
+        double s = devices.count(dev) ? devices[dev].mechanisms.staticPower : 0;
+        totalBound += std::fabs(realized.getValueAsDouble() - s) *
+                      idle.getDuration().convertToDouble();
+        idle->removeAttr(EnergyDialect::IdleStaticAttrHelper::getNameStr());
+      });
       root->setAttr(EnergyDialect::BiasBound_JAttrHelper::getNameStr(),
                     b.getF64FloatAttr(totalBound));
       if (tolerance > 0 && totalBound > tolerance)

@@ -74,3 +74,21 @@ energy.seq @t {
   }
   energy.element @big on @g sig <T = 10 s, d = 500 J, sigma_d = 50 J>
 }
+
+// -----
+
+// An idle goes back to the null context with the elements, and the shift
+// its realized (leakage-raised) static power made joins the bound: after
+// @hot the device idles 10 s at 65.2795 W instead of 60 W (52.795 J), so
+// the bound is c x 1 J (@z; @hot is at the null) + 52.795 J = 54.7547 J
+// and the reduced total is the null-context 2,410 J.
+// RUN: energy-opt %s --energy-propagate-context --energy-reduce --energy-evaluate -split-input-file | FileCheck %s --check-prefix=IDLE
+// IDLE-LABEL: energy.seq @hi
+// IDLE-SAME: energy.bias_bound_J = 54.7546{{[0-9]*}} : f64, energy.total = {E_J = 2.410000e+03 : f64
+// IDLE-NOT: idle_static
+energy.device @gpu kind "A100" static 60 W {energy.thermal = {resistance = 0.1, capacitance = 50.0, ambient = 30.0, leakage = 0.004}}
+energy.seq @hi {
+  energy.element @hot on @gpu sig <T = 5 s, d = 1440 J, sigma_d = 1 J> {energy.insensitive}
+  energy.idle on @gpu for 10 s
+  energy.element @z on @gpu sig <T = 1 s, d = 10 J, sigma_d = 1 J> {energy.insensitive}
+}
