@@ -29,6 +29,20 @@ struct EnergyEmitDvfsPass
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     Builder b(ctx);
+    // Nothing planned (no schedule --energy-plan marked, no task with a
+    // planned clock): said, rather than passing the IR through unchanged
+    // as if it had been emitted.
+    bool planned = false;
+    for (ScheduleOp sched : getOperation().getOps<ScheduleOp>()) {
+      planned |= sched->hasAttr(EnergyDialect::PlanAttrHelper::getNameStr());
+      for (TaskOp task : sched.getBody().getOps<TaskOp>())
+        planned |= task->hasAttr(EnergyDialect::DvfsAttrHelper::getNameStr());
+    }
+    if (!planned)
+      mlir::emitWarning(moduleErrorLoc(getOperation()),
+                        "energy-emit-dvfs: no schedule was planned (no "
+                        "energy.plan, no task's energy.dvfs): run "
+                        "--energy-plan first; nothing to emit");
     for (ScheduleOp sched : getOperation().getOps<ScheduleOp>()) {
       llvm::DenseMap<StringAttr, SignatureAttr> switchCost;
       for (sched::DeviceOp dev : sched.getBody().getOps<sched::DeviceOp>()) {

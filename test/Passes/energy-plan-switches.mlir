@@ -18,6 +18,9 @@
 // FILE: ['cheap', 'costly', 'free', 'tie', 'wrap'] 0.036 3.16
 // RUN: energy-prof run-plan %t/emit.json --schedule cheap --device sim:a100 --mode timeline --dry-run -- true 2>&1 | FileCheck %s --check-prefix=TIMELINE
 // TIMELINE: plan 0.0360 s / 3.2 J per iteration
+// Without --energy-plan there is nothing to emit, and the pass says so.
+// RUN: energy-opt %s --energy-emit-dvfs -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOPLAN
+// NOPLAN: warning: energy-emit-dvfs: no schedule was planned (no energy.plan, no task's energy.dvfs): run --energy-plan first; nothing to emit
 // The switches are in the plan (marked "kind": "dvfs-switch"), not in the
 // job's clock list: they are no regions of it.
 // RUN: energy-prof plan-clocks %t/emit.json --schedule cheap --plan-device g | FileCheck %s --check-prefix=CLOCKS --implicit-check-not=.switch
