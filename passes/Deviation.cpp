@@ -90,11 +90,6 @@ struct EnergyCheckDeviationPass
       return failOnDeviation ? op->emitError() : op->emitRemark();
     };
 
-    // Static powers for the elements' sigma_E (those without their own s).
-    llvm::StringMap<double> staticPower;
-    module.walk([&](DeviceOp d) {
-      staticPower[d.getSymName()] = d.getStaticPower().convertToDouble();
-    });
     module->walk<WalkOrder::PreOrder>([&](Operation *root) {
       if (!isTreeRoot(root))
         return WalkResult::advance();
@@ -105,6 +100,11 @@ struct EnergyCheckDeviationPass
       // whole, replacing the bias terms within it).
       bool reduced =
           root->hasAttr(EnergyDialect::BiasBound_JAttrHelper::getNameStr());
+      // Every op's signature as the tree composed it (a measured composite
+      // at its devices' static power), then the elements': the tests read
+      // them, and a threshold reads its parts'.
+      DenseMap<Operation *, calculus::Signature> sigOf;
+      SmallVector<Operation *> tested;
       auto biasOf = [&](Operation *node) {
         double bias = 0;
         if (!reduced)
@@ -112,21 +112,13 @@ struct EnergyCheckDeviationPass
         node->walk<WalkOrder::PreOrder>([&](Operation *x) {
           if (x == node)
             return WalkResult::advance();
-          SignatureAttr sig;
-          StringRef device;
-          if (auto el = dyn_cast<ElementOp>(x)) {
-            sig = el.getSigAsAttr();
-            device = el.getDevice();
-          } else if (auto comp = dyn_cast<CompositeOp>(x)) {
-            sig = comp.getSigAttr();
-            if (!sig)
-              return WalkResult::advance(); // its parts stand for it
-          } else {
+          if (auto comp = dyn_cast<CompositeOp>(x); comp && !comp.getSigAttr())
+            return WalkResult::advance(); // its parts stand for it
+          if (!isa<ElementOp, CompositeOp>(x))
             return WalkResult::advance();
-          }
-          if (sig)
-            bias += reductionPlace(x, node).multiplier() * c *
-                    toSignature(sig, staticPower.lookup(device)).sigmaE();
+          if (auto it = sigOf.find(x); it != sigOf.end())
+            bias +=
+                reductionPlace(x, node).multiplier() * c * it->second.sigmaE();
           return WalkResult::skip();
         });
         return bias;
@@ -226,7 +218,8 @@ struct EnergyCheckDeviationPass
       };
       if (failed(composeTree(root, TreeMode::Evaluate,
                              [&](Operation *op, const calculus::Signature &s) {
-                               check(op, s);
+                               sigOf[op] = s;
+                               tested.push_back(op);
                              }))) {
         broken = true;
         return WalkResult::interrupt();
@@ -238,9 +231,12 @@ struct EnergyCheckDeviationPass
           return;
         auto dev = SymbolTable::lookupNearestSymbolFrom<energy::DeviceOp>(
             el, el.getDeviceAttr());
-        check(el, toSignature(sig, dev ? dev.getStaticPower().convertToDouble()
-                                       : 0));
+        sigOf[el] =
+            toSignature(sig, dev ? dev.getStaticPower().convertToDouble() : 0);
+        tested.push_back(el);
       });
+      for (Operation *op : tested)
+        check(op, sigOf.find(op)->second);
       return WalkResult::skip();
     });
     if (broken || ambiguous)

@@ -34,8 +34,14 @@ using namespace mlir;
 using namespace energy;
 
 namespace {
-
 using Devices = DenseMap<StringAttr, DeviceModels>;
+
+/// A device's reference static power (0 for one the models do not know:
+/// the verifier has refused an element or idle on an unknown device).
+double staticPowerOf(Devices &devices, StringAttr dev) {
+  auto it = devices.find(dev);
+  return it == devices.end() ? 0 : it->second.mechanisms.staticPower;
+}
 
 /// An element of the tree, with its previous element on the same device.
 struct Entry {
@@ -82,8 +88,7 @@ struct EnergyReducePass
     DenseMap<StringAttr, uint32_t> deviceIndex;
     root->walk<WalkOrder::PreOrder>([&](ElementOp el) {
       StringAttr dev = el.getDeviceAttr().getAttr();
-      double sdev =
-          devices.count(dev) ? devices[dev].mechanisms.staticPower : 0;
+      double sdev = staticPowerOf(devices, dev);
       SignatureAttr sig = el.getSigAsAttr();
       if (!sig)
         return;
@@ -137,7 +142,7 @@ struct EnergyReducePass
         if (!realized)
           return;
         StringAttr dev = idle.getDeviceAttr().getAttr();
-        double s = devices.count(dev) ? devices[dev].mechanisms.staticPower : 0;
+        double s = staticPowerOf(devices, dev);
         totalBound += std::fabs(realized.getValueAsDouble() - s) *
                       idle.getDuration().convertToDouble();
         idle->removeAttr(EnergyDialect::IdleStaticAttrHelper::getNameStr());
@@ -396,7 +401,7 @@ struct EnergyReducePass
         // The idle's realized static power (its entry temperature's), else
         // the device's.
         StringAttr dev = idle.getDeviceAttr().getAttr();
-        double s = devices.count(dev) ? devices[dev].mechanisms.staticPower : 0;
+        double s = staticPowerOf(devices, dev);
         if (auto realized = idle->getAttrOfType<FloatAttr>(
                 EnergyDialect::IdleStaticAttrHelper::getNameStr()))
           s = realized.getValueAsDouble();
