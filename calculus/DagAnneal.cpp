@@ -2,10 +2,10 @@
 //
 // The greedy fills and the one-task local search stop at the first
 // configuration no single move improves. At a fixed deadline the discrete
-// problem has much better configurations several moves away: on GPT-3 175B
-// on A40 (Perseus's profile, 24 microbatches, 1 ms quantum) at 12.458 s the
-// fill and local search end at 20,522 J, a MILP solver (HiGHS, 300 s) finds
-// 20,378 J, and this search ~20,420 J in about a second (bench/RESULTS.md).
+// problem has better configurations several moves away: on GPT-3 175B on
+// A40 (Perseus's profile, 24 microbatches) at 12.458 s the fill and local
+// search end at 20,687 J and this search at 20,608 J in about a second
+// (docs/FRONTIER.md).
 //
 // Simulated annealing (Kirkpatrick, Gelatt and Vecchi 1983) over the
 // options, one task moved by one to three option steps per proposal,

@@ -109,6 +109,32 @@ static bool frontierOf(const Schedule &sched,
       }
   }
 
+  double step = settings.step;
+  // The makespans with every task at its slowest useful option (which
+  // bounds the sweeps) and at its fastest (no configuration is faster).
+  auto makespanAt = [&](bool fastestOptions) {
+    std::vector<double> T(n), scratch(n);
+    for (size_t t = 0; t < n; ++t)
+      T[t] = fastestOptions ? opts[t].T.front() : opts[t].T.back();
+    return dag.forward(T, scratch);
+  };
+  const double slowest = makespanAt(false), fastestAll = makespanAt(true);
+  // The deadline sweeps take one deadline per step between the two: more
+  // than a million is a unit mistake (1e-12 s on a 10 s pipeline would
+  // sweep 10^13 deadlines), refused rather than run for days.
+  if (step > 0 && (slowest - fastestAll) / step > kMaxSweepDeadlines) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "step %g s would sweep %.3g deadlines between the fastest "
+                  "(%g s) and the slowest (%g s) makespans; at most %.0f: "
+                  "use a step of at least %g s, or 0 (makespan / 1000)",
+                  step, (slowest - fastestAll) / step, fastestAll, slowest,
+                  kMaxSweepDeadlines,
+                  (slowest - fastestAll) / kMaxSweepDeadlines);
+    err = buf;
+    return false;
+  }
+
   // Small problems: exact.
   uint64_t combinations = 1;
   for (const TaskOptions &o : opts)
@@ -142,17 +168,6 @@ static bool frontierOf(const Schedule &sched,
       return true;
     }
   }
-
-  double step = settings.step;
-  // The makespans with every task at its slowest useful option (which
-  // bounds the sweeps) and at its fastest (no configuration is faster).
-  auto makespanAt = [&](bool fastestOptions) {
-    std::vector<double> T(n), scratch(n);
-    for (size_t t = 0; t < n; ++t)
-      T[t] = fastestOptions ? opts[t].T.front() : opts[t].T.back();
-    return dag.forward(T, scratch);
-  };
-  const double slowest = makespanAt(false), fastestAll = makespanAt(true);
 
   // Several greedy rules, merged: each is myopic in its own way (knapsack
   // effects on shared paths); their union is markedly closer to optimal.
@@ -765,6 +780,73 @@ bool dagFrontier(const Schedule &sched,
       choice[dag.topo[k]] = p.choice[k];
     p.choice.swap(choice);
   }
+  return true;
+}
+
+bool improveAtDeadline(const Schedule &sched,
+                       const std::vector<std::vector<Option>> &options,
+                       const std::vector<uint32_t> &choice, double D,
+                       const DagFrontierSettings &settings, DagPoint &out,
+                       std::string &err) {
+  size_t n = sched.tasks.size();
+  if (options.size() != n || choice.size() != n) {
+    err = "need one operating set and one choice per task";
+    return false;
+  }
+  Dag dag;
+  if (!dag.build(sched, err))
+    return false;
+  double P = 0;
+  for (const ScheduleDevice &dev : sched.devices)
+    P += dev.staticPower;
+  // Each task's (T, d) Pareto options; the chosen one maps to the Pareto
+  // option at or below its time, whose d is at most its own (the least d
+  // among the options no slower).
+  std::vector<TaskOptions> opts(n);
+  std::vector<uint32_t> start(n);
+  size_t totalOptions = 0;
+  for (size_t t = 0; t < n; ++t) {
+    const std::vector<Option> &o = options[t];
+    if (o.empty() || choice[t] >= o.size()) {
+      err = "task " + std::to_string(t) + ": no such option";
+      return false;
+    }
+    std::vector<uint32_t> idx(o.size());
+    for (uint32_t i = 0; i < idx.size(); ++i)
+      idx[i] = i;
+    std::sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
+      return o[a].T < o[b].T || (o[a].T == o[b].T && o[a].d < o[b].d);
+    });
+    double best = std::numeric_limits<double>::infinity();
+    for (uint32_t i : idx)
+      if (o[i].d < best) {
+        best = o[i].d;
+        opts[t].T.push_back(o[i].T);
+        opts[t].d.push_back(o[i].d);
+        opts[t].original.push_back(i);
+      }
+    double Tc = o[choice[t]].T;
+    uint32_t j = 0;
+    while (j + 1 < opts[t].T.size() && opts[t].T[j + 1] <= Tc)
+      ++j;
+    start[t] = j;
+    totalOptions += opts[t].T.size();
+  }
+  Sweep sw(dag, opts, FillRule::SlowestFitsPerSecond);
+  for (uint32_t t = 0; t < n; ++t)
+    sw.set(t, start[t]);
+  sw.makespan = dag.forward(sw.T, sw.es);
+  if (!(sw.makespan <= D * (1 + 1e-12)))
+    return false;
+  if (totalOptions <= settings.refineUpTo) {
+    sw.fill(D);
+    sw.refine(D, /*exhaustive=*/false);
+  } else {
+    sw.latestStartFill(D);
+    sw.freeFloatFill(D);
+  }
+  anneal(sw, D, P, settings.annealVisits, /*seed=*/1);
+  out = sw.point(P, /*keepChoices=*/true);
   return true;
 }
 

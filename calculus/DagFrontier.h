@@ -77,8 +77,13 @@ struct DagPoint {
   double lowerBound = std::numeric_limits<double>::quiet_NaN();
 };
 
+/// The most deadlines a sweep step may give between the fastest and the
+/// slowest makespans (dagFrontier refuses a smaller step).
+constexpr double kMaxSweepDeadlines = 1e6;
+
 struct DagFrontierSettings {
-  /// Deadline increment of the sweep, s (0: 1/1000 of the fastest makespan).
+  /// Deadline increment of the sweep, s (0: 1/1000 of the fastest makespan;
+  /// at most kMaxSweepDeadlines deadlines).
   double step = 0;
   /// Floor every option time to a multiple of this (Perseus uses 1 ms); 0
   /// keeps exact times.
@@ -249,6 +254,21 @@ bool dagFrontier(const Schedule &sched,
                  const DagFrontierSettings &settings,
                  std::vector<DagPoint> &frontier, std::string &err,
                  DagFrontierResult *result = nullptr);
+
+/// The configuration `choice` (an index into each task's `options`)
+/// improved at deadline D as the options are given, with no quantum: its
+/// slack up to D taken (the greedy fill and local search up to
+/// `settings.refineUpTo` task options, the linear total- and free-float
+/// fills above), then simulated annealing within `settings.annealVisits`.
+/// A plan searched on floored times (a quantum) runs on the real ones,
+/// where the frontier's point filled at the deadline may no longer fit and
+/// the point that does stops short of it. Returns false where `choice`
+/// itself runs past D (or on a malformed input, with `err`).
+bool improveAtDeadline(const Schedule &sched,
+                       const std::vector<std::vector<Option>> &options,
+                       const std::vector<uint32_t> &choice, double D,
+                       const DagFrontierSettings &settings, DagPoint &out,
+                       std::string &err);
 
 /// What one clock switch costs on a device (its `energy.switch`).
 struct SwitchCost {

@@ -36,6 +36,13 @@ struct EnergyFrontierPass
   using EnergyFrontierBase::EnergyFrontierBase;
   void runOnOperation() override {
     Builder b(&getContext());
+    if (!(quantum >= 0) || !(step >= 0) || !std::isfinite(quantum) ||
+        !std::isfinite(step)) {
+      mlir::emitError(moduleErrorLoc(getOperation()),
+                      "energy-frontier: quantum and step must be finite and "
+                      "non-negative (s)");
+      return signalPassFailure();
+    }
     for (ScheduleOp sched : getOperation().getOps<ScheduleOp>()) {
       if (sched.hasNoWork()) {
         mlir::emitWarning(sched.getLoc(), "energy-frontier: @")

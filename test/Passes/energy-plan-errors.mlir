@@ -6,7 +6,10 @@
 // RUN: not energy-opt %s --energy-plan="convex-above=abc" 2>&1 | FileCheck %s --check-prefix=CONVEX
 // RUN: not energy-opt %s --energy-plan="quantum=-1" 2>&1 | FileCheck %s --check-prefix=QUANTUM
 // RUN: not energy-opt %s --energy-plan="step=-0.1" 2>&1 | FileCheck %s --check-prefix=QUANTUM
-// QUANTUM: error: energy-plan: quantum and step must be non-negative (s)
+// QUANTUM: error: energy-plan: quantum and step must be finite and non-negative (s)
+// RUN: not energy-opt %s --energy-frontier="quantum=-1" 2>&1 | FileCheck %s --check-prefix=FQUANTUM
+// RUN: not energy-opt %s --energy-frontier="step=inf" 2>&1 | FileCheck %s --check-prefix=FQUANTUM
+// FQUANTUM: error: energy-frontier: quantum and step must be finite and non-negative (s)
 // A limit just below the fastest makespan is quoted with the digits that
 // tell the two apart (a limit pasted from a rounded summary).
 // RUN: not energy-opt %s --energy-plan="deadline=9.9999999" 2>&1 | FileCheck %s --check-prefix=CLOSE

@@ -3,7 +3,7 @@
 // itself has no line: it used to print as file:0:0).
 // RUN: not energy-opt %s --energy-plan="quantum=-1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PLAN
 // PLAN-NOT: :0:0
-// PLAN: option-error-locations.mlir:[[# @LINE + 12]]:1: error: energy-plan: quantum and step must be non-negative (s)
+// PLAN: option-error-locations.mlir:[[# @LINE + 12]]:1: error: energy-plan: quantum and step must be finite and non-negative (s)
 // RUN: not energy-opt %s --energy-evaluate="confidence=2" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EVAL
 // EVAL-NOT: :0:0
 // EVAL: option-error-locations.mlir:[[# @LINE + 9]]:1: error: energy-evaluate: confidence must lie in (0, 1)
