@@ -194,6 +194,9 @@ struct State {
   std::optional<uint64_t> runsAtExitFlush;
   double flushInterval = 60;
   std::chrono::steady_clock::time_point lastCheckpoint;
+  /// Regions said to have taken no time on a virtual-time simulated device
+  /// (writeShard warns once per region).
+  std::set<std::string> warnedFree;
   /// ENERGY_RT_METRICS_PORT: Prometheus scrapes over HTTP (opt-in). Last
   /// member: destroyed first, its thread stopped before the rest goes.
   MetricsServer metricsServer;
@@ -593,6 +596,20 @@ bool writeShard(const std::string &path, std::string &err) {
       m.runs = st.count;
       entries.push_back(m);
     }
+    // A simulated device in virtual time advances only by the work charged
+    // to it (er_sim_run; energy_rt.torch.Stage charges its modules'), so a
+    // region that charged none -- an optimizer step, a collective, CPU work
+    // -- is recorded as free and a plan would treat it so.
+    if (state.sim && !state.sim->realTime() && r.all.count && r.all.sumT <= 0 &&
+        state.warnedFree.insert(name).second)
+      std::fprintf(stderr,
+                   "energy_rt: warning: region '%s' ran %u time(s) and took "
+                   "no time on %s: in virtual time only "
+                   "work charged with er_sim_run (energy_rt.sim_run; "
+                   "energy_rt.torch.Stage charges its modules') takes time, "
+                   "so its entry says it is free; charge its FLOPs and "
+                   "bytes, or run with ENERGY_RT_SIM_REALTIME=1\n",
+                   name.c_str(), r.all.count, state.dev->identity().c_str());
   }
   // Whole or not at all: a failed write leaves the previous DB intact.
   std::string json = signatureDbJson(

@@ -285,6 +285,29 @@ class EnergyRtTest(unittest.TestCase):
                               env=dict(os.environ, **env),
                               capture_output=True, text=True)
 
+    def test_a_region_without_work_is_said_free(self):
+        # In virtual time only charged work takes time: a window around
+        # none (an optimizer step, a collective) is written as free, and
+        # the flush says which, once; one that charged work is not named.
+        with tempfile.TemporaryDirectory() as d:
+            db = os.path.join(d, "db.json")
+            r = self._fresh(
+                "import energy_rt as e; m = e.Monitor(device='sim:a100')\n"
+                "for _ in range(2):\n"
+                "    m.begin_window('opt'); m.end_window('opt')\n"
+                "    m.begin_window('fwd'); e.sim_run(1e12, 1e9)\n"
+                "    m.end_window('fwd')\n"
+                "e.flush(%r); e.flush(%r)" % (db, db))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stderr.count(
+                "region 'opt' ran 2 time(s) and took no time on "
+                "sim:A100-SXM4 (simulated)"), 1, r.stderr)
+            self.assertNotIn("'fwd'", r.stderr)
+            with open(db) as f:
+                entries = {e["key"]: e for e in json.load(f)["entries"]}
+            self.assertEqual(entries["opt"]["T_s"], 0)
+            self.assertGreater(entries["fwd"]["T_s"], 0)
+
     def test_names_are_read_exactly(self):
         # A rank that is not one (two "abc" processes would share rank 0's
         # shard), a board the simulator does not model, a GPU index that

@@ -379,8 +379,14 @@ bool routeCommand(const RouteOptions &opts, const std::string &generator,
                      ci(mc[i].aux), ci(mc[i].spill))
                  .str();
   }
+  // The record is valid JSON (JsonQuote.h); were it not, null, not a crash.
+  json::Value generated = nullptr;
+  if (Expected<json::Value> g = json::parse(generator))
+    generated = std::move(*g);
+  else
+    consumeError(g.takeError());
   json::Object doc{{"version", 1},
-                   {"generator", *json::parse(generator)},
+                   {"generator", std::move(generated)},
                    {"horizon_slots", int64_t(st.horizon)},
                    {"runs", int64_t(st.runs)},
                    {"seed", int64_t(st.seed)},

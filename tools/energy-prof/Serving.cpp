@@ -147,8 +147,14 @@ bool validateServingCommand(const std::vector<std::string> &paths,
     o["misses"] = std::move(misses);
     plannerRows.push_back(std::move(o));
   }
+  // The record is valid JSON (JsonQuote.h); were it not, null, not a crash.
+  json::Value generated = nullptr;
+  if (Expected<json::Value> g = json::parse(generator))
+    generated = std::move(*g);
+  else
+    consumeError(g.takeError());
   json::Object doc{{"version", 1},
-                   {"generator", *json::parse(generator)},
+                   {"generator", std::move(generated)},
                    {"measurements", int64_t(obs.size())},
                    {"flop_byte_coefficients",
                     json::Object{{"joules_per_flop", joulesPerFlop},

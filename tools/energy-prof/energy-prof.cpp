@@ -693,11 +693,11 @@ static std::set<int64_t> fullyCoveredClocks(const SignatureDb &db,
   }
   std::set<int64_t> full;
   std::vector<std::string> short_;
-  for (const auto &[mhz, runs] : runsAt) {
+  for (const auto &[mhz, runsOf] : runsAt) {
     std::vector<std::string> fewer;
     for (const auto &[key, most] : mostRuns) {
-      auto it = runs.find(key);
-      int64_t n = it == runs.end() ? 0 : it->second;
+      auto it = runsOf.find(key);
+      int64_t n = it == runsOf.end() ? 0 : it->second;
       if (n < most)
         fewer.push_back(key + " " + std::to_string(n) + " of " +
                         std::to_string(most) + " runs");
@@ -874,6 +874,19 @@ static int runPlanCommand(std::vector<std::string> child) {
     devices.push_back(dev.get());
     owned.push_back(std::move(dev));
   }
+  // A simulated device is this command's own: the job's processes open
+  // theirs (ENERGY_RT_DEVICE) and never see these clocks.
+  if (!opts.dryRun && !opts.command.empty())
+    for (Device *dev : devices)
+      if (dev->simulated()) {
+        errs() << "energy-prof: warning: run-plan: " << dev->identity()
+               << " is this command's own simulated device: the command's "
+                  "processes simulate their own devices, which this plan "
+                  "does not reach; to follow it in a simulated job, load it "
+                  "in the process (energy-prof plan-clocks, then "
+                  "energy_rt.load_plan or er_plan_load: docs/PLAN.md)\n";
+        break;
+      }
   int rc = runPlan(plan, devices, opts, errs(), err);
   if (rc < 0)
     return fail(err);
@@ -984,11 +997,27 @@ static int profileCommand(std::vector<std::string> cmd) {
                 "allow it (restored after the sweep, at exit and on fatal "
                 "signals)");
   bool adaptive = adaptiveClocks;
+  if (int(allClocks) + int(!clocks.empty()) + int(adaptive) > 1) {
+    SmallVector<StringRef> given;
+    if (!clocks.empty())
+      given.push_back("--clocks");
+    if (allClocks)
+      given.push_back("--all-clocks");
+    if (adaptive)
+      given.push_back("--adaptive");
+    return fail("profile takes one of --clocks a,b,..., --all-clocks and "
+                "--adaptive, not " +
+                llvm::join(given, " and "));
+  }
   if (int(allClocks) + int(!clocks.empty()) + int(adaptive) != 1)
     return fail("profile needs one of --clocks a,b,..., --all-clocks or "
                 "--adaptive");
   if (iterationsPerClock < 1)
     return fail("--iterations-per-clock must be at least 1");
+  if (iterationsPerClock == 1)
+    errs() << "energy-prof: warning: --iterations-per-clock 1: one run per "
+              "region and clock has no variance, so the DB's sigmas are 0 "
+              "(a region run several times per iteration still has one)\n";
   // Options of another sweep are mistakes, not ignored.
   if (maxClocks.getNumOccurrences() && !adaptive)
     return fail("--max-clocks is --adaptive's budget; with --clocks or "
@@ -1026,7 +1055,8 @@ static int profileCommand(std::vector<std::string> cmd) {
                   ": a CUDA device is cuda:<index> (cuda:0, cuda:1, ...)");
   } else if (!name.empty() &&
              !StringRef(name).starts_with_insensitive("sim:")) {
-    return fail(named() + ": not a device name; give cuda:<index> (or cuda, each rank "
+    return fail(named() +
+                ": not a device name; give cuda:<index> (or cuda, each rank "
                 "its own GPU) or a simulated one (sim:a100, sim:a40, "
                 "sim:h100, sim:h200)");
   }
@@ -1303,8 +1333,8 @@ static int profileCommand(std::vector<std::string> cmd) {
   if (wanted && seen.size() < wanted && !(adaptive && !failed))
     WithColor::warning(errs(), "energy-prof")
         << "the job covered " << seen.size() << " of the " << wanted
-        << " clocks in full: it must run " << warmupIterations << " + " << wanted
-        << " x " << iterationsPerClock << " = "
+        << " clocks in full: it must run " << warmupIterations << " + "
+        << wanted << " x " << iterationsPerClock << " = "
         << warmupIterations + wanted * iterationsPerClock
         << " iterations (er_step calls) for the whole sweep\n";
   if (writeOutput(writeSignatureDb(merged)) != 0)
