@@ -10,14 +10,17 @@
 //  1. refuse text whose brackets (`(`, `[`, `{`, `<`) nest deeper than
 //     kMaxTextNesting, with the location where the limit is passed, before
 //     anything parses it (strings and `//` comments skipped; `->`, `<=` and
-//     `>=` are not brackets);
+//     `>=` are not brackets), and the same for aliases (`#a1 = [#a0]`: a
+//     chain of aliases nests as deep as the brackets it stands for, and the
+//     printer recurses through it);
 //  2. parse, verify and run passes of text nested deeper than
 //     kMainStackNesting on a thread with a kParseStackBytes stack
 //     (reserved, not committed: only the pages a deep input touches are
 //     used), which holds kMaxTextNesting levels of the deepest-stacking
-//     construct with room to spare. Shallower text (every real input) stays
-//     on the main thread: its heap (tools/HugePageHeap.h) is the main
-//     arena's, which a second thread would not share.
+//     construct with room to spare, and all MLIR bytecode (not scanned).
+//     Shallower text (every real input) stays on the main thread: its heap
+//     (tools/HugePageHeap.h) is the main arena's, which a second thread
+//     would not share.
 // The dialect's own limit is tighter: compositions nest at most 1,000
 // levels (EnergyOps.cpp), refused by the parser in the custom form and by
 // the verifier in the generic form. Stock mlir-opt with the plugin has
@@ -30,12 +33,14 @@
 #define TOOLS_DEEPINPUT_H
 
 #include "mlir/Bytecode/BytecodeReader.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstddef>
 #include <cstring>
 #include <pthread.h>
@@ -94,27 +99,109 @@ inline unsigned textNesting(llvm::StringRef text, const char *&tooDeep,
   return deepest;
 }
 
+/// How deep the attribute and type aliases of `text` nest: an alias
+/// definition (`#name = ...` or `!name = ...` at the start of a line; they
+/// precede their uses) is as deep as its body's brackets plus the deepest
+/// alias it names (`#other`, `!other`: no `.`, which names a dialect's
+/// attribute, and no `<` after). A chain of one-bracket aliases is as deep
+/// to the printer as the brackets it stands for. `tooDeep`: the
+/// definition where the depth first passes `limit` (nullptr: none).
+inline unsigned aliasNesting(llvm::StringRef text, const char *&tooDeep,
+                             unsigned limit = kMaxTextNesting) {
+  tooDeep = nullptr;
+  llvm::StringMap<unsigned> depthOf;
+  unsigned deepest = 0;
+  auto isIdent = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+           c == '$' || c == '.';
+  };
+  // The identifier after a '#' or '!' at `p` (may be empty).
+  auto identAt = [&](llvm::StringRef line, size_t p) {
+    size_t e = p + 1;
+    while (e < line.size() && isIdent(line[e]))
+      ++e;
+    return line.slice(p + 1, e);
+  };
+  for (llvm::StringRef rest = text; !rest.empty();) {
+    auto [line, next] = rest.split('\n');
+    rest = next;
+    if (line.empty() || (line[0] != '#' && line[0] != '!'))
+      continue;
+    llvm::StringRef name = identAt(line, 0);
+    llvm::StringRef after = line.drop_front(1 + name.size()).ltrim();
+    if (name.empty() || !after.starts_with("=") || after.starts_with("=="))
+      continue;
+    llvm::StringRef body = after.drop_front(1);
+    const char *unused = nullptr;
+    unsigned depth = textNesting(body, unused, limit);
+    unsigned named = 0;
+    for (size_t p = 0; p < body.size(); ++p) {
+      if (body[p] == '"') { // a string literal, with backslash escapes
+        for (++p; p < body.size() && body[p] != '"'; ++p)
+          if (body[p] == '\\')
+            ++p;
+        continue;
+      }
+      if (body[p] != '#' && body[p] != '!')
+        continue;
+      llvm::StringRef ref = identAt(body, p);
+      size_t end = p + 1 + ref.size();
+      if (!ref.empty() && !ref.contains('.') &&
+          !(end < body.size() && body[end] == '<')) {
+        auto it = depthOf.find(ref);
+        if (it != depthOf.end())
+          named = std::max(named, it->second);
+      }
+      p = end - 1;
+    }
+    unsigned total = std::min(depth + named, limit + 1);
+    depthOf[name] = total;
+    deepest = std::max(deepest, total);
+    if (total > limit) {
+      tooDeep = line.data();
+      return deepest;
+    }
+  }
+  return deepest;
+}
+
 /// Checks the buffer `bufferId` of `sm`; reports `file:line:col: error:`
 /// through it and returns false where the text is too deep. `depth`: how
-/// deep it nests. MLIR bytecode is not text: it is not scanned (its reader
-/// keeps its own stack of regions) and parses on the calling thread.
+/// deep it nests, its aliases' nesting added (what onParseStack reads).
+/// MLIR bytecode is not text: it is not scanned; its reader keeps its own
+/// stack of regions, but the verifier and the printer recurse per level,
+/// so it is read on the deep stack (12,000 nested modules overflowed the
+/// main thread's).
 inline bool checkNesting(llvm::SourceMgr &sm, unsigned bufferId,
                          unsigned &depth) {
   const llvm::MemoryBuffer *buffer = sm.getMemoryBuffer(bufferId);
   depth = 0;
-  if (mlir::isBytecode(buffer->getMemBufferRef()))
+  if (mlir::isBytecode(buffer->getMemBufferRef())) {
+    depth = kMainStackNesting + 1;
     return true;
+  }
   const char *at = nullptr;
   depth = textNesting(buffer->getBuffer(), at);
-  if (!at)
-    return true;
-  sm.PrintMessage(llvm::SMLoc::getFromPointer(at), llvm::SourceMgr::DK_Error,
-                  "brackets nested deeper than " +
-                      llvm::Twine(kMaxTextNesting) +
-                      " levels; energy compositions nest at most 1000 "
-                      "levels (flatten the tree: a seq directly inside a "
-                      "seq is the same seq)");
-  return false;
+  if (at) {
+    sm.PrintMessage(llvm::SMLoc::getFromPointer(at), llvm::SourceMgr::DK_Error,
+                    "brackets nested deeper than " +
+                        llvm::Twine(kMaxTextNesting) +
+                        " levels; energy compositions nest at most 1000 "
+                        "levels (flatten the tree: a seq directly inside a "
+                        "seq is the same seq)");
+    return false;
+  }
+  unsigned aliases = aliasNesting(buffer->getBuffer(), at);
+  if (at) {
+    sm.PrintMessage(llvm::SMLoc::getFromPointer(at), llvm::SourceMgr::DK_Error,
+                    "aliases nested deeper than " +
+                        llvm::Twine(kMaxTextNesting) +
+                        " levels (each alias's brackets and the aliases it "
+                        "names counted)");
+    return false;
+  }
+  depth += aliases;
+  return true;
 }
 
 /// Runs `body` for text nested `depth` deep and returns its result: on the
