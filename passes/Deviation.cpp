@@ -1,9 +1,11 @@
 //===- Deviation.cpp - --energy-check-deviation ---------------------------===//
 
 #include "calculus/Signature.h"
+
 #include "dialect/Energy/Energy.h"
 #include "dialect/Energy/EnergyTree.h"
 #include "passes/Passes.h"
+#include "runtime/AtomicFile.h"
 #include "runtime/formats/Composites.h"
 
 #include "mlir/IR/Builders.h"
@@ -27,6 +29,7 @@ namespace {
 LogicalResult
 readMeasurements(ModuleOp module, StringRef path,
                  std::map<std::string, formats::CompositeMeasurement> &out) {
+  rt::AtomicFile::noteInput(path.str());
   auto buf = llvm::MemoryBuffer::getFile(path);
   if (!buf)
     return mlir::emitError(moduleErrorLoc(module),

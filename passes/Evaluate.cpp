@@ -342,6 +342,12 @@ struct EnergyEvaluatePass
     ModuleOp module = getOperation();
     if (!checkConfidence(module, "energy-evaluate", confidence))
       return signalPassFailure();
+    if (report.hasValue() && report.empty()) {
+      mlir::emitError(moduleErrorLoc(module),
+                      "energy-evaluate: report= names no file (give "
+                      "report=PATH, or leave the option out)");
+      return signalPassFailure();
+    }
     MLIRContext *ctx = &getContext();
     Builder b(ctx);
     llvm::json::Array roots, composites;
@@ -507,6 +513,10 @@ struct EnergyEvaluatePass
     else
       llvm::consumeError(g.takeError());
     std::string err;
+    if (!rt::AtomicFile::claimOutput(report, "report=", false, err)) {
+      mlir::emitError(moduleErrorLoc(module), "energy-evaluate: ") << err;
+      return signalPassFailure();
+    }
     if (!rt::writeAtomically(
             report,
             [&](llvm::raw_ostream &os) {

@@ -1,12 +1,14 @@
 //===- FillSignatures.cpp - --energy-fill-signatures ----------------------===//
 
 #include "calculus/SharedParameters.h"
+
 #include "calculus/models/EnergyLens.h"
 #include "calculus/models/FlopByte.h"
 #include "calculus/models/TokenLaw.h"
 #include "dialect/Energy/Energy.h"
 #include "dialect/Sched/Sched.h"
 #include "passes/Passes.h"
+#include "runtime/AtomicFile.h"
 #include "runtime/db/SignatureDb.h"
 #include "runtime/formats/ModelFile.h"
 
@@ -125,6 +127,7 @@ struct EnergyFillSignaturesPass
 
   /// Reads the model file (runtime/formats/ModelFile.h).
   LogicalResult readModel(Location loc, ModelFile &mf) {
+    rt::AtomicFile::noteInput(model);
     auto buf = llvm::MemoryBuffer::getFile(model);
     if (!buf)
       return emitError(loc, "energy-fill-signatures: cannot read '")

@@ -3,10 +3,14 @@
 #include "runtime/AtomicFile.h"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <mutex>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <utility>
+#include <vector>
 
 namespace energy {
 namespace rt {
@@ -162,6 +166,84 @@ bool AtomicFile::writeWhole(const std::string &path, const std::string &data,
   AtomicFile f;
   return f.open(path, err) && f.write(data.data(), data.size(), err) &&
          f.commit(err);
+}
+
+namespace {
+/// What makes two paths one file ("" for one that is not tracked).
+std::string fileIdentity(const std::string &path) {
+  if (path.empty() || path == "-")
+    return "";
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0)
+    return S_ISREG(st.st_mode) ? "inode " + std::to_string(st.st_dev) + ":" +
+                                     std::to_string(st.st_ino)
+                               : "";
+  size_t slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "."
+                    : slash == 0               ? "/"
+                                               : path.substr(0, slash);
+  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  char *real = ::realpath(dir.c_str(), nullptr);
+  if (!real)
+    return "path " + path;
+  std::string id = std::string("path ") + real + "/" + name;
+  std::free(real);
+  return id;
+}
+
+struct Output {
+  std::string id, what, path;
+};
+struct RunFiles {
+  std::mutex mu;
+  std::vector<std::pair<std::string, std::string>> inputs;
+  std::vector<Output> outputs;
+};
+RunFiles &runFiles() {
+  static RunFiles files;
+  return files;
+}
+} // namespace
+
+void AtomicFile::noteInput(const std::string &path) {
+  std::string id = fileIdentity(path);
+  if (id.empty())
+    return;
+  RunFiles &f = runFiles();
+  std::lock_guard<std::mutex> lock(f.mu);
+  f.inputs.push_back({id, path});
+}
+
+bool AtomicFile::claimOutput(const std::string &path, const std::string &what,
+                             bool mayReplaceInput, std::string &err) {
+  std::string id = fileIdentity(path);
+  if (id.empty())
+    return true;
+  RunFiles &f = runFiles();
+  std::lock_guard<std::mutex> lock(f.mu);
+  if (!mayReplaceInput)
+    for (const auto &[in, name] : f.inputs)
+      if (in == id) {
+        err = "'" + path + "' (" + what + ") is " +
+              (name == path ? std::string("an input")
+                            : "the input '" + name + "'") +
+              " of this run: writing it would replace what was read; "
+              "give another path";
+        return false;
+      }
+  for (const Output &out : f.outputs)
+    if (out.id == id) {
+      // The same output written again (a report per -split-input-file
+      // chunk) is the caller's to decide.
+      if (out.what == what)
+        return true;
+      err = "'" + path + "' (" + what + ") is also this run's " + out.what +
+            " '" + out.path +
+            "': the second would replace the first; give each its own path";
+      return false;
+    }
+  f.outputs.push_back({id, what, path});
+  return true;
 }
 
 } // namespace rt

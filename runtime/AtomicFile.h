@@ -49,6 +49,20 @@ public:
   static bool writeWhole(const std::string &path, const std::string &data,
                          std::string &err);
 
+  /// One run's files, so that no output replaces an input or another
+  /// output of the same run (a report given the input's name, a CSV and an
+  /// SVG at one path): a tool notes its inputs and claims each output
+  /// before the work. A file is the same by device and inode where it
+  /// exists, else by its directory's real path and its name; "-" and
+  /// paths that are not regular files (/dev/null, a FIFO) are not tracked.
+  static void noteInput(const std::string &path);
+  /// False with `err` where `path` is an input of the run (unless
+  /// `mayReplaceInput`: a rewrite in place, in the input's own format) or
+  /// an output claimed before; `what` names the output in the message
+  /// ("-o", "report=").
+  static bool claimOutput(const std::string &path, const std::string &what,
+                          bool mayReplaceInput, std::string &err);
+
 private:
   std::string path_, temp_;
   int fd_ = -1;

@@ -2,6 +2,8 @@
 
 #include "translate/KinetoTrace.h"
 
+#include "runtime/AtomicFile.h"
+
 #include "dialect/Energy/Units.h"
 #include "translate/JsonScanner.h"
 
@@ -53,6 +55,7 @@ bool energy::inflateGzip(StringRef data, std::string &out, std::string &err) {
 
 std::unique_ptr<llvm::MemoryBuffer>
 energy::readMaybeGzip(const std::string &path, std::string &err) {
+  rt::AtomicFile::noteInput(path);
   auto buf = llvm::MemoryBuffer::getFileOrSTDIN(path);
   if (!buf) {
     err = "cannot read: " + buf.getError().message();

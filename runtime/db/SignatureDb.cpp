@@ -2,6 +2,8 @@
 
 #include "runtime/db/SignatureDb.h"
 
+#include "runtime/AtomicFile.h"
+
 #include "runtime/formats/Json.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -20,6 +22,7 @@ namespace rt {
 bool readSignatureDb(const std::string &path, SignatureDb &out,
                      std::string &err) {
   // "-": standard input (energy-prof merge -, a pipe's end).
+  rt::AtomicFile::noteInput(path);
   auto buf = llvm::MemoryBuffer::getFileOrSTDIN(path);
   if (!buf) {
     err = "cannot read '" + path + "': " + buf.getError().message();

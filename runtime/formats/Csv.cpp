@@ -2,6 +2,8 @@
 
 #include "runtime/formats/Csv.h"
 
+#include "runtime/AtomicFile.h"
+
 #include "llvm/ADT/StringExtras.h"
 
 #include <cmath>
@@ -118,6 +120,7 @@ bool parseCsv(llvm::StringRef text, CsvTable &out, CsvError &err) {
 }
 
 bool readCsv(const std::string &path, CsvTable &out, CsvError &err) {
+  rt::AtomicFile::noteInput(path);
   auto buf = llvm::MemoryBuffer::getFileOrSTDIN(path);
   if (!buf) {
     err = {0, "cannot read: " + buf.getError().message()};

@@ -2,6 +2,8 @@
 
 #include "runtime/formats/Fleet.h"
 
+#include "runtime/AtomicFile.h"
+
 #include "runtime/formats/Json.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
@@ -12,7 +14,7 @@
 #include <set>
 
 using namespace llvm;
-namespace rt = energy::calculus::routing;
+namespace routing = energy::calculus::routing;
 
 namespace energy {
 namespace formats {
@@ -67,7 +69,8 @@ struct Reader {
     return fail(where + "." + key.str(), "expected one of " + list);
   }
 
-  bool model(const json::Object &o, const std::string &w, rt::Endpoint &m) {
+  bool model(const json::Object &o, const std::string &w,
+             routing::Endpoint &m) {
     if (!keys(o, w,
               {"name", "energy_J", "energy_per_token_J", "output_tokens",
                "prefill_J", "shared_sd_J", "quality", "service_slots"}))
@@ -131,7 +134,7 @@ struct Reader {
     std::string lw = w + ".quality";
     const json::Object *coef = law->getObject("law");
     double train = 0, inf = 0;
-    rt::QualityLaw ql;
+    routing::QualityLaw ql;
     if (!keys(*law, lw, {"law", "train_flops", "inference_flops"}))
       return false;
     if (!coef)
@@ -147,7 +150,7 @@ struct Reader {
         !number(*law, "inference_flops", lw, inf, true))
       return false;
     std::string why;
-    if (!rt::qualityFromLaw(ql, train, inf, m.quality, why))
+    if (!routing::qualityFromLaw(ql, train, inf, m.quality, why))
       return fail(lw, why);
     return true;
   }
@@ -182,7 +185,7 @@ bool parseFleet(const json::Value &doc, const std::string &file, FleetFile &out,
     return r.fail("$.version", "unsupported version " +
                                    std::to_string(*version) + " (expected 1)");
   out = FleetFile();
-  rt::Fleet &f = out.fleet;
+  routing::Fleet &f = out.fleet;
   const json::Array *models = root->getArray("models");
   if (!models || models->empty())
     return r.fail("$.models", "expected a non-empty list of models");
@@ -194,7 +197,7 @@ bool parseFleet(const json::Value &doc, const std::string &file, FleetFile &out,
     const json::Object *o = (*models)[i].getAsObject();
     if (!o)
       return r.fail(w, "expected an object");
-    rt::Endpoint m;
+    routing::Endpoint m;
     if (!r.model(*o, w, m))
       return false;
     if (!index.emplace(m.name, i).second)
@@ -210,9 +213,10 @@ bool parseFleet(const json::Value &doc, const std::string &file, FleetFile &out,
       !r.choice(*root, "distribution", "$", {"normal", "gamma"}, dist))
     return false;
   f.poissonArrivals = arrivals == "poisson";
-  f.assignment = assignment == "random" ? rt::Assignment::Random
-                                        : rt::Assignment::Proportional;
-  f.family = dist == "normal" ? rt::Family::Normal : rt::Family::Gamma;
+  f.assignment = assignment == "random" ? routing::Assignment::Random
+                                        : routing::Assignment::Proportional;
+  f.family =
+      dist == "normal" ? routing::Family::Normal : routing::Family::Gamma;
   const json::Value *supply = root->get("supply_J");
   if (!supply)
     return r.fail("$.supply_J", "missing (J per slot, or a list per slot)");
@@ -250,7 +254,7 @@ bool parseFleet(const json::Value &doc, const std::string &file, FleetFile &out,
       return r.fail("$.reserve.initial_J", "above the capacity");
   }
   std::string why;
-  if (!rt::validateFleet(f, why)) {
+  if (!routing::validateFleet(f, why)) {
     // The message starts with its JSON path ("$.models[2] ('big'): ...").
     size_t colon = why.find(": ");
     return r.fail(why.substr(0, colon), why.substr(colon + 2));
@@ -270,7 +274,7 @@ bool parseFleet(const json::Value &doc, const std::string &file, FleetFile &out,
                 {"name", "kind", "fractions", "prediction_error", "lambda",
                  "quality_target"}))
       return false;
-    rt::Policy p;
+    routing::Policy p;
     std::optional<StringRef> name = o->getString("name");
     if (!name || name->empty())
       return r.fail(w + ".name", "expected the policy's name");
@@ -282,20 +286,20 @@ bool parseFleet(const json::Value &doc, const std::string &file, FleetFile &out,
       return r.fail(w + ".kind", "missing");
     if (!r.choice(*o, "kind", w, {"static", "myopic", "variance-aware"}, kind))
       return false;
-    p.kind = kind == "static"   ? rt::PolicyKind::Static
-             : kind == "myopic" ? rt::PolicyKind::Myopic
-                                : rt::PolicyKind::VarianceAware;
+    p.kind = kind == "static"   ? routing::PolicyKind::Static
+             : kind == "myopic" ? routing::PolicyKind::Myopic
+                                : routing::PolicyKind::VarianceAware;
     auto only = [&](const char *key, bool allowed) {
       return allowed || !o->get(key) ||
              r.fail(w + "." + key, "not a parameter of a " + kind + " policy");
     };
-    if (!only("fractions", p.kind == rt::PolicyKind::Static) ||
-        !only("prediction_error", p.kind == rt::PolicyKind::Myopic) ||
-        !only("lambda", p.kind == rt::PolicyKind::VarianceAware) ||
-        !only("quality_target", p.kind == rt::PolicyKind::VarianceAware))
+    if (!only("fractions", p.kind == routing::PolicyKind::Static) ||
+        !only("prediction_error", p.kind == routing::PolicyKind::Myopic) ||
+        !only("lambda", p.kind == routing::PolicyKind::VarianceAware) ||
+        !only("quality_target", p.kind == routing::PolicyKind::VarianceAware))
       return false;
     std::string match;
-    if (p.kind == rt::PolicyKind::Static) {
+    if (p.kind == routing::PolicyKind::Static) {
       const json::Object *fr = o->getObject("fractions");
       if (!fr)
         return r.fail(w + ".fractions", "expected {model: fraction}");
@@ -310,7 +314,7 @@ bool parseFleet(const json::Value &doc, const std::string &file, FleetFile &out,
                         "expected a fraction in [0, 1]");
         p.fractions[it->second] = *v;
       }
-    } else if (p.kind == rt::PolicyKind::Myopic) {
+    } else if (p.kind == routing::PolicyKind::Myopic) {
       if (const json::Value *e = o->get("prediction_error")) {
         std::optional<double> v = e->getAsNumber();
         if (!v || !std::isfinite(*v) || *v <= -1 || *v > 10)
@@ -338,7 +342,7 @@ bool parseFleet(const json::Value &doc, const std::string &file, FleetFile &out,
       }
     }
     std::string field, problem;
-    if (!rt::validatePolicy(f, p, field, problem))
+    if (!routing::validatePolicy(f, p, field, problem))
       return r.fail(w + "." + field, problem);
     out.policies.push_back(p);
     pendingMatch.push_back(match);
@@ -350,14 +354,14 @@ bool parseFleet(const json::Value &doc, const std::string &file, FleetFile &out,
       std::string w = "$.policies[" + std::to_string(i) + "].quality_target";
       if (it == names.end())
         return r.fail(w, "no policy '" + pendingMatch[i] + "'");
-      if (out.policies[it->second].kind == rt::PolicyKind::VarianceAware)
+      if (out.policies[it->second].kind == routing::PolicyKind::VarianceAware)
         return r.fail(w, "must match a static or myopic policy");
       m = it->second;
     }
     out.matchQualityOf.push_back(m);
   }
 
-  rt::McSettings &st = out.simulation;
+  routing::McSettings &st = out.simulation;
   st.horizon = 10000;
   st.runs = 1000;
   st.seed = 1;
@@ -397,6 +401,7 @@ bool parseFleet(const json::Value &doc, const std::string &file, FleetFile &out,
 }
 
 bool readFleet(const std::string &path, FleetFile &out, std::string &err) {
+  ::energy::rt::AtomicFile::noteInput(path);
   auto buf = MemoryBuffer::getFileOrSTDIN(path);
   if (!buf) {
     err = path + ": cannot read: " + buf.getError().message();

@@ -2,6 +2,8 @@
 
 #include "runtime/formats/Kernels.h"
 
+#include "runtime/AtomicFile.h"
+
 #include "runtime/formats/Json.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -153,6 +155,7 @@ bool parseKernels(StringRef text, const std::string &kernelsFile,
 
 bool readKernels(const std::string &path, std::vector<KernelSpec> &out,
                  std::vector<CompositeSpec> *composites, std::string &err) {
+  rt::AtomicFile::noteInput(path);
   auto buf = MemoryBuffer::getFileOrSTDIN(path);
   if (!buf) {
     err = path + ": cannot read: " + buf.getError().message();

@@ -2,6 +2,8 @@
 
 #include "runtime/formats/MlEnergy.h"
 
+#include "runtime/AtomicFile.h"
+
 #include "runtime/formats/Json.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -25,6 +27,7 @@ namespace formats {
 
 namespace {
 bool readText(const std::string &path, std::string &text, std::string &err) {
+  rt::AtomicFile::noteInput(path);
   auto buf = MemoryBuffer::getFile(path);
   if (!buf) {
     err = path + ": cannot read: " + buf.getError().message();

@@ -162,6 +162,14 @@ int main(int argc, char **argv) {
   // kills the tool mid-write (set here, after LLVM installed its handlers).
   std::signal(SIGXFSZ, SIG_IGN);
   std::string output = outputFile;
+  // The passes' own outputs (report=) may not replace the input or -o;
+  // -o may replace the input (an in-place rewrite, as with mlir-opt).
+  energy::rt::AtomicFile::noteInput(inputFile);
+  if (!energy::rt::AtomicFile::claimOutput(output, "-o",
+                                           /*mayReplaceInput=*/true, err)) {
+    llvm::WithColor::error(llvm::errs(), "energy-opt") << err << "\n";
+    return 1;
+  }
   return energy::tools::onParseStack(depth, "energy-opt", [&] {
     if (energy::rt::writeAtomically(
             output,

@@ -1500,6 +1500,22 @@ int main(int argc, char **argv) {
                 " (energy-prof --help lists them)");
   if (quiet)
     energy::progress::setQuiet(true);
+  // No output replaces an input or another output of the run; merge may
+  // rewrite a DB in place (its own format).
+  for (const std::string &f : positionalFiles())
+    AtomicFile::noteInput(f);
+  for (const std::string *f : {&kernelsFile.getValue(), &dataFile.getValue()})
+    AtomicFile::noteInput(*f);
+  {
+    std::string err;
+    if ((output.getNumOccurrences() &&
+         !AtomicFile::claimOutput(output, "-o", bool(mergeSub), err)) ||
+        (!routeCsv.empty() &&
+         !AtomicFile::claimOutput(routeCsv, "--csv", false, err)) ||
+        (!routeSvg.empty() &&
+         !AtomicFile::claimOutput(routeSvg, "--svg", false, err)))
+      return fail(err);
+  }
   if (runPlanSub)
     return runPlanCommand(std::move(child));
   if (profileSub)

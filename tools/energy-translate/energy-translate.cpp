@@ -165,6 +165,20 @@ int main(int argc, char **argv) {
                          << energy::formatNumber(*flag) << "\n";
       return 2;
     }
+  // No output replaces an input or another output (every translation
+  // changes the format: a trace written over the IR it came from is lost).
+  {
+    using energy::rt::AtomicFile;
+    for (const std::string &in : inputs)
+      AtomicFile::noteInput(in);
+    std::string err;
+    if (!AtomicFile::claimOutput(output, "-o", false, err) ||
+        (!summaryFile.empty() &&
+         !AtomicFile::claimOutput(summaryFile, "--summary", false, err))) {
+      WithColor::error() << err << "\n";
+      return 2;
+    }
+  }
   mlir::DialectRegistry registry;
   energy::registerAllEnergy(registry);
   // No passes run here: uniquing without locks is the faster choice.
