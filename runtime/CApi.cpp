@@ -339,10 +339,22 @@ bool startProfile(const std::string &list, std::string &why) {
   std::sort(supported.rbegin(), supported.rend());
   Profile pf;
   pf.supported = supported;
+  // A count after "adaptive:" or "every:": digits only, within a long
+  // (-1: not one), so that "every:4x" is refused, not read as 4.
+  auto countAfter = [&](size_t at) -> long {
+    const char *v = list.c_str() + at;
+    char *end = nullptr;
+    errno = 0;
+    long k = std::strtol(v, &end, 10);
+    if (end == v || *end || errno ||
+        !std::isdigit(static_cast<unsigned char>(*v)))
+      return -1;
+    return k;
+  };
   if (list == "adaptive" || list.rfind("adaptive:", 0) == 0) {
-    long b = list == "adaptive" ? 8 : std::atol(list.c_str() + 9);
+    long b = list == "adaptive" ? 8 : countAfter(9);
     if (b < 2 || b > long(supported.size())) {
-      why = "'" + list + "': adaptive:B needs 2 <= B <= " +
+      why = "'" + list + "': adaptive:B needs a whole number 2 <= B <= " +
             std::to_string(supported.size()) + " clocks";
       return false;
     }
@@ -373,9 +385,9 @@ bool startProfile(const std::string &list, std::string &why) {
     }
     pf.clocks.push_back(supported.front());
   } else if (list == "all" || list.rfind("every:", 0) == 0) {
-    long k = list == "all" ? 1 : std::atol(list.c_str() + 6);
+    long k = list == "all" ? 1 : countAfter(6);
     if (k < 1) {
-      why = "'" + list + "': every:K needs K >= 1";
+      why = "'" + list + "': every:K needs a whole number K >= 1";
       return false;
     }
     for (size_t i = 0; i < supported.size(); i += size_t(k))
@@ -675,8 +687,12 @@ int er_init(const char *device) {
   std::lock_guard<std::mutex> lock(state.mu);
   std::string name = device ? device : "";
   if (name.empty())
-    if (const char *env = std::getenv("ENERGY_RT_DEVICE"))
+    if (const char *env = std::getenv("ENERGY_RT_DEVICE")) {
+      if (!*env)
+        return fail("ENERGY_RT_DEVICE is set but empty: name a device "
+                    "(cuda:<i>, sim:a100, ...) or unset it");
       name = env;
+    }
   if (name.empty())
     return fail("no device: pass one or set ENERGY_RT_DEVICE");
   // Profiling a device the program names itself, not the one energy-prof
@@ -1431,8 +1447,27 @@ int er_flush(const char *path) {
   bool resolved = resolvePending(/*wait=*/true, err);
   if (atExitPath)
     state.runsAtExitFlush = state.runsAccounted;
-  if (!resolved || !writeShard(path, err))
+  if (!resolved)
     return fail(err);
+  if (!writeShard(path, err)) {
+    // The shard at exit that cannot be written (a full disk, a directory
+    // gone since er_init checked it) goes to the temporary directory
+    // instead, so that what was measured is not lost; still a failure,
+    // whose message says where it went.
+    if (atExitPath) {
+      const char *tmp = std::getenv("TMPDIR");
+      std::string alt = std::string(tmp && *tmp ? tmp : "/tmp") +
+                        "/energy_rt-rank" + std::to_string(er_rank()) + "-pid" +
+                        std::to_string(getpid()) + ".json";
+      std::string altErr;
+      if (writeShard(alt, altErr))
+        err += "; the measurements were written to " + alt + " instead";
+      else
+        err += "; " + alt + " could not be written either (" + altErr +
+               "): the measurements are lost";
+    }
+    return fail(err);
+  }
   for (auto &[name, r] : pooledRegions())
     if (r.acrossClocks)
       std::fprintf(stderr,

@@ -78,6 +78,12 @@ def _candidates():
 
 def _load():
     tried = []
+    env = os.environ.get("ENERGY_RT_LIBRARY")
+    if env is not None and not os.path.exists(env):
+        # Named and not there: another copy found on the way would not be
+        # the library asked for.
+        raise ImportError("energy_rt: ENERGY_RT_LIBRARY=%r does not exist"
+                          % env)
     for path in _candidates():
         tried.append(path)
         if os.path.sep in path and not os.path.exists(path):
@@ -597,7 +603,12 @@ class Monitor:
                  sync_execution_with="torch", cpu_indices=None,
                  approx_instant_energy=False, log_file=None):
         # Without a device: the one this process already measures, else
-        # ENERGY_RT_DEVICE, else this process's GPU.
+        # ENERGY_RT_DEVICE, else this process's GPU. Set but empty is a
+        # mistake (a script's unset variable), not "this process's GPU".
+        if os.environ.get("ENERGY_RT_DEVICE") == "":
+            raise EnergyRuntimeError(
+                "ENERGY_RT_DEVICE is set but empty: name a device (cuda:<i>, "
+                "sim:a100, ...) or unset it")
         # Zeus's other arguments: CPUs are not measured (an empty list, as
         # Zeus takes for "none", is fine); no log file is written (flush()
         # writes the DB); approx_instant_energy has no use here (windows

@@ -112,8 +112,10 @@ bool readSignatureDb(const std::string &path, SignatureDb &out,
     if (!key || key->empty())
       return bad("key must be a non-empty string");
     std::optional<int64_t> mhz = e->getInteger("sm_mhz");
-    if (!mhz || *mhz <= 0)
-      return bad("sm_mhz must be a positive integer (MHz)");
+    // No GPU clocks its SMs at 100 GHz: a larger value is a unit mistake
+    // (Hz, kHz) that would become the plan's "highest clock" baseline.
+    if (!mhz || *mhz <= 0 || *mhz > 100000)
+      return bad("sm_mhz must be a positive integer of MHz, at most 100000");
     double v[5];
     const char *numeric[] = {"s_W", "T_s", "d_J", "sigma_T_s", "sigma_d_J"};
     for (int k = 0; k < 5; ++k) {

@@ -285,6 +285,33 @@ class EnergyRtTest(unittest.TestCase):
                               env=dict(os.environ, **env),
                               capture_output=True, text=True)
 
+    def test_settings_set_but_empty_or_missing_are_refused(self):
+        # An empty ENERGY_RT_DEVICE is not "this process's GPU", and a
+        # library named by ENERGY_RT_LIBRARY that is not there is not
+        # replaced by another copy found on the way.
+        r = self._fresh("import energy_rt; energy_rt.Monitor()",
+                        ENERGY_RT_DEVICE="")
+        self.assertIn("ENERGY_RT_DEVICE is set but empty", r.stderr)
+        r = self._fresh("import energy_rt", ENERGY_RT_LIBRARY="/nonexistent.so")
+        self.assertIn("ENERGY_RT_LIBRARY='/nonexistent.so' does not exist",
+                      r.stderr)
+
+    def test_a_shard_that_cannot_be_written_at_exit_is_kept(self):
+        # ENERGY_RT_FLUSH_AT_EXIT on a full device: the exit's write fails,
+        # and the measurements go to $TMPDIR instead, said where.
+        with tempfile.TemporaryDirectory() as d:
+            r = self._fresh(
+                "import energy_rt as e; m = e.Monitor(device='sim:a100')\n"
+                "with e.region('step', m):\n    e.sim_run(1e12, 1e9)\n",
+                ENERGY_RT_FLUSH_AT_EXIT="/dev/full", TMPDIR=d, RANK="5")
+            self.assertIn("'/dev/full': write failed: No space left on "
+                          "device; the measurements were written to %s/"
+                          "energy_rt-rank5-pid" % d, r.stderr)
+            kept = [f for f in os.listdir(d) if f.startswith("energy_rt-")]
+            self.assertEqual(len(kept), 1, r.stderr)
+            with open(os.path.join(d, kept[0])) as f:
+                self.assertEqual(json.load(f)["entries"][0]["key"], "step")
+
     def test_a_region_without_work_is_said_free(self):
         # In virtual time only charged work takes time: a window around
         # none (an optimizer step, a collective) is written as free, and
@@ -996,8 +1023,8 @@ class EnergyRtTest(unittest.TestCase):
             src = os.path.join(os.path.dirname(energy_rt.__file__), "__init__.py")
             with open(src) as f, open(os.path.join(pkg, "__init__.py"), "w") as g:
                 g.write(f.read())
-            env = dict(os.environ, PYTHONPATH=d,
-                       ENERGY_RT_LIBRARY=os.path.join(d, "nope.so"))
+            env = dict(os.environ, PYTHONPATH=d)
+            env.pop("ENERGY_RT_LIBRARY", None)
             r = subprocess.run([sys.executable, "-c", "import energy_rt"],
                                env=env, capture_output=True, text=True)
             self.assertNotEqual(r.returncode, 0)
