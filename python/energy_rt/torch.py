@@ -6,6 +6,10 @@ editing the model.
     out = stage(x, microbatch=m)          # region "stage<i>.forward"
     stage.backward(out, grad, microbatch=m)  # region "stage<i>.backward"
 
+`optimizer_step(optimizer)` runs `optimizer.step()` in the region
+`optimizer`, charging a simulated device the step's reads and writes
+(its docstring gives the counting).
+
 `Stage` wraps a module (the model is not changed). Its forward runs the
 module inside the region `stage<i>.forward`, its `backward` runs
 `torch.autograd.backward` inside `stage<i>.backward`. With
@@ -344,3 +348,49 @@ class Stage(torch.nn.Module):
             mon.abort_window(name)
             raise
         self.last_backward = mon.end_window(name)
+
+
+def optimizer_step(optimizer, name="optimizer", work_scale=1.0, monitor=None):
+    """`optimizer.step()` inside the region `name`, returning its
+    Measurement. On a simulated device the step's work is charged as one
+    kernel (the optimizer's own arithmetic is not seen by any module hook):
+    per parameter element with a gradient, the parameter and its gradient
+    read and the parameter written, and every state tensor of the same
+    size (SGD's momentum, Adam's two moments) read and written, at the
+    tensors' element sizes; 2 FLOPs per element plus 4 per state tensor (a
+    multiply-add for the update, a few for each moment; Adam's square root
+    and division are counted as those 4). A step without gradients charges
+    nothing. `work_scale` as Stage's."""
+    scale = (tuple(work_scale) if isinstance(work_scale, (tuple, list))
+             else (work_scale, work_scale))
+    if len(scale) != 2 or not all(isinstance(v, (int, float)) and v > 0
+                                  and v < float("inf") for v in scale):
+        raise ValueError("work_scale must be a positive number or a (flops, "
+                         "bytes) pair of them, got %r" % (work_scale,))
+    if monitor is None:
+        if energy_rt.region._monitor is None:
+            energy_rt.region._monitor = energy_rt.Monitor()
+        monitor = energy_rt.region._monitor
+    monitor.begin_window(name)
+    try:
+        optimizer.step()
+        if monitor.device.startswith("sim:"):
+            flops = bytes_ = 0
+            for group in optimizer.param_groups:
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    n = p.numel()
+                    states = [t for t in optimizer.state.get(p, {}).values()
+                              if isinstance(t, torch.Tensor)
+                              and t.numel() == n]
+                    flops += n * (2 + 4 * len(states))
+                    bytes_ += (2 * p.element_size() + p.grad.element_size()
+                               ) * n
+                    bytes_ += sum(2 * t.element_size() * n for t in states)
+            if flops:
+                energy_rt.sim_run(flops * scale[0], bytes_ * scale[1])
+    except BaseException:
+        monitor.abort_window(name)
+        raise
+    return monitor.end_window(name)

@@ -84,6 +84,29 @@ class StageTest(unittest.TestCase):
         self.assertAlmostEqual(bwd.time / model_b, 1, delta=0.05)
         self.assertIsNotNone(x.grad)  # autograd ran
 
+    def test_optimizer_step_charges_its_reads_and_writes(self):
+        # SGD with momentum on a 64 x 64 Linear with bias (4,160 elements,
+        # one momentum buffer each): per element 2 + 4 FLOPs, the parameter
+        # read and written, the gradient read, the buffer read and written
+        # (5 x 4 B); FLOPs scaled by 1e9 to make it compute-bound.
+        lin = torch.nn.Linear(64, 64)
+        lin(torch.ones(8, 64)).sum().backward()
+        opt = torch.optim.SGD(lin.parameters(), lr=0.1, momentum=0.9)
+        n = 64 * 64 + 64
+        scale = (1e9, 1.0)
+        m = ert.optimizer_step(opt, name="opt", work_scale=scale,
+                               monitor=self.mon)
+        self.assertEqual(m.name, "opt")
+        model = max(n * 6 * scale[0] / PEAK, n * 5 * 4 / BW) + LAUNCH
+        self.assertAlmostEqual(m.time / model, 1, delta=0.05)
+        self.assertEqual(len(opt.state), 2)  # the step ran
+        # No gradients: nothing charged, the window still measured.
+        lin.zero_grad(set_to_none=True)
+        m = ert.optimizer_step(opt, name="opt", monitor=self.mon)
+        self.assertEqual(m.time, 0)
+        with self.assertRaises(ValueError):
+            ert.optimizer_step(opt, work_scale=0, monitor=self.mon)
+
     def test_task_names_for_plans(self):
         stage = ert.Stage(torch.nn.ReLU(), 1, names="tasks", monitor=self.mon)
         x = torch.zeros(4, requires_grad=True)
