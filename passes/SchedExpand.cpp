@@ -248,7 +248,7 @@ struct SchedExpandPass : public energy::impl::SchedExpandBase<SchedExpandPass> {
         // All replicas' last backwards have the same duration: one lag.
         CollectiveOp::create(
             b, loc, names[t], b.getArrayAttr(devs), b.getI64IntegerAttr(1),
-            ArrayAttr(), refs(task.deps, true),
+            ArrayAttr(), ArrayAttr(), refs(task.deps, true),
             b.getF64FloatAttr(task.deps.front().lag), arKind,
             b.getDictionaryAttr(
                 {b.getNamedAttr("stage", b.getI64IntegerAttr(ti.vstage))}),
@@ -262,7 +262,7 @@ struct SchedExpandPass : public energy::impl::SchedExpandBase<SchedExpandPass> {
         SmallVector<Attribute> devs(devices.begin(), devices.end());
         CollectiveOp::create(
             b, loc, names[t], b.getArrayAttr(devs), IntegerAttr(),
-            refs(task.deps, false), ArrayAttr(), FloatAttr(),
+            refs(task.deps, false), ArrayAttr(), ArrayAttr(), FloatAttr(),
             b.getStringAttr("sync"), DictionaryAttr(), FloatAttr(),
             SignatureAttr::get(b.getContext(), task.duration, 0,
                                std::sqrt(task.varT), 0, std::nullopt,

@@ -54,8 +54,15 @@ struct FlowDeps {
   /// slice of its streams, on another process, unpaired) and, in another
   /// tool's trace, those whose wait the recorded times contradict.
   size_t unbound = 0, contradicted = 0;
-  /// Flows to or from a collective's kernel (not carried).
+  /// Finish-to-start waits without a lag of a rank's kernel of a
+  /// collective on another of its GPU events: that part's own
+  /// dependencies (`part_after`).
+  llvm::DenseMap<const GpuEvent *, SmallVector<const GpuEvent *>> ofCollective;
+  /// Flows from a collective's kernel, and those to one with a lag or a
+  /// start-to-start kind (not carried).
   size_t collective = 0;
+  /// Waits carried into `ofCollective`.
+  size_t collectiveWaits = 0;
 };
 
 /// A task's waits from its flows: finish-to-start predecessors (`after`,
@@ -100,6 +107,9 @@ private:
   /// Whether --dynamic-power priced any event (those with their own d_J,
   /// our exports', keep it).
   bool modelUsed = false;
+  /// Per rank's kernel of a collective, the tasks it waits for (its part's
+  /// `part_after`), from emitRank for emitCollectives.
+  llvm::DenseMap<const GpuEvent *, SmallVector<Attribute>> partWaits;
   bool error(const std::string &file, const Twine &msg) {
     llvm::WithColor::error(llvm::errs(), file) << msg << "\n";
     return false;
@@ -314,8 +324,20 @@ bool Importer::flowDependencies(const KinetoRank &r, double origin,
            ready - calculus::timeTolerance(ready);
   };
   auto add = [&](const GpuEvent *from, const GpuEvent *to, const Flow &f) {
-    // A collective's kernel (matched across ranks, emitted after every
-    // rank's tasks) takes no part in the flows' dependencies.
+    // A rank's kernel of a collective (matched across ranks) waits for
+    // another of the rank's events: that part's own wait, which holds it
+    // and not the other ranks' parts. A collective's part finishing is no
+    // one event's predecessor (the parts end apart), and a part holds no
+    // delay or lag: those are not carried.
+    if (to->nccl && !from->nccl && !f.startToStart && f.lagS == 0 &&
+        f.sigmaS == 0) {
+      SmallVector<const GpuEvent *> &preds = out.ofCollective[to];
+      if (!llvm::is_contained(preds, from)) {
+        preds.push_back(from);
+        ++out.collectiveWaits;
+      }
+      return;
+    }
     if (from->nccl || to->nccl) {
       ++out.collective;
       return;
@@ -479,6 +501,11 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
   FlowDeps flows;
   if (!flowDependencies(r, origin, flows))
     return false;
+  for (const auto &[coll, preds] : flows.ofCollective) {
+    SmallVector<Attribute> &names = partWaits[coll];
+    for (const GpuEvent *pred : preds)
+      names.push_back(FlatSymbolRefAttr::get(taskName(b, r, *pred)));
+  }
   Location rankLoc = FileLineColLoc::get(ctx, r.file, 0, 0);
   size_t kernels = 0, memcpys = 0, memsets = 0, nccl = 0;
   double first = INFINITY, last = -INFINITY;
@@ -532,10 +559,14 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
       formatNumber(r.events.empty() ? 0.0 : last - first), r.skippedCpu,
       r.launchFlows, r.skippedOther);
   size_t dropped = flows.unbound + flows.contradicted + flows.collective;
+  if (flows.collectiveWaits)
+    summary << llvm::formatv(", {0} waits of its parts of collectives",
+                             flows.collectiveWaits);
   if (dropped || r.flowSteps)
     summary << llvm::formatv(", {0} flows between no two of its GPU events, "
-                             "{1} whose wait its times contradict, {2} to or "
-                             "from a collective, {3} flow steps",
+                             "{1} whose wait its times contradict, {2} from "
+                             "a collective (or to one with a lag), {3} flow "
+                             "steps",
                              flows.unbound, flows.contradicted,
                              flows.collective, r.flowSteps);
   summary << "\n";
@@ -546,7 +577,7 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
            "another process's, or unpaired), "
         << flows.contradicted
         << " ask a wait its recorded times contradict, and " << flows.collective
-        << " link a collective's kernel\n";
+        << " leave a collective's kernel (or reach one with a lag)\n";
   if (r.events.empty())
     llvm::WithColor::warning(llvm::errs(), r.file)
         << "no GPU events (kernels, memcpy, memset) in this trace: rank "
@@ -562,10 +593,15 @@ bool Importer::emitCollectives(OpBuilder &b, const Collectives &colls,
   size_t ci = 0;
   for (auto &[key, perRank] : colls) {
     for (size_t k = 0; k < perRank[0].size(); ++k) {
-      SmallVector<Attribute> devs, starts, durs, energies, streams;
+      SmallVector<Attribute> devs, starts, durs, energies, streams, waits;
+      bool anyWait = false;
       for (size_t ri = 0; ri < ranks.size(); ++ri) {
         const GpuEvent *e = perRank[ri][k];
         devs.push_back(devices[ri]);
+        auto w = partWaits.find(e);
+        anyWait |= w != partWaits.end();
+        waits.push_back(w == partWaits.end() ? b.getArrayAttr({})
+                                             : b.getArrayAttr(w->second));
         starts.push_back(b.getF64FloatAttr(usToSeconds(e->ts - origin)));
         durs.push_back(b.getF64FloatAttr(usToSeconds(e->dur)));
         // The slice's own dynamic energy (our exports), else the model.
@@ -587,7 +623,9 @@ bool Importer::emitCollectives(OpBuilder &b, const Collectives &colls,
       sched::CollectiveOp::create(
           b, FileLineColLoc::get(ctx, ranks[0].file, 0, perRank[0][k]->index),
           b.getStringAttr("c" + std::to_string(ci++)), b.getArrayAttr(devs),
-          IntegerAttr(), ArrayAttr(), ArrayAttr(), FloatAttr(),
+          IntegerAttr(), ArrayAttr(),
+          anyWait ? b.getArrayAttr(waits) : ArrayAttr(), ArrayAttr(),
+          FloatAttr(),
           b.getStringAttr(!perRank[0][k]->taskKind.empty() &&
                                   perRank[0][k]->taskKind != "kernel"
                               ? perRank[0][k]->taskKind.str()

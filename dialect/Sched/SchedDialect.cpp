@@ -368,10 +368,22 @@ LogicalResult CollectiveOp::verify() {
   if (getDurationsAttr() && getSigAttr())
     return emitOpError("has both a signature and per-device `durations`; a "
                        "measured collective gets its energy per part");
-  if ((getStartsAttr() || getEnergiesAttr() || getStreamsAttr()) &&
+  if ((getStartsAttr() || getEnergiesAttr() || getStreamsAttr() ||
+       getPartAfterAttr()) &&
       !getDurationsAttr())
-    return emitOpError("per-device `starts`, `energies` or `streams` need "
-                       "per-device `durations`");
+    return emitOpError("per-device `starts`, `energies`, `streams` or "
+                       "`part_after` need per-device `durations`");
+  if (ArrayAttr parts = getPartAfterAttr()) {
+    if (parts.size() != n)
+      return emitOpError("has ")
+             << parts.size() << " part_after lists for " << n << " devices";
+    for (Attribute list : parts) {
+      llvm::SmallDenseSet<Attribute, 8> named;
+      for (Attribute a : cast<ArrayAttr>(list))
+        if (!named.insert(a).second)
+          return emitOpError("a `part_after` list names ") << a << " twice";
+    }
+  }
   std::optional<double> start;
   if (FloatAttr attr = getStartAttr())
     start = attr.getValueAsDouble();

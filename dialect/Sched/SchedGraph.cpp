@@ -250,12 +250,16 @@ private:
         return coll.emitOpError("@")
                << coll.getSymName()
                << " is a measured collective without per-device `energies`";
+      ArrayAttr partAfter = coll.getPartAfterAttr();
       for (uint32_t i = 0; i < devs.size(); ++i) {
         calculus::ScheduleTask &part = g.schedule.tasks[t + i];
         part.devices = {devs[i]};
         part.stream =
             streams ? uint32_t(cast<IntegerAttr>(streams[i]).getInt()) : stream;
         part.deps = deps;
+        if (partAfter && failed(addDeps(coll, cast<ArrayAttr>(partAfter[i]),
+                                        false, 0, part.deps)))
+          return failure();
         part.duration = cast<FloatAttr>(durations[i]).getValueAsDouble();
         if (energies)
           part.d = cast<FloatAttr>(energies[i]).getValueAsDouble();

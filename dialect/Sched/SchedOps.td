@@ -149,12 +149,19 @@ def Sched_CollectiveOp : Sched_Op<"collective", [Symbol, HasParent<"ScheduleOp">
     device: `starts [...]` (fixed start times), `durations [...]`,
     optionally `energies [...]` (each part's dynamic energy) and
     `streams [...]`, in the order of its devices. Each part is lowered as
-    that device's element with its own time and energy.
+    that device's element with its own time and energy. `part_after
+    [[...], ...]` (measured collectives only; one list per device, in the
+    order of its devices) gives each part waits of its own, finish-to-start
+    without delay, on top of `after`: a rank's kernel that its own part of
+    the collective waited for (an imported trace's flow) holds that part,
+    not the other ranks'.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        FlatSymbolRefArrayAttr:$devices,
                        OptionalAttr<I64Attr>:$stream,
                        OptionalAttr<FlatSymbolRefArrayAttr>:$after,
+                       OptionalAttr<TypedArrayAttrBase<FlatSymbolRefArrayAttr,
+                                    "per-part dependencies">>:$part_after,
                        OptionalAttr<FlatSymbolRefArrayAttr>:$with,
                        OptionalAttr<F64Attr>:$lag,
                        OptionalAttr<StrAttr>:$kind,
@@ -167,7 +174,7 @@ def Sched_CollectiveOp : Sched_Op<"collective", [Symbol, HasParent<"ScheduleOp">
                        OptionalAttr<I64ArrayAttr>:$streams);
   let assemblyFormat = [{
     $sym_name `on` $devices (`stream` $stream^)? (`after` $after^)?
-    (`with` $with^)? `` custom<OptionalTime>("\"lag\"", $lag) (`kind` $kind^)?
+    (`part_after` $part_after^)? (`with` $with^)? `` custom<OptionalTime>("\"lag\"", $lag) (`kind` $kind^)?
     ($theta^)? `` custom<OptionalTime>("\"start\"", $start) (`sig` $sig^)?
     `` custom<QuantityList>("\"starts\"", "::energy::Dimension::Time", $starts)
     `` custom<QuantityList>("\"durations\"", "::energy::Dimension::Time",

@@ -334,3 +334,42 @@ sched.schedule @s {
   // expected-error @+1 {{'sched.device' op its clock switch (energy.switch) gives s = 200 W, but a schedule charges its static power (10 W here)}}
   sched.device @g kind "X" static 10 W {energy.switch = #energy.sig<T = 1 ms, d = 50 mJ, s = 200 W>}
 }
+
+// -----
+
+sched.schedule @s {
+  sched.device @g0 kind "A100" static 60 W
+  sched.device @g1 kind "A100" static 60 W
+  sched.task @b on @g1 sig <T = 20 us, d = 2 mJ>
+  // expected-error @+1 {{'sched.collective' op per-device `starts`, `energies`, `streams` or `part_after` need per-device `durations`}}
+  sched.collective @c on [@g0, @g1] part_after [[], [@b]] sig <T = 1 ms, d = 1 J>
+}
+
+// -----
+
+sched.schedule @s {
+  sched.device @g0 kind "A100" static 60 W
+  sched.device @g1 kind "A100" static 60 W
+  sched.task @b on @g1 sig <T = 20 us, d = 2 mJ>
+  // expected-error @+1 {{'sched.collective' op has 1 part_after lists for 2 devices}}
+  sched.collective @c on [@g0, @g1] part_after [[@b]] durations [30 us, 15 us]
+}
+
+// -----
+
+sched.schedule @s {
+  sched.device @g0 kind "A100" static 60 W
+  sched.device @g1 kind "A100" static 60 W
+  sched.task @b on @g1 sig <T = 20 us, d = 2 mJ>
+  // expected-error @+1 {{'sched.collective' op a `part_after` list names @b twice}}
+  sched.collective @c on [@g0, @g1] part_after [[], [@b, @b]] durations [30 us, 15 us]
+}
+
+// -----
+
+sched.schedule @s {
+  sched.device @g0 kind "A100" static 60 W
+  sched.device @g1 kind "A100" static 60 W
+  // expected-error @+1 {{'sched.collective' op depends on unknown task @nope}}
+  sched.collective @c on [@g0, @g1] part_after [[@nope], []] durations [30 us, 15 us] energies [3 mJ, 1.5 mJ]
+}
