@@ -342,12 +342,6 @@ struct EnergyEvaluatePass
     ModuleOp module = getOperation();
     if (!checkConfidence(module, "energy-evaluate", confidence))
       return signalPassFailure();
-    if (report.hasValue() && report.empty()) {
-      mlir::emitError(moduleErrorLoc(module),
-                      "energy-evaluate: report= names no file (give "
-                      "report=PATH, or leave the option out)");
-      return signalPassFailure();
-    }
     MLIRContext *ctx = &getContext();
     Builder b(ctx);
     llvm::json::Array roots, composites;
@@ -513,7 +507,7 @@ struct EnergyEvaluatePass
     else
       llvm::consumeError(g.takeError());
     std::string err;
-    if (!rt::AtomicFile::claimOutput(report, "report=", false, err)) {
+    if (!rt::AtomicFile::claimOutput(report, "report=", "", err)) {
       mlir::emitError(moduleErrorLoc(module), "energy-evaluate: ") << err;
       return signalPassFailure();
     }

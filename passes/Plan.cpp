@@ -160,6 +160,9 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     bool fellBack = false;
     /// With a quantum: the chosen candidate is the all-fastest fallback.
     bool isFallback = false;
+    /// With a quantum: the chosen candidate is the configuration improved
+    /// at the limit on the real times (no frontier point).
+    bool improvedOnRealTimes = false;
     /// limit-on=expected where times or delays vary: the fastest
     /// configuration's expected makespan (0: nothing varies), and the point
     /// makespan the plan was chosen under (the limit less its jitter).
@@ -435,6 +438,10 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
           << " meets it): no configuration was found whose expected makespan "
              "meets it";
     o.isFallback = size_t(o.best - front.data()) >= frontierSize;
+    // After the frontier: the all-fastest configuration, then (a quantum)
+    // the configuration improved on the real times.
+    o.improvedOnRealTimes =
+        quantum > 0 && size_t(o.best - front.data()) > frontierSize;
     if (o.fellBack)
       mlir::emitWarning(sched.getLoc(), "energy-plan: every frontier point "
                                         "runs past the limit once re-timed "
@@ -721,6 +728,8 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
         planFields.set("frontier_T_s", b.getF64FloatAttr(o.best->T));
         planFields.set("frontier_E_J", b.getF64FloatAttr(o.best->E));
       }
+      if (o.improvedOnRealTimes)
+        planFields.set("improved_on_real_times", b.getBoolAttr(true));
     }
     if (method.truncated) // the range the crash sweep did not reach, s
       planFields.set("frontier_truncated",

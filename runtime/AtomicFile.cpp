@@ -129,6 +129,12 @@ bool AtomicFile::commit(std::string &err) {
     abort();
     return false;
   }
+  // A claimed output against the inputs noted since it was claimed (a
+  // pass's file, a folder's files read after the claim).
+  if (!outputStillFree(path_, err)) {
+    abort();
+    return false;
+  }
   if (::rename(temp_.c_str(), path_.c_str()) != 0) {
     err = why(path_, "cannot replace");
     abort();
@@ -193,6 +199,8 @@ std::string fileIdentity(const std::string &path) {
 
 struct Output {
   std::string id, what, path;
+  /// The input this output may replace (a rewrite in place), "" for none.
+  std::string mayReplace;
 };
 struct RunFiles {
   std::mutex mu;
@@ -211,26 +219,39 @@ void AtomicFile::noteInput(const std::string &path) {
     return;
   RunFiles &f = runFiles();
   std::lock_guard<std::mutex> lock(f.mu);
+  for (const auto &[in, name] : f.inputs)
+    if (in == id)
+      return; // (every -split-input-file chunk reads the same files)
   f.inputs.push_back({id, path});
 }
 
+/// An input the output `id` may not replace, as `err`.
+static bool replacesInput(const RunFiles &f, const std::string &id,
+                          const std::string &mayReplace,
+                          const std::string &path, const std::string &what,
+                          std::string &err) {
+  for (const auto &[in, name] : f.inputs)
+    if (in == id && in != mayReplace) {
+      err = "'" + path + "' (" + what + ") is " +
+            (name == path ? std::string("an input")
+                          : "the input '" + name + "'") +
+            " of this run: writing it would replace what was read; give "
+            "another path";
+      return true;
+    }
+  return false;
+}
+
 bool AtomicFile::claimOutput(const std::string &path, const std::string &what,
-                             bool mayReplaceInput, std::string &err) {
+                             const std::string &mayReplace, std::string &err) {
   std::string id = fileIdentity(path);
   if (id.empty())
     return true;
+  std::string allowed = mayReplace.empty() ? "" : fileIdentity(mayReplace);
   RunFiles &f = runFiles();
   std::lock_guard<std::mutex> lock(f.mu);
-  if (!mayReplaceInput)
-    for (const auto &[in, name] : f.inputs)
-      if (in == id) {
-        err = "'" + path + "' (" + what + ") is " +
-              (name == path ? std::string("an input")
-                            : "the input '" + name + "'") +
-              " of this run: writing it would replace what was read; "
-              "give another path";
-        return false;
-      }
+  if (replacesInput(f, id, allowed, path, what, err))
+    return false;
   for (const Output &out : f.outputs)
     if (out.id == id) {
       // The same output written again (a report per -split-input-file
@@ -242,7 +263,19 @@ bool AtomicFile::claimOutput(const std::string &path, const std::string &what,
             "': the second would replace the first; give each its own path";
       return false;
     }
-  f.outputs.push_back({id, what, path});
+  f.outputs.push_back({id, what, path, allowed});
+  return true;
+}
+
+bool AtomicFile::outputStillFree(const std::string &path, std::string &err) {
+  std::string id = fileIdentity(path);
+  if (id.empty())
+    return true;
+  RunFiles &f = runFiles();
+  std::lock_guard<std::mutex> lock(f.mu);
+  for (const Output &out : f.outputs)
+    if (out.id == id)
+      return !replacesInput(f, id, out.mayReplace, path, out.what, err);
   return true;
 }
 

@@ -56,12 +56,16 @@ public:
   /// exists, else by its directory's real path and its name; "-" and
   /// paths that are not regular files (/dev/null, a FIFO) are not tracked.
   static void noteInput(const std::string &path);
-  /// False with `err` where `path` is an input of the run (unless
-  /// `mayReplaceInput`: a rewrite in place, in the input's own format) or
-  /// an output claimed before; `what` names the output in the message
-  /// ("-o", "report=").
+  /// False with `err` where `path` is an input of the run (but the file
+  /// at `mayReplace`: a rewrite in place, in the input's own format; ""
+  /// for none) or an output claimed before; `what` names the output in
+  /// the message ("-o", "report="). Inputs noted after the claim are
+  /// checked when the output is committed (outputStillFree).
   static bool claimOutput(const std::string &path, const std::string &what,
-                          bool mayReplaceInput, std::string &err);
+                          const std::string &mayReplace, std::string &err);
+  /// False with `err` where the claimed output `path` is now an input of
+  /// the run (noted after its claim: a pass's file, a folder's).
+  static bool outputStillFree(const std::string &path, std::string &err);
 
 private:
   std::string path_, temp_;

@@ -4,6 +4,7 @@
 
 #include "runtime/AtomicFile.h"
 #include "runtime/Characterize.h"
+#include "runtime/JsonQuote.h"
 #include "runtime/MetricsServer.h"
 #include "runtime/Nvml.h"
 #include "runtime/Progress.h"
@@ -1160,6 +1161,23 @@ int er_begin(const char *name) { return er_begin_in(0, name); }
 int er_begin_in(unsigned owner, const char *name) {
   if (!name || !*name)
     return fail("er_begin: a region needs a non-empty name");
+  // The DB is JSON, whose text is UTF-8: a name that is not would be
+  // written with U+FFFD for its bad bytes, and two such names as one key.
+  {
+    std::string n(name);
+    for (size_t i = 0; i < n.size();) {
+      size_t len = utf8SequenceAt(n, i);
+      if (len == 0) {
+        char buf[96];
+        std::snprintf(buf, sizeof buf,
+                      "er_begin: a region's name is UTF-8 text; byte %zu "
+                      "(0x%02x) of '",
+                      i, unsigned(static_cast<unsigned char>(n[i])));
+        return fail(buf + n.substr(0, i) + "...' does not begin a character");
+      }
+      i += len;
+    }
+  }
   std::lock_guard<std::mutex> lock(state.mu);
   if (!state.dev)
     return notInitialized("er_begin");

@@ -6,8 +6,9 @@
 // backslashes or control characters; file names may be any bytes. JSON
 // text is UTF-8 (section 8.1), so a byte that does not begin a valid
 // UTF-8 sequence (Unicode 15, table 3-7: no overlong forms, surrogates or
-// code points above U+10FFFF) is written as U+FFFD, as a reader would
-// decode it.
+// code points above U+10FFFF) is written as U+FFFD, one per such byte
+// (file names in generator records; region names are refused at er_begin
+// instead, as two names would become one key).
 //
 //===----------------------------------------------------------------------===//
 

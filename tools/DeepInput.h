@@ -18,9 +18,9 @@
 //     (reserved, not committed: only the pages a deep input touches are
 //     used), which holds kMaxTextNesting levels of the deepest-stacking
 //     construct with room to spare, and all MLIR bytecode (not scanned).
-//     Shallower text (every real input) stays on the main thread: its heap
-//     (tools/HugePageHeap.h) is the main arena's, which a second thread
-//     would not share.
+//     Shallower text (every real input) stays on the main thread; the deep
+//     stack's thread is kept on the main arena (M_ARENA_MAX), whose heap
+//     tools/HugePageHeap.h backs with huge pages.
 // The dialect's own limit is tighter: compositions nest at most 1,000
 // levels (EnergyOps.cpp), refused by the parser in the custom form and by
 // the verifier in the generic form. Stock mlir-opt with the plugin has
@@ -44,6 +44,9 @@
 #include <cstddef>
 #include <cstring>
 #include <pthread.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 namespace energy::tools {
 
@@ -100,68 +103,102 @@ inline unsigned textNesting(llvm::StringRef text, const char *&tooDeep,
 }
 
 /// How deep the attribute and type aliases of `text` nest: an alias
-/// definition (`#name = ...` or `!name = ...` at the start of a line; they
-/// precede their uses) is as deep as its body's brackets plus the deepest
-/// alias it names (`#other`, `!other`: no `.`, which names a dialect's
-/// attribute, and no `<` after). A chain of one-bracket aliases is as deep
-/// to the printer as the brackets it stands for. `tooDeep`: the
-/// definition where the depth first passes `limit` (nullptr: none).
+/// definition (`#name = ...` or `!name = ...` at bracket depth 0, anywhere
+/// on a line; they precede their uses) is as deep as its body's brackets
+/// plus the deepest alias it names (`#other`, `!other`: no `.`, which names
+/// a dialect's attribute, and no `<` after); a body runs to the next
+/// definition. A chain of one-bracket aliases is as deep to the printer as
+/// the brackets it stands for. `tooDeep`: the definition where the depth
+/// first passes `limit` (nullptr: none).
 inline unsigned aliasNesting(llvm::StringRef text, const char *&tooDeep,
                              unsigned limit = kMaxTextNesting) {
   tooDeep = nullptr;
-  llvm::StringMap<unsigned> depthOf;
-  unsigned deepest = 0;
+  llvm::StringMap<unsigned> depthOf; // by sigil and name ("#a", "!t")
+  unsigned deepest = 0, depth = 0;
   auto isIdent = [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
            c == '$' || c == '.';
   };
-  // The identifier after a '#' or '!' at `p` (may be empty).
-  auto identAt = [&](llvm::StringRef line, size_t p) {
-    size_t e = p + 1;
-    while (e < line.size() && isIdent(line[e]))
-      ++e;
-    return line.slice(p + 1, e);
-  };
-  for (llvm::StringRef rest = text; !rest.empty();) {
-    auto [line, next] = rest.split('\n');
-    rest = next;
-    if (line.empty() || (line[0] != '#' && line[0] != '!'))
-      continue;
-    llvm::StringRef name = identAt(line, 0);
-    llvm::StringRef after = line.drop_front(1 + name.size()).ltrim();
-    if (name.empty() || !after.starts_with("=") || after.starts_with("=="))
-      continue;
-    llvm::StringRef body = after.drop_front(1);
-    const char *unused = nullptr;
-    unsigned depth = textNesting(body, unused, limit);
-    unsigned named = 0;
-    for (size_t p = 0; p < body.size(); ++p) {
-      if (body[p] == '"') { // a string literal, with backslash escapes
-        for (++p; p < body.size() && body[p] != '"'; ++p)
-          if (body[p] == '\\')
-            ++p;
-        continue;
-      }
-      if (body[p] != '#' && body[p] != '!')
-        continue;
-      llvm::StringRef ref = identAt(body, p);
-      size_t end = p + 1 + ref.size();
-      if (!ref.empty() && !ref.contains('.') &&
-          !(end < body.size() && body[end] == '<')) {
-        auto it = depthOf.find(ref);
-        if (it != depthOf.end())
-          named = std::max(named, it->second);
-      }
-      p = end - 1;
-    }
-    unsigned total = std::min(depth + named, limit + 1);
-    depthOf[name] = total;
+  // The definition being read: its key, where it starts, its body's
+  // deepest bracket and the deepest alias it names.
+  std::string current;
+  const char *currentAt = nullptr;
+  unsigned bodyDepth = 0, named = 0;
+  auto finish = [&]() -> bool {
+    if (current.empty())
+      return true;
+    unsigned total = std::min(bodyDepth + named, limit + 1);
+    depthOf[current] = total;
     deepest = std::max(deepest, total);
+    current.clear();
     if (total > limit) {
-      tooDeep = line.data();
-      return deepest;
+      tooDeep = currentAt;
+      return false;
     }
+    return true;
+  };
+  const char *p = text.begin(), *end = text.end();
+  while (p != end) {
+    char c = *p;
+    if (c == '"') { // a string literal, with backslash escapes
+      for (++p; p != end && *p != '"'; ++p)
+        if (*p == '\\' && p + 1 != end)
+          ++p;
+      if (p != end)
+        ++p;
+      continue;
+    }
+    if (c == '/' && p + 1 != end && p[1] == '/') { // a comment
+      while (p != end && *p != '\n')
+        ++p;
+      continue;
+    }
+    if (c == '#' || c == '!') {
+      const char *q = p + 1;
+      while (q != end && isIdent(*q))
+        ++q;
+      llvm::StringRef id(p + 1, size_t(q - p - 1));
+      if (!id.empty() && !id.contains('.') && (q == end || *q != '<')) {
+        // A definition: at depth 0, then `=` (not `==`).
+        const char *r = q;
+        while (r != end &&
+               (*r == ' ' || *r == '\t' || *r == '\n' || *r == '\r'))
+          ++r;
+        std::string key = std::string(1, c) + id.str();
+        if (depth == 0 && r != end && *r == '=' &&
+            (r + 1 == end || r[1] != '=')) {
+          if (!finish())
+            return deepest;
+          current = key;
+          currentAt = p;
+          bodyDepth = named = 0;
+          p = r + 1;
+          continue;
+        }
+        if (!current.empty()) {
+          auto it = depthOf.find(key);
+          if (it != depthOf.end())
+            named = std::max(named, it->second);
+        }
+      }
+      p = q;
+      continue;
+    }
+    bool next = p + 1 != end;
+    if (c == '(' || c == '[' || c == '{' ||
+        (c == '<' && !(next && p[1] == '='))) {
+      ++depth;
+      if (!current.empty())
+        bodyDepth = std::max(bodyDepth, depth);
+    } else if (c == ')' || c == ']' || c == '}' ||
+               (c == '>' && !(next && p[1] == '=') &&
+                !(p != text.begin() && p[-1] == '-'))) {
+      if (depth)
+        --depth;
+    }
+    ++p;
   }
+  finish();
   return deepest;
 }
 
@@ -223,6 +260,12 @@ int onParseStack(unsigned depth, llvm::StringRef tool, Fn &&body) {
     }
   } call{&body};
   int err = 0;
+#if defined(__GLIBC__)
+  // The thread allocates from the main heap (whose first GiB
+  // tools/HugePageHeap.h backs with huge pages), not from an arena of its
+  // own: it parses while the caller waits, so nothing contends for it.
+  mallopt(M_ARENA_MAX, 1);
+#endif
   for (size_t stack : {size_t(kParseStackBytes), size_t(kParseStackBytes) / 4,
                        size_t(kParseStackBytes) / 16}) {
     pthread_attr_t attr;

@@ -79,9 +79,10 @@ def _candidates():
 def _load():
     tried = []
     env = os.environ.get("ENERGY_RT_LIBRARY")
-    if env is not None and not os.path.exists(env):
-        # Named and not there: another copy found on the way would not be
-        # the library asked for.
+    if env and os.path.sep in env and not os.path.exists(env):
+        # A path that is not there: another copy found on the way would
+        # not be the library asked for. (A bare name is the loader's to
+        # find on its search path.)
         raise ImportError("energy_rt: ENERGY_RT_LIBRARY=%r does not exist"
                           % env)
     for path in _candidates():
@@ -605,7 +606,8 @@ class Monitor:
         # Without a device: the one this process already measures, else
         # ENERGY_RT_DEVICE, else this process's GPU. Set but empty is a
         # mistake (a script's unset variable), not "this process's GPU".
-        if os.environ.get("ENERGY_RT_DEVICE") == "":
+        if (os.environ.get("ENERGY_RT_DEVICE") == "" and device is None
+                and gpu_indices is None and _state["device"] is None):
             raise EnergyRuntimeError(
                 "ENERGY_RT_DEVICE is set but empty: name a device (cuda:<i>, "
                 "sim:a100, ...) or unset it")

@@ -360,7 +360,9 @@ def optimizer_step(optimizer, name="optimizer", work_scale=1.0, monitor=None):
     tensors' element sizes; 2 FLOPs per element plus 4 per state tensor (a
     multiply-add for the update, a few for each moment; Adam's square root
     and division are counted as those 4). A step without gradients charges
-    nothing. `work_scale` as Stage's."""
+    nothing. `work_scale` as Stage's. It calls `optimizer.step()` itself:
+    with AMP's GradScaler, wrap `scaler.step(optimizer)` in a region of
+    your own and charge its work with `energy_rt.sim_run`."""
     scale = (tuple(work_scale) if isinstance(work_scale, (tuple, list))
              else (work_scale, work_scale))
     if len(scale) != 2 or not all(isinstance(v, (int, float)) and v > 0
@@ -381,9 +383,11 @@ def optimizer_step(optimizer, name="optimizer", work_scale=1.0, monitor=None):
                     if p.grad is None:
                         continue
                     n = p.numel()
+                    # State of the parameter's shape (momentum, moments;
+                    # not Adam's step count, a scalar).
                     states = [t for t in optimizer.state.get(p, {}).values()
                               if isinstance(t, torch.Tensor)
-                              and t.numel() == n]
+                              and t.shape == p.shape]
                     flops += n * (2 + 4 * len(states))
                     bytes_ += (2 * p.element_size() + p.grad.element_size()
                                ) * n

@@ -14,6 +14,8 @@
 // CHECK-SAME: E_J = 1.790000e+01
 // CHECK-SAME: T_s = 2.900000e+00
 // CHECK-SAME: baseline_E_J = 2.200000e+01
+// CHECK-NOT: frontier_T_s
+// CHECK-SAME: improved_on_real_times = true
 // CHECK-SAME: saving_pct = 18.636
 // SUMMARY: plan      2.9 s  17.9 J  (18.64% less energy, limit 3 s)
 //

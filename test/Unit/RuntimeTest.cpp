@@ -464,6 +464,13 @@ TEST(CApi, RegionsAccumulateAndFlushPerRank) {
   EXPECT_NE(std::string(er_last_error()).find("needs a non-empty name"),
             std::string::npos);
   EXPECT_EQ(er_begin(""), -1);
+  // A name that is not UTF-8 (the DB is JSON): refused, saying where; a
+  // UTF-8 one is a name like any other.
+  EXPECT_EQ(er_begin("r\xff"), -1);
+  EXPECT_NE(std::string(er_last_error()).find("byte 1 (0xff)"),
+            std::string::npos);
+  EXPECT_EQ(er_begin("caf\xc3\xa9"), 0);
+  EXPECT_EQ(er_end("caf\xc3\xa9"), 0);
   EXPECT_EQ(er_end(nullptr), -1);
   EXPECT_EQ(er_result(nullptr, &E, &T, &n), -1);
   EXPECT_EQ(er_flush(nullptr), -1);

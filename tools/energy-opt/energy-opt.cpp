@@ -55,6 +55,30 @@
 static llvm::cl::opt<bool> quiet("quiet",
                                  llvm::cl::desc("no progress on stderr"));
 
+/// The files the passes' options name for reading (`db=`, `model=`,
+/// `measured=`, `measurements=`, comma-separated lists too), wherever they
+/// appear on the command line (`--energy-fill-signatures=db=x.json`,
+/// `--pass-pipeline=...{db=x.json}`), noted as the run's inputs.
+static void notePassInputs(int argc, char **argv) {
+  static const char *const keys[] = {
+      "db=", "model=", "measured=", "measurements="};
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg(argv[i]);
+    for (llvm::StringRef key : keys)
+      for (size_t at = arg.find(key); at != llvm::StringRef::npos;
+           at = arg.find(key, at + key.size())) {
+        if (at > 0 && !llvm::StringRef("{ \"'=").contains(arg[at - 1]))
+          continue; // part of another option's name
+        size_t from = at + key.size();
+        size_t to = arg.find_first_of(" }\"'", from);
+        llvm::SmallVector<llvm::StringRef> paths;
+        arg.slice(from, to).split(paths, ',', -1, false);
+        for (llvm::StringRef p : paths)
+          energy::rt::AtomicFile::noteInput(p.str());
+      }
+  }
+}
+
 int main(int argc, char **argv) {
   energy::tools::adviseHugePageHeap();
   std::vector<char *> args(argv, argv + argc);
@@ -162,11 +186,14 @@ int main(int argc, char **argv) {
   // kills the tool mid-write (set here, after LLVM installed its handlers).
   std::signal(SIGXFSZ, SIG_IGN);
   std::string output = outputFile;
-  // The passes' own outputs (report=) may not replace the input or -o;
-  // -o may replace the input (an in-place rewrite, as with mlir-opt).
+  // The passes' own outputs (report=) may not replace an input or -o; -o
+  // may replace the input it rewrites (in place, as with mlir-opt), not a
+  // file a pass reads. The passes' inputs are noted before anything runs,
+  // so that an output a pass writes early is checked against a file a
+  // later pass reads.
   energy::rt::AtomicFile::noteInput(inputFile);
-  if (!energy::rt::AtomicFile::claimOutput(output, "-o",
-                                           /*mayReplaceInput=*/true, err)) {
+  notePassInputs(argc, argv);
+  if (!energy::rt::AtomicFile::claimOutput(output, "-o", inputFile, err)) {
     llvm::WithColor::error(llvm::errs(), "energy-opt") << err << "\n";
     return 1;
   }

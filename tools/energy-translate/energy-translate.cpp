@@ -172,9 +172,9 @@ int main(int argc, char **argv) {
     for (const std::string &in : inputs)
       AtomicFile::noteInput(in);
     std::string err;
-    if (!AtomicFile::claimOutput(output, "-o", false, err) ||
+    if (!AtomicFile::claimOutput(output, "-o", "", err) ||
         (!summaryFile.empty() &&
-         !AtomicFile::claimOutput(summaryFile, "--summary", false, err))) {
+         !AtomicFile::claimOutput(summaryFile, "--summary", "", err))) {
       WithColor::error() << err << "\n";
       return 2;
     }
