@@ -224,7 +224,11 @@ struct EnergyFillSignaturesPass
              << formatQuantity(E, Dimension::Energy, 4)
              << ", less than static power x time ("
              << formatQuantity(s * T, Dimension::Energy, 4) << ")";
-    setPriced(task, p, T, d, std::sqrt(p.mf.lens.predictionVariance(row)),
+    // The coefficients' uncertainty and the run's own deviation (the fit's
+    // RMS relative residual), independent across runs.
+    double rel = p.mf.lens.rmsRelative * E;
+    setPriced(task, p, T, d,
+              std::sqrt(p.mf.lens.predictionVariance(row) + rel * rel),
               "analytical: energylens", p.mf.lens.gradient(row));
     return success();
   }
@@ -301,7 +305,11 @@ struct EnergyFillSignaturesPass
     std::array<double, 4> g = calculus::TokenLaw::gradient(x.qw, x.qkv, x.tau);
     for (double &gi : g)
       gi *= *B;
-    setPriced(task, p, T, d, *B * std::sqrt(varE), "analytical: token-law", g);
+    // The coefficients' uncertainty and the run's deviation from the law
+    // (its residual variance; shared across the run's iterations through
+    // c's variance in the shared set, runtime/formats/ModelFile.cpp).
+    setPriced(task, p, T, d, *B * std::sqrt(varE + law.residualVariance),
+              "analytical: token-law", g);
     return success();
   }
 
@@ -313,6 +321,14 @@ struct EnergyFillSignaturesPass
     Pricing p;
     if (failed(readModel(moduleErrorLoc(module), p.mf)))
       return failure();
+    if ((p.mf.kind == "token-law" || p.mf.kind == "energylens") &&
+        !p.mf.residualKnown)
+      mlir::emitWarning(moduleErrorLoc(module), "energy-fill-signatures: ")
+          << model << " gives no residual (\""
+          << (p.mf.kind == "token-law" ? "residual_variance"
+                                       : "rms_relative_residual")
+          << "\", which energy-prof fit writes): the filled sigmas hold the "
+             "coefficients' uncertainty only, not a run's own deviation";
     registerSharedSet(module, p);
     const std::string &kind = p.mf.kind;
     bool bad = false;

@@ -49,6 +49,9 @@ struct EnergyLens {
   bool identified(int i) const;
   size_t rows = 0;
   double rmsRelative = 0; ///< RMS relative residual on the fitted rows
+  /// A new run's energy differs from the prediction by about rmsRelative x
+  /// E besides the coefficients' uncertainty (0 when not known: a model
+  /// file without "rms_relative_residual").
 
   double predict(const EnergyLensRow &r) const;
   /// Delta-method variance of a prediction: g' Cov g.

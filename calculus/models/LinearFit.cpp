@@ -5,6 +5,7 @@
 #include <Eigen/Dense>
 
 #include <cmath>
+#include <cstdio>
 
 namespace energy {
 namespace calculus {
@@ -57,14 +58,52 @@ bool fitLinear(const std::vector<std::vector<double>> &X,
       A(i, j) = X[size_t(i)][size_t(j)];
     b(i) = y[size_t(i)];
   }
-  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(A);
+  // Columns scaled to unit norm, so that the coordinates' units (J/GB, W)
+  // do not make a well-posed design look ill-conditioned.
+  Eigen::VectorXd scale(p);
+  for (Eigen::Index j = 0; j < p; ++j)
+    scale(j) = A.col(j).norm();
+  if (scale.minCoeff() == 0) {
+    err = "the design is rank deficient: a coordinate is 0 in every row";
+    return false;
+  }
+  Eigen::MatrixXd As = A * scale.cwiseInverse().asDiagonal();
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(As);
   if (qr.rank() < p) {
     err = "the design is rank deficient: the rows do not vary the "
           "coordinates independently";
     return false;
   }
-  Eigen::VectorXd beta = qr.solve(b);
-  Eigen::MatrixXd inv = (A.transpose() * A).inverse();
+  // With column pivoting |R_11| >= ... >= |R_pp|; their ratio bounds the
+  // scaled design's condition number from below. Past kMaxCondition the
+  // coefficients are not identified by the data (a roofline-exact sweep,
+  // where one coordinate is a combination of the others up to rounding):
+  // the normal equations' inverse then came out with negative variances.
+  Eigen::MatrixXd R =
+      qr.matrixR().topLeftCorner(p, p).triangularView<Eigen::Upper>();
+  double condition = std::abs(R(0, 0)) / std::abs(R(p - 1, p - 1));
+  if (!(condition <= kMaxCondition)) {
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  "the design is nearly rank deficient (condition number "
+                  "%.3g of the rows scaled per column, above %.0e): the rows "
+                  "barely vary the coordinates independently, so the data "
+                  "do not identify the coefficients",
+                  condition, kMaxCondition);
+    err = buf;
+    return false;
+  }
+  Eigen::VectorXd beta =
+      qr.solve(b).cwiseQuotient(scale); // back to the columns' own units
+  // (X'X)^-1 from the factors, not by inverting X'X (which squares the
+  // condition number): X_s P = Q R gives (X_s'X_s)^-1 = P R^-1 R^-T P',
+  // and X = X_s D gives (X'X)^-1 = D^-1 (X_s'X_s)^-1 D^-1.
+  Eigen::MatrixXd Rinv =
+      R.triangularView<Eigen::Upper>().solve(Eigen::MatrixXd::Identity(p, p));
+  Eigen::MatrixXd P = qr.colsPermutation();
+  Eigen::MatrixXd inv = P * Rinv * Rinv.transpose() * P.transpose();
+  inv = scale.cwiseInverse().asDiagonal() * inv *
+        scale.cwiseInverse().asDiagonal();
   Eigen::VectorXd resid = b - A * beta;
   // HC3: (X'X)^-1 X' diag(u_i^2 / (1 - h_ii)^2) X (X'X)^-1.
   Eigen::MatrixXd meat = Eigen::MatrixXd::Zero(p, p);

@@ -39,8 +39,13 @@ struct LinearFit {
   double predictionHalfWidth95(const std::vector<double> &x) const;
 };
 
+/// The largest condition number of the column-scaled design a fit accepts:
+/// beyond it a coefficient's variance is inflated ~10^12 over an
+/// orthogonal design's, and rounding decides the estimate.
+constexpr double kMaxCondition = 1e6;
+
 /// Fails with `err` when there are no more rows than columns or the design
-/// is rank deficient.
+/// is rank deficient, or nearly (kMaxCondition).
 bool fitLinear(const std::vector<std::vector<double>> &X,
                const std::vector<double> &y, LinearFit &out, std::string &err);
 

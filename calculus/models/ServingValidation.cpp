@@ -324,13 +324,14 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
   }
   double best = -1, bestE = INFINITY;
   std::vector<double> nonPositive;
+  std::string outside;
+  auto meanAt = [](const AtCap &a) { return a.sumE / a.logs[2]; };
   for (double cap : candidates) {
     std::vector<double> x = columnsAt(cap);
     auto measured = at.find(cap);
     double latency = latencyAt(p90, cap);
-    double e = measured != at.end()
-                   ? measured->second.sumE / measured->second.logs[2]
-                   : fit.predict(x) + correction(cap);
+    double e = measured != at.end() ? meanAt(measured->second)
+                                    : fit.predict(x) + correction(cap);
     if (byCap)
       (*byCap)[cap] = {latency, e};
     if (latency > sloS)
@@ -340,6 +341,27 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
       nonPositive.push_back(cap);
       continue;
     }
+    // Between two measured caps the measurements bound what the law may
+    // claim: a prediction outside them is the law's curvature on few
+    // points (four settings leave one residual degree of freedom), not a
+    // measurement, and is not considered.
+    if (measured == at.end()) {
+      auto hi = at.upper_bound(cap);
+      if (hi != at.end() && hi != at.begin()) {
+        auto lo = std::prev(hi);
+        double eLo = meanAt(lo->second), eHi = meanAt(hi->second);
+        if (e < std::min(eLo, eHi) || e > std::max(eLo, eHi)) {
+          char buf[160];
+          std::snprintf(buf, sizeof buf,
+                        "%scap %g: %.4g J/token outside its measured "
+                        "neighbours' (cap %g: %.4g, cap %g: %.4g)",
+                        outside.empty() ? "" : "; ", cap, e, lo->first, eLo,
+                        hi->first, eHi);
+          outside += buf;
+          continue;
+        }
+      }
+    }
     if (e < bestE) {
       bestE = e;
       best = cap;
@@ -347,6 +369,10 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
       halfWidth = fit.predictionHalfWidth95(x);
     }
   }
+  if (notes && !outside.empty())
+    notes->push_back("the law's predictions at unmeasured caps that lie "
+                     "outside their measured neighbours are not considered: " +
+                     outside);
   if (notes && !nonPositive.empty()) {
     std::string caps;
     for (double c : nonPositive) {

@@ -42,8 +42,8 @@ bool fitTokenLaw(const std::vector<TokenLawRow> &rows, TokenLaw &out,
   LinearFit fit;
   if (!fitLinear(X, y, fit, err)) {
     if (err.find("rank deficient") != std::string::npos)
-      err = "the design is rank deficient: the rows do not vary q_w, q_kv "
-            "and tau independently";
+      err += " (the token law's q_w, q_kv and tau; a sweep whose tau is "
+             "exactly the roofline of q_w and q_kv does not tell them apart)";
     return false;
   }
   for (int i = 0; i < p; ++i) {
@@ -51,6 +51,7 @@ bool fitTokenLaw(const std::vector<TokenLawRow> &rows, TokenLaw &out,
     for (int j = 0; j < p; ++j)
       out.cov[i * p + j] = fit.cov[i * p + j];
   }
+  out.residualVariance = fit.residualVariance;
   out.rows = rows.size();
   return true;
 }

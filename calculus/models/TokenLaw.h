@@ -31,6 +31,10 @@ struct TokenLaw {
   std::array<double, 4> coef{};
   /// HC3 covariance of the coefficients (row-major 4 x 4).
   std::array<double, 16> cov{};
+  /// The residual variance of a run's e about the law, (J/token)^2: RSS /
+  /// (n - 4). A new run's e differs from the law's by this much besides
+  /// the coefficients' uncertainty (its prediction interval's second term).
+  double residualVariance = 0;
   size_t rows = 0;
 
   double predict(double qw, double qkv, double tau) const;

@@ -142,8 +142,17 @@ bool parseModelFile(llvm::StringRef text, const std::string &path,
     mf.kind = "energylens";
     if (!keys(*o, {},
               {"version", "model", "coefficients", "covariance", "rows",
-               "unidentified", "null_space"}))
+               "unidentified", "null_space", "rms_relative_residual"}))
       return false;
+    if (const llvm::json::Value *r = o->get("rms_relative_residual")) {
+      std::optional<double> x = r->getAsNumber();
+      if (!x || !(*x >= 0) || !std::isfinite(*x))
+        return badAt({"rms_relative_residual"},
+                     "'rms_relative_residual' must be a finite, "
+                     "non-negative number");
+      mf.lens.rmsRelative = *x;
+      mf.residualKnown = true;
+    }
     auto *coef = o->getObject("coefficients");
     auto *cov = o->getArray("covariance");
     constexpr int P = calculus::EnergyLens::kParams;
@@ -206,8 +215,19 @@ bool parseModelFile(llvm::StringRef text, const std::string &path,
                  "unknown model (expected \"token-law\", \"flop-byte\" or "
                  "\"energylens\")");
   mf.kind = "token-law";
-  if (!keys(*o, {}, {"version", "model", "coefficients", "covariance", "rows"}))
+  if (!keys(*o, {},
+            {"version", "model", "coefficients", "covariance", "rows",
+             "residual_variance"}))
     return false;
+  if (const llvm::json::Value *r = o->get("residual_variance")) {
+    std::optional<double> x = r->getAsNumber();
+    if (!x || !(*x >= 0) || !std::isfinite(*x))
+      return badAt({"residual_variance"},
+                   "'residual_variance' must be a finite, non-negative "
+                   "number ((J/token)^2)");
+    law.residualVariance = *x;
+    mf.residualKnown = true;
+  }
   auto *coef = o->getObject("coefficients");
   auto *cov = o->getArray("covariance");
   if (!coef || !cov || cov->size() != 16)
@@ -231,6 +251,9 @@ bool parseModelFile(llvm::StringRef text, const std::string &path,
     law.cov[i] = *v;
   }
   mf.sharedCov.assign(law.cov.begin(), law.cov.end());
+  // A run's deviation from the law is one for all its decode iterations
+  // (the fit's rows are whole runs): shared, as c's uncertainty is.
+  mf.sharedCov[15] += law.residualVariance;
   return true;
 }
 
@@ -246,6 +269,7 @@ llvm::json::Object tokenLawModelJson(const calculus::TokenLaw &law) {
                                           {"P_tau", law.coef[2]},
                                           {"c", law.coef[3]}}},
       {"covariance", std::move(cov)},
+      {"residual_variance", law.residualVariance},
       {"rows", int64_t(law.rows)}};
 }
 
@@ -260,6 +284,7 @@ llvm::json::Object energyLensModelJson(const calculus::EnergyLens &m) {
                        {"model", "energylens"},
                        {"coefficients", std::move(coef)},
                        {"covariance", std::move(cov)},
+                       {"rms_relative_residual", m.rmsRelative},
                        {"rows", int64_t(m.rows)}};
   // The directions the fit's rows did not determine, and (for people) the
   // parameters they involve.

@@ -38,6 +38,11 @@ struct ModelFile {
   /// 12 parameters; FLOP/byte: (joules_per_flop, joules_per_byte) from the
   /// optional "coefficient_covariance".
   std::vector<double> sharedCov;
+  /// Whether the file gives the fit's residual (token law:
+  /// "residual_variance", added to c's shared variance; EnergyLens:
+  /// "rms_relative_residual"): without it the filled sigmas hold the
+  /// coefficients' uncertainty only.
+  bool residualKnown = false;
 };
 
 /// Parses a model file's `text` (named `path` in errors: "path: why"):

@@ -45,6 +45,37 @@ TEST(LinearFit, SimpleRegressionMatchesClosedForm) {
   EXPECT_FALSE(fitLinear({{1, 1}, {1, 1}, {1, 1}}, {1, 2, 3}, fit, err));
   EXPECT_NE(err.find("rank deficient"), std::string::npos);
   EXPECT_FALSE(fitLinear({{1, 1}, {1, 2}}, {1, 2}, fit, err));
+  // (X'X)^-1 of the simple regression: [[sum x^2, -sum x], [-sum x, n]] /
+  // (n Sxx).
+  double sx = 19, sx2 = 103, n = 5;
+  EXPECT_NEAR(fit.xtxInverse.size(), 4, 0);
+  ASSERT_TRUE(fitLinear(X, ys, fit, err)) << err;
+  EXPECT_NEAR(fit.xtxInverse[0], sx2 / (n * sxx), 1e-12);
+  EXPECT_NEAR(fit.xtxInverse[1], -sx / (n * sxx), 1e-12);
+  EXPECT_NEAR(fit.xtxInverse[3], n / (n * sxx), 1e-12);
+}
+
+TEST(LinearFit, NearlyCollinearDesignsAreRefused) {
+  // A third column that is the first two's sum up to 1e-9 relative: the
+  // data cannot tell the three apart (the normal equations' inverse came
+  // out with negative variances); within 1e-3 they can.
+  std::vector<std::vector<double>> X;
+  std::vector<double> y;
+  for (int i = 0; i < 20; ++i) {
+    double a = 1 + i, b = 3 + (i * 7) % 11;
+    X.push_back({a, b, (a + b) * (1 + 1e-9 * ((i % 3) - 1)), 1});
+    y.push_back(2 * a + b + 1 + 0.01 * (i % 5));
+  }
+  LinearFit fit;
+  std::string err;
+  EXPECT_FALSE(fitLinear(X, y, fit, err));
+  EXPECT_NE(err.find("nearly rank deficient"), std::string::npos) << err;
+  for (int i = 0; i < 20; ++i)
+    X[size_t(i)][2] =
+        (X[size_t(i)][0] + X[size_t(i)][1]) * (1 + 1e-3 * ((i % 3) - 1));
+  ASSERT_TRUE(fitLinear(X, y, fit, err)) << err;
+  for (size_t k = 0; k < 4; ++k)
+    EXPECT_GT(fit.cov[k * 4 + k], 0) << k;
 }
 
 TEST(LinearFit, StudentQuantiles) {
@@ -165,8 +196,8 @@ TEST(ServingValidation, PlannerMatchesBruteForceOnAKnownCell) {
 TEST(ServingValidation, LatencyBetweenMeasuredCapsIsLinearInTheCap) {
   std::vector<double> caps = {8, 16, 32, 64, 128};
   auto cell = lawCell(0, 5, caps);
-  std::vector<const ServingObservation *> train = {&cell[0], &cell[1],
-                                                   &cell[3], &cell[4]};
+  std::vector<const ServingObservation *> train = {&cell[0], &cell[1], &cell[3],
+                                                   &cell[4]};
   std::map<double, std::pair<double, double>> byCap;
   double pred = 0, hw = 0;
   std::string err;
@@ -189,7 +220,8 @@ TEST(ServingValidation, MissReasonsFollowThePredictions) {
   c.sloS = 0.1;
   c.bestCap = 256;
   c.bestE = 1.0;
-  EXPECT_EQ(c.missReason(), "no cap predicted to meet the SLO at a positive energy");
+  EXPECT_EQ(c.missReason(),
+            "no cap predicted to meet the SLO at a positive energy");
   c.chosenCap = 128;
   c.chosenE = 1.2;
   c.chosenMeetsSlo = false;

@@ -606,6 +606,14 @@ static int fitTokenLawCmd() {
       WithColor::warning(errs(), "energy-prof")
           << names[i] << " fitted negative (" << formatv("{0:e3}", law.coef[i])
           << "); the data does not determine it -- check the runs\n";
+  // P_tau is the power drawn while decoding: a GPU server's tens to
+  // thousands of watts (8 x 1,000 W at most today). Far outside, the units
+  // are not the law's (e in J per token, tau in s per token).
+  if (law.coef[2] > 1e4 || (law.coef[2] > 0 && law.coef[2] < 1))
+    WithColor::warning(errs(), "energy-prof")
+        << "P_tau fitted " << formatv("{0:e3}", law.coef[2])
+        << " W, not the power of a GPU server: are e in J per output token "
+           "(not mJ) and tau in s per output token (not ms)?\n";
   return writeJson(energy::formats::tokenLawModelJson(law));
 }
 
@@ -1509,11 +1517,12 @@ int main(int argc, char **argv) {
   {
     std::string err;
     if ((output.getNumOccurrences() &&
-         !AtomicFile::claimOutput(output, "-o", bool(mergeSub), err)) ||
+         !AtomicFile::claimOutput(output, "-o",
+                                  mergeSub ? output : std::string(), err)) ||
         (!routeCsv.empty() &&
-         !AtomicFile::claimOutput(routeCsv, "--csv", false, err)) ||
+         !AtomicFile::claimOutput(routeCsv, "--csv", "", err)) ||
         (!routeSvg.empty() &&
-         !AtomicFile::claimOutput(routeSvg, "--svg", false, err)))
+         !AtomicFile::claimOutput(routeSvg, "--svg", "", err)))
       return fail(err);
   }
   if (runPlanSub)
