@@ -476,8 +476,14 @@ static bool readFitCsv(ArrayRef<FitColumn> spec, std::vector<CsvRow> &out) {
       col.push_back(*c);
   std::optional<size_t> cc = csv.column("cell");
   if (!cc || col.size() != columns.size()) {
+    SmallVector<StringRef> missing;
+    for (StringRef want : columns)
+      if (!csv.column(want))
+        missing.push_back(want);
+    if (!cc)
+      missing.push_back("cell");
     fail(dataFile + ":" + Twine(csv.headerLine) + ": header needs " + names +
-         " and cell");
+         " and cell; it lacks " + join(missing, ", "));
     return false;
   }
   for (size_t row = 0; row < csv.rows.size(); ++row) {
@@ -504,6 +510,19 @@ static bool readFitCsv(ArrayRef<FitColumn> spec, std::vector<CsvRow> &out) {
     r.cell = StringRef(cells[*cc]).trim().str();
     out.push_back(std::move(r));
   }
+  // A row repeated exactly is one measurement counted twice (a file
+  // concatenated with itself, say): it shrinks the standard errors as if
+  // it were an independent run.
+  std::set<std::pair<std::vector<double>, std::string>> seen;
+  size_t repeats = 0;
+  for (const CsvRow &r : out)
+    repeats += !seen.insert({r.x, r.cell}).second;
+  if (repeats)
+    WithColor::warning(errs(), "energy-prof")
+        << dataFile << ": " << repeats << " of " << out.size()
+        << " rows repeat another exactly; each is fitted as an independent "
+           "run, which shrinks the standard errors (remove the copies if "
+           "they are one measurement)\n";
   return true;
 }
 
