@@ -42,14 +42,15 @@ rc=0
 for t in $targets; do
   main=test/Fuzz/readers_fuzz.cpp
   case $t in
-    db) n=1; srcs=(runtime/db/SignatureDb.cpp runtime/db/SignatureDbWriter.cpp)
+    db) n=1; srcs=(runtime/db/SignatureDb.cpp runtime/db/SignatureDbWriter.cpp
+                    runtime/AtomicFile.cpp)
         seeds=("$src"/examples/data/h200/*.json "$src"/test/Runtime/Inputs/*db*.json) ;;
     plan) n=2; srcs=(runtime/plan/Plan.cpp)
           seeds=("$src"/test/Runtime/Inputs/plan-*.json) ;;
-    fleet) n=3; srcs=(runtime/formats/Fleet.cpp calculus/Routing.cpp
+    fleet) n=3; srcs=(runtime/formats/Fleet.cpp calculus/Routing.cpp runtime/AtomicFile.cpp
                       calculus/RoutingMonteCarlo.cpp calculus/Random.cpp)
            seeds=("$src"/examples/routing/*.json) ;;
-    mlenergy) n=4; srcs=(runtime/formats/MlEnergy.cpp
+    mlenergy) n=4; srcs=(runtime/formats/MlEnergy.cpp runtime/AtomicFile.cpp
                          calculus/models/ServingValidation.cpp
                          calculus/models/LinearFit.cpp calculus/models/TokenLaw.cpp)
               seeds=()
@@ -58,16 +59,16 @@ for t in $targets; do
               fi ;;
     convex) n=5; main=test/Fuzz/convex_fuzz.cpp
             srcs=(calculus/ConvexFrontier.cpp); seeds=() ;;
-    kineto) n=7; srcs=(translate/KinetoTrace.cpp translate/JsonScanner.cpp
+    kineto) n=7; srcs=(translate/KinetoTrace.cpp translate/JsonScanner.cpp runtime/AtomicFile.cpp
                        dialect/Energy/Units.cpp)
             mapfile -t seeds < <(cd "$src" && ls test/Translate/Inputs/*.json 2>/dev/null | sed "s|^|$src/|")
             seeds+=("$out/kineto-seed.json")
             python3 "$src/bench/gen_kineto.py" --events 60 --seed 1 > "$out/kineto-seed.json"
             [ -f "$shared/kineto/hta_sampled_rank-0.json.gz" ] &&
               seeds+=("$shared/kineto/hta_sampled_rank-0.json.gz") ;;
-    kernels) n=8; srcs=(runtime/formats/Kernels.cpp)
+    kernels) n=8; srcs=(runtime/formats/Kernels.cpp runtime/AtomicFile.cpp)
              mapfile -t seeds < <(cd "$src" && git ls-files 'examples/*kernels*.json' 'test/*kernels*.json' 2>/dev/null | sed "s|^|$src/|") ;;
-    csv) n=9; srcs=(runtime/formats/Csv.cpp)
+    csv) n=9; srcs=(runtime/formats/Csv.cpp runtime/AtomicFile.cpp)
          mapfile -t seeds < <(cd "$src" && git ls-files '*.csv' 2>/dev/null | grep -v '^bench/lowtime' | sed "s|^|$src/|")
          for f in "$shared"/perseus/stage_profile_bloom+a40_bf16.csv; do
            [ -f "$f" ] && seeds+=("$f")
