@@ -1083,6 +1083,9 @@ int er_step(void) {
   // ENERGY_RT_METRICS_FILE: the Prometheus textfile, rewritten at most every
   // ENERGY_RT_METRICS_INTERVAL seconds (default 15) of wall time.
   if (const char *metrics = std::getenv("ENERGY_RT_METRICS_FILE")) {
+    if (!*metrics)
+      return fail("ENERGY_RT_METRICS_FILE is set but empty: give the "
+                  "textfile's path, or unset it");
     static std::chrono::steady_clock::time_point last{};
     double interval = 15;
     if (const char *iv = std::getenv("ENERGY_RT_METRICS_INTERVAL")) {

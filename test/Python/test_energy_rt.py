@@ -292,6 +292,10 @@ class EnergyRtTest(unittest.TestCase):
         r = self._fresh("import energy_rt; energy_rt.Monitor()",
                         ENERGY_RT_DEVICE="")
         self.assertIn("ENERGY_RT_DEVICE is set but empty", r.stderr)
+        r = self._fresh("import energy_rt; energy_rt.Monitor(device="
+                        "'sim:a100'); energy_rt.step()",
+                        ENERGY_RT_METRICS_FILE="")
+        self.assertIn("ENERGY_RT_METRICS_FILE is set but empty", r.stderr)
         # A device named in the call needs no environment.
         r = self._fresh("import energy_rt; energy_rt.Monitor(device="
                         "'sim:a100'); print('ok')", ENERGY_RT_DEVICE="")

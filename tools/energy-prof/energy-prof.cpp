@@ -1590,6 +1590,14 @@ int main(int argc, char **argv) {
     else
       outs() << ", power limit unknown (" << why << ")";
     outs() << "\n";
+    // A full or closed standard output is an error to report, not LLVM's
+    // fatal "IO failure on output stream" at exit.
+    outs().flush();
+    if (outs().has_error()) {
+      std::string failure = outs().error().message();
+      outs().clear_error();
+      return fail("standard output: write failed: " + failure);
+    }
     return 0;
   }
   if (kernelsFile.empty())
