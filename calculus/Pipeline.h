@@ -83,11 +83,12 @@ struct PipelineTaskInfo {
 bool buildPipeline(const PipelineSpec &spec, Schedule &sched,
                    std::vector<PipelineTaskInfo> &info, std::string &err);
 
-/// The most tasks one pipeline may expand into (docs/SCHED.md): 2^23 =
-/// 8,388,608. Expanded as IR a task takes ~1 KB, so this is ~8 GB -- a third
-/// of the 24 GB machines this project is built on; a 2^20-task pipeline is
-/// benchmarked (bench/RESULTS.md).
-constexpr uint64_t kMaxPipelineTasks = uint64_t(1) << 23;
+/// The most tasks one pipeline may expand into (docs/SCHED.md): 2^22 =
+/// 4,194,304. Expanded as IR a task takes ~1.5 KB (measured: 8 x 65,536,
+/// 1.5 GB), so this is ~6 GB -- a quarter of the 24 GB machines this
+/// project is built on (2^23 took ~12 GB and 80 s); a 2^20-task pipeline
+/// is benchmarked (bench/RESULTS.md).
+constexpr uint64_t kMaxPipelineTasks = uint64_t(1) << 22;
 
 /// How many tasks (F, B, W, all-reduces and, with `sync`, the closing
 /// synchronization) the pipeline expands into, computed without overflow

@@ -50,7 +50,8 @@ struct ServeStep {
 };
 
 /// The most steps (prefills and decode iterations) one serving workload
-/// may simulate (docs/SCHED.md): 2^23, the pipelines' task limit. Each
+/// may simulate (docs/SCHED.md): 2^23 (a step is a few numbers, not an
+/// op: the expansion makes one task per step only up to its own limits). Each
 /// decode iteration makes at least one output token, so a workload of N
 /// output tokens at a batch cap of B needs at least ceil(N / B) of them.
 constexpr uint64_t kMaxServeSteps = uint64_t(1) << 23;

@@ -2,26 +2,26 @@
 // Sizes are checked up front (docs/SCHED.md), before anything is expanded:
 // a 100000 x 100000 pipeline once reached 8.4 GB in 15 s.
 // RUN: not energy-translate --import-stage-profile %S/../../Translate/Inputs/tiny-profile.csv --microbatches 99999999999 --device A40 2>&1 | FileCheck %s
-// CHECK: tiny-profile.csv: error: --microbatches 99999999999 with 1 stage expands into 199999999998 tasks (stages x microbatches x chunks x data_parallel x passes, all-reduces, sync), above the limit of 8388608 (docs/SCHED.md)
+// CHECK: tiny-profile.csv: error: --microbatches 99999999999 with 1 stage expands into 199999999998 tasks (stages x microbatches x chunks x data_parallel x passes, all-reduces, sync), above the limit of 4194304 (docs/SCHED.md)
 
 sched.schedule @s {
-  // expected-error @+1 {{'sched.pipeline' op expands into 20000000000 tasks (stages x microbatches x chunks x data_parallel x passes, all-reduces, sync), above the limit of 8388608 (docs/SCHED.md)}}
+  // expected-error @+1 {{'sched.pipeline' op expands into 20000000000 tasks (stages x microbatches x chunks x data_parallel x passes, all-reduces, sync), above the limit of 4194304 (docs/SCHED.md)}}
   sched.pipeline @p {stages = 100000, microbatches = 100000, schedule = "1f1b", device_kind = "A40", static_power = 65.0, forward = #energy.sig<T = 1 ms, d = 2 J>, backward = #energy.sig<T = 2 ms, d = 4 J>}
 }
 
 // -----
 
-// At the limit: 1 stage x 2^22 microbatches x 2 passes is 2^23 tasks; the
+// At the limit: 1 stage x 2^21 microbatches x 2 passes is 2^22 tasks; the
 // closing synchronization is one more.
 sched.schedule @s {
-  sched.pipeline @p {stages = 1, microbatches = 4194304, schedule = "1f1b", device_kind = "A40", static_power = 65.0, forward = #energy.sig<T = 1 ms, d = 2 J>, backward = #energy.sig<T = 2 ms, d = 4 J>}
+  sched.pipeline @p {stages = 1, microbatches = 2097152, schedule = "1f1b", device_kind = "A40", static_power = 65.0, forward = #energy.sig<T = 1 ms, d = 2 J>, backward = #energy.sig<T = 2 ms, d = 4 J>}
 }
 
 // -----
 
 sched.schedule @s {
-  // expected-error @+1 {{'sched.pipeline' op expands into 8388609 tasks (stages x microbatches x chunks x data_parallel x passes, all-reduces, sync), above the limit of 8388608 (docs/SCHED.md)}}
-  sched.pipeline @p {stages = 1, microbatches = 4194304, schedule = "1f1b", device_kind = "A40", static_power = 65.0, sync = 1.0e-3, forward = #energy.sig<T = 1 ms, d = 2 J>, backward = #energy.sig<T = 2 ms, d = 4 J>}
+  // expected-error @+1 {{'sched.pipeline' op expands into 4194305 tasks (stages x microbatches x chunks x data_parallel x passes, all-reduces, sync), above the limit of 4194304 (docs/SCHED.md)}}
+  sched.pipeline @p {stages = 1, microbatches = 2097152, schedule = "1f1b", device_kind = "A40", static_power = 65.0, sync = 1.0e-3, forward = #energy.sig<T = 1 ms, d = 2 J>, backward = #energy.sig<T = 2 ms, d = 4 J>}
 }
 
 // -----
