@@ -225,8 +225,8 @@ struct EnergyFillSignaturesPass
              << ", less than static power x time ("
              << formatQuantity(s * T, Dimension::Energy, 4) << ")";
     // The coefficients' uncertainty and the run's own deviation (the fit's
-    // RMS relative residual), independent across runs.
-    double rel = p.mf.lens.rmsRelative * E;
+    // relative residual's standard deviation), independent across runs.
+    double rel = p.mf.lens.relativeResidualSd * E;
     setPriced(task, p, T, d,
               std::sqrt(p.mf.lens.predictionVariance(row) + rel * rel),
               "analytical: energylens", p.mf.lens.gradient(row));
@@ -326,7 +326,7 @@ struct EnergyFillSignaturesPass
       mlir::emitWarning(moduleErrorLoc(module), "energy-fill-signatures: ")
           << model << " gives no residual (\""
           << (p.mf.kind == "token-law" ? "residual_variance"
-                                       : "rms_relative_residual")
+                                       : "relative_residual_sd")
           << "\", which energy-prof fit writes): the filled sigmas hold the "
              "coefficients' uncertainty only, not a run's own deviation";
     registerSharedSet(module, p);

@@ -58,8 +58,8 @@ struct FlowDeps {
   /// collective on another of its GPU events: that part's own
   /// dependencies (`part_after`).
   llvm::DenseMap<const GpuEvent *, SmallVector<const GpuEvent *>> ofCollective;
-  /// Flows from a collective's kernel, and those to one with a lag or a
-  /// start-to-start kind (not carried).
+  /// Flows from a collective's kernel, and those to one by name (our
+  /// exports'), with a lag or of a start-to-start kind (not carried).
   size_t collective = 0;
   /// Waits carried into `ofCollective`.
   size_t collectiveWaits = 0;
@@ -329,8 +329,12 @@ bool Importer::flowDependencies(const KinetoRank &r, double origin,
     // and not the other ranks' parts. A collective's part finishing is no
     // one event's predecessor (the parts end apart), and a part holds no
     // delay or lag: those are not carried.
+    // (Our exports' flows name the collective, which every rank's part
+    // bears: bound by name in a trace split per process, such a flow finds
+    // the predecessor's rank's part, which may not be the one that waited.
+    // Only flows bound by time, on this rank's streams, are carried.)
     if (to->nccl && !from->nccl && !f.startToStart && f.lagS == 0 &&
-        f.sigmaS == 0) {
+        f.sigmaS == 0 && f.to.empty()) {
       SmallVector<const GpuEvent *> &preds = out.ofCollective[to];
       if (!llvm::is_contained(preds, from)) {
         preds.push_back(from);
@@ -564,9 +568,9 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
                              flows.collectiveWaits);
   if (dropped || r.flowSteps)
     summary << llvm::formatv(", {0} flows between no two of its GPU events, "
-                             "{1} whose wait its times contradict, {2} from "
-                             "a collective (or to one with a lag), {3} flow "
-                             "steps",
+                             "{1} whose wait its times contradict, {2} out "
+                             "of a collective's kernel or into one by name "
+                             "or with a lag, {3} flow steps",
                              flows.unbound, flows.contradicted,
                              flows.collective, r.flowSteps);
   summary << "\n";
@@ -577,7 +581,8 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
            "another process's, or unpaired), "
         << flows.contradicted
         << " ask a wait its recorded times contradict, and " << flows.collective
-        << " leave a collective's kernel (or reach one with a lag)\n";
+        << " leave a collective's kernel or reach one by name or with a "
+           "lag\n";
   if (r.events.empty())
     llvm::WithColor::warning(llvm::errs(), r.file)
         << "no GPU events (kernels, memcpy, memset) in this trace: rank "

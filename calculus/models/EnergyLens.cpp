@@ -281,6 +281,7 @@ bool fitEnergyLens(const std::vector<EnergyLensRow> &rows, EnergyLens &out,
     out.nullSpace.push_back(d);
   }
   double s2 = best / double(rows.size() - P);
+  out.relativeResidualSd = std::sqrt(s2);
   Eigen::MatrixXd JtJ = J.transpose() * J;
   Eigen::MatrixXd C =
       s2 * JtJ.completeOrthogonalDecomposition().pseudoInverse();

@@ -49,9 +49,12 @@ struct EnergyLens {
   bool identified(int i) const;
   size_t rows = 0;
   double rmsRelative = 0; ///< RMS relative residual on the fitted rows
-  /// A new run's energy differs from the prediction by about rmsRelative x
-  /// E besides the coefficients' uncertainty (0 when not known: a model
-  /// file without "rms_relative_residual").
+  /// The relative residual's standard deviation, sqrt(RSS_rel / (n - 12))
+  /// (the in-sample RMS understates it by sqrt(n / (n - 12))): a new run's
+  /// energy differs from the prediction by about this times E besides the
+  /// coefficients' uncertainty (0 when not known: a model file without
+  /// "relative_residual_sd").
+  double relativeResidualSd = 0;
 
   double predict(const EnergyLensRow &r) const;
   /// Delta-method variance of a prediction: g' Cov g.

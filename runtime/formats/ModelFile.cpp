@@ -142,15 +142,15 @@ bool parseModelFile(llvm::StringRef text, const std::string &path,
     mf.kind = "energylens";
     if (!keys(*o, {},
               {"version", "model", "coefficients", "covariance", "rows",
-               "unidentified", "null_space", "rms_relative_residual"}))
+               "unidentified", "null_space", "relative_residual_sd"}))
       return false;
-    if (const llvm::json::Value *r = o->get("rms_relative_residual")) {
+    if (const llvm::json::Value *r = o->get("relative_residual_sd")) {
       std::optional<double> x = r->getAsNumber();
       if (!x || !(*x >= 0) || !std::isfinite(*x))
-        return badAt({"rms_relative_residual"},
-                     "'rms_relative_residual' must be a finite, "
+        return badAt({"relative_residual_sd"},
+                     "'relative_residual_sd' must be a finite, "
                      "non-negative number");
-      mf.lens.rmsRelative = *x;
+      mf.lens.relativeResidualSd = *x;
       mf.residualKnown = true;
     }
     auto *coef = o->getObject("coefficients");
@@ -284,7 +284,7 @@ llvm::json::Object energyLensModelJson(const calculus::EnergyLens &m) {
                        {"model", "energylens"},
                        {"coefficients", std::move(coef)},
                        {"covariance", std::move(cov)},
-                       {"rms_relative_residual", m.rmsRelative},
+                       {"relative_residual_sd", m.relativeResidualSd},
                        {"rows", int64_t(m.rows)}};
   // The directions the fit's rows did not determine, and (for people) the
   // parameters they involve.

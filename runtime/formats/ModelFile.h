@@ -40,7 +40,7 @@ struct ModelFile {
   std::vector<double> sharedCov;
   /// Whether the file gives the fit's residual (token law:
   /// "residual_variance", added to c's shared variance; EnergyLens:
-  /// "rms_relative_residual"): without it the filled sigmas hold the
+  /// "relative_residual_sd"): without it the filled sigmas hold the
   /// coefficients' uncertainty only.
   bool residualKnown = false;
 };

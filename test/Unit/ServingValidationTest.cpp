@@ -48,11 +48,67 @@ TEST(LinearFit, SimpleRegressionMatchesClosedForm) {
   // (X'X)^-1 of the simple regression: [[sum x^2, -sum x], [-sum x, n]] /
   // (n Sxx).
   double sx = 19, sx2 = 103, n = 5;
-  EXPECT_NEAR(fit.xtxInverse.size(), 4, 0);
   ASSERT_TRUE(fitLinear(X, ys, fit, err)) << err;
+  ASSERT_EQ(fit.xtxInverse.size(), 4u);
   EXPECT_NEAR(fit.xtxInverse[0], sx2 / (n * sxx), 1e-12);
   EXPECT_NEAR(fit.xtxInverse[1], -sx / (n * sxx), 1e-12);
   EXPECT_NEAR(fit.xtxInverse[3], n / (n * sxx), 1e-12);
+}
+
+TEST(LinearFit, InverseThroughPivotedFactorsIsTheNormalEquations) {
+  // Five columns of different scales and correlations (the pivoting
+  // reorders them by a 3-cycle): (X'X)^-1 against Gauss-Jordan
+  // elimination of X'X with partial pivoting, here.
+  const int p = 5;
+  std::vector<std::vector<double>> X;
+  std::vector<double> y;
+  uint64_t state = 1; // a seed whose pivoting is a 3-cycle, not swaps
+  auto next = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return double(state >> 11) * 0x1.0p-53;
+  };
+  const double scales[p] = {1, 1e3, 1e-3, 10, 1e2};
+  for (int i = 0; i < 30; ++i) {
+    std::vector<double> row(p);
+    for (int j = 0; j < p; ++j)
+      row[size_t(j)] = scales[j] * (next() + (j == 3 ? 0.8 * row[0] : 0));
+    X.push_back(row);
+    y.push_back(next());
+  }
+  double a[p][2 * p] = {};
+  for (const auto &r : X)
+    for (int j = 0; j < p; ++j)
+      for (int k = 0; k < p; ++k)
+        a[j][k] += r[size_t(j)] * r[size_t(k)];
+  for (int j = 0; j < p; ++j)
+    a[j][p + j] = 1;
+  for (int c = 0; c < p; ++c) {
+    int piv = c;
+    for (int r = c + 1; r < p; ++r)
+      if (std::abs(a[r][c]) > std::abs(a[piv][c]))
+        piv = r;
+    for (int k = 0; k < 2 * p; ++k)
+      std::swap(a[c][k], a[piv][k]);
+    double d = a[c][c];
+    for (int k = 0; k < 2 * p; ++k)
+      a[c][k] /= d;
+    for (int r = 0; r < p; ++r)
+      if (r != c) {
+        double f = a[r][c];
+        for (int k = 0; k < 2 * p; ++k)
+          a[r][k] -= f * a[c][k];
+      }
+  }
+  LinearFit fit;
+  std::string err;
+  ASSERT_TRUE(fitLinear(X, y, fit, err)) << err;
+  for (int j = 0; j < p; ++j)
+    for (int k = 0; k < p; ++k) {
+      double want = a[j][p + k];
+      EXPECT_NEAR(fit.xtxInverse[size_t(j * p + k)], want,
+                  1e-6 * std::sqrt(std::abs(a[j][p + j] * a[k][p + k])))
+          << j << "," << k;
+    }
 }
 
 TEST(LinearFit, NearlyCollinearDesignsAreRefused) {

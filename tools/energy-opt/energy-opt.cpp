@@ -43,6 +43,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/WithColor.h"
@@ -56,12 +57,14 @@ static llvm::cl::opt<bool> quiet("quiet",
                                  llvm::cl::desc("no progress on stderr"));
 
 /// The files the passes' options name for reading (`db=`, `model=`,
-/// `measured=`, `measurements=`, comma-separated lists too), wherever they
-/// appear on the command line (`--energy-fill-signatures=db=x.json`,
-/// `--pass-pipeline=...{db=x.json}`), noted as the run's inputs.
+/// `measured=`, `measurements=`, `table=`, `fleet=`; comma-separated lists
+/// and quoted values too), wherever they appear on the command line
+/// (`--energy-fill-signatures=db=x.json`, `--pass-pipeline=...{db=x.json}`),
+/// noted as the run's inputs where they are existing regular files (a
+/// serve plan's `model=` names a model, not a file).
 static void notePassInputs(int argc, char **argv) {
   static const char *const keys[] = {
-      "db=", "model=", "measured=", "measurements="};
+      "db=", "model=", "measured=", "measurements=", "table=", "fleet="};
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef arg(argv[i]);
     for (llvm::StringRef key : keys)
@@ -69,12 +72,18 @@ static void notePassInputs(int argc, char **argv) {
            at = arg.find(key, at + key.size())) {
         if (at > 0 && !llvm::StringRef("{ \"'=").contains(arg[at - 1]))
           continue; // part of another option's name
-        size_t from = at + key.size();
-        size_t to = arg.find_first_of(" }\"'", from);
+        size_t from = at + key.size(), to;
+        if (from < arg.size() && (arg[from] == '"' || arg[from] == '\'')) {
+          to = arg.find(arg[from], from + 1);
+          ++from;
+        } else {
+          to = arg.find_first_of(" }\"'", from);
+        }
         llvm::SmallVector<llvm::StringRef> paths;
         arg.slice(from, to).split(paths, ',', -1, false);
         for (llvm::StringRef p : paths)
-          energy::rt::AtomicFile::noteInput(p.str());
+          if (llvm::sys::fs::is_regular_file(p))
+            energy::rt::AtomicFile::noteInput(p.str());
       }
   }
 }
