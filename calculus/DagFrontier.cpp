@@ -62,6 +62,28 @@ static void paretoPrune(std::vector<DagPoint> &frontier) {
   frontier = std::move(pruned);
 }
 
+/// An operating set's (T, d) Pareto options, times floored to `quantum`
+/// (0: none): slower options are only useful if they save dynamic energy.
+static TaskOptions paretoOptions(const std::vector<Option> &o, double quantum) {
+  std::vector<uint32_t> idx(o.size());
+  for (uint32_t i = 0; i < idx.size(); ++i)
+    idx[i] = i;
+  std::sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
+    double ta = quantize(o[a].T, quantum), tb = quantize(o[b].T, quantum);
+    return ta < tb || (ta == tb && o[a].d < o[b].d);
+  });
+  TaskOptions out;
+  double best = std::numeric_limits<double>::infinity();
+  for (uint32_t i : idx)
+    if (o[i].d < best) {
+      best = o[i].d;
+      out.T.push_back(quantize(o[i].T, quantum));
+      out.d.push_back(o[i].d);
+      out.original.push_back(i);
+    }
+  return out;
+}
+
 /// The frontier of `sched`, whose task t has the operating set
 /// options[origin[t]] (origin null: options[t]).
 static bool frontierOf(const Schedule &sched,
@@ -91,22 +113,7 @@ static bool frontierOf(const Schedule &sched,
             " has an empty operating set";
       return false;
     }
-    std::vector<uint32_t> idx(o.size());
-    for (uint32_t i = 0; i < idx.size(); ++i)
-      idx[i] = i;
-    std::sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
-      double ta = quantize(o[a].T, settings.quantum),
-             tb = quantize(o[b].T, settings.quantum);
-      return ta < tb || (ta == tb && o[a].d < o[b].d);
-    });
-    double best = std::numeric_limits<double>::infinity();
-    for (uint32_t i : idx)
-      if (o[i].d < best) {
-        best = o[i].d;
-        opts[t].T.push_back(quantize(o[i].T, settings.quantum));
-        opts[t].d.push_back(o[i].d);
-        opts[t].original.push_back(i);
-      }
+    opts[t] = paretoOptions(o, settings.quantum);
   }
 
   double step = settings.step;
@@ -811,20 +818,7 @@ bool improveAtDeadline(const Schedule &sched,
       err = "task " + std::to_string(t) + ": no such option";
       return false;
     }
-    std::vector<uint32_t> idx(o.size());
-    for (uint32_t i = 0; i < idx.size(); ++i)
-      idx[i] = i;
-    std::sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
-      return o[a].T < o[b].T || (o[a].T == o[b].T && o[a].d < o[b].d);
-    });
-    double best = std::numeric_limits<double>::infinity();
-    for (uint32_t i : idx)
-      if (o[i].d < best) {
-        best = o[i].d;
-        opts[t].T.push_back(o[i].T);
-        opts[t].d.push_back(o[i].d);
-        opts[t].original.push_back(i);
-      }
+    opts[t] = paretoOptions(o, 0);
     double Tc = o[choice[t]].T;
     uint32_t j = 0;
     while (j + 1 < opts[t].T.size() && opts[t].T[j + 1] <= Tc)

@@ -61,6 +61,25 @@ constexpr unsigned kMainStackNesting = 2048;
 /// levels deep) trees.
 constexpr unsigned kParseStackBytes = 1u << 30;
 
+/// Moves `p` past a string literal (with backslash escapes) or a `//`
+/// comment that starts at it; false where none does.
+inline bool skipStringOrComment(const char *&p, const char *end) {
+  if (*p == '"') {
+    for (++p; p != end && *p != '"'; ++p)
+      if (*p == '\\' && p + 1 != end)
+        ++p;
+    if (p != end)
+      ++p;
+    return true;
+  }
+  if (*p == '/' && p + 1 != end && p[1] == '/') {
+    while (p != end && *p != '\n')
+      ++p;
+    return true;
+  }
+  return false;
+}
+
 /// How deep the brackets of `text` nest, up to `limit` + 1; `tooDeep` is
 /// where they first pass `limit` (nullptr: they do not).
 inline unsigned textNesting(llvm::StringRef text, const char *&tooDeep,
@@ -70,19 +89,8 @@ inline unsigned textNesting(llvm::StringRef text, const char *&tooDeep,
   const char *p = text.begin(), *end = text.end();
   while (p != end) {
     char c = *p;
-    if (c == '"') { // a string literal, with backslash escapes
-      for (++p; p != end && *p != '"'; ++p)
-        if (*p == '\\' && p + 1 != end)
-          ++p;
-      if (p != end)
-        ++p;
+    if (skipStringOrComment(p, end))
       continue;
-    }
-    if (c == '/' && p + 1 != end && p[1] == '/') { // a comment
-      while (p != end && *p != '\n')
-        ++p;
-      continue;
-    }
     bool next = p + 1 != end;
     if (c == '(' || c == '[' || c == '{' ||
         (c == '<' && !(next && p[1] == '='))) {
@@ -140,19 +148,8 @@ inline unsigned aliasNesting(llvm::StringRef text, const char *&tooDeep,
   const char *p = text.begin(), *end = text.end();
   while (p != end) {
     char c = *p;
-    if (c == '"') { // a string literal, with backslash escapes
-      for (++p; p != end && *p != '"'; ++p)
-        if (*p == '\\' && p + 1 != end)
-          ++p;
-      if (p != end)
-        ++p;
+    if (skipStringOrComment(p, end))
       continue;
-    }
-    if (c == '/' && p + 1 != end && p[1] == '/') { // a comment
-      while (p != end && *p != '\n')
-        ++p;
-      continue;
-    }
     if (c == '#' || c == '!') {
       const char *q = p + 1;
       while (q != end && isIdent(*q))
