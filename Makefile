@@ -119,7 +119,7 @@ sanitize-suite: deps
 	ninja -C $(ASAN_BUILD) check-energy-suites
 
 # The tools, libenergy_rt.so, its header and the Python package under PREFIX
-# (PYTHONPATH=PREFIX/lib/python3/dist-packages finds energy_rt).
+# (in PREFIX/lib/python3.X/dist-packages: on python3's path for /usr/local).
 PREFIX ?= /usr/local
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

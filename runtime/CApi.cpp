@@ -193,6 +193,9 @@ struct State {
   /// error, twice).
   uint64_t runsAccounted = 0;
   std::optional<uint64_t> runsAtExitFlush;
+  /// runsAccounted at the last er_flush that wrote its file: a re-init
+  /// refuses to drop runs recorded since.
+  uint64_t runsAtFlush = 0;
   double flushInterval = 60;
   std::chrono::steady_clock::time_point lastCheckpoint;
   /// Regions said to have taken no time on a virtual-time simulated device
@@ -742,6 +745,23 @@ int er_init(const char *device) {
     seed = x;
   } else if (state.forked)
     seed ^= 0x9e3779b97f4a7c15ull * (uint64_t(getpid()) + 1);
+  // A second er_init would drop what this process measured and has not
+  // written (a forked child's copy of its parent's regions is not its own).
+  if (state.dev && !state.forked) {
+    size_t open = 0;
+    for (const auto &[key, r] : state.regions)
+      open += r.open;
+    uint64_t runs = state.runsAccounted - state.runsAtFlush +
+                    uint64_t(state.pending.size());
+    if (runs || open)
+      return fail("er_init: " + state.dev->identity() +
+                  " already measures this "
+                  "process and holds " +
+                  std::to_string(runs) + " run(s) not yet flushed and " +
+                  std::to_string(open) +
+                  " open region(s); er_flush them first (er_shutdown "
+                  "discards them)");
+  }
   state.metricsServer.stop();
   state.sampler.reset(); // stops its thread before the device goes
   state.pending.clear();
@@ -845,6 +865,7 @@ int er_init(const char *device) {
     state.sampler->start();
   }
   state.regions.clear();
+  state.runsAtFlush = state.runsAccounted;
   state.planClocks.clear();
   state.planKept.clear();
   state.planComplete = false;
@@ -1489,6 +1510,7 @@ int er_flush(const char *path) {
     }
     return fail(err);
   }
+  state.runsAtFlush = state.runsAccounted;
   for (auto &[name, r] : pooledRegions())
     if (r.acrossClocks)
       std::fprintf(stderr,
@@ -1639,8 +1661,10 @@ int er_plan_clock(const char *name, int sm_mhz) {
 }
 
 int er_plan_load(const char *path) {
+  if (!path || !*path)
+    return fail("er_plan_load: needs a path");
   // "%r": the rank, as in er_flush (one clock file per rank's device).
-  std::string file = withRank(path ? path : "");
+  std::string file = withRank(path);
   struct stat st;
   if (::stat(file.c_str(), &st) != 0)
     return fail("cannot read '" + file + "': " + std::strerror(errno));

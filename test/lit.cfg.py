@@ -23,6 +23,8 @@ config.excludes = ["Unit", "Inputs", "CMakeLists.txt", "lit.cfg.py",
                    "report_check.py", "signals_table.py"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(
+    ("%energy_python_install_dir", config.energy_python_install_dir))
 
 # An ENERGY_SANITIZE build (make sanitize-suite): our programs carry the
 # shared ASan runtime; hosts we do not build (Python loading

@@ -68,7 +68,7 @@ def _candidates():
         yield env
     here = os.path.dirname(os.path.abspath(__file__))
     yield os.path.join(here, "libenergy_rt.so.0")
-    # Installed: <prefix>/lib/python3/dist-packages/energy_rt -> <prefix>/lib
+    # Installed: <prefix>/lib/python3.X/dist-packages/energy_rt -> <prefix>/lib
     for up in ("../../..", "../../../..", "../../lib", "../lib"):
         yield os.path.normpath(os.path.join(here, up, "libenergy_rt.so.0"))
     found = ctypes.util.find_library("energy_rt")
@@ -96,8 +96,9 @@ def _load():
     raise ImportError(
         "energy_rt: cannot find libenergy_rt.so.0; looked in: "
         + "; ".join(tried)
-        + ". Build the project (make build) and set PYTHONPATH=build/python, "
-          "or set ENERGY_RT_LIBRARY to the library's path.")
+        + ". From a build: make build and PYTHONPATH=build/python; from an "
+          "install: PREFIX/lib next to the package; or set "
+          "ENERGY_RT_LIBRARY to the library's path.")
 
 
 _lib, library_path = _load()

@@ -95,6 +95,10 @@ int er_abort_in(unsigned owner, const char *name);
  * failed (an exception), so its time and energy are no signature. */
 int er_abort(const char *name);
 int er_flush(const char *path);
+/* Restores what the runtime changed (clocks), stops its threads and drops
+ * every region, flushed or not: er_flush first to keep them. A second
+ * er_init without er_shutdown is refused while runs recorded since the
+ * last er_flush (or regions still open) would be dropped. */
 void er_shutdown(void);
 const char *er_last_error(void);
 /* The process's rank from the launcher's environment (RANK, LOCAL_RANK,

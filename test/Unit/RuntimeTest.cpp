@@ -490,6 +490,29 @@ TEST(CApi, RegionsAccumulateAndFlushPerRank) {
             -1);
   EXPECT_EQ(readFile(shard), json);
   std::remove(shard.c_str());
+  // Everything is flushed: a re-init is allowed. Then a run not yet
+  // flushed, and an open region: a second er_init would drop them, so it
+  // is refused, saying what it holds; the region's totals stay.
+  ASSERT_EQ(er_init("sim:a100"), 0) << er_last_error();
+  ASSERT_EQ(er_begin("kept"), 0);
+  ASSERT_EQ(er_sim_run(1e12, 0), 0);
+  ASSERT_EQ(er_end("kept"), 0);
+  ASSERT_EQ(er_begin("open"), 0);
+  EXPECT_EQ(er_init("sim:h100"), -1);
+  EXPECT_NE(std::string(er_last_error())
+                .find("holds 1 run(s) not yet flushed and 1 open region(s)"),
+            std::string::npos)
+      << er_last_error();
+  ASSERT_EQ(er_result("kept", &E, &T, &n), 0);
+  EXPECT_EQ(n, 1u);
+  ASSERT_EQ(er_end("open"), 0);
+  ASSERT_EQ(er_flush(path.c_str()), 0) << er_last_error();
+  std::remove(shard.c_str());
+  EXPECT_EQ(er_init("sim:h100"), 0) << er_last_error();
+  EXPECT_EQ(er_plan_load(nullptr), -1);
+  EXPECT_NE(std::string(er_last_error()).find("er_plan_load: needs a path"),
+            std::string::npos)
+      << er_last_error();
   er_shutdown();
   EXPECT_EQ(er_begin("x"), -1);
   EXPECT_EQ(er_init("sim:v100"), -1);
