@@ -96,8 +96,8 @@ def _load():
     raise ImportError(
         "energy_rt: cannot find libenergy_rt.so.0; looked in: "
         + "; ".join(tried)
-        + ". From a build: make build and PYTHONPATH=build/python; from an "
-          "install: PREFIX/lib next to the package; or set "
+        + ". From a build: make build and set PYTHONPATH=build/python; from an "
+          "install: the library belongs in PREFIX/lib; or set "
           "ENERGY_RT_LIBRARY to the library's path.")
 
 

@@ -270,9 +270,16 @@ TEST(Nvml, CApiTicketsDoNotWaitForTheCounter) {
   // A ticket still pending when the runtime starts again (here on a
   // simulated device, which has no counter to wait for) is forgotten with
   // the rest: an error, not a read of the sampler that went (it crashed).
+  // A re-init alone would drop the unflushed runs: refused; after
+  // er_shutdown (which drops them) it starts again.
   unsigned long long stale = 0;
   ASSERT_EQ(er_begin("w"), 0);
   ASSERT_EQ(er_end_ticket("w", &stale, nullptr, nullptr), 0);
+  EXPECT_EQ(er_init("sim:a100"), -1);
+  EXPECT_NE(std::string(er_last_error()).find("not yet flushed"),
+            std::string::npos)
+      << er_last_error();
+  er_shutdown();
   ASSERT_EQ(er_init("sim:a100"), 0) << er_last_error();
   EXPECT_EQ(er_ticket_energy(stale, 1, &e), -1);
   EXPECT_NE(std::string(er_last_error()).find("er_init or er_shutdown"),
