@@ -90,6 +90,11 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
     if (failed(g))
       return failure();
     const calculus::Schedule &timed = g->schedule;
+    // Starts count from the schedule's start, as its makespan (T_s) does:
+    // its first task's start (a serving workload's first arrival).
+    double origin = 0;
+    if (!start.empty())
+      origin = *std::min_element(start.begin(), start.end());
     llvm::json::Array devices;
     for (uint32_t dev = 0; dev < timed.devices.size(); ++dev) {
       std::vector<uint32_t> mine;
@@ -165,7 +170,7 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
         llvm::json::Object entry{
             {"task", name},
             {"sm_mhz", clock ? llvm::json::Value(*clock) : nullptr},
-            {"start_s", start[t]},
+            {"start_s", start[t] - origin},
             {"T_s", task.duration},
             {"d_J", d},
             {"E_J", s * task.duration + d}};
