@@ -261,7 +261,20 @@ Rates reflectedRates(double mu, double var, double b) {
 
 Prediction predict(const Fleet &fleet, const std::vector<double> &p,
                    double horizon) {
-  Moments c = slotMoments(fleet, p), b = supplyMoments(fleet);
+  return predictSplits(fleet, {p}, horizon);
+}
+
+Prediction predictSplits(const Fleet &fleet,
+                         const std::vector<std::vector<double>> &splits,
+                         double horizon) {
+  // The splits cycle with the supply: over each cycle the consumption's
+  // mean and variance per slot are the splits' averages.
+  Moments c{0, 0}, b = supplyMoments(fleet);
+  for (const std::vector<double> &p : splits) {
+    Moments m = slotMoments(fleet, p);
+    c.mean += m.mean / double(splits.size());
+    c.var += m.var / double(splits.size());
+  }
   Prediction out;
   out.drift = b.mean - c.mean;
   // A cycled supply trace is deterministic: its deviations from the mean sum

@@ -156,6 +156,13 @@ struct Prediction {
 };
 Prediction predict(const Fleet &fleet, const std::vector<double> &p,
                    double horizon);
+/// The same under per-supply-slot splits, which cycle with the supply (a
+/// myopic policy on a supply trace): the consumption's mean and variance
+/// per slot averaged over the cycle -- exact for one split, the long-run
+/// approximation for a trace.
+Prediction predictSplits(const Fleet &fleet,
+                         const std::vector<std::vector<double>> &splits,
+                         double horizon);
 
 //===----------------------------------------------------------------------===//
 // Policies

@@ -39,6 +39,7 @@ namespace {
 /// the new signature.
 void forgetDerived(sched::TaskOp task) {
   task->removeAttr(EnergyDialect::GradAttrHelper::getNameStr());
+  task->removeAttr(EnergyDialect::OptionGradsAttrHelper::getNameStr());
   task->removeAttr(EnergyDialect::MethodAttrHelper::getNameStr());
   task.removeOptionsAttr();
 }
@@ -252,32 +253,68 @@ struct EnergyFillSignaturesPass
                                        "token_squares and a duration");
     calculus::FlopByteEnergy e = decode ? calculus::decodeEnergy(fb, *a, *b2)
                                         : calculus::prefillEnergy(fb, *a, *b2);
+    // Independent residual plus the shared coefficients' part, for a
+    // dynamic energy d with gradient g = d(d)/d(joules_per_flop,
+    // joules_per_byte).
+    auto sigmaOf = [&](double d, const std::array<double, 2> &g) {
+      double shared =
+          p.setId.empty()
+              ? 0.0
+              : calculus::quadraticForm(std::vector<double>(g.begin(), g.end()),
+                                        p.mf.sharedCov);
+      return std::sqrt(relSigma * d * relSigma * d + shared);
+    };
     double d = e.total();
     std::array<double, 2> g = e.gradient();
-    // Independent residual plus the shared coefficients' part.
-    double shared =
-        p.setId.empty()
-            ? 0.0
-            : calculus::quadraticForm(std::vector<double>(g.begin(), g.end()),
-                                      p.mf.sharedCov);
-    double sigma = std::sqrt(relSigma * d * relSigma * d + shared);
-    setPriced(task, p, T, d, sigma, "analytical: flop-byte", g);
+    if (p.mf.clocks) {
+      // At the highest clock the task takes at least its compute at peak
+      // (the option below): a duration shorter than that (a prefill rate
+      // above what peak_flops computes) would make the baseline faster
+      // than any of its options.
+      calculus::FlopByteOption top =
+          calculus::atClock(fb, *p.mf.clocks, e, T, p.mf.clocks->fmaxMhz);
+      if (top.T > T * (1 + 1e-12)) {
+        if (!slowerThanDuration++)
+          firstSlower = {task, T, top.T};
+        T = top.T;
+        if (task.getDuration())
+          task.setDuration(T);
+      }
+    }
+    setPriced(task, p, T, d, sigmaOf(d, g), "analytical: flop-byte", g);
     if (!p.mf.clocks)
       return success();
-    SmallVector<Attribute> opts;
+    SmallVector<Attribute> opts, grads;
     for (double mhz : p.mf.clocks->smMhz) {
       calculus::FlopByteOption o =
           calculus::atClock(fb, *p.mf.clocks, e, T, mhz);
+      // d at this clock: joules_per_flop x (V/Vmax)^2 x FLOPs + joules_per_byte
+      // x bytes, so its gradient is (FLOPs (V/Vmax)^2, bytes).
+      std::array<double, 2> go = {o.flopScale * e.flops, e.bytes};
       opts.push_back(
           OptionAttr::get(ctx,
                           OpPointAttr::get(ctx, int64_t(mhz), std::nullopt,
                                            std::nullopt, std::nullopt),
-                          SignatureAttr::get(ctx, o.T, o.d, 0, relSigma * o.d,
+                          SignatureAttr::get(ctx, o.T, o.d, 0, sigmaOf(o.d, go),
                                              std::nullopt, std::nullopt)));
+      if (!p.setId.empty())
+        grads.push_back(DictionaryAttr::get(
+            ctx, {NamedAttribute(StringAttr::get(ctx, p.setId),
+                                 DenseF64ArrayAttr::get(ctx, go))}));
     }
     task.setOptionsAttr(ArrayAttr::get(ctx, opts));
+    if (!grads.empty())
+      task->setAttr(EnergyDialect::OptionGradsAttrHelper::getNameStr(),
+                    ArrayAttr::get(ctx, grads));
     return success();
   }
+  /// Tasks whose duration was shorter than the clock model's time at the
+  /// highest clock (said once, with the first).
+  size_t slowerThanDuration = 0;
+  struct {
+    Operation *task = nullptr;
+    double was = 0, now = 0;
+  } firstSlower;
 
   /// The Token-Energy Law prices decode iterations.
   LogicalResult priceTokenLaw(sched::TaskOp task, Pricing &p) {
@@ -332,6 +369,7 @@ struct EnergyFillSignaturesPass
     registerSharedSet(module, p);
     const std::string &kind = p.mf.kind;
     bool bad = false;
+    slowerThanDuration = 0;
     module.walk([&](sched::TaskOp task) {
       std::optional<StringRef> k = task.getKind();
       LogicalResult priced = success();
@@ -346,6 +384,16 @@ struct EnergyFillSignaturesPass
       }
       bad |= failed(priced);
     });
+    if (slowerThanDuration)
+      firstSlower.task->emitWarning("energy-fill-signatures: ")
+          << slowerThanDuration
+          << " task(s) compute longer at the highest clock than their "
+             "durations allow (@"
+          << SymbolTable::getSymbolName(firstSlower.task).getValue() << ": "
+          << formatQuantity(firstSlower.was, Dimension::Time, 4) << " -> "
+          << formatQuantity(firstSlower.now, Dimension::Time, 4)
+          << ", FLOPs / peak_flops): they take the clock model's time (a "
+             "prefill rate above what peak_flops computes?)";
     return failure(bad);
   }
 

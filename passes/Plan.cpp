@@ -679,8 +679,19 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
         if (taskOp.getDuration())
           taskOp.setDuration(sig.time());
       }
-      if (OpPointAttr op = c.opPoints[t][j])
+      if (OpPointAttr op = c.opPoints[t][j]) {
         taskOp->setAttr(EnergyDialect::DvfsAttrHelper::getNameStr(), op);
+        // The option's own gradient in the model's shared parameters (the
+        // fill's energy.option_grads; one option per operating point).
+        auto grads = taskOp->getAttrOfType<ArrayAttr>(
+            EnergyDialect::OptionGradsAttrHelper::getNameStr());
+        ArrayAttr options = taskOp.getOptionsAttr();
+        if (grads && options && grads.size() == options.size())
+          for (auto [k, o] : llvm::enumerate(options))
+            if (cast<OptionAttr>(o).getOpPoint() == op)
+              taskOp->setAttr(EnergyDialect::GradAttrHelper::getNameStr(),
+                              grads[k]);
+      }
     }
   }
 

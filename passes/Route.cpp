@@ -99,9 +99,26 @@ struct EnergyRoutePass : public energy::impl::EnergyRouteBase<EnergyRoutePass> {
                       " is not a model of the fleet (" + from + ")");
     // Weighted round robin: each request to the endpoint furthest behind
     // its share (credit += share per request, the winner pays 1).
+    // In arrival order (the stream may list them in any order; an endpoint
+    // admits its requests in list order): stable, so that simultaneous
+    // arrivals keep theirs.
+    auto arrival = [](Attribute r) {
+      auto a = dyn_cast<ArrayAttr>(r);
+      if (!a || a.empty())
+        return 0.0;
+      if (auto f = dyn_cast<FloatAttr>(a[0]))
+        return f.getValueAsDouble();
+      if (auto i = dyn_cast<IntegerAttr>(a[0]))
+        return double(i.getInt());
+      return 0.0;
+    };
+    SmallVector<Attribute> ordered(requests.begin(), requests.end());
+    std::stable_sort(
+        ordered.begin(), ordered.end(),
+        [&](Attribute a, Attribute b) { return arrival(a) < arrival(b); });
     std::vector<SmallVector<Attribute>> dealt(k);
     std::vector<double> credit(k, 0.0);
-    for (Attribute r : requests) {
+    for (Attribute r : ordered) {
       for (size_t i = 0; i < k; ++i)
         credit[i] += share[i];
       size_t best = 0;

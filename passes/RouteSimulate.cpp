@@ -188,7 +188,7 @@ struct EnergyRouteSimulatePass
       if (!rt::simulate(ff.fleet, splits[i], st, mc, err))
         return fail(from + ": " + err);
       rt::Prediction pr =
-          rt::predict(ff.fleet, splits[i].front(), double(st.horizon));
+          rt::predictSplits(ff.fleet, splits[i], double(st.horizon));
       report.push_back(b.getNamedAttr(
           ff.policies[i].name,
           b.getDictionaryAttr(

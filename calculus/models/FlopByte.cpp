@@ -48,6 +48,7 @@ FlopByteOption atClock(const FlopByteModel &m, const FlopByteClocks &c,
   double scale = volt(mhz) / volt(c.fmaxMhz);
   FlopByteOption o;
   o.T = std::max(T0, e.flops / (c.peakFlops * mhz / c.fmaxMhz));
+  o.flopScale = scale * scale;
   o.d = m.joulesPerFlop * scale * scale * e.flops + m.joulesPerByte * e.bytes;
   return o;
 }

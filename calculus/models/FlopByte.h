@@ -61,6 +61,9 @@ struct FlopByteClocks {
 
 struct FlopByteOption {
   double T = 0, d = 0;
+  /// (V(f) / V(fmax))^2: d = joules_per_flop x flopScale x FLOPs +
+  /// joules_per_byte x bytes.
+  double flopScale = 1;
 };
 
 /// The task at SM clock `mhz`, from its energies and time at fmax.

@@ -170,6 +170,16 @@ LogicalResult checkValue(Operation *op, StringRef name, Attribute value) {
     }
     return success();
   }
+  // One gradient dictionary per option; that there is one per option the
+  // task's verifier checks (it knows the options).
+  if (name == D::OptionGradsAttrHelper::getNameStr()) {
+    for (auto [i, g] : llvm::enumerate(cast<ArrayAttr>(value)))
+      if (!isa<DictionaryAttr>(g))
+        return op->emitOpError("'")
+               << name << "' entry " << i
+               << " must be a dictionary (an energy.grad); got " << g;
+    return success();
+  }
   if (name == D::DemandAttrHelper::getNameStr() ||
       name == D::CapacityAttrHelper::getNameStr()) {
     bool capacity = name == D::CapacityAttrHelper::getNameStr();
@@ -234,6 +244,7 @@ LogicalResult EnergyDialect::verifyOperationAttribute(Operation *op,
   check(getPowerCapChoiceAttrHelper());
   check(getSharedParamsAttrHelper());
   check(getGradAttrHelper());
+  check(getOptionGradsAttrHelper());
   check(getMethodAttrHelper());
   check(getDbAttrHelper());
   check(getModelAttrHelper());

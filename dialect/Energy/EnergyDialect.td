@@ -67,6 +67,7 @@ def Energy_Dialect : Dialect {
     | `energy.power_cap_choice` | `DictionaryAttr` | written by --energy-power-cap: the schedule's choice and its cost |
     | `energy.shared_params` | `DictionaryAttr` | written by --energy-fill-signatures: parameters fitted across tasks |
     | `energy.grad` | `DictionaryAttr` | written by --energy-fill-signatures: sensitivities of a task's signature |
+    | `energy.option_grads` | `ArrayAttr` | written by --energy-fill-signatures: each option's `energy.grad`, in the operating set's order (--energy-plan gives the task its chosen option's) |
     | `energy.method` | `StringAttr` | written by --energy-fill-signatures: where a task's signature comes from |
     | `energy.db` | `StringAttr` | the signature DB a schedule was filled from |
     | `energy.model` | `StringAttr` | written by energy-translate --import-kineto: the assumed power model |
@@ -113,6 +114,7 @@ def Energy_Dialect : Dialect {
     "::mlir::DictionaryAttr":$power_cap_choice,
     "::mlir::DictionaryAttr":$shared_params,
     "::mlir::DictionaryAttr":$grad,
+    "::mlir::ArrayAttr":$option_grads,
     "::mlir::StringAttr":$method,
     "::mlir::StringAttr":$db,
     "::mlir::StringAttr":$model,

@@ -333,6 +333,13 @@ LogicalResult TaskOp::verify() {
   if (ArrayAttr options = getOptionsAttr();
       options && failed(checkOneOptionPerOpPoint(*this, options, "")))
     return failure();
+  // Each option's gradient (the fill's), one per option.
+  if (auto grads = (*this)->getAttrOfType<ArrayAttr>("energy.option_grads")) {
+    size_t n = getOptionsAttr() ? getOptionsAttr().size() : 0;
+    if (grads.size() != n)
+      return emitOpError("has ") << grads.size() << " energy.option_grads for "
+                                 << n << " option(s): one gradient per option";
+  }
   return verifyTaskCommon(*this, getStart());
 }
 

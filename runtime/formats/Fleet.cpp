@@ -213,6 +213,13 @@ bool parseFleet(const json::Value &doc, const std::string &file, FleetFile &out,
       !r.choice(*root, "distribution", "$", {"normal", "gamma"}, dist))
     return false;
   f.poissonArrivals = arrivals == "poisson";
+  // Fixed arrivals: that many tasks every slot (a Poisson rate may be
+  // fractional).
+  if (!f.poissonArrivals &&
+      std::abs(f.tasksPerSlot - std::round(f.tasksPerSlot)) > 1e-9)
+    return r.fail("$.tasks_per_slot",
+                  "fixed arrivals need a whole number of tasks per slot "
+                  "(\"arrivals\": \"poisson\" takes a mean rate)");
   f.assignment = assignment == "random" ? routing::Assignment::Random
                                         : routing::Assignment::Proportional;
   f.family =
@@ -339,6 +346,11 @@ bool parseFleet(const json::Value &doc, const std::string &file, FleetFile &out,
                           "expected a number in [0, 1] or {\"match\": policy}");
           p.qualityTarget = *v;
         }
+      } else {
+        // A target of 0 would send everything to the cheapest model.
+        return r.fail(w + ".quality_target",
+                      "missing: the mean quality the split must keep, a "
+                      "number in [0, 1] or {\"match\": policy}");
       }
     }
     std::string field, problem;

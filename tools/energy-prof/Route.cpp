@@ -254,31 +254,15 @@ bool routeCommand(const RouteOptions &opts, const std::string &generator,
     });
     // The prediction averages the per-entry splits' moments; exact for one
     // split, the long-run approximation for a supply trace.
-    rt::Prediction pr = rt::predict(fleet, s.front(), T);
+    rt::Prediction pr = rt::predictSplits(fleet, s, T);
     // drift: net supply per slot (the calculus' sign); the report gives the
     // net demand, mean C - mean B (positive: under-supply), as ROUTING.md.
-    double drift = supply.mean - meanC, sigma = std::sqrt(varC);
-    if (s.size() > 1) {
-      rt::Fleet flat = fleet;
-      flat.supplyJ = {supply.mean};
-      pr = rt::Prediction();
-      pr.drift = drift;
-      pr.sigma = sigma;
-      pr.crossoverSlots =
-          drift == 0 ? INFINITY : sigma * sigma / (drift * drift);
-      if (std::isinf(fleet.reserveMaxJ))
-        pr.auxJ =
-            rt::expectedExcessMax(-drift, sigma, T, fleet.reserveInitialJ);
-      else {
-        rt::Rates r = rt::reflectedRates(
-            drift, sigma * sigma, fleet.reserveMaxJ + 2 * 0.5826 * sigma);
-        pr.auxJ = r.aux * T;
-        pr.spillJ = r.spill * T;
-      }
-    }
+    double drift = pr.drift, sigma = pr.sigma;
     // Regime over this horizon: fluctuation-dominated while T < T*.
     std::string regime =
-        T < pr.crossoverSlots
+        sigma == 0 && drift == 0
+            ? "balanced (nothing fluctuates: supply meets demand exactly)"
+        : T < pr.crossoverSlots
             ? "critical (fluctuation-dominated over the horizon)"
         : drift < 0 ? "under-supply (auxiliary energy grows linearly)"
         : std::isinf(fleet.reserveMaxJ)
@@ -339,10 +323,15 @@ bool routeCommand(const RouteOptions &opts, const std::string &generator,
             std::isinf(fleet.reserveMaxJ)
                 ? rt::expectedExcessMax(-drift, sigma, t, fleet.reserveInitialJ)
                 : pr.auxJ / T * t;
-        // The net demand is a useful control variate only when it drifts
-        // up (under-supply); otherwise it only adds variance.
+        // The net demand is a useful control variate where it drifts up
+        // (under-supply); near balance or in over-supply it only adds
+        // variance. Both estimates are unbiased: the narrower is reported.
         const rt::McStat &a = mc[i].auxAt[c];
-        const rt::McStat &cv = drift < 0 ? mc[i].auxAtControlled[c] : a;
+        const rt::McStat &cv =
+            drift < 0 &&
+                    mc[i].auxAtControlled[c].halfWidth95() < a.halfWidth95()
+                ? mc[i].auxAtControlled[c]
+                : a;
         csv += formatv("{0},{1},{2},{3},{4},{5},{6}\n", p.name, horizons[c],
                        a.mean, a.halfWidth95(), cv.mean, cv.halfWidth95(),
                        predicted)
@@ -406,6 +395,12 @@ bool routeCommand(const RouteOptions &opts, const std::string &generator,
               st.perTask ? "every task drawn" : "aggregate draws", supply.mean)
           .str() +
       table;
+  if (!horizons.empty() && !opts.horizon && st.horizon != ff.simulation.horizon)
+    out.summary += formatv("note: the horizon is the largest of --horizons, "
+                           "{0} slots, not the file's {1} (--horizon sets "
+                           "it)\n",
+                           st.horizon, ff.simulation.horizon)
+                       .str();
   if (fleet.supplyJ.size() > 1)
     out.summary += "note: a supply trace: the closed forms treat it by its "
                    "mean (its cycle adds a bounded oscillation they ignore); "

@@ -373,3 +373,20 @@ sched.schedule @s {
   // expected-error @+1 {{'sched.collective' op depends on unknown task @nope}}
   sched.collective @c on [@g0, @g1] part_after [[@nope], []] durations [30 us, 15 us] energies [3 mJ, 1.5 mJ]
 }
+
+// -----
+
+// One gradient per option (the fill's energy.option_grads).
+sched.schedule @s {
+  sched.device @g kind "H100" static 100 W
+  // expected-error @+1 {{'sched.task' op has 1 energy.option_grads for 2 option(s): one gradient per option}}
+  sched.task @t on @g sig <T = 1 ms, d = 1 mJ> options [#energy.option<sm_mhz = 1980, T = 1 ms, d = 1 mJ>, #energy.option<sm_mhz = 210, T = 2 ms, d = 0.5 mJ>] attributes {energy.option_grads = [{m = array<f64: 1.0, 2.0>}]}
+}
+
+// -----
+
+sched.schedule @s {
+  sched.device @g kind "H100" static 100 W
+  // expected-error @+1 {{'energy.option_grads' entry 0 must be a dictionary (an energy.grad)}}
+  sched.task @t on @g sig <T = 1 ms, d = 1 mJ> options [#energy.option<sm_mhz = 1980, T = 1 ms, d = 1 mJ>] attributes {energy.option_grads = [1.0]}
+}
