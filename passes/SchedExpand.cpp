@@ -65,8 +65,12 @@ struct SchedExpandPass : public energy::impl::SchedExpandBase<SchedExpandPass> {
     calculus::ServeModel model;
     model.weightBytes = op.getWeightBytes().convertToDouble();
     model.kvBytesPerToken = op.getKvBytesPerToken().convertToDouble();
-    model.hbmBandwidth = op.getHbmBandwidth().convertToDouble();
-    model.prefillTokensPerS = op.getPrefillTokensPerS().convertToDouble();
+    // tp GPUs in lockstep (as sched.pipeline's tensor_parallel): each reads
+    // its 1/tp of the weights and KV cache and computes its 1/tp of a
+    // prefill; the per-GPU rates add up.
+    double tp = double(op.getTp());
+    model.hbmBandwidth = tp * op.getHbmBandwidth().convertToDouble();
+    model.prefillTokensPerS = tp * op.getPrefillTokensPerS().convertToDouble();
     model.iterationOverhead = op.getIterationOverhead().convertToDouble();
     std::vector<calculus::Request> reqs;
     if (ArrayAttr list = op.getRequestsAttr()) {
@@ -102,13 +106,19 @@ struct SchedExpandPass : public energy::impl::SchedExpandBase<SchedExpandPass> {
                     b.getI64IntegerAttr(int64_t(outputs)));
     Location loc = op.getLoc();
     std::string prefix = op.getSymName().str();
-    auto dev = sched::DeviceOp::create(b, loc, b.getStringAttr(prefix + "_gpu"),
-                                       op.getDeviceKindAttr(),
-                                       op.getStaticPowerAttr(), OpPointAttr());
+    // One device of tp x the per-GPU static power, named as a pipeline's
+    // tensor-parallel group ("4xH100-SXM5").
+    std::string kind = op.getDeviceKind().str();
+    if (op.getTp() > 1)
+      kind = std::to_string(op.getTp()) + "x" + kind;
+    auto dev = sched::DeviceOp::create(
+        b, loc, b.getStringAttr(prefix + "_gpu"), b.getStringAttr(kind),
+        b.getF64FloatAttr(tp * op.getStaticPower().convertToDouble()),
+        OpPointAttr());
     auto devRef = FlatSymbolRefAttr::get(dev.getSymNameAttr());
     std::optional<double> power;
     if (auto p = op.getDynamicPowerAttr())
-      power = p.getValueAsDouble();
+      power = tp * p.getValueAsDouble();
     if (op.getGranularity() == "run") {
       // The whole run as one task for run-level models (EnergyLens Eq. 4).
       uint64_t inputTokens = 0, maxTokens = 0;

@@ -740,6 +740,11 @@ LogicalResult ServeOp::verify() {
   if (getGranularity() != "iterations" && getGranularity() != "run")
     return emitOpError("unknown granularity \"")
            << getGranularity() << "\"; expected \"iterations\" or \"run\"";
+  if (getPp() > 1 && getGranularity() == "iterations")
+    return emitOpError("pp = ")
+           << getPp()
+           << ": pipeline-parallel serving is not modelled step by step; "
+              "granularity = \"run\" takes it (a run-level model's theta)";
   bool generated = getNumRequestsAttr() || getArrivalRateAttr() ||
                    getPromptMinAttr() || getPromptMaxAttr() ||
                    getOutputMinAttr() || getOutputMaxAttr();

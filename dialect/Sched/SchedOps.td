@@ -285,6 +285,13 @@ def Sched_ServeOp : Sched_Op<"serve", [Symbol, HasParent<"ScheduleOp">]> {
     signature providers, unless `dynamic_power` (W) is given as an explicit
     model: d = dynamic_power x T.
 
+    `tp` (default 1): the instance is `tp` GPUs in lockstep, as
+    sched.pipeline's `tensor_parallel`: one device `<tp>x<device_kind>` of
+    `tp x static_power`; `static_power`, `dynamic_power`, `hbm_bandwidth`
+    and `prefill_tokens_per_s` are per GPU (each reads its 1/tp of the
+    weights and KV cache and computes its 1/tp of a prefill). `pp` > 1 is
+    taken by `granularity = "run"` only (a run-level model's theta).
+
     `granularity = "run"` instead emits the whole run as one task of kind
     "inference" (for run-level models such as EnergyLens Eq. 4) whose theta
     holds `input_tokens` (sum of prompts), `max_tokens` (the longest

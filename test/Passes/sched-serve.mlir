@@ -82,3 +82,25 @@ sched.schedule @bad {
   // expected-error @+1 {{'sched.serve' op arrival_rate must be finite and non-negative (requests per second; 0: every request arrives at time 0, an offline batch); got -4}}
   sched.serve @x {weight_bytes = 1.0, kv_bytes_per_token = 1.0, max_batch = 2, policy = "static", num_requests = 4, arrival_rate = -4.0, prompt_min = 1, prompt_max = 2, output_min = 1, output_max = 2, seed = 1, hbm_bandwidth = 1.0, prefill_tokens_per_s = 1.0, iteration_overhead = 0.0, device_kind = "X", static_power = 1.0}
 }
+
+// -----
+
+// Tensor parallel: four H100s in lockstep, per-GPU figures. One device
+// "4xH100-SXM5" of 4 x 100 W; the rates add up: prefill 1 ms + 150 / (4 x
+// 10^4) s = 4.75 ms; decode 1 ms + (1.5e10 + 131072 x 150) / (4 x 3e12) s
+// = 2.2516384 ms; d = 4 x 400 W x T: 7.6 J, 3.60262144 J. (tp was ignored:
+// one GPU's static power for four.)
+// CHECK-LABEL: sched.schedule @tp4
+// CHECK:      sched.device @chat_gpu kind "4xH100-SXM5" static 400 W
+// CHECK-NEXT: sched.task @chat_prefill0 {{.*}} sig <T = 4.75 ms, d = 7.6 J>
+// CHECK-NEXT: sched.task @chat_decode0 {{.*}} sig <T = 2.2516384 ms, d = 3.60262144 J>
+sched.schedule @tp4 {
+  sched.serve @chat {weight_bytes = 1.5e10, kv_bytes_per_token = 131072.0, max_batch = 4, policy = "continuous", requests = [[0.0, 100, 3], [0.0, 50, 2]], hbm_bandwidth = 3.0e12, prefill_tokens_per_s = 10000.0, iteration_overhead = 0.001, device_kind = "H100-SXM5", static_power = 100.0, dynamic_power = 400.0, tp = 4}
+}
+
+// -----
+
+sched.schedule @pp2 {
+  // expected-error @+1 {{pp = 2: pipeline-parallel serving is not modelled step by step; granularity = "run" takes it}}
+  sched.serve @chat {weight_bytes = 1.5e10, kv_bytes_per_token = 131072.0, max_batch = 4, policy = "continuous", requests = [[0.0, 100, 3]], hbm_bandwidth = 3.0e12, prefill_tokens_per_s = 10000.0, iteration_overhead = 0.001, device_kind = "H100-SXM5", static_power = 100.0, pp = 2}
+}
