@@ -14,6 +14,7 @@
 
 #include "calculus/Schedule.h"
 #include "dialect/Energy/Energy.h"
+#include "dialect/Energy/Units.h"
 #include "dialect/Sched/SchedGraph.h"
 #include "passes/Passes.h"
 #include "runtime/Version.h"
@@ -34,6 +35,14 @@ namespace {
 
 using namespace energy::svg;
 
+/// The headline's quantities with SI prefixes ("27.116 mJ in 130.35 us").
+std::string joules(double v) {
+  return esc(formatQuantity(v, Dimension::Energy, 5));
+}
+std::string seconds(double v) {
+  return esc(formatQuantity(v, Dimension::Time, 5));
+}
+
 struct TaskBox {
   std::string name, kind, label;
   uint32_t dev;
@@ -51,6 +60,7 @@ struct Data {
   std::vector<std::pair<double, double>> frontier;
   DictionaryAttr plan;
   std::vector<double> dynamicJ, varJ;
+  std::vector<std::string> inputs; ///< the module's file, for `generator`
 };
 
 double planNum(DictionaryAttr d, StringRef key) {
@@ -146,6 +156,26 @@ LogicalResult collect(ModuleOp module, Data &d, StringRef flag) {
       d.tasks.push_back(std::move(b));
     }
   }
+  // A planned clock holds until the next (--energy-emit-dvfs keeps only
+  // the changes): a task without one runs at the clock in force on its
+  // device.
+  std::vector<size_t> order(d.tasks.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return d.tasks[a].t0 < d.tasks[b].t0;
+  });
+  std::vector<int64_t> inForce(nDev, -1);
+  for (size_t i : order) {
+    TaskBox &b = d.tasks[i];
+    if (b.mhz >= 0)
+      inForce[b.dev] = b.mhz;
+    else
+      b.mhz = inForce[b.dev];
+  }
+  d.inputs.clear();
+  if (auto loc = dyn_cast<FileLineColLoc>(module.getLoc()))
+    d.inputs.push_back(loc.getFilename().str());
   return success();
 }
 
@@ -173,8 +203,21 @@ std::string frontierSvg(const Data &d, bool standalone) {
   double pT = planNum(d.plan, "T_s"), pE = planNum(d.plan, "E_J");
   double lb = planNum(d.plan, "lower_bound_J"),
          limit = planNum(d.plan, "limit_T_s");
+  // The plan is a configuration too (annealed at its limit, it may lie
+  // below the stored frontier, which is thinned): the staircase of least
+  // energy at each time includes it.
+  std::vector<std::pair<double, double>> frontier = d.frontier;
+  if (!frontier.empty() && std::isfinite(pT) && std::isfinite(pE)) {
+    frontier.push_back({pT, pE});
+    std::sort(frontier.begin(), frontier.end());
+    std::vector<std::pair<double, double>> kept;
+    for (auto &pt : frontier)
+      if (kept.empty() || pt.second < kept.back().second)
+        kept.push_back(pt);
+    frontier = std::move(kept);
+  }
   std::vector<double> xs, ys;
-  for (auto &[t, e] : d.frontier) {
+  for (auto &[t, e] : frontier) {
     xs.push_back(t);
     ys.push_back(e);
   }
@@ -216,30 +259,34 @@ std::string frontierSvg(const Data &d, bool standalone) {
   ax.y0 = *ymin - ypad;
   ax.y1 = *ymax + ypad;
   s += ax.frame("iteration time (s)", "energy per iteration (J)");
-  if (std::isfinite(limit))
-    s +=
-        llvm::formatv("<line class=\"limit\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" "
-                      "y2=\"{2}\" stroke=\"#c0392b\" stroke-dasharray=\"5,4\"/>"
-                      "<text x=\"{3}\" y=\"{4}\" fill=\"#c0392b\">limit {5} s"
-                      "</text>\n",
-                      ax.X(limit), ax.top, ax.top + ax.h, ax.X(limit) + 4,
-                      ax.top + 14, num(limit))
-            .str();
-  if (!d.frontier.empty()) {
+  if (std::isfinite(limit)) {
+    // Its label at the foot of the line (the legend holds the top right),
+    // on the side with room.
+    bool right = ax.X(limit) > ax.left + 0.6 * ax.w;
+    s += llvm::formatv(
+             "<line class=\"limit\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" "
+             "y2=\"{2}\" stroke=\"#c0392b\" stroke-dasharray=\"5,4\"/>"
+             "<text x=\"{3}\" y=\"{4}\" fill=\"#c0392b\" "
+             "text-anchor=\"{5}\">limit {6}</text>\n",
+             ax.X(limit), ax.top, ax.top + ax.h, ax.X(limit) + (right ? -4 : 4),
+             ax.top + ax.h - 6, right ? "end" : "start",
+             esc(formatQuantity(limit, Dimension::Time, 4)))
+             .str();
+  }
+  if (!frontier.empty()) {
     // The frontier is a staircase: a point's energy holds until the next.
     std::string path;
-    for (size_t i = 0; i < d.frontier.size(); ++i) {
-      auto [t, e] = d.frontier[i];
+    for (size_t i = 0; i < frontier.size(); ++i) {
+      auto [t, e] = frontier[i];
       path +=
           (i ? " L" : "M") + llvm::formatv("{0},{1}", ax.X(t), ax.Y(e)).str();
-      if (i + 1 < d.frontier.size())
-        path +=
-            llvm::formatv(" L{0},{1}", ax.X(d.frontier[i + 1].first), ax.Y(e))
-                .str();
+      if (i + 1 < frontier.size())
+        path += llvm::formatv(" L{0},{1}", ax.X(frontier[i + 1].first), ax.Y(e))
+                    .str();
     }
     s += "<path class=\"frontier-line\" d=\"" + path +
          "\" fill=\"none\" stroke=\"#2c7fb8\" stroke-width=\"1.5\"/>\n";
-    for (auto &[t, e] : d.frontier)
+    for (auto &[t, e] : frontier)
       s += llvm::formatv(
                "<circle class=\"frontier-point\" cx=\"{0}\" cy=\"{1}\" "
                "r=\"2.6\" fill=\"#2c7fb8\"><title>{2} s, {3} J"
@@ -247,17 +294,6 @@ std::string frontierSvg(const Data &d, bool standalone) {
                ax.X(t), ax.Y(e), num(t, 5), num(e, 5))
                .str();
   }
-  if (std::isfinite(lb) && lb > 0 && std::isfinite(pT))
-    s += llvm::formatv(
-             "<line class=\"lower-bound\" x1=\"{0}\" y1=\"{1}\" "
-             "x2=\"{0}\" y2=\"{2}\" stroke=\"#555\" "
-             "stroke-dasharray=\"2,2\"/><line x1=\"{3}\" y1=\"{1}\" "
-             "x2=\"{4}\" y2=\"{1}\" stroke=\"#555\" stroke-width=\"2\">"
-             "<title>certified lower bound at the limit: {5} J</title>"
-             "</line>\n",
-             ax.X(pT), ax.Y(lb), ax.Y(pE), ax.X(pT) - 7, ax.X(pT) + 7,
-             num(lb, 5))
-             .str();
   if (std::isfinite(bT) && std::isfinite(bE))
     s += llvm::formatv("<rect class=\"baseline\" x=\"{0}\" y=\"{1}\" "
                        "width=\"10\" height=\"10\" fill=\"#7f7f7f\"><title>"
@@ -272,27 +308,65 @@ std::string frontierSvg(const Data &d, bool standalone) {
                       "{3} J</title></path>\n",
                       ax.X(pT), ax.Y(pE) - 7, num(pT, 5), num(pE, 5))
             .str();
-  // Legend.
+  // The certified bound over the plan's marker (drawn last: they are a
+  // pixel or two apart).
+  if (std::isfinite(lb) && lb > 0 && std::isfinite(pT))
+    s += llvm::formatv(
+             "<line class=\"lower-bound\" x1=\"{0}\" y1=\"{1}\" "
+             "x2=\"{0}\" y2=\"{2}\" stroke=\"#555\" "
+             "stroke-dasharray=\"2,2\"/><line x1=\"{3}\" y1=\"{1}\" "
+             "x2=\"{4}\" y2=\"{1}\" stroke=\"#222\" stroke-width=\"2.5\">"
+             "<title>certified lower bound at the limit: {5} J</title>"
+             "</line>\n",
+             ax.X(pT), ax.Y(lb), ax.Y(pE), ax.X(pT) - 12, ax.X(pT) + 12,
+             num(lb, 5))
+             .str();
+  // Legend: what is drawn, and a word on what is not.
+  std::vector<std::string> rows;
   double lx = ax.left + ax.w - 250, ly = ax.top + 12;
-  s +=
-      llvm::formatv(
-          "<g class=\"legend\"><rect x=\"{0}\" y=\"{1}\" width=\"244\" "
-          "height=\"76\" fill=\"#fff\" fill-opacity=\"0.85\" stroke=\"#ccc\"/>"
-          "<circle cx=\"{2}\" cy=\"{3}\" r=\"3\" fill=\"#2c7fb8\"/><text "
-          "x=\"{4}\" "
-          "y=\"{5}\">frontier (least energy at each time)</text>"
-          "<path d=\"M{2},{6} l6,6 l-6,6 l-6,-6 z\" fill=\"#e6550d\"/><text "
-          "x=\"{4}\" y=\"{7}\">plan</text>"
-          "<rect x=\"{8}\" y=\"{9}\" width=\"9\" height=\"9\" "
-          "fill=\"#7f7f7f\"/>"
-          "<text x=\"{4}\" y=\"{10}\">baseline (as the schedule was)</text>"
-          "<line x1=\"{8}\" y1=\"{11}\" x2=\"{12}\" y2=\"{11}\" "
-          "stroke=\"#555\" "
-          "stroke-width=\"2\"/><text x=\"{4}\" y=\"{13}\">certified lower bound"
-          "</text></g>\n",
-          lx, ly - 8, lx + 10, ly + 4, lx + 22, ly + 8, ly + 15, ly + 27,
-          lx + 5.5, ly + 33, ly + 42, ly + 56, lx + 15, ly + 60)
-          .str();
+  auto rowY = [&](size_t k) { return ly + 4 + 19 * double(k); };
+  std::string marks;
+  if (!frontier.empty()) {
+    marks += llvm::formatv("<circle cx=\"{0}\" cy=\"{1}\" r=\"3\" "
+                           "fill=\"#2c7fb8\"/>",
+                           lx + 10, rowY(rows.size()))
+                 .str();
+    rows.push_back("frontier (least energy at each time)");
+  }
+  if (std::isfinite(pT) && std::isfinite(pE)) {
+    marks += llvm::formatv("<path d=\"M{0},{1} l6,6 l-6,6 l-6,-6 z\" "
+                           "fill=\"#e6550d\"/>",
+                           lx + 10, rowY(rows.size()) - 6)
+                 .str();
+    rows.push_back("plan");
+  }
+  if (std::isfinite(bT) && std::isfinite(bE)) {
+    marks += llvm::formatv("<rect x=\"{0}\" y=\"{1}\" width=\"9\" "
+                           "height=\"9\" fill=\"#7f7f7f\"/>",
+                           lx + 5.5, rowY(rows.size()) - 4.5)
+                 .str();
+    rows.push_back("baseline (as the schedule was)");
+  }
+  if (std::isfinite(lb) && lb > 0 && std::isfinite(pT)) {
+    marks += llvm::formatv("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" "
+                           "y2=\"{1}\" stroke=\"#222\" stroke-width=\"2.5\"/>",
+                           lx + 3, rowY(rows.size()), lx + 17)
+                 .str();
+    rows.push_back("certified lower bound at the limit");
+  }
+  if (frontier.empty())
+    rows.push_back("(no frontier stored: --energy-frontier)");
+  s += llvm::formatv("<g class=\"legend\"><rect x=\"{0}\" y=\"{1}\" "
+                     "width=\"244\" height=\"{2}\" fill=\"#fff\" "
+                     "fill-opacity=\"0.85\" stroke=\"#ccc\"/>",
+                     lx, ly - 8, 19 * double(rows.size()) + 6)
+           .str() +
+       marks;
+  for (size_t k = 0; k < rows.size(); ++k)
+    s += llvm::formatv("<text x=\"{0}\" y=\"{1}\">{2}</text>", lx + 22,
+                       rowY(k) + 4, esc(rows[k]))
+             .str();
+  s += "</g>\n";
   s += "</svg>\n";
   return s;
 }
@@ -478,8 +552,8 @@ std::string clocksTable(const Data &d) {
       any = true;
     }
   if (!any)
-    return "<p>No planned clocks (run <code>--energy-plan</code> and "
-           "<code>--energy-emit-dvfs</code>).</p>\n";
+    return "<p>No planned clocks (run <code>--energy-plan</code> on a "
+           "schedule whose tasks have operating points).</p>\n";
   std::string s = "<table id=\"clocks\"><tr><th>device</th><th>busy time at "
                   "each planned SM clock</th></tr>\n";
   for (size_t i = 0; i < d.devices.size(); ++i) {
@@ -521,25 +595,25 @@ LogicalResult energy::exportReport(ModuleOp module, llvm::raw_ostream &os,
   std::string headline;
   if (d.plan)
     headline =
-        llvm::formatv("Plan: <b>{0} J</b> per iteration in <b>{1} s</b>, "
-                      "{2} % less energy than the baseline ({3} J in {4} s); "
-                      "no configuration within the {5} s limit uses less than "
-                      "{6} J (certified).",
-                      num(planNum(d.plan, "E_J"), 5),
-                      num(planNum(d.plan, "T_s"), 4),
+        llvm::formatv("Plan: <b>{0}</b> per iteration in <b>{1}</b>, "
+                      "{2} % less energy than the baseline ({3} in {4}); "
+                      "no configuration within the {5} limit uses less than "
+                      "{6} (certified).",
+                      joules(planNum(d.plan, "E_J")),
+                      seconds(planNum(d.plan, "T_s")),
                       num(planNum(d.plan, "saving_pct"), 3),
-                      num(planNum(d.plan, "baseline_E_J"), 5),
-                      num(planNum(d.plan, "baseline_T_s"), 4),
-                      num(planNum(d.plan, "limit_T_s"), 4),
-                      num(planNum(d.plan, "lower_bound_J"), 5))
+                      joules(planNum(d.plan, "baseline_E_J")),
+                      seconds(planNum(d.plan, "baseline_T_s")),
+                      seconds(planNum(d.plan, "limit_T_s")),
+                      joules(planNum(d.plan, "lower_bound_J")))
             .str();
   else
-    headline = llvm::formatv("{0} J per iteration in {1} s (as scheduled; no "
+    headline = llvm::formatv("{0} per iteration in {1} (as scheduled; no "
                              "plan).",
-                             num(total, 5), num(d.makespan, 4))
+                             joules(total), seconds(d.makespan))
                    .str();
   std::string gen =
-      energy::generatorJson("energy-translate --export-report", {});
+      energy::generatorJson("energy-translate --export-report", d.inputs);
   os << "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
      << "<meta name=\"generator\" content=\"" << esc(gen) << "\">\n"
      << "<title>Energy report: @" << esc(d.schedule) << "</title>\n"
@@ -560,7 +634,7 @@ LogicalResult energy::exportReport(ModuleOp module, llvm::raw_ostream &os,
      << "<h2>Timeline (" << d.tasks.size()
      << (d.tasks.size() == 1 ? " task" : " tasks") << " on " << d.devices.size()
      << (d.devices.size() == 1 ? " device" : " devices") << ", "
-     << num(d.makespan, 4) << " s)</h2>\n"
+     << seconds(d.makespan) << ")</h2>\n"
      << timelineSvg(d) << "<p id=\"readout\"></p>\n"
      << "<h2>Energy per device</h2>\n"
      << breakdownSvg(d) << "<h2>Planned clocks</h2>\n"

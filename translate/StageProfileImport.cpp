@@ -11,6 +11,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/WithColor.h"
@@ -345,12 +346,14 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
 }
 
 bool energy::exportStageProfile(const std::string &dbPath,
-                                llvm::raw_ostream &os, std::string &err) {
+                                llvm::raw_ostream &os, std::string &err,
+                                std::string &note) {
   rt::SignatureDb db;
   if (!rt::readSignatureDb(dbPath, db, err))
     return false;
   // (stage, forward first, highest clock first) -> T, E.
   std::map<std::tuple<int, int, int>, std::pair<double, double>> rows;
+  std::set<double> staticW;
   for (const rt::DbEntry &e : db.entries) {
     llvm::StringRef key(e.key);
     if (!key.consume_front("stage"))
@@ -368,11 +371,26 @@ bool energy::exportStageProfile(const std::string &dbPath,
       return false;
     }
     rows[k] = {e.T, e.s * e.T + e.d};
+    staticW.insert(e.s);
   }
   if (rows.empty()) {
     err = dbPath + ": no entries named stage<k>.forward or stage<k>.backward";
     return false;
   }
+  // One static power where the entries agree to 1e-6 (a composite's sums
+  // differ in the last digits).
+  double lo = *staticW.begin(), hi = *staticW.rbegin();
+  if (hi - lo <= 1e-6 * std::max(std::fabs(hi), 1e-300))
+    note = "the energies hold the DB's static power, " +
+           formatQuantity(hi, Dimension::Power, 6) +
+           ", over each instruction's time: read them back with "
+           "--import-stage-profile ... --static-power " +
+           llvm::formatv("{0}", llvm::format("%.6g", hi)).str() +
+           " (without it, Perseus's blocking power for the --device)";
+  else
+    note = "the energies hold each entry's own static power (the DB's "
+           "entries differ in it): --import-stage-profile takes one "
+           "(--static-power)";
   os << "stage,instruction,frequency,time,energy\n";
   for (auto &[k, te] : rows)
     os << std::get<0>(k) << "," << (std::get<1>(k) ? "backward" : "forward")

@@ -53,8 +53,10 @@ importStageProfile(mlir::MLIRContext *ctx, const StageProfileOptions &opts);
 /// `stage<k>.backward`, as `energy-prof profile` writes them for regions so
 /// named) as Perseus's stage profile: `stage,instruction,frequency,time,
 /// energy`, energy = s T + d per microbatch instruction, highest clock first.
+/// `note` says the static power the energies hold (the format has no column
+/// for it; --import-stage-profile assumes Perseus's blocking power).
 bool exportStageProfile(const std::string &dbPath, llvm::raw_ostream &os,
-                        std::string &err);
+                        std::string &err, std::string &note);
 
 /// What the importers know of a device kind: its static (blocking) power,
 /// W per GPU, and its highest SM clock, MHz. Static powers: Perseus

@@ -43,17 +43,28 @@ std::string svg::num(double v, int sig) {
       .str();
 }
 
-std::string svg::tickLabel(double v, double step) {
+std::vector<std::string> svg::tickLabels(const std::vector<double> &t) {
+  std::vector<std::string> out;
+  if (t.empty())
+    return out;
+  double step = t.size() > 1 ? t[1] - t[0] : std::max(std::fabs(t[0]), 1.0);
+  double big = 0;
+  for (double v : t)
+    big = std::max(big, std::fabs(v));
+  // One style for the whole axis (not "2.0e-05" beside "0.00010"):
+  // scientific where its largest tick is huge or tiny, with as many
+  // mantissa digits as the step needs to tell ticks apart.
+  bool sci = big >= 1e7 || (big > 0 && big < 1e-4);
   int decimals = std::max(0, int(std::ceil(-std::log10(step) - 1e-9)));
-  if (std::fabs(v) >= 1e7 || (v != 0 && std::fabs(v) < 1e-4)) {
-    // As many mantissa digits as the step needs to tell ticks apart.
-    int digits = std::clamp(
-        int(std::ceil(std::log10(std::fabs(v) / step) - 1e-9)), 1, 12);
-    return llvm::formatv(("{0:e" + std::to_string(digits) + "}").c_str(), v)
-        .str();
-  }
-  return llvm::formatv(("{0:F" + std::to_string(decimals) + "}").c_str(), v)
-      .str();
+  int digits = std::clamp(int(std::ceil(std::log10(big / step) - 1e-9)), 1, 12);
+  for (double v : t)
+    out.push_back(
+        sci ? llvm::formatv(("{0:e" + std::to_string(digits) + "}").c_str(), v)
+                  .str()
+            : llvm::formatv(("{0:F" + std::to_string(decimals) + "}").c_str(),
+                            v)
+                  .str());
+  return out;
 }
 
 std::vector<double> svg::ticks(double lo, double hi, int want) {
@@ -85,34 +96,39 @@ std::string svg::Axes::frame(StringRef xlabel, StringRef ylabel,
       t.push_back(d);
     return t;
   };
-  auto label = [](double t, double step, bool log) {
+  // Every tick of an axis in one style: a logarithmic axis's decades as
+  // plain numbers where all of them are ordinary sizes, else all as powers
+  // of ten.
+  auto labels = [](const std::vector<double> &t, bool log) {
     if (!log)
-      return tickLabel(t, step);
-    int k = int(std::lround(t));
-    if (k >= -3 && k <= 5)
-      return num(std::pow(10, t), 1);
-    return "10<tspan dy=\"-5\" font-size=\"8\">" + std::to_string(k) +
-           "</tspan>";
+      return tickLabels(t);
+    bool plain = std::all_of(t.begin(), t.end(), [](double d) {
+      return std::lround(d) >= -3 && std::lround(d) <= 5;
+    });
+    std::vector<std::string> out;
+    for (double d : t)
+      out.push_back(plain ? num(std::pow(10, d), 1)
+                          : "10<tspan dy=\"-5\" font-size=\"8\">" +
+                                std::to_string(std::lround(d)) + "</tspan>");
+    return out;
   };
   std::vector<double> tx = logX ? decades(x0, x1) : ticks(x0, x1),
                       ty = logY ? decades(y0, y1) : ticks(y0, y1);
-  double sx = tx.size() > 1 ? tx[1] - tx[0] : 1,
-         sy = ty.size() > 1 ? ty[1] - ty[0] : 1;
-  for (double t : tx)
+  std::vector<std::string> lx = labels(tx, logX), ly = labels(ty, logY);
+  for (size_t i = 0; i < tx.size(); ++i)
     s += llvm::formatv("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" "
                        "stroke=\"#888\"/><text x=\"{0}\" y=\"{3}\" "
                        "text-anchor=\"middle\" class=\"tick\">{4}</text>\n",
-                       X(t), top + h, top + h + 5, top + h + 18,
-                       label(t, sx, logX))
+                       X(tx[i]), top + h, top + h + 5, top + h + 18, lx[i])
              .str();
   if (ygrid)
-    for (double t : ty)
-      s += llvm::formatv("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" "
-                         "stroke=\"#e4e4e4\"/><text x=\"{3}\" y=\"{4}\" "
-                         "text-anchor=\"end\" class=\"tick\">{5}</text>\n",
-                         left, Y(t), left + w, left - 6, Y(t) + 4,
-                         label(t, sy, logY))
-               .str();
+    for (size_t i = 0; i < ty.size(); ++i)
+      s +=
+          llvm::formatv("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" "
+                        "stroke=\"#e4e4e4\"/><text x=\"{3}\" y=\"{4}\" "
+                        "text-anchor=\"end\" class=\"tick\">{5}</text>\n",
+                        left, Y(ty[i]), left + w, left - 6, Y(ty[i]) + 4, ly[i])
+              .str();
   s += llvm::formatv("<text x=\"{0}\" y=\"{1}\" text-anchor=\"middle\" "
                      "class=\"label\">{2}</text>\n",
                      left + w / 2, top + h + 38, esc(xlabel))

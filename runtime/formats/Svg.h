@@ -22,8 +22,9 @@ std::string esc(llvm::StringRef s);
 /// A number with `sig` significant digits, no exponent for ordinary sizes.
 std::string num(double v, int sig = 4);
 
-/// A tick label: as many decimals as the tick step needs, no more.
-std::string tickLabel(double v, double step);
+/// An axis's tick labels, in one style: as many decimals (or, for huge or
+/// tiny values, mantissa digits) as the step needs, no more.
+std::vector<std::string> tickLabels(const std::vector<double> &ticks);
 
 /// "Nice" axis ticks (1, 2, 5 x 10^k) covering [lo, hi].
 std::vector<double> ticks(double lo, double hi, int want = 6);

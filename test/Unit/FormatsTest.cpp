@@ -232,11 +232,27 @@ TEST(Svg, TickLabelsDistinguishNeighbours) {
     double hi = lo * 1.04;
     std::vector<double> t = energy::svg::ticks(lo, hi);
     ASSERT_GE(t.size(), 2u);
-    double step = t[1] - t[0];
+    std::vector<std::string> l = energy::svg::tickLabels(t);
     for (size_t i = 1; i < t.size(); ++i)
-      EXPECT_NE(energy::svg::tickLabel(t[i - 1], step),
-                energy::svg::tickLabel(t[i], step))
-          << lo << ": " << energy::svg::tickLabel(t[i], step);
+      EXPECT_NE(l[i - 1], l[i]) << lo << ": " << l[i];
+  }
+}
+
+// One style per axis: a report's time axis from 0 to 130 us was labelled
+// "2.0e-05" beside "0.00010".
+TEST(Svg, TickLabelsShareOneStyle) {
+  for (double hi : {1.3e-4, 9e-5, 2e7, 1.3e7}) {
+    std::vector<double> t = energy::svg::ticks(0, hi);
+    std::vector<std::string> l = energy::svg::tickLabels(t);
+    ASSERT_GE(l.size(), 3u);
+    size_t sci = 0, nonzero = 0;
+    for (size_t i = 0; i < t.size(); ++i)
+      if (t[i] != 0) {
+        ++nonzero;
+        sci += l[i].find('e') != std::string::npos;
+      }
+    EXPECT_TRUE(sci == 0 || sci == nonzero)
+        << hi << ": " << l[1] << " ... " << l.back();
   }
 }
 

@@ -200,8 +200,11 @@ int main(int argc, char **argv) {
     }
     std::string err;
     return writeOutput([&](raw_ostream &os) {
-      if (energy::exportStageProfile(inputs[0], os, err))
+      std::string note;
+      if (energy::exportStageProfile(inputs[0], os, err, note)) {
+        WithColor::note() << note << "\n";
         return true;
+      }
       WithColor::error() << err << "\n";
       return false;
     });
