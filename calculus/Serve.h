@@ -58,6 +58,9 @@ constexpr uint64_t kMaxServeSteps = uint64_t(1) << 23;
 /// The longest prompt a request may have (2^40 tokens): beyond it the time
 /// and history sums lose whole tokens in double precision.
 constexpr uint64_t kMaxPromptTokens = uint64_t(1) << 40;
+/// Arrivals lie within 1e9 s (31 years) of the workload's start: beyond,
+/// step durations (milliseconds) vanish in the arrival's rounding.
+constexpr double kMaxArrivalS = 1e9;
 
 /// Simulates the serving loop. Static: groups of up to maxBatch requests in
 /// arrival order; a group starts when its last member has arrived and the

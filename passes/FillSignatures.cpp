@@ -189,6 +189,23 @@ struct EnergyFillSignaturesPass
                   DictionaryAttr::get(ctx, {entry}));
   }
 
+  /// Above this mean dynamic power per GPU no accelerator draws (the
+  /// largest boards draw ~1-2 kW in all).
+  static constexpr double kPlausibleWattsPerGpu = 20e3;
+  /// The GPUs of the task's device: N for a kind "Nx...", else 1.
+  static double gpusOf(sched::TaskOp task, Pricing &p) {
+    if (auto dev = p.symbols.lookupNearestSymbolFrom<sched::DeviceOp>(
+            task, task.getDeviceAttr())) {
+      StringRef kind = dev.getKind();
+      unsigned n = 0;
+      size_t x = kind.find('x');
+      if (x != StringRef::npos && !kind.take_front(x).getAsInteger(10, n) &&
+          n > 0)
+        return double(n);
+    }
+    return 1;
+  }
+
   /// The static power of the task's device (0 where it declares none).
   static double staticPowerOf(sched::TaskOp task, Pricing &p) {
     if (auto dev = p.symbols.lookupNearestSymbolFrom<sched::DeviceOp>(
@@ -370,9 +387,18 @@ struct EnergyFillSignaturesPass
     const std::string &kind = p.mf.kind;
     bool bad = false;
     slowerThanDuration = 0;
+    size_t moreFailed = 0; // tasks that failed after the first (said once)
+    size_t implausible = 0;
+    Operation *firstImplausible = nullptr;
+    double implausibleW = 0;
     module.walk([&](sched::TaskOp task) {
       std::optional<StringRef> k = task.getKind();
       LogicalResult priced = success();
+      // After the first task the model cannot price, the others' errors
+      // (a workload's every step, often) are counted, not repeated.
+      std::optional<ScopedDiagnosticHandler> quiet;
+      if (bad)
+        quiet.emplace(&getContext(), [](Diagnostic &) { return success(); });
       if (kind == "energylens") {
         if (k == "inference" && wanted(task))
           priced = priceEnergyLens(task, p);
@@ -382,8 +408,35 @@ struct EnergyFillSignaturesPass
       } else if (k == "decode" && wanted(task)) {
         priced = priceTokenLaw(task, p);
       }
-      bad |= failed(priced);
+      if (failed(priced)) {
+        moreFailed += bad;
+        bad = true;
+        return;
+      }
+      // A coefficient in the wrong unit (pJ written as J) prices a step at
+      // megawatts: said once, with the first such task.
+      if (SignatureAttr sig = task.getSigAttr();
+          sig && task->hasAttr(EnergyDialect::MethodAttrHelper::getNameStr()) &&
+          sig.time() > 0) {
+        double w = sig.dynamicEnergy() / sig.time();
+        if (w > kPlausibleWattsPerGpu * gpusOf(task, p)) {
+          if (!implausible++) {
+            firstImplausible = task;
+            implausibleW = w;
+          }
+        }
+      }
     });
+    if (moreFailed)
+      mlir::emitError(moduleErrorLoc(module), "energy-fill-signatures: ")
+          << moreFailed << " more task(s) failed as the first did";
+    if (implausible)
+      firstImplausible->emitWarning("energy-fill-signatures: ")
+          << implausible << " task(s) priced by " << model
+          << " draw over 20 kW of dynamic power per GPU on average (@"
+          << SymbolTable::getSymbolName(firstImplausible).getValue() << ": "
+          << formatQuantity(implausibleW, Dimension::Power, 4)
+          << "): a coefficient in the wrong unit?";
     if (slowerThanDuration)
       firstSlower.task->emitWarning("energy-fill-signatures: ")
           << slowerThanDuration
@@ -549,9 +602,11 @@ struct EnergyFillSignaturesPass
     // its key's entries (a key with one entry is a set of one); a signature
     // given before is replaced, so that the set's highest clock is what the
     // stage runs with.
+    size_t named = 0; // pipelines, tasks and elements naming a DB key
     module.walk([&](sched::PipelineOp p) {
       if (!p.getForwardDbAttr() && !p.getBackwardDbAttr())
         return;
+      ++named;
       warnOnDeviceKind(p.getLoc(), p.getDeviceKind(), dbDevice);
       int64_t stages = p.getStages() * p.getChunks();
       auto fill = [&](Attribute keys, StringRef what) -> ArrayAttr {
@@ -597,6 +652,7 @@ struct EnergyFillSignaturesPass
       StringAttr key = task.getDbAttr();
       if (!key)
         return;
+      ++named;
       auto it = entries.find(key.getValue());
       if (it == entries.end() && fallback == "model") {
         fallbackTasks.insert(task);
@@ -626,6 +682,7 @@ struct EnergyFillSignaturesPass
           EnergyDialect::DbAttrHelper::getNameStr());
       if (!key)
         return;
+      ++named;
       auto it = entries.find(key.getValue());
       if (it == entries.end()) {
         el.emitOpError("signature-DB key '")
@@ -646,6 +703,12 @@ struct EnergyFillSignaturesPass
         checkStatic(el, dev.getStaticPower().convertToDouble(),
                     it->second.front(), key.getValue());
     });
+    // A DB nothing names fills nothing (a serving workload's steps carry no
+    // keys: a model file prices them).
+    if (!named && !bad)
+      emitWarning(moduleErrorLoc(module), "energy-fill-signatures: no task, "
+                                          "element or pipeline names a key of ")
+          << db << " (`db \"key\"`, `forward_db`): nothing was filled from it";
     return failure(bad);
   }
 };

@@ -116,6 +116,13 @@ std::optional<calculus::Request> sched::readRequest(Attribute r,
     why = ": the arrival is not finite";
     return std::nullopt;
   }
+  // Past ~31 years the step durations (milliseconds) vanish in the
+  // arrival's rounding: a time in another unit.
+  if (arrival > calculus::kMaxArrivalS) {
+    why = ": an arrival at " + formatNumber(arrival) +
+          " s is past 1e9 s (31 years): seconds from the workload's start";
+    return std::nullopt;
+  }
   if (uint64_t(prompt) > calculus::kMaxPromptTokens) {
     why = ": a prompt of " + std::to_string(prompt) + " tokens is above 2^40";
     return std::nullopt;
@@ -765,6 +772,9 @@ LogicalResult ServeOp::verify() {
     return outputs / double(getMaxBatch()) > double(calculus::kMaxServeSteps);
   };
   if (auto reqs = getRequestsAttr()) {
+    if (reqs.empty())
+      return emitOpError("has no requests (`requests = []`): an empty "
+                         "workload");
     if (int64_t(reqs.size()) > kMaxRequests)
       return emitOpError("")
              << reqs.size() << " requests: above the limit of 2^23 "
@@ -815,6 +825,15 @@ LogicalResult ServeOp::verify() {
     if (uint64_t(*getPromptMax()) > calculus::kMaxPromptTokens)
       return emitOpError("prompt_max ")
              << *getPromptMax() << " is above 2^40 tokens";
+    if (*getNumRequests() == 0)
+      return emitOpError("num_requests = 0: an empty workload");
+    // The last arrival lies about num_requests / arrival_rate seconds in.
+    if (double rate = getArrivalRate()->convertToDouble();
+        rate > 0 && double(*getNumRequests()) / rate > calculus::kMaxArrivalS)
+      return emitOpError("num_requests / arrival_rate = ")
+             << formatNumber(double(*getNumRequests()) / rate)
+             << " s: the arrivals would run past 1e9 s (31 years); "
+                "arrival_rate is in requests per second";
   }
   if (!(getHbmBandwidth().convertToDouble() > 0) ||
       !(getPrefillTokensPerS().convertToDouble() > 0) ||

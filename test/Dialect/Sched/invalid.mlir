@@ -390,3 +390,32 @@ sched.schedule @s {
   // expected-error @+1 {{'energy.option_grads' entry 0 must be a dictionary (an energy.grad)}}
   sched.task @t on @g sig <T = 1 ms, d = 1 mJ> options [#energy.option<sm_mhz = 1980, T = 1 ms, d = 1 mJ>] attributes {energy.option_grads = [1.0]}
 }
+
+// -----
+
+// Empty workloads and arrivals in another unit.
+sched.schedule @s {
+  // expected-error @+1 {{has no requests (`requests = []`): an empty workload}}
+  sched.serve @chat {weight_bytes = 1.5e10, kv_bytes_per_token = 131072.0, max_batch = 4, policy = "continuous", requests = [], hbm_bandwidth = 3.0e12, prefill_tokens_per_s = 10000.0, iteration_overhead = 0.001, device_kind = "H100-SXM5", static_power = 100.0}
+}
+
+// -----
+
+sched.schedule @s {
+  // expected-error @+1 {{request #1: an arrival at 1.0e+17 s is past 1e9 s (31 years)}}
+  sched.serve @chat {weight_bytes = 1.5e10, kv_bytes_per_token = 131072.0, max_batch = 4, policy = "continuous", requests = [[0.0, 10, 2], [1.0e17, 10, 2]], hbm_bandwidth = 3.0e12, prefill_tokens_per_s = 10000.0, iteration_overhead = 0.001, device_kind = "H100-SXM5", static_power = 100.0}
+}
+
+// -----
+
+sched.schedule @s {
+  // expected-error @+1 {{num_requests = 0: an empty workload}}
+  sched.serve @chat {weight_bytes = 1.5e10, kv_bytes_per_token = 131072.0, max_batch = 4, policy = "continuous", num_requests = 0, arrival_rate = 1.0, prompt_min = 1, prompt_max = 8, output_min = 1, output_max = 4, hbm_bandwidth = 3.0e12, prefill_tokens_per_s = 10000.0, iteration_overhead = 0.001, device_kind = "H100-SXM5", static_power = 100.0}
+}
+
+// -----
+
+sched.schedule @s {
+  // expected-error @+1 {{num_requests / arrival_rate = 9.999999999999999e+300 s: the arrivals would run past 1e9 s (31 years)}}
+  sched.serve @chat {weight_bytes = 1.5e10, kv_bytes_per_token = 131072.0, max_batch = 4, policy = "continuous", num_requests = 10, arrival_rate = 1.0e-300, prompt_min = 1, prompt_max = 8, output_min = 1, output_max = 4, hbm_bandwidth = 3.0e12, prefill_tokens_per_s = 10000.0, iteration_overhead = 0.001, device_kind = "H100-SXM5", static_power = 100.0}
+}
