@@ -134,7 +134,7 @@ bool simulateServing(const ServeModel &m, std::vector<Request> reqs,
     decode();
   }
   if (over) {
-    err = "the workload runs more than 2^23 steps (prefills and decode "
+    err = "the workload runs more than 2^21 steps (prefills and decode "
           "iterations; docs/SCHED.md): fewer requests or output tokens, or "
           "a larger max_batch";
     steps.clear();

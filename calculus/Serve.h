@@ -50,11 +50,12 @@ struct ServeStep {
 };
 
 /// The most steps (prefills and decode iterations) one serving workload
-/// may simulate (docs/SCHED.md): 2^23 (a step is a few numbers, not an
-/// op: the expansion makes one task per step only up to its own limits). Each
+/// may simulate (docs/SCHED.md): 2^21 (expanded, a step is a task of
+/// ~2.5 KB: 2^21 of them take ~5 GB and about a minute; 2^20 measured
+/// 2.5 GB in 35 s). Each
 /// decode iteration makes at least one output token, so a workload of N
 /// output tokens at a batch cap of B needs at least ceil(N / B) of them.
-constexpr uint64_t kMaxServeSteps = uint64_t(1) << 23;
+constexpr uint64_t kMaxServeSteps = uint64_t(1) << 21;
 /// The longest prompt a request may have (2^40 tokens): beyond it the time
 /// and history sums lose whole tokens in double precision.
 constexpr uint64_t kMaxPromptTokens = uint64_t(1) << 40;

@@ -760,7 +760,7 @@ LogicalResult ServeOp::verify() {
                        "(num_requests, arrival_rate, prompt_min/max, "
                        "output_min/max), not both");
   // The workload's size up front (docs/SCHED.md): at most 2^23 requests,
-  // 2^31 output tokens and 2^23 steps, of which a workload of N output
+  // 2^31 output tokens and 2^21 steps, of which a workload of N output
   // tokens needs at least N / max_batch.
   constexpr int64_t kMaxRequests = int64_t(1) << 23;
   constexpr double kMaxOutputTokens = double(int64_t(1) << 31);
@@ -791,7 +791,7 @@ LogicalResult ServeOp::verify() {
       return emitOpError("the requests ask for ")
              << formatNumber(outputs) << " output tokens at max_batch "
              << getMaxBatch()
-             << ": above the limit of 2^31 output tokens and 2^23 decode "
+             << ": above the limit of 2^31 output tokens and 2^21 decode "
                 "iterations (docs/SCHED.md)";
   } else {
     if (!getNumRequestsAttr() || !getArrivalRateAttr() || !getPromptMinAttr() ||
@@ -821,7 +821,7 @@ LogicalResult ServeOp::verify() {
       return emitOpError("num_requests (")
              << *getNumRequests() << ") x output_min (" << *getOutputMin()
              << ") output tokens at max_batch " << getMaxBatch()
-             << " need more than 2^23 decode iterations (docs/SCHED.md)";
+             << " need more than 2^21 decode iterations (docs/SCHED.md)";
     if (uint64_t(*getPromptMax()) > calculus::kMaxPromptTokens)
       return emitOpError("prompt_max ")
              << *getPromptMax() << " is above 2^40 tokens";

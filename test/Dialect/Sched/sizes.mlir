@@ -43,14 +43,14 @@ sched.schedule @s {
 // One request of 2^24 output tokens at batch 1 is 2^24 decode iterations
 // (it once grew past 3.5 GB; 2^31 ran out of memory).
 sched.schedule @s {
-  // expected-error @+1 {{'sched.serve' op the requests ask for 16777216 output tokens at max_batch 1: above the limit of 2^31 output tokens and 2^23 decode iterations (docs/SCHED.md)}}
+  // expected-error @+1 {{'sched.serve' op the requests ask for 16777216 output tokens at max_batch 1: above the limit of 2^31 output tokens and 2^21 decode iterations (docs/SCHED.md)}}
   sched.serve @llm {weight_bytes = 1.0e9, kv_bytes_per_token = 1.0e6, max_batch = 1, policy = "static", requests = [[0.0, 10, 16777216]], hbm_bandwidth = 1.0e9, prefill_tokens_per_s = 100.0, iteration_overhead = 0.0, device_kind = "H100-SXM5", static_power = 5.0}
 }
 
 // -----
 
 sched.schedule @s {
-  // expected-error @+1 {{'sched.serve' op num_requests (4096) x output_min (4096) output tokens at max_batch 1 need more than 2^23 decode iterations (docs/SCHED.md)}}
+  // expected-error @+1 {{'sched.serve' op num_requests (4096) x output_min (4096) output tokens at max_batch 1 need more than 2^21 decode iterations (docs/SCHED.md)}}
   sched.serve @llm {weight_bytes = 1.0e9, kv_bytes_per_token = 1.0e6, max_batch = 1, policy = "continuous", num_requests = 4096, arrival_rate = 0.0, prompt_min = 1, prompt_max = 10, output_min = 4096, output_max = 4096, seed = 1, hbm_bandwidth = 1.0e9, prefill_tokens_per_s = 100.0, iteration_overhead = 0.0, device_kind = "H100-SXM5", static_power = 5.0}
 }
 
