@@ -29,9 +29,17 @@ double logPhi(double z) {
   return -0.5 * z * z - std::log(-z) - 0.5 * std::log(2 * kPi);
 }
 
+/// As short as it reads, but never equal to a different number (a sum of
+/// 1.0000001 is not "1").
 std::string num(double v) {
   std::ostringstream os;
-  os << v;
+  for (int digits = 6; digits <= 17; ++digits) {
+    os.str("");
+    os.precision(digits);
+    os << v;
+    if (!std::isfinite(v) || std::stod(os.str()) == v)
+      break;
+  }
   return os.str();
 }
 

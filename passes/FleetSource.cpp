@@ -80,6 +80,11 @@ bool toJson(Attribute a, const std::string &where, llvm::json::Value &out,
       denseToJson<DenseF32ArrayAttr>(a, out) ||
       denseToJson<DenseI32ArrayAttr>(a, out))
     return true;
+  if (isa<UnitAttr>(a)) {
+    err = where + ": a key without a value: give it one (leave it out where "
+                  "the fleet file's JSON would say null)";
+    return false;
+  }
   err = where + ": expected a dictionary, an array, a number, a string or a "
                 "boolean";
   return false;

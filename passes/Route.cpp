@@ -85,6 +85,12 @@ struct EnergyRoutePass : public energy::impl::EnergyRouteBase<EnergyRoutePass> {
     std::vector<ServeOp> byModel(k);
     for (size_t i = 0; i < k; ++i) {
       auto it = endpoints.find(ff.fleet.models[i].name);
+      if (it == endpoints.end() && endpoints.empty() && i == 0 &&
+          !sched.getBody().getOps<TaskOp>().empty())
+        return fail(sched.getLoc(),
+                    "the schedule has tasks and no sched.serve: route before "
+                    "--sched-expand (the endpoints' requests are dealt to "
+                    "their sched.serve ops)");
       if (it == endpoints.end())
         return fail(sched.getLoc(), "no sched.serve @" +
                                         ff.fleet.models[i].name +
