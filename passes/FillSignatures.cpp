@@ -283,13 +283,17 @@ struct EnergyFillSignaturesPass
     };
     double d = e.total();
     std::array<double, 2> g = e.gradient();
-    if (p.mf.clocks) {
+    // peak_flops is one GPU's: a device of N in lockstep computes N times.
+    std::optional<calculus::FlopByteClocks> clocks = p.mf.clocks;
+    if (clocks)
+      clocks->peakFlops *= gpusOf(task, p);
+    if (clocks) {
       // At the highest clock the task takes at least its compute at peak
       // (the option below): a duration shorter than that (a prefill rate
       // above what peak_flops computes) would make the baseline faster
       // than any of its options.
       calculus::FlopByteOption top =
-          calculus::atClock(fb, *p.mf.clocks, e, T, p.mf.clocks->fmaxMhz);
+          calculus::atClock(fb, *clocks, e, T, clocks->fmaxMhz);
       if (top.T > T * (1 + 1e-12)) {
         if (!slowerThanDuration++)
           firstSlower = {task, T, top.T};
@@ -299,12 +303,11 @@ struct EnergyFillSignaturesPass
       }
     }
     setPriced(task, p, T, d, sigmaOf(d, g), "analytical: flop-byte", g);
-    if (!p.mf.clocks)
+    if (!clocks)
       return success();
     SmallVector<Attribute> opts, grads;
-    for (double mhz : p.mf.clocks->smMhz) {
-      calculus::FlopByteOption o =
-          calculus::atClock(fb, *p.mf.clocks, e, T, mhz);
+    for (double mhz : clocks->smMhz) {
+      calculus::FlopByteOption o = calculus::atClock(fb, *clocks, e, T, mhz);
       // d at this clock: joules_per_flop x (V/Vmax)^2 x FLOPs + joules_per_byte
       // x bytes, so its gradient is (FLOPs (V/Vmax)^2, bytes).
       std::array<double, 2> go = {o.flopScale * e.flops, e.bytes};

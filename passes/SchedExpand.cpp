@@ -106,19 +106,21 @@ struct SchedExpandPass : public energy::impl::SchedExpandBase<SchedExpandPass> {
                     b.getI64IntegerAttr(int64_t(outputs)));
     Location loc = op.getLoc();
     std::string prefix = op.getSymName().str();
-    // One device of tp x the per-GPU static power, named as a pipeline's
-    // tensor-parallel group ("4xH100-SXM5").
+    // One device of its tp x pp GPUs' static power (pp > 1: a run-level
+    // task only), named as a pipeline's tensor-parallel group
+    // ("4xH100-SXM5").
+    uint64_t gpus = op.getTp() * op.getPp();
     std::string kind = op.getDeviceKind().str();
-    if (op.getTp() > 1)
-      kind = std::to_string(op.getTp()) + "x" + kind;
+    if (gpus > 1)
+      kind = std::to_string(gpus) + "x" + kind;
     auto dev = sched::DeviceOp::create(
         b, loc, b.getStringAttr(prefix + "_gpu"), b.getStringAttr(kind),
-        b.getF64FloatAttr(tp * op.getStaticPower().convertToDouble()),
+        b.getF64FloatAttr(double(gpus) * op.getStaticPower().convertToDouble()),
         OpPointAttr());
     auto devRef = FlatSymbolRefAttr::get(dev.getSymNameAttr());
     std::optional<double> power;
     if (auto p = op.getDynamicPowerAttr())
-      power = tp * p.getValueAsDouble();
+      power = double(gpus) * p.getValueAsDouble();
     if (op.getGranularity() == "run") {
       // The whole run as one task for run-level models (EnergyLens Eq. 4).
       uint64_t inputTokens = 0, maxTokens = 0;

@@ -95,15 +95,26 @@ struct EnergyServePlanPass
         serve.emitWarning("energy-serve-plan: the workload's device '")
             << serve.getDeviceKind() << "' is not the measurements' GPU '"
             << gpu << "': the batch cap is " << gpu << "'s";
-      // The measured model against the workload's: its weights read per
-      // iteration are the model's whole (or, with tensor parallelism, one
-      // GPU's share); neither within 2x is another model.
+      // The measured model against the workload's: sched.serve's
+      // weight_bytes is the model's whole (each of its tp GPUs reads 1/tp);
+      // one GPU's share is said, anything else not within 2x is another
+      // model.
       double w = serve.getWeightBytes().convertToDouble();
       auto near = [&](double ref) {
         return ref > 0 && w >= ref / 2 && w <= ref * 2;
       };
-      if (rec.weightBytes > 0 && !near(rec.weightBytes) &&
-          !near(rec.weightBytes / rec.tp))
+      if (serve.getTp() != uint64_t(rec.tp))
+        serve.emitWarning("energy-serve-plan: the workload's tp (")
+            << serve.getTp() << ") is not the measurements' TP (" << rec.tp
+            << ")";
+      if (rec.tp > 1 && rec.weightBytes > 0 && !near(rec.weightBytes) &&
+          near(rec.weightBytes / rec.tp))
+        serve.emitWarning("energy-serve-plan: the workload's weight_bytes (")
+            << formatNumber(w) << " B) is one GPU's share of '" << model
+            << "' at TP " << rec.tp
+            << ": sched.serve takes the whole model's weights (its tp GPUs "
+               "each read 1/tp)";
+      else if (rec.weightBytes > 0 && !near(rec.weightBytes))
         serve.emitWarning("energy-serve-plan: the workload's weight_bytes (")
             << formatNumber(w) << " B) is not that of '" << model << "' ("
             << formatNumber(rec.weightBytes) << " B"

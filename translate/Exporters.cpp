@@ -616,6 +616,12 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
             {"dynamic_W", share.T > 0 ? share.d / share.T : 0}};
         if (kindAttr)
           args["kind"] = kindAttr.getValue().str();
+        // The spreads, so that an import carries the uncertainty (not the
+        // shared parameters' correlations: a trace has no place for them).
+        if (share.varT > 0)
+          args["sigma_T_s"] = std::sqrt(share.varT);
+        if (share.varD > 0)
+          args["sigma_d_J"] = std::sqrt(share.varD);
         if (auto dvfs = op->getAttrOfType<OpPointAttr>(
                 EnergyDialect::DvfsAttrHelper::getNameStr()))
           if (std::optional<int64_t> mhz = dvfs.getSmMhz()) {

@@ -535,8 +535,8 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
     // model: it is what the exported schedule evaluated.
     SignatureAttr sig;
     if (!std::isnan(e.dJ))
-      sig = SignatureAttr::get(ctx, usToSeconds(e.dur), e.dJ, 0, 0,
-                               std::nullopt, std::nullopt);
+      sig = SignatureAttr::get(ctx, usToSeconds(e.dur), e.dJ, e.sigmaTS,
+                               e.sigmaDJ, std::nullopt, std::nullopt);
     else if (opts.dynamicPower) {
       sig = SignatureAttr::get(ctx, usToSeconds(e.dur),
                                usToSeconds(*opts.dynamicPower * e.dur), 0, 0,

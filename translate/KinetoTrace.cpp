@@ -97,6 +97,10 @@ struct RawEvent {
   double dJ = NAN;
   size_t dJAt = 0;     ///< offset of args.d_J where present
   bool dJTyped = true; ///< false: args.d_J is there but not a number
+  /// The task's spreads (our exports: args.sigma_T_s, args.sigma_d_J).
+  double sigmaTS = 0, sigmaDJ = 0;
+  size_t spreadAt = 0;  ///< offset of the first bad one
+  bool spreadOk = true; ///< false: one is there but not a spread
   /// A dependency flow's args.dependency, args.lag_s and
   /// args.delay_sigma_s (our exports).
   std::string dependency;
@@ -282,6 +286,19 @@ bool readEvent(JsonScanner &js, RawEvent &e) {
           typed = false;
           return js.skip();
         };
+        if (arg == "sigma_T_s" || arg == "sigma_d_J") {
+          double &v = arg == "sigma_T_s" ? e.sigmaTS : e.sigmaDJ;
+          size_t at = js.offset();
+          bool ok = js.peek() == JsonScanner::Kind::Number;
+          if (ok && !js.number(v))
+            return false;
+          if (!ok || !(v >= 0 && v <= 1e15)) {
+            if (e.spreadOk)
+              e.spreadAt = at;
+            e.spreadOk = false;
+          }
+          return ok ? true : js.skip();
+        }
         if (arg == "lag_s")
           return seconds(e.lagS, e.lagAt, e.lagTyped);
         if (arg == "delay_sigma_s")
@@ -478,6 +495,11 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
                       " a dynamic energy (0 to 1e15 J)";
       exportProblemAt = ev.dJAt;
     }
+    if (exportProblem.empty() && !ev.spreadOk) {
+      exportProblem = where + "'args.sigma_T_s' or 'args.sigma_d_J' is not "
+                              "a spread (a number from 0 to 1e15)";
+      exportProblemAt = ev.spreadAt;
+    }
     r.names.push_back(std::make_unique<std::string>(std::move(ev.name)));
     StringRef name = *r.names.back();
     StringRef taskKind, task;
@@ -494,7 +516,7 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
                                                : GpuEvent::Memset,
                         lcat == "kernel" && name.starts_with("nccl"), ev.stream,
                         relative(ev), ev.dur, name, i, problemAt, ev.dJ,
-                        taskKind, task});
+                        taskKind, task, ev.sigmaTS, ev.sigmaDJ});
     return true;
   };
   bool ok;

@@ -50,13 +50,16 @@ struct GpuEvent {
   /// symbol; owned by KinetoRank::names), which their dependency flows
   /// name (empty where absent or another tool's trace).
   llvm::StringRef task;
+  /// Our own exports' spreads of the task's time and dynamic energy
+  /// (`args.sigma_T_s`, `args.sigma_d_J`; 0 where absent).
+  double sigmaTS = 0, sigmaDJ = 0;
 };
 
 /// A flow event's start or end ('s' or 'f'; steps 't' are skipped), not a
 /// CPU->GPU launch, by its time, place and key.
 struct Flow {
   bool start = false; // 's' vs 'f'
-  double ts = 0;       // us after KinetoRank::usBase
+  double ts = 0;      // us after KinetoRank::usBase
   int64_t pid = -1, tid = -1;
   std::string key; // cat + id
   size_t index = 0;

@@ -150,6 +150,11 @@ LogicalResult collect(ModuleOp module, Data &d, StringRef flag) {
               EnergyDialect::DvfsAttrHelper::getNameStr()))
         if (std::optional<int64_t> mhz = dvfs.getSmMhz())
           b.mhz = *mhz;
+      // A clock switch is where its new clock begins (as run-plan sets it).
+      if (auto k = dyn_cast<TaskOp>(op);
+          k && k.getKind() == "dvfs-switch" && k.getThetaAttr())
+        if (auto to = k.getThetaAttr().getAs<IntegerAttr>("to_mhz"))
+          b.mhz = to.getInt();
       d.makespan = std::max(d.makespan, b.t0 + b.T);
       d.dynamicJ[dev] += share.d;
       d.varJ[dev] += share.varD;

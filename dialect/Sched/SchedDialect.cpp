@@ -772,7 +772,8 @@ LogicalResult ServeOp::verify() {
     return outputs / double(getMaxBatch()) > double(calculus::kMaxServeSteps);
   };
   if (auto reqs = getRequestsAttr()) {
-    if (reqs.empty())
+    // (Routing may deal an endpoint nothing: it then idles.)
+    if (reqs.empty() && !(*this)->hasAttr("energy.route_fraction"))
       return emitOpError("has no requests (`requests = []`): an empty "
                          "workload");
     if (int64_t(reqs.size()) > kMaxRequests)
@@ -808,7 +809,7 @@ LogicalResult ServeOp::verify() {
     if (*getNumRequests() < 0 || *getPromptMin() < 0 ||
         *getPromptMax() < *getPromptMin() || *getOutputMin() < 1 ||
         *getOutputMax() < *getOutputMin())
-      return emitOpError("generator ranges must satisfy 0 <= num_requests, "
+      return emitOpError("generator ranges must satisfy 1 <= num_requests, "
                          "0 <= prompt_min <= prompt_max, 1 <= output_min <= "
                          "output_max");
     if (*getNumRequests() > kMaxRequests ||

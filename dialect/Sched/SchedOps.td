@@ -290,7 +290,8 @@ def Sched_ServeOp : Sched_Op<"serve", [Symbol, HasParent<"ScheduleOp">]> {
     `tp x static_power`; `static_power`, `dynamic_power`, `hbm_bandwidth`
     and `prefill_tokens_per_s` are per GPU (each reads its 1/tp of the
     weights and KV cache and computes its 1/tp of a prefill). `pp` > 1 is
-    taken by `granularity = "run"` only (a run-level model's theta).
+    taken by `granularity = "run"` only (a run-level model's theta; the
+    device then holds `tp x pp` GPUs).
 
     `granularity = "run"` instead emits the whole run as one task of kind
     "inference" (for run-level models such as EnergyLens Eq. 4) whose theta

@@ -55,8 +55,13 @@ std::vector<std::string> svg::tickLabels(const std::vector<double> &t) {
   // scientific where its largest tick is huge or tiny, with as many
   // mantissa digits as the step needs to tell ticks apart.
   bool sci = big >= 1e7 || (big > 0 && big < 1e-4);
-  int decimals = std::max(0, int(std::ceil(-std::log10(step) - 1e-9)));
-  int digits = std::clamp(int(std::ceil(std::log10(big / step) - 1e-9)), 1, 12);
+  // (All ticks 0 -- a zero-width range -- has no step to read.)
+  bool finite = big > 0 && step > 0;
+  int decimals =
+      finite ? std::max(0, int(std::ceil(-std::log10(step) - 1e-9))) : 0;
+  int digits =
+      finite ? std::clamp(int(std::ceil(std::log10(big / step) - 1e-9)), 1, 12)
+             : 1;
   for (double v : t)
     out.push_back(
         sci ? llvm::formatv(("{0:e" + std::to_string(digits) + "}").c_str(), v)

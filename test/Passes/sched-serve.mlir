@@ -104,3 +104,13 @@ sched.schedule @pp2 {
   // expected-error @+1 {{pp = 2: pipeline-parallel serving is not modelled step by step; granularity = "run" takes it}}
   sched.serve @chat {weight_bytes = 1.5e10, kv_bytes_per_token = 131072.0, max_batch = 4, policy = "continuous", requests = [[0.0, 100, 3]], hbm_bandwidth = 3.0e12, prefill_tokens_per_s = 10000.0, iteration_overhead = 0.001, device_kind = "H100-SXM5", static_power = 100.0, pp = 2}
 }
+
+// -----
+
+// Run granularity with pipeline parallelism: the device holds tp x pp = 4
+// GPUs' static power.
+// CHECK-LABEL: sched.schedule @tp2pp2
+// CHECK: sched.device @chat_gpu kind "4xH100-SXM5" static 400 W
+sched.schedule @tp2pp2 {
+  sched.serve @chat {weight_bytes = 1.5e10, kv_bytes_per_token = 131072.0, max_batch = 4, policy = "continuous", requests = [[0.0, 100, 3]], hbm_bandwidth = 3.0e12, prefill_tokens_per_s = 10000.0, iteration_overhead = 0.001, device_kind = "H100-SXM5", static_power = 100.0, tp = 2, pp = 2, granularity = "run"}
+}
