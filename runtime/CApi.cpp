@@ -537,18 +537,45 @@ int writeMetrics(const std::string &path) {
 /// ENERGY_RT_METRICS_ADDRESS (default 127.0.0.1). The scrape takes the
 /// state's lock only when it is free, so that er_shutdown (which holds it
 /// while it stops the server) cannot wait on a scrape that waits on it.
-bool startMetricsServer(std::string &err) {
+/// `worker`: a forked or spawned worker of a measuring process (a
+/// DataLoader's): its parent serves; it does not. "N+LOCAL_RANK" gives each
+/// rank of a node its own port (N plus LOCAL_RANK, else RANK). A port
+/// another process holds is a warning: metrics are opt-in, and the job
+/// runs on without them.
+bool startMetricsServer(bool worker, std::string &err) {
   const char *port = std::getenv("ENERGY_RT_METRICS_PORT");
-  if (!port)
+  if (!port || worker)
     return true;
+  std::string text = port;
+  long offset = 0;
+  if (size_t plus = text.find('+'); plus != std::string::npos) {
+    if (text.substr(plus + 1) != "LOCAL_RANK") {
+      err = "ENERGY_RT_METRICS_PORT='" + text +
+            "' is not a port number (0-65535) or N+LOCAL_RANK";
+      return false;
+    }
+    text.resize(plus);
+    for (const char *var : {"LOCAL_RANK", "RANK"})
+      if (const char *v = std::getenv(var)) {
+        char *e = nullptr;
+        offset = std::strtol(v, &e, 10);
+        if (e == v || *e || offset < 0 || offset > 65535)
+          offset = 0;
+        break;
+      }
+  }
   char *end = nullptr;
-  long p = std::strtol(port, &end, 10);
-  if (end == port || *end || p < 0 || p > 65535) {
+  long p = std::strtol(text.c_str(), &end, 10);
+  if (end == text.c_str() || *end || !std::isdigit((unsigned char)text[0]) ||
+      p < 0 || p > 65535 || (p > 0 && p + offset > 65535)) {
     err = std::string("ENERGY_RT_METRICS_PORT='") + port +
-          "' is not a port number (0-65535)";
+          "' is not a port number (0-65535) or N+LOCAL_RANK";
     return false;
   }
+  if (p > 0)
+    p += offset;
   const char *addr = std::getenv("ENERGY_RT_METRICS_ADDRESS");
+  std::string bindErr;
   if (!state.metricsServer.start(
           addr && *addr ? addr : "127.0.0.1", int(p),
           [] {
@@ -562,8 +589,14 @@ bool startMetricsServer(std::string &err) {
             std::string why, text = metricsText(why);
             return why.empty() ? text : "# energy_rt: " + why + "\n";
           },
-          err))
-    return false;
+          bindErr)) {
+    std::fprintf(stderr,
+                 "energy_rt: warning: metrics not served: %s (several ranks "
+                 "on one node: ENERGY_RT_METRICS_PORT=%ld+LOCAL_RANK; any "
+                 "free port: 0)\n",
+                 bindErr.c_str(), p);
+    return true;
+  }
   std::fprintf(stderr, "energy_rt: metrics on http://%s:%d/metrics\n",
                addr && *addr ? addr : "127.0.0.1", state.metricsServer.port());
   return true;
@@ -768,6 +801,11 @@ int er_init(const char *device) {
   state.tickets.clear();
   state.pendingTickets.clear();
   state.resolvedUpTo = -1e300;
+  // A worker of a measuring process: forked from it, or spawned with its
+  // pid in the environment (the Python package's marker).
+  bool worker = state.forked;
+  if (const char *pid = std::getenv("ENERGY_RT_MEASURING_PID"))
+    worker = worker || std::to_string(getpid()) != pid;
   state.forked = false;
   state.guard.reset(); // a re-init restores the previous device first
   // Devices a process now gone left changed (SIGKILL, power loss): their
@@ -953,8 +991,25 @@ int er_init(const char *device) {
       });
     });
   }
-  if (std::string why; !startMetricsServer(why))
+  if (std::string why; !startMetricsServer(worker, why))
     return fail(why);
+  // The metrics textfile's last write at exit, so that it holds the whole
+  // job (er_step writes it at most every ENERGY_RT_METRICS_INTERVAL).
+  if (const char *m = std::getenv("ENERGY_RT_METRICS_FILE"); m && *m) {
+    static std::once_flag metricsAtExit;
+    std::call_once(metricsAtExit, [] {
+      std::atexit([] {
+        std::lock_guard<std::mutex> lock(state.mu);
+        const char *path = std::getenv("ENERGY_RT_METRICS_FILE");
+        if (!state.dev || state.forked || !path || !*path)
+          return;
+        if (writeMetrics(path) != 0)
+          std::fprintf(stderr,
+                       "energy_rt: ENERGY_RT_METRICS_FILE at exit: %s\n",
+                       er_last_error());
+      });
+    });
+  }
   return 0;
 }
 

@@ -19,7 +19,7 @@ config.excludes = ["Unit", "Inputs", "CMakeLists.txt", "lit.cfg.py",
                    "plan_reevaluates.py", "composite_check.py",
                    "demo_plan_check.py", "make_big_db.py",
                    "perfetto_check.py", "profile_job.py", "profile_check.py",
-                   "metrics_check.py", "metrics_job.py", "metrics_http.py", "browser_check.py",
+                   "metrics_check.py", "metrics_job.py", "metrics_http.py", "metrics_ports.py", "browser_check.py",
                    "report_check.py", "signals_table.py"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
