@@ -6,6 +6,7 @@
 #include "dialect/Energy/EnergyTree.h"
 #include "passes/Passes.h"
 #include "runtime/AtomicFile.h"
+#include "runtime/db/SignatureDb.h"
 #include "runtime/formats/Composites.h"
 
 #include "mlir/IR/Builders.h"
@@ -14,6 +15,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 
 namespace energy {
 #define GEN_PASS_DEF_ENERGYCHECKDEVIATION
@@ -190,6 +192,26 @@ struct EnergyCheckDeviationPass
         }
         const formats::CompositeMeasurement &m = it->second;
         ++checked;
+        // Measured on another GPU model than the op's devices: said (a
+        // prediction for one GPU tested against another's energy).
+        if (std::string have = rt::gpuModelOf(m.device); !have.empty()) {
+          std::set<std::string> want;
+          auto note = [&](ElementOp el) {
+            if (auto dev = SymbolTable::lookupNearestSymbolFrom<DeviceOp>(
+                    el, el.getDeviceAttr()))
+              if (std::string g = rt::gpuModelOf(dev.getKind().str());
+                  !g.empty())
+                want.insert(g);
+          };
+          if (auto el = dyn_cast<ElementOp>(op))
+            note(el);
+          else
+            op->walk([&](ElementOp el) { note(el); });
+          if (want.size() == 1 && *want.begin() != have)
+            op->emitWarning("energy-check-deviation: @")
+                << name.getValue() << " was measured on '" << m.device << "' ("
+                << have << "), its devices are " << *want.begin();
+        }
         // A measured mean estimates the expected energy, s E[T] + d: where
         // parallel parts' times vary, E[T] (Clark's E[max], or a lowered
         // schedule's sampled makespan) exceeds the point makespan.

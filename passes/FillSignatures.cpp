@@ -702,9 +702,12 @@ struct EnergyFillSignaturesPass
         el->setAttr(EnergyDialect::WarmAttrHelper::getNameStr(),
                     sigOf(w->second));
       if (auto dev = symbols.lookupNearestSymbolFrom<energy::DeviceOp>(
-              el, el.getDeviceAttr()))
+              el, el.getDeviceAttr())) {
         checkStatic(el, dev.getStaticPower().convertToDouble(),
                     it->second.front(), key.getValue());
+        if (kindChecked.insert(dev.getOperation()).second)
+          warnOnDeviceKind(dev.getLoc(), dev.getKind(), dbDevice);
+      }
     });
     // A DB nothing names fills nothing (a serving workload's steps carry no
     // keys: a model file prices them).

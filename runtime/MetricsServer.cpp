@@ -102,11 +102,18 @@ void MetricsServer::serve() {
     std::string line = req.substr(0, req.find("\r\n"));
     std::string status, body, type = "text/plain; charset=utf-8";
     // A scrape config's `params` arrive as a query string: still /metrics.
-    if (line.rfind("GET /metrics ", 0) == 0 || line == "GET /metrics" ||
-        line.rfind("GET /metrics?", 0) == 0) {
+    bool head = line.rfind("HEAD ", 0) == 0;
+    std::string path = line.substr(line.find(' ') + 1);
+    if ((head || line.rfind("GET ", 0) == 0) &&
+        (path.rfind("/metrics ", 0) == 0 || path == "/metrics" ||
+         path.rfind("/metrics?", 0) == 0)) {
       status = "200 OK";
       body = render();
       type = "text/plain; version=0.0.4; charset=utf-8";
+      if (body.rfind("# energy_rt: ", 0) == 0) {
+        status = "503 Service Unavailable";
+        type = "text/plain; charset=utf-8";
+      }
     } else if (req.size() >= 8192) {
       status = "431 Request Header Fields Too Large";
       body = "request too large\n";
@@ -116,7 +123,7 @@ void MetricsServer::serve() {
     }
     sendAll(c, "HTTP/1.0 " + status + "\r\nContent-Type: " + type +
                    "\r\nContent-Length: " + std::to_string(body.size()) +
-                   "\r\nConnection: close\r\n\r\n" + body);
+                   "\r\nConnection: close\r\n\r\n" + (head ? "" : body));
     close(c);
   }
 }

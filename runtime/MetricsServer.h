@@ -26,6 +26,9 @@ class MetricsServer {
 public:
   ~MetricsServer() { stop(); }
   /// Binds `address:port` (port 0: any free one) and starts serving `body`.
+  /// A body that begins "# energy_rt: " says why there are no metrics now
+  /// (busy, shut down): served as 503, so that a scraper does not read an
+  /// empty exposition as every series gone.
   bool start(const std::string &address, int port,
              std::function<std::string()> body, std::string &err);
   /// Stops the thread and closes the socket (idempotent).

@@ -87,6 +87,17 @@ bool parseCompositeMeasurements(
                    "petajoule)");
       meas = {*e, *s * *s};
     }
+    if (const llvm::json::Value *n = m->get("runs")) {
+      std::optional<int64_t> runs = n->getAsInteger();
+      if (!runs || *runs < 1)
+        return bad("runs must be a whole number of runs, at least 1");
+    }
+    if (const llvm::json::Value *d = m->get("device")) {
+      std::optional<llvm::StringRef> dev = d->getAsString();
+      if (!dev)
+        return bad("device must be a string (the device measured on)");
+      meas.device = dev->str();
+    }
     out[key] = meas;
   }
   return true;

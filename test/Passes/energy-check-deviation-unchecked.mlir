@@ -6,6 +6,15 @@
 // RUN: echo 'energy.seq @root { energy.element @a on @g sig <T = 10 ms, d = 2 J> }' >> %t.mlir
 // RUN: energy-opt %t.mlir --energy-check-deviation -o /dev/null 2>&1 | FileCheck %s --check-prefix=NONE
 // NONE: {{.*}}.mlir:1:1: warning: energy-check-deviation: nothing was checked: no measured= file, and no energy.composite holds one part to compare with
+//
+// A measurement made on another GPU model than the element's device is
+// said (it was tested silently); runs must be at least one.
+// RUN: echo '{"a": {"E_J": 2.5, "sigma_E_J": 0.01, "runs": 3, "device": "sim:H100-SXM5 (simulated)"}}' > %t.h100.json
+// RUN: energy-opt %t.mlir --energy-check-deviation="measured=%t.h100.json" -o /dev/null 2>&1 | FileCheck %s --check-prefix=OTHERGPU
+// OTHERGPU: warning: energy-check-deviation: @a was measured on 'sim:H100-SXM5 (simulated)' (H100), its devices are A100
+// RUN: echo '{"a": {"E_J": 2.5, "sigma_E_J": 0.01, "runs": 0}}' > %t.runs0.json
+// RUN: not energy-opt %t.mlir --energy-check-deviation="measured=%t.runs0.json" -o /dev/null 2>&1 | FileCheck %s --check-prefix=RUNS0
+// RUNS0: runs0.json:1:{{[0-9]+}}: 'a': runs must be a whole number of runs, at least 1
 
 energy.device @g kind "A100" static 50 W
 // expected-warning @+1 {{energy-check-deviation: @layer holds 2 parts, not one composition: not checked against its parts (Eq. 24); wrap them in one energy.seq, energy.par or energy.multi}}
@@ -42,3 +51,4 @@ energy.seq @root {
     energy.element @c on @g sig <T = 10 ms, d = 2 J>
   }
 }
+

@@ -40,3 +40,9 @@ sched.schedule @s {
 // A model prices expanded tasks; a pipeline that names DB keys needs db=.
 // RUN: not energy-opt --mlir-print-local-scope %s --energy-fill-signatures=model=%energy_src/examples/serve/flop-byte-h100.json 2>&1 | FileCheck %s --check-prefix=MODEL
 // MODEL: error: 'sched.pipeline' op names signature-DB keys (forward_db, backward_db): fill it with db=PATH
+
+// An energy.element's device is checked alike (only tasks and pipelines
+// were): an A100 device filled from an H100 DB.
+// RUN: printf 'energy.device @gpu kind "A100-SXM4" static 60 W\nenergy.element @f on @gpu {energy.db = "f0"}\n' > %t/el.mlir
+// RUN: energy-opt %t/el.mlir --energy-fill-signatures=db=%t/h100.json -o /dev/null 2>&1 | FileCheck %s --check-prefix=ELKIND
+// ELKIND: warning: device kind 'A100-SXM4' is GPU model A100, but the signature DB was measured on 'sim:H100-SXM5 (simulated)' (H100)

@@ -54,6 +54,10 @@ try:
     raise SystemExit("expected a 404")
 except urllib.error.HTTPError as e:
     assert e.code == 404, e.code
+# HEAD: the headers alone (a health check).
+with urllib.request.urlopen(urllib.request.Request(url, method="HEAD"),
+                            timeout=10) as r:
+    assert r.status == 200 and r.read() == b"", r.status
 energy_rt._lib.er_shutdown()
 try:
     urllib.request.urlopen(url, timeout=2)
@@ -61,4 +65,4 @@ try:
 except (urllib.error.URLError, ConnectionError):
     pass
 print(f"scraped twice: runs {a[key]:.0f} -> {b[key]:.0f}, energy "
-      f"{a[ek]:.4g} J -> {b[ek]:.4g} J; 404 elsewhere; closed at shutdown")
+      f"{a[ek]:.4g} J -> {b[ek]:.4g} J; HEAD; 404 elsewhere; closed at shutdown")
