@@ -201,6 +201,9 @@ struct State {
   /// Regions said to have taken no time on a virtual-time simulated device
   /// (writeShard warns once per region).
   std::set<std::string> warnedFree;
+  /// Regions (and clocks) whose runs drew less than static power x time
+  /// (writeShard warns once each).
+  std::set<std::pair<std::string, int>> warnedBelowStatic;
   /// ENERGY_RT_METRICS_PORT: Prometheus scrapes over HTTP (opt-in). Last
   /// member: destroyed first, its thread stopped before the rest goes.
   MetricsServer metricsServer;
@@ -633,6 +636,19 @@ bool writeShard(const std::string &path, std::string &err) {
       m.s = state.staticPower;
       m.T = meanT;
       m.d = std::max(0.0, meanE - state.staticPower * meanT);
+      // A region whose runs drew less than the static power measured at
+      // er_init (an idle wait on a GPU that idles lower since): its
+      // dynamic energy is kept at 0, said once per region and clock.
+      if (meanE < state.staticPower * meanT * (1 - 1e-9) &&
+          state.warnedBelowStatic.insert({name, it->first}).second)
+        std::fprintf(stderr,
+                     "energy_rt: warning: region '%s' at %d MHz drew %.6g J "
+                     "per run, below the static power measured at er_init x "
+                     "its time (%.6g W x %.6g s = %.6g J): its dynamic "
+                     "energy is kept at 0, %.3g J above the runs\n",
+                     name.c_str(), it->first, meanE, state.staticPower, meanT,
+                     state.staticPower * meanT,
+                     state.staticPower * meanT - meanE);
       m.varT =
           n > 1 ? std::max(0.0, (st.sumT2 - n * meanT * meanT) / (n - 1)) : 0;
       double varE =
