@@ -8,7 +8,7 @@ CC     := clang-22
 CXX    := clang++-22
 PKGS   := libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22 \
           cmake ninja-build libgtest-dev libbenchmark-dev python3 zlib1g-dev \
-          libeigen3-dev chromium python3-torch glpk-utils
+          libeigen3-dev chromium python3-torch glpk-utils pkgconf
 
 .PHONY: all deps configure build demo demo-perseus test fuzz sanitize sanitize-suite install bench docs clean
 

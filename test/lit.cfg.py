@@ -13,7 +13,7 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.energy_obj_root, "test")
 config.excludes = ["Unit", "Inputs", "CMakeLists.txt", "lit.cfg.py",
                    "lit.site.cfg.py", "kineto_counts.py", "fuzz_inputs.py",
-                   "make_runs.py", "FakeNvml", "run_doc_commands.py",
+                   "make_runs.py", "make_flop_byte_steps.py", "FakeNvml", "run_doc_commands.py",
                    "test_energy_rt.py", "test_energy_rt_torch.py",
                    "frontier_within.py",
                    "plan_reevaluates.py", "composite_check.py",

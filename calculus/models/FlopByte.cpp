@@ -1,8 +1,10 @@
 //===- FlopByte.cpp - FLOP and byte accounting for LLM inference ----------===//
 
 #include "calculus/models/FlopByte.h"
+#include "calculus/models/LinearFit.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace energy {
 namespace calculus {
@@ -51,6 +53,36 @@ FlopByteOption atClock(const FlopByteModel &m, const FlopByteClocks &c,
   o.flopScale = scale * scale;
   o.d = m.joulesPerFlop * scale * scale * e.flops + m.joulesPerByte * e.bytes;
   return o;
+}
+
+bool fitFlopByte(const FlopByteModel &structure,
+                 const std::vector<FlopByteRow> &rows, FlopByteFit &out,
+                 std::string &err) {
+  std::vector<std::vector<double>> X;
+  std::vector<double> y;
+  for (const FlopByteRow &r : rows) {
+    FlopByteEnergy e = r.decode ? decodeEnergy(structure, r.a, r.b)
+                                : prefillEnergy(structure, r.a, r.b);
+    X.push_back({e.flops, e.bytes});
+    y.push_back(r.d);
+  }
+  LinearFit fit;
+  if (!fitLinear(X, y, fit, err)) {
+    err = "flop-byte fit: " + err;
+    return false;
+  }
+  out = FlopByteFit();
+  out.joulesPerFlop = fit.coef[0];
+  out.joulesPerByte = fit.coef[1];
+  for (size_t i = 0; i < 4; ++i)
+    out.cov[i] = fit.cov[i];
+  // Symmetric exactly (the sandwich's products round apart in the last
+  // digit; a model file's covariance must be symmetric).
+  out.cov[1] = out.cov[2] = 0.5 * (fit.cov[1] + fit.cov[2]);
+  out.rows = fit.rows;
+  out.relSigma =
+      fit.rows > 2 ? std::sqrt(fit.relativeRss / double(fit.rows - 2)) : 0.0;
+  return true;
 }
 
 } // namespace calculus

@@ -23,6 +23,7 @@
 #define CALCULUS_MODELS_FLOPBYTE_H
 
 #include <array>
+#include <string>
 #include <vector>
 
 namespace energy {
@@ -76,6 +77,37 @@ FlopByteEnergy prefillEnergy(const FlopByteModel &m, double tokens,
 /// One decode iteration: `batch` outputs with `historySum` attended records.
 FlopByteEnergy decodeEnergy(const FlopByteModel &m, double batch,
                             double historySum);
+
+/// A measured step for calibrating the accounting: a prefill (`a` prompt
+/// tokens whose squares sum to `b`) or a decode iteration (`a` outputs
+/// attending `b` records in all), and its dynamic energy `d` (J).
+struct FlopByteRow {
+  bool decode = false;
+  double a = 0, b = 0, d = 0;
+  std::string cell; ///< configuration cell (hold-out)
+};
+
+/// The two coefficients fitted to measured steps.
+struct FlopByteFit {
+  double joulesPerFlop = 0, joulesPerByte = 0;
+  /// HC3 covariance of (joules_per_flop, joules_per_byte), row-major.
+  std::array<double, 4> cov{};
+  /// sqrt(sum of squared relative residuals / (n - 2)): a step's own
+  /// relative deviation (the model file's relative_sigma).
+  double relSigma = 0;
+  size_t rows = 0;
+};
+
+/// d = joules_per_flop x FLOPs + joules_per_byte x bytes is linear in the
+/// two coefficients with no intercept: OLS through the origin on each
+/// step's counts under `structure` (its P, a, M_w, K_kv and memory factor;
+/// its coefficients are not read), with HC3 covariance (calculus/models/
+/// LinearFit.h). Fails with `err` on fewer than three rows or a design
+/// that cannot tell the two apart (every step the same FLOP-to-byte
+/// ratio).
+bool fitFlopByte(const FlopByteModel &structure,
+                 const std::vector<FlopByteRow> &rows, FlopByteFit &out,
+                 std::string &err);
 
 } // namespace calculus
 } // namespace energy

@@ -32,6 +32,7 @@
 
 #include "calculus/Signature.h"
 #include "calculus/models/EnergyLens.h"
+#include "calculus/models/FlopByte.h"
 #include "calculus/models/TokenLaw.h"
 #include "runtime/AtomicFile.h"
 #include "runtime/Characterize.h"
@@ -151,14 +152,22 @@ static cl::opt<std::string> deviceName(
     "device", cl::desc("sim:a100|sim:a40|sim:h100|sim:h200 or cuda:<index>"),
     cl::sub(characterizeSub), cl::sub(probeSub), cl::sub(measureCompositeSub),
     cl::sub(runPlanSub), cl::sub(profileSub), cl::cat(category));
-static cl::opt<std::string> modelName("model",
-                                      cl::desc("fit: token-law|energylens"),
-                                      cl::sub(fitSub), cl::cat(category));
+static cl::opt<std::string>
+    modelName("model", cl::desc("fit: token-law|energylens|flop-byte"),
+              cl::sub(fitSub), cl::cat(category));
 static cl::opt<std::string>
     dataFile("data",
              cl::desc("fit: CSV (token-law: q_w,q_kv,tau,e,cell; energylens: "
-                      "input_tokens,max_tokens,batch,tp,pp,e,cell)"),
+                      "input_tokens,max_tokens,batch,tp,pp,e,cell; "
+                      "flop-byte: tokens,token_squares,batch,history,d,cell)"),
              cl::sub(fitSub), cl::cat(category));
+static cl::opt<std::string>
+    baseModel("base",
+              cl::desc("fit --model flop-byte: the model file whose "
+                       "structure (parameters, attention_flops_per_pair, "
+                       "weight_bytes, kv_bytes_per_token, memory_factor, "
+                       "clocks) the steps ran; its coefficients are refitted"),
+              cl::sub(fitSub), cl::cat(category));
 static cl::opt<std::string> kernelsFile("kernels",
                                         cl::desc("JSON list of kernels"),
                                         cl::sub(characterizeSub),
@@ -694,16 +703,115 @@ static int fitEnergyLensCmd() {
   return writeJson(energy::formats::energyLensModelJson(m));
 }
 
+/// `fit --model flop-byte --base FILE`: joules_per_flop and joules_per_byte
+/// by OLS through the origin on measured prefill and decode steps (their
+/// dynamic energy), HC3 covariance; the base file's structure is kept.
+static int fitFlopByteCmd() {
+  using namespace energy::calculus;
+  if (baseModel.empty())
+    return fail("fit --model flop-byte needs --base MODEL.json: the model's "
+                "structure (parameters, attention_flops_per_pair, "
+                "weight_bytes, kv_bytes_per_token, memory_factor), which "
+                "turns each step into FLOPs and bytes");
+  auto buf = MemoryBuffer::getFile(baseModel);
+  if (!buf)
+    return fail(baseModel + ": cannot read: " + buf.getError().message());
+  energy::formats::ModelFile mf;
+  std::string err;
+  if (!energy::formats::parseModelFile((*buf)->getBuffer(), baseModel, mf, err))
+    return fail(err);
+  if (mf.kind != "flop-byte")
+    return fail(baseModel + ": a '" + mf.kind +
+                "' model; --base takes a flop-byte one");
+  std::vector<CsvRow> rows;
+  if (!readFitCsv({{"tokens", 0, false},
+                   {"token_squares", 0, false},
+                   {"batch", 0, false},
+                   {"history", 0, false},
+                   {"d", 0, true}},
+                  rows))
+    return 1;
+  // A row is a prefill (tokens, token_squares; batch = history = 0) or a
+  // decode iteration (batch, history; tokens = token_squares = 0).
+  std::vector<FlopByteRow> all;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const CsvRow &r = rows[i];
+    bool prefill = r.x[0] > 0, decode = r.x[2] > 0;
+    if (prefill == decode || (prefill && (r.x[2] || r.x[3])) ||
+        (decode && (r.x[0] || r.x[1])))
+      return fail(dataFile + ": row " + Twine(i + 1) + " (cell '" + r.cell +
+                  "'): a step is a prefill (tokens > 0, batch = history = "
+                  "0) or a decode iteration (batch > 0, tokens = "
+                  "token_squares = 0)");
+    all.push_back({decode, decode ? r.x[2] : r.x[0], decode ? r.x[3] : r.x[1],
+                   r.x[4], r.cell});
+  }
+  size_t numCells;
+  std::set<std::string> holdout = holdoutCells(rows, numCells);
+  std::vector<FlopByteRow> train;
+  for (const FlopByteRow &r : all)
+    if (!holdout.count(r.cell))
+      train.push_back(r);
+  FlopByteFit f;
+  if (!fitFlopByte(mf.fb, train, f, err))
+    return fail(dataFile + ": " + err);
+  outs() << "flop-byte fit on " << train.size() << " steps ("
+         << numCells - holdout.size() << " cells), HC3 standard errors:\n"
+         << formatv("  joules_per_flop {0,12:e4}  +- {1:e2}\n", f.joulesPerFlop,
+                    std::sqrt(std::max(0.0, f.cov[0])))
+         << formatv("  joules_per_byte {0,12:e4}  +- {1:e2}\n", f.joulesPerByte,
+                    std::sqrt(std::max(0.0, f.cov[3])))
+         << formatv("  relative_sigma  {0,12:e4}  (a step's own deviation)\n",
+                    f.relSigma);
+  energy::calculus::FlopByteModel fitted = mf.fb;
+  fitted.joulesPerFlop = f.joulesPerFlop;
+  fitted.joulesPerByte = f.joulesPerByte;
+  reportHoldout(
+      rows, holdout,
+      [&](const CsvRow &r) {
+        bool decode = r.x[2] > 0;
+        FlopByteEnergy e = decode ? decodeEnergy(fitted, r.x[2], r.x[3])
+                                  : prefillEnergy(fitted, r.x[0], r.x[1]);
+        return e.total();
+      },
+      4);
+  // Physical signs: energy per FLOP and per byte are positive; a fit
+  // at or below 0 says the steps do not pin it down.
+  for (auto [name, v] :
+       {std::pair<const char *, double>{"joules_per_flop", f.joulesPerFlop},
+        {"joules_per_byte", f.joulesPerByte}})
+    if (!std::isfinite(v) || v <= 0)
+      return fail(dataFile + ": " + name + " fitted " +
+                  formatv("{0:e3}", v).str() +
+                  ": not an energy per unit; the steps do not determine it "
+                  "(vary the tokens, batch and history)");
+  // The base file with its coefficients replaced: structure and clocks
+  // as given.
+  Expected<json::Value> doc = json::parse((*buf)->getBuffer());
+  if (!doc)
+    return fail(baseModel + ": " + toString(doc.takeError()));
+  json::Object out = std::move(*doc->getAsObject());
+  out["joules_per_flop"] = f.joulesPerFlop;
+  out["joules_per_byte"] = f.joulesPerByte;
+  out["relative_sigma"] = f.relSigma;
+  out["coefficient_covariance"] =
+      json::Array{f.cov[0], f.cov[1], f.cov[2], f.cov[3]};
+  return writeJson(std::move(out));
+}
+
 static int fit() {
   if (dataFile.empty())
     return fail("fit needs --data CSV (token-law: q_w,q_kv,tau,e,cell; "
-                "energylens: input_tokens,max_tokens,batch,tp,pp,e,cell)");
+                "energylens: input_tokens,max_tokens,batch,tp,pp,e,cell; "
+                "flop-byte: tokens,token_squares,batch,history,d,cell)");
   if (modelName == "token-law")
     return fitTokenLawCmd();
   if (modelName == "energylens")
     return fitEnergyLensCmd();
+  if (modelName == "flop-byte")
+    return fitFlopByteCmd();
   return fail("unknown --model '" + modelName +
-              "'; expected token-law or energylens");
+              "'; expected token-law, energylens or flop-byte");
 }
 
 /// The clocks of a profile DB every region ran at as many times as at the
