@@ -305,5 +305,15 @@ llvm::json::Object energyLensModelJson(const calculus::EnergyLens &m) {
   return o;
 }
 
+llvm::json::Object flopByteFitModelJson(llvm::json::Object base,
+                                        const calculus::FlopByteFit &fit) {
+  base["joules_per_flop"] = fit.joulesPerFlop;
+  base["joules_per_byte"] = fit.joulesPerByte;
+  base["relative_sigma"] = fit.relSigma;
+  base["coefficient_covariance"] =
+      llvm::json::Array{fit.cov[0], fit.cov[1], fit.cov[2], fit.cov[3]};
+  return base;
+}
+
 } // namespace formats
 } // namespace energy

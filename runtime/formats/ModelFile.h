@@ -55,6 +55,12 @@ bool parseModelFile(llvm::StringRef text, const std::string &path,
 llvm::json::Object tokenLawModelJson(const calculus::TokenLaw &law);
 /// An EnergyLens fit as `energy-prof fit --model energylens` writes it.
 llvm::json::Object energyLensModelJson(const calculus::EnergyLens &lens);
+/// A FLOP/byte fit as `energy-prof fit --model flop-byte` writes it: the
+/// base file's object (`base`, a parsed flop-byte model file: structure
+/// and clocks kept) with the fitted coefficients, their covariance and the
+/// relative residual.
+llvm::json::Object flopByteFitModelJson(llvm::json::Object base,
+                                        const calculus::FlopByteFit &fit);
 
 } // namespace formats
 } // namespace energy

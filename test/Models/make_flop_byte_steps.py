@@ -5,11 +5,19 @@ docs/MODELS.md written out here on its own: prefill of n_i tokens: FLOPs =
 attending L records: FLOPs = 2 P B + a L, bytes = f (M_w + K (B + L));
 d = J_flop FLOPs + J_byte bytes, times (1 + noise) with noise ~ N(0, sd).
 
-usage: make_flop_byte_steps.py SD SEED > steps.csv"""
+usage: make_flop_byte_steps.py SD SEED [MODEL.json] > steps.csv
+(MODEL.json: a flop-byte model file whose structure -- P, a, M_w, K, f --
+the steps run; its coefficients are not read.)"""
+import json
 import random
 import sys
 
 P, A, MW, K, F = 7e9, 524288, 1.5e10, 131072, 1.0
+if len(sys.argv) > 3:
+    m = json.load(open(sys.argv[3]))
+    P, A, MW, K, F = (m["parameters"], m["attention_flops_per_pair"],
+                      m["weight_bytes"], m["kv_bytes_per_token"],
+                      m["memory_factor"])
 J_FLOP, J_BYTE = 0.5e-12, 8e-12
 sd, seed = float(sys.argv[1]), int(sys.argv[2])
 rng = random.Random(seed)

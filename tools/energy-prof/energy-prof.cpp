@@ -790,13 +790,8 @@ static int fitFlopByteCmd() {
   Expected<json::Value> doc = json::parse((*buf)->getBuffer());
   if (!doc)
     return fail(baseModel + ": " + toString(doc.takeError()));
-  json::Object out = std::move(*doc->getAsObject());
-  out["joules_per_flop"] = f.joulesPerFlop;
-  out["joules_per_byte"] = f.joulesPerByte;
-  out["relative_sigma"] = f.relSigma;
-  out["coefficient_covariance"] =
-      json::Array{f.cov[0], f.cov[1], f.cov[2], f.cov[3]};
-  return writeJson(std::move(out));
+  return writeJson(
+      energy::formats::flopByteFitModelJson(std::move(*doc->getAsObject()), f));
 }
 
 static int fit() {
