@@ -201,6 +201,9 @@ struct State {
   /// Regions said to have taken no time on a virtual-time simulated device
   /// (writeShard warns once per region).
   std::set<std::string> warnedFree;
+  /// A worker of a measuring process (er_init): it neither serves metrics
+  /// nor writes the rank's textfile.
+  bool worker = false;
   /// Regions (and clocks) whose runs drew less than static power x time
   /// (writeShard warns once each).
   std::set<std::pair<std::string, int>> warnedBelowStatic;
@@ -542,45 +545,56 @@ int writeMetrics(const std::string &path) {
 /// while it stops the server) cannot wait on a scrape that waits on it.
 /// `worker`: a forked or spawned worker of a measuring process (a
 /// DataLoader's): its parent serves; it does not. "N+LOCAL_RANK" gives each
-/// rank of a node its own port (N plus LOCAL_RANK, else RANK). A port
-/// another process holds is a warning: metrics are opt-in, and the job
-/// runs on without them.
+/// rank of a node its own port (N plus the node-local rank: LOCAL_RANK,
+/// SLURM_LOCALID or OMPI_COMM_WORLD_LOCAL_RANK, the first that is set and a
+/// number). A port another process holds, or one past 65535 after the
+/// rank's offset, is a warning: metrics are opt-in, and the job runs on
+/// without them; a port or address that is not one is an error.
 bool startMetricsServer(bool worker, std::string &err) {
   const char *port = std::getenv("ENERGY_RT_METRICS_PORT");
   if (!port || worker)
     return true;
   std::string text = port;
+  auto bad = [&] {
+    err = "ENERGY_RT_METRICS_PORT='" + std::string(port) +
+          "' is not a port number (0-65535) or N+LOCAL_RANK";
+    return false;
+  };
   long offset = 0;
+  bool perRank = false;
   if (size_t plus = text.find('+'); plus != std::string::npos) {
-    if (text.substr(plus + 1) != "LOCAL_RANK") {
-      err = "ENERGY_RT_METRICS_PORT='" + text +
-            "' is not a port number (0-65535) or N+LOCAL_RANK";
-      return false;
-    }
+    if (text.substr(plus + 1) != "LOCAL_RANK")
+      return bad();
+    perRank = true;
     text.resize(plus);
-    for (const char *var : {"LOCAL_RANK", "RANK"})
+    for (const char *var :
+         {"LOCAL_RANK", "SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK"})
       if (const char *v = std::getenv(var)) {
         char *e = nullptr;
-        offset = std::strtol(v, &e, 10);
-        if (e == v || *e || offset < 0 || offset > 65535)
-          offset = 0;
-        break;
+        long r = std::strtol(v, &e, 10);
+        if (e != v && !*e && r >= 0 && r <= 65535) {
+          offset = r;
+          break;
+        }
       }
   }
   char *end = nullptr;
   long p = std::strtol(text.c_str(), &end, 10);
   if (end == text.c_str() || *end || !std::isdigit((unsigned char)text[0]) ||
-      p < 0 || p > 65535 || (p > 0 && p + offset > 65535)) {
-    err = std::string("ENERGY_RT_METRICS_PORT='") + port +
-          "' is not a port number (0-65535) or N+LOCAL_RANK";
-    return false;
-  }
-  if (p > 0)
-    p += offset;
+      p < 0 || p > 65535 || (perRank && p == 0))
+    return bad();
   const char *addr = std::getenv("ENERGY_RT_METRICS_ADDRESS");
+  std::string address = addr && *addr ? addr : "127.0.0.1";
+  if (p + offset > 65535) {
+    std::fprintf(stderr,
+                 "energy_rt: warning: metrics not served: port %ld + local "
+                 "rank %ld is past 65535 (ENERGY_RT_METRICS_PORT='%s')\n",
+                 p, offset, port);
+    return true;
+  }
   std::string bindErr;
   if (!state.metricsServer.start(
-          addr && *addr ? addr : "127.0.0.1", int(p),
+          address, int(p + offset),
           [] {
             std::unique_lock<std::mutex> lock(state.mu, std::try_to_lock);
             for (int i = 0; !lock.owns_lock() && i < 2000; ++i) {
@@ -593,6 +607,10 @@ bool startMetricsServer(bool worker, std::string &err) {
             return why.empty() ? text : "# energy_rt: " + why + "\n";
           },
           bindErr)) {
+    if (!state.metricsServer.portInUse()) {
+      err = bindErr;
+      return false;
+    }
     std::fprintf(stderr,
                  "energy_rt: warning: metrics not served: %s (several ranks "
                  "on one node: ENERGY_RT_METRICS_PORT=%ld+LOCAL_RANK; any "
@@ -601,8 +619,20 @@ bool startMetricsServer(bool worker, std::string &err) {
     return true;
   }
   std::fprintf(stderr, "energy_rt: metrics on http://%s:%d/metrics\n",
-               addr && *addr ? addr : "127.0.0.1", state.metricsServer.port());
+               address.c_str(), state.metricsServer.port());
   return true;
+}
+
+/// The metrics textfile's write at exit or er_shutdown
+/// (ENERGY_RT_METRICS_FILE; caller holds state.mu): not a worker's, whose
+/// regions are not the rank's.
+void writeMetricsFileNow(const char *when) {
+  const char *path = std::getenv("ENERGY_RT_METRICS_FILE");
+  if (!state.dev || state.forked || state.worker || !path || !*path)
+    return;
+  if (writeMetrics(path) != 0)
+    std::fprintf(stderr, "energy_rt: ENERGY_RT_METRICS_FILE %s: %s\n", when,
+                 er_last_error());
 }
 
 /// This thread's open region `name`, or null with the error set (call with
@@ -817,11 +847,14 @@ int er_init(const char *device) {
   state.tickets.clear();
   state.pendingTickets.clear();
   state.resolvedUpTo = -1e300;
-  // A worker of a measuring process: forked from it, or spawned with its
-  // pid in the environment (the Python package's marker).
+  // A worker of a measuring process: forked from it, or spawned as its
+  // multiprocessing worker (the Python package sets ENERGY_RT_WORKER=1 for
+  // this call only). A job the process launches is not one.
   bool worker = state.forked;
-  if (const char *pid = std::getenv("ENERGY_RT_MEASURING_PID"))
-    worker = worker || std::to_string(getpid()) != pid;
+  if (const char *w = std::getenv("ENERGY_RT_WORKER"))
+    worker = worker || std::string(w) == "1";
+  state.worker = worker;
+  state.warnedBelowStatic.clear();
   state.forked = false;
   state.guard.reset(); // a re-init restores the previous device first
   // Devices a process now gone left changed (SIGKILL, power loss): their
@@ -1009,20 +1042,15 @@ int er_init(const char *device) {
   }
   if (std::string why; !startMetricsServer(worker, why))
     return fail(why);
-  // The metrics textfile's last write at exit, so that it holds the whole
-  // job (er_step writes it at most every ENERGY_RT_METRICS_INTERVAL).
+  // The metrics textfile's last write at exit (and at er_shutdown), so
+  // that it holds the whole job (er_step writes it at most every
+  // ENERGY_RT_METRICS_INTERVAL).
   if (const char *m = std::getenv("ENERGY_RT_METRICS_FILE"); m && *m) {
     static std::once_flag metricsAtExit;
     std::call_once(metricsAtExit, [] {
       std::atexit([] {
         std::lock_guard<std::mutex> lock(state.mu);
-        const char *path = std::getenv("ENERGY_RT_METRICS_FILE");
-        if (!state.dev || state.forked || !path || !*path)
-          return;
-        if (writeMetrics(path) != 0)
-          std::fprintf(stderr,
-                       "energy_rt: ENERGY_RT_METRICS_FILE at exit: %s\n",
-                       er_last_error());
+        writeMetricsFileNow("at exit");
       });
     });
   }
@@ -1174,7 +1202,8 @@ int er_step(void) {
     return notInitialized("er_step");
   // ENERGY_RT_METRICS_FILE: the Prometheus textfile, rewritten at most every
   // ENERGY_RT_METRICS_INTERVAL seconds (default 15) of wall time.
-  if (const char *metrics = std::getenv("ENERGY_RT_METRICS_FILE")) {
+  if (const char *metrics = std::getenv("ENERGY_RT_METRICS_FILE");
+      metrics && !state.worker) {
     if (!*metrics)
       return fail("ENERGY_RT_METRICS_FILE is set but empty: give the "
                   "textfile's path, or unset it");
@@ -1610,6 +1639,7 @@ int er_flush(const char *path) {
 
 void er_shutdown(void) {
   std::lock_guard<std::mutex> lock(state.mu);
+  writeMetricsFileNow("at er_shutdown");
   state.metricsServer.stop();
   state.sampler.reset();
   state.pending.clear();

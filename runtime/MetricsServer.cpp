@@ -16,6 +16,7 @@ namespace rt {
 bool MetricsServer::start(const std::string &address, int port,
                           std::function<std::string()> body, std::string &err) {
   stop();
+  inUse = false;
   if (port < 0 || port > 65535) {
     err = "metrics port " + std::to_string(port) + " outside 0-65535";
     return false;
@@ -36,6 +37,7 @@ bool MetricsServer::start(const std::string &address, int port,
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   if (bind(fd, reinterpret_cast<sockaddr *>(&sa), sizeof sa) != 0 ||
       listen(fd, 8) != 0) {
+    inUse = errno == EADDRINUSE;
     err = "metrics on " + address + ":" + std::to_string(port) + ": " +
           std::strerror(errno);
     close(fd);
@@ -119,7 +121,7 @@ void MetricsServer::serve() {
       body = "request too large\n";
     } else {
       status = "404 Not Found";
-      body = "energy_rt serves GET /metrics only\n";
+      body = "energy_rt serves GET and HEAD /metrics only\n";
     }
     sendAll(c, "HTTP/1.0 " + status + "\r\nContent-Type: " + type +
                    "\r\nContent-Length: " + std::to_string(body.size()) +

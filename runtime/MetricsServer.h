@@ -31,6 +31,9 @@ public:
   /// empty exposition as every series gone.
   bool start(const std::string &address, int port,
              std::function<std::string()> body, std::string &err);
+  /// After a failed start(): whether the port was taken (another process
+  /// serves on it), as against a bad address or port.
+  bool portInUse() const { return inUse; }
   /// Stops the thread and closes the socket (idempotent).
   void stop();
   /// The bound port, or -1 when not serving.
@@ -46,6 +49,7 @@ private:
   std::thread thread;
   std::atomic<bool> stopping{false};
   int listener = -1;
+  bool inUse = false;
   int bound = -1;
 };
 

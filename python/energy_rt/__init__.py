@@ -522,9 +522,13 @@ def _ensure(device=None):
         if _state.get("forked"):
             given = os.environ.get("ENERGY_RT_SIM_SEED")
             os.environ["ENERGY_RT_SIM_SEED"] = str(_worker_seed())
+            # A worker neither serves metrics nor writes the rank's
+            # textfile (its parent does): said to the runtime for this call.
+            os.environ["ENERGY_RT_WORKER"] = "1"
             try:
                 _check(_lib.er_init(device.encode() if device else None))
             finally:
+                os.environ.pop("ENERGY_RT_WORKER", None)
                 # Its own workers derive theirs from what was given.
                 if given is None:
                     os.environ.pop("ENERGY_RT_SIM_SEED", None)

@@ -91,6 +91,10 @@ bool parseCompositeMeasurements(
       std::optional<int64_t> runs = n->getAsInteger();
       if (!runs || *runs < 1)
         return bad("runs must be a whole number of runs, at least 1");
+      if (auto *list = m->getArray("runs_J");
+          list && size_t(*runs) != list->size())
+        return bad("runs (" + std::to_string(*runs) + ") differs from the " +
+                   std::to_string(list->size()) + " energies of runs_J");
     }
     if (const llvm::json::Value *d = m->get("device")) {
       std::optional<llvm::StringRef> dev = d->getAsString();

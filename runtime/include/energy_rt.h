@@ -162,9 +162,11 @@ int er_write_metrics(const char *path);
    over HTTP at /metrics (on ENERGY_RT_METRICS_ADDRESS, default 127.0.0.1;
    port 0: any free one; "N+LOCAL_RANK": N plus the node-local rank). A port
    in use is a warning on stderr (the job runs on without the endpoint); a
-   worker forked from (or spawned by) a measuring process does not serve.
-   ENERGY_RT_METRICS_FILE is also written at exit. Returns the bound port,
-   or -1 when not serving. */
+   worker forked from a measuring process, or spawned as its worker
+   (ENERGY_RT_WORKER=1 at er_init: the Python package sets it for its
+   multiprocessing workers), neither serves nor writes the textfile.
+   ENERGY_RT_METRICS_FILE is also written at exit and at er_shutdown.
+   Returns the bound port, or -1 when not serving. */
 int er_metrics_port(void);
 /* The static power measured at er_init (W), the device's identity (valid
  * until the next er_init or er_shutdown; "" before er_init) and the version

@@ -15,6 +15,9 @@
 // RUN: echo '{"a": {"E_J": 2.5, "sigma_E_J": 0.01, "runs": 0}}' > %t.runs0.json
 // RUN: not energy-opt %t.mlir --energy-check-deviation="measured=%t.runs0.json" -o /dev/null 2>&1 | FileCheck %s --check-prefix=RUNS0
 // RUNS0: runs0.json:1:{{[0-9]+}}: 'a': runs must be a whole number of runs, at least 1
+// RUN: echo '{"a": {"runs_J": [2.5, 2.6, 2.4], "runs": 4}}' > %t.runs4.json
+// RUN: not energy-opt %t.mlir --energy-check-deviation="measured=%t.runs4.json" -o /dev/null 2>&1 | FileCheck %s --check-prefix=RUNS4
+// RUNS4: runs4.json:1:{{[0-9]+}}: 'a': runs (4) differs from the 3 energies of runs_J
 
 energy.device @g kind "A100" static 50 W
 // expected-warning @+1 {{energy-check-deviation: @layer holds 2 parts, not one composition: not checked against its parts (Eq. 24); wrap them in one energy.seq, energy.par or energy.multi}}

@@ -11,7 +11,9 @@ import sys
 ENV = dict(os.environ, ENERGY_RT_DEVICE="sim:a100")
 ENV.pop("ENERGY_RT_METRICS_PORT", None)
 ENV.pop("ENERGY_RT_METRICS_FILE", None)
-ENV.pop("ENERGY_RT_MEASURING_PID", None)
+for var in ("ENERGY_RT_MEASURING_PID", "ENERGY_RT_WORKER", "LOCAL_RANK",
+            "RANK", "SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK"):
+    ENV.pop(var, None)
 
 JOB = """
 import energy_rt, sys
@@ -84,3 +86,56 @@ runs = [line for line in open(path) if line.startswith(
     "energy_rt_region_runs_total{region=\"step\"")]
 assert runs and runs[0].split()[-1] == "5", runs
 print("textfile at exit: 5 runs")
+
+# A process a measuring job launches (not its worker: a grandchild, or a
+# child that is no multiprocessing worker) serves its own metrics.
+LAUNCH = """
+import energy_rt, subprocess, sys
+m = energy_rt.Monitor()
+r = subprocess.run([sys.executable, "-c", sys.argv[1]], capture_output=True,
+                   text=True)
+print(r.stdout.strip())
+"""
+r = subprocess.run([sys.executable, "-c", LAUNCH, JOB],
+                   env=dict(ENV, ENERGY_RT_METRICS_PORT="0"),
+                   capture_output=True, text=True, timeout=120)
+assert r.returncode == 0, r.stderr
+assert "port None" not in r.stdout and "port " in r.stdout, (r.stdout, r.stderr)
+print("launched job: serves")
+
+# The node-local rank from Slurm where there is no LOCAL_RANK (srun).
+base = max(free_port() - 2, 1024)
+r = run(JOB, ENERGY_RT_METRICS_PORT="%d+LOCAL_RANK" % base, SLURM_LOCALID="2")
+assert r.returncode == 0, r.stderr
+assert ("port %d" % (base + 2)) in r.stdout, (base, r.stdout, r.stderr)
+print("SLURM_LOCALID: served on N + 2")
+
+# er_shutdown writes the textfile too (a C job that shuts down before exit).
+path = os.path.join(sys.argv[1], "shutdown.prom")
+r = run(JOB + "energy_rt._lib.er_shutdown()\n", ENERGY_RT_METRICS_FILE=path,
+        ENERGY_RT_METRICS_INTERVAL="3600")
+assert r.returncode == 0, r.stderr
+runs = [line for line in open(path) if line.startswith(
+    "energy_rt_region_runs_total{region=\"step\"")]
+assert runs and runs[0].split()[-1] == "5", runs
+print("textfile at er_shutdown: 5 runs")
+
+# HEAD: headers only, no body.
+HEAD = """
+import energy_rt, socket
+m = energy_rt.Monitor()
+s = socket.create_connection(("127.0.0.1", energy_rt.metrics_port()))
+s.sendall(b"HEAD /metrics HTTP/1.0\\r\\n\\r\\n")
+data = b""
+while True:
+    chunk = s.recv(4096)
+    if not chunk:
+        break
+    data += chunk
+head, _, body = data.partition(b"\\r\\n\\r\\n")
+print(head.split(b"\\r\\n")[0].decode(), "body", len(body))
+"""
+r = run(HEAD, ENERGY_RT_METRICS_PORT="0")
+assert r.returncode == 0, r.stderr
+assert "HTTP/1.0 200 OK body 0" in r.stdout, r.stdout
+print("HEAD: 200, no body")

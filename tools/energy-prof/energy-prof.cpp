@@ -552,6 +552,10 @@ static std::set<std::string> holdoutCells(const std::vector<CsvRow> &rows,
 
 /// Median and max absolute relative error of held-out cell means (ratio of
 /// sums over each cell).
+/// A fit's report: on stdout beside a model written to a file, on stderr
+/// when the model itself goes to stdout (it stays one JSON document).
+static raw_ostream &fitReport() { return output == "-" ? errs() : outs(); }
+
 static void reportHoldout(const std::vector<CsvRow> &rows,
                           const std::set<std::string> &holdout,
                           function_ref<double(const CsvRow &)> predict,
@@ -569,9 +573,9 @@ static void reportHoldout(const std::vector<CsvRow> &rows,
   if (errs.empty())
     return;
   std::sort(errs.begin(), errs.end());
-  outs() << formatv("held-out cells: {0}; median |error| of cell means "
-                    "{1:P2}, max {2:P2}\n",
-                    errs.size(), errs[errs.size() / 2], errs.back());
+  fitReport() << formatv("held-out cells: {0}; median |error| of cell means "
+                         "{1:P2}, max {2:P2}\n",
+                         errs.size(), errs[errs.size() / 2], errs.back());
 }
 
 /// Writes the command's result to -o (default stdout).
@@ -614,11 +618,11 @@ static int fitTokenLawCmd() {
   if (!fitTokenLaw(train, law, err))
     return fail(err);
   const char *names[4] = {"alpha (J/GB)", "beta (J/GB)", "P_tau (W)", "c (J)"};
-  outs() << "token-law fit on " << train.size() << " rows ("
-         << numCells - holdout.size() << " cells), HC3 standard errors:\n";
+  fitReport() << "token-law fit on " << train.size() << " rows ("
+              << numCells - holdout.size() << " cells), HC3 standard errors:\n";
   for (int i = 0; i < 4; ++i)
-    outs() << formatv("  {0,-13} {1,12:e4}  +- {2:e2}\n", names[i], law.coef[i],
-                      law.standardError(i));
+    fitReport() << formatv("  {0,-13} {1,12:e4}  +- {2:e2}\n", names[i],
+                           law.coef[i], law.standardError(i));
   reportHoldout(
       rows, holdout,
       [&](const CsvRow &r) { return law.predict(r.x[0], r.x[1], r.x[2]); }, 3);
@@ -672,19 +676,20 @@ static int fitEnergyLensCmd() {
   std::string err;
   if (!fitEnergyLens(train, m, err))
     return fail(err);
-  outs() << "energylens fit on " << train.size() << " rows ("
-         << numCells - holdout.size() << " cells), RMS relative residual "
-         << formatv("{0:P2}", m.rmsRelative) << ", Jacobian standard errors:\n";
+  fitReport() << "energylens fit on " << train.size() << " rows ("
+              << numCells - holdout.size() << " cells), RMS relative residual "
+              << formatv("{0:P2}", m.rmsRelative)
+              << ", Jacobian standard errors:\n";
   std::vector<std::string> unidentified;
   for (int i = 0; i < EnergyLens::kParams; ++i) {
     if (m.identified(i)) {
-      outs() << formatv("  {0,-9} {1,12:e4}  +- {2:e2}\n",
-                        EnergyLens::kNames[i], m.phi[size_t(i)],
-                        m.standardError(i));
+      fitReport() << formatv("  {0,-9} {1,12:e4}  +- {2:e2}\n",
+                             EnergyLens::kNames[i], m.phi[size_t(i)],
+                             m.standardError(i));
       continue;
     }
-    outs() << formatv("  {0,-9} {1,12:e4}  not identified by these rows\n",
-                      EnergyLens::kNames[i], m.phi[size_t(i)]);
+    fitReport() << formatv("  {0,-9} {1,12:e4}  not identified by these rows\n",
+                           EnergyLens::kNames[i], m.phi[size_t(i)]);
     unidentified.push_back(EnergyLens::kNames[i]);
   }
   if (!unidentified.empty())
@@ -755,14 +760,15 @@ static int fitFlopByteCmd() {
   FlopByteFit f;
   if (!fitFlopByte(mf.fb, train, f, err))
     return fail(dataFile + ": " + err);
-  outs() << "flop-byte fit on " << train.size() << " steps ("
-         << numCells - holdout.size() << " cells), HC3 standard errors:\n"
-         << formatv("  joules_per_flop {0,12:e4}  +- {1:e2}\n", f.joulesPerFlop,
-                    std::sqrt(std::max(0.0, f.cov[0])))
-         << formatv("  joules_per_byte {0,12:e4}  +- {1:e2}\n", f.joulesPerByte,
-                    std::sqrt(std::max(0.0, f.cov[3])))
-         << formatv("  relative_sigma  {0,12:e4}  (a step's own deviation)\n",
-                    f.relSigma);
+  fitReport() << "flop-byte fit on " << train.size() << " steps ("
+              << numCells - holdout.size() << " cells), HC3 standard errors:\n"
+              << formatv("  joules_per_flop {0,12:e4}  +- {1:e2}\n",
+                         f.joulesPerFlop, std::sqrt(std::max(0.0, f.cov[0])))
+              << formatv("  joules_per_byte {0,12:e4}  +- {1:e2}\n",
+                         f.joulesPerByte, std::sqrt(std::max(0.0, f.cov[3])))
+              << formatv(
+                     "  relative_sigma  {0,12:e4}  (a step's own deviation)\n",
+                     f.relSigma);
   energy::calculus::FlopByteModel fitted = mf.fb;
   fitted.joulesPerFlop = f.joulesPerFlop;
   fitted.joulesPerByte = f.joulesPerByte;
