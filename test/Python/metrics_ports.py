@@ -33,6 +33,14 @@ def run(code, **extra):
                           capture_output=True, text=True, timeout=120)
 
 
+def step_runs(path):
+    """The textfile's run count of region "step" (None where absent)."""
+    for line in open(path):
+        if line.startswith("energy_rt_region_runs_total{region=\"step\""):
+            return line.split()[-1]
+    return None
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -82,9 +90,7 @@ print("forked worker: does not serve")
 path = os.path.join(sys.argv[1], "exit.prom")
 r = run(JOB, ENERGY_RT_METRICS_FILE=path, ENERGY_RT_METRICS_INTERVAL="3600")
 assert r.returncode == 0, r.stderr
-runs = [line for line in open(path) if line.startswith(
-    "energy_rt_region_runs_total{region=\"step\"")]
-assert runs and runs[0].split()[-1] == "5", runs
+assert step_runs(path) == "5", step_runs(path)
 print("textfile at exit: 5 runs")
 
 # A process a measuring job launches (not its worker: a grandchild, or a
@@ -115,9 +121,7 @@ path = os.path.join(sys.argv[1], "shutdown.prom")
 r = run(JOB + "energy_rt._lib.er_shutdown()\n", ENERGY_RT_METRICS_FILE=path,
         ENERGY_RT_METRICS_INTERVAL="3600")
 assert r.returncode == 0, r.stderr
-runs = [line for line in open(path) if line.startswith(
-    "energy_rt_region_runs_total{region=\"step\"")]
-assert runs and runs[0].split()[-1] == "5", runs
+assert step_runs(path) == "5", step_runs(path)
 print("textfile at er_shutdown: 5 runs")
 
 # HEAD: headers only, no body.
