@@ -113,8 +113,8 @@ bool SimDevice::powerLimits(PowerLimits &out, std::string &) const {
 bool SimDevice::setPowerLimit(double watts, std::string &err) {
   if (!(watts >= p.minPowerLimit && watts <= p.tdp)) {
     char buf[128];
-    std::snprintf(buf, sizeof buf, "power limit %g W outside [%g, %g] W",
-                  watts, p.minPowerLimit, p.tdp);
+    std::snprintf(buf, sizeof buf, "power limit %g W outside [%g, %g] W", watts,
+                  p.minPowerLimit, p.tdp);
     err = buf;
     return false;
   }
@@ -270,8 +270,25 @@ void SimDevice::synchronize() {
       realWall0 +
       std::chrono::duration_cast<std::chrono::steady_clock::duration>(
           std::chrono::duration<double>((time - realTime0) * realScale));
-  std::this_thread::sleep_until(until);
+  waitUntil(until);
   catchUp();
+}
+
+void SimDevice::waitUntil(std::chrono::steady_clock::time_point until) {
+  // Like cudaDeviceSynchronize, return when the work ends, not a timer
+  // tick after it: a VM's sleeps overshoot by about 1 % of their length
+  // (a 30 ms sleep by 0.5-0.7 ms here), and every overshoot would be idle
+  // device time that no schedule accounts for. Sleep half the remaining
+  // time while more than 200 us remain, then yield until the deadline.
+  using namespace std::chrono;
+  constexpr auto spin = microseconds(200);
+  for (auto now = steady_clock::now(); now < until; now = steady_clock::now()) {
+    auto left = until - now;
+    if (left > spin)
+      std::this_thread::sleep_for(left / 2);
+    else
+      std::this_thread::yield();
+  }
 }
 
 double SimDevice::run(const KernelSpec &k) {

@@ -174,6 +174,8 @@ private:
   /// Real time: returns once the wall clock reaches the simulated time
   /// (every queued kernel has ended), then catches up.
   void synchronize();
+  /// Returns at the wall time `until`, within a few microseconds.
+  static void waitUntil(std::chrono::steady_clock::time_point until);
 
   SimParams p;
   int clock;

@@ -15,7 +15,9 @@ every energy below is that model's, not a GPU's). The steps:
    mean point-to-point latency (`p2p_latency`) and closing synchronization
    (`sync`: the ranks' skew leaving the first barrier plus the last
    barrier's time after its last arrival), with that synchronization's
-   spread over the profiled iterations (`sync_sigma`); the compiler fills it,
+   spread over the profiled iterations (`sync_sigma`); each pass is its
+   region followed by the host's gap before the rank's next pass, as the
+   profile measured it at that clock (db-job.json); the compiler fills it,
    evaluates the baseline (every pass at the maximum clock) and plans
    within 1 % slowdown; the plan is exported and `plan-clocks` gives each
    stage's per-microbatch clocks;
@@ -106,6 +108,32 @@ sync_sigma = (math.sqrt(sum((x - sync_s) ** 2 for x in sync_samples)
                         / (len(sync_samples) - 1))
               if len(sync_samples) > 1 else 0.0)
 entries = json.load(open(db))["entries"]
+# The host's gap after a pass (the framework's bookkeeping, the send after
+# it and the receive before the next, in which the device idles), by the
+# pass's clock: the job's passes, as the schedule takes them, are each
+# region followed by its gap (region ⊗ an idle of the gap: the times and
+# their variances add, the dynamic energy is the region's), as Perseus's
+# host-timed instructions include it. The DB keeps the regions as measured
+# (and the Perseus stage profile is written from it); the schedule is
+# filled from db-job.json.
+gaps_by_clock = profile_run["pass_gaps_s"]
+gap_stats = {}
+for mhz, xs in gaps_by_clock.items():
+    mean = sum(xs) / len(xs)
+    var = (sum((x - mean) ** 2 for x in xs) / (len(xs) - 1)
+           if len(xs) > 1 else 0.0)
+    gap_stats[int(mhz)] = (max(mean, 0.0), var, len(xs))
+job_entries = []
+for e in entries:
+    if e["sm_mhz"] not in gap_stats:
+        sys.exit("no host gap was measured after passes at %d MHz (%s)"
+                 % (e["sm_mhz"], e["key"]))
+    gap, var, _ = gap_stats[e["sm_mhz"]]
+    job_entries.append(dict(e, T_s=e["T_s"] + gap,
+                            sigma_T_s=math.sqrt(e["sigma_T_s"] ** 2 + var)))
+db_job = path("db-job.json")
+with open(db_job, "w") as f:
+    json.dump(dict(json.load(open(db)), entries=job_entries), f, indent=1)
 clocks = sorted({e["sm_mhz"] for e in entries}, reverse=True)
 static_power = next(e["s_W"] for e in entries if e["key"] == "stage0.forward")
 run([os.path.join(B, "energy-translate"), "--export-stage-profile", db, "-o",
@@ -125,7 +153,7 @@ with open(pipeline, "w") as f:
                 ", ".join('"stage%d.backward"' % i for i in range(STAGES))))
 planned = path("planned.mlir")
 summary_text = run([os.path.join(B, "energy-opt"), pipeline,
-                    "--energy-fill-signatures=db=" + db, "--sched-expand",
+                    "--energy-fill-signatures=db=" + db_job, "--sched-expand",
                     "--energy-plan=max-slowdown=%g summary=true" % SLOWDOWN,
                     "-o", planned]).stderr
 plan_json = path("plan.json")
@@ -172,7 +200,7 @@ for name, extra, more_env in (
 # the point one.
 deviation, expected_T = {}, {}
 for name, ir, passes in (
-        ("baseline", pipeline, ["--energy-fill-signatures=db=" + db,
+        ("baseline", pipeline, ["--energy-fill-signatures=db=" + db_job,
                                 "--sched-expand"]),
         ("plan", planned, [])):
     checked = path(name + "-checked.mlir")
@@ -203,6 +231,10 @@ print("point-to-point latency %.3f ms, sigma %.3f ms (%d waits in the "
       "profile)" % (1e3 * p2p_latency, 1e3 * p2p_sigma, len(samples)))
 print("closing synchronization %.3f ms, sigma %.3f ms (%d profiled "
       "iterations)" % (1e3 * sync_s, 1e3 * sync_sigma, len(profile_iters)))
+print("host gap after a pass %s (%d gaps in the profile)" % (
+    ", ".join("%.3f ms at %d MHz" % (1e3 * gap_stats[c][0], c)
+              for c in sorted(gap_stats, reverse=True)),
+    sum(s[2] for s in gap_stats.values())))
 print("%-9s %12s %12s %12s %12s %12s" % (
     "", "E pred (J)", "E meas (J)", "T pred (s)", "E[T] (s)", "T meas (s)"))
 for name in ("baseline", "plan"):
@@ -238,6 +270,7 @@ with open(path("summary.json"), "w") as f:
     json.dump({"clocks": clocks, "profile_iterations": PROFILE_ITERATIONS,
                "p2p_latency_s": p2p_latency, "p2p_samples": len(samples),
                "p2p_latency_sigma_s": p2p_sigma, "expected_T_s": expected_T,
+               "pass_gap_s": {str(c): s[0] for c, s in gap_stats.items()},
                "sync_model_s": sync_s, "sync_sigma_model_s": sync_sigma,
                "static_power_W": static_power, "stages": STAGES,
                "predicted": predicted, "measured": measured, "limit_T_s": limit,

@@ -20,7 +20,10 @@ B<s>_<m>) and rank s loads DIR/stage<s>.txt (`energy-prof plan-clocks`),
 so each microbatch's pass runs at its planned clock. --out: rank 0 writes
 every iteration's time and every rank's energy there (JSON), and the
 point-to-point latencies seen by receivers that were waiting (send to
-receipt, on the host's monotonic clock: the ranks of one machine).
+receipt, on the host's monotonic clock: the ranks of one machine), and
+the host's gaps between each rank's consecutive passes (the device idle
+between two regions that no receive's wait explains), by the SM clock of
+the pass before the gap.
 On a simulated device, ENERGY_RT_SIM_REALTIME=1 puts it on the wall clock,
 so the pipeline's bubbles and waits are real.
 """
@@ -95,6 +98,31 @@ def receive(key, handle):
     t0 = time.perf_counter()
     handle.wait()
     received[key] = (t0, time.perf_counter())
+    waited[0] += received[key][1] - t0
+
+
+# The host's gap after each of this rank's passes but the last: the device
+# idles from one pass's region end to the next one's region begin, less
+# what the host spent blocked in a receive (the schedule's dependency and
+# its p2p_latency account for that). On the host's clock: the time outside
+# the region within the pass's call, plus the time between the two calls,
+# less the receive's wait. Kept with the clock the pass ran at: the gap
+# grows as the clock falls (bench/RESULTS.md, session 30).
+waited, passes = [0.0], []
+
+
+def timed_pass(run, measurement):
+    began = time.perf_counter()
+    waits = waited[0]
+    run()
+    ended = time.perf_counter()
+    m = getattr(stage, measurement)
+    passes.append((began, ended, m.time, waits, m.clock_mhz))
+
+
+def pass_gaps():
+    return [(p[4], (p[1] - p[0] - p[2]) + (q[0] - p[1]) - (q[3] - p[3]))
+            for p, q in zip(passes, passes[1:])]
 
 
 def send(key, tensor, dst, tag, sends):
@@ -109,7 +137,10 @@ def forward(m, inputs, targets, acts, saved, sends):
         x, handle = acts[m]
         receive(("F", rank, m), handle)
         x.requires_grad_()
-    out = stage(x, targets[m] if last else None, microbatch=m)
+    box = []
+    timed_pass(lambda: box.append(
+        stage(x, targets[m] if last else None, microbatch=m)), "last_forward")
+    out = box[0]
     if not last:
         send(("F", rank + 1, m), out.detach(), rank + 1, m, sends)
     saved.append((x, out))
@@ -121,7 +152,8 @@ def backward(m, grads, saved, sends):
     if not last:
         grad, handle = grads[m]
         receive(("B", rank, m), handle)
-    stage.backward(out, grad, microbatch=m)
+    timed_pass(lambda: stage.backward(out, grad, microbatch=m),
+               "last_backward")
     if not first:
         send(("B", rank - 1, m), x.grad, rank - 1, M + m, sends)
 
@@ -136,6 +168,7 @@ for it in range(args.iterations):
     acts, grads = post_receives()
     dist.barrier()
     began = time.perf_counter()
+    passes.clear()
     monitor.begin_window("iteration")
     warm = min(world - rank - 1, M)
     for m in range(warm):
@@ -155,7 +188,7 @@ for it in range(args.iterations):
     energy_rt.step()
     records.append([meas.time, meas.total_energy, meas.clock_mhz,
                     (began, arrived, left)])
-    hops.append((dict(sent), dict(received)))
+    hops.append((dict(sent), dict(received), pass_gaps()))
 
 gathered = [None] * world
 dist.all_gather_object(gathered, (records, hops))
@@ -182,8 +215,15 @@ if rank == 0 and args.out:
         for key, t_sent in sent_all.items():
             if key in got_all and got_all[key][0] <= t_sent:
                 latencies.append(got_all[key][1] - t_sent)
+    # The host's gaps after passes, every rank's, by the clock of the pass
+    # before each, after the first (warm-up) iteration.
+    gaps = {}
+    for i in range(1, args.iterations):
+        for g in gathered:
+            for mhz, gap in g[1][i][2]:
+                gaps.setdefault(str(mhz), []).append(gap)
     with open(args.out, "w") as f:
         json.dump({"ranks": world, "microbatches": M, "iterations": iters,
-                   "p2p_latencies_s": latencies, "device": monitor.device},
-                  f, indent=1)
+                   "p2p_latencies_s": latencies, "pass_gaps_s": gaps,
+                   "device": monitor.device}, f, indent=1)
 dist.destroy_process_group()
