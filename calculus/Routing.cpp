@@ -302,12 +302,80 @@ Prediction predictSplits(const Fleet &fleet,
     // -zeta(1/2)/sqrt(2 pi) = 0.5826 (Siegmund's corrected diffusion
     // approximation, 1979): the reserve acts as one rho sigma wider at each
     // end.
-    double width = fleet.reserveMaxJ + 2 * 0.5826 * out.sigma;
+    double rho = 0.5826 * out.sigma;
+    double width = fleet.reserveMaxJ + 2 * rho;
     Rates r = reflectedRates(out.drift, out.sigma * out.sigma, width);
-    out.auxJ = r.aux * horizon;
-    out.spillJ = r.spill * horizon;
+    Transient tr = reflectedTransient(out.drift, out.sigma * out.sigma, width,
+                                      fleet.reserveInitialJ + rho);
+    double settled = horizon > 0 ? -std::expm1(-tr.relaxRate * horizon) : 0;
+    out.auxJ = std::max(0.0, r.aux * horizon + tr.auxOffset * settled);
+    out.spillJ = std::max(0.0, r.spill * horizon + tr.spillOffset * settled);
   }
   return out;
+}
+
+Transient reflectedTransient(double mu, double var, double b, double x) {
+  // With generator L = (var/2) d^2/dx^2 + mu d/dx on [0, b], reflected, let
+  // g solve L g = -aux (aux the lower regulator's long-run rate) with
+  // g'(0) = 1, g'(b) = 0. Ito's formula for g(X_t) gives, for every T,
+  //   E_x[L_T] = aux T + E_x[g(X_T)] - g(x),
+  // and E_x[g(X_T)] -> E_pi[g] (the stationary mean). The upper regulator
+  // follows from X_T = x + mu T + sigma W_T + L_T - U_T:
+  //   E_x[U_T] = E_x[L_T] + mu T + x - E_x[X_T].
+  // g' = C e^{-k y} - aux/mu with k = 2 mu / var, C = 1 + aux/mu; the
+  // stationary density is k e^{k y} / (e^{k b} - 1).
+  Transient t;
+  if (!(b > 0) || !std::isfinite(b))
+    return t; // no barriers to relax between
+  x = std::min(std::max(x, 0.0), b);
+  double k = 2 * mu / var, kb = k * b;
+  if (!(var > 0) || !std::isfinite(kb)) {
+    // No variance (or a drift that dwarfs it): the reserve moves straight
+    // to the barrier the drift points at; the limits k -> +-inf.
+    t.auxOffset = mu < 0 ? -x : 0;
+    t.spillOffset = mu > 0 ? x - b : 0;
+    t.relaxRate = kInf;
+    return t;
+  }
+  double eg, gx, ex;
+  if (std::fabs(kb) < 1e-2) {
+    // Near mu = 0 the closed forms cancel: their series in s = k b to
+    // second order (error below 1e-9 b at |s| = 1e-2; at s = 0, g = y -
+    // y^2 / (2 b) and the stationary density is uniform).
+    double s = kb, u = x / b;
+    eg = b * (1.0 / 3 - s * s / 90);
+    ex = b * (0.5 + s / 12);
+    gx = b * (u - u * u / 2 + s * (u * u * u / 6 - u * u / 4) +
+              s * s * (-u * u * u * u / 24 + u * u * u / 12 - u * u / 24));
+  } else {
+    // No exponent below is positive: large |k b| stays finite.
+    double auxOverMu, c, kbOverEm1, meanX;
+    if (kb > 0) {
+      double q = std::exp(-kb), om = -std::expm1(-kb);
+      auxOverMu = q / om;
+      c = 1 / om;
+      kbOverEm1 = kb * q / om;
+      meanX = (kb - 1 + q) / (k * om);
+      gx = c / k * -std::expm1(-k * x) - auxOverMu * x;
+    } else {
+      double e = std::exp(kb), em1 = std::expm1(kb);
+      auxOverMu = 1 / em1;
+      c = e / em1;
+      kbOverEm1 = kb / em1;
+      meanX = (e * (kb - 1) + 1) / (k * em1);
+      // c (1 - e^{-k x}) / k = (e^{k b} - e^{k (b - x)}) / (k (e^{k b} - 1)).
+      gx = (e - std::exp(k * (b - x))) / (k * em1) - auxOverMu * x;
+    }
+    // E_pi[e^{-k y}] = k b / (e^{k b} - 1).
+    eg = c / k * (1 - kbOverEm1) - auxOverMu * meanX;
+    ex = meanX;
+  }
+  t.auxOffset = eg - gx;
+  t.spillOffset = t.auxOffset + x - ex;
+  // The slowest mode of the reflected walk decays at the spectral gap
+  // mu^2 / (2 var) + var pi^2 / (2 b^2).
+  t.relaxRate = mu * mu / (2 * var) + var * kPi * kPi / (2 * b * b);
+  return t;
 }
 
 namespace {

@@ -142,12 +142,28 @@ struct Rates {
 };
 Rates reflectedRates(double mu, double var, double b);
 
+/// What a start at x adds to the regulators over a horizon, for the same
+/// reflected Brownian motion: E_x[L_T] - aux T -> auxOffset and E_x[U_T] -
+/// spill T -> spillOffset as T grows (exact limits, by Ito's formula on
+/// the solution of the Poisson equation L g = -aux, g'(0) = 1, g'(b) = 0:
+/// E_x[L_T] = aux T + E_x[g(X_T)] - g(x)). relaxRate is the slowest mode's
+/// decay rate (the spectral gap mu^2/(2 var) + var pi^2/(2 b^2)): the
+/// prediction takes the offset's share 1 - exp(-relaxRate T), which is 0
+/// at T = 0 and exact as T grows. For 0 < b < inf (otherwise no offsets);
+/// x is clamped to [0, b]; var = 0 gives the limits (-x, 0) under-supplied
+/// and (0, x - b) over-supplied.
+struct Transient {
+  double auxOffset = 0, spillOffset = 0, relaxRate = 0;
+};
+Transient reflectedTransient(double mu, double var, double b, double x);
+
 /// The model's prediction of E[D_T] and E[W_T] over `horizon` slots under a
 /// constant split: unbounded reserve -> E[(M_T - R_0)^+] of the demand-minus-
-/// supply walk (W = 0); bounded -> the long-run rates times T, the reserve
-/// widened by 0.5826 sigma at each end (a discrete walk's overshoot,
-/// Siegmund 1979). The walk's variance is the consumption's: a cycled supply
-/// trace only adds a bounded oscillation, which this ignores.
+/// supply walk (W = 0); bounded -> the long-run rates times T plus the
+/// start's offsets (reflectedTransient, from R_0), the reserve widened by
+/// 0.5826 sigma at each end (a discrete walk's overshoot, Siegmund 1979). The
+/// walk's variance is the consumption's: a cycled supply trace only adds a
+/// bounded oscillation, which this ignores.
 struct Prediction {
   double auxJ = 0, spillJ = 0;
   double drift = 0;          ///< mean supply - mean consumption per slot

@@ -113,8 +113,8 @@ bool SimDevice::powerLimits(PowerLimits &out, std::string &) const {
 bool SimDevice::setPowerLimit(double watts, std::string &err) {
   if (!(watts >= p.minPowerLimit && watts <= p.tdp)) {
     char buf[128];
-    std::snprintf(buf, sizeof buf, "power limit %g W outside [%g, %g] W", watts,
-                  p.minPowerLimit, p.tdp);
+    std::snprintf(buf, sizeof buf, "power limit %g W outside [%g, %g] W",
+                  watts, p.minPowerLimit, p.tdp);
     err = buf;
     return false;
   }
@@ -277,9 +277,10 @@ void SimDevice::synchronize() {
 void SimDevice::waitUntil(std::chrono::steady_clock::time_point until) {
   // Like cudaDeviceSynchronize, return when the work ends, not a timer
   // tick after it: a VM's sleeps overshoot by about 1 % of their length
-  // (a 30 ms sleep by 0.5-0.7 ms here), and every overshoot would be idle
-  // device time that no schedule accounts for. Sleep half the remaining
-  // time while more than 200 us remain, then yield until the deadline.
+  // (a 30 ms sleep by 0.5-0.7 ms on a 2-core VM), which catchUp() would
+  // add to the region that synchronizes as idle time the model does not
+  // have. Sleep half the remaining time while more than 200 us remain,
+  // then yield until the deadline.
   using namespace std::chrono;
   constexpr auto spin = microseconds(200);
   for (auto now = steady_clock::now(); now < until; now = steady_clock::now()) {

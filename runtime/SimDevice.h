@@ -174,7 +174,8 @@ private:
   /// Real time: returns once the wall clock reaches the simulated time
   /// (every queued kernel has ended), then catches up.
   void synchronize();
-  /// Returns at the wall time `until`, within a few microseconds.
+  /// Returns no earlier than the wall time `until`, without a long sleep's
+  /// timer overshoot (late only by the run queue's delay).
   static void waitUntil(std::chrono::steady_clock::time_point until);
 
   SimParams p;

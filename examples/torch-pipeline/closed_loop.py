@@ -84,16 +84,43 @@ run([os.path.join(B, "energy-prof"), "profile", "--device", "sim:a100",
      *PROFILE, "--allow-clock-changes", "-o", db, "--", *TORCHRUN,
      "--iterations", str(PROFILE_ITERATIONS), "--out",
      path("profile-run.json")])
-# The point-to-point latency the schedule's model takes: the mean of what
-# the profile's receivers waited from a message's send to its receipt.
 profile_run = json.load(open(path("profile-run.json")))
-samples = profile_run["p2p_latencies_s"]
-p2p_latency = sum(samples) / len(samples) if samples else 0.0
+entries = json.load(open(db))["entries"]
+# The host's gap after a pass (the framework's bookkeeping, the send after
+# it and the receive before the next, in which the device idles), by the
+# pass's DB key and clock: the job's passes, as the schedule takes them,
+# are each region followed by its gap (region ⊗ an idle of the gap: the
+# times and their variances add, the dynamic energy is the region's), as
+# Perseus's host-timed instructions include it. The DB keeps the regions
+# as measured (and the Perseus stage profile is written from it); the
+# schedule is filled from db-job.json. A job that does not time its gaps
+# (no "pass_gaps_s" in its --out file) leaves the regions as they are.
+measured_gaps = profile_run.get("pass_gaps_s", {})
+gap_stats = {}
+for key, by_clock in measured_gaps.items():
+    for mhz, xs in by_clock.items():
+        mean = sum(xs) / len(xs)
+        var = (sum((x - mean) ** 2 for x in xs) / (len(xs) - 1)
+               if len(xs) > 1 else 0.0)
+        gap_stats[key, int(mhz)] = (max(mean, 0.0), var, len(xs))
+# The point-to-point latency the schedule's model takes. A pass's
+# dependency on the previous stage's starts at the end of that stage's
+# pass, gap included (above): its delay is what the edge takes beyond that
+# gap, from the sending pass's region end to the receiving pass's region
+# begin, for receivers that were waiting, less the sending pass's mean gap
+# at its key and clock. A job that does not time its edges: send to
+# receipt.
+edges = profile_run.get("p2p_edges_s", []) if gap_stats else []
+samples = ([e - gap_stats[key, mhz][0] for e, key, mhz in edges
+            if (key, mhz) in gap_stats] if edges
+           else profile_run["p2p_latencies_s"])
+p2p_latency = max(sum(samples) / len(samples), 0.0) if samples else 0.0
 # Their spread over transfers (sample standard deviation): the schedule's
 # dependencies carry it (p2p_latency_sigma), so that the expected makespan,
 # which the deviation test predicts, carries the transfers' jitter.
 p2p_sigma = (math.sqrt(sum((x - p2p_latency) ** 2 for x in samples)
-                       / (len(samples) - 1)) if len(samples) > 1 else 0.0)
+                       / (len(samples) - 1))
+             if len(samples) > 1 and p2p_latency > 0 else 0.0)
 # The iteration's closing synchronization the schedule's model takes: how
 # far apart the ranks leave the first barrier plus how long the last one
 # takes after its last arrival, averaged over the profile's iterations
@@ -107,29 +134,16 @@ sync_s = sum(sync_samples) / len(sync_samples)
 sync_sigma = (math.sqrt(sum((x - sync_s) ** 2 for x in sync_samples)
                         / (len(sync_samples) - 1))
               if len(sync_samples) > 1 else 0.0)
-entries = json.load(open(db))["entries"]
-# The host's gap after a pass (the framework's bookkeeping, the send after
-# it and the receive before the next, in which the device idles), by the
-# pass's clock: the job's passes, as the schedule takes them, are each
-# region followed by its gap (region ⊗ an idle of the gap: the times and
-# their variances add, the dynamic energy is the region's), as Perseus's
-# host-timed instructions include it. The DB keeps the regions as measured
-# (and the Perseus stage profile is written from it); the schedule is
-# filled from db-job.json.
-gaps_by_clock = profile_run["pass_gaps_s"]
-gap_stats = {}
-for mhz, xs in gaps_by_clock.items():
-    mean = sum(xs) / len(xs)
-    var = (sum((x - mean) ** 2 for x in xs) / (len(xs) - 1)
-           if len(xs) > 1 else 0.0)
-    gap_stats[int(mhz)] = (max(mean, 0.0), var, len(xs))
 job_entries = []
 for e in entries:
-    if e["sm_mhz"] not in gap_stats:
-        sys.exit("no host gap was measured after passes at %d MHz (%s)"
-                 % (e["sm_mhz"], e["key"]))
-    gap, var, _ = gap_stats[e["sm_mhz"]]
-    job_entries.append(dict(e, T_s=e["T_s"] + gap,
+    if e["key"] not in measured_gaps:
+        job_entries.append(e)  # not a pass (the iteration's window)
+        continue
+    if (e["key"], e["sm_mhz"]) not in gap_stats:
+        sys.exit("no host gap was measured after %s at %d MHz"
+                 % (e["key"], e["sm_mhz"]))
+    gap, var, _ = gap_stats[e["key"], e["sm_mhz"]]
+    job_entries.append(dict(e, T_s=e["T_s"] + gap, method="composed",
                             sigma_T_s=math.sqrt(e["sigma_T_s"] ** 2 + var)))
 db_job = path("db-job.json")
 with open(db_job, "w") as f:
@@ -231,10 +245,17 @@ print("point-to-point latency %.3f ms, sigma %.3f ms (%d waits in the "
       "profile)" % (1e3 * p2p_latency, 1e3 * p2p_sigma, len(samples)))
 print("closing synchronization %.3f ms, sigma %.3f ms (%d profiled "
       "iterations)" % (1e3 * sync_s, 1e3 * sync_sigma, len(profile_iters)))
+# The gap's mean over keys at each clock, weighted by the samples.
+by_clock = {}
+for (key, mhz), (mean, _, n) in gap_stats.items():
+    tot = by_clock.setdefault(mhz, [0.0, 0])
+    tot[0] += mean * n
+    tot[1] += n
 print("host gap after a pass %s (%d gaps in the profile)" % (
-    ", ".join("%.3f ms at %d MHz" % (1e3 * gap_stats[c][0], c)
-              for c in sorted(gap_stats, reverse=True)),
-    sum(s[2] for s in gap_stats.values())))
+    ", ".join("%.3f ms at %d MHz" % (1e3 * by_clock[c][0] / by_clock[c][1], c)
+              for c in sorted(by_clock, reverse=True)) or
+    "not measured: the schedule takes the regions alone",
+    sum(t[1] for t in by_clock.values())))
 print("%-9s %12s %12s %12s %12s %12s" % (
     "", "E pred (J)", "E meas (J)", "T pred (s)", "E[T] (s)", "T meas (s)"))
 for name in ("baseline", "plan"):
@@ -270,7 +291,7 @@ with open(path("summary.json"), "w") as f:
     json.dump({"clocks": clocks, "profile_iterations": PROFILE_ITERATIONS,
                "p2p_latency_s": p2p_latency, "p2p_samples": len(samples),
                "p2p_latency_sigma_s": p2p_sigma, "expected_T_s": expected_T,
-               "pass_gap_s": {str(c): s[0] for c, s in gap_stats.items()},
+               "pass_gap_s": {"%s@%d" % k: s[0] for k, s in gap_stats.items()},
                "sync_model_s": sync_s, "sync_sigma_model_s": sync_sigma,
                "static_power_W": static_power, "stages": STAGES,
                "predicted": predicted, "measured": measured, "limit_T_s": limit,

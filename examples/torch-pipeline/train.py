@@ -20,10 +20,12 @@ B<s>_<m>) and rank s loads DIR/stage<s>.txt (`energy-prof plan-clocks`),
 so each microbatch's pass runs at its planned clock. --out: rank 0 writes
 every iteration's time and every rank's energy there (JSON), and the
 point-to-point latencies seen by receivers that were waiting (send to
-receipt, on the host's monotonic clock: the ranks of one machine), and
+receipt, on the host's monotonic clock: the ranks of one machine, and the
+edge from the sending pass's region end to the receiving pass's region
+begin, with the sending pass's DB key and clock), and
 the host's gaps between each rank's consecutive passes (the device idle
-between two regions that no receive's wait explains), by the SM clock of
-the pass before the gap.
+between two regions that no receive's wait explains), by the DB key and
+SM clock of the pass before the gap.
 On a simulated device, ENERGY_RT_SIM_REALTIME=1 puts it on the wall clock,
 so the pipeline's bubbles and waits are real.
 """
@@ -89,9 +91,11 @@ def post_receives():
 
 # Point-to-point timing, for the latency the schedule's model takes
 # (`p2p_latency`): when each message was sent (its pass had ended), and when
-# its receiver began to wait for it and got it. The clock is the host's
-# monotonic one, shared by the ranks of one machine.
-sent, received = {}, {}
+# its receiver began to wait for it and got it; and, for the edge the
+# schedule holds, when the sending pass's region ended and the receiving
+# pass's region began (`consumed`). The clock is the host's monotonic one,
+# shared by the ranks of one machine.
+sent, received, consumed = {}, {}, {}
 
 
 def receive(key, handle):
@@ -104,30 +108,46 @@ def receive(key, handle):
 # The host's gap after each of this rank's passes but the last: the device
 # idles from one pass's region end to the next one's region begin, less
 # what the host spent blocked in a receive (the schedule's dependency and
-# its p2p_latency account for that). On the host's clock: the time outside
-# the region within the pass's call, plus the time between the two calls,
-# less the receive's wait. Kept with the clock the pass ran at: the gap
-# grows as the clock falls (bench/RESULTS.md, session 30).
+# its p2p_latency account for that). On the host's clock: the time after
+# the region within the pass's call, the time between the two calls less
+# the receive's wait, and the time before the next region within its
+# call. A call's time outside its region is known, not its split into
+# before and after: half of each is taken. Kept with the pass's DB key
+# and clock: the gap differs between stages and kinds (the first stage
+# receives no activation, the last no gradient), and grows as the clock
+# falls (bench/RESULTS.md, session 30).
 waited, passes = [0.0], []
 
 
-def timed_pass(run, measurement):
+def timed_pass(run, kind):
     began = time.perf_counter()
     waits = waited[0]
     run()
     ended = time.perf_counter()
-    m = getattr(stage, measurement)
-    passes.append((began, ended, m.time, waits, m.clock_mhz))
+    m = getattr(stage, "last_" + kind)
+    passes.append((began, ended, m.time, waits, m.clock_mhz,
+                   "stage%d.%s" % (rank, kind)))
+
+
+def outside(p):
+    return p[1] - p[0] - p[2]
 
 
 def pass_gaps():
-    return [(p[4], (p[1] - p[0] - p[2]) + (q[0] - p[1]) - (q[3] - p[3]))
-            for p, q in zip(passes, passes[1:])]
+    return [(p[5], p[4], (outside(p) + outside(q)) / 2 + (q[0] - p[1]) -
+             (q[3] - p[3])) for p, q in zip(passes, passes[1:])]
 
 
 def send(key, tensor, dst, tag, sends):
-    sent[key] = time.perf_counter()
+    # With the sending pass's region end, DB key and clock.
+    p = passes[-1]
+    sent[key] = (time.perf_counter(), p[1] - outside(p) / 2, p[5], p[4])
     sends.append(dist.isend(tensor, dst, tag=tag))
+
+
+def region_began(key):
+    p = passes[-1]
+    consumed[key] = p[0] + outside(p) / 2
 
 
 def forward(m, inputs, targets, acts, saved, sends):
@@ -139,7 +159,9 @@ def forward(m, inputs, targets, acts, saved, sends):
         x.requires_grad_()
     box = []
     timed_pass(lambda: box.append(
-        stage(x, targets[m] if last else None, microbatch=m)), "last_forward")
+        stage(x, targets[m] if last else None, microbatch=m)), "forward")
+    if not first:
+        region_began(("F", rank, m))
     out = box[0]
     if not last:
         send(("F", rank + 1, m), out.detach(), rank + 1, m, sends)
@@ -152,8 +174,9 @@ def backward(m, grads, saved, sends):
     if not last:
         grad, handle = grads[m]
         receive(("B", rank, m), handle)
-    timed_pass(lambda: stage.backward(out, grad, microbatch=m),
-               "last_backward")
+    timed_pass(lambda: stage.backward(out, grad, microbatch=m), "backward")
+    if not last:
+        region_began(("B", rank, m))
     if not first:
         send(("B", rank - 1, m), x.grad, rank - 1, M + m, sends)
 
@@ -162,6 +185,7 @@ records, hops = [], []
 for it in range(args.iterations):
     sent.clear()
     received.clear()
+    consumed.clear()
     inputs, targets = batch()
     opt.zero_grad()
     saved, sends = [], []
@@ -188,7 +212,7 @@ for it in range(args.iterations):
     energy_rt.step()
     records.append([meas.time, meas.total_energy, meas.clock_mhz,
                     (began, arrived, left)])
-    hops.append((dict(sent), dict(received), pass_gaps()))
+    hops.append((dict(sent), dict(received), pass_gaps(), dict(consumed)))
 
 gathered = [None] * world
 dist.all_gather_object(gathered, (records, hops))
@@ -205,25 +229,32 @@ if rank == 0 and args.out:
                    "energy_J": [g[0][i][1] for g in gathered]}, **sync(i))
              for i in range(args.iterations)]
     # Latency samples: messages whose receiver was already waiting when they
-    # were sent (a message that arrived first says nothing about the link).
-    latencies = []
+    # were sent (a message that arrived first says nothing about the link):
+    # send to receipt, and the edge from the sending pass's region end to
+    # the receiving pass's region begin with the sending pass's DB key and
+    # clock (after the first, warm-up, iteration).
+    latencies, edges = [], []
     for i in range(args.iterations):
-        sent_all, got_all = {}, {}
+        sent_all, got_all, began_all = {}, {}, {}
         for g in gathered:
             sent_all.update(g[1][i][0])
             got_all.update(g[1][i][1])
-        for key, t_sent in sent_all.items():
+            began_all.update(g[1][i][3])
+        for key, (t_sent, ended, db_key, mhz) in sent_all.items():
             if key in got_all and got_all[key][0] <= t_sent:
                 latencies.append(got_all[key][1] - t_sent)
-    # The host's gaps after passes, every rank's, by the clock of the pass
-    # before each, after the first (warm-up) iteration.
+                if i > 0 and key in began_all:
+                    edges.append([began_all[key] - ended, db_key, mhz])
+    # The host's gaps after passes, every rank's, by the DB key and clock
+    # of the pass before each, after the first (warm-up) iteration.
     gaps = {}
     for i in range(1, args.iterations):
         for g in gathered:
-            for mhz, gap in g[1][i][2]:
-                gaps.setdefault(str(mhz), []).append(gap)
+            for key, mhz, gap in g[1][i][2]:
+                gaps.setdefault(key, {}).setdefault(str(mhz), []).append(gap)
     with open(args.out, "w") as f:
         json.dump({"ranks": world, "microbatches": M, "iterations": iters,
-                   "p2p_latencies_s": latencies, "pass_gaps_s": gaps,
+                   "p2p_latencies_s": latencies, "p2p_edges_s": edges,
+                   "pass_gaps_s": gaps,
                    "device": monitor.device}, f, indent=1)
 dist.destroy_process_group()
