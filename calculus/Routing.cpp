@@ -340,7 +340,7 @@ Transient reflectedTransient(double mu, double var, double b, double x) {
   double eg, gx, ex;
   if (std::fabs(kb) < 1e-2) {
     // Near mu = 0 the closed forms cancel: their series in s = k b to
-    // second order (error below 1e-9 b at |s| = 1e-2; at s = 0, g = y -
+    // second order (error about 1.5e-9 b at |s| = 1e-2; at s = 0, g = y -
     // y^2 / (2 b) and the stationary density is uniform).
     double s = kb, u = x / b;
     eg = b * (1.0 / 3 - s * s / 90);

@@ -11,8 +11,11 @@ every energy below is that model's, not a GPU's). The steps:
 1. `energy-prof profile --adaptive` runs the job across clocks (in-process,
    no server) and merges the 4 ranks' shards into one signature DB, also
    written as a Perseus stage-profile CSV;
-2. a 1F1B `sched.pipeline` names the DB's keys and takes the profile's
-   mean point-to-point latency (`p2p_latency`) and closing synchronization
+2. a 1F1B `sched.pipeline` names the DB's keys and takes the mean delay
+   of the profile's cross-stage edges (the sending pass's region end to
+   the receiving pass's region begin, for receivers already waiting) less
+   the sending pass's mean gap (`p2p_latency`), with its spread
+   (`p2p_latency_sigma`), and the closing synchronization
    (`sync`: the ranks' skew leaving the first barrier plus the last
    barrier's time after its last arrival), with that synchronization's
    spread over the profiled iterations (`sync_sigma`); each pass is its
@@ -108,8 +111,8 @@ for key, by_clock in measured_gaps.items():
 # pass, gap included (above): its delay is what the edge takes beyond that
 # gap, from the sending pass's region end to the receiving pass's region
 # begin, for receivers that were waiting, less the sending pass's mean gap
-# at its key and clock. A job that does not time its edges: send to
-# receipt.
+# at its key and clock. A job that does not time both its gaps and its
+# edges: send to receipt.
 edges = profile_run.get("p2p_edges_s", []) if gap_stats else []
 samples = ([e - gap_stats[key, mhz][0] for e, key, mhz in edges
             if (key, mhz) in gap_stats] if edges

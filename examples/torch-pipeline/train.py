@@ -18,14 +18,18 @@ sweep moves on there, under `energy-prof profile`).
 --plan-dir DIR: regions are named like the plan's tasks (F<s>_<m>,
 B<s>_<m>) and rank s loads DIR/stage<s>.txt (`energy-prof plan-clocks`),
 so each microbatch's pass runs at its planned clock. --out: rank 0 writes
-every iteration's time and every rank's energy there (JSON), and the
-point-to-point latencies seen by receivers that were waiting (send to
-receipt, on the host's monotonic clock: the ranks of one machine, and the
-edge from the sending pass's region end to the receiving pass's region
-begin, with the sending pass's DB key and clock), and
-the host's gaps between each rank's consecutive passes (the device idle
-between two regions that no receive's wait explains), by the DB key and
-SM clock of the pass before the gap.
+JSON there, on the host's monotonic clock (the ranks of one machine):
+"iterations", each iteration's time, every rank's energy and its
+barriers; for messages whose receiver was already waiting,
+"p2p_latencies_s" (send to receipt, every iteration) and "p2p_edges_s"
+([seconds, DB key, MHz]: the sending pass's region end to the receiving
+pass's region begin, with the sending pass's key and clock); and
+"pass_gaps_s" ({DB key: {MHz: [seconds]}}: the host's gap after each pass
+but a rank's last, the device idle between two regions that no receive's
+wait explains, by the pass's key and clock). Edges and gaps skip the
+first (warm-up) iteration. A region's begin and end on the host's clock
+are estimates: a call's time outside its region is split half before,
+half after.
 On a simulated device, ENERGY_RT_SIM_REALTIME=1 puts it on the wall clock,
 so the pipeline's bubbles and waits are real.
 """

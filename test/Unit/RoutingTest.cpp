@@ -224,8 +224,8 @@ TEST(Routing, ReserveTransientClosedForms) {
       EXPECT_NEAR(lo.spillOffset, hi.spillOffset, 1e-8 * b) << s << " " << x;
     }
   // A drift that dwarfs the variance (k b = -+800, beyond e^709): finite,
-  // the reserve runs to the barrier the drift points at (offsets -x + 1/k
-  // and 1/|k| from the stationary law's mean 1/|k| inside that barrier).
+  // the reserve runs to the barrier the drift points at (offsets -x + 2/|k|
+  // and 1/|k|: the stationary law sits within 1/|k| of that barrier).
   Transient down = reflectedTransient(-400, 1, 1, 1),
             up = reflectedTransient(400, 1, 1, 0);
   EXPECT_NEAR(down.auxOffset, -0.9975, 1e-12);
@@ -250,10 +250,10 @@ TEST(Routing, ReserveTransientClosedForms) {
 
 TEST(Routing, FiniteReservePredictionFollowsTheStart) {
   // A bounded reserve over horizons around b^2/var (400 slots here; the
-  // slowest mode decays in 2 b^2/(pi^2 var), 81 slots, so by 400 under 1 %
-  // of the offsets is unsettled): the prediction (long-run rates times T
-  // plus the start's offsets) against the Monte Carlo walk, from an empty,
-  // a half-full and a full reserve, at the critical supply and over- and
+  // slowest mode decays in 2 b^2/(pi^2 var), about 90 slots on the widened
+  // reserve, so by 400 about 1 % is unsettled): the prediction (long-run rates
+  // times T plus the start's offsets) against the Monte Carlo walk, from an
+  // empty, a half-full and a full reserve, at the critical supply and over- and
   // under-supplied. From 400 slots on the offsets are exact: within the
   // Monte Carlo's error and 1 %. At 100 slots the one-mode settling is an
   // approximation: within 10 % + 0.6 sigma (a walk that starts at a barrier
