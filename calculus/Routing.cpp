@@ -268,13 +268,13 @@ Rates reflectedRates(double mu, double var, double b) {
 }
 
 Prediction predict(const Fleet &fleet, const std::vector<double> &p,
-                   double horizon) {
-  return predictSplits(fleet, {p}, horizon);
+                   double horizon, bool oneBarrierBounds) {
+  return predictSplits(fleet, {p}, horizon, oneBarrierBounds);
 }
 
 Prediction predictSplits(const Fleet &fleet,
                          const std::vector<std::vector<double>> &splits,
-                         double horizon) {
+                         double horizon, bool oneBarrierBounds) {
   // The splits cycle with the supply: over each cycle the consumption's
   // mean and variance per slot are the splits' averages.
   Moments c{0, 0}, b = supplyMoments(fleet);
@@ -308,8 +308,38 @@ Prediction predictSplits(const Fleet &fleet,
     Transient tr = reflectedTransient(out.drift, out.sigma * out.sigma, width,
                                       fleet.reserveInitialJ + rho);
     double settled = horizon > 0 ? -std::expm1(-tr.relaxRate * horizon) : 0;
-    out.auxJ = std::max(0.0, r.aux * horizon + tr.auxOffset * settled);
-    out.spillJ = std::max(0.0, r.spill * horizon + tr.spillOffset * settled);
+    double aux = r.aux * horizon + tr.auxOffset * settled;
+    double spill = r.spill * horizon + tr.spillOffset * settled;
+    // Bounds the two-barrier form can cross where one mode is not enough
+    // (a reserve far larger than sigma, a start far from the barrier the
+    // drift runs to): a capped reserve never holds more than an uncapped
+    // one, so it draws at least the one-barrier walk's E[(M_T - R_0)^+]
+    // (exact), and spills at least the supply walk's excess over the
+    // headroom b - R_0; and no slot draws more than E[(C - B)^+] or
+    // spills more than E[(B - C)^+] (a reserve of 0), which for a slot of
+    // net supply N(mu, sigma^2) is sigma phi(z) -+ mu Phi(-+z), z = mu /
+    // sigma.
+    // The one-barrier bounds (two numerical integrals) are evaluated only
+    // before the walk has long crossed the reserve (16 times its diffusive
+    // and its drift crossing times): past that the two-barrier form is
+    // settled and the bounds fall below it.
+    double mu = out.drift, s = out.sigma;
+    double lowAux = 0, lowSpill = 0;
+    if (oneBarrierBounds && horizon < 16 * std::max(width * width / (s * s),
+                                                    width / std::fabs(mu))) {
+      lowAux = expectedExcessMax(-mu, s, horizon, fleet.reserveInitialJ);
+      lowSpill = expectedExcessMax(mu, s, horizon,
+                                   fleet.reserveMaxJ - fleet.reserveInitialJ);
+    }
+    double perSlotAux = std::max(0.0, -mu), perSlotSpill = std::max(0.0, mu);
+    if (s > 0) {
+      double z = mu / s;
+      perSlotAux = s * phi(z) - mu * Phi(-z);
+      perSlotSpill = s * phi(z) + mu * Phi(z);
+    }
+    out.auxJ = std::min(perSlotAux * horizon, std::max({0.0, lowAux, aux}));
+    out.spillJ =
+        std::min(perSlotSpill * horizon, std::max({0.0, lowSpill, spill}));
   }
   return out;
 }
@@ -537,7 +567,7 @@ bool resolvePolicy(const Fleet &fleet, const Policy &policy, double horizon,
     auto objective = [&](const std::vector<double> &p) {
       if (splitQuality(fleet, p) < policy.qualityTarget - 1e-12)
         return kInf;
-      Prediction pr = predict(fleet, p, horizon);
+      Prediction pr = predict(fleet, p, horizon, /*oneBarrierBounds=*/false);
       return pr.auxJ + policy.lambda * pr.spillJ;
     };
     std::vector<double> best;

@@ -295,6 +295,40 @@ TEST(Routing, FiniteReservePredictionFollowsTheStart) {
   EXPECT_LT(errNew * 5, errOld);
 }
 
+TEST(Routing, FiniteReservePredictionHoldsItsBounds) {
+  // Where one mode of the two-barrier form is not enough, the bounds
+  // carry the prediction: a reserve far larger than the walk's reach
+  // draws what an uncapped one does (sigma sqrt(2T/pi) at the critical
+  // supply from empty), a full reserve under strong under-supply runs
+  // out after R_0 / |mu| slots, and a reserve far smaller than sigma
+  // draws what none does (sigma phi(0) a slot at the critical supply).
+  Fleet f = twoModels(0);
+  std::vector<double> p = {0.5, 0.5};
+  Moments m = slotMoments(f, p);
+  double sigma = std::sqrt(m.var);
+  struct Case {
+    double drift, cap, r0;
+    uint64_t T;
+  } cases[] = {{0, 1e5 * sigma, 0, 1000},
+               {-0.7 * sigma, 700 * sigma, 700 * sigma, 1000},
+               {0, 1e-3 * sigma, 0, 1000}};
+  for (const Case &c : cases) {
+    f.supplyJ = {m.mean + c.drift};
+    f.reserveMaxJ = c.cap;
+    f.reserveInitialJ = c.r0;
+    McResult r = mc(f, {p}, c.T, 2000);
+    Prediction pr = predict(f, p, double(c.T));
+    EXPECT_NEAR(pr.auxJ, r.aux.mean,
+                0.05 * r.aux.mean + 3 * r.aux.halfWidth95())
+        << "drift " << c.drift / sigma << " sigma, b " << c.cap / sigma
+        << " sigma, R0 " << c.r0 / sigma << " sigma";
+  }
+  f.supplyJ = {m.mean};
+  f.reserveMaxJ = 1e-3 * sigma;
+  f.reserveInitialJ = 0;
+  EXPECT_LE(predict(f, p, 1000).auxJ, 1000 * sigma / std::sqrt(2 * kPi));
+}
+
 TEST(Routing, MyopicSplitIsTheQualityMaximizingLp) {
   // Brute force over a fine grid of 3-model splits: the best quality among
   // those whose mean matches the supply (within the grid's resolution).

@@ -319,10 +319,7 @@ bool routeCommand(const RouteOptions &opts, const std::string &generator,
       curve.crossover = pr.crossoverSlots;
       for (size_t c = 0; c < horizons.size(); ++c) {
         double t = double(horizons[c]);
-        double predicted =
-            std::isinf(fleet.reserveMaxJ)
-                ? rt::expectedExcessMax(-drift, sigma, t, fleet.reserveInitialJ)
-                : pr.auxJ / T * t;
+        double predicted = rt::predictSplits(fleet, s, t).auxJ;
         // The net demand is a useful control variate where it drifts up
         // (under-supply); near balance or in over-supply it only adds
         // variance. Both estimates are unbiased: the narrower is reported.
