@@ -81,6 +81,14 @@ def path(name):
     return os.path.join(work, name)
 
 
+def mean_var(xs):
+    """The samples' mean and sample variance (0 for fewer than two)."""
+    mean = sum(xs) / len(xs)
+    var = (sum((x - mean) ** 2 for x in xs) / (len(xs) - 1)
+           if len(xs) > 1 else 0.0)
+    return mean, var
+
+
 # 1. Profile across clocks, inside the job.
 db = path("db.json")
 run([os.path.join(B, "energy-prof"), "profile", "--device", "sim:a100",
@@ -88,7 +96,8 @@ run([os.path.join(B, "energy-prof"), "profile", "--device", "sim:a100",
      "--iterations", str(PROFILE_ITERATIONS), "--out",
      path("profile-run.json")])
 profile_run = json.load(open(path("profile-run.json")))
-entries = json.load(open(db))["entries"]
+db_doc = json.load(open(db))
+entries = db_doc["entries"]
 # The host's gap after a pass (the framework's bookkeeping, the send after
 # it and the receive before the next, in which the device idles), by the
 # pass's DB key and clock: the job's passes, as the schedule takes them,
@@ -102,9 +111,7 @@ measured_gaps = profile_run.get("pass_gaps_s", {})
 gap_stats = {}
 for key, by_clock in measured_gaps.items():
     for mhz, xs in by_clock.items():
-        mean = sum(xs) / len(xs)
-        var = (sum((x - mean) ** 2 for x in xs) / (len(xs) - 1)
-               if len(xs) > 1 else 0.0)
+        mean, var = mean_var(xs)
         gap_stats[key, int(mhz)] = (max(mean, 0.0), var, len(xs))
 # The point-to-point latency the schedule's model takes. A pass's
 # dependency on the previous stage's starts at the end of that stage's
@@ -117,26 +124,24 @@ edges = profile_run.get("p2p_edges_s", []) if gap_stats else []
 samples = ([e - gap_stats[key, mhz][0] for e, key, mhz in edges
             if (key, mhz) in gap_stats] if edges
            else profile_run["p2p_latencies_s"])
-p2p_latency = max(sum(samples) / len(samples), 0.0) if samples else 0.0
+p2p_latency, p2p_var = mean_var(samples) if samples else (0.0, 0.0)
 # Their spread over transfers (sample standard deviation): the schedule's
 # dependencies carry it (p2p_latency_sigma), so that the expected makespan,
-# which the deviation test predicts, carries the transfers' jitter.
-p2p_sigma = (math.sqrt(sum((x - p2p_latency) ** 2 for x in samples)
-                       / (len(samples) - 1))
-             if len(samples) > 1 and p2p_latency > 0 else 0.0)
+# which the deviation test predicts, carries the transfers' jitter. A mean
+# below 0 is taken as 0, without spread.
+p2p_sigma = math.sqrt(p2p_var) if p2p_latency > 0 else 0.0
+p2p_latency = max(p2p_latency, 0.0)
 # The iteration's closing synchronization the schedule's model takes: how
 # far apart the ranks leave the first barrier plus how long the last one
 # takes after its last arrival, averaged over the profile's iterations
 # after the first (a warm-up, as in the measured runs).
 profile_iters = profile_run["iterations"][1:] or profile_run["iterations"]
 sync_samples = [i["start_skew_s"] + i["end_barrier_s"] for i in profile_iters]
-sync_s = sum(sync_samples) / len(sync_samples)
 # Its spread from one iteration to the next (sample standard deviation): the
 # sync task's sigma_T, so that the prediction's variance, and with it the
 # deviation test's threshold, carries the barriers' measured variation.
-sync_sigma = (math.sqrt(sum((x - sync_s) ** 2 for x in sync_samples)
-                        / (len(sync_samples) - 1))
-              if len(sync_samples) > 1 else 0.0)
+sync_s, sync_var = mean_var(sync_samples)
+sync_sigma = math.sqrt(sync_var)
 job_entries = []
 for e in entries:
     if e["key"] not in measured_gaps:
@@ -150,7 +155,7 @@ for e in entries:
                             sigma_T_s=math.sqrt(e["sigma_T_s"] ** 2 + var)))
 db_job = path("db-job.json")
 with open(db_job, "w") as f:
-    json.dump(dict(json.load(open(db)), entries=job_entries), f, indent=1)
+    json.dump(dict(db_doc, entries=job_entries), f, indent=1)
 clocks = sorted({e["sm_mhz"] for e in entries}, reverse=True)
 static_power = next(e["s_W"] for e in entries if e["key"] == "stage0.forward")
 run([os.path.join(B, "energy-translate"), "--export-stage-profile", db, "-o",

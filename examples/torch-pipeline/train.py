@@ -34,6 +34,7 @@ On a simulated device, ENERGY_RT_SIM_REALTIME=1 puts it on the wall clock,
 so the pipeline's bubbles and waits are real.
 """
 import argparse
+import collections
 import json
 import os
 import sys
@@ -123,35 +124,44 @@ def receive(key, handle):
 waited, passes = [0.0], []
 
 
+# A pass on the host's clock: its call's start and end, its region's time,
+# the receive waits so far, its clock and its DB key.
+Pass = collections.namedtuple(
+    "Pass", "began ended region_s waits_before mhz key")
+
+
 def timed_pass(run, kind):
+    """run() (the pass), recorded; returns what run() returns."""
     began = time.perf_counter()
     waits = waited[0]
-    run()
+    out = run()
     ended = time.perf_counter()
     m = getattr(stage, "last_" + kind)
-    passes.append((began, ended, m.time, waits, m.clock_mhz,
-                   "stage%d.%s" % (rank, kind)))
+    passes.append(Pass(began, ended, m.time, waits, m.clock_mhz,
+                       "stage%d.%s" % (rank, kind)))
+    return out
 
 
 def outside(p):
-    return p[1] - p[0] - p[2]
+    return p.ended - p.began - p.region_s
 
 
 def pass_gaps():
-    return [(p[5], p[4], (outside(p) + outside(q)) / 2 + (q[0] - p[1]) -
-             (q[3] - p[3])) for p, q in zip(passes, passes[1:])]
+    return [(p.key, p.mhz, (outside(p) + outside(q)) / 2 +
+             (q.began - p.ended) - (q.waits_before - p.waits_before))
+            for p, q in zip(passes, passes[1:])]
 
 
 def send(key, tensor, dst, tag, sends):
     # With the sending pass's region end, DB key and clock.
     p = passes[-1]
-    sent[key] = (time.perf_counter(), p[1] - outside(p) / 2, p[5], p[4])
+    sent[key] = (time.perf_counter(), p.ended - outside(p) / 2, p.key, p.mhz)
     sends.append(dist.isend(tensor, dst, tag=tag))
 
 
 def region_began(key):
     p = passes[-1]
-    consumed[key] = p[0] + outside(p) / 2
+    consumed[key] = p.began + outside(p) / 2
 
 
 def forward(m, inputs, targets, acts, saved, sends):
@@ -161,12 +171,11 @@ def forward(m, inputs, targets, acts, saved, sends):
         x, handle = acts[m]
         receive(("F", rank, m), handle)
         x.requires_grad_()
-    box = []
-    timed_pass(lambda: box.append(
-        stage(x, targets[m] if last else None, microbatch=m)), "forward")
+    out = timed_pass(
+        lambda: stage(x, targets[m] if last else None, microbatch=m),
+        "forward")
     if not first:
         region_began(("F", rank, m))
-    out = box[0]
     if not last:
         send(("F", rank + 1, m), out.detach(), rank + 1, m, sends)
     saved.append((x, out))
