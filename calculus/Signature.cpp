@@ -178,27 +178,35 @@ Signature seq(const Signature &a, const Signature &b, CompositionError &err) {
   // T_B) (independent operands), and Cov(E, T) = covUT + s var_T.
   r.excessE = a.excessE + b.excessE;
   r.covUT = a.covUT + a.s * a.varT + b.covUT + b.s * b.varT - r.s * r.varT;
+  r.exitOffset = b.exitPower() - r.s; // its devices stay at b's last point
   r.devices = a.devices;
   return r;
 }
 
 /// par and multi alike (CALCULUS.md section 3, "Mixed static powers"): with
-/// U = E - s T for each operand, E = U_A + U_B + S max(T_A, T_B), S the
-/// static power drawn over the makespan (s for par, s_A + s_B for multi).
-/// Clark's moments of the max and Cov(U_A, max) = Cov(U_A, T_A) Phi(a) give
-/// E[E] and Var(E); for measured elements (U = d, covUT = 0) this is
-/// var_E = var_d_A + var_d_B + S^2 Var(max) and E[E] = S E[max] + d.
-static void composeMax(const Signature &a, const Signature &b, double S,
-                       const MaxMoments &m, Signature &r) {
-  auto varU = [](const Signature &x) {
-    return x.varE - 2 * x.s * x.covUT - x.s * x.s * x.varT;
+/// U = E - b T for each operand, b the static power at which it waits for
+/// the makespan (par: the shared s; multi: its exit power), E = U_A + U_B +
+/// S max(T_A, T_B), S = b_A + b_B (multi) or s (par). Clark's moments of
+/// the max and Cov(U_A, max) = Cov(U_A, T_A) Phi(a) give E[E] and Var(E);
+/// for measured elements (U = d, covUT = 0, b = s) this is var_E = var_d_A
+/// + var_d_B + S^2 Var(max) and E[E] = S E[max] + d.
+static void composeMax(const Signature &a, double bA, const Signature &b,
+                       double bB, double S, const MaxMoments &m, Signature &r) {
+  // Cov(E, T) = covUT + s var_T; U = E - b T.
+  auto covET = [](const Signature &x) { return x.covUT + x.s * x.varT; };
+  auto varU = [&](const Signature &x, double bx) {
+    return x.varE - 2 * bx * covET(x) + bx * bx * x.varT;
   };
-  double covUM = a.covUT * m.p1 + b.covUT * (1 - m.p1);
-  r.varE = std::max(0.0, varU(a) + varU(b) + S * S * m.var + 2 * S * covUM);
+  auto covUT = [&](const Signature &x, double bx) {
+    return covET(x) - bx * x.varT;
+  };
+  double covUM = covUT(a, bA) * m.p1 + covUT(b, bB) * (1 - m.p1);
+  r.varE =
+      std::max(0.0, varU(a, bA) + varU(b, bB) + S * S * m.var + 2 * S * covUM);
   r.covUT = covUM + (S - r.s) * m.var;
-  // E[U_X] - U_X(point) = excess_X - s_X (E[T_X] - T_X).
-  r.excessE = a.excessE - a.s * (a.clarkT - a.T) + b.excessE -
-              b.s * (b.clarkT - b.T) + S * (m.mean - r.T);
+  // E[U_X] - U_X(point) = excess_X - b_X (E[T_X] - T_X).
+  r.excessE = a.excessE - bA * (a.clarkT - a.T) + b.excessE -
+              bB * (b.clarkT - b.T) + S * (m.mean - r.T);
 }
 
 Signature repeatSeq(const Signature &a, uint64_t n) {
@@ -241,14 +249,19 @@ Signature par(const Signature &a, const Signature &b, CompositionError &err) {
   r.varT = m.var;
   r.varD = a.varD + b.varD;
   r.clarkT = m.mean;
-  composeMax(a, b, r.s, m, r);
+  composeMax(a, r.s, b, r.s, r.s, m, r);
+  // The device then stays at the later-ending operand's last point.
+  r.exitOffset = (b.T > a.T ? b : a).exitPower() - r.s;
   r.devices = a.devices;
   return r;
 }
 
-// Section 2, cross-device parallel: the shorter side is padded with idle at its
-// own static power, so s' = s_A + s_B and
-// var_E = var_d_A + var_d_B + (s_A + s_B)^2 Var(max(T_A, T_B)).
+// Section 2, cross-device parallel: each operand's devices wait for the
+// makespan at their last element's static power (paper section 3.3, idle
+// elements: an idle device stays at its element's operating point), so E =
+// E_A + E_B + b_A (M - T_A) + b_B (M - T_B) with b the exit powers and M =
+// max(T_A, T_B); for elements s' = s_A + s_B and var_E = var_d_A + var_d_B +
+// (s_A + s_B)^2 Var(max(T_A, T_B)).
 Signature multi(const Signature &a, const Signature &b, CompositionError &err) {
   if (a.devices.intersects(b.devices)) {
     err.kind = CompositionError::MultiOverlap;
@@ -257,13 +270,21 @@ Signature multi(const Signature &a, const Signature &b, CompositionError &err) {
   }
   MaxMoments m = clarkMax(a.clarkT, a.varT, b.clarkT, b.varT); // as in par
   Signature r;
-  r.s = a.s + b.s;
+  double bA = a.exitPower(), bB = b.exitPower(), S = bA + bB;
   r.T = std::max(a.T, b.T);
   r.d = a.d + b.d;
+  double e = a.E() + b.E() + bA * (r.T - a.T) + bB * (r.T - b.T);
+  // Property 5.3 closure; operands that wait at their own static power (every
+  // element) give s_A + s_B exactly.
+  if (a.exitOffset == 0 && b.exitOffset == 0)
+    r.s = S;
+  else
+    r.s = r.T > 0 ? (e - r.d) / r.T : S;
+  r.exitOffset = S - r.s;
   r.varT = m.var;
   r.varD = a.varD + b.varD;
   r.clarkT = m.mean;
-  composeMax(a, b, r.s, m, r);
+  composeMax(a, bA, b, bB, S, m, r);
   r.devices = a.devices;
   r.devices.unite(b.devices);
   return r;

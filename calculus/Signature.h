@@ -76,6 +76,12 @@ struct Signature {
   /// static powers other than s (a varying part at 60 W inside a sequence
   /// whose summary s is 130 W).
   double covUT = 0;
+  /// The static power its devices draw while they wait after it ends, less
+  /// s: an idle device stays at its last element's operating point (paper
+  /// section 3.3, idle elements), so a multi pads a shorter operand at that
+  /// power, not at the operand's summary s (a 200 W element then a 60 W one
+  /// waits at 60 W). Zero for an element.
+  double exitOffset = 0;
   DeviceSet devices;
 
   /// A directly measured element (Axiom P1, var_E = s^2 var_T + var_d).
@@ -85,6 +91,8 @@ struct Signature {
   static Signature idle(double s, double T, DeviceSet devices);
 
   double E() const { return s * T + d; }
+  /// The static power drawn while waiting after it (see exitOffset).
+  double exitPower() const { return s + exitOffset; }
   /// The expected energy when times vary: E() plus each parallel part's
   /// expected extra time at its static power (s E[T] + d where one static
   /// power is drawn throughout; equal to E() when nothing varies).

@@ -183,6 +183,8 @@ struct State {
   /// Every clock change the runtime made (a profile's, a plan's, the
   /// profile's return to the default).
   unsigned long long clockChanges = 0;
+  /// er_restore ran: the plan's clocks are no longer applied.
+  bool clocksReleased = false;
   Profile profile;
   /// ENERGY_RT_FLUSH_AT_EXIT (empty: unset) and ENERGY_RT_FLUSH_INTERVAL:
   /// the shard is also written during the job (checkpointShard).
@@ -448,6 +450,8 @@ bool startProfile(const std::string &list, std::string &why) {
     why = "ENERGY_RT_PROFILE_ITERATIONS must be at least 1";
     return false;
   }
+  if (heldByAnotherProcess(*state.dev, why))
+    return false;
   pf.active = true;
   state.guard = std::make_unique<ClockGuard>(*state.dev);
   state.profile = pf;
@@ -742,9 +746,69 @@ void checkpointShard(bool clockFinished) {
                err.c_str());
 }
 
+/// What the job should know as it ends (er_exit_warnings), once per
+/// process. Caller holds state.mu.
+void exitWarnings() {
+  static bool said = false;
+  // Shut down, or a forked child that never measured: nothing of its own.
+  if (said || !state.dev || state.forked)
+    return;
+  said = true;
+  const Profile &pf = state.profile;
+  if (pf.active && !pf.done)
+    std::fprintf(stderr,
+                 "energy_rt: warning: rank %d ended during the clock sweep, "
+                 "after %u iterations (%u warm-up, then %u per clock): %s\n",
+                 er_rank(), pf.step, pf.warmup, pf.perClock,
+                 state.flushAtExit.empty()
+                     ? "the clocks it ran are in what it flushed"
+                     : "its shard holds the clocks it ran, the last one "
+                       "with the runs it finished");
+  if ((pf.active || pf.done) && state.flushAtExit.empty() &&
+      state.runsAccounted > state.runsAtFlush)
+    std::fprintf(stderr,
+                 "energy_rt: warning: rank %d's clock sweep measured %llu "
+                 "region runs that were not written (no "
+                 "ENERGY_RT_FLUSH_AT_EXIT, and no flush since): set it to a "
+                 "shard path, or run the job under `energy-prof profile`, "
+                 "which does\n",
+                 er_rank(),
+                 (unsigned long long)(state.runsAccounted - state.runsAtFlush));
+  // Written already with nothing since: nothing left open matters.
+  if (state.flushAtExit.empty() || state.runsAtExitFlush == state.runsAccounted)
+    return;
+  for (const auto &[key, r] : state.regions)
+    if (r.open)
+      std::fprintf(stderr,
+                   "energy_rt: warning: region '%s' was still open at exit: "
+                   "its last run is not recorded\n",
+                   key.name.c_str());
+}
+
 } // namespace
 
 extern "C" {
+
+int er_exit_warnings(void) {
+  std::lock_guard<std::mutex> lock(state.mu);
+  exitWarnings();
+  return 0;
+}
+
+int er_restore(void) {
+  std::lock_guard<std::mutex> lock(state.mu);
+  if (!state.dev || state.forked || !state.guard)
+    return 0;
+  // What changes clocks from here on: the sweep's steps and the planned
+  // regions. Both end (the plan stays, for what the exit says about it);
+  // the guard's destructor restores and drops its record.
+  state.profile.active = false;
+  state.clocksReleased = true;
+  state.guard.reset();
+  if (state.sampler)
+    state.sampler->noteSmClock(state.dev->currentSmClock());
+  return 0;
+}
 
 int er_rank(void) {
   for (const char *var :
@@ -958,6 +1022,7 @@ int er_init(const char *device) {
   state.planComplete = false;
   state.planBegins = 0;
   state.planRegionRan = false;
+  state.clocksReleased = false;
   state.switches = 0;
   state.profile = Profile();
   if (const char *list = std::getenv("ENERGY_RT_PROFILE_CLOCKS")) {
@@ -967,6 +1032,8 @@ int er_init(const char *device) {
   }
   state.flushAtExit.clear();
   state.flushInterval = 60;
+  static std::string atExitPath;
+  static std::once_flag registered;
   if (const char *at = std::getenv("ENERGY_RT_FLUSH_AT_EXIT")) {
     // Set but empty is a script's mistake (an unset variable expanded):
     // found out at exit, the whole job's measurements would be lost.
@@ -1002,44 +1069,28 @@ int er_init(const char *device) {
       if (!AtomicFile::checkWritable(withRank(p), err))
         return fail("ENERGY_RT_FLUSH_AT_EXIT: " + err);
     }
-    static std::string atExitPath;
-    static std::once_flag registered;
     atExitPath = at;
     state.flushAtExit = at;
+  }
+  // At exit: the warnings (exitWarnings) and, with ENERGY_RT_FLUSH_AT_EXIT,
+  // the shard; a profiled job without it gets the warnings alone.
+  if (state.profile.active || state.profile.done || !state.flushAtExit.empty())
     std::call_once(registered, [] {
       std::atexit([] {
         {
           std::lock_guard<std::mutex> lock(state.mu);
-          // Shut down, or a forked child that never measured: nothing of
-          // its own to write.
-          if (!state.dev || state.forked)
+          exitWarnings();
+          // Shut down, a forked child that never measured, nowhere to
+          // write, or written already with nothing since.
+          if (!state.dev || state.forked || state.flushAtExit.empty() ||
+              state.runsAtExitFlush == state.runsAccounted)
             return;
-          // Said whether or not the shard is written here (Python's exit
-          // path writes it first).
-          const Profile &pf = state.profile;
-          if (pf.active && !pf.done)
-            std::fprintf(stderr,
-                         "energy_rt: warning: rank %d ended during the clock "
-                         "sweep, after %u iterations (%u warm-up, then %u "
-                         "per clock): its shard holds the clocks it ran, "
-                         "the last one with the runs it finished\n",
-                         er_rank(), pf.step, pf.warmup, pf.perClock);
-          // Written already with nothing since.
-          if (state.runsAtExitFlush == state.runsAccounted)
-            return;
-          for (const auto &[key, r] : state.regions)
-            if (r.open)
-              std::fprintf(stderr,
-                           "energy_rt: warning: region '%s' was still open at "
-                           "exit: its last run is not recorded\n",
-                           key.name.c_str());
         }
         if (er_flush(atExitPath.c_str()) != 0)
           std::fprintf(stderr, "energy_rt: ENERGY_RT_FLUSH_AT_EXIT: %s\n",
                        er_last_error());
       });
     });
-  }
   if (std::string why; !startMetricsServer(worker, why))
     return fail(why);
   // The metrics textfile's last write at exit (and at er_shutdown), so
@@ -1326,7 +1377,8 @@ int er_begin_in(unsigned owner, const char *name) {
     ++state.planBegins;
   }
   r.planBeginsAtBegin = state.planBegins;
-  if (planned != state.planClocks.end() && planned->second != clockNow()) {
+  if (planned != state.planClocks.end() && !state.clocksReleased &&
+      planned->second != clockNow()) {
     std::string err;
     if (!state.dev->setSmClock(planned->second, err))
       return fail(std::string("region '") + name + "': " + err);
@@ -1748,7 +1800,11 @@ int er_plan_clock(const char *name, int sm_mhz) {
                 " MHz is not a supported SM clock of " + state.dev->identity() +
                 " (it supports " + describeClocks(supported) + ")");
   if (!state.guard) {
+    std::string held;
+    if (heldByAnotherProcess(*state.dev, held))
+      return fail("following a plan: " + held);
     state.guard = std::make_unique<ClockGuard>(*state.dev);
+    state.clocksReleased = false;
     // Whether clocks may be set at all, now, not at the first planned
     // region mid-job (a GPU that refuses: no permission).
     std::string err;

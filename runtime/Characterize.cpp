@@ -2,6 +2,7 @@
 
 #include "runtime/Characterize.h"
 #include "runtime/Progress.h"
+#include "runtime/RestoreRecord.h"
 #include "runtime/db/SignatureDb.h"
 
 #include <algorithm>
@@ -312,8 +313,11 @@ bool characterizeSweep(Device &dev, const std::vector<KernelSpec> &kernels,
   // restore`): a measurement at the current clock leaves the card as it
   // found it, whatever it was set to.
   std::optional<ClockGuard> guard;
-  if (!clocks.empty() || !limits.empty())
+  if (!clocks.empty() || !limits.empty()) {
+    if (heldByAnotherProcess(dev, err))
+      return false;
     guard.emplace(dev);
+  }
   std::vector<int> sweep = clocks;
   if (sweep.empty())
     sweep.push_back(dev.currentSmClock());

@@ -113,6 +113,26 @@ bool processAlive(long pid) {
   return pid > 0 && (kill(pid_t(pid), 0) == 0 || errno == EPERM);
 }
 
+bool heldByAnotherProcess(const Device &dev, std::string &err) {
+  std::string name = dev.reopenName(), mirror = dev.clockMirror();
+  if (name.empty() || (dev.simulated() && mirror.empty()))
+    return false;
+  std::string ignored; // unreadable records: restoreStaleRecords reports them
+  for (const RestoreRecord &r : listRestoreRecords(ignored)) {
+    if (r.pid == long(getpid()) || r.device != name ||
+        (dev.simulated() && r.clockFile != mirror) || !processAlive(r.pid))
+      continue;
+    err = dev.identity() + ": process " + std::to_string(r.pid) +
+          " is changing its clocks or power limit (its restore record " +
+          r.path +
+          "); a second process changing them would undo its settings "
+          "(a clock sweep measured at another clock, a plan reset by the "
+          "other's restore): run one at a time";
+    return true;
+  }
+  return false;
+}
+
 bool dropIfSimulatorGone(const RestoreRecord &r) {
   if (r.device.rfind("sim:", 0) != 0 ||
       (r.clockFile.empty() && r.powerFile.empty()))

@@ -52,6 +52,15 @@ std::vector<RestoreRecord> listRestoreRecords(std::string &err);
 /// Whether process `pid` still runs.
 bool processAlive(long pid);
 
+/// Whether another live process holds a restore record of `dev` -- it is
+/// changing that device's clocks or power limit now (a GPU by its NVML
+/// index; a simulated device by the state file that mirrors its clock:
+/// simulators without one are each process's own). Then `err` says which
+/// process and why a second must not change them too (each would undo the
+/// other's settings: a clock sweep measured at the wrong clock, a restore
+/// that resets the other's plan).
+bool heldByAnotherProcess(const Device &dev, std::string &err);
+
 /// A simulated device's record whose mirror files' directory no longer
 /// exists (a test's temporary directory): that device is gone and nothing
 /// is left to restore, so the record is deleted. True if it was.

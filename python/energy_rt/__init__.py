@@ -123,7 +123,7 @@ for _name, _args in {
                              _c.POINTER(_c.c_double)],
         "er_ticket_release": [_c.c_ulonglong],
         "er_rank": [], "er_step": [], "er_write_metrics": [_c.c_char_p],
-        "er_metrics_port": [],
+        "er_metrics_port": [], "er_exit_warnings": [], "er_restore": [],
         "er_sim_run": [_c.c_double, _c.c_double],
         "er_plan_load": [_c.c_char_p],
         "er_sm_clock": [_c.POINTER(_c.c_int), _c.POINTER(_c.c_uint)],
@@ -448,9 +448,11 @@ def _same_device(a, b):
 
 def _flush_at_exit():
     # Python's exit paths (an uncaught exception, KeyboardInterrupt,
-    # sys.exit, SIGTERM below) run this; the C runtime's own at-exit flush
-    # does not run when Python ends itself with SIGINT after a
-    # KeyboardInterrupt.
+    # sys.exit, SIGTERM below) run this; the C runtime's own at-exit
+    # warnings and flush do not run when Python ends itself with SIGINT
+    # after a KeyboardInterrupt.
+    if _state["device"] is not None and not _state.get("forked"):
+        _lib.er_exit_warnings()
     path = os.environ.get("ENERGY_RT_FLUSH_AT_EXIT")
     if path and _state["device"] is not None and not _state.get("flushed"):
         # Once: a worker's finalizer and atexit may both run it.
@@ -465,12 +467,23 @@ def _flush_at_exit():
                              _lib.er_last_error().decode("utf-8", "replace"))
 
 
+def _restore_at_exit():
+    # The clocks and power limits the runtime changed (a profile's, a
+    # plan's), restored after the flush above: C's exit handlers, which
+    # restore them too, do not run when Python ends itself with SIGINT
+    # after an uncaught KeyboardInterrupt.
+    if _state["device"] is not None and not _state.get("forked"):
+        _lib.er_restore()
+
+
 def _exit_on_signal(signum, frame):
     raise SystemExit(128 + signum)
 
 
 def _register_flush_at_exit():
-    if _state.get("atexit") or not os.environ.get("ENERGY_RT_FLUSH_AT_EXIT"):
+    if _state.get("atexit") or not (
+            os.environ.get("ENERGY_RT_FLUSH_AT_EXIT")
+            or os.environ.get("ENERGY_RT_PROFILE_CLOCKS")):
         return
     import atexit
     atexit.register(_flush_at_exit)
@@ -517,6 +530,11 @@ def _ensure(device=None):
                 "no device: create a Monitor (device=... or gpu_indices=...) "
                 "first, or set ENERGY_RT_DEVICE (cuda:<i>, sim:a100, "
                 "sim:a40, sim:h100, sim:h200)")
+        if not _state.get("restore_atexit"):
+            # Registered first, so it runs after the flush (LIFO).
+            import atexit
+            atexit.register(_restore_at_exit)
+            _state["restore_atexit"] = True
         _register_flush_at_exit()
         _flush_in_worker()
         if _state.get("forked"):

@@ -95,6 +95,20 @@ int er_abort_in(unsigned owner, const char *name);
  * failed (an exception), so its time and energy are no signature. */
 int er_abort(const char *name);
 int er_flush(const char *path);
+/* Prints, once, what the job should know as it ends: a clock sweep cut
+ * short, a sweep whose runs since the last er_flush are written nowhere
+ * (no ENERGY_RT_FLUSH_AT_EXIT), regions still open at the at-exit flush.
+ * The runtime's own exit handler calls it; a language runtime whose exit
+ * path may skip C's atexit (Python's, after a KeyboardInterrupt) calls it
+ * first. Returns 0. */
+int er_exit_warnings(void);
+/* Restores the clocks and power limits the runtime changed and stops
+ * changing them (a clock sweep and a plan end; regions keep being measured,
+ * at the defaults), keeping every measurement for a later er_flush. For a
+ * process's exit path that C's exit handlers may not see: Python ends
+ * itself with SIGINT after an uncaught KeyboardInterrupt, skipping them, so
+ * the Python package calls it at exit. Returns 0. */
+int er_restore(void);
 /* Restores what the runtime changed (clocks), stops its threads and drops
  * every region, flushed or not: er_flush first to keep them. A second
  * er_init without er_shutdown is refused while runs recorded since the

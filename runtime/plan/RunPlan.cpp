@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/RestoreRecord.h"
 #include "runtime/db/SignatureDb.h"
 #include "runtime/plan/Plan.h"
 
@@ -385,6 +386,9 @@ int runPlan(const Plan &plan, const std::vector<Device *> &devices,
     return -1;
   }
 
+  for (Device *d : devices)
+    if (heldByAnotherProcess(*d, err))
+      return -1;
   // From here every device is guarded: any return restores it.
   std::vector<std::unique_ptr<ClockGuard>> guards;
   for (Device *d : devices)

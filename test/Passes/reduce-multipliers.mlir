@@ -58,14 +58,20 @@ energy.multi @wrapped {
 
 // -----
 
-// The deviation test's threshold adds the bias of what the tested op
-// composes, not the root's: @sub measured at 340 J against 330 J.
-// Own parts: @a at the null (m = 0), @b m = 1: bias c x 0.1 J; threshold
-// c sqrt(0.1^2 + 0.1^2 + 0.1^2) + 0.196 = 0.5355 J (the root's bias, with
-// @big's 50 J, made it 98.5 J and the test passed).
+// Eq. 23's threshold carries random error only (paper section 5.2.2: the
+// bias the reduction accepted is what it catches); the bias bound of what
+// the tested op composes -- not the root's -- is reported beside it. @sub
+// measured at 340 J and at 330.4 J against 330 J: threshold c sqrt(0.1^2 +
+// 0.1^2 + 0.1^2) = 339.5 mJ; own parts: @a at the null (m = 0), @b m = 1:
+// bias c x 0.1 J = 196 mJ (the root's, with @big's 50 J, is 98.5 J). 10 J
+// is past both; 0.4 J within the bias, which the remark names as the cause.
 // RUN: printf '{"sub": {"E_J": 340, "sigma_E_J": 0.1}}' > %t.json
 // RUN: energy-opt %s --energy-propagate-context --energy-reduce --energy-check-deviation="measured=%t.json" -split-input-file 2>&1 | FileCheck %s --check-prefix=DEV
-// DEV: remark: @sub deviates (Eq. 23): predicted 330 J, measured 340 J, threshold 535.5 mJ
+// DEV: remark: @sub deviates (Eq. 23): predicted 330 J, measured 340 J, threshold 339.5 mJ; interaction-graph candidate
+// DEV: energy.deviation = {bias_bound_J = 0.19599{{[0-9]*}} : f64, failed = true, measured_J = 3.400000e+02 : f64, predicted_J = 3.300000e+02 : f64, threshold_J = 0.33947{{[0-9]*}} : f64}
+// RUN: printf '{"sub": {"E_J": 330.4, "sigma_E_J": 0.1}}' > %t.near.json
+// RUN: energy-opt %s --energy-propagate-context --energy-reduce --energy-check-deviation="measured=%t.near.json" -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=NEAR
+// NEAR: remark: @sub deviates (Eq. 23): predicted 330 J, measured 330.4 J, threshold 339.5 mJ; within the bias the reduction accepted (196 mJ, paper Appendix D): its accumulated bias is the likely cause; characterize @sub as a composite or reduce with a lower tolerance
 energy.device @g kind "A100" static 60 W
 energy.seq @t {
   energy.seq @sub {

@@ -385,11 +385,73 @@ TEST(Uncertainty, MixedPowersMultiVarianceIsDrawnWhereTimeVaries) {
   expectRel(6.0, m.expectedE(), 1e-12, "E[E]"); // the max is @g's lane
 }
 
+// A multi pads a shorter operand at its devices' last operating point (paper
+// section 3.3: an idle device stays at its element's operating point), by
+// interval accounting: a 200 W then a 60 W element, 1 ms each, beside a
+// 20 W element of 10 ms wait 8 ms at 60 W: 0.2 + 0.06 + 0.48 + 0.2 J, as
+// with the idle written out; in the other order the wait is at 200 W.
+TEST(Calculus, MultiPadsAtTheLastOperatingPoint) {
+  Signature a = elem(200, 0.001, 0), b = elem(60, 0.001, 0);
+  Signature c = elem(20, 0.010, 0, 1);
+  expectRel(0.94, mustMulti(mustSeq(a, b), c).E(), 1e-12, "A then B");
+  Signature idle = Signature::idle(60, 0.008, DeviceSet::single(0));
+  expectRel(0.94, mustMulti(mustSeq(mustSeq(a, b), idle), c).E(), 1e-12,
+            "the idle written out");
+  expectRel(0.26 + 1.6 + 0.2, mustMulti(mustSeq(b, a), c).E(), 1e-12,
+            "B then A");
+  // Monotonicity (Corollary 5.2): a slower B never lowers the total (the
+  // summary's 130 W wait made it fall from 1.5 J to 1.08 J).
+  double last = 0;
+  for (double TB : {0.001, 0.002, 0.004, 0.008}) {
+    double E = mustMulti(mustSeq(a, elem(60, TB, 0)), c).E();
+    EXPECT_GE(E, last - 1e-15) << "T_B = " << TB;
+    last = E;
+  }
+  // Zero-time parts: their energy, then 10 ms at 60 W and at 20 W.
+  Signature z = mustMulti(mustSeq(elem(200, 0, 1), elem(60, 0, 1)), c);
+  expectRel(2 + 0.6 + 0.2, z.E(), 1e-12, "zero-time sequence");
+  // Nested: a multi padded inside a multi waits at the sum of its lanes'
+  // exit powers (60 + 20 W), and a sequence ending in it keeps them.
+  Signature inner = mustMulti(mustSeq(a, b), elem(20, 0.002, 0, 1));
+  Signature outer = mustMulti(inner, elem(10, 0.012, 0, 2));
+  expectRel(0.2 + 0.06 + 0.04 + 80 * 0.010 + 0.12, outer.E(), 1e-12,
+            "nested multi");
+  expectRel(80, inner.exitPower(), 1e-12, "inner exit power");
+}
+
+// The pad's variance against Monte Carlo: a lane of a 200 W element and a
+// 60 W element, both varying, beside a varying 20 W element; whichever ends
+// first waits at its last power. Two Gaussian lanes: Clark's moments are
+// exact, so only sampling error remains.
+TEST(Uncertainty, MultiPadAtExitPowerAgainstMonteCarlo) {
+  Signature lane = mustSeq(elem(200, 0.004, 1, 0, 0.0005, 0.02),
+                           elem(60, 0.005, 1, 0, 0.001, 0.03));
+  Signature m = mustMulti(lane, elem(20, 0.0095, 2, 1, 0.0015, 0.01));
+  std::mt19937_64 gen(7);
+  std::normal_distribution<double> n01(0, 1);
+  const int draws = 400000;
+  double sum = 0, sumSq = 0;
+  for (int i = 0; i < draws; ++i) {
+    double tA = 0.004 + 0.0005 * n01(gen), tB = 0.005 + 0.001 * n01(gen);
+    double tC = 0.0095 + 0.0015 * n01(gen);
+    double M = std::max(tA + tB, tC);
+    double E = 200 * tA + 1 + 0.02 * n01(gen) + 60 * tB + 1 + 0.03 * n01(gen) +
+               60 * (M - tA - tB) + 20 * tC + 2 + 0.01 * n01(gen) +
+               20 * (M - tC);
+    sum += E;
+    sumSq += E * E;
+  }
+  double mean = sum / draws, sd = std::sqrt(sumSq / draws - mean * mean);
+  EXPECT_NEAR(mean, m.expectedE(), 4 * sd / std::sqrt(double(draws)));
+  EXPECT_NEAR(sd, m.sigmaE(), 0.01 * sd);
+}
+
 // Random trees of mixed static powers against Monte Carlo of the model the
 // docs define: E = s T + d per element; a sequence adds; a par on one
 // device draws its s once over the max of its parts' times; a multi pads
-// each lane at its summary static power (sum s_k T_k / sum T_k) to the
-// longest. Clark's Gaussian max is the only approximation.
+// each lane to the longest at its last block's static power (the device
+// stays at its last operating point, paper section 3.3). Clark's Gaussian
+// max is the only approximation.
 TEST(Uncertainty, MixedPowersAgainstMonteCarlo) {
   std::mt19937_64 gen(2026);
   std::uniform_real_distribution<double> u(0, 1);
@@ -431,19 +493,10 @@ TEST(Uncertainty, MixedPowersAgainstMonteCarlo) {
       }
       root = l == 0 ? lane : mustMulti(root, lane);
     }
-    // The lanes' summary powers, from the point values by hand.
+    // Each lane waits at its last block's static power.
     std::vector<double> pad(lanes);
-    for (int l = 0; l < lanes; ++l) {
-      double staticJ = 0, time = 0;
-      for (const Block &b : plan[l]) {
-        double t = 0;
-        for (const Leaf &f : b.par)
-          t = std::max(t, f.T);
-        staticJ += b.par[0].s * t;
-        time += t;
-      }
-      pad[l] = staticJ / time;
-    }
+    for (int l = 0; l < lanes; ++l)
+      pad[l] = plan[l].back().par[0].s;
     const int draws = 50000;
     double sum = 0, sumSq = 0;
     std::vector<double> laneE(lanes), laneT(lanes);

@@ -321,11 +321,13 @@ bool routeCommand(const RouteOptions &opts, const std::string &generator,
         double t = double(horizons[c]);
         double predicted = rt::predictSplits(fleet, s, t).auxJ;
         // The net demand is a useful control variate where it drifts up
-        // (under-supply); near balance or in over-supply it only adds
-        // variance. Both estimates are unbiased: the narrower is reported.
+        // (under-supply) and the drift dominates (past the crossover); near
+        // balance -- a drift of rounding size is critical supply -- or in
+        // over-supply it only adds variance. Both estimates are unbiased:
+        // there the narrower is reported, elsewhere the plain mean.
         const rt::McStat &a = mc[i].auxAt[c];
         const rt::McStat &cv =
-            drift < 0 &&
+            drift < 0 && t >= pr.crossoverSlots &&
                     mc[i].auxAtControlled[c].halfWidth95() < a.halfWidth95()
                 ? mc[i].auxAtControlled[c]
                 : a;
