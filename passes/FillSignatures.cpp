@@ -394,9 +394,11 @@ struct EnergyFillSignaturesPass
     size_t implausible = 0;
     Operation *firstImplausible = nullptr;
     double implausibleW = 0;
+    size_t tried = 0; // tasks of a kind the model prices
     module.walk([&](sched::TaskOp task) {
       std::optional<StringRef> k = task.getKind();
       LogicalResult priced = success();
+      size_t before = tried;
       // After the first task the model cannot price, the others' errors
       // (a workload's every step, often) are counted, not repeated.
       std::optional<ScopedDiagnosticHandler> quiet;
@@ -404,13 +406,15 @@ struct EnergyFillSignaturesPass
         quiet.emplace(&getContext(), [](Diagnostic &) { return success(); });
       if (kind == "energylens") {
         if (k == "inference" && wanted(task))
-          priced = priceEnergyLens(task, p);
+          ++tried, priced = priceEnergyLens(task, p);
       } else if (kind == "flop-byte") {
         if ((k == "decode" || k == "prefill") && wanted(task))
-          priced = priceFlopByte(task, p);
+          ++tried, priced = priceFlopByte(task, p);
       } else if (k == "decode" && wanted(task)) {
-        priced = priceTokenLaw(task, p);
+        ++tried, priced = priceTokenLaw(task, p);
       }
+      if (tried == before)
+        return;
       if (failed(priced)) {
         moreFailed += bad;
         bad = true;
@@ -433,6 +437,18 @@ struct EnergyFillSignaturesPass
     if (moreFailed)
       mlir::emitError(moduleErrorLoc(module), "energy-fill-signatures: ")
           << moreFailed << " more task(s) failed as the first did";
+    // A model that prices nothing fills nothing: said, as a DB nothing
+    // names is (a FLOP/byte model on a training pipeline, EnergyLens on a
+    // serving workload's decode steps).
+    if (tried == 0 && db.empty()) // with a DB the model only falls back
+      mlir::emitWarning(moduleErrorLoc(module), "energy-fill-signatures: ")
+          << model << " (" << kind << ") priced no task: it prices "
+          << (kind == "energylens" ? "sched.task kind \"inference\""
+              : kind == "flop-byte"
+                  ? "sched.task kinds \"prefill\" and \"decode\""
+                  : "sched.task kind \"decode\"")
+          << " (a sched.serve's steps at step granularity), and this module "
+             "has none to price";
     if (implausible)
       firstImplausible->emitWarning("energy-fill-signatures: ")
           << implausible << " task(s) priced by " << model

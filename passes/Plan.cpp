@@ -110,6 +110,14 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
           << " without deadline= or max-slowdown= plans at the fastest "
              "makespan (max-slowdown=0), where it has no time to trade; give "
              "a limit (e.g. max-slowdown=100)";
+    // Zeus and Perseus take the slowdown as a fraction (0.05 for 5 %); here
+    // it is a percentage, which a value below 1 may have mistaken.
+    if (maxSlowdown > 0 && maxSlowdown < 1)
+      mlir::emitRemark(moduleErrorLoc(getOperation()),
+                       "energy-plan: max-slowdown=")
+          << formatNumber(maxSlowdown) << " is " << formatNumber(maxSlowdown)
+          << " % over the fastest makespan (a percentage, not a fraction: "
+             "for 5 % write max-slowdown=5)";
     if (deadline > 0 && maxSlowdown > 0) {
       mlir::emitError(moduleErrorLoc(getOperation()),
                       "energy-plan: give deadline or max-slowdown, not both");
@@ -755,7 +763,8 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     auto q = [](double v, Dimension d) { return formatQuantity(v, d, 5); };
     llvm::raw_ostream &os = llvm::errs();
     os << "@" << sched.getSymName() << " plan (" << front.size()
-       << " frontier points, objective " << objective << ")\n";
+       << " frontier point" << (front.size() == 1 ? "" : "s") << ", objective "
+       << objective << ")\n";
     os << "  frontier  "
        << cast<StringAttr>(
               sched->getAttr(

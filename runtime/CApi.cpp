@@ -83,6 +83,10 @@ struct Region {
   /// regions, not a region the plan lacks).
   uint64_t planBeginsAtBegin = 0;
   bool enclosesPlanned = false;
+  /// Its current run is one of a region the plan names; a run of it began
+  /// while one of those was open (nested inside a planned region, it ran
+  /// at that region's clock: not a region the plan lacks).
+  bool plannedRun = false, insidePlanned = false;
 };
 
 /// A region's identity: its name, the thread that opens it, and the set of
@@ -185,6 +189,12 @@ struct State {
   unsigned long long clockChanges = 0;
   /// er_restore ran: the plan's clocks are no longer applied.
   bool clocksReleased = false;
+  /// Runs of planned regions open now (Region::insidePlanned).
+  unsigned openPlanned = 0;
+  /// er_sim_run calls since er_init, and whether a window that measured
+  /// nothing before any was said.
+  uint64_t simRuns = 0;
+  bool saidNoSimWork = false;
   Profile profile;
   /// ENERGY_RT_FLUSH_AT_EXIT (empty: unset) and ENERGY_RT_FLUSH_INTERVAL:
   /// the shard is also written during the job (checkpointShard).
@@ -1023,6 +1033,9 @@ int er_init(const char *device) {
   state.planBegins = 0;
   state.planRegionRan = false;
   state.clocksReleased = false;
+  state.openPlanned = 0;
+  state.simRuns = 0;
+  state.saidNoSimWork = false;
   state.switches = 0;
   state.profile = Profile();
   if (const char *list = std::getenv("ENERGY_RT_PROFILE_CLOCKS")) {
@@ -1372,7 +1385,9 @@ int er_begin_in(unsigned owner, const char *name) {
   if (!state.sampler)
     state.sim->exactEnergyAndTime(simJ, simT);
   auto planned = state.planClocks.find(name);
-  if (planned != state.planClocks.end() || state.planKept.count(name)) {
+  bool isPlanned =
+      planned != state.planClocks.end() || state.planKept.count(name);
+  if (isPlanned) {
     state.planRegionRan = true;
     ++state.planBegins;
   }
@@ -1393,6 +1408,11 @@ int er_begin_in(unsigned owner, const char *name) {
       !(state.profile.active && state.profile.step < state.profile.warmup) &&
       !state.profile.done;
   r.open = true;
+  r.plannedRun = isPlanned;
+  if (isPlanned)
+    ++state.openPlanned;
+  else if (state.openPlanned > 0)
+    r.insidePlanned = true;
   if (!state.sampler) {
     r.startJ = simJ;
     r.startT = simT;
@@ -1422,6 +1442,8 @@ int endRegion(const char *fn, unsigned owner, const char *name,
   else
     state.sim->exactEnergyAndTime(E1, t1);
   r.open = false;
+  if (r.plannedRun && state.openPlanned > 0)
+    --state.openPlanned;
   if (state.planBegins > r.planBeginsAtBegin)
     r.enclosesPlanned = true;
   if (timeS)
@@ -1432,6 +1454,18 @@ int endRegion(const char *fn, unsigned owner, const char *name,
   // profile's step): in the totals, under no clock.
   int runMhz = state.clockChanges == r.clockChangesAtBegin ? r.smMhz : 0;
   if (!state.sampler) {
+    // A simulated device in virtual time runs only the work reported to
+    // it: a job ported from Zeus as it is (its PyTorch code runs on the
+    // host) measures 0 s and 0 J in every window. Said once, at the first.
+    if (t1 == r.startT && state.simRuns == 0 && !state.saidNoSimWork) {
+      state.saidNoSimWork = true;
+      std::fprintf(stderr,
+                   "energy_rt: warning: window '%s' measured 0 s and 0 J: "
+                   "no work has been reported to %s (energy_rt.sim_run or "
+                   "er_sim_run, or energy_rt.torch's Stage, which reports "
+                   "each module's FLOPs and bytes); it runs nothing else\n",
+                   name, state.dev->identity().c_str());
+    }
     account(r, E1 - r.startJ, t1 - r.startT, runMhz, r.record);
     if (simEnergy)
       *simEnergy = E1 - r.startJ;
@@ -1577,6 +1611,8 @@ int er_abort_in(unsigned owner, const char *name) {
   if (!open)
     return -1;
   open->open = false; // no run recorded: its work did not complete
+  if (open->plannedRun && state.openPlanned > 0)
+    --state.openPlanned;
   return 0;
 }
 
@@ -1720,7 +1756,7 @@ static void warnUnusedPlan() {
     planned.insert(name);
   for (const auto &[key, r] : state.regions) {
     ran.insert(key.name);
-    if (r.enclosesPlanned)
+    if (r.enclosesPlanned || r.insidePlanned)
       windows.insert(key.name);
   }
   for (const std::string &name : planned)
@@ -1739,7 +1775,8 @@ static void warnUnusedPlan() {
   // Regions a complete plan does not have (a job of more microbatches
   // than the plan's, regions renamed since): they ran at whatever clock
   // the region before them left. Windows around planned regions (an
-  // iteration's) are not among them.
+  // iteration's) and regions nested inside one (which ran at its clock)
+  // are not among them.
   std::set<std::string> foreign;
   if (state.planComplete && state.planRegionRan)
     for (const std::string &name : ran)
@@ -1993,6 +2030,7 @@ int er_sim_run(double flops, double bytes) {
                 num(bytes) + " B would run " + num(T) + " s on " +
                 state.dev->identity() + " (more than a day)");
   state.sim->run(k);
+  ++state.simRuns;
   return 0;
 }
 

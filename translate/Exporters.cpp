@@ -132,8 +132,22 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
         Operation *op = g->taskOps[t];
         if (auto dvfs = op->getAttrOfType<OpPointAttr>(
                 EnergyDialect::DvfsAttrHelper::getNameStr())) {
-          if (auto mhz = dvfs.getSmMhz())
+          if (auto mhz = dvfs.getSmMhz()) {
             clock = *mhz;
+            // A clock the device's kind does not have: its options were
+            // measured on another GPU (a DB of an H100 filled into an
+            // A100's schedule); a plan file would fail only in the job.
+            std::optional<KnownDevice> known =
+                knownDevice(g->deviceOps[dev].getKind());
+            if (known && *mhz > known->maxSmMhz)
+              return op->emitError()
+                     << "--export-plan: the plan runs @"
+                     << SymbolTable::getSymbolName(op).getValue() << " at "
+                     << *mhz << " MHz, above the highest SM clock of @"
+                     << g->deviceOps[dev].getSymName() << "'s kind '"
+                     << g->deviceOps[dev].getKind() << "' (" << known->maxSmMhz
+                     << " MHz): were its options measured on another GPU?";
+          }
           // An option without an operating point cannot be set: run as
           // planned it would run at whatever clock is in force.
           auto taskOp = dyn_cast<sched::TaskOp>(op);
@@ -200,8 +214,10 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
                << " from one task to the next (at this task); a plan file "
                   "holds one cap per device, applied for the whole run (a "
                   "power limit takes effect over hundreds of "
-                  "milliseconds): plan with one cap per device "
-                  "(--energy-power-cap) or with clocks only";
+                  "milliseconds): plan with clocks only (a DB "
+                  "characterized without --power-limits, or with one), or "
+                  "choose one cap per device with --energy-power-cap (a "
+                  "Zeus table of the job's power_limit,time,energy)";
       std::optional<double> deviceCap =
           caps.empty() ? std::nullopt : *caps.begin();
       if (auto c = devOp->getAttrOfType<OpPointAttr>(

@@ -36,6 +36,9 @@ bool parseKernels(StringRef text, const std::string &kernelsFile,
   }
   std::set<std::string> keys;
   std::vector<CompositeSpec> comps;
+  // Where each composite and each reusing kernel stands in the file (the
+  // checks below run once every key is known).
+  std::vector<size_t> compEntry, reuseEntry;
   for (size_t i = 0; i < arr->size(); ++i) {
     auto *o = (*arr)[i].getAsObject();
     std::string where = jsonAt(kernelsFile, text, {i}) + ": kernel #" +
@@ -89,6 +92,7 @@ bool parseKernels(StringRef text, const std::string &kernelsFile,
         c.parts.push_back({part->str(), unsigned(*count)});
       }
       comps.push_back(std::move(c));
+      compEntry.push_back(i);
       continue;
     }
     std::optional<double> flops = o->getNumber("flops"),
@@ -121,6 +125,7 @@ bool parseKernels(StringRef text, const std::string &kernelsFile,
       k.reuses = reuses->str();
     }
     out.push_back(std::move(k));
+    reuseEntry.push_back(i);
   }
   // A composite's parts are kernels of the same file (one level: a
   // composite of composites is the composite of their kernels), and only
@@ -132,18 +137,22 @@ bool parseKernels(StringRef text, const std::string &kernelsFile,
     return llvm::any_of(comps,
                         [&](const CompositeSpec &x) { return x.key == k; });
   };
-  for (const CompositeSpec &c : comps)
-    for (const auto &pc : c.parts)
-      if (!isKernel(pc.first)) {
-        err = kernelsFile + ": composite '" + c.key + "' names '" + pc.first +
+  for (size_t ci = 0; ci < comps.size(); ++ci)
+    for (size_t j = 0; j < comps[ci].parts.size(); ++j)
+      if (const CompositeSpec &c = comps[ci]; !isKernel(c.parts[j].first)) {
+        const auto &pc = c.parts[j];
+        err = jsonAt(kernelsFile, text, {compEntry[ci], "sequence", j}) +
+              ": composite '" + c.key + "' names '" + pc.first +
               (isComposite(pc.first)
                    ? "', a composite; a composite's parts must be kernels"
                    : "', which is not a kernel of this file");
         return false;
       }
-  for (const KernelSpec &k : out)
-    if (!k.reuses.empty() && !isKernel(k.reuses)) {
-      err = kernelsFile + ": kernel '" + k.key + "' reuses '" + k.reuses +
+  for (size_t ki = 0; ki < out.size(); ++ki)
+    if (const KernelSpec &k = out[ki];
+        !k.reuses.empty() && !isKernel(k.reuses)) {
+      err = jsonAt(kernelsFile, text, {reuseEntry[ki], "reuses"}) +
+            ": kernel '" + k.key + "' reuses '" + k.reuses +
             (isComposite(k.reuses) ? "', a composite; only kernels run"
                                    : "', which this file does not define");
       return false;

@@ -14,6 +14,7 @@
 #include "runtime/db/SignatureDb.h"
 #include "runtime/plan/Plan.h"
 
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -178,8 +179,7 @@ void logPlan(const Plan &plan, const std::vector<Device *> &devices,
   using Mode = RunPlanOptions::Mode;
   log << "run-plan: schedule '" << plan.schedule << "', "
       << (mode == Mode::Lock ? "lock" : "timeline") << " mode, plan "
-      << llvm::formatv("{0:F4} s / {1:F1} J per iteration", plan.T, plan.E)
-      << "\n";
+      << llvm::format("%.6g s / %.6g J per iteration", plan.T, plan.E) << "\n";
   for (size_t i = 0; i < devices.size(); ++i) {
     const PlanDevice &pd = plan.devices[i];
     log << "  " << pd.name << " -> " << devices[i]->identity() << ": ";
@@ -187,7 +187,8 @@ void logPlan(const Plan &plan, const std::vector<Device *> &devices,
       log << "SM clock "
           << clockText(pd.runs.empty() ? std::nullopt : pd.runs[0].smMhz);
     else
-      log << pd.runs.size() << " clock runs per iteration";
+      log << pd.runs.size() << " clock run" << (pd.runs.size() == 1 ? "" : "s")
+          << " per iteration";
     if (pd.powerCapW)
       log << ", power cap " << watts(*pd.powerCapW);
     log << "\n";

@@ -17,7 +17,7 @@
 // RUN: %python -c "import json, sys; p = {s['schedule']: s['plan'] for s in json.load(open(sys.argv[1]))['schedules']}; print(sorted(p), round(p['cheap']['T_s'], 6), round(p['cheap']['E_J'], 6))" %t/emit.json | FileCheck %s --check-prefix=FILE
 // FILE: ['cheap', 'costly', 'free', 'tie', 'wrap'] 0.036 3.16
 // RUN: energy-prof run-plan %t/emit.json --schedule cheap --device sim:a100 --mode timeline --dry-run -- true 2>&1 | FileCheck %s --check-prefix=TIMELINE
-// TIMELINE: plan 0.0360 s / 3.2 J per iteration
+// TIMELINE: plan 0.036 s / 3.16 J per iteration
 // Without --energy-plan there is nothing to emit, and the pass says so.
 // RUN: energy-opt %s --energy-emit-dvfs -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOPLAN
 // NOPLAN: warning: energy-emit-dvfs: no schedule was planned (no energy.plan, no task's energy.dvfs): run --energy-plan first; nothing to emit

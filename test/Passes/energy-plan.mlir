@@ -11,6 +11,9 @@
 // RUN: energy-opt --mlir-print-local-scope %t/slow.mlir --sched-to-energy --energy-evaluate -split-input-file -o %t/slow-re.mlir
 // RUN: %python %S/plan_reevaluates.py %t/slow.mlir %t/slow-re.mlir | FileCheck %s --check-prefix=AGAIN
 // AGAIN: plan re-evaluates to its claim
+// A slowdown below 1 is a percentage, said (Zeus and Perseus take fractions):
+// RUN: energy-opt %s --energy-plan="max-slowdown=0.05" -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=PERCENT
+// PERCENT: remark: energy-plan: max-slowdown=0.05 is 0.05 % over the fastest makespan (a percentage, not a fraction: for 5 % write max-slowdown=5)
 
 // Two devices of 1 W; @a takes 10 s whatever happens; @b can run at three
 // clocks. By hand (E = 2 W x makespan + sum d):

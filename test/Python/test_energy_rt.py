@@ -320,6 +320,28 @@ class EnergyRtTest(unittest.TestCase):
             with open(os.path.join(d, kept[0])) as f:
                 self.assertEqual(json.load(f)["entries"][0]["key"], "step")
 
+    def test_a_zeus_port_without_reported_work_is_told(self):
+        # Zeus's windows around PyTorch code, ported as they are to a
+        # simulated device: nothing ran on it, every window measures 0 s and
+        # 0 J -- said once, at the first window, naming what reports work.
+        # After a sim_run, a free window (an optimizer step) is not said.
+        r = self._fresh(
+            "import energy_rt as e; m = e.Monitor(device='sim:a100')\n"
+            "for _ in range(3):\n"
+            "    m.begin_window('step'); x = m.end_window('step')\n"
+            "print(x.time, x.total_energy)")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.split(), ["0.0", "0.0"])
+        self.assertEqual(r.stderr.count(
+            "window 'step' measured 0 s and 0 J: no work has been reported "
+            "to sim:A100-SXM4 (simulated) (energy_rt.sim_run"), 1, r.stderr)
+        r = self._fresh(
+            "import energy_rt as e; m = e.Monitor(device='sim:a100')\n"
+            "m.begin_window('fwd'); e.sim_run(1e12, 1e9); m.end_window('fwd')\n"
+            "m.begin_window('opt'); m.end_window('opt')")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("measured 0 s", r.stderr)
+
     def test_a_region_without_work_is_said_free(self):
         # In virtual time only charged work takes time: a window around
         # none (an optimizer step, a collective) is written as free, and
@@ -859,6 +881,19 @@ class EnergyRtTest(unittest.TestCase):
                           "it began", r.stderr)
             self.assertNotIn("opt", r.stderr)
             self.assertNotIn("iteration", r.stderr)
+            # Nor a region nested inside a planned one (it ran at that
+            # region's clock); one after it still is.
+            r = self._fresh("import energy_rt; energy_rt.load_plan(%r)\n"
+                            "with energy_rt.region('F0_0'):\n"
+                            "    with energy_rt.region('gemm'):\n"
+                            "        energy_rt.sim_run(1e9, 1e6)\n"
+                            "with energy_rt.region('after'): pass" % plan,
+                            ENERGY_RT_DEVICE="sim:a100",
+                            ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("1 region(s) ran that the plan's schedule does not "
+                          "have (after)", r.stderr)
+            self.assertNotIn("gemm", r.stderr)
             # A plan that keeps every clock ("-" lines only) is checked too.
             with open(plan, "w") as f:
                 f.write("# every task of gpu\nF0_0 -\n")

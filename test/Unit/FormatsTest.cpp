@@ -187,7 +187,7 @@ TEST(Kernels, KernelsCompositesAndTheirErrors) {
                                 {"key": "x", "sequence": ["a"]},
                                 {"key": "y", "sequence": ["x"]}])",
                             "k.json", k, &c, err));
-  EXPECT_EQ(err, "k.json: composite 'y' names 'x', a composite; a "
+  EXPECT_EQ(err, "k.json:3:59: composite 'y' names 'x', a composite; a "
                  "composite's parts must be kernels");
   k.clear();
   EXPECT_FALSE(parseKernels(R"([{"key": "a", "flops": 1e300, "bytes": 1}])",

@@ -148,10 +148,14 @@ static const cl::list<std::string> &positionalFiles() {
     return fleetList;
   return measurementList;
 }
-static cl::opt<std::string> deviceName(
-    "device", cl::desc("sim:a100|sim:a40|sim:h100|sim:h200 or cuda:<index>"),
-    cl::sub(characterizeSub), cl::sub(probeSub), cl::sub(measureCompositeSub),
-    cl::sub(runPlanSub), cl::sub(profileSub), cl::cat(category));
+static cl::opt<std::string>
+    deviceName("device",
+               cl::desc("sim:a100|sim:a40|sim:h100|sim:h200 or cuda:<index> "
+                        "(run-plan: also cuda, each plan device on its "
+                        "index, or a comma list, one per plan device)"),
+               cl::sub(characterizeSub), cl::sub(probeSub),
+               cl::sub(measureCompositeSub), cl::sub(runPlanSub),
+               cl::sub(profileSub), cl::cat(category));
 static cl::opt<std::string>
     modelName("model", cl::desc("fit: token-law|energylens|flop-byte"),
               cl::sub(fitSub), cl::cat(category));
