@@ -178,7 +178,9 @@ Signature seq(const Signature &a, const Signature &b, CompositionError &err) {
   // T_B) (independent operands), and Cov(E, T) = covUT + s var_T.
   r.excessE = a.excessE + b.excessE;
   r.covUT = a.covUT + a.s * a.varT + b.covUT + b.s * b.varT - r.s * r.varT;
-  r.exitOffset = b.exitPower() - r.s; // its devices stay at b's last point
+  // Its devices stay at b's last operating point; a zero-time, zero-energy
+  // b (an empty idle, which -canonicalize drops) leaves them at a's.
+  r.exitOffset = (b.T > 0 || b.d > 0 ? b.exitPower() : a.exitPower()) - r.s;
   r.devices = a.devices;
   return r;
 }
@@ -250,8 +252,12 @@ Signature par(const Signature &a, const Signature &b, CompositionError &err) {
   r.varD = a.varD + b.varD;
   r.clarkT = m.mean;
   composeMax(a, r.s, b, r.s, r.s, m, r);
-  // The device then stays at the later-ending operand's last point.
-  r.exitOffset = (b.T > a.T ? b : a).exitPower() - r.s;
+  // The device then stays at the later-ending operand's last point (on a
+  // tie, the higher of the two: par commutes).
+  r.exitOffset = (b.T > a.T   ? b.exitPower()
+                  : a.T > b.T ? a.exitPower()
+                              : std::max(a.exitPower(), b.exitPower())) -
+                 r.s;
   r.devices = a.devices;
   return r;
 }

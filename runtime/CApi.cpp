@@ -124,6 +124,9 @@ struct Profile {
   /// The sweep is over: later runs are not the profile's (they would add
   /// the default clock, or pool into it, beyond the clocks asked for).
   bool done = false;
+  /// er_restore ended the sweep before its last clock: later runs are not
+  /// the profile's either, and the exit says it was cut short.
+  bool interrupted = false;
   /// ENERGY_RT_PROFILE_CLOCKS=adaptive[:B]: the clocks are chosen as the
   /// sweep goes (chooseNextClock), at most B of them.
   bool adaptive = false;
@@ -765,16 +768,17 @@ void exitWarnings() {
     return;
   said = true;
   const Profile &pf = state.profile;
-  if (pf.active && !pf.done)
+  bool swept = pf.active || pf.done || pf.interrupted;
+  if ((pf.active || pf.interrupted) && !pf.done)
     std::fprintf(stderr,
                  "energy_rt: warning: rank %d ended during the clock sweep, "
-                 "after %u iterations (%u warm-up, then %u per clock): %s\n",
+                 "after %u iterations (%u warm-up, then %u per clock)%s\n",
                  er_rank(), pf.step, pf.warmup, pf.perClock,
                  state.flushAtExit.empty()
-                     ? "the clocks it ran are in what it flushed"
-                     : "its shard holds the clocks it ran, the last one "
+                     ? ""
+                     : ": its shard holds the clocks it ran, the last one "
                        "with the runs it finished");
-  if ((pf.active || pf.done) && state.flushAtExit.empty() &&
+  if (swept && state.flushAtExit.empty() &&
       state.runsAccounted > state.runsAtFlush)
     std::fprintf(stderr,
                  "energy_rt: warning: rank %d's clock sweep measured %llu "
@@ -812,6 +816,8 @@ int er_restore(void) {
   // What changes clocks from here on: the sweep's steps and the planned
   // regions. Both end (the plan stays, for what the exit says about it);
   // the guard's destructor restores and drops its record.
+  if (state.profile.active)
+    state.profile.interrupted = true;
   state.profile.active = false;
   state.clocksReleased = true;
   state.guard.reset();
@@ -1406,7 +1412,7 @@ int er_begin_in(unsigned owner, const char *name) {
   r.clockChangesAtBegin = state.clockChanges;
   r.record =
       !(state.profile.active && state.profile.step < state.profile.warmup) &&
-      !state.profile.done;
+      !state.profile.done && !state.profile.interrupted;
   r.open = true;
   r.plannedRun = isPlanned;
   if (isPlanned)

@@ -7,8 +7,10 @@
 #include "runtime/Nvml.h"
 #include "runtime/SimDevice.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <cmath>
 #include <csignal>
 #include <cstdlib>
@@ -113,14 +115,55 @@ bool processAlive(long pid) {
   return pid > 0 && (kill(pid_t(pid), 0) == 0 || errno == EPERM);
 }
 
+namespace {
+/// A mirror file's path as one spelling (relative or through links alike).
+std::string canonicalPath(const std::string &file) {
+  if (file.empty())
+    return file;
+  char buf[PATH_MAX];
+  if (realpath(file.c_str(), buf))
+    return buf;
+  // Not there (yet): its directory's real path and its name.
+  size_t slash = file.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : file.substr(0, slash);
+  if (realpath(dir.empty() ? "/" : dir.c_str(), buf))
+    return std::string(buf) + "/" +
+           (slash == std::string::npos ? file : file.substr(slash + 1));
+  return file;
+}
+
+/// Whether two records hold one device: a GPU by its NVML index; a
+/// simulated device by the file mirroring its clock (simulators without
+/// one are each their process's own).
+bool sameDevice(const std::string &deviceA, const std::string &clockA,
+                const std::string &deviceB, const std::string &clockB) {
+  if (deviceA != deviceB)
+    return false;
+  if (deviceA.rfind("sim:", 0) != 0)
+    return true;
+  return !clockA.empty() && !clockB.empty() &&
+         canonicalPath(clockA) == canonicalPath(clockB);
+}
+} // namespace
+
+long liveHolderOf(const RestoreRecord &r,
+                  const std::vector<RestoreRecord> &records) {
+  for (const RestoreRecord &o : records)
+    if (o.pid != r.pid && processAlive(o.pid) &&
+        sameDevice(r.device, r.clockFile, o.device, o.clockFile))
+      return o.pid;
+  return 0;
+}
+
 bool heldByAnotherProcess(const Device &dev, std::string &err) {
   std::string name = dev.reopenName(), mirror = dev.clockMirror();
   if (name.empty() || (dev.simulated() && mirror.empty()))
     return false;
   std::string ignored; // unreadable records: restoreStaleRecords reports them
   for (const RestoreRecord &r : listRestoreRecords(ignored)) {
-    if (r.pid == long(getpid()) || r.device != name ||
-        (dev.simulated() && r.clockFile != mirror) || !processAlive(r.pid))
+    if (r.pid == long(getpid()) ||
+        !sameDevice(name, mirror, r.device, r.clockFile) ||
+        !processAlive(r.pid))
       continue;
     err = dev.identity() + ": process " + std::to_string(r.pid) +
           " is changing its clocks or power limit (its restore record " +
@@ -199,9 +242,17 @@ bool restoreFromRecord(const RestoreRecord &r, std::string &err) {
 int restoreStaleRecords(std::string &log) {
   std::string err;
   int restored = 0;
-  for (const RestoreRecord &r : listRestoreRecords(err)) {
+  std::vector<RestoreRecord> records = listRestoreRecords(err);
+  for (const RestoreRecord &r : records) {
     if (processAlive(r.pid))
       continue;
+    if (long holder = liveHolderOf(r, records)) {
+      if (unlink(r.path.c_str()) == 0 || errno == ENOENT)
+        log += "dropped " + r.path + ": " + r.device + " of process " +
+               std::to_string(r.pid) + ", which is gone, is held by process " +
+               std::to_string(holder) + " now\n";
+      continue;
+    }
     if (dropIfSimulatorGone(r)) {
       log += "dropped " + r.path + ": the simulated " + r.device +
              " of process " + std::to_string(r.pid) +

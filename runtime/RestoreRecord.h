@@ -61,6 +61,13 @@ bool processAlive(long pid);
 /// that resets the other's plan).
 bool heldByAnotherProcess(const Device &dev, std::string &err);
 
+/// The live process (other than r's) whose record holds r's device, or 0:
+/// a dead process's record of a device a live one took since is dropped,
+/// not restored (the restore would undo the live one's settings, and it
+/// restores them itself).
+long liveHolderOf(const RestoreRecord &r,
+                  const std::vector<RestoreRecord> &records);
+
 /// A simulated device's record whose mirror files' directory no longer
 /// exists (a test's temporary directory): that device is gone and nothing
 /// is left to restore, so the record is deleted. True if it was.

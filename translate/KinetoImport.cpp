@@ -741,6 +741,18 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
   std::sort(
       ranks.begin(), ranks.end(),
       [](const KinetoRank &a, const KinetoRank &b) { return a.rank < b.rank; });
+  // Traces of the CPU only (torch.profiler without ProfilerActivity.CUDA,
+  // or on a machine without a GPU): nothing to schedule, said before what
+  // their devices would need.
+  if (llvm::all_of(ranks,
+                   [](const KinetoRank &r) { return r.events.empty(); })) {
+    error(ranks.empty() ? "" : ranks[0].file,
+          std::string("no GPU events (kernels, memcpy, memset) in ") +
+              (ranks.size() == 1 ? "the trace" : "any of the traces") +
+              ": nothing to schedule (was the profiler recording CUDA? "
+              "torch.profiler needs ProfilerActivity.CUDA, on a GPU)");
+    return nullptr;
+  }
   std::vector<double> staticPower;
   if (!staticPowers(staticPower))
     return nullptr;

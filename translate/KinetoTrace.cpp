@@ -33,23 +33,46 @@ bool energy::inflateGzip(StringRef data, std::string &out, std::string &err) {
   out.clear();
   char chunk[1 << 16];
   int ret;
-  do {
-    zs.next_out = reinterpret_cast<Bytef *>(chunk);
-    zs.avail_out = sizeof(chunk);
-    ret = inflate(&zs, Z_NO_FLUSH);
-    if (ret != Z_OK && ret != Z_STREAM_END) {
-      err = std::string("corrupt gzip data: ") +
-            (zs.msg ? zs.msg : "inflate failed");
+  // A gzip file may hold several members, read one after another (RFC
+  // 1952, 2.2; `gzip -c a >> f` makes them, and zcat reads them all).
+  // Zero bytes after the last are padding; anything else is an error, not
+  // left unread.
+  for (;;) {
+    do {
+      zs.next_out = reinterpret_cast<Bytef *>(chunk);
+      zs.avail_out = sizeof(chunk);
+      ret = inflate(&zs, Z_NO_FLUSH);
+      if (ret != Z_OK && ret != Z_STREAM_END) {
+        err = std::string("corrupt gzip data: ") +
+              (zs.msg ? zs.msg : "inflate failed");
+        inflateEnd(&zs);
+        return false;
+      }
+      out.append(chunk, sizeof(chunk) - zs.avail_out);
+    } while (ret != Z_STREAM_END && (zs.avail_in > 0 || zs.avail_out == 0));
+    if (ret != Z_STREAM_END) {
       inflateEnd(&zs);
+      err = "truncated gzip data";
       return false;
     }
-    out.append(chunk, sizeof(chunk) - zs.avail_out);
-  } while (ret != Z_STREAM_END && (zs.avail_in > 0 || zs.avail_out == 0));
-  inflateEnd(&zs);
-  if (ret != Z_STREAM_END) {
-    err = "truncated gzip data";
-    return false;
+    while (zs.avail_in > 0 && *zs.next_in == 0)
+      ++zs.next_in, --zs.avail_in;
+    if (zs.avail_in == 0)
+      break;
+    if (zs.avail_in < 2 || zs.next_in[0] != 0x1f || zs.next_in[1] != 0x8b) {
+      inflateEnd(&zs);
+      err = "data after the gzip stream (at byte " +
+            std::to_string(data.size() - zs.avail_in) +
+            ") that is not another gzip member";
+      return false;
+    }
+    if (inflateReset(&zs) != Z_OK) {
+      inflateEnd(&zs);
+      err = "cannot read the next gzip member";
+      return false;
+    }
   }
+  inflateEnd(&zs);
   return true;
 }
 
@@ -334,6 +357,8 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
   std::string problem;  // a semantic error, reported with the event index
   size_t problemAt = 0; // and the offset where that event starts
   bool sawBase = false;
+  int64_t baseNs = 0; // baseTimeNanoseconds (0: absent)
+  std::string baseProblem, baseProblemAt;
   // An event's start in microseconds after r.usBase (the first one read).
   auto relative = [&](const RawEvent &e) {
     if (!sawBase) {
@@ -551,6 +576,26 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
           }
           return js.skip();
         });
+      // PyTorch 2.4 and later write every `ts` after this base (ns of the
+      // epoch): ranks line up on base + ts, as HTA reads them.
+      if (key == "baseTimeNanoseconds") {
+        size_t at = js.offset();
+        StringRef text;
+        if (js.peek() != JsonScanner::Kind::Number || !js.numberText(text))
+          return js.peek() == JsonScanner::Kind::Number
+                     ? false
+                     : js.fail("'baseTimeNanoseconds' must be a number");
+        uint64_t v = 0;
+        if (text.getAsInteger(10, v) || v > uint64_t(INT64_MAX)) {
+          baseProblem = "'baseTimeNanoseconds' must be a non-negative "
+                        "integer below 2^63 (ns); got " +
+                        text.str();
+          baseProblemAt = js.lineColAt(at);
+          return true;
+        }
+        baseNs = int64_t(v);
+        return true;
+      }
       if (key == "generator" && js.peek() == JsonScanner::Kind::Object)
         return js.object([&](StringRef k) -> bool {
           if (k == "tool" && js.peek() == JsonScanner::Kind::String) {
@@ -640,6 +685,20 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
   }
   if (!sawEvents)
     return error("no 'traceEvents' array: not a Chrome trace");
+  if (!baseProblem.empty()) {
+    errAt = baseProblemAt;
+    return error(baseProblem);
+  }
+  if (baseNs != 0) {
+    // Whole microseconds into the base (exact), the rest onto each time.
+    r.usBase += baseNs / 1000;
+    if (double rest = double(baseNs % 1000) / 1000; rest != 0) {
+      for (GpuEvent &e : r.events)
+        e.ts += rest;
+      for (Flow &f : r.flows)
+        f.ts += rest;
+    }
+  }
   if (r.badRank)
     return error("distributedInfo.rank must be a non-negative integer "
                  "below 2^31");

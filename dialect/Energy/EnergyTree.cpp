@@ -340,11 +340,16 @@ FailureOr<Signature> TreeComposer::visitMeasuredComposite(CompositeOp op) {
   recordName(op, op.getSymNameAttr());
   DeviceSet union_;
   bool any = false;
+  // Where its devices wait after it (a multi's padding): at its last part's
+  // exit power, as they would after the parts themselves -- a closure or a
+  // measurement replaces the parts' energy, not where the device is left.
+  double partsExit = 0;
   for (Operation &child : op.getBody().front()) {
     FailureOr<Signature> sig = visit(&child);
     if (failed(sig))
       return failure();
     union_.unite(sig->devices);
+    partsExit = sig->exitPower();
     any = true;
   }
   if (!any)
@@ -363,6 +368,7 @@ FailureOr<Signature> TreeComposer::visitMeasuredComposite(CompositeOp op) {
   }
   Signature result =
       sig ? toSignature(sig, s, union_) : Signature::idle(s, 0, union_);
+  result.exitOffset = partsExit - result.s;
   if (onComposite)
     onComposite(op, result);
   return result;

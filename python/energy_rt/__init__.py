@@ -535,6 +535,17 @@ def _ensure(device=None):
             import atexit
             atexit.register(_restore_at_exit)
             _state["restore_atexit"] = True
+        # A multiprocessing child (a rank started by fork, a worker) ends
+        # with os._exit, past atexit: its finalizers restore instead, after
+        # its flush's (exitpriority 100). Those a forked child inherits are
+        # cleared when it starts, so each registers its own.
+        mp = sys.modules.get("multiprocessing")
+        util = sys.modules.get("multiprocessing.util")
+        if (mp is not None and util is not None
+                and mp.parent_process() is not None
+                and _state.get("restore_finalizer") != os.getpid()):
+            util.Finalize(None, _restore_at_exit, exitpriority=1)
+            _state["restore_finalizer"] = os.getpid()
         _register_flush_at_exit()
         _flush_in_worker()
         if _state.get("forked"):

@@ -320,6 +320,33 @@ class EnergyRtTest(unittest.TestCase):
             with open(os.path.join(d, kept[0])) as f:
                 self.assertEqual(json.load(f)["entries"][0]["key"], "step")
 
+    def test_a_forked_rank_restores_its_clocks(self):
+        # A rank started by multiprocessing's fork ends with os._exit, past
+        # atexit: its finalizers restore the clock its plan set and drop its
+        # restore record (the simulated clock watched through its mirror).
+        with tempfile.TemporaryDirectory() as d:
+            plan, clock, rec = (os.path.join(d, n)
+                                for n in ("plan.txt", "clock", "rec"))
+            os.mkdir(rec)
+            with open(plan, "w") as f:
+                f.write("F0_0 1005\n")
+            r = self._fresh(
+                "import multiprocessing as mp\n"
+                "def rank():\n"
+                "    import energy_rt\n"
+                "    energy_rt.load_plan(%r)\n"
+                "    with energy_rt.region('F0_0'):\n"
+                "        energy_rt.sim_run(1e9, 1e6)\n"
+                "    print(open(%r).read().strip(), flush=True)\n"
+                "p = mp.get_context('fork').Process(target=rank)\n"
+                "p.start(); p.join(); print(p.exitcode)" % (plan, clock),
+                ENERGY_RT_DEVICE="sim:a100", ENERGY_RT_SIM_STATE=clock,
+                ENERGY_RT_STATE_DIR=rec, ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
+            self.assertEqual(r.stdout.split(), ["1005", "0"], r.stderr)
+            with open(clock) as f:
+                self.assertEqual(f.read().strip(), "1410")
+            self.assertEqual(os.listdir(rec), [])
+
     def test_a_zeus_port_without_reported_work_is_told(self):
         # Zeus's windows around PyTorch code, ported as they are to a
         # simulated device: nothing ran on it, every window measures 0 s and

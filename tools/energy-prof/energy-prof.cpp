@@ -1567,6 +1567,13 @@ static int restoreCmd() {
              << ", which still runs: left alone\n";
       continue;
     }
+    if (long holder = energy::rt::liveHolderOf(r, records)) {
+      if (unlink(r.path.c_str()) == 0 || errno == ENOENT)
+        outs() << "dropped " << r.path << ": " << r.device << " of process "
+               << r.pid << ", which is gone, is held by process " << holder
+               << " now\n";
+      continue;
+    }
     if (energy::rt::dropIfSimulatorGone(r)) {
       outs() << r.device << ": dropped " << r.path << " (the simulated "
              << "device's state files' directory no longer exists)\n";
