@@ -41,6 +41,9 @@ doc = json.loads(report)
 # measured p90 (x 1.02, x 1.10), where the held-out cap is often the best.
 chat = os.path.join(v3, "lm-arena-chat.json")
 loo = {}  # (gpu, factor) -> [regret, met]
+# (gpu) -> [(measured p90 within serve-plan's interval at the held-out cap,
+# the interval's half-width relative to its prediction)]
+p90_cover = {}
 with open(chat) as f:
     data = json.load(f)
 cells = {}
@@ -78,6 +81,13 @@ with tempfile.TemporaryDirectory() as tmp:
                     check=True, capture_output=True, text=True).stdout)
                 chosen = next(c for c in rows
                               if c["max_num_seqs"] == answer["batch_cap"])
+                if factor == 1.02:  # the interval does not depend on the SLO
+                    at = next(c for c in answer["candidates"]
+                              if c["batch_cap"] == cap)
+                    lo, hi = at["p90_itl_ci95_ms"]
+                    p90_cover.setdefault(gpu, []).append(
+                        (lo <= rows[k]["p90_itl_ms"] <= hi,
+                         (hi - lo) / 2 / at["p90_itl_ms"]))
                 loo.setdefault((gpu, factor), []).append(
                     (chosen["energy_per_token_joules"] / best - 1,
                      chosen["p90_itl_ms"] <= slo))
@@ -89,6 +99,14 @@ for (gpu, _, _, _), idx in cells.items():
     n, f = falls.get(gpu, (0, 0))
     falls[gpu] = (n + 1, f + any(b < a for a, b in zip(p90, p90[1:])))
 falls_text = ", ".join(f"{f} of {n} {gpu} cells" for gpu, (n, f) in sorted(falls.items()))
+cover_all = [x for v in p90_cover.values() for x in v]
+cover_text = ", ".join(
+    f"{gpu} {sum(1 for c, _ in v if c)} of {len(v)}"
+    for gpu, v in sorted(p90_cover.items()))
+cover_in = sum(1 for c, _ in cover_all if c)
+cover_half = sorted(h for _, h in cover_all)
+cover_half_med = cover_half[len(cover_half) // 2] if len(cover_half) % 2 else (
+    cover_half[len(cover_half) // 2 - 1] + cover_half[len(cover_half) // 2]) / 2
 loo_rows = ["| GPU | SLO (x the held-out cap's p90) | cases | within 5 % of the best, SLO met | SLO missed | median regret | max regret |",
             "|---|---:|---:|---:|---:|---:|---:|"]
 for (gpu, factor), res in sorted(loo.items()):
@@ -345,6 +363,18 @@ p90, scored as above against every measured cap):
 Where the regret is large the held-out cap was measured much faster or
 cheaper than the caps around it suggest; the p90 latency even falls
 somewhere as the cap grows in {falls_text}.
+
+An unmeasured cap's p90 comes with a 95 % interval: the 2.5 % and 97.5 %
+quantiles of the interpolation's own errors, log(measured / interpolated),
+at every interior measured cap of the files given, each predicted from the
+caps around it (`predicted_p90_itl_ci95_ms`, and `p90_itl_ci95_ms` for each
+unmeasured candidate in `candidates`). Each of those errors spans a gap
+twice as wide as that of a cap between two adjacent measured ones, where
+the interval is then conservative. The held-out caps above are in the
+errors' own setting (each interpolated across its neighbours, the interval
+from the file without it): the measured p90 lies within it in {cover_in} of
+{len(cover_all)} ({pct(cover_in / len(cover_all))} against the nominal 95
+%; {cover_text}), median half-width {pct(cover_half_med)} of the prediction.
 
 The same choice as a pass: `energy-opt --energy-serve-plan="measurements=FILE
 model=M gpu=G tp=T slo-p90-itl-ms=X"` (and `gpus=N` where a model was

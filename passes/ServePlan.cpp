@@ -86,6 +86,12 @@ struct EnergyServePlanPass
         fields.push_back(b.getNamedAttr("ci95_unclipped_lo_J_per_token",
                                         b.getF64FloatAttr(ci.unclippedLo)));
     }
+    if (!rec.capMeasured && rec.hasP90Interval())
+      fields.push_back(b.getNamedAttr(
+          "predicted_p90_itl_ci95_ms",
+          b.getF64ArrayAttr(
+              {rec.predictedP90 * std::exp(rec.p90LogErrLo) * 1e3,
+               rec.predictedP90 * std::exp(rec.p90LogErrHi) * 1e3})));
     DictionaryAttr plan = b.getDictionaryAttr(fields);
     bool any = false;
     module.walk([&](ServeOp serve) {

@@ -430,6 +430,38 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
   return best;
 }
 
+std::vector<double>
+p90InterpolationLogErrors(const std::vector<ServingObservation> &obs) {
+  std::vector<double> out;
+  for (auto &kv : byGroup(obs)) {
+    // The worst p90 of each cap's runs, as the planner tables them.
+    std::map<double, double> worst;
+    for (const ServingObservation *o : kv.second)
+      if (o->p90ItlS > 0)
+        worst[o->cap] = std::max(worst[o->cap], o->p90ItlS);
+    if (worst.size() < 3)
+      continue;
+    std::vector<std::pair<double, double>> table;
+    for (auto [cap, p90] : worst)
+      table.push_back({cap, std::log(p90)});
+    for (size_t k = 1; k + 1 < table.size(); ++k) {
+      std::vector<std::pair<double, double>> rest = table;
+      rest.erase(rest.begin() + std::ptrdiff_t(k));
+      out.push_back(table[k].second -
+                    std::log(latencyAt(rest, table[k].first)));
+    }
+  }
+  return out;
+}
+
+/// The empirical q-quantile of sorted `v` (linear between order
+/// statistics).
+static double quantile(const std::vector<double> &v, double q) {
+  double at = q * double(v.size() - 1);
+  size_t i = size_t(at);
+  return i + 1 < v.size() ? v[i] + (at - double(i)) * (v[i + 1] - v[i]) : v[i];
+}
+
 /// "1 GPU", "4 GPUs".
 static std::string gpuCount(int n) {
   return std::to_string(n) + (n == 1 ? " GPU" : " GPUs");
@@ -535,8 +567,38 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
     return false;
   }
   out.predictedP90 = predictions[out.cap].first;
-  out.capMeasured = std::any_of(group.begin(), group.end(),
-                                [&](auto *o) { return o->cap == out.cap; });
+  auto measuredCap = [&](double cap) {
+    return std::any_of(group.begin(), group.end(),
+                       [&](auto *o) { return o->cap == cap; });
+  };
+  out.capMeasured = measuredCap(out.cap);
+  for (const auto &[cap, pe] : predictions)
+    out.candidates.push_back({cap, measuredCap(cap), pe.first, pe.second});
+  // How far the interpolated p90 may be off, from the interpolation's own
+  // errors at the measured caps of every cell of these files.
+  std::vector<double> errs = p90InterpolationLogErrors(obs);
+  if (errs.size() >= 20) {
+    std::sort(errs.begin(), errs.end());
+    out.p90LogErrLo = quantile(errs, 0.025);
+    out.p90LogErrHi = quantile(errs, 0.975);
+    out.p90ErrorSamples = errs.size();
+    if (!out.capMeasured) {
+      char buf[320];
+      std::snprintf(
+          buf, sizeof buf,
+          "cap %g's p90 inter-token latency lies within [%.3g, %.3g] ms "
+          "with 95 %% confidence, as often as its interpolation met the %zu "
+          "measured caps of these files it was tried on; the SLO (%.3g "
+          "ms) is %s",
+          out.cap, out.predictedP90 * std::exp(out.p90LogErrLo) * 1e3,
+          out.predictedP90 * std::exp(out.p90LogErrHi) * 1e3,
+          out.p90ErrorSamples, sloS * 1e3,
+          sloS >= out.predictedP90 * std::exp(out.p90LogErrHi)
+              ? "above it"
+              : "inside it: the cap may miss it");
+      out.notes.push_back(buf);
+    }
+  }
   out.weightBytes = group.front()->weightBytes;
   out.tp = group.front()->tp;
   if (out.cap == highest && out.predictedP90 < sloS) {

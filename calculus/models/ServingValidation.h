@@ -127,6 +127,22 @@ struct ServingRecommendation {
   int tp = 1;
   /// recommendCap's notes (warnings for the user).
   std::vector<std::string> notes;
+  /// Every candidate cap: whether measured, its p90 ITL (s) and energy per
+  /// token (J) as ranked.
+  struct Candidate {
+    double cap;
+    bool measured;
+    double p90, e;
+  };
+  std::vector<Candidate> candidates;
+  /// The empirical 2.5 % and 97.5 % quantiles of the file's p90
+  /// interpolation errors (p90InterpolationLogErrors; `p90ErrorSamples` of
+  /// them): an unmeasured cap's p90 lies within [p90 e^lo, p90 e^hi] as
+  /// often as the interpolation at the measured caps did. None (0 samples)
+  /// below 20 of them.
+  double p90LogErrLo = 0, p90LogErrHi = 0;
+  size_t p90ErrorSamples = 0;
+  bool hasP90Interval() const { return p90ErrorSamples > 0; }
   /// The 95 % interval of the predicted energy per token, clipped at 0
   /// (energy is never negative; `unclippedLo` then says where the normal
   /// approximation's own bound was, as calculus::predictionInterval does).
@@ -139,6 +155,13 @@ struct ServingRecommendation {
     return i;
   }
 };
+/// The p90 ITL interpolation's errors, log(measured / predicted): in every
+/// group of `obs` with p90 measured, each interior cap's worst p90 predicted
+/// from the others (latencyAt on the table without it). A gap twice as wide
+/// as the one an unmeasured cap between measured ones sits in.
+std::vector<double>
+p90InterpolationLogErrors(const std::vector<ServingObservation> &obs);
+
 bool recommendServingCap(const std::vector<ServingObservation> &obs,
                          const std::string &model, const std::string &gpu,
                          int tp, int gpus, double sloS,

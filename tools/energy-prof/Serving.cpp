@@ -199,6 +199,24 @@ bool servePlanCommand(const std::vector<std::string> &paths,
     if (ci.clipped())
       o["ci95_unclipped_lo_J_per_token"] = ci.unclippedLo;
   }
+  // An unmeasured cap's p90 from the interpolation's own errors.
+  auto p90Interval = [&](double p90) {
+    return json::Array{p90 * std::exp(rec.p90LogErrLo) * 1e3,
+                       p90 * std::exp(rec.p90LogErrHi) * 1e3};
+  };
+  if (!rec.capMeasured && rec.hasP90Interval())
+    o["predicted_p90_itl_ci95_ms"] = p90Interval(rec.predictedP90);
+  json::Array candidates;
+  for (const auto &c : rec.candidates) {
+    json::Object row{{"batch_cap", c.cap},
+                     {"measured", c.measured},
+                     {"p90_itl_ms", c.p90 * 1e3},
+                     {"J_per_token", c.e}};
+    if (!c.measured && rec.hasP90Interval())
+      row["p90_itl_ci95_ms"] = p90Interval(c.p90);
+    candidates.push_back(std::move(row));
+  }
+  o["candidates"] = std::move(candidates);
   if (!rec.notes.empty()) {
     json::Array notes;
     for (const std::string &n : rec.notes) {
