@@ -84,7 +84,7 @@ with tempfile.TemporaryDirectory() as tmp:
                 if factor == 1.02:  # the interval does not depend on the SLO
                     at = next(c for c in answer["candidates"]
                               if c["batch_cap"] == cap)
-                    lo, hi = at["p90_itl_ci95_ms"]
+                    lo, hi = at["ci95_p90_itl_ms"]
                     p90_cover.setdefault(gpu, []).append(
                         (lo <= rows[k]["p90_itl_ms"] <= hi,
                          (hi - lo) / 2 / at["p90_itl_ms"]))
@@ -367,8 +367,9 @@ somewhere as the cap grows in {falls_text}.
 An unmeasured cap's p90 comes with a 95 % interval: the 2.5 % and 97.5 %
 quantiles of the interpolation's own errors, log(measured / interpolated),
 at every interior measured cap of the files given, each predicted from the
-caps around it (`predicted_p90_itl_ci95_ms`, and `p90_itl_ci95_ms` for each
-unmeasured candidate in `candidates`). Each of those errors spans a gap
+caps around it (`ci95_p90_itl_ms`, at the answer and at each unmeasured
+candidate in `candidates`, which also says which caps were considered and
+why the others were not). Each of those errors spans a gap
 twice as wide as that of a cap between two adjacent measured ones, where
 the interval is then conservative. The held-out caps above are in the
 errors' own setting (each interpolated across its neighbours, the interval

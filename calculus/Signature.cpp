@@ -253,10 +253,11 @@ Signature par(const Signature &a, const Signature &b, CompositionError &err) {
   r.clarkT = m.mean;
   composeMax(a, r.s, b, r.s, r.s, m, r);
   // The device then stays at the later-ending operand's last point (on a
-  // tie, the higher of the two: par commutes).
-  r.exitOffset = (b.T > a.T   ? b.exitPower()
-                  : a.T > b.T ? a.exitPower()
-                              : std::max(a.exitPower(), b.exitPower())) -
+  // tie, to rounding, the higher of the two: par commutes).
+  bool tie = std::fabs(a.T - b.T) <= 1e-9 * std::max(a.T, b.T);
+  r.exitOffset = (tie         ? std::max(a.exitPower(), b.exitPower())
+                  : b.T > a.T ? b.exitPower()
+                              : a.exitPower()) -
                  r.s;
   r.devices = a.devices;
   return r;

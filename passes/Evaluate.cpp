@@ -362,6 +362,46 @@ struct EnergyEvaluatePass
       }
     };
 
+    // A measured signature's sigma_E is not an input: its var_E is s^2
+    // var_T + var_d (Axiom P1). One written otherwise would be ignored
+    // silently: said (the first five, then a count).
+    unsigned ignoredSigmaE = 0;
+    auto checkSigmaE = [&](Operation *op, SignatureAttr sig,
+                           std::optional<double> s) {
+      std::optional<double> given = sig ? sig.sigmaEnergy() : std::nullopt;
+      if (!given || (!s && sig.sigmaTime() > 0))
+        return;
+      double p1 =
+          std::hypot(s.value_or(0) * sig.sigmaTime(), sig.sigmaDynamic());
+      if (std::fabs(*given - p1) <= 1e-6 * std::max(*given, p1))
+        return;
+      if (ignoredSigmaE++ < 5)
+        op->emitWarning("energy-evaluate: sigma_E = ")
+            << formatQuantity(*given, Dimension::Energy, 4)
+            << " is not used: a measured signature's variance of E is s^2 "
+               "var_T + var_d (Axiom P1; here sigma_E = "
+            << formatQuantity(p1, Dimension::Energy, 4)
+            << "); give sigma_d (and sigma_T) instead";
+    };
+    module->walk([&](Operation *op) {
+      if (auto el = dyn_cast<ElementOp>(op)) {
+        SignatureAttr sig = el.getSigAsAttr();
+        std::optional<double> s = sig ? sig.staticPower() : std::nullopt;
+        if (!s)
+          if (auto dev = SymbolTable::lookupNearestSymbolFrom<DeviceOp>(
+                  el, el.getDeviceAttr()))
+            s = dev.getStaticPower().convertToDouble();
+        checkSigmaE(op, sig, s);
+      } else if (auto comp = dyn_cast<CompositeOp>(op)) {
+        if (SignatureAttr sig = comp.getSigAttr())
+          checkSigmaE(op, sig, sig.staticPower());
+      }
+    });
+    if (ignoredSigmaE > 5)
+      mlir::emitWarning(moduleErrorLoc(module), "energy-evaluate: ")
+          << ignoredSigmaE - 5 << " more signature(s) give a sigma_E that is "
+          << "not used";
+
     bool anyRoot = false;
     module->walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (!isTreeRoot(op))

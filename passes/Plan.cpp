@@ -191,6 +191,14 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     FailureOr<Choices> c = Choices::build(sched);
     if (failed(c))
       return failure();
+    // A schedule that cannot be timed (its dependencies and stream order
+    // form a cycle) has no makespan to plan against: said at the schedule,
+    // as --sched-timing says it.
+    {
+      std::vector<double> start;
+      if (failed(c->graph.startTimes(sched, start)))
+        return failure();
+    }
     if (llvm::all_of(c->options,
                      [](const auto &set) { return set.size() < 2; }))
       mlir::emitWarning(sched.getLoc(), "energy-plan: no task of @")

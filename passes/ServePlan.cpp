@@ -88,7 +88,7 @@ struct EnergyServePlanPass
     }
     if (!rec.capMeasured && rec.hasP90Interval())
       fields.push_back(b.getNamedAttr(
-          "predicted_p90_itl_ci95_ms",
+          "ci95_p90_itl_ms",
           b.getF64ArrayAttr(
               {rec.predictedP90 * std::exp(rec.p90LogErrLo) * 1e3,
                rec.predictedP90 * std::exp(rec.p90LogErrHi) * 1e3})));

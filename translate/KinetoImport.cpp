@@ -753,6 +753,20 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
               "torch.profiler needs ProfilerActivity.CUDA, on a GPU)");
     return nullptr;
   }
+  // Ranks whose times count from baseTimeNanoseconds and ranks whose do
+  // not cannot be lined up (a trace written by an older PyTorch, or
+  // post-processed, beside newer ones): refused rather than offset by the
+  // base (decades).
+  for (const KinetoRank &r : ranks)
+    if (r.hasBaseTime != ranks.front().hasBaseTime) {
+      const KinetoRank &with = r.hasBaseTime ? r : ranks.front();
+      const KinetoRank &without = r.hasBaseTime ? ranks.front() : r;
+      error(without.file,
+            "gives no 'baseTimeNanoseconds', which " + with.file +
+                " does (its times count from it): the ranks' clocks cannot "
+                "be lined up; give traces of one PyTorch version");
+      return nullptr;
+    }
   std::vector<double> staticPower;
   if (!staticPowers(staticPower))
     return nullptr;

@@ -12,6 +12,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -28,8 +29,19 @@ bool energy::inflateGzip(StringRef data, std::string &out, std::string &err) {
     err = "cannot initialize zlib";
     return false;
   }
-  zs.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(data.data()));
-  zs.avail_in = data.size();
+  // zlib counts input in 32 bits: a file past 4 GiB is fed in pieces.
+  const char *nextIn = data.data();
+  size_t left = data.size();
+  auto refill = [&] {
+    if (zs.avail_in != 0 || left == 0)
+      return;
+    uInt n = uInt(std::min<size_t>(left, size_t(1) << 30));
+    zs.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(nextIn));
+    zs.avail_in = n;
+    nextIn += n;
+    left -= n;
+  };
+  refill();
   out.clear();
   char chunk[1 << 16];
   int ret;
@@ -39,6 +51,7 @@ bool energy::inflateGzip(StringRef data, std::string &out, std::string &err) {
   // left unread.
   for (;;) {
     do {
+      refill();
       zs.next_out = reinterpret_cast<Bytef *>(chunk);
       zs.avail_out = sizeof(chunk);
       ret = inflate(&zs, Z_NO_FLUSH);
@@ -49,20 +62,23 @@ bool energy::inflateGzip(StringRef data, std::string &out, std::string &err) {
         return false;
       }
       out.append(chunk, sizeof(chunk) - zs.avail_out);
-    } while (ret != Z_STREAM_END && (zs.avail_in > 0 || zs.avail_out == 0));
+    } while (ret != Z_STREAM_END &&
+             (zs.avail_in > 0 || left > 0 || zs.avail_out == 0));
     if (ret != Z_STREAM_END) {
       inflateEnd(&zs);
       err = "truncated gzip data";
       return false;
     }
-    while (zs.avail_in > 0 && *zs.next_in == 0)
+    for (refill(); zs.avail_in > 0 && *zs.next_in == 0; refill())
       ++zs.next_in, --zs.avail_in;
     if (zs.avail_in == 0)
       break;
-    if (zs.avail_in < 2 || zs.next_in[0] != 0x1f || zs.next_in[1] != 0x8b) {
+    // The next member's magic (its two bytes may straddle a piece).
+    size_t at = data.size() - zs.avail_in - left;
+    if (data.size() - at < 2 || uint8_t(data[at]) != 0x1f ||
+        uint8_t(data[at + 1]) != 0x8b) {
       inflateEnd(&zs);
-      err = "data after the gzip stream (at byte " +
-            std::to_string(data.size() - zs.avail_in) +
+      err = "data after the gzip stream (at byte " + std::to_string(at) +
             ") that is not another gzip member";
       return false;
     }
@@ -594,6 +610,7 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
           return true;
         }
         baseNs = int64_t(v);
+        r.hasBaseTime = true;
         return true;
       }
       if (key == "generator" && js.peek() == JsonScanner::Kind::Object)

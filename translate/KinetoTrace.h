@@ -90,6 +90,8 @@ struct KinetoRank {
   /// from (the first event's), so that a double keeps the nanosecond
   /// decimals of epoch timestamps (see splitMicros in KinetoTrace.cpp).
   int64_t usBase = 0;
+  /// The trace gave baseTimeNanoseconds (its `ts` count from it).
+  bool hasBaseTime = false;
   bool badRank = false;   ///< distributedInfo.rank was not a usable integer
   int64_t worldSize = -1; ///< distributedInfo.world_size (-1: not given)
   std::vector<GpuEvent> events;

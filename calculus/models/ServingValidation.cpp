@@ -245,7 +245,8 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
                     const std::vector<double> &candidates, double sloS,
                     double &predicted, double &halfWidth, std::string &err,
                     std::map<double, std::pair<double, double>> *byCap,
-                    std::vector<std::string> *notes) {
+                    std::vector<std::string> *notes,
+                    std::map<double, std::string> *excluded) {
   LinearFit fit;
   if (!fitLaw(train, fit, err))
     return -1;
@@ -334,11 +335,16 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
                                     : fit.predict(x) + correction(cap);
     if (byCap)
       (*byCap)[cap] = {latency, e};
-    if (latency > sloS)
+    if (latency > sloS) {
+      if (excluded)
+        (*excluded)[cap] = "predicted over the SLO";
       continue;
+    }
     if (!(e > 0)) {
       // The fitted law extrapolates to no energy at all: not a prediction.
       nonPositive.push_back(cap);
+      if (excluded)
+        (*excluded)[cap] = "no positive predicted energy";
       continue;
     }
     // Between two measured caps the measurements bound what the law may
@@ -358,6 +364,9 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
                         outside.empty() ? "" : "; ", cap, e, lo->first, eLo,
                         hi->first, eHi);
           outside += buf;
+          if (excluded)
+            (*excluded)[cap] = "predicted energy outside its measured "
+                               "neighbours'";
           continue;
         }
       }
@@ -560,8 +569,9 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
     return false;
   }
   std::map<double, std::pair<double, double>> predictions;
+  std::map<double, std::string> excluded;
   out.cap = recommendCap(group, caps, sloS, out.predicted, out.halfWidth95, err,
-                         &predictions, &out.notes);
+                         &predictions, &out.notes, &excluded);
   if (out.cap < 0) {
     err = out.cell + ": " + err;
     return false;
@@ -573,7 +583,9 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
   };
   out.capMeasured = measuredCap(out.cap);
   for (const auto &[cap, pe] : predictions)
-    out.candidates.push_back({cap, measuredCap(cap), pe.first, pe.second});
+    out.candidates.push_back(
+        {cap, measuredCap(cap), pe.first, pe.second,
+         excluded.count(cap) ? excluded[cap] : std::string()});
   // How far the interpolated p90 may be off, from the interpolation's own
   // errors at the measured caps of every cell of these files.
   std::vector<double> errs = p90InterpolationLogErrors(obs);
@@ -586,10 +598,9 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
       char buf[320];
       std::snprintf(
           buf, sizeof buf,
-          "cap %g's p90 inter-token latency lies within [%.3g, %.3g] ms "
-          "with 95 %% confidence, as often as its interpolation met the %zu "
-          "measured caps of these files it was tried on; the SLO (%.3g "
-          "ms) is %s",
+          "cap %g's p90 inter-token latency has the 95 %% interval [%.3g, "
+          "%.3g] ms (the interpolation's errors at the %zu interior measured "
+          "caps of these files, pooled); the SLO (%.3g ms) is %s",
           out.cap, out.predictedP90 * std::exp(out.p90LogErrLo) * 1e3,
           out.predictedP90 * std::exp(out.p90LogErrHi) * 1e3,
           out.p90ErrorSamples, sloS * 1e3,

@@ -340,17 +340,31 @@ FailureOr<Signature> TreeComposer::visitMeasuredComposite(CompositeOp op) {
   recordName(op, op.getSymNameAttr());
   DeviceSet union_;
   bool any = false;
-  // Where its devices wait after it (a multi's padding): at its last part's
-  // exit power, as they would after the parts themselves -- a closure or a
-  // measurement replaces the parts' energy, not where the device is left.
-  double partsExit = 0;
+  // Where its devices wait after it (a multi's padding): as they would
+  // after the parts themselves -- a closure or a measurement replaces the
+  // parts' energy, not where the devices are left. Per device set: the last
+  // part on it (an empty part, which -canonicalize drops, leaves it), the
+  // sets summed; sets that partly overlap: the composite's own s.
+  std::vector<std::pair<DeviceSet, double>> exits;
+  bool mixedSets = false;
   for (Operation &child : op.getBody().front()) {
     FailureOr<Signature> sig = visit(&child);
     if (failed(sig))
       return failure();
     union_.unite(sig->devices);
-    partsExit = sig->exitPower();
     any = true;
+    if (sig->T == 0 && sig->d == 0)
+      continue;
+    auto same = llvm::find_if(
+        exits, [&](const auto &e) { return e.first == sig->devices; });
+    if (same != exits.end())
+      same->second = sig->exitPower();
+    else if (llvm::any_of(exits, [&](const auto &e) {
+               return e.first.intersects(sig->devices);
+             }))
+      mixedSets = true;
+    else
+      exits.push_back({sig->devices, sig->exitPower()});
   }
   if (!any)
     return op.emitOpError("is a measured composite but keeps no parts");
@@ -368,7 +382,12 @@ FailureOr<Signature> TreeComposer::visitMeasuredComposite(CompositeOp op) {
   }
   Signature result =
       sig ? toSignature(sig, s, union_) : Signature::idle(s, 0, union_);
-  result.exitOffset = partsExit - result.s;
+  if (!mixedSets && !exits.empty()) {
+    double partsExit = 0;
+    for (const auto &e : exits)
+      partsExit += e.second;
+    result.exitOffset = partsExit - result.s;
+  }
   if (onComposite)
     onComposite(op, result);
   return result;

@@ -2,7 +2,7 @@
 the 2.5 % and 97.5 % quantiles (linear between order statistics) of
 log(measured / interpolated) p90 at every interior cap of every cell, each
 interpolated linearly in the cap between its neighbours (the worst p90 of a
-cap's runs), and compares with the answer's `predicted_p90_itl_ci95_ms`.
+cap's runs), and compares with the answer's `ci95_p90_itl_ms`.
 Usage: p90_interval_check.py DATA.json ANSWER.json"""
 import json
 import math
@@ -36,7 +36,7 @@ def quantile(q):
 
 
 p90 = answer["predicted_p90_itl_ms"]
-lo, hi = answer["predicted_p90_itl_ci95_ms"]
+lo, hi = answer["ci95_p90_itl_ms"]
 want = (p90 * math.exp(quantile(0.025)), p90 * math.exp(quantile(0.975)))
 ok = abs(lo - want[0]) <= 1e-9 * want[0] and abs(hi - want[1]) <= 1e-9 * want[1]
 print("%d errors; interval [%.4f, %.4f] ms, by hand [%.4f, %.4f]: %s" % (

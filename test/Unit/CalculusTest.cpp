@@ -422,6 +422,11 @@ TEST(Calculus, MultiPadsAtTheLastOperatingPoint) {
   EXPECT_DOUBLE_EQ(mustMulti(mustPar(even, cool), c).E(),
                    mustMulti(mustPar(cool, even), c).E());
   expectRel(100, mustPar(cool, even).exitPower(), 1e-12, "par's exit");
+  // A tie to rounding is a tie: 0.1 + 0.2 ms lands an ulp above 0.3 ms.
+  Signature late = mustSeq(elem(200, 1e-4, 0), elem(50, 2e-4, 0));
+  Signature flat = mustSeq(elem(100, 1.5e-4, 0), elem(100, 1.5e-4, 0));
+  expectRel(0.03 + 100 * 9.7e-3 + 0.2, mustMulti(mustPar(late, flat), c).E(),
+            1e-9, "a tie to rounding");
   // Zero-time parts: their energy, then 10 ms at 60 W and at 20 W.
   Signature z = mustMulti(mustSeq(elem(200, 0, 1), elem(60, 0, 1)), c);
   expectRel(2 + 0.6 + 0.2, z.E(), 1e-12, "zero-time sequence");

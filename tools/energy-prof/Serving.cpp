@@ -205,7 +205,7 @@ bool servePlanCommand(const std::vector<std::string> &paths,
                        p90 * std::exp(rec.p90LogErrHi) * 1e3};
   };
   if (!rec.capMeasured && rec.hasP90Interval())
-    o["predicted_p90_itl_ci95_ms"] = p90Interval(rec.predictedP90);
+    o["ci95_p90_itl_ms"] = p90Interval(rec.predictedP90);
   json::Array candidates;
   for (const auto &c : rec.candidates) {
     json::Object row{{"batch_cap", c.cap},
@@ -213,7 +213,10 @@ bool servePlanCommand(const std::vector<std::string> &paths,
                      {"p90_itl_ms", c.p90 * 1e3},
                      {"J_per_token", c.e}};
     if (!c.measured && rec.hasP90Interval())
-      row["p90_itl_ci95_ms"] = p90Interval(c.p90);
+      row["ci95_p90_itl_ms"] = p90Interval(c.p90);
+    row["considered"] = c.excluded.empty();
+    if (!c.excluded.empty())
+      row["excluded"] = c.excluded;
     candidates.push_back(std::move(row));
   }
   o["candidates"] = std::move(candidates);
