@@ -2,6 +2,8 @@
 
 #include "calculus/DagInternal.h"
 
+#include <limits>
+
 #include <map>
 
 namespace energy {
@@ -23,7 +25,13 @@ namespace {
 double timedEnergy(const Schedule &timed, double *makespan) {
   std::vector<double> start;
   std::vector<uint32_t> cycle;
-  computeStartTimes(timed, start, cycle);
+  // A schedule that cannot be timed (a cycle: callers refuse it first) has
+  // no energy; NaN, not a read past the start times.
+  if (!computeStartTimes(timed, start, cycle)) {
+    if (makespan)
+      *makespan = std::numeric_limits<double>::quiet_NaN();
+    return std::numeric_limits<double>::quiet_NaN();
+  }
   return intervalAccountingEnergy(timed, start, makespan);
 }
 } // namespace

@@ -373,7 +373,8 @@ struct EnergyEvaluatePass
         return;
       double p1 =
           std::hypot(s.value_or(0) * sig.sigmaTime(), sig.sigmaDynamic());
-      if (std::fabs(*given - p1) <= 1e-6 * std::max(*given, p1))
+      // As written to four digits or more, it is P1's.
+      if (std::fabs(*given - p1) <= 1e-3 * std::max(*given, p1))
         return;
       if (ignoredSigmaE++ < 5)
         op->emitWarning("energy-evaluate: sigma_E = ")

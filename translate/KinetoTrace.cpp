@@ -55,6 +55,13 @@ bool energy::inflateGzip(StringRef data, std::string &out, std::string &err) {
       zs.next_out = reinterpret_cast<Bytef *>(chunk);
       zs.avail_out = sizeof(chunk);
       ret = inflate(&zs, Z_NO_FLUSH);
+      // No input left before the stream's end: cut short, not corrupt (an
+      // output a multiple of the chunk asks inflate once more for nothing).
+      if (ret == Z_BUF_ERROR && zs.avail_in == 0 && left == 0) {
+        inflateEnd(&zs);
+        err = "truncated gzip data";
+        return false;
+      }
       if (ret != Z_OK && ret != Z_STREAM_END) {
         err = std::string("corrupt gzip data: ") +
               (zs.msg ? zs.msg : "inflate failed");
@@ -610,7 +617,7 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
           return true;
         }
         baseNs = int64_t(v);
-        r.hasBaseTime = true;
+        r.hasBaseTime = v != 0; // 0: the times are the clock's own
         return true;
       }
       if (key == "generator" && js.peek() == JsonScanner::Kind::Object)

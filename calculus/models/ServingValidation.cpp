@@ -337,7 +337,7 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
       (*byCap)[cap] = {latency, e};
     if (latency > sloS) {
       if (excluded)
-        (*excluded)[cap] = "predicted over the SLO";
+        (*excluded)[cap] = "over the SLO";
       continue;
     }
     if (!(e > 0)) {

@@ -343,8 +343,9 @@ FailureOr<Signature> TreeComposer::visitMeasuredComposite(CompositeOp op) {
   // Where its devices wait after it (a multi's padding): as they would
   // after the parts themselves -- a closure or a measurement replaces the
   // parts' energy, not where the devices are left. Per device set: the last
-  // part on it (an empty part, which -canonicalize drops, leaves it), the
-  // sets summed; sets that partly overlap: the composite's own s.
+  // part on it or on a set that covers it (an empty part, which
+  // -canonicalize drops, leaves it), the sets summed; a part over only some
+  // of a set's devices: the composite's own s.
   std::vector<std::pair<DeviceSet, double>> exits;
   bool mixedSets = false;
   for (Operation &child : op.getBody().front()) {
@@ -355,16 +356,22 @@ FailureOr<Signature> TreeComposer::visitMeasuredComposite(CompositeOp op) {
     any = true;
     if (sig->T == 0 && sig->d == 0)
       continue;
-    auto same = llvm::find_if(
-        exits, [&](const auto &e) { return e.first == sig->devices; });
-    if (same != exits.end())
-      same->second = sig->exitPower();
-    else if (llvm::any_of(exits, [&](const auto &e) {
-               return e.first.intersects(sig->devices);
-             }))
+    // A part over every device of the sets it meets replaces them; one
+    // over only some of a set's devices cannot be told apart from the rest.
+    bool covers = true;
+    for (const auto &e : exits)
+      if (e.first.intersects(sig->devices)) {
+        DeviceSet u = sig->devices;
+        u.unite(e.first);
+        covers = covers && u == sig->devices;
+      }
+    if (!covers) {
       mixedSets = true;
-    else
-      exits.push_back({sig->devices, sig->exitPower()});
+      continue;
+    }
+    llvm::erase_if(
+        exits, [&](const auto &e) { return e.first.intersects(sig->devices); });
+    exits.push_back({sig->devices, sig->exitPower()});
   }
   if (!any)
     return op.emitOpError("is a measured composite but keeps no parts");

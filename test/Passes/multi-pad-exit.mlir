@@ -18,6 +18,10 @@
 // An empty idle last in a composite leaves the exit power at @B's 30 W, as
 // in a seq: 0.2 + 0.03 + 8 ms x 30 W + 0.2 = 0.67 J.
 // CHECK: energy.multi @compidle {{.*}}E_J = {{(6.700000e-01|0.6699999[0-9]*|0.6700000[0-9]*)}} :
+// A later part over more devices replaces the earlier one's: the parts
+// leave @g at 30 W and @c at 5 W: 80 W x 4 ms + 0.5 J + 35 W x 6 ms + 0.1 J
+// = 1.13 J.
+// CHECK: energy.multi @covering {{.*}}E_J = {{(1.130000e\+00|1.1299999[0-9]*|1.1300000[0-9]*)}} :
 
 energy.device @g kind "A100" static 60 W
 energy.device @c kind "A100" static 20 W
@@ -95,4 +99,20 @@ energy.multi @compidle {
     }
   }
   energy.element @C on @c sig <T = 10 ms, d = 0 J>
+}
+
+// -----
+
+energy.device @g kind "A100" static 60 W
+energy.device @c kind "A100" static 20 W
+energy.device @h kind "A100" static 10 W
+energy.multi @covering {
+  energy.composite @k sig <T = 4 ms, d = 0.5 J> {
+    energy.element @p on @g sig <s = 200 W, T = 1 ms, d = 0 J>
+    energy.multi {
+      energy.element @q on @g sig <s = 30 W, T = 1 ms, d = 0 J>
+      energy.element @r on @c sig <s = 5 W, T = 1 ms, d = 0 J>
+    }
+  }
+  energy.element @long on @h sig <T = 10 ms, d = 0 J>
 }
