@@ -22,6 +22,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/WithColor.h"
@@ -175,18 +176,35 @@ static std::string lineColOf(const std::string &file, size_t offset) {
 /// A CUDA stream runs one kernel, copy or set at a time: two of a rank's
 /// events that overlap on one stream (a corrupted trace, or one whose clock
 /// jumped) are named by their traceEvents index, as the schedule's verifier
-/// would refuse them. Events sorted by start (commonOrigin).
+/// would refuse them. An overlap of at most a microsecond -- the profiler's
+/// timestamps are that coarse, and real traces have them (pytorch/kineto
+/// issue 136) -- ends the earlier event where the later one begins, counted
+/// and said. Events sorted by start (commonOrigin).
 bool Importer::streamsSerial(double origin) {
-  for (const KinetoRank &r : ranks) {
-    llvm::DenseMap<int64_t, const GpuEvent *> latest; // per stream
-    for (const GpuEvent &e : r.events) {
+  size_t clipped = 0;
+  double mostClipped = 0;
+  std::string clippedFile;
+  for (KinetoRank &r : ranks) {
+    llvm::DenseMap<int64_t, GpuEvent *> latest; // per stream
+    for (GpuEvent &e : r.events) {
       // (A collective's kernel too: it runs on its stream like any other.)
       if (!(e.dur > 0))
         continue;
-      const GpuEvent *&held = latest[e.stream];
+      GpuEvent *&held = latest[e.stream];
       if (held) {
         double end = usToSeconds(held->ts - origin + held->dur);
-        if (usToSeconds(e.ts - origin) < end - calculus::timeTolerance(end))
+        double overlapUs = held->ts + held->dur - e.ts;
+        if (usToSeconds(e.ts - origin) < end - calculus::timeTolerance(end) &&
+            overlapUs <= 1.0 && overlapUs < held->dur &&
+            e.ts + e.dur > held->ts + held->dur) {
+          // To the nanosecond, the finest the traces write.
+          held->dur = std::round((e.ts - held->ts) * 1000) / 1000;
+          ++clipped;
+          mostClipped = std::max(mostClipped, overlapUs);
+          if (clippedFile.empty())
+            clippedFile = r.file;
+        } else if (usToSeconds(e.ts - origin) <
+                   end - calculus::timeTolerance(end))
           return error(r.file + lineColOf(r.file, e.offset),
                        llvm::formatv(
                            "traceEvents[{0}] ('{1}') starts at {2} us on "
@@ -203,6 +221,12 @@ bool Importer::streamsSerial(double origin) {
       held = &e;
     }
   }
+  if (clipped)
+    llvm::WithColor::warning(llvm::errs(), clippedFile)
+        << clipped << " event(s) overlapped the next on their stream by at "
+        << "most " << llvm::formatv("{0:F3}", mostClipped)
+        << " us (the profiler's timestamps are that coarse): each now ends "
+           "where the next begins\n";
   return true;
 }
 
@@ -830,6 +854,11 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
 
 } // namespace
 
+static OwningOpRef<ModuleOp> importKinetoFiles(MLIRContext *ctx,
+                                               const KinetoOptions &opts,
+                                               llvm::raw_ostream &summary,
+                                               TimingScope &timing);
+
 OwningOpRef<ModuleOp> energy::importKineto(MLIRContext *ctx,
                                            const KinetoOptions &opts,
                                            llvm::raw_ostream &summary,
@@ -838,6 +867,43 @@ OwningOpRef<ModuleOp> energy::importKineto(MLIRContext *ctx,
     llvm::WithColor::error() << "--import-kineto needs at least one trace\n";
     return nullptr;
   }
+  // A folder (what torch.profiler's tensorboard_trace_handler writes, one
+  // trace per rank) stands for its traces, *.json and *.json.gz, by name.
+  KinetoOptions expanded = opts;
+  expanded.files.clear();
+  for (const std::string &path : opts.files) {
+    if (path == "-" || !llvm::sys::fs::is_directory(path)) {
+      expanded.files.push_back(path);
+      continue;
+    }
+    std::vector<std::string> traces;
+    std::error_code ec;
+    for (llvm::sys::fs::directory_iterator it(path, ec), end; it != end && !ec;
+         it.increment(ec)) {
+      StringRef name = it->path();
+      if ((name.ends_with(".json") || name.ends_with(".json.gz")) &&
+          !llvm::sys::fs::is_directory(it->path()))
+        traces.push_back(it->path());
+    }
+    if (ec) {
+      llvm::WithColor::error() << path << ": " << ec.message() << "\n";
+      return nullptr;
+    }
+    if (traces.empty()) {
+      llvm::WithColor::error()
+          << path << ": a folder without traces (*.json, *.json.gz)\n";
+      return nullptr;
+    }
+    std::sort(traces.begin(), traces.end());
+    expanded.files.insert(expanded.files.end(), traces.begin(), traces.end());
+  }
+  return importKinetoFiles(ctx, expanded, summary, timing);
+}
+
+static OwningOpRef<ModuleOp> importKinetoFiles(MLIRContext *ctx,
+                                               const KinetoOptions &opts,
+                                               llvm::raw_ostream &summary,
+                                               TimingScope &timing) {
   Importer imp(opts);
   {
     TimingScope readTiming = timing.nest("Read and scan traces");

@@ -47,6 +47,7 @@
 #include "runtime/formats/Kernels.h"
 #include "runtime/formats/ModelFile.h"
 #include "runtime/plan/Plan.h"
+#include "tools/HelpTypos.h"
 #include "tools/VersionPrinter.h"
 #include "tools/energy-prof/Route.h"
 #include "tools/energy-prof/Serving.h"
@@ -1633,6 +1634,14 @@ int main(int argc, char **argv) {
       }))
     return fail("unknown command '" + Twine(argv[1]) + "'; expected " +
                 commandList());
+  {
+    cl::SubCommand *sub = nullptr;
+    for (cl::SubCommand *s : subcommands)
+      if (argc > 1 && s->getName() == argv[1])
+        sub = s;
+    if (!energy::refuseHelpTypos(argc, argv, sub ? 2 : 1, sub, "energy-prof"))
+      return 1;
+  }
   energy::addVersionPrinter();
   cl::ParseCommandLineOptions(
       argc, argv,

@@ -16,6 +16,7 @@
 #include "runtime/AtomicStream.h"
 #include "runtime/Progress.h"
 #include "tools/DeepInput.h"
+#include "tools/HelpTypos.h"
 #include "tools/HugePageHeap.h"
 #include "tools/VersionPrinter.h"
 #include "translate/Translate.h"
@@ -139,6 +140,8 @@ int main(int argc, char **argv) {
   // The printer's flags (--mlir-print-local-scope writes every operating
   // set inline, ...), as energy-opt has them.
   mlir::registerAsmPrinterCLOptions();
+  if (!energy::refuseHelpTypos(argc, argv, 1, nullptr, "energy-translate"))
+    return 1;
   cl::ParseCommandLineOptions(argc, argv,
                               "energy-translate: import traces "
                               "and profiles into the sched dialect\n");
