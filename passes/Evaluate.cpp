@@ -386,8 +386,13 @@ struct EnergyEvaluatePass
     };
     module->walk([&](Operation *op) {
       if (auto el = dyn_cast<ElementOp>(op)) {
+        // The device's static power is looked up only for the few
+        // signatures that write a sigma_E (a million-element tree walks
+        // here once).
         SignatureAttr sig = el.getSigAsAttr();
-        std::optional<double> s = sig ? sig.staticPower() : std::nullopt;
+        if (!sig || !sig.sigmaEnergy())
+          return;
+        std::optional<double> s = sig.staticPower();
         if (!s)
           if (auto dev = SymbolTable::lookupNearestSymbolFrom<DeviceOp>(
                   el, el.getDeviceAttr()))

@@ -871,12 +871,17 @@ class EnergyRtTest(unittest.TestCase):
         # environment's device (as step does); flush has nothing to write.
         with tempfile.TemporaryDirectory() as d:
             plan = os.path.join(d, "plan.txt")
+
+            def planned(code):
+                """`code` in a fresh process that loaded the plan first."""
+                return self._fresh(
+                    "import energy_rt; energy_rt.load_plan(%r)\n" % plan +
+                    code, ENERGY_RT_DEVICE="sim:a100",
+                    ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
+
             with open(plan, "w") as f:
                 f.write("F0_0 1005\n")
-            r = self._fresh("import energy_rt; energy_rt.load_plan(%r); "
-                            "energy_rt.sim_run(1e9, 1e6); print('ok')" % plan,
-                            ENERGY_RT_DEVICE="sim:a100",
-                            ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
+            r = planned("energy_rt.sim_run(1e9, 1e6); print('ok')")
             self.assertEqual(r.stdout.strip(), "ok", r.stderr)
             # The plan's region never ran: said at exit.
             self.assertIn("none of the 1 regions the plan names (F0_0) ran",
@@ -884,10 +889,7 @@ class EnergyRtTest(unittest.TestCase):
             # One misspelt name among regions that ran is said too.
             with open(plan, "w") as f:
                 f.write("F0_0 1005\nF0_1 1005\n")
-            r = self._fresh("import energy_rt; energy_rt.load_plan(%r)\n"
-                            "with energy_rt.region('F0_0'): pass" % plan,
-                            ENERGY_RT_DEVICE="sim:a100",
-                            ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
+            r = planned("with energy_rt.region('F0_0'): pass")
             self.assertIn("1 of the 2 regions the plan names never ran "
                           "(F0_1): their clocks were never set", r.stderr)
             # A file naming every task (plan-clocks): a region outside it
@@ -896,12 +898,9 @@ class EnergyRtTest(unittest.TestCase):
             with open(plan, "w") as f:
                 f.write("# every task of gpu\nF0_0 1005\nopt -\n")
             # A window around planned regions (an iteration's) is not one.
-            r = self._fresh("import energy_rt; energy_rt.load_plan(%r)\n"
-                            "with energy_rt.region('iteration'):\n"
-                            "    for name in ('F0_0', 'opt', 'F0_1'):\n"
-                            "        with energy_rt.region(name): pass" % plan,
-                            ENERGY_RT_DEVICE="sim:a100",
-                            ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
+            r = planned("with energy_rt.region('iteration'):\n"
+                        "    for name in ('F0_0', 'opt', 'F0_1'):\n"
+                        "        with energy_rt.region(name): pass")
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertIn("1 region(s) ran that the plan's schedule does not "
                           "have (F0_1): each ran at the clock in force when "
@@ -910,13 +909,10 @@ class EnergyRtTest(unittest.TestCase):
             self.assertNotIn("iteration", r.stderr)
             # Nor a region nested inside a planned one (it ran at that
             # region's clock); one after it still is.
-            r = self._fresh("import energy_rt; energy_rt.load_plan(%r)\n"
-                            "with energy_rt.region('F0_0'):\n"
-                            "    with energy_rt.region('gemm'):\n"
-                            "        energy_rt.sim_run(1e9, 1e6)\n"
-                            "with energy_rt.region('after'): pass" % plan,
-                            ENERGY_RT_DEVICE="sim:a100",
-                            ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
+            r = planned("with energy_rt.region('F0_0'):\n"
+                        "    with energy_rt.region('gemm'):\n"
+                        "        energy_rt.sim_run(1e9, 1e6)\n"
+                        "with energy_rt.region('after'): pass")
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertIn("1 region(s) ran that the plan's schedule does not "
                           "have (after)", r.stderr)
@@ -924,11 +920,8 @@ class EnergyRtTest(unittest.TestCase):
             # A plan that keeps every clock ("-" lines only) is checked too.
             with open(plan, "w") as f:
                 f.write("# every task of gpu\nF0_0 -\n")
-            r = self._fresh("import energy_rt; energy_rt.load_plan(%r)\n"
-                            "for name in ('F0_0', 'X'):\n"
-                            "    with energy_rt.region(name): pass" % plan,
-                            ENERGY_RT_DEVICE="sim:a100",
-                            ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
+            r = planned("for name in ('F0_0', 'X'):\n"
+                        "    with energy_rt.region(name): pass")
             self.assertIn("1 region(s) ran that the plan's schedule does not "
                           "have (X)", r.stderr)
             r = self._fresh("import energy_rt; energy_rt.flush(%r)"
