@@ -940,9 +940,12 @@ int er_init(const char *device) {
   // Devices a process now gone left changed (SIGKILL, power loss): their
   // defaults come back before anything else (RestoreRecord.h).
   {
-    std::string log;
-    if (restoreStaleRecords(log) || !log.empty())
-      std::fprintf(stderr, "energy_rt: %s", log.c_str());
+    std::string unreadable;
+    for (const RestoreOutcome &o : restoreStale(unreadable))
+      if (o.kind != RestoreOutcome::Held)
+        std::fprintf(stderr, "energy_rt: %s\n", describe(o).c_str());
+    if (!unreadable.empty())
+      std::fprintf(stderr, "energy_rt: warning: %s\n", unreadable.c_str());
   }
   // The prefix in any case, as the kind after it ("SIM:A100").
   if (name.size() >= 4 && strncasecmp(name.c_str(), "sim:", 4) == 0)

@@ -146,20 +146,11 @@ bool sameDevice(const std::string &deviceA, const std::string &clockA,
 }
 } // namespace
 
-long liveHolderOf(const RestoreRecord &r,
-                  const std::vector<RestoreRecord> &records) {
-  for (const RestoreRecord &o : records)
-    if (o.pid != r.pid && processAlive(o.pid) &&
-        sameDevice(r.device, r.clockFile, o.device, o.clockFile))
-      return o.pid;
-  return 0;
-}
-
 bool heldByAnotherProcess(const Device &dev, std::string &err) {
   std::string name = dev.reopenName(), mirror = dev.clockMirror();
   if (name.empty() || (dev.simulated() && mirror.empty()))
     return false;
-  std::string ignored; // unreadable records: restoreStaleRecords reports them
+  std::string ignored; // unreadable records: restoreStale reports them
   for (const RestoreRecord &r : listRestoreRecords(ignored)) {
     if (r.pid == long(getpid()) ||
         !sameDevice(name, mirror, r.device, r.clockFile) ||
@@ -174,23 +165,6 @@ bool heldByAnotherProcess(const Device &dev, std::string &err) {
     return true;
   }
   return false;
-}
-
-bool dropIfSimulatorGone(const RestoreRecord &r) {
-  if (r.device.rfind("sim:", 0) != 0 ||
-      (r.clockFile.empty() && r.powerFile.empty()))
-    return false;
-  auto gone = [](const std::string &file) {
-    if (file.empty())
-      return true;
-    size_t slash = file.rfind('/');
-    std::string dir = slash == std::string::npos ? "." : file.substr(0, slash);
-    struct stat st;
-    return ::stat(dir.empty() ? "/" : dir.c_str(), &st) != 0;
-  };
-  if (!gone(r.clockFile) || !gone(r.powerFile))
-    return false;
-  return unlink(r.path.c_str()) == 0 || errno == ENOENT;
 }
 
 bool restoreFromRecord(const RestoreRecord &r, std::string &err) {
@@ -239,37 +213,83 @@ bool restoreFromRecord(const RestoreRecord &r, std::string &err) {
   return true;
 }
 
-int restoreStaleRecords(std::string &log) {
-  std::string err;
-  int restored = 0;
+/// The live process (other than r's) whose record holds r's device, or 0.
+static long liveHolderOf(const RestoreRecord &r,
+                         const std::vector<RestoreRecord> &records) {
+  for (const RestoreRecord &o : records)
+    if (o.pid != r.pid && processAlive(o.pid) &&
+        sameDevice(r.device, r.clockFile, o.device, o.clockFile))
+      return o.pid;
+  return 0;
+}
+
+/// Deletes a simulated device's record whose mirror files' directory no
+/// longer exists; true if it did.
+static bool dropIfSimulatorGone(const RestoreRecord &r) {
+  if (r.device.rfind("sim:", 0) != 0 ||
+      (r.clockFile.empty() && r.powerFile.empty()))
+    return false;
+  auto gone = [](const std::string &file) {
+    if (file.empty())
+      return true;
+    size_t slash = file.rfind('/');
+    std::string dir = slash == std::string::npos ? "." : file.substr(0, slash);
+    struct stat st;
+    return ::stat(dir.empty() ? "/" : dir.c_str(), &st) != 0;
+  };
+  if (!gone(r.clockFile) || !gone(r.powerFile))
+    return false;
+  return unlink(r.path.c_str()) == 0 || errno == ENOENT;
+}
+
+std::vector<RestoreOutcome> restoreStale(std::string &err) {
   std::vector<RestoreRecord> records = listRestoreRecords(err);
+  std::vector<RestoreOutcome> outcomes;
   for (const RestoreRecord &r : records) {
+    RestoreOutcome o{RestoreOutcome::Restored, r, 0, ""};
     if (processAlive(r.pid))
-      continue;
-    if (long holder = liveHolderOf(r, records)) {
-      if (unlink(r.path.c_str()) == 0 || errno == ENOENT)
-        log += "dropped " + r.path + ": " + r.device + " of process " +
-               std::to_string(r.pid) + ", which is gone, is held by process " +
-               std::to_string(holder) + " now\n";
-      continue;
-    }
-    if (dropIfSimulatorGone(r)) {
-      log += "dropped " + r.path + ": the simulated " + r.device +
-             " of process " + std::to_string(r.pid) +
-             " is gone (its state files' directory no longer exists)\n";
-      continue;
-    }
-    std::string why;
-    if (restoreFromRecord(r, why)) {
-      ++restored;
-      log += "restored " + r.device + " (left changed by process " +
-             std::to_string(r.pid) + ", which is gone)\n";
-    } else {
-      log += "could not restore " + r.device + " of process " +
-             std::to_string(r.pid) + ": " + why + "\n";
-    }
+      o.kind = RestoreOutcome::Held;
+    else if ((o.holder = liveHolderOf(r, records))) {
+      o.kind = RestoreOutcome::Taken;
+      if (unlink(r.path.c_str()) != 0 && errno != ENOENT) {
+        o.kind = RestoreOutcome::Failed;
+        o.why = "held by process " + std::to_string(o.holder) +
+                " now, but its record stays: " + std::strerror(errno);
+      }
+    } else if (dropIfSimulatorGone(r))
+      o.kind = RestoreOutcome::SimulatorGone;
+    else if (!restoreFromRecord(r, o.why))
+      o.kind = RestoreOutcome::Failed;
+    outcomes.push_back(std::move(o));
   }
-  return restored;
+  return outcomes;
+}
+
+std::string describe(const RestoreOutcome &o) {
+  const RestoreRecord &r = o.record;
+  std::string pid = std::to_string(r.pid);
+  switch (o.kind) {
+  case RestoreOutcome::Held:
+    return r.device + ": held by process " + pid +
+           ", which still runs: left alone";
+  case RestoreOutcome::Taken:
+    return "dropped " + r.path + ": " + r.device + " of process " + pid +
+           ", which is gone, is held by process " + std::to_string(o.holder) +
+           " now";
+  case RestoreOutcome::SimulatorGone:
+    return r.device + ": dropped " + r.path +
+           " (the simulated device's state files' directory no longer "
+           "exists)";
+  case RestoreOutcome::Restored:
+    return r.device +
+           ": restored the default clocks and power limit (left changed by "
+           "process " +
+           pid + ", which is gone; record " + r.path + ")";
+  case RestoreOutcome::Failed:
+    return "could not restore " + r.device + " of process " + pid + ": " +
+           o.why;
+  }
+  return "";
 }
 
 } // namespace rt

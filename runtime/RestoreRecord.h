@@ -61,25 +61,34 @@ bool processAlive(long pid);
 /// that resets the other's plan).
 bool heldByAnotherProcess(const Device &dev, std::string &err);
 
-/// The live process (other than r's) whose record holds r's device, or 0:
-/// a dead process's record of a device a live one took since is dropped,
-/// not restored (the restore would undo the live one's settings, and it
-/// restores them itself).
-long liveHolderOf(const RestoreRecord &r,
-                  const std::vector<RestoreRecord> &records);
+/// What became of one record when the stale ones were restored.
+struct RestoreOutcome {
+  enum Kind {
+    Held,          // its process still runs: left alone
+    Taken,         // its process is gone, a live one holds the device now:
+                   // dropped, not restored (the restore would undo the live
+                   // one's settings, and it restores them itself)
+    SimulatorGone, // a simulated device whose mirror files' directory no
+                   // longer exists (a test's temporary directory): dropped
+    Restored,      // its device reset to the defaults, the record deleted
+    Failed         // the reset failed (`why`); the record stays
+  } kind;
+  RestoreRecord record;
+  long holder = 0; // Taken: the live process that holds the device
+  std::string why; // Failed: what went wrong
+};
 
-/// A simulated device's record whose mirror files' directory no longer
-/// exists (a test's temporary directory): that device is gone and nothing
-/// is left to restore, so the record is deleted. True if it was.
-bool dropIfSimulatorGone(const RestoreRecord &r);
+/// Goes through every record once: restores each stale one (dead process)
+/// and says what became of every record. `err` gets the unreadable ones.
+std::vector<RestoreOutcome> restoreStale(std::string &err);
+
+/// One line (no newline) saying what became of a record, naming its device
+/// and process.
+std::string describe(const RestoreOutcome &o);
 
 /// Reopens the record's device, resets its clocks and power limit to their
 /// defaults and deletes the record.
 bool restoreFromRecord(const RestoreRecord &r, std::string &err);
-
-/// Restores every stale record (dead process); `log` says what was done.
-/// Returns how many devices were restored.
-int restoreStaleRecords(std::string &log);
 
 } // namespace rt
 } // namespace energy

@@ -1552,44 +1552,22 @@ static int servingCmd() {
 /// (runtime/RestoreRecord.h), and says which records live processes hold.
 static int restoreCmd() {
   std::string err;
-  std::vector<energy::rt::RestoreRecord> records =
-      energy::rt::listRestoreRecords(err);
+  std::vector<energy::rt::RestoreOutcome> outcomes =
+      energy::rt::restoreStale(err);
   if (!err.empty())
     WithColor::warning(errs(), "energy-prof") << err << "\n";
-  std::string dir = energy::rt::restoreRecordDir();
-  if (records.empty()) {
-    outs() << "no restore records in " << dir << ": nothing to restore\n";
+  if (outcomes.empty()) {
+    outs() << "no restore records in " << energy::rt::restoreRecordDir()
+           << ": nothing to restore\n";
     return 0;
   }
   int failed = 0;
-  for (const energy::rt::RestoreRecord &r : records) {
-    if (energy::rt::processAlive(r.pid)) {
-      outs() << r.device << ": held by process " << r.pid
-             << ", which still runs: left alone\n";
-      continue;
-    }
-    if (long holder = energy::rt::liveHolderOf(r, records)) {
-      if (unlink(r.path.c_str()) == 0 || errno == ENOENT)
-        outs() << "dropped " << r.path << ": " << r.device << " of process "
-               << r.pid << ", which is gone, is held by process " << holder
-               << " now\n";
-      continue;
-    }
-    if (energy::rt::dropIfSimulatorGone(r)) {
-      outs() << r.device << ": dropped " << r.path << " (the simulated "
-             << "device's state files' directory no longer exists)\n";
-      continue;
-    }
-    std::string why;
-    if (energy::rt::restoreFromRecord(r, why))
-      outs() << r.device << ": restored the default clocks and power limit "
-             << "(left changed by process " << r.pid << ", which is gone; "
-             << "record " << r.path << ")\n";
-    else {
+  for (const energy::rt::RestoreOutcome &o : outcomes) {
+    if (o.kind == energy::rt::RestoreOutcome::Failed) {
       ++failed;
-      WithColor::error(errs(), "energy-prof")
-          << r.device << " of process " << r.pid << ": " << why << "\n";
-    }
+      WithColor::error(errs(), "energy-prof") << describe(o) << "\n";
+    } else
+      outs() << describe(o) << "\n";
   }
   return failed ? 1 : 0;
 }
