@@ -806,6 +806,15 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
              "collectives span only them\n";
       break;
     }
+  // A trace without distributedInfo.rank (a single-process profile, or one
+  // written by another tool) is numbered by its position among the files:
+  // with several, that decides which device's tasks are which rank's.
+  if (ranks.size() > 1)
+    for (const KinetoRank &r : ranks)
+      if (!r.rankGiven)
+        llvm::WithColor::warning(llvm::errs(), r.file)
+            << "no distributedInfo.rank: taken as rank " << r.rank
+            << ", its position among the " << ranks.size() << " traces given\n";
   double origin = commonOrigin();
   if (!streamsSerial(origin))
     return nullptr;

@@ -587,6 +587,7 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
               return false;
             if (!asIndex(v, r.rank))
               r.badRank = true;
+            r.rankGiven = !r.badRank;
             return true;
           }
           if (k == "world_size" && js.peek() == JsonScanner::Kind::Number) {

@@ -93,6 +93,7 @@ struct KinetoRank {
   /// The trace gave baseTimeNanoseconds (its `ts` count from it).
   bool hasBaseTime = false;
   bool badRank = false;   ///< distributedInfo.rank was not a usable integer
+  bool rankGiven = false; ///< distributedInfo.rank set `rank`
   int64_t worldSize = -1; ///< distributedInfo.world_size (-1: not given)
   std::vector<GpuEvent> events;
   int64_t gpuPid = -1;     ///< the process of the GPU events (one per file)
