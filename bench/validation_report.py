@@ -364,7 +364,11 @@ Where the regret is large the held-out cap was measured much faster or
 cheaper than the caps around it suggest; the p90 latency even falls
 somewhere as the cap grows in {falls_text}.
 
-An unmeasured cap's p90 comes with a 95 % interval: the 2.5 % and 97.5 %
+A cell of fewer than 4 measured settings cannot fit the law (3
+coefficients and its interval): its measured caps alone are ranked, by
+their measurements, and the answer says so. An unmeasured cap's p90 comes
+with a 95 % interval where the files hold at least 20 interior measured
+caps (otherwise a note says why it has none): the 2.5 % and 97.5 %
 quantiles of the interpolation's own errors, log(measured / interpolated),
 at every interior measured cap of the files given, each predicted from the
 caps around it (`ci95_p90_itl_ms`, at the answer and at each unmeasured

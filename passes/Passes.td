@@ -231,7 +231,7 @@ def EnergyServePlan : Pass<"energy-serve-plan", "::mlir::ModuleOp"> {
     Option<"model", "model", "std::string", /*default=*/"\"\"",
            "the model id of the measurements">,
     Option<"gpu", "gpu", "std::string", /*default=*/"\"\"",
-           "A100, H100 or B200">,
+           "A100, H100, H200 or B200">,
     Option<"tp", "tp", "int", /*default=*/"1", "tensor parallel degree">,
     Option<"gpus", "gpus", "int", /*default=*/"0",
            "the deployment's GPU count where several share the TP (0: the "

@@ -86,12 +86,15 @@ double latencyAt(const std::vector<std::pair<double, double>> &logP90,
   return la + t * (lb - la);
 }
 
+} // namespace
+
 double median(std::vector<double> v) {
+  if (v.empty())
+    return NAN;
   std::sort(v.begin(), v.end());
   size_t n = v.size();
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
-} // namespace
 
 ValidationRun tokenLawHoldout(const std::vector<ServingObservation> &obs) {
   ValidationRun run;
@@ -294,7 +297,12 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
   // through the measurements and ranks a cap between them consistently
   // with them.
   std::vector<std::pair<double, double>> residual;
-  double worst = 0, worstCap = 0;
+  // The worst miss relative to the measurement, and the cap whose rows the
+  // fit misses most when left out: a far-off row (a unit slip, a corrupted
+  // measurement) bends the whole fit, so the relative worst may sit at a cap
+  // of small energy far from it.
+  double worst = 0, worstCap = 0, largest = -1, largestCap = 0, largestE = 0,
+         largestLaw = 0;
   for (const auto &[cap, a] : at) {
     double e = a.sumE / a.logs[2];
     double law = fit.predict(columnsAt(cap));
@@ -302,6 +310,16 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
     if (std::abs(law - e) / e > worst) {
       worst = std::abs(law - e) / e;
       worstCap = cap;
+    }
+    // The miss the fit would make without that cap's rows (the deleted
+    // residual e / (1 - h), h its leverage): a far-off row pulls the fit
+    // toward itself, hiding much of its own miss.
+    double h = std::min(fit.leverage(columnsAt(cap)), 1 - 1e-9);
+    if (std::abs(law - e) / (1 - h) > largest) {
+      largest = std::abs(law - e) / (1 - h);
+      largestCap = cap;
+      largestE = e;
+      largestLaw = law;
     }
   }
   auto correction = [&](double cap) {
@@ -313,13 +331,20 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
   };
   if (notes) {
     if (worst > 0.1) {
-      char buf[256];
-      std::snprintf(buf, sizeof buf,
-                    "the law fitted on this cell misses its own measurements "
-                    "by up to %.0f %% (at cap %g): between measured caps "
-                    "its predictions, corrected by those misses, are no "
-                    "more certain",
-                    100 * worst, worstCap);
+      char buf[512];
+      int n = std::snprintf(buf, sizeof buf,
+                            "the law fitted on this cell misses its own "
+                            "measurements by up to %.0f %% (at cap %g)",
+                            100 * worst, worstCap);
+      if (largestCap != worstCap)
+        n += std::snprintf(buf + n, sizeof buf - n,
+                           "; the cap it misses most when left out is %g "
+                           "(%.4g J/token measured, %.4g fitted: a row that "
+                           "far off bends the whole fit)",
+                           largestCap, largestE, largestLaw);
+      std::snprintf(buf + n, sizeof buf - n,
+                    ": between measured caps its predictions, corrected by "
+                    "those misses, are no more certain");
       notes->push_back(buf);
     }
   }
@@ -432,7 +457,7 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
     else
       std::snprintf(buf, sizeof buf,
                     "no batch cap is predicted to meet the SLO: the lowest "
-                    "p90 inter-token latency is %.3g ms (at cap %g)",
+                    "p90 inter-token latency is %.6g ms (at cap %g)",
                     lowest * 1e3, lowestAt);
     err = buf;
   }
@@ -563,10 +588,50 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
   out.measurements = group.size();
   out.cell = servingGroup(*group.front());
   if (group.size() < 4) {
-    err = out.cell + ": " + std::to_string(group.size()) +
-          " measured setting(s); the law's fit (3 coefficients) and its "
-          "interval need at least 4";
-    return false;
+    // Too few settings for the law (3 coefficients and its interval): the
+    // measured caps alone, each ranked by its mean energy per token and the
+    // largest p90 of its runs, as the law's path ranks a measured cap.
+    std::map<double, std::array<double, 3>> at; // sum e, count, worst p90
+    for (const ServingObservation *o : group) {
+      std::array<double, 3> &a = at[o->cap];
+      a[0] += o->e;
+      a[1] += 1;
+      a[2] = std::max(a[2], o->p90ItlS);
+    }
+    double lowestP90 = INFINITY, lowestAt = 0;
+    for (const auto &[cap, a] : at) {
+      double e = a[0] / a[1];
+      bool meets = a[2] <= sloS;
+      out.candidates.push_back(
+          {cap, true, a[2], e, meets ? "" : "over the SLO"});
+      if (meets && (out.cap < 0 || e < out.predicted)) {
+        out.cap = cap;
+        out.predicted = e;
+        out.predictedP90 = a[2];
+      }
+      if (a[2] < lowestP90) {
+        lowestP90 = a[2];
+        lowestAt = cap;
+      }
+    }
+    if (out.cap < 0) {
+      char buf[192];
+      std::snprintf(buf, sizeof buf,
+                    "no measured batch cap meets the SLO: the lowest p90 "
+                    "inter-token latency is %.6g ms (at cap %g)",
+                    lowestP90 * 1e3, lowestAt);
+      err = out.cell + ": " + buf;
+      return false;
+    }
+    out.capMeasured = true;
+    out.weightBytes = group.front()->weightBytes;
+    out.tp = group.front()->tp;
+    out.notes.push_back(
+        std::to_string(group.size()) +
+        " measured setting(s): too few to fit the law (3 coefficients and "
+        "its interval need at least 4), so only the measured caps were "
+        "ranked, by their measurements, and the answer has no interval");
+    return true;
   }
   std::map<double, std::pair<double, double>> predictions;
   std::map<double, std::string> excluded;
@@ -609,6 +674,16 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
               : "inside it: the cap may miss it");
       out.notes.push_back(buf);
     }
+  } else if (!out.capMeasured) {
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  "cap %g was not measured and its p90 inter-token latency "
+                  "has no interval: the files hold %zu interior measured "
+                  "caps to measure the interpolation's errors at, and an "
+                  "interval needs 20 (pass more cells' measurements, e.g. "
+                  "the release's task file)",
+                  out.cap, errs.size());
+    out.notes.push_back(buf);
   }
   out.weightBytes = group.front()->weightBytes;
   out.tp = group.front()->tp;

@@ -84,6 +84,10 @@ struct ErrorSummary {
 std::vector<ErrorSummary> summarizeBy(const std::vector<HeldOut> &preds,
                                       std::string (*keyOf)(const HeldOut &));
 
+/// The median (the mean of the two middle values of an even count; NaN for
+/// none).
+double median(std::vector<double> v);
+
 /// The planner: within one group, fit the law on `train`, interpolate the
 /// realized batch and tau against log cap and the p90 ITL linearly in the
 /// cap (continued past the trained caps along the end segments in log-log),

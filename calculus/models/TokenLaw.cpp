@@ -5,6 +5,7 @@
 #include "calculus/models/LinearFit.h"
 
 #include <cmath>
+#include <cstdio>
 
 namespace energy {
 namespace calculus {
@@ -38,6 +39,25 @@ bool fitTokenLaw(const std::vector<TokenLawRow> &rows, TokenLaw &out,
   for (const TokenLawRow &r : rows) {
     X.push_back({r.qw, r.qkv, r.tau, 1});
     y.push_back(r.e);
+  }
+  // A coordinate the same in every row moves with the intercept: named,
+  // with why (a fixed workload's KV term is one number -- ML.ENERGY's
+  // files identify no history length, docs/VALIDATION.md).
+  const char *names[3] = {"q_w", "q_kv", "tau"};
+  for (int j = 0; j < 3; ++j) {
+    bool same = true;
+    for (const std::vector<double> &x : X)
+      same = same && x[j] == X.front()[j];
+    if (same) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "%s is %g in every row", names[j],
+                    X.front()[j]);
+      err = std::string(buf) +
+            ": its coefficient cannot be told apart from the intercept c "
+            "(the law needs rows that vary q_w, q_kv and tau: several "
+            "batches, history lengths and step times)";
+      return false;
+    }
   }
   LinearFit fit;
   if (!fitLinear(X, y, fit, err)) {

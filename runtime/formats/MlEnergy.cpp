@@ -9,6 +9,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -125,6 +126,13 @@ std::string gpuName(StringRef s) {
   return "";
 }
 
+/// A number as %g writes it (6 significant digits).
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
 bool parseV3(const json::Object &root, const std::string &file,
              std::vector<ServingPoint> &out, std::string &err) {
   std::optional<StringRef> task = root.getString("task");
@@ -169,10 +177,41 @@ bool parseV3(const json::Object &root, const std::string &file,
       return false;
     p.batchCap = cap;
     p.gpu = gpuName(gpu);
+    p.gpuModel = gpu;
+    p.where = "$.configurations[" + std::to_string(i) + "]";
     if (p.gpu.empty()) {
       err = where + ".gpu_model: unknown GPU '" + gpu + "'";
       return false;
     }
+    // What every v3 row satisfies, so that a unit slip (latencies in
+    // seconds, an energy per request as per token) or a hand-edited row is
+    // refused rather than ranked: the energy per token is the mean power
+    // over the throughput (exactly, in the release), the p90 latency is
+    // at least the median, and the median latency is within a factor of
+    // the realized batch over the throughput (0.72-16 in the release:
+    // prefill steps lengthen some gaps, a step yields a token per request).
+    auto disagree = [&](const std::string &msg) {
+      err = where + ": " + msg +
+            ": no consistent measurement of a serving configuration (a "
+            "unit slip?)";
+      return false;
+    };
+    double fromPower = p.powerW / throughput;
+    if (std::fabs(p.energyPerTokenJ - fromPower) > 0.02 * fromPower)
+      return disagree("energy_per_token_joules " + num(p.energyPerTokenJ) +
+                      " is not avg_power_watts / "
+                      "output_throughput_tokens_per_sec = " +
+                      num(fromPower));
+    if (p90Ms < medianMs * (1 - 1e-9))
+      return disagree("p90_itl_ms " + num(p90Ms) + " is below median_itl_ms " +
+                      num(medianMs));
+    double stepMs = 1e3 * p.batch / throughput;
+    if (medianMs > 100 * stepMs || medianMs < 0.02 * stepMs)
+      return disagree("median_itl_ms " + num(medianMs) + " is " +
+                      num(medianMs / stepMs) +
+                      " x avg_batch_size / output_throughput_tokens_per_sec "
+                      "= " +
+                      num(stepMs) + " ms");
     StringRef a(arch);
     p.architecture = a.contains("MoE")      ? "moe"
                      : a.contains("Hybrid") ? "hybrid"
@@ -231,6 +270,8 @@ bool parseV2(const json::Object &o, const std::string &file,
       !f.batch("Avg BS (reqs)", p.batch, cap, "Max BS (reqs)"))
     return false;
   p.gpu = gpuName(gpu);
+  p.gpuModel = gpu;
+  p.where = "$";
   if (p.gpu.empty()) {
     err = where + ".GPU: unknown GPU '" + gpu + "'";
     return false;
@@ -254,8 +295,13 @@ bool parseV2(const json::Object &o, const std::string &file,
     dir = sys::path::parent_path(dir);
   p.task = sys::path::filename(dir).str();
   std::string models = (dir + "/models.json").str(), text;
-  if (!readText(models, text, err)) {
-    err = file + ": no models.json with parameter counts: " + err;
+  if (dir.empty() || !readText(models, text, err)) {
+    err = file + ": no models.json with parameter counts" +
+          (dir.empty() ? std::string(": the file is not in the release's tree")
+                       : ": " + err) +
+          " (a v2 result is read in the release's tree, "
+          "<task>/<GPU>/<org>/<model>/<result>.json, the task's models.json "
+          "four folders up)";
     return false;
   }
   Expected<json::Value> doc = energy::formats::parseJson(text);
@@ -398,6 +444,21 @@ bool readObservations(const std::vector<std::string> &paths,
     err = "no measurements in " + llvm::join(paths, ", ");
     return false;
   }
+  // Cells are keyed by GPU family ("H100"): two variants of one family in
+  // one dataset (H100 SXM and PCIe, A100 40 and 80 GB) would be pooled into
+  // one cell, their means matching neither GPU.
+  std::map<std::pair<std::string, std::string>, const ServingPoint *> variant;
+  for (const ServingPoint &q : pts) {
+    auto [it, fresh] = variant.insert({{q.dataset, q.gpu}, &q});
+    if (!fresh && it->second->gpuModel != q.gpuModel) {
+      err = q.file + ": " + q.where + ": GPU '" + q.gpuModel + "' and '" +
+            it->second->gpuModel + "' (" + it->second->file + ": " +
+            it->second->where + ") are both " + q.gpu +
+            ": their measurements would be pooled into one cell; give one "
+            "variant's files at a time";
+      return false;
+    }
+  }
   // One measurement read twice (a file passed twice, or a copy of it)
   // would count as two and narrow every interval: refused.
   std::map<std::tuple<std::string, std::string, std::string, std::string, int,
@@ -410,12 +471,15 @@ bool readObservations(const std::vector<std::string> &paths,
           q.batchCap, q.batch, q.energyPerTokenJ, q.secondsPerToken},
          &q});
     if (!fresh) {
-      err = q.file + ": " + q.model + " on " + q.gpu + " at batch cap " +
+      err = q.file + ": " + q.where + ": " + q.model + " on " + q.gpu +
+            " at batch cap " +
             (q.batchCap == std::floor(q.batchCap)
                  ? std::to_string(int64_t(q.batchCap))
                  : llvm::formatv("{0}", q.batchCap).str()) +
-            " is the same measurement as in " + it->second->file +
-            " (a file passed twice?)";
+            " is the same measurement as " + it->second->file + ": " +
+            it->second->where +
+            (q.file == it->second->file ? " (a row written twice?)"
+                                        : " (a file passed twice?)");
       return false;
     }
   }

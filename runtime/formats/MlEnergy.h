@@ -25,6 +25,8 @@ struct ServingPoint {
   std::string dataset;      ///< "v2" or "v3"
   std::string task;         ///< lm-arena-chat, gpqa, chat, code, ...
   std::string model, gpu;   ///< model id; "A100", "H100", "B200"
+  std::string gpuModel;     ///< the GPU as the file names it
+  std::string where;        ///< the configuration in the file ("$...")
   std::string architecture; ///< "dense", "moe" or "hybrid"
   double totalParamsB = 0, activeParamsB = 0; ///< billions
   double bytesPerParam = 2;                   ///< bf16 2, fp8 1

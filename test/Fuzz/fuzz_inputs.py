@@ -218,10 +218,11 @@ cases += [
         b' "H100", "weight_precision": "bfloat16", "total_params_billions": 8,'
         b' "activated_params_billions": 8, "num_gpus": 1, "tensor_parallel": 1,'
         b' "data_parallel": 1, "expert_parallel": 1, "max_num_seqs": %d, '
-        b'"avg_batch_size": %f, "avg_output_len": 500, "avg_power_watts": 300,'
+        b'"avg_batch_size": %f, "avg_output_len": 500, "avg_power_watts": %f,'
         b' "energy_per_token_joules": %f, "output_throughput_tokens_per_sec": '
         b'%f, "median_itl_ms": %f, "p90_itl_ms": %f}' % (
-            b, 0.95 * b, 0.05 + 3.0 / b, 80.0 * b / (1 + 0.01 * b),
+            b, 0.95 * b, (0.05 + 3.0 / b) * 80.0 * b / (1 + 0.01 * b),
+            0.05 + 3.0 / b, 80.0 * b / (1 + 0.01 * b),
             10 + 0.1 * b, 12 + 0.12 * b) for b in (8, 16, 32, 64, 128, 256,
                                                    512, 1024)) + b"]}",
      ".json",

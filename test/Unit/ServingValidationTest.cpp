@@ -20,6 +20,15 @@ using namespace energy::calculus;
 
 namespace {
 
+// The median of an even count is the mean of the two middle values (the
+// fit's held-out report and the planner's regret table read it).
+TEST(Median, EvenCountsAverageTheMiddleTwo) {
+  EXPECT_EQ(median({0.592, 1.4185}), (0.592 + 1.4185) / 2);
+  EXPECT_EQ(median({5, 1, 3}), 3);
+  EXPECT_EQ(median({4, 1, 3, 2}), 2.5);
+  EXPECT_TRUE(std::isnan(median({})));
+}
+
 TEST(LinearFit, SimpleRegressionMatchesClosedForm) {
   // y = a + b x: b = Sxy / Sxx, a = ybar - b xbar; s^2 = RSS / (n - 2).
   std::vector<double> xs = {1, 2, 3, 5, 8}, ys = {2.1, 3.9, 6.2, 9.8, 16.1};

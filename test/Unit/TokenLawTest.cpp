@@ -170,7 +170,19 @@ TEST(TokenLaw, RejectsDegenerateDesigns) {
   EXPECT_FALSE(fitTokenLaw({{1, 1, 1, 1, ""}}, law, err));
   std::vector<TokenLawRow> flat(10, {1, 1, 1, 1, ""});
   EXPECT_FALSE(fitTokenLaw(flat, law, err));
-  EXPECT_NE(err.find("rank deficient"), std::string::npos);
+  EXPECT_NE(err.find("q_w is 1 in every row"), std::string::npos) << err;
+  // One coordinate constant (a fixed workload's KV term): named.
+  std::vector<TokenLawRow> fixedKv;
+  for (int i = 0; i < 10; ++i)
+    fixedKv.push_back({1.0 + i, 0.03, 0.01 * (1 + i % 3), 2.0 + i, ""});
+  EXPECT_FALSE(fitTokenLaw(fixedKv, law, err));
+  EXPECT_NE(err.find("q_kv is 0.03 in every row"), std::string::npos) << err;
+  // Coordinates that vary but only together stay rank deficient.
+  std::vector<TokenLawRow> together;
+  for (int i = 0; i < 10; ++i)
+    together.push_back({1.0 + i, 2.0 + 2 * i, 3.0 + 3 * i, 1.0 + i, ""});
+  EXPECT_FALSE(fitTokenLaw(together, law, err));
+  EXPECT_NE(err.find("rank deficient"), std::string::npos) << err;
 }
 
 } // namespace

@@ -141,7 +141,7 @@ bool validateServingCommand(const std::vector<std::string> &paths,
                    {"slo_violations", int64_t(violations)},
                    {"no_recommendation", int64_t(none)}};
     if (!regrets.empty()) {
-      o["median_regret"] = regrets[regrets.size() / 2];
+      o["median_regret"] = calculus::median(regrets);
       o["max_regret"] = regrets.back();
     }
     o["misses"] = std::move(misses);

@@ -33,6 +33,7 @@
 #include "calculus/Signature.h"
 #include "calculus/models/EnergyLens.h"
 #include "calculus/models/FlopByte.h"
+#include "calculus/models/ServingValidation.h"
 #include "calculus/models/TokenLaw.h"
 #include "runtime/AtomicFile.h"
 #include "runtime/Characterize.h"
@@ -296,9 +297,9 @@ static cl::opt<std::string> serveModel("serve-model",
                                        cl::desc("serve-plan: the model id"),
                                        cl::sub(servePlanSub),
                                        cl::cat(category));
-static cl::opt<std::string> serveGpu("gpu",
-                                     cl::desc("serve-plan: A100, H100 or B200"),
-                                     cl::sub(servePlanSub), cl::cat(category));
+static cl::opt<std::string>
+    serveGpu("gpu", cl::desc("serve-plan: A100, H100, H200 or B200"),
+             cl::sub(servePlanSub), cl::cat(category));
 static cl::opt<int> serveTp("tp",
                             cl::desc("serve-plan: tensor parallel degree"),
                             cl::init(1), cl::sub(servePlanSub),
@@ -575,12 +576,16 @@ static void reportHoldout(const std::vector<CsvRow> &rows,
       }
     errs.push_back(std::fabs(pred - meas) / std::fabs(meas));
   }
-  if (errs.empty())
+  if (errs.empty()) {
+    fitReport() << "held-out cells: none (every fifth cell, sorted by name, "
+                   "is held out: give at least 5 cells for a held-out "
+                   "check)\n";
     return;
-  std::sort(errs.begin(), errs.end());
+  }
   fitReport() << formatv("held-out cells: {0}; median |error| of cell means "
                          "{1:P2}, max {2:P2}\n",
-                         errs.size(), errs[errs.size() / 2], errs.back());
+                         errs.size(), energy::calculus::median(errs),
+                         *std::max_element(errs.begin(), errs.end()));
 }
 
 /// Writes the command's result to -o (default stdout).
