@@ -192,6 +192,8 @@ struct State {
   unsigned long long clockChanges = 0;
   /// er_restore ran: the plan's clocks are no longer applied.
   bool clocksReleased = false;
+  /// signalResetCount() when last looked at (noticeSignalResets).
+  unsigned long long signalResetsSeen = 0;
   /// Runs of planned regions open now (Region::insidePlanned).
   unsigned openPlanned = 0;
   /// er_sim_run calls since er_init, and whether a window that measured
@@ -1265,6 +1267,25 @@ bool chooseNextClock(Profile &pf, double perIteration) {
 }
 } // namespace
 
+namespace {
+/// A handled signal reset the clocks since the runtime last looked (the
+/// guard resets them before the program's handler runs, and the program
+/// may go on; Device.h, signalResetCount): each reset counts as a clock
+/// change -- a run across it has no one clock -- and the sampler's note of
+/// the clock is read again, so that a planned region sets its clock again.
+/// Caller holds state.mu.
+void noticeSignalResets() {
+  unsigned long long n = signalResetCount();
+  if (n == state.signalResetsSeen)
+    return;
+  state.clockChanges += n - state.signalResetsSeen;
+  state.signalResetsSeen = n;
+  if (state.sampler && state.dev)
+    state.sampler->noteSmClock(state.dev->currentSmClock());
+}
+
+} // namespace
+
 int er_step(void) {
   // Only a stop signal that arrives during this call may end the adaptive
   // profile's wait for the other ranks: one before it has reached the
@@ -1273,6 +1294,7 @@ int er_step(void) {
   std::lock_guard<std::mutex> lock(state.mu);
   if (!state.dev)
     return notInitialized("er_step");
+  noticeSignalResets();
   // ENERGY_RT_METRICS_FILE: the Prometheus textfile, rewritten at most every
   // ENERGY_RT_METRICS_INTERVAL seconds (default 15) of wall time.
   if (const char *metrics = std::getenv("ENERGY_RT_METRICS_FILE");
@@ -1378,6 +1400,7 @@ int er_begin_in(unsigned owner, const char *name) {
   std::lock_guard<std::mutex> lock(state.mu);
   if (!state.dev)
     return notInitialized("er_begin");
+  noticeSignalResets();
   Region &r = state.regions[{name, std::this_thread::get_id(), owner}];
   if (r.open)
     return fail(std::string("region '") + name + "' is already open");
@@ -1444,6 +1467,7 @@ int endRegion(const char *fn, unsigned owner, const char *name,
   Region *open = openRegion(name, owner);
   if (!open)
     return -1;
+  noticeSignalResets();
   Region &r = *open;
   double t1 = 0, E1 = 0;
   if (state.sampler)

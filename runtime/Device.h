@@ -155,6 +155,14 @@ bool inSignalRestore();
 /// on a second one).
 void restoreGuardedDevices();
 
+/// How many times a signal handler has reset the guarded devices. A signal
+/// the program handles (a checkpoint trigger's SIGUSR1, Python's SIGINT)
+/// resets them before its handler runs, and they stay guarded: the program
+/// may go on, and its runtime must then know that the clocks it set are
+/// gone (a run across a reset has no one clock; a planned clock is set
+/// again).
+unsigned long long signalResetCount();
+
 /// The last stop signal (TERM, INT, HUP, QUIT) a ClockGuard's handler
 /// passed on to the program's own handler since the previous call (0:
 /// none), cleared. C code that blocks

@@ -58,25 +58,48 @@ volatile sig_atomic_t restoringFromSignal = 0;
 std::atomic<int> chainedSignal{0};
 static_assert(std::atomic<int>::is_always_lock_free);
 
+/// How many times a signal handler reset the guarded devices
+/// (signalResetCount).
+std::atomic<unsigned long long> signalResets{0};
+static_assert(std::atomic<unsigned long long>::is_always_lock_free);
+
+/// Resets every guarded device and drops its record. `release`: the
+/// process is about to end (a default action follows), so the devices
+/// leave the table; otherwise the program's own handler runs next and the
+/// program may go on: they stay guarded, so that the next change writes a
+/// record again and the next fatal signal, or the guard's end, restores
+/// them again.
+void resetGuarded(bool release) {
+  if (getpid() != owner.load()) // async-signal-safe
+    return;
+  // Signal handlers call this (ours and run-plan's): backends report a
+  // failed reset with write(2), not strings.
+  restoringFromSignal = 1;
+  for (int i = 0; i < maxGuarded; ++i) {
+    Device *d = release ? guarded[i].exchange(nullptr) : guarded[i].load();
+    if (d)
+      dropRecord(i, resetDevice(*d));
+  }
+  signalResets.fetch_add(1);
+  restoringFromSignal = 0;
+}
+
 extern "C" void restoreAndChain(int sig, siginfo_t *info, void *ctx) {
-  restoreGuardedDevices();
   const struct sigaction &old = previous[sig];
-  // Only the signals that ask a process to stop (a timer's SIGALRM or a
-  // debug dump's SIGUSR1, handled, are the program's business).
-  bool stop =
-      sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT;
-  if (old.sa_flags & SA_SIGINFO) {
-    if (old.sa_sigaction) {
-      if (stop)
-        chainedSignal.store(sig);
-      old.sa_sigaction(sig, info, ctx); // the application's handler
-      return;
-    }
-  } else if (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN &&
-             old.sa_handler) {
-    if (stop)
+  bool handled = (old.sa_flags & SA_SIGINFO)
+                     ? old.sa_sigaction != nullptr
+                     : old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN &&
+                           old.sa_handler;
+  resetGuarded(/*release=*/!handled);
+  if (handled) {
+    // Only the signals that ask a process to stop (a timer's SIGALRM or a
+    // debug dump's SIGUSR1, handled, are the program's business).
+    if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT)
       chainedSignal.store(sig);
-    old.sa_handler(sig);
+    if (old.sa_flags & SA_SIGINFO)
+      old.sa_sigaction(sig, info, ctx); // the application's handler
+    else
+      old.sa_handler(sig);
     return;
   }
   // The default action, with the exit status the program would have had.
@@ -109,17 +132,9 @@ bool inSignalRestore() { return restoringFromSignal != 0; }
 
 int takeChainedSignal() { return chainedSignal.exchange(0); }
 
-void restoreGuardedDevices() {
-  if (getpid() != owner.load()) // async-signal-safe
-    return;
-  // Signal handlers call this (ours and run-plan's): backends report a
-  // failed reset with write(2), not strings.
-  restoringFromSignal = 1;
-  for (int i = 0; i < maxGuarded; ++i)
-    if (Device *d = guarded[i].exchange(nullptr))
-      dropRecord(i, resetDevice(*d));
-  restoringFromSignal = 0;
-}
+void restoreGuardedDevices() { resetGuarded(/*release=*/true); }
+
+unsigned long long signalResetCount() { return signalResets.load(); }
 
 ClockGuard::ClockGuard(Device &d) : dev(d), pid(getpid()) {
   {

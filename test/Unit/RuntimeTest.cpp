@@ -21,6 +21,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
@@ -681,6 +682,55 @@ TEST(CApi, FatalSignalsRestoreTheClockAndChain) {
   EXPECT_GE(restored, 1) << log << err;
   EXPECT_EQ(readFile(mirror), "1410") << log;
   std::remove(mirror.c_str());
+}
+
+// A signal the program handles and goes on from (a checkpoint trigger's
+// SIGUSR1) resets the clock before its handler, and the device stays
+// guarded: the plan sets its clock again at the next planned region, a
+// later fatal signal restores again, and no restore record is left behind.
+TEST(CApi, AHandledSignalLeavesTheDeviceGuarded) {
+  std::string mirror = mirrorPath("handled");
+  std::string dir = ::testing::TempDir() + "energy-rt-handled-records-" +
+                    std::to_string(::getpid());
+  ::mkdir(dir.c_str(), 0700);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    struct sigaction sa = {};
+    sa.sa_handler = [](int) {}; // the checkpoint, then on
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR1, &sa, nullptr);
+    std::signal(SIGTERM, SIG_DFL);
+    ::setenv("ENERGY_RT_SIM_STATE", mirror.c_str(), 1);
+    ::setenv("ENERGY_RT_STATE_DIR", dir.c_str(), 1);
+    ::setenv("ENERGY_RT_ALLOW_CLOCK_CHANGES", "1", 1);
+    if (er_init("sim:a100") || er_plan_clock("F0", 900) || er_begin("F0") ||
+        er_sim_run(1e10, 1e8))
+      ::_exit(99);
+    std::raise(SIGUSR1);
+    if (readFile(mirror) != "1410") // reset before the handler
+      ::_exit(10);
+    if (er_end("F0"))
+      ::_exit(11);
+    if (er_begin("F0") || readFile(mirror) != "900") // set again
+      ::_exit(12);
+    std::raise(SIGTERM); // a fatal signal still restores
+    ::_exit(13);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM)
+      << (WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  EXPECT_EQ(readFile(mirror), "1410");
+  // No record left: every reset dropped its own.
+  int left = 0;
+  if (DIR *d = ::opendir(dir.c_str())) {
+    while (dirent *e = ::readdir(d))
+      left += std::string(e->d_name).find(".record") != std::string::npos;
+    ::closedir(d);
+  }
+  EXPECT_EQ(left, 0);
+  std::remove(mirror.c_str());
+  ::rmdir(dir.c_str());
 }
 
 } // namespace
