@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <unistd.h>
@@ -155,8 +156,24 @@ ClockGuard::ClockGuard(Device &d) : dev(d), pid(getpid()) {
         return;
       std::string path, err;
       if (writeRestoreRecord(changed, path, err) &&
-          path.size() < sizeof recordPath[i])
+          path.size() < sizeof recordPath[i]) {
         std::memcpy(recordPath[i], path.c_str(), path.size() + 1);
+        return;
+      }
+      // Said once per process: the change stands, but only the exit paths
+      // this process runs itself will restore it.
+      static std::atomic<bool> said{false};
+      if (!said.exchange(true))
+        std::fprintf(stderr,
+                     "energy_rt: warning: %s: no restore record written "
+                     "(%s): killed with SIGKILL, this process would leave its "
+                     "clocks changed where neither er_init nor `energy-prof "
+                     "restore` finds them%s\n",
+                     changed.identity().c_str(),
+                     err.empty() ? "the path is too long" : err.c_str(),
+                     changed.simulated()
+                         ? ""
+                         : " (reset them by hand: nvidia-smi -rgc and -pl)");
     };
     break;
   }

@@ -944,5 +944,16 @@ def load_plan(path):
     _check(_lib.er_plan_load(path))
 
 
+def sm_clock():
+    """The device's SM clock now (MHz) and the clock changes made for the
+    plan so far: ``(mhz, switches)``. A simulated device's clock is its
+    model's; ENERGY_RT_SIM_STATE=FILE also mirrors it into FILE, to watch
+    it from another process."""
+    _ensure()
+    mhz, switches = ctypes.c_int(), ctypes.c_uint()
+    _check(_lib.er_sm_clock(ctypes.byref(mhz), ctypes.byref(switches)))
+    return mhz.value, switches.value
+
+
 if os.environ.get("ENERGY_RT_FLUSH_AT_EXIT"):
     _exit_through_handlers_on_signals()

@@ -347,6 +347,34 @@ class EnergyRtTest(unittest.TestCase):
                 self.assertEqual(f.read().strip(), "1410")
             self.assertEqual(os.listdir(rec), [])
 
+    def test_sm_clock_follows_the_plan_and_a_handled_signal(self):
+        # sm_clock() reads the device's clock and the plan's switches; a
+        # signal the job handles (a checkpoint trigger) resets the clock
+        # before its handler and the next planned region sets it again.
+        with tempfile.TemporaryDirectory() as d:
+            plan, rec = os.path.join(d, "plan.txt"), os.path.join(d, "rec")
+            os.mkdir(rec)
+            with open(plan, "w") as f:
+                f.write("fwd 810\n")
+            r = self._fresh(
+                "import os, signal, energy_rt\n"
+                "signal.signal(signal.SIGUSR1, lambda s, f: None)\n"
+                "energy_rt.load_plan(%r)\n"
+                "print(*energy_rt.sm_clock())\n"
+                "with energy_rt.region('fwd'):\n"
+                "    energy_rt.sim_run(1e9, 1e6)\n"
+                "    print(*energy_rt.sm_clock())\n"
+                "    os.kill(os.getpid(), signal.SIGUSR1)\n"
+                "    print(*energy_rt.sm_clock())\n"
+                "with energy_rt.region('fwd'):\n"
+                "    print(*energy_rt.sm_clock())\n" % plan,
+                ENERGY_RT_DEVICE="sim:a100", ENERGY_RT_STATE_DIR=rec,
+                ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout.splitlines(),
+                             ["1410 0", "810 1", "1410 1", "810 2"], r.stderr)
+            self.assertEqual(os.listdir(rec), [])
+
     def test_a_zeus_port_without_reported_work_is_told(self):
         # Zeus's windows around PyTorch code, ported as they are to a
         # simulated device: nothing ran on it, every window measures 0 s and
