@@ -891,7 +891,9 @@ def _path(path, what):
 
 def flush(path):
     """Writes every region's signature to a version-1 signature DB ("%r" in
-    `path` becomes the rank), whole or not at all."""
+    `path` becomes the rank), whole or not at all. Every run since the
+    process began measuring counts, flushed before or not: two phases
+    profiled apart in one process need region names of their own."""
     path = _path(path, "flush")
     if _state["device"] is None:
         raise EnergyRuntimeError("nothing to flush: this process has not "
