@@ -481,6 +481,7 @@ bool startProfile(const std::string &list, std::string &why) {
       why = "cannot set the SM clocks of " + state.dev->identity() + ": " + err;
       return false;
     }
+    state.guard->atDefaults();
   }
   if (pf.warmup == 0) {
     std::string err;
@@ -942,12 +943,13 @@ int er_init(const char *device) {
   // Devices a process now gone left changed (SIGKILL, power loss): their
   // defaults come back before anything else (RestoreRecord.h).
   {
+    // (Unreadable records and folders are `energy-prof restore`'s to
+    // report: a process that never changes clocks has no use for them, and
+    // one that does is told when its own record cannot be written.)
     std::string unreadable;
     for (const RestoreOutcome &o : restoreStale(unreadable))
       if (o.kind != RestoreOutcome::Held)
         std::fprintf(stderr, "energy_rt: %s\n", describe(o).c_str());
-    if (!unreadable.empty())
-      std::fprintf(stderr, "energy_rt: warning: %s\n", unreadable.c_str());
   }
   // The prefix in any case, as the kind after it ("SIM:A100").
   if (name.size() >= 4 && strncasecmp(name.c_str(), "sim:", 4) == 0)
@@ -1344,6 +1346,8 @@ int er_step(void) {
     pf.done = true;
     if (!state.dev->resetSmClock(err))
       return fail("profile: " + err);
+    if (state.guard)
+      state.guard->atDefaults();
     ++state.clockChanges;
     // Nothing is left changed: the guard and its restore record go (a
     // plan's clocks keep theirs).
@@ -1737,7 +1741,8 @@ int er_flush(const char *path) {
       std::fprintf(stderr,
                    "energy_rt: note: %llu run(s) of '%s' spanned a clock "
                    "change the runtime made (a profile's step, a planned "
-                   "region inside it): in its totals, not in the DB, whose "
+                   "region inside it, a handled signal's reset): in its "
+                   "totals, not in the DB, whose "
                    "signatures hold one clock each\n",
                    (unsigned long long)r.acrossClocks, name.c_str());
   // Regions open now (a window left open, one of a thread that ended
@@ -1881,6 +1886,7 @@ int er_plan_clock(const char *name, int sm_mhz) {
     if (!state.dev->setSmClock(sm_mhz, err) || !state.dev->resetSmClock(err))
       return fail("following a plan: cannot set the SM clocks of " +
                   state.dev->identity() + ": " + err);
+    state.guard->atDefaults();
   }
   state.planClocks[name ? name : ""] = sm_mhz;
   registerPlanCheck();

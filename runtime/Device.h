@@ -139,9 +139,15 @@ public:
   ClockGuard(const ClockGuard &) = delete;
   ClockGuard &operator=(const ClockGuard &) = delete;
 
+  /// The holder reset the device to its defaults itself (a probe that set
+  /// a clock and reset it, a sweep's end): a signal the program handles
+  /// then has nothing to reset and counts no reset (signalResetCount).
+  void atDefaults();
+
 private:
   Device &dev;
-  int pid; ///< the process that made the guard
+  int pid;       ///< the process that made the guard
+  int slot = -1; ///< its place in the table of guarded devices
 };
 
 /// True while restoreGuardedDevices runs (the signal handlers' restore):

@@ -19,6 +19,8 @@ std::atomic<Device *> guarded[maxGuarded];
 /// Each slot's restore record (RestoreRecord.h), preallocated so that the
 /// signal path only calls unlink(2); empty: none.
 char recordPath[maxGuarded][512];
+/// Each slot's device was changed since a handled signal last reset it.
+std::atomic<bool> changedSince[maxGuarded];
 /// The process that guards them. A child forked from it (a data-loader
 /// worker, say) inherits the table and the signal handler, but the settings
 /// are its parent's to restore: a SIGTERM to the worker must not undo the
@@ -64,25 +66,43 @@ static_assert(std::atomic<int>::is_always_lock_free);
 std::atomic<unsigned long long> signalResets{0};
 static_assert(std::atomic<unsigned long long>::is_always_lock_free);
 
-/// Resets every guarded device and drops its record. `release`: the
-/// process is about to end (a default action follows), so the devices
-/// leave the table; otherwise the program's own handler runs next and the
-/// program may go on: they stay guarded, so that the next change writes a
-/// record again and the next fatal signal, or the guard's end, restores
-/// them again.
+/// Set while a handler resets the devices: a second signal meanwhile (on
+/// this thread, its handler nested in ours, or on another) does not reset
+/// them again from the middle of a driver call.
+std::atomic<int> resetting{0};
+static_assert(std::atomic<int>::is_always_lock_free);
+
+/// Resets every guarded device. `release`: the process is about to end (a
+/// default action follows), so the devices leave the table and their
+/// records go once reset. Otherwise the program's own handler runs next and
+/// the program may go on: the devices stay guarded with their records (the
+/// process still holds them: a change the program makes next, from any
+/// thread, stays recorded), and the guard's end, or a later fatal signal,
+/// restores them again and drops the records.
 void resetGuarded(bool release) {
   if (getpid() != owner.load()) // async-signal-safe
+    return;
+  if (resetting.exchange(1))
     return;
   // Signal handlers call this (ours and run-plan's): backends report a
   // failed reset with write(2), not strings.
   restoringFromSignal = 1;
+  bool any = false;
   for (int i = 0; i < maxGuarded; ++i) {
     Device *d = release ? guarded[i].exchange(nullptr) : guarded[i].load();
-    if (d)
-      dropRecord(i, resetDevice(*d));
+    // Kept, a device the program has not changed since is left as it is
+    // (nothing to reset; its runs keep their clock).
+    if (!d || (!changedSince[i].exchange(false) && !release))
+      continue;
+    any = true;
+    bool restored = resetDevice(*d);
+    if (release)
+      dropRecord(i, restored);
   }
-  signalResets.fetch_add(1);
+  if (any)
+    signalResets.fetch_add(1);
   restoringFromSignal = 0;
+  resetting.store(0);
 }
 
 extern "C" void restoreAndChain(int sig, siginfo_t *info, void *ctx) {
@@ -151,7 +171,10 @@ ClockGuard::ClockGuard(Device &d) : dev(d), pid(getpid()) {
     // whoever finds this process gone (SIGKILL, power loss). A device that
     // cannot be reopened by name gets none; one never changed, none either.
     recordPath[i][0] = 0;
+    slot = i;
+    changedSince[i].store(false);
     d.onChanged = [i](Device &changed) {
+      changedSince[i].store(true);
       if (recordPath[i][0])
         return;
       std::string path, err;
@@ -177,6 +200,11 @@ ClockGuard::ClockGuard(Device &d) : dev(d), pid(getpid()) {
     };
     break;
   }
+}
+
+void ClockGuard::atDefaults() {
+  if (slot >= 0)
+    changedSince[slot].store(false);
 }
 
 ClockGuard::~ClockGuard() {

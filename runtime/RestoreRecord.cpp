@@ -93,12 +93,15 @@ std::vector<RestoreRecord> listRestoreRecords(std::string &err) {
   std::string dir = restoreRecordDir();
   DIR *d = opendir(dir.c_str());
   if (!d) {
+    int e = errno;
     const char *given = std::getenv("ENERGY_RT_STATE_DIR");
     err = "the restore-record folder " + dir +
           (given && *given ? " (ENERGY_RT_STATE_DIR)" : "") + ": " +
-          std::strerror(errno) +
-          ": no clock change can be recorded there, so a process killed "
-          "with SIGKILL would leave its clocks changed";
+          std::strerror(e) +
+          (e == ENOENT || e == ENOTDIR
+               ? ": no clock change can be recorded there, so a process "
+                 "killed with SIGKILL would leave its clocks changed"
+               : "");
     return out;
   }
   while (dirent *e = readdir(d)) {

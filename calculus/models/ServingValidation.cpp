@@ -298,9 +298,10 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
   // with them.
   std::vector<std::pair<double, double>> residual;
   // The worst miss relative to the measurement, and the cap whose rows the
-  // fit misses most when left out: a far-off row (a unit slip, a corrupted
-  // measurement) bends the whole fit, so the relative worst may sit at a cap
-  // of small energy far from it.
+  // fit misses most when they are left out (the deleted residual, e / (1 -
+  // k h) for k rows of leverage h each): a far-off row (a unit slip, a
+  // corrupted measurement) bends the whole fit, so the relative worst may
+  // sit at a cap of small energy far from it.
   double worst = 0, worstCap = 0, largest = -1, largestCap = 0, largestE = 0,
          largestLaw = 0;
   for (const auto &[cap, a] : at) {
@@ -311,10 +312,9 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
       worst = std::abs(law - e) / e;
       worstCap = cap;
     }
-    // The miss the fit would make without that cap's rows (the deleted
-    // residual e / (1 - h), h its leverage): a far-off row pulls the fit
-    // toward itself, hiding much of its own miss.
-    double h = std::min(fit.leverage(columnsAt(cap)), 1 - 1e-9);
+    // A far-off row pulls the fit toward itself, hiding much of its own
+    // miss: the deleted residual undoes that.
+    double h = std::min(a.logs[2] * fit.leverage(columnsAt(cap)), 1 - 1e-9);
     if (std::abs(law - e) / (1 - h) > largest) {
       largest = std::abs(law - e) / (1 - h);
       largestCap = cap;
@@ -336,7 +336,11 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
                             "the law fitted on this cell misses its own "
                             "measurements by up to %.0f %% (at cap %g)",
                             100 * worst, worstCap);
-      if (largestCap != worstCap)
+      // Named only where that cap's own miss is large too (a planted row
+      // is missed by more than the note's 10 %; a high-energy cap that
+      // the fit passes within a percent is no such row).
+      if (largestCap != worstCap &&
+          std::abs(largestLaw - largestE) > 0.1 * largestE)
         n += std::snprintf(buf + n, sizeof buf - n,
                            "; the cap it misses most when left out is %g "
                            "(%.4g J/token measured, %.4g fitted: a row that "
@@ -593,6 +597,12 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
     // largest p90 of its runs, as the law's path ranks a measured cap.
     std::map<double, std::array<double, 3>> at; // sum e, count, worst p90
     for (const ServingObservation *o : group) {
+      if (o->p90ItlS < 0) {
+        err = out.cell +
+              ": the planner needs the p90 inter-token latency of every "
+              "setting (ML.ENERGY v2 does not record it; v3 does)";
+        return false;
+      }
       std::array<double, 3> &a = at[o->cap];
       a[0] += o->e;
       a[1] += 1;

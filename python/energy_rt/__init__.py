@@ -174,7 +174,8 @@ class Measurement:
     process); s: the static power measured at start-up (W); d: dynamic
     energy, total_energy - s x time (J); clock_mhz: the SM clock when it
     began (a window across a clock change the runtime made -- a profile's
-    step, a planned region inside it -- counts in the region's totals but
+    step, a planned region inside it, the reset before a signal handler of
+    the program's -- counts in the region's totals but
     in no clock's DB entry: a signature holds one clock).
 
     On a GPU the energy is known once NVML's counter (updated every ~100

@@ -15,9 +15,11 @@
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -446,11 +448,39 @@ bool readObservations(const std::vector<std::string> &paths,
   }
   // Cells are keyed by GPU family ("H100"): two variants of one family in
   // one dataset (H100 SXM and PCIe, A100 40 and 80 GB) would be pooled into
-  // one cell, their means matching neither GPU.
+  // one cell, their means matching neither GPU. Two spellings of one card
+  // ("H100", "NVIDIA H100 80GB HBM3") are one variant: names differ only
+  // where one says PCIe or NVL and the other does not, or both give a
+  // memory size and the sizes differ.
+  auto conflict = [](StringRef a, StringRef b) {
+    auto has = [](StringRef s, StringRef w) {
+      return s.contains_insensitive(w);
+    };
+    auto memory = [](StringRef s) -> std::optional<int> {
+      for (size_t i = 0; i < s.size(); ++i)
+        if (std::isdigit(static_cast<unsigned char>(s[i])) &&
+            (i == 0 || !std::isalnum(static_cast<unsigned char>(s[i - 1])) ||
+             s[i - 1] == '-')) {
+          size_t j = i;
+          while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j])))
+            ++j;
+          StringRef rest = s.drop_front(j).ltrim();
+          int gb = 0;
+          if (rest.starts_with_insensitive("GB") &&
+              !s.substr(i, j - i).getAsInteger(10, gb))
+            return gb;
+          i = j;
+        }
+      return std::nullopt;
+    };
+    std::optional<int> ma = memory(a), mb = memory(b);
+    return has(a, "PCIE") != has(b, "PCIE") || has(a, "NVL") != has(b, "NVL") ||
+           (ma && mb && *ma != *mb);
+  };
   std::map<std::pair<std::string, std::string>, const ServingPoint *> variant;
   for (const ServingPoint &q : pts) {
     auto [it, fresh] = variant.insert({{q.dataset, q.gpu}, &q});
-    if (!fresh && it->second->gpuModel != q.gpuModel) {
+    if (!fresh && conflict(it->second->gpuModel, q.gpuModel)) {
       err = q.file + ": " + q.where + ": GPU '" + q.gpuModel + "' and '" +
             it->second->gpuModel + "' (" + it->second->file + ": " +
             it->second->where + ") are both " + q.gpu +

@@ -7,7 +7,8 @@
  * (docs/SIGNATURE-DB.md), one shard per rank ("%r" in the path becomes the
  * rank from RANK, LOCAL_RANK, SLURM_PROCID or OMPI_COMM_WORLD_RANK), one
  * entry per region and SM clock; a run during which the runtime changed
- * the clock (a profile's step, a planned region inside it) counts in the
+ * the clock (a profile's step, a planned region inside it, the reset before
+ * a signal handler of the program's) counts in the
  * region's totals (er_result) but in no clock's entry, and er_flush says
  * so on standard error.
  *

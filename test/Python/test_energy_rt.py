@@ -375,6 +375,38 @@ class EnergyRtTest(unittest.TestCase):
                              ["1410 0", "810 1", "1410 1", "810 2"], r.stderr)
             self.assertEqual(os.listdir(rec), [])
 
+    def test_a_handled_signal_drops_only_the_runs_it_reset(self):
+        # Inside a planned region the reset before the program's handler is
+        # a clock change (that run is in no clock's entry, said); where
+        # nothing was changed (the plan loaded, no planned region run yet)
+        # there is nothing to reset and every run keeps its clock.
+        with tempfile.TemporaryDirectory() as d:
+            plan, db = os.path.join(d, "plan.txt"), os.path.join(d, "db.json")
+            with open(plan, "w") as f:
+                f.write("fwd 810\n")
+            r = self._fresh(
+                "import json, os, signal, energy_rt\n"
+                "signal.signal(signal.SIGUSR1, lambda s, f: None)\n"
+                "energy_rt.load_plan(%r)\n"
+                "for name in ('w', 'fwd'):\n"
+                "    for i in range(3):\n"
+                "        with energy_rt.region(name):\n"
+                "            energy_rt.sim_run(1e10, 1e8)\n"
+                "            if i == 1:\n"
+                "                os.kill(os.getpid(), signal.SIGUSR1)\n"
+                "energy_rt.flush(%r)\n"
+                "for e in json.load(open(%r))['entries']:\n"
+                "    print(e['key'], e['sm_mhz'], e['runs'])\n"
+                % (plan, db, db),
+                ENERGY_RT_DEVICE="sim:a100", ENERGY_RT_STATE_DIR=d,
+                ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(sorted(r.stdout.splitlines()),
+                             ["fwd 810 2", "w 1410 3"], r.stderr)
+            self.assertIn("1 run(s) of 'fwd' spanned a clock change the "
+                          "runtime made", r.stderr)
+            self.assertNotIn("of 'w' spanned", r.stderr)
+
     def test_a_zeus_port_without_reported_work_is_told(self):
         # Zeus's windows around PyTorch code, ported as they are to a
         # simulated device: nothing ran on it, every window measures 0 s and

@@ -686,8 +686,9 @@ TEST(CApi, FatalSignalsRestoreTheClockAndChain) {
 
 // A signal the program handles and goes on from (a checkpoint trigger's
 // SIGUSR1) resets the clock before its handler, and the device stays
-// guarded: the plan sets its clock again at the next planned region, a
-// later fatal signal restores again, and no restore record is left behind.
+// guarded with its restore record (a SIGKILL later is still restored by
+// it): the plan sets its clock again at the next planned region, a later
+// fatal signal restores again, and no restore record is left behind.
 TEST(CApi, AHandledSignalLeavesTheDeviceGuarded) {
   std::string mirror = mirrorPath("handled");
   std::string dir = ::testing::TempDir() + "energy-rt-handled-records-" +
@@ -713,6 +714,14 @@ TEST(CApi, AHandledSignalLeavesTheDeviceGuarded) {
       ::_exit(11);
     if (er_begin("F0") || readFile(mirror) != "900") // set again
       ::_exit(12);
+    int records = 0;
+    if (DIR *d = ::opendir(dir.c_str())) {
+      while (dirent *e = ::readdir(d))
+        records += std::string(e->d_name).find(".record") != std::string::npos;
+      ::closedir(d);
+    }
+    if (records != 1) // the one record, kept through the reset
+      ::_exit(14);
     std::raise(SIGTERM); // a fatal signal still restores
     ::_exit(13);
   }
