@@ -2,10 +2,8 @@
 
 #include "calculus/DagInternal.h"
 
-#include <cmath>
 #include <limits>
 #include <map>
-#include <set>
 
 namespace energy {
 namespace calculus {
@@ -24,27 +22,10 @@ namespace {
 /// (the earliest start: the earliest release of a task without
 /// predecessors, stream order included), as the lowering does.
 double timedEnergy(Schedule &timed, double *makespan) {
-  // Times counted from the schedule's start before they are added, as the
-  // frontier's graph counts them (DagGraph.cpp): the earliest release or
-  // recorded start of a task without predecessors. Left absolute, a
-  // microsecond makespan beside releases of hours came out as the
-  // difference of two large times, rounded at their magnitude (a plan at
-  // max-slowdown=0 then missed its own fastest point).
-  double origin = std::numeric_limits<double>::infinity();
-  std::set<std::pair<uint32_t, uint32_t>> lanes;
-  for (const ScheduleTask &task : timed.tasks) {
-    bool first = task.deps.empty();
-    for (uint32_t dev : task.devices)
-      first &= lanes.insert({dev, task.stream}).second;
-    if (first)
-      origin = std::min(origin, std::max(task.release, task.fixedStart));
-  }
-  if (origin > 0 && std::isfinite(origin))
-    for (ScheduleTask &task : timed.tasks) {
-      task.release = std::max(0.0, task.release - origin);
-      if (task.fixedStart >= 0)
-        task.fixedStart = std::max(0.0, task.fixedStart - origin);
-    }
+  // From the schedule's start, as the frontier's graph counts them (a
+  // plan at max-slowdown=0 beside releases of hours otherwise missed its
+  // own fastest point by the rounding of the absolute times).
+  countFromStart(timed);
   std::vector<double> start;
   std::vector<uint32_t> cycle;
   // A schedule that cannot be timed (a cycle: callers refuse it first) has

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <unordered_map>
 
 namespace energy {
@@ -221,6 +222,26 @@ double spanOf(const std::vector<uint32_t> &sources,
   return end - origin;
 }
 } // namespace
+
+double countFromStart(Schedule &sched) {
+  double origin = std::numeric_limits<double>::infinity();
+  std::set<std::pair<uint32_t, uint32_t>> lanes;
+  for (const ScheduleTask &task : sched.tasks) {
+    bool first = task.deps.empty();
+    for (uint32_t dev : task.devices)
+      first &= lanes.insert({dev, task.stream}).second;
+    if (first)
+      origin = std::min(origin, std::max(task.release, task.fixedStart));
+  }
+  if (!(origin > 0) || !std::isfinite(origin))
+    return 0;
+  for (ScheduleTask &task : sched.tasks) {
+    task.release = std::max(0.0, task.release - origin);
+    if (task.fixedStart >= 0)
+      task.fixedStart = std::max(0.0, task.fixedStart - origin);
+  }
+  return origin;
+}
 
 bool computeStartTimes(const Schedule &s, std::vector<double> &start,
                        std::vector<uint32_t> &cycle) {

@@ -73,6 +73,14 @@ struct Schedule {
   std::vector<ScheduleTask> tasks; ///< in program order
 };
 
+/// Counts the schedule's releases and recorded starts from its start -- the
+/// earliest release or recorded start of a task without predecessors
+/// (dependencies or an earlier task on one of its streams), where its
+/// makespan counts from -- and returns that origin (0 leaves it as it was).
+/// Timed from there, a microsecond makespan beside releases of hours is not
+/// the difference of two large times, rounded at their magnitude.
+double countFromStart(Schedule &sched);
+
 /// Start times by list scheduling: each task starts when its dependencies,
 /// its release time and its recorded start (ScheduleTask::fixedStart) allow
 /// and its stream on each of its devices is free, streams executing in

@@ -186,11 +186,11 @@ FailureOr<std::vector<calculus::DagPoint>> energy::computeFrontier(
   std::string gap =
       std::isfinite(method.worstGap)
           ? llvm::formatv("every point within {0:F2}% of the optimum at its "
-                          "time ({1}; worst at {2:F4} s)",
+                          "time ({1}; worst at {2})",
                           100 * method.worstGap,
                           method.convexBound ? "convex-relaxation bound"
                                              : "Lagrangian bound",
-                          method.worstGapAt)
+                          formatQuantity(method.worstGapAt, Dimension::Time, 6))
                 .str()
           : std::string("optimality not certified");
   std::string how =
@@ -203,6 +203,12 @@ FailureOr<std::vector<calculus::DagPoint>> energy::computeFrontier(
                 combos + " combinations; " + gap
           : "heuristic (crash and deadline sweeps) over " + combos +
                 " combinations; " + gap;
+  // Its times and energies are those of the floored option times (a plan
+  // re-times its point with the real ones): said, so that "exact" is read
+  // as exact for the quantized problem.
+  if (quantum > 0)
+    how += "; on option times floored to the quantum " +
+           formatQuantity(quantum, Dimension::Time, 6);
   if (method.truncated) {
     using Why = calculus::DagFrontierResult::Truncation;
     std::string cause =
@@ -215,9 +221,10 @@ FailureOr<std::vector<calculus::DagPoint>> energy::computeFrontier(
                             crashBudget)
                   .str();
     std::string missing = llvm::formatv(
-        "truncated: {0} at makespan {1:F4} s; between {2:F4} s (the fastest "
-        "configuration) and {1:F4} s only {3} (docs/FRONTIER.md)",
-        cause, method.gapTo, method.gapFrom,
+        "truncated: {0} at makespan {1}; between {2} (the fastest "
+        "configuration) and {1} only {3} (docs/FRONTIER.md)",
+        cause, formatQuantity(method.gapTo, Dimension::Time, 6),
+        formatQuantity(method.gapFrom, Dimension::Time, 6),
         method.convexBound
             ? "the convex relaxation's rounded schedules and price points"
             : "price points");

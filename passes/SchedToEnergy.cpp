@@ -224,6 +224,10 @@ struct SchedToEnergyPass
         return failure();
       graph = std::move(*g);
       schedule = &graph->schedule;
+      // Timed from the schedule's start (its makespan counts from there):
+      // a microsecond makespan beside releases of days is then no
+      // difference of large times.
+      calculus::countFromStart(graph->schedule);
       if (failed(graph->startTimes(sched, start)))
         return failure();
       for (sched::DeviceOp dev : graph->deviceOps)

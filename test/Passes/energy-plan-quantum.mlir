@@ -11,7 +11,9 @@
 // 19 J: within (19.2 - 19) / 19 = 1.05 %.
 // RUN: energy-opt %s --energy-plan="quantum=0.5 max-slowdown=15 summary=true" 2>%t.err | FileCheck %s
 // RUN: FileCheck %s --check-prefix=SUMMARY --input-file %t.err
-// CHECK: energy.plan = {
+// The method says the frontier is exact for the floored times only.
+// CHECK: energy.frontier_method = "exact: series-parallel decomposition over 2 combinations; on option times floored to the quantum 500 ms"
+// CHECK-SAME: energy.plan = {
 // CHECK-SAME: E_J = 1.920000e+01
 // CHECK-SAME: T_s = 2.200000e+00
 // CHECK-SAME: baseline_E_J = 2.200000e+01

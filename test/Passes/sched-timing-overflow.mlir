@@ -1,5 +1,5 @@
 // RUN: energy-opt %s --sched-timing -split-input-file -verify-diagnostics
-// RUN: energy-opt %s --sched-to-energy -split-input-file -verify-diagnostics
+// (--sched-to-energy: sched-to-energy-overflow.mlir.)
 
 // Times that add up past the largest double are said at the task, not as
 // an infinite duration of an op the lowering made.
