@@ -481,10 +481,23 @@ struct TreeLayout {
     });
   }
 
+  /// Per device, the static power it draws while it waits after an
+  /// element: the paper's idle element stays at the operating point its
+  /// device was left in (section 3.3), as the composition pads a multi's
+  /// shorter operand (calculus::Signature::exitOffset).
+  using Exits = std::map<unsigned, double>;
+
   /// Lays out `op` from time t on thread `tid` (a par's children after
   /// the first get threads of their own, so that concurrent slices do not
-  /// overlap on one); its end in `end`.
+  /// overlap on one); its end in `end`, where its devices are left in
+  /// `exits` (empty for an empty element or idle, which leave them as they
+  /// were).
   LogicalResult place(Operation *op, double t, int64_t tid, double &end) {
+    Exits exits;
+    return place(op, t, tid, end, exits);
+  }
+  LogicalResult place(Operation *op, double t, int64_t tid, double &end,
+                      Exits &exits) {
     if (auto el = dyn_cast<ElementOp>(op)) {
       SignatureAttr sig = el.getSigAsAttr();
       if (!sig)
@@ -512,6 +525,8 @@ struct TreeLayout {
       // drawn while it runs.
       tracks[dev].draw(t, T, d + (sW - tracks[dev].staticPower) * T);
       end = t + T;
+      if (T > 0 || d > 0)
+        exits[dev] = sW;
       return success();
     }
     if (auto idle = dyn_cast<IdleOp>(op)) {
@@ -521,6 +536,8 @@ struct TreeLayout {
           "idle", "idle", dev, tid, t, T,
           llvm::json::Object{{"T_s", T}, {"E_J", tracks[dev].staticPower * T}});
       end = t + T;
+      if (T > 0)
+        exits[dev] = tracks[dev].staticPower;
       return success();
     }
     if (auto comp = dyn_cast<CompositeOp>(op)) {
@@ -538,6 +555,10 @@ struct TreeLayout {
                                  {"d_J", d},
                                  {"E_J", tracks[dev].staticPower * T + d}});
         tracks[dev].draw(t, T, d);
+        // (Where its parts leave its devices is not laid out: at their
+        // declared power; the composition's differs where a part overrides
+        // it, and the export says so.)
+        exits[dev] = tracks[dev].staticPower;
       }
       end = t + T;
       return success();
@@ -550,14 +571,45 @@ struct TreeLayout {
     double at = t;
     end = t;
     bool first = true;
+    std::vector<std::pair<double, Exits>> parts;
     for (Operation &child : op->getRegion(0).front()) {
       double childEnd;
+      Exits childExits;
       int64_t lane = sequential || first || isa<MultiOp>(op) ? tid : lanes++;
       first = false;
-      if (failed(place(&child, sequential ? at : t, lane, childEnd)))
+      if (failed(
+              place(&child, sequential ? at : t, lane, childEnd, childExits)))
         return failure();
       at = childEnd;
       end = std::max(end, childEnd);
+      parts.push_back({childEnd, std::move(childExits)});
+    }
+    if (sequential) {
+      // The last part that leaves each device somewhere.
+      for (auto &[partEnd, ex] : parts)
+        for (auto &[dev, w] : ex)
+          exits[dev] = w;
+    } else if (isa<ParOp>(op)) {
+      // The later-ending part's (on a tie, to rounding, the higher).
+      double last = 0;
+      for (auto &[partEnd, ex] : parts)
+        last = std::max(last, partEnd);
+      for (auto &[partEnd, ex] : parts)
+        if (std::fabs(partEnd - last) <= 1e-9 * std::max(last, partEnd))
+          for (auto &[dev, w] : ex)
+            exits[dev] = exits.count(dev) ? std::max(exits[dev], w) : w;
+    } else {
+      // A multi: each shorter part's devices wait for its end where that
+      // part left them, drawn beyond their declared power where an
+      // element's own overrides it.
+      for (auto &[partEnd, ex] : parts)
+        for (auto &[dev, w] : ex) {
+          exits[dev] = w;
+          double wait = end - partEnd;
+          if (wait > 0 && w != tracks[dev].staticPower)
+            tracks[dev].draw(partEnd, wait,
+                             (w - tracks[dev].staticPower) * wait);
+        }
     }
     if (!std::isfinite(us(end))) // the trace's microseconds
       return op->emitOpError("--export-perfetto: the composition's time is "
@@ -759,10 +811,9 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
           << formatQuantity(counted, Dimension::Energy, 6)
           << ", the composition " << formatQuantity(E, Dimension::Energy, 6)
           << " (its closure is not the sum of its parts' power over time: "
-             "contexts, a measured composite, or a part whose signature "
-             "overrides its device's static power, which the composition "
-             "keeps through that part's idle padding and the counters do "
-             "not)";
+             "contexts, or a measured composite whose parts override their "
+             "devices' static power, where the composition leaves the "
+             "devices and the counters do not)";
     pidBase += int64_t(tree.tracks.size());
   }
   if (!any)
