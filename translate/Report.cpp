@@ -54,6 +54,12 @@ struct TaskBox {
 struct Data {
   std::string schedule;
   std::vector<std::string> devices; ///< "@name (kind)"
+  /// The same, cut for the figures' margins (the whole in a <title>).
+  std::vector<std::string> shortDevices;
+  /// Per device, each of its streams' row within the device's (a device's
+  /// streams run at once: one row each).
+  std::vector<std::map<uint32_t, uint32_t>> streamRow;
+  size_t taskOps = 0; ///< tasks and collectives (boxes: one per device)
   std::vector<double> staticW;
   std::vector<TaskBox> tasks;
   double makespan = 0;
@@ -71,16 +77,66 @@ double planNum(DictionaryAttr d, StringRef key) {
   return NAN;
 }
 
+/// The plan's energy and time as it runs: with its clock switches where
+/// their cost was declared (energy.plan's E_with_switches_J and
+/// T_with_switches_s; its saving is of those), else its point's.
+double planE(DictionaryAttr d) {
+  double e = planNum(d, "E_with_switches_J");
+  return std::isfinite(e) ? e : planNum(d, "E_J");
+}
+double planT(DictionaryAttr d) {
+  double t = planNum(d, "T_with_switches_s");
+  return std::isfinite(t) ? t : planNum(d, "T_s");
+}
+
+/// " with its N clock switches" where the plan's switches were costed.
+std::string switchesText(DictionaryAttr d) {
+  if (!d)
+    return "";
+  auto n = d.getAs<IntegerAttr>("switches");
+  if (!n || !std::isfinite(planNum(d, "E_with_switches_J")))
+    return "";
+  return " with its " + std::to_string(n.getInt()) + " clock switch" +
+         (n.getInt() == 1 ? "" : "es");
+}
+
+/// The first character of UTF-8 text (its whole code point), upper-cased
+/// where it is ASCII.
+std::string initial(StringRef text) {
+  if (text.empty())
+    return "";
+  unsigned char c = text[0];
+  size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : 4;
+  if (n == 1)
+    return std::string(1, char(std::toupper(c)));
+  return text.take_front(n).str();
+}
+
+/// A label cut to `max` characters (whole UTF-8 code points), "..." where
+/// cut: long device names (an imported trace's) would squeeze the plots.
+std::string shortLabel(const std::string &text, size_t max = 40) {
+  size_t chars = 0, i = 0;
+  while (i < text.size() && chars < max) {
+    unsigned char c = text[i];
+    i += c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : 4;
+    ++chars;
+  }
+  if (i >= text.size())
+    return text;
+  return text.substr(0, i) + "...";
+}
+
 LogicalResult collect(ModuleOp module, Data &d, StringRef flag) {
   ScheduleOp chosen;
   size_t count = 0;
-  for (ScheduleOp s : module.getOps<ScheduleOp>()) {
+  // Nested modules too: -split-input-file prints one module per chunk.
+  module.walk([&](ScheduleOp s) {
     ++count;
     if (!chosen ||
         (!chosen->hasAttr(EnergyDialect::PlanAttrHelper::getNameStr()) &&
          s->hasAttr(EnergyDialect::PlanAttrHelper::getNameStr())))
       chosen = s;
-  }
+  });
   if (!chosen)
     return mlir::emitError(energy::moduleErrorLoc(module), flag)
            << ": no sched.schedule to report";
@@ -117,7 +173,18 @@ LogicalResult collect(ModuleOp module, Data &d, StringRef flag) {
     sched::DeviceOp op = g->deviceOps[dev];
     d.devices.push_back(
         ("@" + op.getSymName() + " (" + op.getKind() + ")").str());
+    d.shortDevices.push_back(shortLabel(d.devices.back()));
     d.staticW.push_back(s.devices[dev].staticPower);
+  }
+  d.streamRow.resize(nDev);
+  d.taskOps = s.tasks.size();
+  for (const calculus::ScheduleTask &task : s.tasks)
+    for (uint32_t dev : task.devices)
+      d.streamRow[dev].emplace(task.stream, 0);
+  for (auto &rows : d.streamRow) {
+    uint32_t i = 0;
+    for (auto &[stream, row] : rows)
+      row = i++;
   }
   for (uint32_t t = 0; t < s.tasks.size(); ++t) {
     const calculus::ScheduleTask &task = s.tasks[t];
@@ -137,8 +204,7 @@ LogicalResult collect(ModuleOp module, Data &d, StringRef flag) {
         if (DictionaryAttr theta = k.getThetaAttr())
           mb = theta.getAs<IntegerAttr>("microbatch");
       b.label = mb && !b.kind.empty()
-                    ? std::string(1, char(std::toupper(b.kind[0]))) +
-                          std::to_string(mb.getInt())
+                    ? initial(b.kind) + std::to_string(mb.getInt())
                     : StringRef(b.name).split('_').first.str();
       b.dev = dev;
       b.stream = task.stream;
@@ -205,7 +271,7 @@ std::string frontierSvg(const Data &d, bool standalone) {
   Axes ax{0, 1, 0, 1, 88, 28, W - 88 - 24, H - 28 - 62};
   double bT = planNum(d.plan, "baseline_T_s"),
          bE = planNum(d.plan, "baseline_E_J");
-  double pT = planNum(d.plan, "T_s"), pE = planNum(d.plan, "E_J");
+  double pT = planT(d.plan), pE = planE(d.plan);
   double lb = planNum(d.plan, "lower_bound_J"),
          limit = planNum(d.plan, "limit_T_s");
   // The plan is a configuration too (annealed at its limit, it may lie
@@ -379,7 +445,7 @@ std::string frontierSvg(const Data &d, bool standalone) {
 /// A left margin wide enough for the longest device label (12 px font).
 double labelMargin(const Data &d) {
   size_t longest = 0;
-  for (const std::string &n : d.devices)
+  for (const std::string &n : d.shortDevices)
     longest = std::max(longest, n.size());
   return std::max(170.0, 6.8 * double(longest) + 16);
 }
@@ -416,8 +482,9 @@ std::string timelineSvg(const Data &d) {
   for (size_t i = 0; i < d.devices.size(); ++i) {
     double y = top + rowH * i;
     s += llvm::formatv("<text x=\"{0}\" y=\"{1}\" text-anchor=\"end\" "
-                       "class=\"tick\">{2}</text>\n",
-                       left - 8, y + rowH / 2 + 4, esc(d.devices[i]))
+                       "class=\"tick\"><title>{3}</title>{2}</text>\n",
+                       left - 8, y + rowH / 2 + 4, esc(d.shortDevices[i]),
+                       esc(d.devices[i]))
              .str();
     if (i)
       s += llvm::formatv("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" "
@@ -425,33 +492,45 @@ std::string timelineSvg(const Data &d) {
                          left, y, left + ax.w)
                .str();
   }
+  // A box's place: its device's row, split between the device's streams.
+  auto rowOf = [&](const TaskBox &b, double &y, double &h) {
+    size_t k = std::max<size_t>(1, d.streamRow[b.dev].size());
+    h = (rowH - 6) / double(k);
+    y = top + rowH * b.dev + 3 + h * d.streamRow[b.dev].at(b.stream);
+  };
+  // Outlines only where boxes are wide enough to keep their colour.
+  double outline = ax.w / std::max<double>(1, d.tasks.size()) > 4 ? 0.4 : 0;
   for (const TaskBox &b : d.tasks) {
     double f = pmax > pmin ? (b.powerW - pmin) / (pmax - pmin) : 0.5;
-    double y = top + rowH * b.dev + 3;
+    double y, boxH;
+    rowOf(b, y, boxH);
     double w = std::max(0.5, ax.X(b.t0 + b.T) - ax.X(b.t0));
     std::string clock = b.mhz >= 0 ? ", " + std::to_string(b.mhz) + " MHz" : "";
     s += llvm::formatv("<rect class=\"task\" x=\"{0}\" y=\"{1}\" width=\"{2}\" "
                        "height=\"{3}\" fill=\"{4}\" stroke=\"#fff\" "
-                       "stroke-width=\"0.4\"><title>@{5}{6}: {7} s from {8} s, "
-                       "{9} J, {10} W{11}</title></rect>\n",
-                       ax.X(b.t0), y, w, rowH - 6, colour(f), esc(b.name),
+                       "stroke-width=\"{12}\"><title>@{5}{6}: {7} s from {8} "
+                       "s, {9} J, {10} W{11}</title></rect>\n",
+                       ax.X(b.t0), y, w, boxH, colour(f), esc(b.name),
                        b.kind.empty() ? "" : " (" + esc(b.kind) + ")",
                        num(b.T, 4), num(b.t0, 4), num(b.E, 4), num(b.powerW, 4),
-                       clock)
+                       clock, outline)
              .str();
   }
   // Short labels on the boxes wide enough to hold them.
   for (const TaskBox &b : d.tasks) {
     double w = ax.X(b.t0 + b.T) - ax.X(b.t0);
     const std::string &label = b.label;
-    if (w < 7.0 * label.size() + 4)
+    double y, boxH;
+    rowOf(b, y, boxH);
+    if (w < 7.0 * label.size() + 4 || boxH < 9)
       continue;
     double f = pmax > pmin ? (b.powerW - pmin) / (pmax - pmin) : 0.5;
+    double size = std::min(10.0, boxH - 1);
     s += llvm::formatv("<text x=\"{0}\" y=\"{1}\" text-anchor=\"middle\" "
-                       "font-size=\"10\" fill=\"{2}\" pointer-events=\"none\">"
-                       "{3}</text>\n",
-                       ax.X(b.t0) + w / 2, top + rowH * b.dev + rowH / 2 + 4,
-                       f > 0.45 ? "#fff" : "#222", esc(label))
+                       "font-size=\"{4}\" fill=\"{2}\" "
+                       "pointer-events=\"none\">{3}</text>\n",
+                       ax.X(b.t0) + w / 2, y + boxH / 2 + size * 0.4,
+                       f > 0.45 ? "#fff" : "#222", esc(label), size)
              .str();
   }
   // Colour bar.
@@ -502,8 +581,9 @@ std::string breakdownSvg(const Data &d) {
     double y = top + rowH * i + 5, h = rowH - 10;
     double e = st[i] + d.dynamicJ[i], sd = std::sqrt(d.varJ[i]);
     s += llvm::formatv("<text x=\"{0}\" y=\"{1}\" text-anchor=\"end\" "
-                       "class=\"tick\">{2}</text>\n",
-                       left - 8, y + h / 2 + 4, esc(d.devices[i]))
+                       "class=\"tick\"><title>{3}</title>{2}</text>\n",
+                       left - 8, y + h / 2 + 4, esc(d.shortDevices[i]),
+                       esc(d.devices[i]))
              .str();
     s += llvm::formatv(
              "<rect class=\"static\" x=\"{0}\" y=\"{1}\" width=\"{2}\" "
@@ -568,10 +648,11 @@ std::string clocksTable(const Data &d) {
     s += "<tr><td>" + esc(d.devices[i]) + "</td><td>";
     bool first = true;
     for (auto it = at[i].rbegin(); it != at[i].rend(); ++it) {
-      s +=
-          (first ? "" : ", ") + llvm::formatv("<b>{0} MHz</b> {1} %", it->first,
-                                              num(100 * it->second / busy, 3))
-                                    .str();
+      // A device busy for no time (zero-length tasks only) has no shares.
+      std::string share =
+          busy > 0 ? " " + num(100 * it->second / busy, 3) + " %" : "";
+      s += (first ? "" : ", ") +
+           llvm::formatv("<b>{0} MHz</b>{1}", it->first, share).str();
       first = false;
     }
     s += "</td></tr>\n";
@@ -600,17 +681,17 @@ LogicalResult energy::exportReport(ModuleOp module, llvm::raw_ostream &os,
   std::string headline;
   if (d.plan)
     headline =
-        llvm::formatv("Plan: <b>{0}</b> per iteration in <b>{1}</b>, "
+        llvm::formatv("Plan: <b>{0}</b> per iteration in <b>{1}</b>{7}, "
                       "{2} % less energy than the baseline ({3} in {4}); "
                       "no configuration within the {5} limit uses less than "
                       "{6} (certified).",
-                      joules(planNum(d.plan, "E_J")),
-                      seconds(planNum(d.plan, "T_s")),
+                      joules(planE(d.plan)), seconds(planT(d.plan)),
                       num(planNum(d.plan, "saving_pct"), 3),
                       joules(planNum(d.plan, "baseline_E_J")),
                       seconds(planNum(d.plan, "baseline_T_s")),
                       seconds(planNum(d.plan, "limit_T_s")),
-                      joules(planNum(d.plan, "lower_bound_J")))
+                      joules(planNum(d.plan, "lower_bound_J")),
+                      switchesText(d.plan))
             .str();
   else
     headline = llvm::formatv("{0} per iteration in {1} (as scheduled; no "
@@ -636,8 +717,8 @@ LogicalResult energy::exportReport(ModuleOp module, llvm::raw_ostream &os,
                            "<code>--energy-frontier</code> and/or "
                            "<code>--energy-plan</code>).</p>\n")
              : frontierSvg(d, false))
-     << "<h2>Timeline (" << d.tasks.size()
-     << (d.tasks.size() == 1 ? " task" : " tasks") << " on " << d.devices.size()
+     << "<h2>Timeline (" << d.taskOps << (d.taskOps == 1 ? " task" : " tasks")
+     << " on " << d.devices.size()
      << (d.devices.size() == 1 ? " device" : " devices") << ", "
      << seconds(d.makespan) << ")</h2>\n"
      << timelineSvg(d) << "<p id=\"readout\"></p>\n"
