@@ -467,6 +467,21 @@ bool startProfile(const std::string &list, std::string &why) {
   }
   if (heldByAnotherProcess(*state.dev, why))
     return false;
+  // Under energy-prof profile: this rank says it started, with the job's
+  // size, so that a rank killed before it wrote its shard is named there,
+  // not lost without a word.
+  if (const char *dir = std::getenv("ENERGY_RT_PROFILE_SYNC_DIR");
+      dir && *dir) {
+    const char *world = nullptr;
+    for (const char *var :
+         {"WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE"})
+      if ((world = std::getenv(var)))
+        break;
+    std::string err;
+    AtomicFile::writeWhole(std::string(dir) + "/started.rank" +
+                               std::to_string(er_rank()),
+                           std::string(world ? world : "1") + "\n", err);
+  }
   pf.active = true;
   state.guard = std::make_unique<ClockGuard>(*state.dev);
   state.profile = pf;
@@ -772,7 +787,15 @@ void exitWarnings() {
   said = true;
   const Profile &pf = state.profile;
   bool swept = pf.active || pf.done || pf.interrupted;
-  if ((pf.active || pf.interrupted) && !pf.done)
+  if ((pf.active || pf.interrupted) && !pf.done) {
+    // The other ranks of an adaptive sweep stop waiting for its energy.
+    if (const char *dir = std::getenv("ENERGY_RT_PROFILE_SYNC_DIR");
+        dir && *dir) {
+      std::string err;
+      AtomicFile::writeWhole(std::string(dir) + "/ended.rank" +
+                                 std::to_string(er_rank()),
+                             std::to_string(pf.step) + "\n", err);
+    }
     std::fprintf(stderr,
                  "energy_rt: warning: rank %d ended during the clock sweep, "
                  "after %u iterations (%u warm-up, then %u per clock)%s\n",
@@ -781,6 +804,7 @@ void exitWarnings() {
                      ? ""
                      : ": its shard holds the clocks it ran, the last one "
                        "with the runs it finished");
+  }
   if (swept && state.flushAtExit.empty() &&
       state.runsAccounted > state.runsAtFlush)
     std::fprintf(stderr,
@@ -977,9 +1001,10 @@ int er_init(const char *device) {
                   "' (simulated: sim:a100, sim:a100-sxm4, sim:a40, "
                   "sim:h100, sim:h100-sxm5, sim:h200)");
     auto sim = std::make_unique<SimDevice>(p, seed);
-    // Tests watch the simulated clock from outside, as a GPU's outlives us.
+    // Tests watch the simulated clock from outside, as a GPU's outlives us
+    // ("%r": the rank, one file per rank of a job).
     if (const char *mirror = std::getenv("ENERGY_RT_SIM_STATE"))
-      sim->clockStateFile = mirror;
+      sim->clockStateFile = withRank(mirror);
     state.sim = sim.get();
     state.dev = std::move(sim);
   } else if (name.rfind("cuda:", 0) == 0) {
@@ -1190,6 +1215,16 @@ bool jobEnergyAtLastClock(Profile &pf, double &perIteration, std::string &err) {
       if (in >> x) {
         sum += x;
         break;
+      }
+      // A rank that ended (its iterations fewer than this one's): no
+      // energy will come.
+      if (std::ifstream(pf.syncDir + "/ended.rank" + std::to_string(r))) {
+        err = "adaptive profiling: rank " + std::to_string(r) +
+              " ended during the clock sweep, before its energy at " +
+              std::to_string(last) +
+              " MHz: every rank must run the sweep's iterations (call "
+              "step() alike)";
+        return false;
       }
       // A signal the program handles later (Python's handlers run once
       // this call returns): stop waiting, so that it can (torchrun stops

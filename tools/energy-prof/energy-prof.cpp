@@ -72,6 +72,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -1313,7 +1314,29 @@ static int profileCommand(std::vector<std::string> cmd) {
   }
   for (size_t i = 0; i < std::size(forwarded); ++i)
     sigaction(forwarded[i], &previous[i], nullptr);
+  // A rank killed where no exit path runs (SIGKILL, the OOM killer) left
+  // its device changed: its restore record says so, and its process is
+  // gone now that the job is.
+  {
+    std::string unreadable;
+    for (const energy::rt::RestoreOutcome &o :
+         energy::rt::restoreStale(unreadable))
+      if (o.kind != energy::rt::RestoreOutcome::Held)
+        WithColor::warning(errs(), "energy-prof")
+            << "profile: " << describe(o) << "\n";
+  }
   std::error_code syncEc;
+  // The ranks that started the sweep, and the job's size they saw.
+  std::map<int, int> started;
+  for (sys::fs::directory_iterator it(syncDir, syncEc), end;
+       it != end && !syncEc; it.increment(syncEc)) {
+    StringRef leaf = sys::path::filename(it->path());
+    int r = 0, world = 0;
+    std::ifstream in(it->path());
+    if (leaf.consume_front("started.rank") && !leaf.getAsInteger(10, r) &&
+        in >> world)
+      started[r] = world;
+  }
   // The adaptive choices' files go first (the shards stay for the merge).
   for (sys::fs::directory_iterator it(syncDir, syncEc), end;
        it != end && !syncEc; it.increment(syncEc))
@@ -1338,6 +1361,28 @@ static int profileCommand(std::vector<std::string> cmd) {
       children.push_back(it->path());
   }
   std::sort(names.begin(), names.end());
+  // Ranks that started the sweep but wrote no shard (killed before their
+  // first write), and ranks of the job that never started it: the DB holds
+  // the others' measurements only.
+  {
+    std::string missing;
+    int world = 0;
+    for (auto &[r, w] : started) {
+      world = std::max(world, w);
+      if (!sys::fs::exists(dir + "/shard-" + std::to_string(r) + ".json"))
+        missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+    }
+    if (!missing.empty())
+      WithColor::warning(errs(), "energy-prof")
+          << "profile: rank(s) " << missing
+          << " started the clock sweep but wrote no shard (killed before "
+             "their first write?): the DB holds the other ranks' "
+             "measurements only\n";
+    if (world > int(started.size()))
+      WithColor::warning(errs(), "energy-prof")
+          << "profile: the job had " << world << " ranks, " << started.size()
+          << " of them started the clock sweep\n";
+  }
   auto cleanup = [&] {
     for (const std::string &n : names)
       ::unlink(n.c_str());
