@@ -89,6 +89,22 @@ LogicalResult readDb(Location loc, StringRef path,
   if (!rt::readSignatureDb(path.str(), db, err))
     return emitError(loc, "energy-fill-signatures: ") << err;
   device = db.device;
+  // Entries of one run have no spread to measure: their sigmas are 0, and a
+  // plan's interval from them is too narrow (a rank that ended early, a
+  // sweep of one iteration per clock). Said once, naming a few.
+  std::string single;
+  size_t singles = 0;
+  for (const DbEntry &e : db.entries)
+    if (e.runs == 1 && ++singles <= 3)
+      single += (single.empty() ? "" : ", ") + e.key + " at " +
+                std::to_string(e.smMhz) + " MHz";
+  if (singles)
+    emitWarning(loc, "energy-fill-signatures: ")
+        << path << ": " << singles << " entr"
+        << (singles == 1 ? "y rests" : "ies rest") << " on one run (" << single
+        << (singles > 3 ? ", ..." : "")
+        << "): no spread was measured, so their sigmas read as 0 and what is "
+           "predicted from them is more certain than it is";
   for (DbEntry &e : db.entries) {
     if (e.l2 == "warm") { // a cache context, not an option: the fastest
       DbEntry &w = warm[e.key];

@@ -8,6 +8,10 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: echo '{"version": 1, "entries": [{"key": "f0", "sm_mhz": 1410, "s_W": 60, "T_s": 0.001, "d_J": 0.2, "sigma_T_s": 0, "sigma_d_J": 0}, {"key": "f0", "sm_mhz": 1005, "s_W": 60, "T_s": 0.0014, "d_J": 0.15, "sigma_T_s": 0, "sigma_d_J": 0}, {"key": "f1", "sm_mhz": 1410, "s_W": 60, "T_s": 0.002, "d_J": 0.3, "sigma_T_s": 0, "sigma_d_J": 0}, {"key": "b", "sm_mhz": 1410, "s_W": 60, "T_s": 0.003, "d_J": 0.5, "sigma_T_s": 0, "sigma_d_J": 0}]}' > %t/db.json
 // RUN: energy-opt --mlir-print-local-scope %s --energy-fill-signatures=db=%t/db.json | FileCheck %s --check-prefix=FILL
+// Entries of one run have no measured spread: said, naming them.
+// RUN: sed 's/"sigma_d_J": 0}, {"key": "f1"/"sigma_d_J": 0, "runs": 1}, {"key": "f1"/' %t/db.json > %t/one.json
+// RUN: energy-opt %s --energy-fill-signatures=db=%t/one.json -o /dev/null 2>&1 | FileCheck %s --check-prefix=SINGLE
+// SINGLE: warning: energy-fill-signatures: {{.*}}one.json: 1 entry rests on one run (f0 at 1005 MHz): no spread was measured, so their sigmas read as 0
 // The given forward signature is replaced by the DB's sets; one entry is a
 // set of one.
 // FILL: backward_options = {{\[\[}}#energy.option<sm_mhz = 1410, T = 3 ms, d = 500 mJ>], [#energy.option<sm_mhz = 1410, T = 3 ms, d = 500 mJ>]]
