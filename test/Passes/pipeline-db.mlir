@@ -4,7 +4,7 @@
 // lacks.
 // RUN: not energy-opt --mlir-print-local-scope %s --sched-expand 2>&1 | FileCheck %s --check-prefix=UNFILLED
 // RUN: not energy-opt --mlir-print-local-scope %s --sched-to-energy 2>&1 | FileCheck %s --check-prefix=UNFILLED
-// UNFILLED: pipeline-db.mlir:[[@LINE+19]]:3: error: 'sched.pipeline' op virtual stage 0's backward has only the signature-DB key 'b'; fill it first (--energy-fill-signatures=db=PATH)
+// UNFILLED: pipeline-db.mlir:[[@LINE+23]]:3: error: 'sched.pipeline' op virtual stage 0's backward has only the signature-DB key 'b'; fill it first (--energy-fill-signatures=db=PATH)
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: echo '{"version": 1, "entries": [{"key": "f0", "sm_mhz": 1410, "s_W": 60, "T_s": 0.001, "d_J": 0.2, "sigma_T_s": 0, "sigma_d_J": 0}, {"key": "f0", "sm_mhz": 1005, "s_W": 60, "T_s": 0.0014, "d_J": 0.15, "sigma_T_s": 0, "sigma_d_J": 0}, {"key": "f1", "sm_mhz": 1410, "s_W": 60, "T_s": 0.002, "d_J": 0.3, "sigma_T_s": 0, "sigma_d_J": 0}, {"key": "b", "sm_mhz": 1410, "s_W": 60, "T_s": 0.003, "d_J": 0.5, "sigma_T_s": 0, "sigma_d_J": 0}]}' > %t/db.json
 // RUN: energy-opt --mlir-print-local-scope %s --energy-fill-signatures=db=%t/db.json | FileCheck %s --check-prefix=FILL
