@@ -228,6 +228,15 @@ std::string formatNumber(double value) {
   char buf[64];
   auto res = std::to_chars(buf, buf + sizeof(buf), value);
   std::string text(buf, res.ptr);
+  // The shortest form of a large whole double can be a bare integer
+  // ("12345678901234567168"), which the IR's parser reads as an integer
+  // literal and refuses past 2^63: such values print with an exponent.
+  if (text.find_first_of(".e") == std::string::npos &&
+      text.size() > (value < 0 ? 16u : 15u)) {
+    res = std::to_chars(buf, buf + sizeof(buf), value,
+                        std::chars_format::scientific);
+    text.assign(buf, res.ptr);
+  }
   size_t e = text.find('e');
   if (e != std::string::npos && text.find('.') == std::string::npos)
     text.insert(e, ".0"); // MLIR float literals need a '.' before 'e'
