@@ -3,6 +3,7 @@
 #include "passes/Passes.h"
 
 #include "dialect/Energy/Units.h"
+#include "dialect/Sched/Sched.h"
 
 using namespace mlir;
 
@@ -28,4 +29,16 @@ bool energy::checkConfidence(ModuleOp module, llvm::StringRef pass,
     d << " (a fraction: " << formatNumber(confidence) << " % is "
       << formatNumber(confidence / 100) << ")";
   return false;
+}
+
+void energy::warnNestedSchedules(ModuleOp module, llvm::StringRef pass) {
+  module.walk([&](sched::ScheduleOp s) {
+    if (s->getParentOfType<ModuleOp>() != module)
+      emitWarning(s.getLoc(), pass)
+          << ": @" << s.getSymName()
+          << " is in a nested module and is left alone: this pass works "
+             "on its module's own schedules; nest it to reach that "
+             "module's (--pass-pipeline='builtin.module(builtin.module("
+          << pass << "))')";
+  });
 }

@@ -27,6 +27,7 @@ namespace {
 struct EnergyEmitDvfsPass
     : public energy::impl::EnergyEmitDvfsBase<EnergyEmitDvfsPass> {
   void runOnOperation() override {
+    energy::warnNestedSchedules(getOperation(), "energy-emit-dvfs");
     MLIRContext *ctx = &getContext();
     Builder b(ctx);
     // Nothing planned (no schedule --energy-plan marked, no task with a

@@ -35,6 +35,7 @@ struct EnergyFrontierPass
     : public energy::impl::EnergyFrontierBase<EnergyFrontierPass> {
   using EnergyFrontierBase::EnergyFrontierBase;
   void runOnOperation() override {
+    energy::warnNestedSchedules(getOperation(), "energy-frontier");
     Builder b(&getContext());
     if (!(quantum >= 0) || !(step >= 0) || !std::isfinite(quantum) ||
         !std::isfinite(step)) {

@@ -24,6 +24,12 @@ namespace energy {
 /// then read `file:line:col: error: ...` (passes/Diagnostics.cpp).
 mlir::Location moduleErrorLoc(mlir::ModuleOp module);
 
+/// Warns at each sched.schedule inside a nested module: the passes that
+/// work on a module's schedules work on its own (as MLIR's module passes
+/// do); a nested module's are its own module's, reached by nesting the pass
+/// (--pass-pipeline='builtin.module(builtin.module(<pass>))').
+void warnNestedSchedules(mlir::ModuleOp module, llvm::StringRef pass);
+
 /// Checks a pass's `confidence` option, a fraction in (0, 1); on a bad
 /// value emits `<pass>: confidence must lie in (0, 1); got X` at the
 /// module (with "95 % is 0.95" where X reads as a percentage) and returns

@@ -84,6 +84,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
   using EnergyPlanBase::EnergyPlanBase;
 
   void runOnOperation() override {
+    energy::warnNestedSchedules(getOperation(), "energy-plan");
     if (!calculus::parsePlanObjective(objective)) {
       mlir::emitError(moduleErrorLoc(getOperation()),
                       "energy-plan: objective must be energy, edp "

@@ -30,6 +30,7 @@ struct EnergyPowerCapPass
   using EnergyPowerCapBase::EnergyPowerCapBase;
 
   void runOnOperation() override {
+    energy::warnNestedSchedules(getOperation(), "energy-power-cap");
     ModuleOp module = getOperation();
     auto fail = [&](const Twine &msg) {
       mlir::emitError(moduleErrorLoc(module), "energy-power-cap: ") << msg;

@@ -34,7 +34,9 @@ struct SchedExpandPass : public energy::impl::SchedExpandBase<SchedExpandPass> {
     getOperation()->walk([&](ServeOp p) { serves.push_back(p); });
     // A pipeline names its devices stage0, stage1, ...: two in one
     // schedule would declare the same devices twice.
-    for (ScheduleOp sched : getOperation().getOps<ScheduleOp>()) {
+    SmallVector<ScheduleOp> schedules;
+    getOperation()->walk([&](ScheduleOp s) { schedules.push_back(s); });
+    for (ScheduleOp sched : schedules) {
       Operation *first = nullptr;
       for (Operation &op : sched.getBody().front()) {
         if (!isa<PipelineOp>(op))

@@ -142,6 +142,7 @@ struct SchedToEnergyPass
   using SchedToEnergyBase::SchedToEnergyBase;
 
   void runOnOperation() override {
+    energy::warnNestedSchedules(getOperation(), "sched-to-energy");
     ModuleOp module = getOperation();
     if (makespanSamples < -1 || makespanSamples == 1 ||
         makespanSamples > 1000000) {

@@ -23,6 +23,7 @@
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -184,6 +185,8 @@ int main(int argc, char **argv) {
   }
   mlir::DialectRegistry registry;
   energy::registerAllEnergy(registry);
+  // What energy-opt reads, an export reads: trees may sit in func bodies.
+  registry.insert<mlir::func::FuncDialect>();
   // No passes run here: uniquing without locks is the faster choice.
   mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
   ctx.loadAllAvailableDialects();
