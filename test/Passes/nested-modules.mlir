@@ -4,14 +4,14 @@
 // the pass reaches it. energy-translate reads trees in func bodies, as
 // energy-opt does.
 // RUN: energy-opt %s -split-input-file --sched-to-energy 2>&1 | FileCheck %s --check-prefix=WARN
-// WARN: nested-modules.mlir:[[@LINE+13]]:5: warning: sched-to-energy: @sch is in a nested module and is left alone: this pass works on its module's own schedules; nest it to reach that module's (--pass-pipeline='builtin.module(builtin.module(sched-to-energy))')
+// WARN: nested-modules.mlir:[[@LINE+14]]:5: warning: sched-to-energy: @sch is in a nested module and is left alone: this pass works on its module's own schedules; nest it to reach that module's (--pass-pipeline='builtin.module(builtin.module(sched-to-energy))')
 // RUN: energy-opt %s -split-input-file --energy-plan=max-slowdown=10 -o /dev/null 2>&1 | FileCheck %s --check-prefix=PLAN
 // PLAN: warning: energy-plan: @sch is in a nested module and is left alone
-// RUN: energy-opt %s -split-input-file --pass-pipeline='builtin.module(builtin.module(sched-to-energy))' | FileCheck %s --check-prefix=NESTED
+// RUN: sed -n '/^module @outer {/,/^}/p' %s > %t.one.mlir
+// RUN: energy-opt %t.one.mlir --pass-pipeline='builtin.module(builtin.module(sched-to-energy))' | FileCheck %s --check-prefix=NESTED
 // NESTED: module @inner {
 // NESTED-NEXT: energy.device @d0 kind "A100" static 60 W
 // NESTED-NEXT: energy.multi @sch {
-// RUN: sed -n '/^module @outer {/,/^}/p' %s > %t.one.mlir
 // RUN: energy-opt %t.one.mlir --sched-to-energy --energy-evaluate -o %t.mlir 2>/dev/null
 // RUN: energy-translate --export-perfetto %t.mlir -o /dev/null
 // RUN: not energy-opt %s -split-input-file --sched-expand 2>&1 | FileCheck %s --check-prefix=TWO
