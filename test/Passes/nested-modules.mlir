@@ -4,7 +4,7 @@
 // the pass reaches it. energy-translate reads trees in func bodies, as
 // energy-opt does.
 // RUN: energy-opt %s -split-input-file --sched-to-energy 2>&1 | FileCheck %s --check-prefix=WARN
-// WARN: nested-modules.mlir:[[@LINE+14]]:5: warning: sched-to-energy: @sch is in a nested module and is left alone: this pass works on its module's own schedules; nest it to reach that module's (--pass-pipeline='builtin.module(builtin.module(sched-to-energy))')
+// WARN: nested-modules.mlir:[[@LINE+13]]:5: warning: sched-to-energy: @sch is in a nested module and is left alone: this pass works on its module's own schedules; nest it to reach that module's (--pass-pipeline='builtin.module(builtin.module(sched-to-energy))')
 // RUN: energy-opt %s -split-input-file --energy-plan=max-slowdown=10 -o /dev/null 2>&1 | FileCheck %s --check-prefix=PLAN
 // PLAN: warning: energy-plan: @sch is in a nested module and is left alone
 // RUN: sed -n '/^module @outer {/,/^}/p' %s > %t.one.mlir
