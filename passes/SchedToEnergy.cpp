@@ -11,6 +11,7 @@
 #include "passes/Passes.h"
 #include "passes/PipelineGen.h"
 
+#include "llvm/ADT/StringSet.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -38,6 +39,26 @@ struct Materializer {
   ArrayRef<Operation *> taskOps;
   const PipelineGen *gen = nullptr;
   std::optional<Location> genLoc;
+  /// Names the tree's elements hold so far, and the tasks' own (filled at
+  /// the first collective part): a part is named <collective>.<device>
+  /// unless a task or another part holds that name (a task @c.g beside a
+  /// collective @c on @g), then <collective>.<device>_<k>.
+  llvm::StringSet<> names;
+  bool namesFilled = false;
+
+  StringAttr partName(StringRef collective, StringRef device) {
+    if (!namesFilled) {
+      namesFilled = true;
+      for (size_t t = 0; t < schedule.tasks.size(); ++t)
+        names.insert(gen ? StringRef(gen->taskName(t))
+                         : SymbolTable::getSymbolName(taskOps[t]).getValue());
+    }
+    std::string base = (collective + "." + device).str(), name = base;
+    for (int k = 1; names.contains(name); ++k)
+      name = base + "_" + std::to_string(k);
+    names.insert(name);
+    return b.getStringAttr(name);
+  }
 
   DictionaryAttr scaleGrad(DictionaryAttr grad, double scale) {
     SmallVector<NamedAttribute> out;
@@ -79,8 +100,7 @@ struct Materializer {
             gen->info[n.task].kind == calculus::PipelineTaskInfo::Sync;
       }
       if (collective)
-        name = b.getStringAttr(name.getValue() + "." +
-                               deviceRefs[n.device].getValue());
+        name = partName(name.getValue(), deviceRefs[n.device].getValue());
       SigData sig{share.T,
                   share.d,
                   std::sqrt(share.varT),
