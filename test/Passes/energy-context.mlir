@@ -1,6 +1,11 @@
 // RUN: energy-opt %s --energy-propagate-context -split-input-file | FileCheck %s
 // RUN: energy-opt %s --energy-propagate-context --energy-reduce --energy-evaluate -split-input-file 2>/dev/null | FileCheck %s --check-prefix=REDUCE
 // RUN: energy-opt %s --energy-propagate-context --energy-reduce -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// --energy-reduce is idempotent: a second run records no edge twice and
+// wraps nothing again.
+// RUN: energy-opt %s --energy-propagate-context --energy-reduce -split-input-file 2>/dev/null > %t.once
+// RUN: energy-opt %t.once --energy-reduce -split-input-file 2>/dev/null > %t.twice
+// RUN: diff %t.once %t.twice
 
 // Thermal coupling: a 60 W device, R = 0.1 K/W, C = 50 J/K (tau = 5 s),
 // ambient 30 degC, leakage +0.4 %/K. @hot (348 W for 5 s, insensitive)
