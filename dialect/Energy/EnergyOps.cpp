@@ -489,6 +489,12 @@ struct DropZeroIdle : OpRewritePattern<IdleOp> {
                                 PatternRewriter &rewriter) const override {
     if (idle.getDuration().convertToDouble() != 0)
       return failure();
+    // In a par or multi whose times vary, a zero-length operand is a term
+    // of Clark's max (max(X, 0) of a varying X): kept, as the flattening
+    // keeps their grouping.
+    Operation *parent = idle->getParentOp();
+    if (isa_and_nonnull<ParOp, MultiOp>(parent) && anyTimeVaries(parent))
+      return failure();
     FlatSymbolRefAttr device = idle.getDeviceAttr();
     bool covered = false;
     for (Operation &sibling : *idle->getBlock()) {

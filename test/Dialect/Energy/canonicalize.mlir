@@ -202,3 +202,18 @@ energy.par @concurrent {
   energy.idle on @g for 1 ms
   energy.idle on @g for 1 ms
 }
+
+// -----
+
+energy.device @g kind "A100" static 60 W
+
+// In a par whose times vary, a zero-length idle is a term of Clark's max
+// (max(X, 0) of a varying X lies above X): kept, so that canonicalization
+// does not change the evaluated moments.
+// CHECK-LABEL: energy.par @varying {
+// CHECK-NEXT:    energy.idle on @g for 0 s
+// CHECK-NEXT:    energy.element @a on @g
+energy.par @varying {
+  energy.idle on @g for 0 s
+  energy.element @a on @g sig <T = 1 ms, d = 1 J, sigma_T = 500 us>
+}
