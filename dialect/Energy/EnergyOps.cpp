@@ -218,6 +218,12 @@ ParseResult InteractionOp::parse(OpAsmParser &parser, OperationState &state) {
       parseQuantity(parser, Dimension::Energy, first))
     return failure();
   bool hasSecond = false;
+  SMLoc commaLoc = parser.getCurrentLocation();
+  if (directed && succeeded(parser.parseOptionalComma()))
+    return parser.emitError(commaLoc,
+                            "a directed (->) edge has one perturbation, its "
+                            "target's; a second endpoint's is for an "
+                            "undirected (--) edge");
   if (!directed && succeeded(parser.parseOptionalComma())) {
     if (parseQuantity(parser, Dimension::Energy, second))
       return failure();

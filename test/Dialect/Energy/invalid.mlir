@@ -298,3 +298,10 @@ energy.seq @r {
   // expected-error @+1 {{a hexadecimal literal is not a quantity; write the number in decimal}}
   energy.element @a on @g sig <T = 0x7FF8000000000000 s, d = 2 J>
 }
+
+// -----
+
+// A directed edge has one perturbation: a second is said to be an
+// undirected edge's, not read as a parse error about operation names.
+// expected-error @+1 {{a directed (->) edge has one perturbation, its target's; a second endpoint's is for an undirected (--) edge}}
+energy.interaction @a -> @b mechanism "thermal" perturbation 1 J, 2 J
