@@ -116,10 +116,21 @@ struct EnergyReducePass
     calculus::ReductionCheck check =
         calculus::checkReduction(checks, confidence);
     double totalBound = check.biasBound;
+    // An element fails where it is sensitive itself, or where its device's
+    // prefix first accumulates a bias past its bound; later elements of
+    // that prefix fail it only through that bias -- those that move
+    // nothing themselves (realized = null: insensitive, marked or not) are
+    // not flagged, as characterizing the first failing prefix removes it.
     SmallVector<Entry *> failing;
-    for (size_t i = 0; i < entries.size(); ++i)
-      if (!check.elementOk[i] || !check.prefixOk[i])
+    DenseSet<uint32_t> prefixFailed;
+    for (size_t i = 0; i < entries.size(); ++i) {
+      const calculus::ReductionEntry &c = entries[i].check;
+      bool own = c.realized.E() != c.null.E();
+      bool prefix = !check.prefixOk[i] &&
+                    (prefixFailed.insert(c.device).second || own);
+      if (!check.elementOk[i] || prefix)
         failing.push_back(&entries[i]);
+    }
     if (failing.empty()) {
       // Reduce: the context-independent form, with its bias bound.
       for (Entry &e : entries)
