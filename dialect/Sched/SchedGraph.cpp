@@ -163,12 +163,19 @@ private:
   }
 
   static LogicalResult missingSignature(Operation *taskOp) {
-    return taskOp->emitOpError("@")
-           << SymbolTable::getSymbolName(taskOp).getValue()
-           << " has no signature: give it `sig <T = ..., d = ...>`, fill "
-              "it from a signature database (--energy-fill-signatures), or, "
-              "for a trace imported with --import-kineto, price its events "
-              "with --dynamic-power W";
+    auto diag = taskOp->emitOpError("@")
+                << SymbolTable::getSymbolName(taskOp).getValue()
+                << " has no signature: give it `sig <T = ..., d = ...>`, fill "
+                   "it from a signature database (--energy-fill-signatures), "
+                   "or, for a trace imported with --import-kineto, price its "
+                   "events with --dynamic-power W";
+    // An operating set alone: what a plan chooses from, not what the task
+    // runs now (the baseline a plan's saving is counted against).
+    if (auto task = dyn_cast<TaskOp>(taskOp); task && task.getOptionsAttr())
+      diag << " (its `options` are what a plan chooses from; `sig` is what "
+              "it runs now, the baseline -- e.g. its highest clock's "
+              "option)";
+    return diag;
   }
 
   LogicalResult checkOwnStaticPower(TaskOp op, uint32_t dev) {

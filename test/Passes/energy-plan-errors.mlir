@@ -40,3 +40,8 @@ sched.schedule @s {
   sched.device @g0 kind "X" static 1 W
   sched.task @a on @g0 sig <T = 10 s, d = 100 J>
 }
+// A task with an operating set but no signature is told what the signature
+// is for (its baseline), not only that it lacks one.
+// RUN: printf 'sched.schedule @s {\n  sched.device @d kind "A" static 60 W\n  sched.task @a on @d options [#energy.option<sm_mhz = 1410, T = 1 ms, d = 1 J>, #energy.option<sm_mhz = 1005, T = 2 ms, d = 0.5 J>]\n}\n' > %t.opts.mlir
+// RUN: not energy-opt %t.opts.mlir --energy-plan=max-slowdown=10 2>&1 | FileCheck %s --check-prefix=OPTSONLY
+// OPTSONLY: @a has no signature: {{.*}} (its `options` are what a plan chooses from; `sig` is what it runs now, the baseline
