@@ -625,6 +625,9 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
   int64_t pidBase = 0, flows = 0;
   std::vector<llvm::json::Value> scheduleDevices; // deviceProperties entries
   bool any = false;
+  // Several schedules each start at time 0 in processes of their own: their
+  // processes carry the schedule's name too (two schedules' @g alike).
+  bool several = schedulesOf(module).size() > 1;
   for (ScheduleOp sched : schedulesOf(module)) {
     if (!sched.getBody().getOps<PipelineOp>().empty() ||
         !sched.getBody().getOps<ServeOp>().empty())
@@ -771,7 +774,9 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
       sched::DeviceOp d = g->deviceOps[dev];
       double sW = s.devices[dev].staticPower;
       tracks[dev].staticPower = sW;
-      tracks[dev].label = ("@" + d.getSymName() + " (" + d.getKind() +
+      std::string owner =
+          several ? ("@" + sched.getSymName() + "/").str() : std::string();
+      tracks[dev].label = (owner + "@" + d.getSymName() + " (" + d.getKind() +
                            ", static " + formatNumber(sW) + " W)")
                               .str();
       tracks[dev].emit(events, pidBase + int64_t(dev), makespan);
