@@ -86,6 +86,9 @@ double dagEnergyWithSwitches(const Schedule &sched,
       sw.stream = task.stream;
       sw.duration = c.T;
       sw.d = c.d;
+      // Not before the task's release or recorded start (as
+      // --energy-emit-dvfs writes it): the device is not the job's before.
+      sw.release = std::max(task.release, task.fixedStart);
       timed.tasks.push_back(std::move(sw));
     }
     index[t] = uint32_t(timed.tasks.size());

@@ -75,10 +75,19 @@ struct EnergyEmitDvfsPass
         if (auto mhz = to.getSmMhz())
           theta.push_back(
               ob.getNamedAttr("to_mhz", ob.getI64IntegerAttr(*mhz)));
+        // Not before the task's release or recorded start: the device is
+        // not the job's until then (a switch at 0 before a task released
+        // at 10 s would stretch the makespan by 10 s).
+        double release = task.getReleaseAttr()
+                             ? task.getReleaseAttr().getValueAsDouble()
+                             : 0.0;
+        if (std::optional<double> fixed = task.getStart())
+          release = std::max(release, *fixed);
         TaskOp::create(
             ob, task.getLoc(), ob.getStringAttr(task.getSymName() + ".switch"),
             task.getDeviceAttr(), task.getStreamAttr(), ArrayAttr(),
-            FloatAttr(), FloatAttr(), ArrayAttr(), FloatAttr(), FloatAttr(),
+            FloatAttr(), FloatAttr(), ArrayAttr(), FloatAttr(),
+            release > 0 ? ob.getF64FloatAttr(release) : FloatAttr(),
             ob.getStringAttr("dvfs-switch"), ob.getDictionaryAttr(theta),
             std::nullopt, std::nullopt, cost, StringAttr(), ArrayAttr());
       };

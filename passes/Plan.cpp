@@ -671,6 +671,8 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
         s.tasks[t].duration = sig.time();
         s.tasks[t].varT = sig.sigmaTime() * sig.sigmaTime();
       }
+    // From the schedule's start, as the lowering samples it.
+    calculus::countFromStart(s);
     calculus::MakespanDistribution dist;
     if (!calculus::sampleMakespan(s, calculus::makespanSamples(s.tasks.size()),
                                   /*seed=*/1, dist) ||

@@ -126,8 +126,8 @@ struct EnergyReducePass
     for (size_t i = 0; i < entries.size(); ++i) {
       const calculus::ReductionEntry &c = entries[i].check;
       bool own = c.realized.E() != c.null.E();
-      bool prefix = !check.prefixOk[i] &&
-                    (prefixFailed.insert(c.device).second || own);
+      bool prefix =
+          !check.prefixOk[i] && (prefixFailed.insert(c.device).second || own);
       if (!check.elementOk[i] || prefix)
         failing.push_back(&entries[i]);
     }
@@ -174,13 +174,17 @@ struct EnergyReducePass
     // the interaction edges record them all.
     OpBuilder ob(ctx);
     ob.setInsertionPointAfter(root);
-    // An edge a run before recorded (the pass run twice) is brought up to
-    // date, not added again: the graph holds each interaction once.
+    // An edge a run before recorded for this tree (the pass run twice) is
+    // brought up to date, not added again: the graph holds each interaction
+    // once. A tree's edges follow it (another tree may name its elements
+    // alike: two lowered schedules of one job).
     auto addEdge = [&](Location loc, FlatSymbolRefAttr from,
                        FlatSymbolRefAttr to, bool directed, StringRef mech,
                        double perturbation, std::optional<double> reverse) {
-      for (auto old : root->getBlock()->getOps<InteractionOp>())
-        if (old.getFrom() == from.getValue() && old.getTo() == to.getValue() &&
+      for (Operation *next = root->getNextNode();
+           next && isa<InteractionOp>(next); next = next->getNextNode())
+        if (auto old = cast<InteractionOp>(next);
+            old.getFrom() == from.getValue() && old.getTo() == to.getValue() &&
             old.getDirected() == directed && old.getMechanism() == mech) {
           old.setPerturbation(APFloat(perturbation));
           if (reverse)

@@ -467,21 +467,6 @@ bool startProfile(const std::string &list, std::string &why) {
   }
   if (heldByAnotherProcess(*state.dev, why))
     return false;
-  // Under energy-prof profile: this rank says it started, with the job's
-  // size, so that a rank killed before it wrote its shard is named there,
-  // not lost without a word.
-  if (const char *dir = std::getenv("ENERGY_RT_PROFILE_SYNC_DIR");
-      dir && *dir) {
-    const char *world = nullptr;
-    for (const char *var :
-         {"WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE"})
-      if ((world = std::getenv(var)))
-        break;
-    std::string err;
-    AtomicFile::writeWhole(std::string(dir) + "/started.rank" +
-                               std::to_string(er_rank()),
-                           std::string(world ? world : "1") + "\n", err);
-  }
   pf.active = true;
   state.guard = std::make_unique<ClockGuard>(*state.dev);
   state.profile = pf;
@@ -497,6 +482,24 @@ bool startProfile(const std::string &list, std::string &why) {
       return false;
     }
     state.guard->atDefaults();
+  }
+  // Under energy-prof profile: this rank says it started, with the job's
+  // size, so that a rank killed before it wrote its shard is named there,
+  // not lost without a word.
+  if (const char *dir = std::getenv("ENERGY_RT_PROFILE_SYNC_DIR");
+      dir && *dir) {
+    const char *world = nullptr;
+    // The ranks this node's energy-prof runs (a multi-node job runs one
+    // per node): the local size where the launcher gives it.
+    for (const char *var : {"LOCAL_WORLD_SIZE", "SLURM_NTASKS_PER_NODE",
+                            "OMPI_COMM_WORLD_LOCAL_SIZE", "WORLD_SIZE",
+                            "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE"})
+      if ((world = std::getenv(var)))
+        break;
+    std::string err;
+    AtomicFile::writeWhole(std::string(dir) + "/started.rank" +
+                               std::to_string(er_rank()),
+                           std::string(world ? world : "1") + "\n", err);
   }
   if (pf.warmup == 0) {
     std::string err;

@@ -98,6 +98,8 @@ void resetGuarded(bool release) {
     bool restored = resetDevice(*d);
     if (release)
       dropRecord(i, restored);
+    else if (!restored)
+      changedSince[i].store(true); // the next signal tries again
   }
   if (any)
     signalResets.fetch_add(1);

@@ -487,11 +487,27 @@ struct TreeLayout {
   /// shorter operand (calculus::Signature::exitOffset).
   using Exits = std::map<unsigned, double>;
 
+  /// The dynamic energy `op` composes (a composite with a signature: its
+  /// own), J.
+  static double dynamicOf(Operation *op) {
+    double d = 0;
+    op->walk<WalkOrder::PreOrder>([&](Operation *x) {
+      if (auto el = dyn_cast<ElementOp>(x)) {
+        if (SignatureAttr sig = el.getSigAsAttr())
+          d += sig.getD().value;
+      } else if (auto c = dyn_cast<CompositeOp>(x); c && c.getSigAttr()) {
+        d += c.getSigAttr().getD().value;
+        return WalkResult::skip();
+      }
+      return WalkResult::advance();
+    });
+    return d;
+  }
+
   /// Lays out `op` from time t on thread `tid` (a par's children after
   /// the first get threads of their own, so that concurrent slices do not
-  /// overlap on one); its end in `end`, where its devices are left in
-  /// `exits` (empty for an empty element or idle, which leave them as they
-  /// were).
+  /// overlap on one); its end in `end`, and in `exits` where it leaves its
+  /// devices.
   LogicalResult place(Operation *op, double t, int64_t tid, double &end) {
     Exits exits;
     return place(op, t, tid, end, exits);
@@ -525,8 +541,7 @@ struct TreeLayout {
       // drawn while it runs.
       tracks[dev].draw(t, T, d + (sW - tracks[dev].staticPower) * T);
       end = t + T;
-      if (T > 0 || d > 0)
-        exits[dev] = sW;
+      exits[dev] = sW;
       return success();
     }
     if (auto idle = dyn_cast<IdleOp>(op)) {
@@ -536,8 +551,7 @@ struct TreeLayout {
           "idle", "idle", dev, tid, t, T,
           llvm::json::Object{{"T_s", T}, {"E_J", tracks[dev].staticPower * T}});
       end = t + T;
-      if (T > 0)
-        exits[dev] = tracks[dev].staticPower;
+      exits[dev] = tracks[dev].staticPower;
       return success();
     }
     if (auto comp = dyn_cast<CompositeOp>(op)) {
@@ -572,23 +586,27 @@ struct TreeLayout {
     end = t;
     bool first = true;
     std::vector<std::pair<double, Exits>> parts;
+    std::vector<char> emptyPart;
     for (Operation &child : op->getRegion(0).front()) {
-      double childEnd;
+      double childEnd, childStart = sequential ? at : t;
       Exits childExits;
       int64_t lane = sequential || first || isa<MultiOp>(op) ? tid : lanes++;
       first = false;
-      if (failed(
-              place(&child, sequential ? at : t, lane, childEnd, childExits)))
+      if (failed(place(&child, childStart, lane, childEnd, childExits)))
         return failure();
       at = childEnd;
       end = std::max(end, childEnd);
       parts.push_back({childEnd, std::move(childExits)});
+      emptyPart.push_back(childEnd == childStart && dynamicOf(&child) == 0);
     }
     if (sequential) {
-      // The last part that leaves each device somewhere.
-      for (auto &[partEnd, ex] : parts)
-        for (auto &[dev, w] : ex)
-          exits[dev] = w;
+      // The last part that leaves each device somewhere (an empty one --
+      // no time, no energy: an empty idle, which -canonicalize drops --
+      // leaves them where they were, as the composition does).
+      for (size_t i = 0; i < parts.size(); ++i)
+        if (!emptyPart[i] || i == 0)
+          for (auto &[dev, w] : parts[i].second)
+            exits[dev] = w;
     } else if (isa<ParOp>(op)) {
       // The later-ending part's (on a tie, to rounding, the higher).
       double last = 0;

@@ -20,6 +20,7 @@
 #include "runtime/Version.h"
 #include "runtime/formats/Svg.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -177,7 +178,10 @@ LogicalResult collect(ModuleOp module, Data &d, StringRef flag) {
     d.staticW.push_back(s.devices[dev].staticPower);
   }
   d.streamRow.resize(nDev);
-  d.taskOps = s.tasks.size();
+  // Ops, not parts: a measured collective is one task of several parts.
+  d.taskOps =
+      llvm::SmallPtrSet<Operation *, 32>(g->taskOps.begin(), g->taskOps.end())
+          .size();
   for (const calculus::ScheduleTask &task : s.tasks)
     for (uint32_t dev : task.devices)
       d.streamRow[dev].emplace(task.stream, 0);
