@@ -44,7 +44,17 @@ struct Fields {
   const json::Object &o;
   const std::string &where;
   std::string &err;
+  /// A field that is not there at all is said to be missing, not to be
+  /// of the wrong kind.
+  bool present(StringRef key) {
+    if (o.get(key))
+      return true;
+    err = where + "." + key.str() + ": missing";
+    return false;
+  }
   bool number(StringRef key, double &out, bool positive = true) {
+    if (!present(key))
+      return false;
     std::optional<double> v = o.getNumber(key);
     if (!v || !std::isfinite(*v) || *v < 0 || (positive && *v == 0)) {
       err = where + "." + key.str() + ": expected a " +
@@ -98,6 +108,8 @@ struct Fields {
     return true;
   }
   bool integer(StringRef key, int &out) {
+    if (!present(key))
+      return false;
     std::optional<int64_t> v = o.getInteger(key);
     if (!v || *v < 1 || *v > 4096) {
       err = where + "." + key.str() +
@@ -109,6 +121,8 @@ struct Fields {
     return true;
   }
   bool string(StringRef key, std::string &out) {
+    if (!present(key))
+      return false;
     std::optional<StringRef> v = o.getString(key);
     if (!v || v->empty()) {
       err = where + "." + key.str() + ": expected a string";
