@@ -320,16 +320,22 @@ class EnergyRtTest(unittest.TestCase):
             with open(os.path.join(d, kept[0])) as f:
                 self.assertEqual(json.load(f)["entries"][0]["key"], "step")
 
+    @staticmethod
+    def _plan_file(d, line):
+        """A plan-clocks file of one `region mhz` line in folder `d`."""
+        plan = os.path.join(d, "plan.txt")
+        with open(plan, "w") as f:
+            f.write(line + "\n")
+        return plan
+
     def test_a_forked_rank_restores_its_clocks(self):
         # A rank started by multiprocessing's fork ends with os._exit, past
         # atexit: its finalizers restore the clock its plan set and drop its
         # restore record (the simulated clock watched through its mirror).
         with tempfile.TemporaryDirectory() as d:
-            plan, clock, rec = (os.path.join(d, n)
-                                for n in ("plan.txt", "clock", "rec"))
+            plan = self._plan_file(d, "F0_0 1005")
+            clock, rec = os.path.join(d, "clock"), os.path.join(d, "rec")
             os.mkdir(rec)
-            with open(plan, "w") as f:
-                f.write("F0_0 1005\n")
             r = self._fresh(
                 "import multiprocessing as mp\n"
                 "def rank():\n"
@@ -352,10 +358,8 @@ class EnergyRtTest(unittest.TestCase):
         # signal the job handles (a checkpoint trigger) resets the clock
         # before its handler and the next planned region sets it again.
         with tempfile.TemporaryDirectory() as d:
-            plan, rec = os.path.join(d, "plan.txt"), os.path.join(d, "rec")
+            plan, rec = self._plan_file(d, "fwd 810"), os.path.join(d, "rec")
             os.mkdir(rec)
-            with open(plan, "w") as f:
-                f.write("fwd 810\n")
             r = self._fresh(
                 "import os, signal, energy_rt\n"
                 "signal.signal(signal.SIGUSR1, lambda s, f: None)\n"
@@ -381,9 +385,7 @@ class EnergyRtTest(unittest.TestCase):
         # nothing was changed (the plan loaded, no planned region run yet)
         # there is nothing to reset and every run keeps its clock.
         with tempfile.TemporaryDirectory() as d:
-            plan, db = os.path.join(d, "plan.txt"), os.path.join(d, "db.json")
-            with open(plan, "w") as f:
-                f.write("fwd 810\n")
+            plan, db = self._plan_file(d, "fwd 810"), os.path.join(d, "db.json")
             r = self._fresh(
                 "import json, os, signal, energy_rt\n"
                 "signal.signal(signal.SIGUSR1, lambda s, f: None)\n"
