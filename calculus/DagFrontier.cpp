@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace energy {
@@ -329,6 +330,22 @@ static bool frontierOf(const Schedule &sched,
       levels.push_back(slowest - (slowest - fastestAll) * double(k) /
                                      double(std::max<size_t>(K - 1, 1)));
     Sweep sw(dag, opts, FillRule::SlowestFitsPerSecond);
+    // Each task's (device, stream) lane, for the rounding below.
+    std::vector<uint32_t> laneOf(n);
+    {
+      std::unordered_map<uint64_t, uint32_t> index;
+      for (uint32_t t = 0; t < n; ++t) {
+        const ScheduleTask &task = sched.tasks[t];
+        laneOf[t] =
+            index
+                .emplace(laneKey(task.devices.empty() ? 0 : task.devices[0],
+                                 task.stream),
+                         uint32_t(index.size()))
+                .first->second;
+      }
+    }
+    std::vector<double> carry(
+        n ? *std::max_element(laneOf.begin(), laneOf.end()) + 1 : 0);
     // A schedule of durations `dur`, rounded down to real options (each
     // task's slowest option that fits: the makespan cannot grow), then
     // refilled against D by two greedy rules (the slowest option that fits,
@@ -371,6 +388,18 @@ static bool frontierOf(const Schedule &sched,
       sw.rule = FillRule::SlowestFitsPerSecond;
       if (!(best > (1 + settings.convexRepairGap) * cf.lowerBound(D, P)))
         return;
+      auto repair = [&](Sweep &s) {
+        s.makespan = dag.forward(s.T, s.es);
+        if (!crashTo(s, D, settings.convexRepairSteps))
+          return;
+        for (FillRule rule :
+             {FillRule::SlowestFitsPerSecond, FillRule::OneStepPerSecond}) {
+          Sweep filled = s;
+          filled.rule = rule;
+          filled.fill(D);
+          keep(filled);
+        }
+      };
       Sweep nearest = sw;
       for (uint32_t t = 0; t < n; ++t) {
         const std::vector<double> &T = opts[t].T;
@@ -380,16 +409,66 @@ static bool frontierOf(const Schedule &sched,
           --j;
         nearest.set(t, uint32_t(j));
       }
-      nearest.makespan = dag.forward(nearest.T, nearest.es);
-      if (!crashTo(nearest, D, settings.convexRepairSteps))
+      repair(nearest);
+      // Rounded with error diffusion along each lane, in program order: each
+      // task to whichever of the two hull vertices around its relaxed
+      // duration is nearer to that duration plus the lane's rounding error
+      // so far, so a lane's busy time stays within half a hull segment of
+      // the relaxation's after every task. Where a class of tasks sits
+      // between two vertices (a stage's backward passes), the relaxation's
+      // fraction becomes a pattern of both vertices across the microbatches
+      // -- what a MILP solver's configurations do there (bench/RESULTS.md,
+      // GPT-3/A40, 96 microbatches) -- where both roundings above move the
+      // whole class to one vertex. Lanes' patterns can line up along a
+      // path, so the result may run past D: then every task's excess over
+      // its faster vertex is scaled by the largest theta (bisected) whose
+      // rounding meets D (theta = 0 rounds down to vertices: it meets D),
+      // and the configuration is filled.
+      //
+      // Only where the nearest rounding's repair left the gap too, and
+      // short of the relaxation's energy-minimal makespan (where its bound
+      // still falls with D: past it a rounded schedule is dominated anyway).
+      double bound = cf.lowerBound(D, P);
+      if (!(best > (1 + settings.convexRepairGap) * bound) ||
+          !(bound < cf.lowerBound(D * (1 - 1e-4), P)))
         return;
-      for (FillRule rule :
-           {FillRule::SlowestFitsPerSecond, FillRule::OneStepPerSecond}) {
-        Sweep filled = nearest;
-        filled.rule = rule;
-        filled.fill(D);
-        keep(filled);
+      Sweep dithered = sw;
+      auto dither = [&](double theta) {
+        std::fill(carry.begin(), carry.end(), 0.0);
+        for (uint32_t t = 0; t < n; ++t) {
+          const ConvexHull &h = pb.tasks[t];
+          // The hull runs slowest vertex first; k: the fastest vertex at or
+          // below the duration, k - 1 the one above it.
+          double u = std::clamp(dur[t], h.T.back(), h.T.front());
+          size_t k = size_t(std::lower_bound(h.T.begin(), h.T.end(), u,
+                                             std::greater<double>()) -
+                            h.T.begin());
+          if (k == h.T.size())
+            --k;
+          if (k > 0 && h.T[k] < u) {
+            u = h.T[k] + theta * (u - h.T[k]);
+            double want = u + carry[laneOf[t]];
+            if (h.T[k - 1] - want < want - h.T[k])
+              --k;
+          }
+          carry[laneOf[t]] += u - h.T[k];
+          dithered.set(t, h.index[k]);
+        }
+        dithered.makespan = dag.forward(dithered.T, dithered.es);
+        return dithered.makespan <= D * (1 + 1e-12);
+      };
+      // theta near 0 is the rounding down above, to vertices only: where
+      // even 1/64 runs past D, nothing new to fill.
+      double lo = 0, hi = 1;
+      if (!dither(hi)) {
+        if (!dither(1.0 / 64))
+          return;
+        for (int i = 0; i < 12; ++i)
+          (dither((lo + hi) / 2) ? lo : hi) = (lo + hi) / 2;
+        dither(lo);
       }
+      dithered.fill(D);
+      keep(dithered);
     };
     // The relaxation's optimal schedules at the levels (as many as fit in
     // 2^22 durations).
