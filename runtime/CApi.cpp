@@ -975,7 +975,8 @@ int er_init(const char *device) {
     // one that does is told when its own record cannot be written.)
     std::string unreadable;
     for (const RestoreOutcome &o : restoreStale(unreadable))
-      if (o.kind != RestoreOutcome::Held)
+      if (o.kind != RestoreOutcome::Held &&
+          o.kind != RestoreOutcome::Unverifiable)
         std::fprintf(stderr, "energy_rt: %s\n", describe(o).c_str());
   }
   // The prefix in any case, as the kind after it ("SIM:A100").

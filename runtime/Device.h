@@ -83,6 +83,15 @@ public:
   /// driver call, so a SIGKILL between the two loses the record; the
   /// simulated device calls it before its mirror shows the change.
   std::function<void(Device &)> onChanged;
+  /// What this process changed, set by the backends when a change succeeds
+  /// (before onChanged): a ClockGuard restores only those -- never a
+  /// setting another tool or an administrator made (a power cap of 500 W
+  /// stays 500 W after a clock-only plan) -- and the power limit to the one
+  /// in force before this process first changed it.
+  bool clockChanged = false, powerLimitChanged = false;
+  /// The power limit before this process's first change (W); 0: unknown
+  /// (the default is restored).
+  double priorPowerLimitW = 0;
   /// True for the simulated model (its time is virtual: no wall-clock
   /// energy to read).
   virtual bool simulated() const { return false; }
@@ -99,7 +108,8 @@ public:
   virtual bool powerLimits(PowerLimits &out, std::string &err) const = 0;
   /// Sets the power limit; callers hold a ClockGuard (explicit opt-in).
   virtual bool setPowerLimit(double watts, std::string &err) = 0;
-  /// Back to the default power limit.
+  /// Back to the power limit in force before this process first changed it
+  /// (priorPowerLimitW), or to the default where that is unknown.
   virtual bool resetPowerLimit(std::string &err) = 0;
   /// Cumulative energy counter in millijoules (as NVML reports it).
   virtual uint64_t energyCounterMilliJoules() = 0;
@@ -122,10 +132,11 @@ public:
   virtual void idle(double seconds) = 0;
 };
 
-/// Restores the device's default clocks and default power limit when it goes
-/// out of scope (normal return, early error returns, exceptions) and, while
-/// alive, on every signal whose default action ends the process (INT, TERM,
-/// HUP, QUIT, ABRT, SEGV, BUS, FPE, ILL, PIPE, ALRM, USR1, USR2, XCPU,
+/// Restores the device's default clocks and its power limit (what this
+/// process changed of them: Device::clockChanged, powerLimitChanged) when it
+/// goes out of scope (normal return, early error returns, exceptions) and,
+/// while alive, on every signal whose default action ends the process (INT,
+/// TERM, HUP, QUIT, ABRT, SEGV, BUS, FPE, ILL, PIPE, ALRM, USR1, USR2, XCPU,
 /// XFSZ): a handler resets every guarded device, then calls the handler the
 /// application had installed, or re-raises with the default action (the
 /// exit status is the program's own). A signal the application ignores is

@@ -21,6 +21,9 @@ std::atomic<Device *> guarded[maxGuarded];
 char recordPath[maxGuarded][512];
 /// Each slot's device was changed since a handled signal last reset it.
 std::atomic<bool> changedSince[maxGuarded];
+/// What each slot's record says was changed (bit 0: clocks, bit 1: power
+/// limit): a change of the other kind writes the record again.
+std::atomic<int> recorded[maxGuarded];
 /// The process that guards them. A child forked from it (a data-loader
 /// worker, say) inherits the table and the signal handler, but the settings
 /// are its parent's to restore: a SIGTERM to the worker must not undo the
@@ -32,8 +35,8 @@ bool resetDevice(Device &d) {
   // Empty, and left empty by the backends while a signal handler restores
   // (inSignalRestore): no allocation on that path.
   std::string err;
-  bool clock = d.resetSmClock(err);
-  bool power = d.resetPowerLimit(err);
+  bool clock = !d.clockChanged || d.resetSmClock(err);
+  bool power = !d.powerLimitChanged || d.resetPowerLimit(err);
   return clock && power;
 }
 
@@ -175,14 +178,22 @@ ClockGuard::ClockGuard(Device &d) : dev(d), pid(getpid()) {
     recordPath[i][0] = 0;
     slot = i;
     changedSince[i].store(false);
+    recorded[i].store(0);
     d.onChanged = [i](Device &changed) {
       changedSince[i].store(true);
-      if (recordPath[i][0])
+      int what = int(changed.clockChanged) | int(changed.powerLimitChanged)
+                                                 << 1;
+      // Written again where the process changed something more, or where
+      // the file went (a /tmp cleaner, another tool): a SIGKILL now must
+      // still find it.
+      if (recordPath[i][0] && recorded[i].load() == what &&
+          access(recordPath[i], F_OK) == 0)
         return;
-      std::string path, err;
+      std::string path = recordPath[i], err;
       if (writeRestoreRecord(changed, path, err) &&
           path.size() < sizeof recordPath[i]) {
         std::memcpy(recordPath[i], path.c_str(), path.size() + 1);
+        recorded[i].store(what);
         return;
       }
       // Said once per process: the change stands, but only the exit paths

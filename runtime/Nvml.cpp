@@ -100,6 +100,7 @@ public:
       err = "nvmlDeviceSetGpuLockedClocks: " + api.describe(r);
       return false;
     }
+    clockChanged = true;
     if (onChanged)
       onChanged(*this);
     return true;
@@ -133,21 +134,29 @@ public:
     return true;
   }
   bool setPowerLimit(double watts, std::string &err) override {
+    unsigned before = 0;
+    bool known =
+        !powerLimitChanged && api.limit(handle, &before) == NVML_SUCCESS;
     nvmlReturn_t r = api.setLimit(handle, unsigned(std::lround(watts * 1e3)));
     if (r != NVML_SUCCESS) {
       err = "nvmlDeviceSetPowerManagementLimit: " + api.describe(r);
       return false;
+    }
+    if (!powerLimitChanged) {
+      priorPowerLimitW = known ? before / 1e3 : 0;
+      powerLimitChanged = true;
     }
     if (onChanged)
       onChanged(*this);
     return true;
   }
   bool resetPowerLimit(std::string &err) override {
-    unsigned cur = 0;
-    if (!defaultMilliWatts ||
-        (api.limit(handle, &cur) == NVML_SUCCESS && cur == defaultMilliWatts))
+    unsigned cur = 0, want = priorPowerLimitW > 0
+                                 ? unsigned(std::lround(priorPowerLimitW * 1e3))
+                                 : defaultMilliWatts;
+    if (!want || (api.limit(handle, &cur) == NVML_SUCCESS && cur == want))
       return true; // nothing to undo (and no privilege needed)
-    nvmlReturn_t r = api.setLimit(handle, defaultMilliWatts);
+    nvmlReturn_t r = api.setLimit(handle, want);
     if (r != NVML_SUCCESS) {
       if (inSignalRestore()) {
         static const char msg[] = "energy_rt: restoring the power limit "

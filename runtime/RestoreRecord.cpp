@@ -13,6 +13,7 @@
 #include <climits>
 #include <cmath>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dirent.h>
@@ -36,6 +37,40 @@ std::string restoreRecordDir() {
   return dir;
 }
 
+namespace {
+/// The first line of a file, or "".
+std::string firstLine(const char *path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+/// Process `pid`'s start time in clock ticks after boot (field 22 of
+/// /proc/PID/stat, after the parenthesized command name), or "".
+std::string startTimeOf(long pid) {
+  std::string stat =
+      firstLine(("/proc/" + std::to_string(pid) + "/stat").c_str());
+  size_t close = stat.rfind(')');
+  if (close == std::string::npos)
+    return "";
+  std::istringstream is(stat.substr(close + 1));
+  std::string field;
+  for (int i = 3; i <= 22 && (is >> field); ++i)
+    if (i == 22)
+      return field;
+  return "";
+}
+
+std::string ownPidNamespace() {
+  char buf[64];
+  ssize_t n = readlink("/proc/self/ns/pid", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, size_t(n)) : "";
+}
+
+std::string bootId() { return firstLine("/proc/sys/kernel/random/boot_id"); }
+} // namespace
+
 bool writeRestoreRecord(const Device &dev, std::string &path,
                         std::string &err) {
   std::string name = dev.reopenName();
@@ -44,15 +79,30 @@ bool writeRestoreRecord(const Device &dev, std::string &path,
     return false;
   }
   static std::atomic<unsigned> serial{0};
-  std::string dir = restoreRecordDir();
-  path = dir + "/" + std::to_string(getpid()) + "-" + std::to_string(serial++) +
-         ".record";
+  if (path.empty())
+    path = restoreRecordDir() + "/" + std::to_string(getpid()) + "-" +
+           std::to_string(serial++) + ".record";
   std::string text = "energy-rt restore record 1\npid " +
                      std::to_string(getpid()) + "\ndevice " + name + "\n";
   if (!dev.clockMirror().empty())
     text += "clock_file " + dev.clockMirror() + "\n";
   if (!dev.powerMirror().empty())
     text += "power_file " + dev.powerMirror() + "\n";
+  text += "clock_changed " + std::to_string(int(dev.clockChanged)) +
+          "\npower_changed " + std::to_string(int(dev.powerLimitChanged)) +
+          "\n";
+  if (dev.powerLimitChanged && dev.priorPowerLimitW > 0) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "power_prior_W %.17g\n",
+                  dev.priorPowerLimitW);
+    text += buf;
+  }
+  for (auto [key, value] : {std::pair<const char *, std::string>{
+                                "start_time", startTimeOf(long(getpid()))},
+                            {"boot_id", bootId()},
+                            {"pid_ns", ownPidNamespace()}})
+    if (!value.empty())
+      text += std::string(key) + " " + value + "\n";
   return AtomicFile::writeWhole(path, text, err);
 }
 
@@ -79,6 +129,19 @@ bool parseRecord(const std::string &path, RestoreRecord &r, std::string &err) {
       r.clockFile = value;
     else if (key == "power_file")
       r.powerFile = value;
+    else if (key == "clock_changed")
+      r.clockChanged = value == "0" ? 0 : 1;
+    else if (key == "power_changed")
+      r.powerChanged = value == "0" ? 0 : 1;
+    else if (key == "power_prior_W") {
+      double w = std::strtod(value.c_str(), nullptr);
+      r.powerPriorW = std::isfinite(w) && w > 0 && w < 1e6 ? w : 0;
+    } else if (key == "start_time")
+      r.startTime = value;
+    else if (key == "boot_id")
+      r.bootId = value;
+    else if (key == "pid_ns")
+      r.pidNamespace = value;
   }
   if (r.pid <= 0 || r.device.empty()) {
     err = path + ": a restore record needs its pid and device";
@@ -119,8 +182,25 @@ std::vector<RestoreRecord> listRestoreRecords(std::string &err) {
   return out;
 }
 
-bool processAlive(long pid) {
-  return pid > 0 && (kill(pid_t(pid), 0) == 0 || errno == EPERM);
+Holder holderOf(const RestoreRecord &r) {
+  if (!r.bootId.empty()) {
+    std::string boot = bootId();
+    if (!boot.empty() && boot != r.bootId)
+      return Holder::Gone; // another boot's process
+  }
+  if (!r.pidNamespace.empty()) {
+    std::string ns = ownPidNamespace();
+    if (!ns.empty() && ns != r.pidNamespace)
+      return Holder::Unknown; // its pid means another process here
+  }
+  if (!(r.pid > 0 && (kill(pid_t(r.pid), 0) == 0 || errno == EPERM)))
+    return Holder::Gone;
+  if (!r.startTime.empty()) {
+    std::string now = startTimeOf(r.pid);
+    if (!now.empty() && now != r.startTime)
+      return Holder::Gone; // a new process reused the pid
+  }
+  return Holder::Alive;
 }
 
 namespace {
@@ -160,16 +240,23 @@ bool heldByAnotherProcess(const Device &dev, std::string &err) {
     return false;
   std::string ignored; // unreadable records: restoreStale reports them
   for (const RestoreRecord &r : listRestoreRecords(ignored)) {
-    if (r.pid == long(getpid()) ||
-        !sameDevice(name, mirror, r.device, r.clockFile) ||
-        !processAlive(r.pid))
+    if ((r.pid == long(getpid()) && holderOf(r) == Holder::Alive) ||
+        !sameDevice(name, mirror, r.device, r.clockFile))
+      continue;
+    Holder h = holderOf(r);
+    if (h == Holder::Gone)
       continue;
     err = dev.identity() + ": process " + std::to_string(r.pid) +
-          " is changing its clocks or power limit (its restore record " +
-          r.path +
+          (h == Holder::Unknown ? " of another PID namespace (" +
+                                      r.pidNamespace + ") may be changing"
+                                : " is changing") +
+          " its clocks or power limit (its restore record " + r.path +
           "); a second process changing them would undo its settings "
           "(a clock sweep measured at another clock, a plan reset by the "
-          "other's restore): run one at a time";
+          "other's restore): run one at a time" +
+          (h == Holder::Unknown ? "; once that process is gone, `energy-prof "
+                                  "restore --force` restores the device"
+                                : "");
     return true;
   }
   return false;
@@ -195,7 +282,11 @@ bool restoreFromRecord(const RestoreRecord &r, std::string &err) {
     err = r.path + ": unknown device '" + r.device + "'";
     return false;
   }
-  if (!dev->resetSmClock(err) || !dev->resetPowerLimit(err))
+  bool clock = r.clockChanged != 0, power = r.powerChanged != 0;
+  if (power)
+    dev->priorPowerLimitW = r.powerPriorW;
+  if ((clock && !dev->resetSmClock(err)) ||
+      (power && !dev->resetPowerLimit(err)))
     return false;
   // A simulated device's "hardware" is its mirror files: the restore holds
   // only if they now read the defaults.
@@ -211,8 +302,11 @@ bool restoreFromRecord(const RestoreRecord &r, std::string &err) {
     return false;
   };
   if (auto *sim = dynamic_cast<SimDevice *>(dev.get());
-      sim && (!reads(r.clockFile, sim->currentSmClock()) ||
-              !reads(r.powerFile, std::lround(sim->params().tdp))))
+      sim &&
+      ((clock && !reads(r.clockFile, sim->currentSmClock())) ||
+       (power && !reads(r.powerFile,
+                        std::lround(r.powerPriorW > 0 ? r.powerPriorW
+                                                      : sim->params().tdp)))))
     return false;
   if (unlink(r.path.c_str()) != 0 && errno != ENOENT) {
     err = r.path + ": restored, but the record stays: " + std::strerror(errno);
@@ -225,7 +319,7 @@ bool restoreFromRecord(const RestoreRecord &r, std::string &err) {
 static long liveHolderOf(const RestoreRecord &r,
                          const std::vector<RestoreRecord> &records) {
   for (const RestoreRecord &o : records)
-    if (o.pid != r.pid && processAlive(o.pid) &&
+    if (o.path != r.path && holderOf(o) != Holder::Gone &&
         sameDevice(r.device, r.clockFile, o.device, o.clockFile))
       return o.pid;
   return 0;
@@ -250,13 +344,16 @@ static bool dropIfSimulatorGone(const RestoreRecord &r) {
   return unlink(r.path.c_str()) == 0 || errno == ENOENT;
 }
 
-std::vector<RestoreOutcome> restoreStale(std::string &err) {
+std::vector<RestoreOutcome> restoreStale(std::string &err, bool force) {
   std::vector<RestoreRecord> records = listRestoreRecords(err);
   std::vector<RestoreOutcome> outcomes;
   for (const RestoreRecord &r : records) {
     RestoreOutcome o{RestoreOutcome::Restored, r, 0, ""};
-    if (processAlive(r.pid))
+    Holder h = holderOf(r);
+    if (h == Holder::Alive)
       o.kind = RestoreOutcome::Held;
+    else if (h == Holder::Unknown && !force)
+      o.kind = RestoreOutcome::Unverifiable;
     else if ((o.holder = liveHolderOf(r, records))) {
       o.kind = RestoreOutcome::Taken;
       if (unlink(r.path.c_str()) != 0 && errno != ENOENT) {
@@ -280,6 +377,13 @@ std::string describe(const RestoreOutcome &o) {
   case RestoreOutcome::Held:
     return r.device + ": held by process " + pid +
            ", which still runs: left alone";
+  case RestoreOutcome::Unverifiable:
+    return r.device + ": held by process " + pid +
+           " of another PID namespace (" + r.pidNamespace +
+           ", a container's), which cannot be checked from here: left alone "
+           "(once it is gone, `energy-prof restore --force` restores the "
+           "device; record " +
+           r.path + ")";
   case RestoreOutcome::Taken:
     return "dropped " + r.path + ": " + r.device + " of process " + pid +
            ", which is gone, is held by process " + std::to_string(o.holder) +
@@ -288,11 +392,22 @@ std::string describe(const RestoreOutcome &o) {
     return r.device + ": dropped " + r.path +
            " (the simulated device's state files' directory no longer "
            "exists)";
-  case RestoreOutcome::Restored:
-    return r.device +
-           ": restored the default clocks and power limit (left changed by "
-           "process " +
-           pid + ", which is gone; record " + r.path + ")";
+  case RestoreOutcome::Restored: {
+    std::string what;
+    if (r.clockChanged != 0)
+      what = "the default clocks";
+    if (r.powerChanged != 0) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%g W", r.powerPriorW);
+      what += std::string(what.empty() ? "" : " and ") +
+              (r.powerPriorW > 0
+                   ? "the power limit it had (" + std::string(buf) + ")"
+                   : "the default power limit");
+    }
+    return r.device + ": restored " + (what.empty() ? "nothing" : what) +
+           " (left changed by process " + pid + ", which is gone; record " +
+           r.path + ")";
+  }
   case RestoreOutcome::Failed:
     return "could not restore " + r.device + " of process " + pid + ": " +
            o.why;

@@ -91,6 +91,7 @@ bool SimDevice::setSmClock(int mhz, std::string &err) {
     return false;
   }
   clock = mhz;
+  clockChanged = true;
   // The record first, then the mirror (the simulated card's own state):
   // whoever sees the change also finds the record.
   if (onChanged)
@@ -113,21 +114,25 @@ bool SimDevice::powerLimits(PowerLimits &out, std::string &) const {
 bool SimDevice::setPowerLimit(double watts, std::string &err) {
   if (!(watts >= p.minPowerLimit && watts <= p.tdp)) {
     char buf[128];
-    std::snprintf(buf, sizeof buf, "power limit %g W outside [%g, %g] W",
-                  watts, p.minPowerLimit, p.tdp);
+    std::snprintf(buf, sizeof buf, "power limit %g W outside [%g, %g] W", watts,
+                  p.minPowerLimit, p.tdp);
     err = buf;
     return false;
+  }
+  if (!powerLimitChanged) {
+    priorPowerLimitW = limit;
+    powerLimitChanged = true;
   }
   limit = watts;
   if (onChanged)
     onChanged(*this);
-  publishClock();
+  publishPowerLimit();
   return true;
 }
 
 bool SimDevice::resetPowerLimit(std::string &) {
-  limit = p.tdp;
-  publishClock();
+  limit = priorPowerLimitW > 0 ? priorPowerLimitW : p.tdp;
+  publishPowerLimit();
   return true;
 }
 
@@ -153,8 +158,9 @@ static void publishInt(const std::string &path, long value) {
   ::close(fd);
 }
 
-void SimDevice::publishClock() const {
-  publishInt(clockStateFile, clock);
+void SimDevice::publishClock() const { publishInt(clockStateFile, clock); }
+
+void SimDevice::publishPowerLimit() const {
   publishInt(powerLimitStateFile, std::lround(limit));
 }
 

@@ -163,7 +163,10 @@ private:
   double voltage(int mhz) const;
   double timeAt(const KernelSpec &k, int mhz) const;
   double dynamicEnergyAt(const KernelSpec &k, int mhz) const;
+  /// Each setting's mirror is written when that setting changes only (a
+  /// restore of the power limit leaves another holder's clock).
   void publishClock() const;
+  void publishPowerLimit() const;
   void advance(double seconds, double dynamicPower);
   /// The kernel as it runs now: its DRAM bytes less what L2 holds for it.
   KernelSpec asRun(const KernelSpec &k) const;

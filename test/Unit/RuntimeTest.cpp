@@ -893,3 +893,83 @@ TEST(CApi, SameNameInManyThreads) {
 }
 
 } // namespace
+
+// A restore record names its process by pid, start time, boot and PID
+// namespace: a record of another PID namespace (a container's process,
+// whose pid means another process here) is left alone unless forced, and
+// a pid that a new process reuses is gone. Restored, the device gets back
+// what the record says was changed: the power limit it had before.
+TEST(RestoreRecords, TellLiveFromGoneHolders) {
+  std::string dir =
+      ::testing::TempDir() + "energy-rt-holders-" + std::to_string(::getpid());
+  ::mkdir(dir.c_str(), 0700);
+  ::setenv("ENERGY_RT_STATE_DIR", dir.c_str(), 1);
+  std::string clock = dir + "/clock", power = dir + "/power";
+  auto write = [](const std::string &path, const std::string &text) {
+    FILE *f = std::fopen(path.c_str(), "w");
+    ASSERT_TRUE(f);
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+  };
+  auto record = [&](const std::string &extra) {
+    write(dir + "/t.record",
+          "energy-rt restore record 1\npid " + std::to_string(::getpid()) +
+              "\ndevice sim:a100-sxm4\nclock_file " + clock + "\npower_file " +
+              power + "\nclock_changed 1\npower_changed 1\npower_prior_W " +
+              "250\n" + extra);
+  };
+  auto outcomes = [&](bool force) {
+    std::string err, log;
+    std::vector<RestoreOutcome::Kind> kinds;
+    for (const RestoreOutcome &o : restoreStale(err, force)) {
+      kinds.push_back(o.kind);
+      log += describe(o) + "\n";
+    }
+    EXPECT_EQ(err, "");
+    return std::make_pair(kinds, log);
+  };
+  write(clock, "900");
+  write(power, "300");
+  record("pid_ns pid:[1]\n"); // not this process's namespace
+  auto [kinds, log] = outcomes(false);
+  ASSERT_EQ(kinds.size(), 1u) << log;
+  EXPECT_EQ(kinds[0], RestoreOutcome::Unverifiable) << log;
+  EXPECT_NE(log.find("another PID namespace"), std::string::npos) << log;
+  EXPECT_EQ(readFile(clock), "900") << "left alone";
+  SimParams params;
+  ASSERT_TRUE(simParamsFor("a100", params));
+  SimDevice probe(params, 1);
+  probe.clockStateFile = clock;
+  std::string held;
+  EXPECT_TRUE(heldByAnotherProcess(probe, held));
+  EXPECT_NE(held.find("--force"), std::string::npos) << held;
+  std::tie(kinds, log) = outcomes(true);
+  ASSERT_EQ(kinds.size(), 1u) << log;
+  EXPECT_EQ(kinds[0], RestoreOutcome::Restored) << log;
+  EXPECT_EQ(readFile(clock), "1410");
+  EXPECT_EQ(readFile(power), "250") << "the limit it had, not the default";
+  EXPECT_NE(log.find("the power limit it had (250 W)"), std::string::npos)
+      << log;
+  // This process's pid with another start time: a process now gone.
+  write(clock, "900");
+  record("start_time 1\n");
+  std::tie(kinds, log) = outcomes(false);
+  ASSERT_EQ(kinds.size(), 1u) << log;
+  EXPECT_EQ(kinds[0], RestoreOutcome::Restored) << log;
+  EXPECT_EQ(readFile(clock), "1410");
+  // A record that says only the power limit changed leaves the clock.
+  write(clock, "900");
+  write(dir + "/t.record", "energy-rt restore record 1\npid 999999999\n"
+                           "device sim:a100-sxm4\nclock_file " +
+                               clock + "\npower_file " + power +
+                               "\nclock_changed 0\npower_changed 1\n");
+  std::tie(kinds, log) = outcomes(false);
+  ASSERT_EQ(kinds.size(), 1u) << log;
+  EXPECT_EQ(kinds[0], RestoreOutcome::Restored) << log;
+  EXPECT_EQ(readFile(clock), "900");
+  EXPECT_EQ(readFile(power), "400") << "the default, its prior unknown";
+  ::unsetenv("ENERGY_RT_STATE_DIR");
+  std::remove(clock.c_str());
+  std::remove(power.c_str());
+  ::rmdir(dir.c_str());
+}

@@ -205,6 +205,12 @@ static cl::opt<bool>
                       cl::desc("allow changing SM clocks (restored on exit)"),
                       cl::sub(characterizeSub), cl::sub(profileSub),
                       cl::sub(runPlanSub), cl::cat(category));
+static cl::opt<bool> forceRestore(
+    "force",
+    cl::desc("also restore the devices of records from other PID namespaces "
+             "(a container's processes, which cannot be checked from here): "
+             "only once those processes are gone"),
+    cl::sub(restoreSub), cl::cat(category));
 static cl::opt<uint64_t> seed("seed", cl::desc("simulated device seed"),
                               cl::init(1), cl::sub(characterizeSub),
                               cl::sub(probeSub), cl::sub(measureCompositeSub),
@@ -1017,6 +1023,7 @@ static int runPlanCommand(std::vector<std::string> child) {
           simState + "." + plan.devices[i].name + ".power";
       std::string ignored;
       sim->resetSmClock(ignored); // publish the starting state
+      sim->resetPowerLimit(ignored);
     }
     devices.push_back(dev.get());
     owned.push_back(std::move(dev));
@@ -1321,7 +1328,8 @@ static int profileCommand(std::vector<std::string> cmd) {
     std::string unreadable;
     for (const energy::rt::RestoreOutcome &o :
          energy::rt::restoreStale(unreadable))
-      if (o.kind != energy::rt::RestoreOutcome::Held)
+      if (o.kind != energy::rt::RestoreOutcome::Held &&
+          o.kind != energy::rt::RestoreOutcome::Unverifiable)
         WithColor::warning(errs(), "energy-prof")
             << "profile: " << describe(o) << "\n";
   }
@@ -1603,7 +1611,7 @@ static int servingCmd() {
 static int restoreCmd() {
   std::string err;
   std::vector<energy::rt::RestoreOutcome> outcomes =
-      energy::rt::restoreStale(err);
+      energy::rt::restoreStale(err, forceRestore);
   if (!err.empty())
     WithColor::warning(errs(), "energy-prof") << err << "\n";
   if (outcomes.empty()) {

@@ -9,7 +9,8 @@
  * default 250 W), and calls that each take FAKE_NVML_CALL_US microseconds
  * (default 0; about 2,250 on that machine). Clock and power-limit changes
  * are refused with NVML's "Insufficient Permissions", as for a non-root
- * user. Built with -DFAKE_NVML_OLD it lacks
+ * user; with FAKE_NVML_WRITABLE=1 they succeed, as for root, and hold for
+ * the process. Built with -DFAKE_NVML_OLD it lacks
  * nvmlDeviceGetTotalEnergyConsumption, like drivers before Volta's.
  *
  *===----------------------------------------------------------------------===*/
@@ -60,14 +61,17 @@ static void callCost(void) {
       return UNINITIALIZED;                                                    \
   } while (0)
 
+/* Reference counted, as NVML's own: each nvmlInit_v2 needs its
+ * nvmlShutdown (a second device opened and closed leaves the first open). */
 nvmlReturn_t nvmlInit_v2(void) {
   callCost();
-  initialized = 1;
-  startS = nowS();
+  if (initialized++ == 0)
+    startS = nowS();
   return OK;
 }
 nvmlReturn_t nvmlShutdown(void) {
-  initialized = 0;
+  if (initialized > 0)
+    --initialized;
   return OK;
 }
 nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned index, nvmlDevice_t *h) {
@@ -150,24 +154,37 @@ nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t h, unsigned mem,
   *count = n;
   return OK;
 }
+/* FAKE_NVML_WRITABLE=1: the settings a root user could change. */
+static unsigned lockedMhz, limitMw;
+static int writable(void) {
+  const char *w = getenv("FAKE_NVML_WRITABLE");
+  return w && strcmp(w, "1") == 0;
+}
+static unsigned currentLimitMw(void) { return limitMw ? limitMw : 700000; }
 nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t h, int type, unsigned *mhz) {
   CHECK_INIT();
   (void)h;
-  *mhz = type == 2 ? 3201 : 1980; /* NVML_CLOCK_MEM : NVML_CLOCK_SM */
+  /* NVML_CLOCK_MEM : NVML_CLOCK_SM */
+  *mhz = type == 2 ? 3201 : lockedMhz ? lockedMhz : 1980;
   return OK;
 }
 nvmlReturn_t nvmlDeviceSetGpuLockedClocks(nvmlDevice_t h, unsigned lo,
                                           unsigned hi) {
   CHECK_INIT();
   (void)h;
-  (void)lo;
   (void)hi;
-  return NO_PERMISSION;
+  if (!writable())
+    return NO_PERMISSION;
+  lockedMhz = lo;
+  return OK;
 }
 nvmlReturn_t nvmlDeviceResetGpuLockedClocks(nvmlDevice_t h) {
   CHECK_INIT();
   (void)h;
-  return NO_PERMISSION;
+  if (!writable())
+    return NO_PERMISSION;
+  lockedMhz = 0;
+  return OK;
 }
 nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t h,
                                                           unsigned *lo,
@@ -181,7 +198,7 @@ nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t h,
 nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t h, unsigned *mw) {
   CHECK_INIT();
   (void)h;
-  *mw = 700000;
+  *mw = currentLimitMw();
   return OK;
 }
 nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t h,
@@ -194,8 +211,12 @@ nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t h,
 nvmlReturn_t nvmlDeviceSetPowerManagementLimit(nvmlDevice_t h, unsigned mw) {
   CHECK_INIT();
   (void)h;
-  (void)mw;
-  return NO_PERMISSION;
+  if (!writable())
+    return NO_PERMISSION;
+  if (mw < 200000 || mw > 700000)
+    return INVALID_ARGUMENT;
+  limitMw = mw;
+  return OK;
 }
 const char *nvmlErrorString(nvmlReturn_t r) {
   switch (r) {

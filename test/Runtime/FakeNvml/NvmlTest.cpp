@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Nvml.h"
+#include "runtime/RestoreRecord.h"
 #include "runtime/include/energy_rt.h"
 #if ENERGY_CUDA_KERNELS
 #include "runtime/kernels/CudaDevice.h"
@@ -93,6 +94,59 @@ TEST(Nvml, DriverCallsAndErrors) {
   dev.reset();
   EXPECT_FALSE(openNvmlDevice(1, err));
   EXPECT_EQ(err, "nvmlDeviceGetHandleByIndex_v2(1): Invalid Argument");
+}
+
+// A guard restores what its process changed, and nothing else: a power cap
+// an administrator set (500 W of a 700 W default) stays through a
+// clock-only plan, and a plan that changes the power limit puts that cap
+// back, not the default -- on its end and from its restore record.
+TEST(Nvml, GuardRestoresOnlyWhatItChanged) {
+  if (oldVariant())
+    GTEST_SKIP();
+  struct Writable { // as root, for this test only
+    Writable() { setenv("FAKE_NVML_WRITABLE", "1", 1); }
+    ~Writable() { unsetenv("FAKE_NVML_WRITABLE"); }
+  } writable;
+  std::string err;
+  std::unique_ptr<Device> admin = openNvmlDevice(0, err),
+                          dev = openNvmlDevice(0, err);
+  ASSERT_TRUE(admin && dev) << err;
+  ASSERT_TRUE(admin->setPowerLimit(500, err)) << err; // nvidia-smi -pl 500
+  auto limitW = [&] {
+    PowerLimits pl;
+    EXPECT_TRUE(dev->powerLimits(pl, err)) << err;
+    return pl.currentW;
+  };
+  ASSERT_EQ(limitW(), 500);
+  {
+    ClockGuard guard(*dev);
+    ASSERT_TRUE(dev->setSmClock(1305, err)) << err;
+    EXPECT_EQ(dev->currentSmClock(), 1305);
+  }
+  EXPECT_EQ(dev->currentSmClock(), 1980);
+  EXPECT_EQ(limitW(), 500) << "a clock-only guard reset the power cap";
+  {
+    ClockGuard guard(*dev);
+    ASSERT_TRUE(dev->setPowerLimit(300, err)) << err;
+    ASSERT_TRUE(dev->setPowerLimit(350, err)) << err;
+    EXPECT_EQ(limitW(), 350);
+  }
+  EXPECT_EQ(limitW(), 500) << "the cap before the plan, not the default";
+  // From a record, as a process finding this one gone would: the power
+  // limit it had, and no clock (another holder's 1530 MHz stays).
+  RestoreRecord r;
+  r.device = "cuda:0";
+  r.path = "/nonexistent/record";
+  r.clockChanged = 0;
+  r.powerChanged = 1;
+  r.powerPriorW = 500;
+  ASSERT_TRUE(admin->setSmClock(1530, err)) << err;
+  ASSERT_TRUE(admin->setPowerLimit(250, err)) << err;
+  EXPECT_TRUE(restoreFromRecord(r, err)) << err;
+  EXPECT_EQ(limitW(), 500);
+  EXPECT_EQ(dev->currentSmClock(), 1530);
+  ASSERT_TRUE(admin->resetSmClock(err)) << err;
+  ASSERT_TRUE(admin->setPowerLimit(700, err)) << err;
 }
 
 // cuda:<i> is CUDA's numbering: the i-th GPU CUDA_VISIBLE_DEVICES lists
