@@ -114,6 +114,14 @@ static bool frontierOf(const Schedule &sched,
             " has an empty operating set";
       return false;
     }
+    for (const Option &opt : o)
+      if (!std::isfinite(opt.T) || !std::isfinite(opt.d) || opt.T < 0) {
+        err = "task " + std::to_string(origin ? (*origin)[t] : t) +
+              " has an option of T = " + std::to_string(opt.T) +
+              " s, d = " + std::to_string(opt.d) +
+              " J: times must be finite and non-negative, energies finite";
+        return false;
+      }
     opts[t] = paretoOptions(o, settings.quantum);
   }
 

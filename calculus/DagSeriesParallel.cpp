@@ -187,7 +187,7 @@ bool seriesParallelFrontier(const SpTree &tree,
   };
   size_t m = tree.nodes.size();
   std::vector<Front> f(m);
-  uint64_t work = 0;
+  uint64_t work = 0, stored = 0;
   struct Cand {
     double T, d;
     uint32_t i, j;
@@ -226,9 +226,40 @@ bool seriesParallelFrontier(const SpTree &tree,
       work += uint64_t(A.T.size()) * B.T.size();
       if (work > budget)
         return false;
-      for (uint32_t i = 0; i < A.T.size(); ++i)
-        for (uint32_t j = 0; j < B.T.size(); ++j)
-          cand.push_back({A.T[i] + B.T[j], A.d[i] + B.d[j], i, j});
+      // The Minkowski sum merged in T order, one cursor per point of the
+      // smaller side (each side's T ascends): memory grows with the
+      // fronts, not with the |A| x |B| pairs (2^27 pairs of 24 bytes
+      // would be 3 GB).
+      bool aSmall = A.T.size() <= B.T.size();
+      const Front &S = aSmall ? A : B, &L = aSmall ? B : A;
+      auto at = [&](uint32_t i, uint32_t j) {
+        return Cand{S.T[i] + L.T[j], S.d[i] + L.d[j], i, j};
+      };
+      auto later = [](const Cand &x, const Cand &y) {
+        return x.T > y.T || (x.T == y.T && x.d > y.d);
+      };
+      std::vector<Cand> heap;
+      heap.reserve(S.T.size());
+      for (uint32_t i = 0; i < S.T.size(); ++i)
+        heap.push_back(at(i, 0));
+      std::make_heap(heap.begin(), heap.end(), later);
+      double best = std::numeric_limits<double>::infinity();
+      while (!heap.empty()) {
+        std::pop_heap(heap.begin(), heap.end(), later);
+        Cand x = heap.back();
+        heap.pop_back();
+        if (x.d < best) {
+          best = x.d;
+          r.T.push_back(x.T);
+          r.d.push_back(x.d);
+          r.ia.push_back(aSmall ? x.i : x.j);
+          r.ib.push_back(aSmall ? x.j : x.i);
+        }
+        if (x.j + 1 < L.T.size()) {
+          heap.push_back(at(x.i, x.j + 1));
+          std::push_heap(heap.begin(), heap.end(), later);
+        }
+      }
     } else {
       work += A.T.size() + B.T.size();
       // Windows: every point's T; each side's cheapest point within it is
@@ -247,8 +278,13 @@ bool seriesParallelFrontier(const SpTree &tree,
           cand.push_back({std::max(A.T[i], B.T[j]), A.d[i] + B.d[j],
                           uint32_t(i), uint32_t(j)});
       }
+      prune(cand, r);
     }
-    prune(cand, r);
+    // Every node's front is kept for the back-pointers: past 2^24 points
+    // (~400 MB) the caller falls back as past the work budget.
+    stored += r.T.size();
+    if (stored > (uint64_t(1) << 24))
+      return false;
   }
   // The root: E = P T + d, Pareto-min in (T, E), fastest first.
   const Front &root = f[tree.root];

@@ -431,6 +431,30 @@ struct EnergyFillSignaturesPass
       }
       if (tried == before)
         return;
+      // A coefficient past a double's range (1e300 J per FLOP) prices
+      // infinite energies, which no reader takes back: refused at the
+      // task, naming the model.
+      if (succeeded(priced)) {
+        auto finite = [](SignatureAttr sig) {
+          return std::isfinite(sig.time()) &&
+                 std::isfinite(sig.dynamicEnergy()) &&
+                 std::isfinite(sig.sigmaTime()) &&
+                 std::isfinite(sig.sigmaDynamic());
+        };
+        SignatureAttr worst = task.getSigAttr();
+        if (ArrayAttr opts = task.getOptionsAttr())
+          for (Attribute a : opts)
+            if (auto o = dyn_cast<OptionAttr>(a); o && !finite(o.getSig()))
+              worst = o.getSig();
+        if (worst && !finite(worst)) {
+          priced = task.emitOpError("energy-fill-signatures: ")
+                   << model << " prices this task at T = " << worst.time()
+                   << " s, d = " << worst.dynamicEnergy()
+                   << " J, sigma_d = " << worst.sigmaDynamic()
+                   << " J: a coefficient overflows a double (its field in "
+                      "the wrong unit?)";
+        }
+      }
       if (failed(priced)) {
         moreFailed += bad;
         bad = true;
