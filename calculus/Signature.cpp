@@ -300,6 +300,18 @@ Signature multi(const Signature &a, const Signature &b, CompositionError &err) {
 bool Composer::add(const Signature &x) {
   if (err)
     return false;
+  dirty = true;
+  if (op != Op::Seq) {
+    // U = E - b T, b the power it waits at: par's shared s, multi's exit.
+    double b = op == Op::Par ? x.s : x.exitPower();
+    double covET = x.covUT + x.s * x.varT;
+    mu.push_back(x.clarkT);
+    var.push_back(x.varT);
+    covUT.push_back(covET - b * x.varT);
+    sumVarU += x.varE - 2 * b * covET + b * b * x.varT;
+    sumShift += x.excessE - b * (x.clarkT - x.T);
+    waitPower = op == Op::Par ? x.s : waitPower + b;
+  }
   if (count++ == 0) {
     acc = x;
     return true;
@@ -316,6 +328,30 @@ bool Composer::add(const Signature &x) {
     break;
   }
   return !err;
+}
+
+// CALCULUS.md section 3 for n operands: E = sum_i U_i + S M with M the max
+// of the operands' times, so Var(E) = sum Var(U_i) + S^2 Var(M) + 2 S sum_i
+// Cov(U_i, T_i) p_i, and E[E] - E() = sum_i (excess_i - b_i (E[T_i] - T_i))
+// + S (E[M] - T): the binary rule (composeMax) with the n-ary max.
+const Signature &Composer::result() const {
+  if (!dirty)
+    return finished;
+  dirty = false;
+  finished = acc;
+  MaxMomentsN m;
+  if (op == Op::Seq || count < 3 || err || !maxMomentsN(mu, var, m))
+    return finished;
+  double covUM = 0;
+  for (size_t i = 0; i < m.p.size(); ++i)
+    covUM += covUT[i] * m.p[i];
+  double S = waitPower;
+  finished.varT = m.var;
+  finished.clarkT = m.mean;
+  finished.varE = std::max(0.0, sumVarU + S * S * m.var + 2 * S * covUM);
+  finished.covUT = covUM + (S - finished.s) * m.var;
+  finished.excessE = sumShift + S * (m.mean - finished.T);
+  return finished;
 }
 
 //===----------------------------------------------------------------------===//
@@ -342,10 +378,164 @@ MaxMoments clarkMax(double mu1, double var1, double mu2, double var2) {
   }
   double a = (mu1 - mu2) / theta;
   double pa = normalCdf(a), pna = normalCdf(-a), fa = normalPdf(a);
-  double m1 = mu1 * pa + mu2 * pna + theta * fa;
-  double m2 = (mu1 * mu1 + var1) * pa + (mu2 * mu2 + var2) * pna +
-              (mu1 + mu2) * theta * fa;
-  return {m1, std::max(0.0, m2 - m1 * m1), pa};
+  // The moments about mu2 (the means' difference is within 9 theta): the
+  // raw E[M^2] - E[M]^2 cancels to nothing where theta is 1e-8 of the means
+  // (two 1000 s operands of 10 us spread gave 0).
+  double d1 = mu1 - mu2;
+  double m1 = d1 * pa + theta * fa;
+  double m2 = (d1 * d1 + var1) * pa + var2 * pna + d1 * theta * fa;
+  return {mu2 + m1, std::max(0.0, m2 - m1 * m1), pa};
+}
+
+namespace {
+/// The 16-point Gauss-Legendre rule on [-1, 1] (nodes by Newton's method
+/// on P_16, once).
+struct GaussLegendre16 {
+  double x[16], w[16];
+  GaussLegendre16() {
+    const int n = 16;
+    for (int i = 0; i < n; ++i) {
+      double z = std::cos(M_PI * (i + 0.75) / (n + 0.5)), dp = 0;
+      for (int it = 0; it < 100; ++it) {
+        double p0 = 1, p1 = 0;
+        for (int k = 1; k <= n; ++k) {
+          double p2 = p1;
+          p1 = p0;
+          p0 = ((2 * k - 1) * z * p1 - (k - 1) * p2) / k;
+        }
+        dp = n * (z * p0 - p1) / (z * z - 1);
+        double dz = p0 / dp;
+        z -= dz;
+        if (std::fabs(dz) < 1e-16)
+          break;
+      }
+      x[i] = z;
+      w[i] = 2 / ((1 - z * z) * dp * dp);
+    }
+  }
+};
+} // namespace
+
+bool maxMomentsN(const std::vector<double> &mu, const std::vector<double> &var,
+                 MaxMomentsN &out) {
+  size_t n = mu.size();
+  out = MaxMomentsN();
+  out.p.assign(n, 0);
+  if (n == 0)
+    return true;
+  const double K = 8.5; // Phi(-8.5) ~ 1e-17: below double precision
+  std::vector<double> sd(n);
+  double L = -std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < n; ++i) {
+    sd[i] = std::sqrt(std::max(0.0, var[i]));
+    L = std::max(L, mu[i] - K * sd[i]);
+  }
+  // The operands that can be the max, their means counted from L (so that
+  // a microsecond spread on a 1000 s mean keeps its digits).
+  std::vector<size_t> live;
+  double U = L;
+  for (size_t i = 0; i < n; ++i)
+    if (mu[i] + K * sd[i] > L || (sd[i] == 0 && mu[i] == L)) {
+      live.push_back(i);
+      U = std::max(U, mu[i] + K * sd[i]);
+    }
+  if (live.size() > 4096)
+    return false;
+  std::vector<double> m(live.size()), s(live.size());
+  for (size_t k = 0; k < live.size(); ++k) {
+    m[k] = mu[live[k]] - L;
+    s[k] = sd[live[k]];
+  }
+  double width = U - L;
+  if (!(width > 0)) { // every live operand a constant at L
+    out.mean = L;
+    out.p[live.front()] = 1;
+    return true;
+  }
+  // Panels: broken at every constant (F jumps there) and around every
+  // Gaussian operand, then no wider than a 64th of the range.
+  std::vector<double> cuts = {0, width};
+  static const double ks[] = {-6, -4, -3, -2, -1, -0.5, 0, 0.5, 1, 2, 3, 4, 6};
+  for (size_t k = 0; k < m.size(); ++k) {
+    if (s[k] == 0)
+      cuts.push_back(m[k]);
+    else if (m.size() <= 256)
+      for (double c : ks)
+        cuts.push_back(m[k] + c * s[k]);
+  }
+  for (int i = 1; i < 64; ++i)
+    cuts.push_back(width * i / 64);
+  auto panels = [&](std::vector<double> c) {
+    std::sort(c.begin(), c.end());
+    std::vector<double> u;
+    for (double x : c)
+      if (x >= 0 && x <= width && (u.empty() || x > u.back()))
+        u.push_back(x);
+    return u;
+  };
+  static const GaussLegendre16 gl;
+  // F and, per live operand, its density and prod_{j != i} Phi_j at y.
+  std::vector<double> phi(m.size()), Phi(m.size());
+  auto at = [&](double y, bool wantP, double wy) {
+    double logF = 0;
+    size_t zeros = 0;
+    for (size_t k = 0; k < m.size(); ++k) {
+      double c = s[k] > 0 ? normalCdf((y - m[k]) / s[k]) : (y >= m[k] ? 1 : 0);
+      Phi[k] = c;
+      if (c > 0)
+        logF += std::log(c);
+      else
+        ++zeros;
+    }
+    if (wantP)
+      for (size_t k = 0; k < m.size(); ++k) {
+        if (s[k] == 0)
+          continue;
+        double others =
+            zeros - (Phi[k] == 0) > 0
+                ? 0
+                : std::exp(logF - (Phi[k] > 0 ? std::log(Phi[k]) : 0));
+        out.p[live[k]] += wy * normalPdf((y - m[k]) / s[k]) / s[k] * others;
+      }
+    return zeros ? 0.0 : std::exp(logF);
+  };
+  // Pass 1: E[M] - L = int_0^width (1 - F), and each p_i.
+  std::vector<double> c1 = panels(cuts);
+  double mean = 0;
+  for (size_t j = 0; j + 1 < c1.size(); ++j) {
+    double a = c1[j], b = c1[j + 1], h = (b - a) / 2;
+    for (int q = 0; q < 16; ++q) {
+      double y = a + h * (1 + gl.x[q]), w = h * gl.w[q];
+      mean += w * (1 - at(y, true, w));
+    }
+  }
+  // A constant's chance of being the max: every other operand below it.
+  for (size_t k = 0; k < m.size(); ++k) {
+    if (s[k] != 0)
+      continue;
+    double p = 1;
+    for (size_t j = 0; j < m.size() && p > 0; ++j)
+      if (j != k)
+        p *= s[j] > 0 ? normalCdf((m[k] - m[j]) / s[j])
+                      : (m[j] < m[k] || (m[j] == m[k] && j > k) ? 1 : 0);
+    out.p[live[k]] = p;
+  }
+  // Pass 2: Var(M) = 2 int_{E[M]} (y - E[M]) (1 - F) + 2 int^{E[M]}
+  // (E[M] - y) F, on panels also broken at E[M].
+  cuts.push_back(mean);
+  std::vector<double> c2 = panels(cuts);
+  double v = 0;
+  for (size_t j = 0; j + 1 < c2.size(); ++j) {
+    double a = c2[j], b = c2[j + 1], h = (b - a) / 2;
+    for (int q = 0; q < 16; ++q) {
+      double y = a + h * (1 + gl.x[q]), w = h * gl.w[q];
+      double F = at(y, false, 0);
+      v += 2 * w * (y >= mean ? (y - mean) * (1 - F) : (mean - y) * F);
+    }
+  }
+  out.mean = L + mean;
+  out.var = std::max(0.0, v);
+  return true;
 }
 
 double normalQuantile(double p) {

@@ -2,8 +2,11 @@
 
 #include "passes/Passes.h"
 
+#include "calculus/Signature.h"
 #include "dialect/Energy/Units.h"
 #include "dialect/Sched/Sched.h"
+
+#include <cmath>
 
 using namespace mlir;
 
@@ -20,11 +23,17 @@ Location energy::moduleErrorLoc(ModuleOp module) {
 
 bool energy::checkConfidence(ModuleOp module, llvm::StringRef pass,
                              double confidence) {
-  if (confidence > 0 && confidence < 1)
+  // Within (0, 1), and far enough from 1 that its two-sided Gaussian
+  // quantile is a number (0.9999999999999999 rounds 0.5 + c / 2 to 1: an
+  // infinite interval, a deviation test that always passes).
+  if (confidence > 0 && confidence < 1 &&
+      std::isfinite(calculus::twoSidedQuantile(confidence)))
     return true;
-  InFlightDiagnostic d = emitError(moduleErrorLoc(module))
-                         << pass << ": confidence must lie in (0, 1); got "
-                         << formatNumber(confidence);
+  InFlightDiagnostic d =
+      emitError(moduleErrorLoc(module))
+      << pass << ": confidence must lie in (0, 1)"
+      << (confidence > 0 && confidence < 1 ? ", at most 1 - 1e-15" : "")
+      << "; got " << formatNumber(confidence);
   if (confidence >= 50 && confidence < 100)
     d << " (a fraction: " << formatNumber(confidence) << " % is "
       << formatNumber(confidence / 100) << ")";

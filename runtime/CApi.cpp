@@ -452,7 +452,7 @@ bool startProfile(const std::string &list, std::string &why) {
     char *end = nullptr;
     long n = std::strtol(v, &end, 10);
     if (end == v || *end || n < 0 || n > 1000000) {
-      why = std::string(var) + "='" + v + "' is not a count";
+      why = std::string(var) + "='" + v + "' is not a count from 0 to 1000000";
       return false;
     }
     out = unsigned(n);

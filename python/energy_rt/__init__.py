@@ -595,7 +595,7 @@ def _own_gpu_index():
     return int(local) if local.isdigit() and int(local) <= 4095 else 0
 
 
-def _torch_sync():
+def _torch_sync(index=None):
     """Waits for PyTorch's queued CUDA work, if the program uses it. Looked
     up at each window edge, not once: a Monitor is often made before the
     model moves to the GPU (CUDA not yet initialized then), and a program
@@ -603,7 +603,9 @@ def _torch_sync():
     pays for importing it)."""
     torch = sys.modules.get("torch")
     if torch is not None and torch.cuda.is_initialized():
-        torch.cuda.synchronize()
+        # The measured GPU's work (Zeus syncs each of its gpu_indices): a
+        # model on cuda:1 without set_device is not torch's current device.
+        torch.cuda.synchronize(index)
 
 
 class _ThreadWindows:
@@ -628,16 +630,22 @@ class Monitor:
     "cuda:<i>" | "cuda" (this process's GPU). GPU indices are CUDA's, as
     torch.cuda numbers them: where CUDA_VISIBLE_DEVICES is set, the i-th
     GPU it lists.
-    sync_execution: synchronize CUDA at window edges when PyTorch uses it.
+    sync_execution: synchronize CUDA at window edges when PyTorch uses it
+    (the measured GPU's work; torch's current device where the device is
+    simulated), and before a cancelled window is dropped.
     sync_execution_with: Zeus's argument; "torch" only.
+    Positional arguments come in ZeusMonitor's order (gpu_indices,
+    cpu_indices, approx_instant_energy, log_file, sync_execution_with);
+    sync_execution and device are keywords.
     With ENERGY_RT_FLUSH_AT_EXIT set, the DB is written at exit however
     the process exits (SIGTERM included, where the program has no SIGTERM
     handler of its own).
     """
 
-    def __init__(self, gpu_indices=None, sync_execution=True, device=None,
-                 sync_execution_with="torch", cpu_indices=None,
-                 approx_instant_energy=False, log_file=None):
+    def __init__(self, gpu_indices=None, cpu_indices=None,
+                 approx_instant_energy=False, log_file=None,
+                 sync_execution_with="torch", *, sync_execution=True,
+                 device=None):
         # Without a device: the one this process already measures, else
         # ENERGY_RT_DEVICE, else this process's GPU. Set but empty is a
         # mistake (a script's unset variable), not "this process's GPU".
@@ -706,13 +714,29 @@ class Monitor:
             self.gpu_indices = [int(measured[5:])]
         else:
             self.gpu_indices = [0]
+        source = ("device=" if device is not None else "ENERGY_RT_DEVICE"
+                  if os.environ.get("ENERGY_RT_DEVICE") else
+                  "an earlier Monitor")
         if (gpu_indices is not None and measured.startswith("cuda:")
                 and measured != "cuda:%d" % gpu_indices[0]):
             raise ValueError("gpu_indices=%r, but this process measures %s "
-                             "(%s)" % (gpu_indices, measured,
-                                       "ENERGY_RT_DEVICE" if device is None
-                                       else "device="))
-        self._sync = _torch_sync if sync_execution else None
+                             "(%s)" % (gpu_indices, measured, source))
+        # One device per process, whatever index a Monitor keys it by: a
+        # second Monitor keying the same simulated device as another GPU
+        # would count its energy twice in a sum over GPUs.
+        if gpu_indices is not None:
+            first = _state.setdefault("monitor_index", gpu_indices[0])
+            if first != gpu_indices[0]:
+                raise ValueError(
+                    "gpu_indices=%r, but this process measures %s as GPU %d "
+                    "(%s): energy_rt measures one GPU per process"
+                    % (gpu_indices, self.device, first, source))
+        # The GPU whose CUDA work a window waits for: the measured one
+        # (CUDA's numbering, as torch's), else torch's current device.
+        index = (int(measured[5:]) if measured.startswith("cuda:")
+                 and measured[5:].isdigit() else None)
+        self._sync = ((lambda: _torch_sync(index)) if sync_execution
+                      else None)
         # Simulated devices know a window's energy when it ends; a GPU's
         # comes with the counter's next update (Measurement reads it then).
         self._deferred = not self.device.startswith("sim:")
@@ -776,6 +800,11 @@ class Monitor:
         (Zeus's argument) it is discarded as abort_window does, and an
         empty Measurement returned."""
         if cancel:
+            # Zeus waits here too: the cancelled window's GPU work must not
+            # spill into the next window.
+            self._opened(name)
+            if self._sync and sync_execution is not False:
+                self._sync()
             self.abort_window(name)
             return Measurement(name=name, time=0.0, total_energy=0.0,
                                energy={self.gpu_indices[0]: 0.0}, s=self._s,

@@ -645,6 +645,34 @@ class EnergyRtTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "NUL"):
             energy_rt.Monitor(device="sim:a100\0x")
 
+    def test_zeus_positional_order_sync_and_one_gpu(self):
+        # ZeusMonitor's positional order (gpu_indices, cpu_indices,
+        # approx_instant_energy, log_file, sync_execution_with): a [] for
+        # cpu_indices no longer switches synchronization off. A window
+        # waits for the measured GPU's work, a cancelled one too (Zeus's);
+        # a second Monitor cannot key the process's one device as another
+        # GPU (a sum over GPUs would count it twice).
+        job = ("import sys, types, energy_rt\n"
+               "calls = []\n"
+               "t = types.ModuleType('torch')\n"
+               "t.cuda = types.SimpleNamespace(is_initialized=lambda: True, "
+               "synchronize=lambda device=None: calls.append(device))\n"
+               "sys.modules['torch'] = t\n"
+               "m = energy_rt.Monitor([0], [], False, None, 'torch')\n"
+               "m.begin_window('w'); m.end_window('w')\n"
+               "m.begin_window('c'); m.end_window('c', cancel=True)\n"
+               "print(len(calls))\n"
+               "energy_rt._torch_sync(1); print(calls[-1])\n"
+               "try:\n"
+               "    energy_rt.Monitor(gpu_indices=[1])\n"
+               "except ValueError as e:\n"
+               "    print('refused:', e)\n")
+        r = self._fresh(job, ENERGY_RT_DEVICE="sim:a100")
+        lines = r.stdout.splitlines()
+        self.assertEqual(lines[:2], ["4", "1"], r.stderr)
+        self.assertIn("one GPU per process", lines[2])
+        self.assertIn("(ENERGY_RT_DEVICE)", lines[2])
+
     def test_region_reentrant(self):
         # A decorated function that calls itself, or two of its coroutines
         # at once on one thread: the outermost window measures, the calls

@@ -1168,6 +1168,12 @@ static int profileCommand(std::vector<std::string> cmd) {
                 "--adaptive");
   if (iterationsPerClock < 1)
     return fail("--iterations-per-clock must be at least 1");
+  // The runtime takes counts up to a million from the job's environment:
+  // checked here, before the job starts, not in every rank after it did.
+  if (iterationsPerClock > 1000000 || warmupIterations > 1000000)
+    return fail("--iterations-per-clock and --warmup take at most 1000000 "
+                "iterations each; got " +
+                Twine(iterationsPerClock) + " and " + Twine(warmupIterations));
   if (iterationsPerClock == 1)
     errs() << "energy-prof: warning: --iterations-per-clock 1: one run per "
               "region and clock has no variance, so the DB's sigmas are 0 "
@@ -1769,6 +1775,11 @@ int main(int argc, char **argv) {
     return fail(command + " needs --kernels");
   if (runs < 2)
     return fail("--runs must be at least 2");
+  // Each run is at least one pass over the kernels (and keeps its
+  // measurements): a count past ten million is a typo, not a sweep (2^32 - 1
+  // ran for hours, its memory growing).
+  if (runs > 10000000)
+    return fail("--runs takes at most 10000000 runs; got " + Twine(runs));
   if (measureCompositeSub)
     return measureComposite(*dev);
   if ((!clocks.empty() || !powerLimitsW.empty()) && !allowClockChanges)
