@@ -65,9 +65,26 @@ inline std::string describeClocks(const std::vector<int> &clocks) {
   return out + " MHz";
 }
 
+/// An exclusive claim on a device's settings: a lock (flock(2)) on a file
+/// named after the device, held while a ClockGuard holds the device. The
+/// kernel drops it when its process ends however it ends (SIGKILL too) and
+/// sees it from any PID namespace, so two processes that check at the same
+/// moment cannot both go ahead (heldByAnotherProcess, RestoreRecord.h).
+struct DeviceClaim {
+  int fd = -1;
+  DeviceClaim() = default;
+  DeviceClaim(const DeviceClaim &) = delete;
+  DeviceClaim &operator=(const DeviceClaim &) = delete;
+  ~DeviceClaim() { release(); }
+  void release();
+};
+
 class Device {
 public:
   virtual ~Device() = default;
+  /// Taken by heldByAnotherProcess when the device is free; released when
+  /// the ClockGuard holding the device ends (or with the device).
+  mutable DeviceClaim claim;
   virtual std::string identity() const = 0;
   /// A name that opens this device again in another process ("cuda:0",
   /// "sim:a100-sxm4"), for restore records (RestoreRecord.h); empty when

@@ -235,6 +235,7 @@ ClockGuard::~ClockGuard() {
   bool restored = resetDevice(dev);
   if (mine >= 0)
     dropRecord(mine, restored);
+  dev.claim.release(); // the device is free for another process now
 }
 
 } // namespace rt

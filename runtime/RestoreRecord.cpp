@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cmath>
@@ -17,8 +18,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <dirent.h>
+#include <fcntl.h>
 #include <fstream>
 #include <sstream>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -234,10 +237,60 @@ bool sameDevice(const std::string &deviceA, const std::string &clockA,
 }
 } // namespace
 
+void DeviceClaim::release() {
+  if (fd >= 0)
+    ::close(fd); // the lock goes with the last descriptor
+  fd = -1;
+}
+
+namespace {
+/// The lock file of a device: its name, or for a simulated device the
+/// canonical path of its mirror (hashed: FNV-1a), in one folder per user.
+std::string claimPath(const std::string &name, const std::string &mirror) {
+  std::string dir = "/tmp/energy-rt-locks-" + std::to_string(getuid());
+  mkdir(dir.c_str(), 0700);
+  std::string key = name;
+  if (!mirror.empty()) {
+    uint64_t h = 1469598103934665603ull;
+    for (char c : canonicalPath(mirror))
+      h = (h ^ uint8_t(c)) * 1099511628211ull;
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "-%016llx", (unsigned long long)h);
+    key += buf;
+  }
+  for (char &c : key)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-')
+      c = '_';
+  return dir + "/" + key + ".lock";
+}
+} // namespace
+
 bool heldByAnotherProcess(const Device &dev, std::string &err) {
   std::string name = dev.reopenName(), mirror = dev.clockMirror();
   if (name.empty() || (dev.simulated() && mirror.empty()))
     return false;
+  // The claim first: of two processes that check at once, one gets it.
+  if (dev.claim.fd < 0) {
+    std::string path = claimPath(name, mirror);
+    int fd =
+        ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      bool busy = errno == EWOULDBLOCK;
+      ::close(fd);
+      fd = -1;
+      if (busy) {
+        err = dev.identity() +
+              ": another process is changing its clocks or power limit "
+              "(it holds " +
+              path +
+              "); a second process changing them would undo its settings "
+              "(a clock sweep measured at another clock, a plan reset by the "
+              "other's restore): run one at a time";
+        return true;
+      }
+    }
+    dev.claim.fd = fd; // -1 where no lock could be made: the records decide
+  }
   std::string ignored; // unreadable records: restoreStale reports them
   for (const RestoreRecord &r : listRestoreRecords(ignored)) {
     if ((r.pid == long(getpid()) && holderOf(r) == Holder::Alive) ||
@@ -257,6 +310,7 @@ bool heldByAnotherProcess(const Device &dev, std::string &err) {
           (h == Holder::Unknown ? "; once that process is gone, `energy-prof "
                                   "restore --force` restores the device"
                                 : "");
+    dev.claim.release();
     return true;
   }
   return false;

@@ -71,13 +71,16 @@ std::vector<RestoreRecord> listRestoreRecords(std::string &err);
 enum class Holder { Alive, Gone, Unknown };
 Holder holderOf(const RestoreRecord &r);
 
-/// Whether another live process holds a restore record of `dev` -- it is
-/// changing that device's clocks or power limit now (a GPU by its NVML
-/// index; a simulated device by the state file that mirrors its clock:
-/// simulators without one are each process's own). Then `err` says which
-/// process and why a second must not change them too (each would undo the
-/// other's settings: a clock sweep measured at the wrong clock, a restore
-/// that resets the other's plan).
+/// Whether another live process holds `dev` -- it is changing that
+/// device's clocks or power limit now (a GPU by its NVML index; a simulated
+/// device by the state file that mirrors its clock: simulators without one
+/// are each process's own). Then `err` says which process and why a second
+/// must not change them too (each would undo the other's settings: a clock
+/// sweep measured at the wrong clock, a restore that resets the other's
+/// plan). Otherwise this process claims it (Device::claim: a lock in
+/// /tmp/energy-rt-locks-<uid>, whatever the restore-record folder, so jobs
+/// of one user in different sessions see each other), so that a second
+/// process checking at the same moment is refused.
 bool heldByAnotherProcess(const Device &dev, std::string &err);
 
 /// What became of one record when the stale ones were restored.
