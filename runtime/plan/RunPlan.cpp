@@ -27,13 +27,13 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
 #include <functional>
 #include <memory>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <thread>
-
-extern char **environ;
+#include <unistd.h>
 
 namespace energy {
 namespace rt {
@@ -224,34 +224,70 @@ bool applyFirst(const Plan &plan, const std::vector<Device *> &devices,
 }
 
 /// Starts the command with an empty signal mask. A signal between the
-/// spawn and knowing the child's pid would find no child to forward to:
-/// they are blocked over the spawn, the pid recorded, then pending ones let
-/// through.
+/// start and knowing the child's pid would find no child to forward to:
+/// they are blocked over the fork, the pid recorded, then pending ones let
+/// through. The command gets SIGTERM if run-plan dies first (SIGKILL, the
+/// OOM killer: PR_SET_PDEATHSIG), so it never runs on without the guard
+/// that restores its devices -- whose settings another process would then
+/// restore under it. exec's failure comes back through a close-on-exec
+/// pipe.
 bool spawnCommand(const std::vector<std::string> &command, pid_t &child,
                   std::string &err) {
   std::vector<char *> argv;
   for (const std::string &a : command)
     argv.push_back(const_cast<char *>(a.c_str()));
   argv.push_back(nullptr);
+  int report[2];
+  if (::pipe2(report, O_CLOEXEC) != 0) {
+    err = std::string("cannot run '") + command[0] +
+          "': pipe: " + std::strerror(errno);
+    return false;
+  }
   sigset_t handled, previousMask;
   sigemptyset(&handled);
   for (int sig : handledSignals)
     sigaddset(&handled, sig);
   ::sigprocmask(SIG_BLOCK, &handled, &previousMask);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t empty;
-  sigemptyset(&empty);
-  posix_spawnattr_setsigmask(&attr, &empty);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
-  int rc =
-      ::posix_spawnp(&child, argv[0], nullptr, &attr, argv.data(), environ);
-  posix_spawnattr_destroy(&attr);
-  if (rc == 0)
+  pid_t parent = ::getpid();
+  child = ::fork();
+  if (child == 0) {
+    ::close(report[0]);
+    // The handlers run-plan installed are its own; the command starts
+    // with the default dispositions and nothing blocked.
+    for (int sig : handledSignals)
+      ::signal(sig, SIG_DFL);
+    sigset_t empty;
+    sigemptyset(&empty);
+    ::sigprocmask(SIG_SETMASK, &empty, nullptr);
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) // run-plan died before the line above
+      ::_exit(127);
+    ::execvp(argv[0], argv.data());
+    int e = errno;
+    (void)!::write(report[1], &e, sizeof e);
+    ::_exit(127);
+  }
+  int forkErrno = errno;
+  ::close(report[1]);
+  if (child > 0)
     runningChild = child;
   ::sigprocmask(SIG_SETMASK, &previousMask, nullptr);
-  if (rc != 0) {
-    err = "cannot run '" + command[0] + "': " + std::strerror(rc);
+  if (child < 0) {
+    ::close(report[0]);
+    err = "cannot run '" + command[0] + "': fork: " + std::strerror(forkErrno);
+    return false;
+  }
+  int execErrno = 0;
+  ssize_t got;
+  do
+    got = ::read(report[0], &execErrno, sizeof execErrno);
+  while (got < 0 && errno == EINTR);
+  ::close(report[0]);
+  if (got == ssize_t(sizeof execErrno)) {
+    int status;
+    ::waitpid(child, &status, 0);
+    runningChild = 0;
+    err = "cannot run '" + command[0] + "': " + std::strerror(execErrno);
     return false;
   }
   return true;
