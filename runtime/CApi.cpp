@@ -74,6 +74,10 @@ struct Region {
   /// (State::clockChanges): a run during which it changed the clock has no
   /// one clock's signature.
   unsigned long long clockChangesAtBegin = 0;
+  /// The sampler's polls that found another process holding the device,
+  /// before the current run began (EnergySampler::foreignPolls).
+  unsigned long long foreignAtBegin = 0;
+  bool foreignAtStart = false;
   Stats all;                    ///< every recorded run
   std::map<int, Stats> byClock; ///< the same runs, per SM clock (not those
                                 ///< across a clock change)
@@ -200,6 +204,7 @@ struct State {
   /// nothing before any was said.
   uint64_t simRuns = 0;
   bool saidNoSimWork = false;
+  bool saidForeignHolder = false;
   Profile profile;
   /// ENERGY_RT_FLUSH_AT_EXIT (empty: unset) and ENERGY_RT_FLUSH_INTERVAL:
   /// the shard is also written during the job (checkpointShard).
@@ -1063,6 +1068,18 @@ int er_init(const char *device) {
     // Polled every 10 ms: a change is placed within 5 ms of when it
     // happened, against the counter's 100 ms period.
     state.sampler = std::make_unique<EnergySampler>(*state.dev, 0.01);
+    // Another process changing this device's settings (it holds the
+    // device's claim, RestoreRecord.h) is seen at every poll: a run across
+    // it has no one clock.
+    std::shared_ptr<int> lockFd(new int(-1), [](int *fd) {
+      if (*fd >= 0)
+        ::close(*fd);
+      delete fd;
+    });
+    Device *dev = state.dev.get();
+    state.sampler->heldElsewhere = [dev, lockFd] {
+      return claimedElsewhere(*dev, *lockFd);
+    };
     state.sampler->noteSmClock(state.dev->currentSmClock());
     state.sampler->pollOnce(); // the curve starts before any region
     state.sampler->start();
@@ -1078,6 +1095,7 @@ int er_init(const char *device) {
   state.openPlanned = 0;
   state.simRuns = 0;
   state.saidNoSimWork = false;
+  state.saidForeignHolder = false;
   state.switches = 0;
   state.profile = Profile();
   if (const char *list = std::getenv("ENERGY_RT_PROFILE_CLOCKS")) {
@@ -1479,6 +1497,10 @@ int er_begin_in(unsigned owner, const char *name) {
   }
   r.smMhz = clockNow();
   r.clockChangesAtBegin = state.clockChanges;
+  if (state.sampler) {
+    r.foreignAtBegin = state.sampler->foreignPolls();
+    r.foreignAtStart = state.sampler->heldElsewhereAtLastPoll();
+  }
   r.record =
       !(state.profile.active && state.profile.step < state.profile.warmup) &&
       !state.profile.done && !state.profile.interrupted;
@@ -1529,6 +1551,23 @@ int endRegion(const char *fn, unsigned owner, const char *name,
   // Across a clock change the runtime made (a nested planned region's, a
   // profile's step): in the totals, under no clock.
   int runMhz = state.clockChanges == r.clockChangesAtBegin ? r.smMhz : 0;
+  // Across another process's hold on the device (a clock sweep, a plan):
+  // its clocks were not this run's to know. In the totals, under no clock,
+  // and said once.
+  if (state.sampler &&
+      (r.foreignAtStart || state.sampler->foreignPolls() != r.foreignAtBegin ||
+       state.sampler->heldElsewhereAtLastPoll())) {
+    runMhz = 0;
+    if (!state.saidForeignHolder) {
+      state.saidForeignHolder = true;
+      std::fprintf(stderr,
+                   "energy_rt: warning: region '%s' ran while another process "
+                   "was changing %s's clocks or power limit (it holds the "
+                   "device's claim): such runs are in the region's totals "
+                   "but in no clock's DB entry\n",
+                   name, state.dev->identity().c_str());
+    }
+  }
   if (!state.sampler) {
     // A simulated device in virtual time runs only the work reported to
     // it: a job ported from Zeus as it is (its PyTorch code runs on the

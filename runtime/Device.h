@@ -12,6 +12,7 @@
 #define RUNTIME_DEVICE_H
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -71,7 +72,7 @@ inline std::string describeClocks(const std::vector<int> &clocks) {
 /// sees it from any PID namespace, so two processes that check at the same
 /// moment cannot both go ahead (heldByAnotherProcess, RestoreRecord.h).
 struct DeviceClaim {
-  int fd = -1;
+  std::atomic<int> fd{-1}; // read by a sampler's thread (claimedElsewhere)
   DeviceClaim() = default;
   DeviceClaim(const DeviceClaim &) = delete;
   DeviceClaim &operator=(const DeviceClaim &) = delete;

@@ -238,16 +238,19 @@ bool sameDevice(const std::string &deviceA, const std::string &clockA,
 } // namespace
 
 void DeviceClaim::release() {
-  if (fd >= 0)
-    ::close(fd); // the lock goes with the last descriptor
-  fd = -1;
+  int f = fd.exchange(-1);
+  if (f >= 0)
+    ::close(f); // the lock goes with the last descriptor
 }
 
 namespace {
 /// The lock file of a device: its name, or for a simulated device the
 /// canonical path of its mirror (hashed: FNV-1a), in one folder per user.
 std::string claimPath(const std::string &name, const std::string &mirror) {
-  std::string dir = "/tmp/energy-rt-locks-" + std::to_string(getuid());
+  const char *given = std::getenv("ENERGY_RT_LOCK_DIR");
+  std::string dir = given && *given
+                        ? std::string(given)
+                        : "/tmp/energy-rt-locks-" + std::to_string(getuid());
   mkdir(dir.c_str(), 0700);
   std::string key = name;
   if (!mirror.empty()) {
@@ -264,6 +267,24 @@ std::string claimPath(const std::string &name, const std::string &mirror) {
   return dir + "/" + key + ".lock";
 }
 } // namespace
+
+bool claimedElsewhere(const Device &dev, int &fd) {
+  if (dev.claim.fd >= 0)
+    return false; // ours: nobody else can hold it
+  if (fd < 0) {
+    std::string name = dev.reopenName();
+    if (name.empty())
+      return false;
+    fd = ::open(claimPath(name, dev.clockMirror()).c_str(),
+                O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+      return false; // never claimed yet: looked for again at the next poll
+  }
+  if (::flock(fd, LOCK_SH | LOCK_NB) != 0)
+    return errno == EWOULDBLOCK;
+  ::flock(fd, LOCK_UN);
+  return false;
+}
 
 bool heldByAnotherProcess(const Device &dev, std::string &err) {
   std::string name = dev.reopenName(), mirror = dev.clockMirror();

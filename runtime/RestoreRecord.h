@@ -78,10 +78,17 @@ Holder holderOf(const RestoreRecord &r);
 /// must not change them too (each would undo the other's settings: a clock
 /// sweep measured at the wrong clock, a restore that resets the other's
 /// plan). Otherwise this process claims it (Device::claim: a lock in
-/// /tmp/energy-rt-locks-<uid>, whatever the restore-record folder, so jobs
-/// of one user in different sessions see each other), so that a second
-/// process checking at the same moment is refused.
+/// $ENERGY_RT_LOCK_DIR, else /tmp/energy-rt-locks-<uid>, whatever the
+/// restore-record folder, so jobs of one user in different sessions see
+/// each other), so that a second process checking at the same moment is
+/// refused.
 bool heldByAnotherProcess(const Device &dev, std::string &err);
+
+/// Whether another process holds `dev`'s claim now (it is changing its
+/// clocks or power limit): a poll for processes that only measure. False
+/// where this process holds it or nobody ever claimed the device. `fd`:
+/// the caller's descriptor of the lock file, opened on first use (-1).
+bool claimedElsewhere(const Device &dev, int &fd);
 
 /// What became of one record when the stale ones were restored.
 struct RestoreOutcome {

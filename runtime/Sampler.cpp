@@ -38,6 +38,10 @@ void CounterTimeline::dropBefore(double t) {
 }
 
 void EnergySampler::pollOnce() {
+  bool foreign = heldElsewhere && heldElsewhere();
+  foreignNow.store(foreign);
+  if (foreign)
+    nForeign.fetch_add(1);
   double t0 = dev.now();
   uint64_t mj = dev.energyCounterMilliJoules();
   double t = 0.5 * (t0 + dev.now());

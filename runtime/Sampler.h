@@ -20,6 +20,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -78,6 +79,13 @@ public:
   }
   /// See CounterTimeline::dropBefore.
   void dropBefore(double t);
+  /// Polled with the counter: whether another process holds the device's
+  /// settings now (RestoreRecord.h's claim); `foreignPolls` counts the
+  /// polls that found one, so a run during which another process changed
+  /// the clocks is told from one that ran at one clock.
+  std::function<bool()> heldElsewhere;
+  unsigned long long foreignPolls() const { return nForeign.load(); }
+  bool heldElsewhereAtLastPoll() const { return foreignNow.load(); }
   /// The SM clock read at the last change (or set through `noteSmClock`).
   int smClock() const { return clock.load(std::memory_order_relaxed); }
   void noteSmClock(int mhz) { clock.store(mhz, std::memory_order_relaxed); }
@@ -95,7 +103,8 @@ private:
   uint64_t lastMj = 0;
   std::atomic<double> covered{-1e300};
   std::atomic<int> clock{0};
-  std::atomic<unsigned long long> nReads{0};
+  std::atomic<unsigned long long> nReads{0}, nForeign{0};
+  std::atomic<bool> foreignNow{false};
   std::atomic<bool> stopping{false};
   std::thread worker;
 };

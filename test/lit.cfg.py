@@ -56,6 +56,10 @@ if asan_runtime:
 config.environment["ENERGY_RT_STATE_DIR"] = os.path.join(
     config.energy_obj_root, "test", "restore-records")
 os.makedirs(config.environment["ENERGY_RT_STATE_DIR"], exist_ok=True)
+# So are the devices' claims (locks); the tests on the NVML test double,
+# whose "cuda:0" is each process's own, give each test its own folder.
+config.environment["ENERGY_RT_LOCK_DIR"] = os.path.join(
+    config.energy_obj_root, "test", "device-locks")
 
 # Datasets from public artifacts are read in place, never copied into the
 # repository: ENERGY_SHARED_DATA, else ../shared/data beside the checkout

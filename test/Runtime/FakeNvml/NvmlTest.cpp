@@ -21,6 +21,8 @@
 #include <csignal>
 #include <cstdlib>
 #include <dlfcn.h>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <sys/wait.h>
 #include <thread>
@@ -392,6 +394,55 @@ TEST(Nvml, CApiNestedRegionsKeepTheirHistory) {
   std::string db = ::testing::TempDir() + "nested-%r.json";
   EXPECT_EQ(er_flush(db.c_str()), 0) << er_last_error();
   er_shutdown();
+}
+
+// A process that only measures sees another process hold the device (a
+// clock sweep, a plan: its claim, RestoreRecord.h): a run across that hold
+// is in the region's totals but in no clock's entry of the DB, and said;
+// a run after it is filed under its clock again.
+TEST(Nvml, CApiRunsAcrossAnotherHolderHaveNoClock) {
+  if (oldVariant())
+    GTEST_SKIP();
+  int ready[2], done[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  ASSERT_EQ(::pipe(done), 0);
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) { // the other job: holds cuda:0 until told
+    std::string err;
+    std::unique_ptr<Device> dev = openNvmlDevice(0, err);
+    bool claimed = dev && !heldByAnotherProcess(*dev, err);
+    char c = claimed ? '1' : '0';
+    (void)!::write(ready[1], &c, 1);
+    (void)!::read(done[0], &c, 1);
+    ::_exit(claimed ? 0 : 3);
+  }
+  char c = 0;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+  ASSERT_EQ(c, '1') << "the other process could not claim the device";
+  ASSERT_EQ(er_init("cuda:0"), 0) << er_last_error();
+  RegionTotals during, after;
+  ASSERT_TRUE(sleepRegion("during", 200, during)) << er_last_error();
+  (void)!::write(done[1], "x", 1);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  std::this_thread::sleep_for(std::chrono::milliseconds(50)); // a poll
+  ASSERT_TRUE(sleepRegion("after", 200, after)) << er_last_error();
+  EXPECT_EQ(during.n, 1u);
+  std::string path = ::testing::TempDir() + "foreign-holder-" +
+                     std::to_string(::getpid()) + ".json";
+  ASSERT_EQ(er_flush(path.c_str()), 0) << er_last_error();
+  er_shutdown();
+  std::ifstream in(path);
+  std::string db((std::istreambuf_iterator<char>(in)),
+                 std::istreambuf_iterator<char>());
+  std::remove(path.c_str());
+  // Entries are per region and clock: "after" has one, "during" none.
+  EXPECT_NE(db.find("\"key\": \"after\""), std::string::npos) << db;
+  EXPECT_EQ(db.find("\"key\": \"during\""), std::string::npos) << db;
+  for (int fd : {ready[0], ready[1], done[0], done[1]})
+    ::close(fd);
 }
 
 TEST(Nvml, CApiAcrossFork) {
