@@ -12,7 +12,12 @@ namespace dag {
 double quantize(double t, double q) {
   if (q <= 0)
     return t;
-  return std::floor(t / q + 1e-9) * q;
+  // A quantum below t's last digit (or one whose ratio overflows: 1e-308
+  // on a 10 s task) floors nothing.
+  double k = t / q;
+  if (!(k < 9007199254740992.0))
+    return t;
+  return std::floor(k + 1e-9) * q;
 }
 } // namespace dag
 
