@@ -445,7 +445,7 @@ static bool frontierOf(const Schedule &sched,
         std::fill(carry.begin(), carry.end(), 0.0);
         for (uint32_t t = 0; t < n; ++t) {
           const ConvexHull &h = pb.tasks[t];
-          // The hull runs slowest vertex first; k: the fastest vertex at or
+          // The hull runs slowest vertex first; k: the slowest vertex at or
           // below the duration, k - 1 the one above it.
           double u = std::clamp(dur[t], h.T.back(), h.T.front());
           size_t k = size_t(std::lower_bound(h.T.begin(), h.T.end(), u,
@@ -473,7 +473,7 @@ static bool frontierOf(const Schedule &sched,
           return;
         for (int i = 0; i < 12; ++i)
           (dither((lo + hi) / 2) ? lo : hi) = (lo + hi) / 2;
-        dither(lo);
+        dither(std::max(lo, 1.0 / 64)); // 1/64 fits (checked above)
       }
       dithered.fill(D);
       keep(dithered);

@@ -188,6 +188,7 @@ bool seriesParallelFrontier(const SpTree &tree,
   size_t m = tree.nodes.size();
   std::vector<Front> f(m);
   uint64_t work = 0, stored = 0;
+  const uint64_t kMaxStored = uint64_t(1) << 24;
   struct Cand {
     double T, d;
     uint32_t i, j;
@@ -249,6 +250,10 @@ bool seriesParallelFrontier(const SpTree &tree,
         Cand x = heap.back();
         heap.pop_back();
         if (x.d < best) {
+          // The cap (below) checked as the front grows: one composition of
+          // non-convex fronts can hold |A| x |B| Pareto points.
+          if (stored + r.T.size() >= kMaxStored)
+            return false;
           best = x.d;
           r.T.push_back(x.T);
           r.d.push_back(x.d);
@@ -283,7 +288,7 @@ bool seriesParallelFrontier(const SpTree &tree,
     // Every node's front is kept for the back-pointers: past 2^24 points
     // (~400 MB) the caller falls back as past the work budget.
     stored += r.T.size();
-    if (stored > (uint64_t(1) << 24))
+    if (stored > kMaxStored)
       return false;
   }
   // The root: E = P T + d, Pareto-min in (T, E), fastest first.

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <tuple>
 
 namespace energy {
 namespace calculus {
@@ -430,8 +431,9 @@ bool maxMomentsN(const std::vector<double> &mu, const std::vector<double> &var,
     sd[i] = std::sqrt(std::max(0.0, var[i]));
     L = std::max(L, mu[i] - K * sd[i]);
   }
-  // The operands that can be the max, their means counted from L (so that
-  // a microsecond spread on a 1000 s mean keeps its digits).
+  // The operands that can be the max, grouped where alike (a pipeline's
+  // identical lanes: F = prod_g Phi_g^k_g), their means counted from L (so
+  // that a microsecond spread on a 1000 s mean keeps its digits).
   std::vector<size_t> live;
   double U = L;
   for (size_t i = 0; i < n; ++i)
@@ -439,12 +441,43 @@ bool maxMomentsN(const std::vector<double> &mu, const std::vector<double> &var,
       live.push_back(i);
       U = std::max(U, mu[i] + K * sd[i]);
     }
-  if (live.size() > 4096)
-    return false;
-  std::vector<double> m(live.size()), s(live.size());
-  for (size_t k = 0; k < live.size(); ++k) {
-    m[k] = mu[live[k]] - L;
-    s[k] = sd[live[k]];
+  std::sort(live.begin(), live.end(), [&](size_t a, size_t b) {
+    return std::make_tuple(sd[a], mu[a], a) < std::make_tuple(sd[b], mu[b], b);
+  });
+  std::vector<double> m, s;
+  std::vector<std::vector<size_t>> members;
+  for (size_t i : live) {
+    if (!members.empty() && sd[i] == s.back() && mu[i] - L == m.back()) {
+      members.back().push_back(i);
+      continue;
+    }
+    m.push_back(mu[i] - L);
+    s.push_back(sd[i]);
+    members.push_back({i});
+  }
+  size_t groups = m.size();
+  if (groups > kMaxOperandsExact) {
+    // Clark's pairwise fold in one order whatever the operands' (least
+    // variance first, which errs least): the running max as a Gaussian,
+    // each operand's chance of being the max the product of the fold's
+    // Phi(a) after it.
+    double rm = mu[live[0]], rv = var[live[0]];
+    std::vector<double> keep(live.size(), 1); // Phi(a) of step k
+    for (size_t k = 1; k < live.size(); ++k) {
+      size_t i = live[k];
+      MaxMoments c = clarkMax(rm, rv, mu[i], var[i]);
+      keep[k] = c.p1;
+      rm = c.mean;
+      rv = c.var;
+    }
+    double after = 1; // the product of the later steps' Phi(a)
+    for (size_t k = live.size(); k-- > 0;) {
+      out.p[live[k]] = (k ? 1 - keep[k] : 1) * after;
+      after *= keep[k];
+    }
+    out.mean = rm;
+    out.var = rv;
+    return true;
   }
   double width = U - L;
   if (!(width > 0)) { // every live operand a constant at L
@@ -453,15 +486,15 @@ bool maxMomentsN(const std::vector<double> &mu, const std::vector<double> &var,
     return true;
   }
   // Panels: broken at every constant (F jumps there) and around every
-  // Gaussian operand, then no wider than a 64th of the range.
+  // Gaussian group, then no wider than a 64th of the range.
   std::vector<double> cuts = {0, width};
   static const double ks[] = {-6, -4, -3, -2, -1, -0.5, 0, 0.5, 1, 2, 3, 4, 6};
-  for (size_t k = 0; k < m.size(); ++k) {
-    if (s[k] == 0)
-      cuts.push_back(m[k]);
-    else if (m.size() <= 256)
+  for (size_t g = 0; g < groups; ++g) {
+    if (s[g] == 0)
+      cuts.push_back(m[g]);
+    else
       for (double c : ks)
-        cuts.push_back(m[k] + c * s[k]);
+        cuts.push_back(m[g] + c * s[g]);
   }
   for (int i = 1; i < 64; ++i)
     cuts.push_back(width * i / 64);
@@ -474,28 +507,28 @@ bool maxMomentsN(const std::vector<double> &mu, const std::vector<double> &var,
     return u;
   };
   static const GaussLegendre16 gl;
-  // F and, per live operand, its density and prod_{j != i} Phi_j at y.
-  std::vector<double> phi(m.size()), Phi(m.size());
+  // F and, per group, a member's density times the other operands' Phi.
+  std::vector<double> Phi(groups), pg(groups, 0);
   auto at = [&](double y, bool wantP, double wy) {
     double logF = 0;
     size_t zeros = 0;
-    for (size_t k = 0; k < m.size(); ++k) {
-      double c = s[k] > 0 ? normalCdf((y - m[k]) / s[k]) : (y >= m[k] ? 1 : 0);
-      Phi[k] = c;
+    for (size_t g = 0; g < groups; ++g) {
+      double c = s[g] > 0 ? normalCdf((y - m[g]) / s[g]) : (y >= m[g] ? 1 : 0);
+      Phi[g] = c;
       if (c > 0)
-        logF += std::log(c);
+        logF += double(members[g].size()) * std::log(c);
       else
-        ++zeros;
+        zeros += members[g].size();
     }
     if (wantP)
-      for (size_t k = 0; k < m.size(); ++k) {
-        if (s[k] == 0)
+      for (size_t g = 0; g < groups; ++g) {
+        if (s[g] == 0)
           continue;
         double others =
-            zeros - (Phi[k] == 0) > 0
+            zeros - (Phi[g] == 0) > 0
                 ? 0
-                : std::exp(logF - (Phi[k] > 0 ? std::log(Phi[k]) : 0));
-        out.p[live[k]] += wy * normalPdf((y - m[k]) / s[k]) / s[k] * others;
+                : std::exp(logF - (Phi[g] > 0 ? std::log(Phi[g]) : 0));
+        pg[g] += wy * normalPdf((y - m[g]) / s[g]) / s[g] * others;
       }
     return zeros ? 0.0 : std::exp(logF);
   };
@@ -509,16 +542,21 @@ bool maxMomentsN(const std::vector<double> &mu, const std::vector<double> &var,
       mean += w * (1 - at(y, true, w));
     }
   }
-  // A constant's chance of being the max: every other operand below it.
-  for (size_t k = 0; k < m.size(); ++k) {
-    if (s[k] != 0)
+  for (size_t g = 0; g < groups; ++g) {
+    if (s[g] != 0) {
+      for (size_t i : members[g])
+        out.p[i] = pg[g];
       continue;
+    }
+    // A constant's chance of being the max: every other operand below it
+    // (a tie among equal constants goes to the first).
     double p = 1;
-    for (size_t j = 0; j < m.size() && p > 0; ++j)
-      if (j != k)
-        p *= s[j] > 0 ? normalCdf((m[k] - m[j]) / s[j])
-                      : (m[j] < m[k] || (m[j] == m[k] && j > k) ? 1 : 0);
-    out.p[live[k]] = p;
+    for (size_t h = 0; h < groups && p > 0; ++h)
+      if (h != g)
+        p *= s[h] > 0 ? std::pow(normalCdf((m[g] - m[h]) / s[h]),
+                                 double(members[h].size()))
+                      : (m[h] < m[g] ? 1 : 0);
+    out.p[members[g].front()] = p;
   }
   // Pass 2: Var(M) = 2 int_{E[M]} (y - E[M]) (1 - F) + 2 int^{E[M]}
   // (E[M] - y) F, on panels also broken at E[M].

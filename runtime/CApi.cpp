@@ -205,6 +205,9 @@ struct State {
   uint64_t simRuns = 0;
   bool saidNoSimWork = false;
   bool saidForeignHolder = false;
+  /// The sampler's descriptor of the device's lock file (closed in a
+  /// forked child).
+  std::shared_ptr<int> lockPollFd;
   Profile profile;
   /// ENERGY_RT_FLUSH_AT_EXIT (empty: unset) and ENERGY_RT_FLUSH_INTERVAL:
   /// the shard is also written during the job (checkpointShard).
@@ -251,6 +254,15 @@ void afterForkParent() { state.mu.unlock(); }
 void afterForkChild() {
   state.metricsServer.forgetAfterFork();
   if (state.dev) {
+    // The parent's claim on the device, and the sampler's descriptor of
+    // its lock, are the parent's: the child's copies go (a flock stays
+    // while any descriptor of it is open: a DataLoader worker would hold
+    // the device after its parent ended).
+    state.dev->claim.release();
+    if (state.lockPollFd && *state.lockPollFd >= 0) {
+      ::close(*state.lockPollFd);
+      *state.lockPollFd = -1;
+    }
     (void)state.sampler.release();
     (void)state.guard.release();
     (void)state.dev.release();
@@ -1076,6 +1088,7 @@ int er_init(const char *device) {
         ::close(*fd);
       delete fd;
     });
+    state.lockPollFd = lockFd;
     Device *dev = state.dev.get();
     state.sampler->heldElsewhere = [dev, lockFd] {
       return claimedElsewhere(*dev, *lockFd);

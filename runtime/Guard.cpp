@@ -235,6 +235,10 @@ ClockGuard::~ClockGuard() {
   bool restored = resetDevice(dev);
   if (mine >= 0)
     dropRecord(mine, restored);
+  if (restored) { // a later guard records, and restores, its own changes
+    dev.clockChanged = dev.powerLimitChanged = false;
+    dev.priorPowerLimitW = 0;
+  }
   dev.claim.release(); // the device is free for another process now
 }
 

@@ -311,6 +311,7 @@ def _forked_child():
     # of its own.
     measured = _state["device"] is not None
     _state["device"] = None
+    _state.pop("monitor_index", None)  # the child's own Monitors key anew
     _state["forked"] = measured
     _state["worker_flush"] = _state["flushed"] = False
     region._monitor = None
@@ -724,13 +725,12 @@ class Monitor:
         # One device per process, whatever index a Monitor keys it by: a
         # second Monitor keying the same simulated device as another GPU
         # would count its energy twice in a sum over GPUs.
-        if gpu_indices is not None:
-            first = _state.setdefault("monitor_index", gpu_indices[0])
-            if first != gpu_indices[0]:
-                raise ValueError(
-                    "gpu_indices=%r, but this process measures %s as GPU %d "
-                    "(%s): energy_rt measures one GPU per process"
-                    % (gpu_indices, self.device, first, source))
+        first = _state.setdefault("monitor_index", self.gpu_indices[0])
+        if first != self.gpu_indices[0]:
+            raise ValueError(
+                "gpu_indices=%r, but this process measures %s as GPU %d "
+                "(%s): energy_rt measures one GPU per process"
+                % (gpu_indices, self.device, first, source))
         # The GPU whose CUDA work a window waits for: the measured one
         # (CUDA's numbering, as torch's), else torch's current device.
         index = (int(measured[5:]) if measured.startswith("cuda:")

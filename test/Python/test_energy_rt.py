@@ -672,6 +672,21 @@ class EnergyRtTest(unittest.TestCase):
         self.assertEqual(lines[:2], ["4", "1"], r.stderr)
         self.assertIn("one GPU per process", lines[2])
         self.assertIn("(ENERGY_RT_DEVICE)", lines[2])
+        # A first Monitor without indices keys the device as GPU 0 too; a
+        # forked child's Monitors key its own device anew.
+        job = ("import os, energy_rt\n"
+               "energy_rt.Monitor()\n"
+               "try:\n"
+               "    energy_rt.Monitor(gpu_indices=[1]); print('accepted')\n"
+               "except ValueError:\n"
+               "    print('refused')\n"
+               "pid = os.fork()\n"
+               "if pid == 0:\n"
+               "    m = energy_rt.Monitor(device='sim:h100', gpu_indices=[1])\n"
+               "    os._exit(0 if m.gpu_indices == [1] else 3)\n"
+               "print(os.waitpid(pid, 0)[1])\n")
+        r = self._fresh(job, ENERGY_RT_DEVICE="sim:a100")
+        self.assertEqual(r.stdout.split(), ["refused", "0"], r.stderr)
 
     def test_region_reentrant(self):
         # A decorated function that calls itself, or two of its coroutines

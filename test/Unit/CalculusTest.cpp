@@ -452,6 +452,55 @@ TEST(Uncertainty, MaxOfManyAgainstMonteCarloInEveryOrder) {
   }
 }
 
+// Many operands: alike ones are one kind (a power of its Phi), so 256
+// identical narrow operands beside a wide one keep their share of the max
+// (it was 0 past 256 operands); past 32 kinds the fold in one order, the
+// same whatever the operands' order, its chances still adding up to 1.
+TEST(Uncertainty, MaxOfManyOperands) {
+  std::vector<double> mu(257, 10), var(257, 1e-12);
+  var[0] = 1;
+  MaxMomentsN m;
+  ASSERT_TRUE(maxMomentsN(mu, var, m));
+  double narrow = 0;
+  for (size_t i = 1; i < m.p.size(); ++i)
+    narrow += m.p[i];
+  // Monte Carlo of max(N(10, 1), 10 + ~0): the wide one is the max when it
+  // is above 10, half the time.
+  expectRel(0.5, narrow, 1e-3, "the narrow operands' share");
+  expectRel(1, narrow + m.p[0], 1e-6, "the chances add up to 1");
+  // 40 kinds: 40 operands N(1 + 0.002 i, 0.1^2), in two orders.
+  std::vector<double> a, v;
+  for (int i = 0; i < 40; ++i) {
+    a.push_back(1 + 0.002 * i);
+    v.push_back(0.01);
+  }
+  MaxMomentsN f1, f2;
+  ASSERT_TRUE(maxMomentsN(a, v, f1));
+  std::reverse(a.begin(), a.end());
+  ASSERT_TRUE(maxMomentsN(a, v, f2));
+  EXPECT_EQ(f1.mean, f2.mean);
+  EXPECT_EQ(f1.var, f2.var);
+  double total = 0;
+  for (double p : f1.p)
+    total += p;
+  expectRel(1, total, 1e-9, "the fold's chances add up to 1");
+  std::mt19937_64 gen(5);
+  std::normal_distribution<double> n01(0, 1);
+  double sum = 0, sumSq = 0;
+  const int draws = 200000;
+  for (int k = 0; k < draws; ++k) {
+    double mx = -1e300;
+    for (double x : a)
+      mx = std::max(mx, x + 0.1 * n01(gen));
+    sum += mx;
+    sumSq += mx * mx;
+  }
+  double mean = sum / draws, sd = std::sqrt(sumSq / draws - mean * mean);
+  expectRel(mean, f1.mean, 0.01, "E[max] of 40 kinds (the fold)");
+  expectRel(sd, std::sqrt(f1.var), 0.15,
+            "sd of the max of 40 kinds (the fold)");
+}
+
 TEST(Uncertainty, MaxMomentsKeepTinySpreads) {
   // Two and three operands of 1000 s with a 10 us spread: the moments about
   // the means keep their digits (E[M^2] - E[M]^2 gave 0).
