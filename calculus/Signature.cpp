@@ -437,7 +437,8 @@ bool maxMomentsN(const std::vector<double> &mu, const std::vector<double> &var,
   std::vector<size_t> live;
   double U = L;
   for (size_t i = 0; i < n; ++i)
-    if (mu[i] + K * sd[i] > L || (sd[i] == 0 && mu[i] == L)) {
+    if (mu[i] + K * sd[i] >= L) { // (>=: a spread below the mean's last
+                                  // digit leaves mu + K sd == L)
       live.push_back(i);
       U = std::max(U, mu[i] + K * sd[i]);
     }

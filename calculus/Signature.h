@@ -180,8 +180,9 @@ private:
 /// costs kinds^2 x ~400 normal CDFs), Clark's pairwise fold in one order
 /// (least variance first): order-independent, approximate (the fold's
 /// error: Monte Carlo's sd of the max of 3 to 32 like operands is 1-11 %
-/// above it). Always true (false is kept for callers).
-constexpr size_t kMaxOperandsExact = 32;
+/// above it), and not continuous across the threshold. Always true (false
+/// is kept for callers).
+constexpr size_t kMaxOperandsExact = 128;
 struct MaxMomentsN {
   double mean = 0, var = 0;
   std::vector<double> p;

@@ -238,6 +238,14 @@ ClockGuard::~ClockGuard() {
   if (restored) { // a later guard records, and restores, its own changes
     dev.clockChanged = dev.powerLimitChanged = false;
     dev.priorPowerLimitW = 0;
+  } else { // each setting whose reset succeeded (tried again) is forgotten
+    std::string err;
+    if (dev.clockChanged && dev.resetSmClock(err))
+      dev.clockChanged = false;
+    if (dev.powerLimitChanged && dev.resetPowerLimit(err)) {
+      dev.powerLimitChanged = false;
+      dev.priorPowerLimitW = 0;
+    }
   }
   dev.claim.release(); // the device is free for another process now
 }

@@ -295,6 +295,12 @@ bool heldByAnotherProcess(const Device &dev, std::string &err) {
     std::string path = claimPath(name, mirror);
     int fd =
         ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    // A measuring process's poll (claimedElsewhere) holds a shared lock for
+    // microseconds: tried again over ~20 ms before it counts as a holder.
+    for (int i = 0; fd >= 0 && i < 10 && ::flock(fd, LOCK_EX | LOCK_NB) != 0 &&
+                    errno == EWOULDBLOCK;
+         ++i)
+      ::usleep(2000);
     if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
       bool busy = errno == EWOULDBLOCK;
       ::close(fd);

@@ -724,7 +724,11 @@ class Monitor:
                              "(%s)" % (gpu_indices, measured, source))
         # One device per process, whatever index a Monitor keys it by: a
         # second Monitor keying the same simulated device as another GPU
-        # would count its energy twice in a sum over GPUs.
+        # would count its energy twice in a sum over GPUs. A Monitor given
+        # no index (a region's, energy_rt.torch's) keys it as the first did.
+        first = _state.get("monitor_index")
+        if gpu_indices is None and first is not None:
+            self.gpu_indices = [first]
         first = _state.setdefault("monitor_index", self.gpu_indices[0])
         if first != self.gpu_indices[0]:
             raise ValueError(

@@ -687,6 +687,15 @@ class EnergyRtTest(unittest.TestCase):
                "print(os.waitpid(pid, 0)[1])\n")
         r = self._fresh(job, ENERGY_RT_DEVICE="sim:a100")
         self.assertEqual(r.stdout.split(), ["refused", "0"], r.stderr)
+        # A Monitor given no index (a region's) keys the device as the
+        # first Monitor did.
+        r = self._fresh("import energy_rt\n"
+                        "m = energy_rt.Monitor(gpu_indices=[1], "
+                        "device='sim:a100')\n"
+                        "with energy_rt.region('x'):\n"
+                        "    energy_rt.sim_run(1e9, 0)\n"
+                        "print(energy_rt.Monitor().gpu_indices)\n")
+        self.assertEqual(r.stdout.strip(), "[1]", r.stderr)
 
     def test_region_reentrant(self):
         # A decorated function that calls itself, or two of its coroutines

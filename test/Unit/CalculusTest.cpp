@@ -454,7 +454,7 @@ TEST(Uncertainty, MaxOfManyAgainstMonteCarloInEveryOrder) {
 
 // Many operands: alike ones are one kind (a power of its Phi), so 256
 // identical narrow operands beside a wide one keep their share of the max
-// (it was 0 past 256 operands); past 32 kinds the fold in one order, the
+// (it was 0 past 256 operands); past 128 kinds the fold in one order, the
 // same whatever the operands' order, its chances still adding up to 1.
 TEST(Uncertainty, MaxOfManyOperands) {
   std::vector<double> mu(257, 10), var(257, 1e-12);
@@ -468,10 +468,10 @@ TEST(Uncertainty, MaxOfManyOperands) {
   // is above 10, half the time.
   expectRel(0.5, narrow, 1e-3, "the narrow operands' share");
   expectRel(1, narrow + m.p[0], 1e-6, "the chances add up to 1");
-  // 40 kinds: 40 operands N(1 + 0.002 i, 0.1^2), in two orders.
+  // 150 kinds: N(1 + 0.0005 i, 0.1^2), in two orders.
   std::vector<double> a, v;
-  for (int i = 0; i < 40; ++i) {
-    a.push_back(1 + 0.002 * i);
+  for (int i = 0; i < 150; ++i) {
+    a.push_back(1 + 0.0005 * i);
     v.push_back(0.01);
   }
   MaxMomentsN f1, f2;
@@ -487,7 +487,7 @@ TEST(Uncertainty, MaxOfManyOperands) {
   std::mt19937_64 gen(5);
   std::normal_distribution<double> n01(0, 1);
   double sum = 0, sumSq = 0;
-  const int draws = 200000;
+  const int draws = 40000;
   for (int k = 0; k < draws; ++k) {
     double mx = -1e300;
     for (double x : a)
@@ -518,6 +518,12 @@ TEST(Uncertainty, MaxMomentsKeepTinySpreads) {
   for (double x : three.p)
     p += x;
   expectRel(1, p, 1e-8, "the max is one of them");
+  // A spread below the mean's last digit: the operands are constants (all
+  // of them were left out, and the first read out of range).
+  MaxMomentsN flat;
+  ASSERT_TRUE(maxMomentsN({1000, 1000, 1000}, {1e-40, 1e-40, 1e-40}, flat));
+  EXPECT_EQ(flat.mean, 1000);
+  expectRel(1, flat.p[0] + flat.p[1] + flat.p[2], 1e-12, "one of them");
 }
 
 TEST(Uncertainty, MultiVarianceUsesSummedStaticPower) {
