@@ -174,14 +174,20 @@ bool readSignatureDb(const std::string &path, SignatureDb &out,
       }
       if (const llvm::json::Value *w = ctx->get("power_limit_W")) {
         std::optional<double> watts = w->getAsNumber();
-        if (!watts || !std::isfinite(*watts) || *watts <= 0)
-          return bad("context.power_limit_W must be positive");
+        // A board's limit: watts to a few kW (1e300 W, or a denormal,
+        // became a plan's power cap).
+        if (!watts || !(*watts >= 1 && *watts <= 1e6))
+          return bad(
+              "context.power_limit_W must be a power limit from 1 W to 1e6 W");
         entry.powerLimit = *watts;
       }
       if (const llvm::json::Value *w = ctx->get("default_power_limit_W")) {
         std::optional<double> watts = w->getAsNumber();
-        if (!watts || !std::isfinite(*watts) || *watts <= 0)
-          return bad("context.default_power_limit_W must be positive");
+        // A board's limit: watts to a few kW (1e300 W, or a denormal,
+        // became a plan's power cap).
+        if (!watts || !(*watts >= 1 && *watts <= 1e6))
+          return bad("context.default_power_limit_W must be a power limit from "
+                     "1 W to 1e6 W");
         entry.defaultPowerLimit = *watts;
       }
     }

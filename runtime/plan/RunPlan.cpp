@@ -29,6 +29,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -399,6 +400,36 @@ int runPlan(const Plan &plan, const std::vector<Device *> &devices,
     return -1;
   RunPlanOptions::Mode mode = opts.mode.value_or(RunPlanOptions::Mode::Lock);
   std::vector<Event> events = timelineEvents(plan);
+  // Open-loop switches closer than a clock change takes (an NVML call is
+  // milliseconds: 2.25 ms measured on an H200) cannot be followed: a plan
+  // of T_s = 1 us made millions of switches a second. Refused, naming the
+  // shortest interval.
+  if (mode == RunPlanOptions::Mode::Timeline) {
+    const double kMinSwitchS = 0.01;
+    double shortest = std::numeric_limits<double>::infinity();
+    for (size_t i = 0; i < plan.devices.size(); ++i) {
+      std::vector<double> at;
+      for (const Event &e : events)
+        if (e.device == i)
+          at.push_back(e.offset);
+      for (size_t k = 1; k < at.size(); ++k)
+        shortest = std::min(shortest, at[k] - at[k - 1]);
+      if (at.size() > 1) // the wrap into the next iteration
+        shortest = std::min(shortest, plan.T - at.back() + at.front());
+    }
+    if (shortest < kMinSwitchS) {
+      char buf[320];
+      std::snprintf(buf, sizeof buf,
+                    "the plan switches a device's clock %g s after the last "
+                    "switch; timeline mode follows switches at least %g s "
+                    "apart (a clock change takes milliseconds): plan with a "
+                    "longer quantum, or follow it inside the job "
+                    "(er_plan_load)",
+                    shortest, kMinSwitchS);
+      err = buf;
+      return -1;
+    }
+  }
   logPlan(plan, devices, mode, opts.dryRun, log);
   // A plan made for one kind of GPU and run on another: its clocks may
   // exist there (checked above) but its times and energies are the other
