@@ -166,7 +166,7 @@ struct SchedToEnergyPass
     ModuleOp module = getOperation();
     if (makespanSamples < -1 || makespanSamples == 1 ||
         makespanSamples > 1000000) {
-      emitError(module.getLoc())
+      emitError(energy::moduleErrorLoc(module))
           << "sched-to-energy: makespan-samples=" << int64_t(makespanSamples)
           << " is not a sample count: give 2 to 1000000, 0 for none, or -1 "
              "for the default";

@@ -3,13 +3,16 @@
 // itself has no line: it used to print as file:0:0).
 // RUN: not energy-opt %s --energy-plan="quantum=-1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PLAN
 // PLAN-NOT: :0:0
-// PLAN: option-error-locations.mlir:[[# @LINE + 12]]:1: error: energy-plan: quantum and step must be finite and non-negative (s)
+// PLAN: option-error-locations.mlir:[[# @LINE + 15]]:1: error: energy-plan: quantum and step must be finite and non-negative (s)
 // RUN: not energy-opt %s --energy-evaluate="confidence=2" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EVAL
 // EVAL-NOT: :0:0
-// EVAL: option-error-locations.mlir:[[# @LINE + 9]]:1: error: energy-evaluate: confidence must lie in (0, 1)
+// EVAL: option-error-locations.mlir:[[# @LINE + 12]]:1: error: energy-evaluate: confidence must lie in (0, 1)
 // RUN: not energy-opt %s --energy-reduce="confidence=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REDUCE
 // REDUCE-NOT: :0:0
-// REDUCE: option-error-locations.mlir:[[# @LINE + 6]]:1: error: energy-reduce: confidence must lie in (0, 1)
+// REDUCE: option-error-locations.mlir:[[# @LINE + 9]]:1: error: energy-reduce: confidence must lie in (0, 1)
+// RUN: not energy-opt %s --sched-to-energy="makespan-samples=1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SAMPLES
+// SAMPLES-NOT: :0:0
+// SAMPLES: option-error-locations.mlir:[[# @LINE + 6]]:1: error: sched-to-energy: makespan-samples=1 is not a sample count
 // RUN: not energy-opt %s --energy-fill-signatures -o /dev/null 2>&1 | FileCheck %s --check-prefix=FILL
 // FILL-NOT: :0:0
 // FILL: option-error-locations.mlir:[[# @LINE + 3]]:1: error: energy-fill-signatures: needs db=PATH
