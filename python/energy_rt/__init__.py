@@ -154,6 +154,11 @@ def version():
     return _lib.er_version().decode()
 
 
+# The package's version, as packaging tools read it: the loaded library's
+# ("0.1.0"; the package and the library are built and installed together).
+__version__ = version().split()[1] if len(version().split()) > 1 else "0"
+
+
 def rank():
     """The process's rank from RANK, LOCAL_RANK, SLURM_PROCID or
     OMPI_COMM_WORLD_RANK (0 if none); ValueError if the first one set is

@@ -645,6 +645,12 @@ class EnergyRtTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "NUL"):
             energy_rt.Monitor(device="sim:a100\0x")
 
+    def test_version(self):
+        # __version__ is the library's version number ("energy 0.1.0 (git
+        # ...)" -> "0.1.0").
+        self.assertRegex(energy_rt.__version__, r"^[0-9]+\.[0-9]+\.[0-9]+$")
+        self.assertIn(energy_rt.__version__, energy_rt.version())
+
     def test_zeus_positional_order_sync_and_one_gpu(self):
         # ZeusMonitor's positional order (gpu_indices, cpu_indices,
         # approx_instant_energy, log_file, sync_execution_with): a [] for
