@@ -426,8 +426,12 @@ int runPlan(const Plan &plan, const std::vector<Device *> &devices,
                     "longer quantum, or follow it inside the job "
                     "(er_plan_load)",
                     shortest, kMinSwitchS);
-      err = buf;
-      return -1;
+      // A dry run shows the plan anyway (it changes nothing), saying so.
+      if (!opts.dryRun) {
+        err = buf;
+        return -1;
+      }
+      log << "run-plan: warning: " << buf << "\n";
     }
   }
   logPlan(plan, devices, mode, opts.dryRun, log);
