@@ -3,8 +3,6 @@
 
 #include "calculus/DagInternal.h"
 
-#include <unordered_map>
-
 namespace energy {
 namespace calculus {
 namespace dag {
@@ -18,16 +16,10 @@ struct Classes {
 
   Classes(const Schedule &sched, const std::vector<TaskOptions> &opts) {
     size_t n = opts.size();
-    std::unordered_map<uint64_t, uint32_t> laneOf;
-    std::vector<uint32_t> taskLane(n), order(n);
-    for (uint32_t t = 0; t < n; ++t) {
-      const ScheduleTask &task = sched.tasks[t];
-      uint64_t key =
-          laneKey(task.devices.empty() ? 0 : task.devices[0], task.stream);
-      taskLane[t] = laneOf.emplace(key, uint32_t(laneOf.size())).first->second;
+    std::vector<uint32_t> taskLane, order(n);
+    lanes = laneIndices(sched, taskLane);
+    for (uint32_t t = 0; t < n; ++t)
       order[t] = t;
-    }
-    lanes = laneOf.size();
     auto less = [&](uint32_t a, uint32_t b) {
       if (taskLane[a] != taskLane[b])
         return taskLane[a] < taskLane[b];

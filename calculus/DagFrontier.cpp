@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
-#include <unordered_map>
 #include <unordered_set>
 
 namespace energy {
@@ -339,21 +338,8 @@ static bool frontierOf(const Schedule &sched,
                                      double(std::max<size_t>(K - 1, 1)));
     Sweep sw(dag, opts, FillRule::SlowestFitsPerSecond);
     // Each task's (device, stream) lane, for the rounding below.
-    std::vector<uint32_t> laneOf(n);
-    {
-      std::unordered_map<uint64_t, uint32_t> index;
-      for (uint32_t t = 0; t < n; ++t) {
-        const ScheduleTask &task = sched.tasks[t];
-        laneOf[t] =
-            index
-                .emplace(laneKey(task.devices.empty() ? 0 : task.devices[0],
-                                 task.stream),
-                         uint32_t(index.size()))
-                .first->second;
-      }
-    }
-    std::vector<double> carry(
-        n ? *std::max_element(laneOf.begin(), laneOf.end()) + 1 : 0);
+    std::vector<uint32_t> laneOf;
+    std::vector<double> carry(laneIndices(sched, laneOf));
     // A schedule of durations `dur`, rounded down to real options (each
     // task's slowest option that fits: the makespan cannot grow), then
     // refilled against D by two greedy rules (the slowest option that fits,

@@ -10,6 +10,18 @@ namespace energy {
 namespace calculus {
 namespace dag {
 
+size_t laneIndices(const Schedule &sched, std::vector<uint32_t> &laneOf) {
+  std::unordered_map<uint64_t, uint32_t> index;
+  laneOf.resize(sched.tasks.size());
+  for (size_t t = 0; t < sched.tasks.size(); ++t) {
+    const ScheduleTask &task = sched.tasks[t];
+    uint64_t key =
+        laneKey(task.devices.empty() ? 0 : task.devices[0], task.stream);
+    laneOf[t] = index.emplace(key, uint32_t(index.size())).first->second;
+  }
+  return index.size();
+}
+
 bool Dag::build(const Schedule &s, std::string &err) {
   size_t n = s.tasks.size();
   release.resize(n);

@@ -50,6 +50,11 @@ inline uint64_t laneKey(uint32_t device, uint32_t stream) {
   return (uint64_t(device) << 32) | stream;
 }
 
+/// Each task's lane (its first device's, on its stream; a task on no device
+/// counts as device 0's) numbered from 0 in order of first appearance;
+/// returns how many lanes there are.
+size_t laneIndices(const Schedule &sched, std::vector<uint32_t> &laneOf);
+
 struct Dag {
   std::vector<uint32_t> succStart, predStart;
   std::vector<Edge> succ, pred; // pred[].to is the predecessor

@@ -533,16 +533,21 @@ bool maxMomentsN(const std::vector<double> &mu, const std::vector<double> &var,
       }
     return zeros ? 0.0 : std::exp(logF);
   };
-  // Pass 1: E[M] - L = int_0^width (1 - F), and each p_i.
-  std::vector<double> c1 = panels(cuts);
-  double mean = 0;
-  for (size_t j = 0; j + 1 < c1.size(); ++j) {
-    double a = c1[j], b = c1[j + 1], h = (b - a) / 2;
-    for (int q = 0; q < 16; ++q) {
-      double y = a + h * (1 + gl.x[q]), w = h * gl.w[q];
-      mean += w * (1 - at(y, true, w));
+  // Sum of w f(y, w) over the Gauss-Legendre nodes of every panel.
+  auto integrate = [&](const std::vector<double> &c, auto &&f) {
+    double sum = 0;
+    for (size_t j = 0; j + 1 < c.size(); ++j) {
+      double a = c[j], h = (c[j + 1] - a) / 2;
+      for (int q = 0; q < 16; ++q) {
+        double w = h * gl.w[q];
+        sum += w * f(a + h * (1 + gl.x[q]), w);
+      }
     }
-  }
+    return sum;
+  };
+  // Pass 1: E[M] - L = int_0^width (1 - F), and each p_i.
+  double mean = integrate(
+      panels(cuts), [&](double y, double w) { return 1 - at(y, true, w); });
   for (size_t g = 0; g < groups; ++g) {
     if (s[g] != 0) {
       for (size_t i : members[g])
@@ -562,16 +567,10 @@ bool maxMomentsN(const std::vector<double> &mu, const std::vector<double> &var,
   // Pass 2: Var(M) = 2 int_{E[M]} (y - E[M]) (1 - F) + 2 int^{E[M]}
   // (E[M] - y) F, on panels also broken at E[M].
   cuts.push_back(mean);
-  std::vector<double> c2 = panels(cuts);
-  double v = 0;
-  for (size_t j = 0; j + 1 < c2.size(); ++j) {
-    double a = c2[j], b = c2[j + 1], h = (b - a) / 2;
-    for (int q = 0; q < 16; ++q) {
-      double y = a + h * (1 + gl.x[q]), w = h * gl.w[q];
-      double F = at(y, false, 0);
-      v += 2 * w * (y >= mean ? (y - mean) * (1 - F) : (mean - y) * F);
-    }
-  }
+  double v = integrate(panels(cuts), [&](double y, double) {
+    double F = at(y, false, 0);
+    return 2 * (y >= mean ? (y - mean) * (1 - F) : (mean - y) * F);
+  });
   out.mean = L + mean;
   out.var = std::max(0.0, v);
   return true;
