@@ -316,7 +316,18 @@ bool heldByAnotherProcess(const Device &dev, std::string &err) {
         return true;
       }
     }
-    dev.claim.fd = fd; // -1 where no lock could be made: the records decide
+    if (fd < 0) { // the records alone decide then: said once
+      static std::atomic<bool> said{false};
+      if (!said.exchange(true))
+        std::fprintf(stderr,
+                     "energy_rt: warning: %s: cannot claim it through %s "
+                     "(%s%s): two processes that check at the same moment "
+                     "could both change its settings\n",
+                     dev.identity().c_str(), path.c_str(), std::strerror(errno),
+                     std::getenv("ENERGY_RT_LOCK_DIR") ? "; ENERGY_RT_LOCK_DIR"
+                                                       : "");
+    }
+    dev.claim.fd = fd;
   }
   std::string ignored; // unreadable records: restoreStale reports them
   for (const RestoreRecord &r : listRestoreRecords(ignored)) {
