@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -124,8 +125,16 @@ private:
 
   TreeMode mode;
   function_ref<void(Operation *, const Signature &)> onComposite;
-  DenseMap<Attribute, uint32_t> deviceIds;
-  SmallVector<DeviceInfo> devices;
+  /// The devices by symbol and by id. Copies of a composer share one table:
+  /// composeInParallel copies the root's composer for each of a multi's
+  /// children, and a table per copy made that quadratic in the devices (1 GB
+  /// for a multi over 4,000). Only a composer whose devices are not frozen
+  /// adds to it, and no copy is taken before declareDevices freezes them.
+  struct DeviceTable {
+    DenseMap<Attribute, uint32_t> ids;
+    SmallVector<DeviceInfo> infos;
+  };
+  std::shared_ptr<DeviceTable> table = std::make_shared<DeviceTable>();
   bool frozenDevices = false;
   /// (name, op) in visit order; sorted and scanned at the end: cheaper than
   /// a hash map over the million names of a large tree.
@@ -135,8 +144,8 @@ private:
 
 FailureOr<uint32_t> TreeComposer::lookupDevice(Operation *user,
                                                FlatSymbolRefAttr sym) {
-  auto it = deviceIds.find(sym);
-  if (it != deviceIds.end())
+  auto it = table->ids.find(sym);
+  if (it != table->ids.end())
     return it->second;
   if (frozenDevices)
     return failure(); // a trial: the walk on one thread reports it
@@ -155,10 +164,10 @@ FailureOr<uint32_t> TreeComposer::lookupDevice(Operation *user,
 }
 
 uint32_t TreeComposer::addDevice(Attribute sym, DeviceOp device) {
-  uint32_t id = devices.size();
-  devices.push_back(
+  uint32_t id = table->infos.size();
+  table->infos.push_back(
       {device.getSymNameAttr(), device.getStaticPower().convertToDouble()});
-  deviceIds[sym] = id;
+  table->ids[sym] = id;
   return id;
 }
 
@@ -167,7 +176,7 @@ void TreeComposer::declareDevices(Operation *symbolTable) {
     for (Block &block : region)
       for (auto device : block.getOps<DeviceOp>()) {
         auto sym = FlatSymbolRefAttr::get(device.getSymNameAttr());
-        if (!deviceIds.count(sym))
+        if (!table->ids.count(sym))
           addDevice(sym, device);
       }
   frozenDevices = true;
@@ -218,7 +227,8 @@ std::string TreeComposer::describe(const DeviceSet &set) const {
   bool first = true;
   for (uint32_t id : set.ids()) {
     out += first ? "@" : ", @";
-    out += id < devices.size() ? devices[id].name.getValue().str() : "?";
+    out +=
+        id < table->infos.size() ? table->infos[id].name.getValue().str() : "?";
     first = false;
   }
   return out + "}";
@@ -238,10 +248,10 @@ FailureOr<Signature> TreeComposer::visit(Operation *op) {
                    << el.getSymName()
                    << " has no signature: give it `sig <T = ..., d = ...>` "
                       "or fill it from a signature database";
-          return Signature::idle(devices[*dev].staticPower, 0,
+          return Signature::idle(table->infos[*dev].staticPower, 0,
                                  DeviceSet::single(*dev));
         }
-        return toSignature(*sig, devices[*dev].staticPower,
+        return toSignature(*sig, table->infos[*dev].staticPower,
                            DeviceSet::single(*dev));
       })
       .Case([&](IdleOp idle) -> FailureOr<Signature> {
@@ -249,7 +259,7 @@ FailureOr<Signature> TreeComposer::visit(Operation *op) {
         if (failed(dev))
           return failure();
         // A context pass may have set the idle's realized static power.
-        double s = devices[*dev].staticPower;
+        double s = table->infos[*dev].staticPower;
         if (auto ctxStatic = idle->getAttrOfType<FloatAttr>(
                 EnergyDialect::IdleStaticAttrHelper::getNameStr()))
           s = ctxStatic.getValueAsDouble();
@@ -385,7 +395,7 @@ FailureOr<Signature> TreeComposer::visitMeasuredComposite(CompositeOp op) {
     s = *sig.staticPower();
   } else {
     for (uint32_t id : union_.ids())
-      s += devices[id].staticPower;
+      s += table->infos[id].staticPower;
   }
   Signature result =
       sig ? toSignature(sig, s, union_) : Signature::idle(s, 0, union_);
