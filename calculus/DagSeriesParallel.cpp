@@ -187,14 +187,29 @@ bool seriesParallelFrontier(const SpTree &tree,
   };
   size_t m = tree.nodes.size();
   std::vector<Front> f(m);
-  uint64_t work = 0, stored = 0;
-  const uint64_t kMaxStored = uint64_t(1) << 24;
+  // Memory: every node's back-pointers (ia, ib: 8 bytes a point) are kept
+  // for the choices; its times and energies (16 bytes a point) only until
+  // its parent is composed. Past 384 MiB the caller falls back as past the
+  // work budget. (A chain of 4,000 tasks of two options stores ~18 million
+  // points: its fronts grow by the task's time range at each link.)
+  uint64_t work = 0, bytes = 0;
+  const uint64_t kMaxBytes = uint64_t(384) << 20;
+  const uint64_t kPointBytes = 2 * sizeof(double) + 2 * sizeof(uint32_t);
+  const uint64_t kTimesBytes = 2 * sizeof(double);
   struct Cand {
     double T, d;
     uint32_t i, j;
   };
   std::vector<Cand> cand;
-  auto prune = [](std::vector<Cand> &c, Front &r) {
+  // A time within timeTolerance of the front's last is the same time, summed
+  // in another order (a chain's sums of whole milliseconds in seconds differ
+  // in their last bits): the cheaper point replaces the last one, with its
+  // own time, so that every stored time is its configuration's. Kept apart,
+  // such twins doubled to tripled a chain's fronts.
+  auto sameTime = [](const Front &r, double T) {
+    return !r.T.empty() && T - r.T.back() <= timeTolerance(r.T.back());
+  };
+  auto prune = [&](std::vector<Cand> &c, Front &r) {
     std::sort(c.begin(), c.end(), [](const Cand &x, const Cand &y) {
       return x.T < y.T || (x.T == y.T && x.d < y.d);
     });
@@ -202,6 +217,11 @@ bool seriesParallelFrontier(const SpTree &tree,
     for (const Cand &x : c)
       if (x.d < best) {
         best = x.d;
+        if (sameTime(r, x.T)) {
+          r.d.back() = x.d, r.ia.back() = x.i, r.ib.back() = x.j;
+          r.T.back() = x.T;
+          continue;
+        }
         r.T.push_back(x.T);
         r.d.push_back(x.d);
         r.ia.push_back(x.i);
@@ -214,11 +234,13 @@ bool seriesParallelFrontier(const SpTree &tree,
     if (node.kind == SpTree::Node::Leaf) {
       r.T = opts[node.a].T;
       r.d = opts[node.a].d;
+      bytes += kTimesBytes * r.T.size();
       continue;
     }
     if (node.kind == SpTree::Node::Release) {
       r.T = {release[node.a]};
       r.d = {0};
+      bytes += kTimesBytes;
       continue;
     }
     const Front &A = f[node.a], &B = f[node.b];
@@ -252,13 +274,19 @@ bool seriesParallelFrontier(const SpTree &tree,
         if (x.d < best) {
           // The cap (below) checked as the front grows: one composition of
           // non-convex fronts can hold |A| x |B| Pareto points.
-          if (stored + r.T.size() >= kMaxStored)
+          if (bytes + kPointBytes * (r.T.size() + 1) > kMaxBytes)
             return false;
           best = x.d;
-          r.T.push_back(x.T);
-          r.d.push_back(x.d);
-          r.ia.push_back(aSmall ? x.i : x.j);
-          r.ib.push_back(aSmall ? x.j : x.i);
+          if (sameTime(r, x.T)) {
+            r.T.back() = x.T, r.d.back() = x.d;
+            r.ia.back() = aSmall ? x.i : x.j;
+            r.ib.back() = aSmall ? x.j : x.i;
+          } else {
+            r.T.push_back(x.T);
+            r.d.push_back(x.d);
+            r.ia.push_back(aSmall ? x.i : x.j);
+            r.ib.push_back(aSmall ? x.j : x.i);
+          }
         }
         if (x.j + 1 < L.T.size()) {
           heap.push_back(at(x.i, x.j + 1));
@@ -285,11 +313,15 @@ bool seriesParallelFrontier(const SpTree &tree,
       }
       prune(cand, r);
     }
-    // Every node's front is kept for the back-pointers: past 2^24 points
-    // (~400 MB) the caller falls back as past the work budget.
-    stored += r.T.size();
-    if (stored > kMaxStored)
+    // Each node is its parent's child only: its children's times go.
+    bytes += kPointBytes * r.T.size();
+    if (bytes > kMaxBytes)
       return false;
+    for (uint32_t child : {node.a, node.b}) {
+      bytes -= kTimesBytes * f[child].T.size();
+      std::vector<double>().swap(f[child].T);
+      std::vector<double>().swap(f[child].d);
+    }
   }
   // The root: E = P T + d, Pareto-min in (T, E), fastest first.
   const Front &root = f[tree.root];
