@@ -27,9 +27,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "calculus/Context.h"
+#include "calculus/Schedule.h"
 #include "dialect/Energy/Contexts.h"
 #include "dialect/Energy/Energy.h"
 #include "dialect/Energy/EnergyTree.h"
+#include "dialect/Energy/Units.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -55,6 +57,7 @@ using Devices = DenseMap<StringAttr, DeviceModels>;
 /// The realized (T, d) of a subtree, for its parent's bookkeeping.
 struct Realized {
   double T = 0, d = 0;
+  bool randomT = false; ///< some duration inside has a variance
 };
 
 class Propagator {
@@ -77,6 +80,20 @@ private:
   /// producer's traffic mark, checked against the IR.
   LogicalResult cacheInputs(ElementOp el, const DeviceModels &info,
                             calculus::ContextElement &in);
+
+  /// A multi pads its shorter operands with idle time on their devices
+  /// (paper section 3.3.3: as if idle elements followed them). On a device
+  /// with a thermal or power-delivery model that idle time is a context
+  /// like any other element's: it draws static power at its entry
+  /// temperature, cools the device and resets the delivery transient. Such
+  /// pads are written out -- `energy.seq { operand, energy.idle ... }`, the
+  /// idle at the mean gap -- and realized, so that evaluation and
+  /// --energy-reduce see them. Where a duration inside the multi is random,
+  /// a pad of fixed length would move the multi's expected makespan (the
+  /// max of a constant and a random time): not written, and said.
+  LogicalResult padMulti(MultiOp multi,
+                         ArrayRef<std::pair<Operation *, double>> ends,
+                         const Realized &r, State &state);
 
   MLIRContext *ctx;
   Devices &devices;
@@ -349,7 +366,7 @@ FailureOr<Realized> Propagator::element(ElementOp el, State &state,
       el->setAttr(EnergyDialect::NullSigAttrHelper::getNameStr(), null);
     el.setSigFromAttr(toSignatureAttr(ctx, out.realized));
   }
-  return Realized{out.realized.T, out.realized.d};
+  return Realized{out.realized.T, out.realized.d, out.realized.varT > 0};
 }
 
 FailureOr<Realized> Propagator::visit(Operation *op, State &state) {
@@ -372,7 +389,8 @@ FailureOr<Realized> Propagator::visit(Operation *op, State &state) {
   if (isa<CompositeOp>(op)) {
     // A measured composite: its own signature, no context model inside.
     auto sig = cast<CompositeOp>(op).getSigAttr();
-    return Realized{sig ? sig.time() : 0, sig ? sig.dynamicEnergy() : 0};
+    return Realized{sig ? sig.time() : 0, sig ? sig.dynamicEnergy() : 0,
+                    sig && sig.sigmaTime() > 0};
   }
   Realized r;
   if (isa<SeqOp>(op)) {
@@ -382,17 +400,23 @@ FailureOr<Realized> Propagator::visit(Operation *op, State &state) {
         return failure();
       r.T += c->T;
       r.d += c->d;
+      r.randomT |= c->randomT;
     }
     return r;
   }
   if (isa<MultiOp>(op)) {
+    SmallVector<std::pair<Operation *, double>> ends;
     for (Operation &child : op->getRegion(0).front()) {
       FailureOr<Realized> c = visit(&child, state); // disjoint devices
       if (failed(c))
         return failure();
       r.T = std::max(r.T, c->T);
       r.d += c->d;
+      r.randomT |= c->randomT;
+      ends.push_back({&child, c->T});
     }
+    if (failed(padMulti(cast<MultiOp>(op), ends, r, state)))
+      return failure();
     return r;
   }
   // par: one device; operands share the entry context; direct element
@@ -437,6 +461,62 @@ FailureOr<Realized> Propagator::visit(Operation *op, State &state) {
                         thermal && outermost);
   }
   return r;
+}
+
+LogicalResult
+Propagator::padMulti(MultiOp multi,
+                     ArrayRef<std::pair<Operation *, double>> ends,
+                     const Realized &r, State &state) {
+  for (auto [child, T] : ends) {
+    double pad = r.T - T;
+    if (!(pad > calculus::timeTolerance(r.T)))
+      continue;
+    // The operand's devices, in order of first use; whether any of them
+    // has a model that idle time changes.
+    SmallVector<StringAttr> devs;
+    bool modelled = false;
+    child->walk<WalkOrder::PreOrder>([&](Operation *inner) {
+      StringAttr dev;
+      if (auto el = dyn_cast<ElementOp>(inner))
+        dev = el.getDeviceAttr().getAttr();
+      else if (auto idle = dyn_cast<IdleOp>(inner))
+        dev = idle.getDeviceAttr().getAttr();
+      if (!dev || llvm::is_contained(devs, dev))
+        return;
+      devs.push_back(dev);
+      auto it = devices.find(dev);
+      modelled |=
+          it != devices.end() && (it->second.mechanisms.thermal.has_value() ||
+                                  it->second.mechanisms.delivery.has_value());
+    });
+    if (!modelled)
+      continue;
+    if (r.randomT) {
+      multi.emitWarning("pads an operand on a device with a thermal or "
+                        "power-delivery model for ")
+          << formatQuantity(pad, Dimension::Time, 6) << ", but its durations vary: the pad's context is not "
+          << "realized (write the idle out, energy.idle, where its length is "
+          << "known)";
+      continue;
+    }
+    OpBuilder b(child);
+    Location loc = child->getLoc();
+    auto seq = SeqOp::create(b, loc, StringAttr(), std::nullopt);
+    Block &body = seq.getBody().emplaceBlock();
+    child->moveBefore(&body, body.end());
+    b.setInsertionPointToEnd(&body);
+    if (devs.size() > 1) {
+      auto inner = MultiOp::create(b, loc, StringAttr(), std::nullopt);
+      b.setInsertionPointToEnd(&inner.getBody().emplaceBlock());
+    }
+    for (StringAttr dev : devs) {
+      auto idle = IdleOp::create(b, loc, FlatSymbolRefAttr::get(dev),
+                                 b.getF64FloatAttr(pad), FloatAttr());
+      if (failed(visit(idle, state)))
+        return failure();
+    }
+  }
+  return success();
 }
 
 struct EnergyPropagateContextPass
