@@ -69,8 +69,12 @@ struct EnergyPowerCapPass
     }
     std::optional<size_t> cT = csv.column("time"), cE = csv.column("energy");
     if (!cCap || !cT || !cE)
-      return fail(table + ": needs columns power_limit (or power_limit_0), "
-                          "time and energy");
+      return fail(table +
+                  ": needs columns power_limit (or power_limit_0), "
+                  "time and energy" +
+                  csv.missingColumnHint(!cCap ? "power_limit"
+                                        : !cT ? "time"
+                                              : "energy"));
     // A table of several jobs: one job's rows, named.
     std::optional<size_t> cModel = csv.column("model_name");
     if (!cModel && !model.empty())

@@ -298,19 +298,19 @@ LogicalResult energy::exportFrontier(ModuleOp module, llvm::raw_ostream &os) {
       return sched.emitOpError("--export-frontier: more than one schedule "
                                "has a frontier; export them one at a time");
     any = true;
+    // Said without the schedule's source line: that line holds the whole
+    // frontier attribute.
+    std::string where = "energy-translate";
+    if (auto f = dyn_cast<FileLineColLoc>(sched.getLoc()))
+      where = llvm::formatv("{0}:{1}:{2}", f.getFilename(), f.getLine(),
+                            f.getColumn())
+                  .str();
     // Say when the attribute holds a thinned frontier (docs/FRONTIER.md).
     if (auto th = sched->getAttrOfType<DictionaryAttr>(
             EnergyDialect::FrontierThinningAttrHelper::getNameStr())) {
       auto full = th.getAs<IntegerAttr>("full_points");
       auto kept = th.getAs<IntegerAttr>("kept_points");
       auto err = th.getAs<FloatAttr>("max_error");
-      // Said without the schedule's source line: that line holds the
-      // whole frontier attribute.
-      std::string where = "energy-translate";
-      if (auto f = dyn_cast<FileLineColLoc>(sched.getLoc()))
-        where = llvm::formatv("{0}:{1}:{2}", f.getFilename(), f.getLine(),
-                              f.getColumn())
-                    .str();
       if (full && kept && err && kept.getInt() < full.getInt())
         llvm::WithColor::warning(llvm::errs(), where)
             << "--export-frontier: @" << sched.getSymName()
@@ -319,6 +319,21 @@ LogicalResult energy::exportFrontier(ModuleOp module, llvm::raw_ostream &os) {
             << llvm::formatv("{0:F3}", 100 * err.getValueAsDouble())
             << "% of the full frontier's energy at every makespan); "
                "--energy-frontier=\"max-error=0\" keeps every point\n";
+    }
+    // Times on floored option times (Perseus's convention) are shorter than
+    // any configuration runs: said, as the thinning is. The method names
+    // the quantum (passes/FrontierSupport.cpp).
+    if (auto method = sched->getAttrOfType<StringAttr>(
+            EnergyDialect::FrontierMethodAttrHelper::getNameStr())) {
+      StringRef floored = "on option times floored to the quantum ";
+      size_t at = method.getValue().find(floored);
+      if (at != StringRef::npos)
+        llvm::WithColor::warning(llvm::errs(), where)
+            << "--export-frontier: @" << sched.getSymName()
+            << "'s times are on option times floored to the quantum "
+            << method.getValue().drop_front(at + floored.size())
+            << " (Perseus's convention): a configuration runs longer; "
+               "--energy-plan re-times its plan from the real times\n";
     }
     // The certified lower bound of each point (docs/FRONTIER.md), empty
     // where the frontier has none.

@@ -91,6 +91,14 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
   std::optional<double> s = o.staticPower ? o.staticPower
                             : known ? std::optional<double>(known->staticPower)
                                     : std::nullopt;
+  // A bare "A100" is read as the SXM board (Perseus's emulation profiles,
+  // 83.64 W); a PCIe A100 idles lower, and says nothing of itself here.
+  if (known && !o.staticPower &&
+      StringRef(o.device).trim().equals_insensitive("a100"))
+    llvm::WithColor::warning(llvm::errs(), o.file)
+        << "--device A100 is taken as the A100-SXM (static power 83.64 W); "
+           "name A100-SXM to say so, or give --static-power W for another "
+           "board (a PCIe A100's is lower)\n";
   if (!s) {
     fail(o.file,
          "unknown device '" + o.device +
@@ -120,7 +128,8 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
     else {
       fail(o.file + ":" + std::to_string(csv.headerLine),
            std::string("header lacks column '") + names[c] +
-               "' (need stage,instruction,frequency,time,energy)");
+               "' (need stage,instruction,frequency,time,energy)" +
+               csv.missingColumnHint(names[c]));
       return nullptr;
     }
   }
@@ -134,7 +143,8 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
     StringRef instr = cells[col[1]].trim();
     if (cells[col[0]].trim().getAsInteger(10, stage) || stage < 0) {
       fail(csv.at(o.file, row, col[0]),
-           "stage '" + cells[col[0]] + "' is not a non-negative integer");
+           "stage " + formats::cellForMessage(cells[col[0]]) +
+               " is not a non-negative integer");
       return nullptr;
     }
     // Stages are numbered 0, 1, ..., each with forward and backward rows:
@@ -159,7 +169,8 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
     }
     if (!whole || freq <= 0) {
       fail(csv.at(o.file, row, col[2]),
-           "frequency '" + cells[col[2]] + "' is not a positive integer (MHz)");
+           "frequency " + formats::cellForMessage(cells[col[2]]) +
+               " is not a positive integer (MHz)");
       return nullptr;
     }
     // A clock above the named GPU's highest: the profile was measured on
@@ -178,20 +189,21 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
     if (!formats::csvNumber(cells[col[3]], time) || !(time > 0) ||
         !(time <= 1e15)) {
       fail(csv.at(o.file, row, col[3]),
-           "time '" + cells[col[3]] +
-               "' is not a positive number (s) up to 1e15");
+           "time " + formats::cellForMessage(cells[col[3]]) +
+               " is not a positive number (s) up to 1e15");
       return nullptr;
     }
     if (!formats::csvNumber(cells[col[4]], energyJ) || !(energyJ >= 0) ||
         !(energyJ <= 1e15)) {
       fail(csv.at(o.file, row, col[4]),
-           "energy '" + cells[col[4]] +
-               "' is not a non-negative number (J) up to 1e15");
+           "energy " + formats::cellForMessage(cells[col[4]]) +
+               " is not a non-negative number (J) up to 1e15");
       return nullptr;
     }
     if (instr != "forward" && instr != "backward") {
-      fail(csv.at(o.file, row, col[1]),
-           "instruction '" + instr + "' is neither forward nor backward");
+      fail(csv.at(o.file, row, col[1]), "instruction " +
+                                            formats::cellForMessage(instr) +
+                                            " is neither forward nor backward");
       return nullptr;
     }
     if (energyJ < *s * time) {

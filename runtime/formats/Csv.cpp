@@ -20,6 +20,42 @@ std::optional<size_t> CsvTable::column(llvm::StringRef name) const {
   return std::nullopt;
 }
 
+std::string cellForMessage(llvm::StringRef cell) {
+  const size_t kShown = 40;
+  std::string out = "'";
+  for (size_t i = 0; i < cell.size() && i < kShown; ++i) {
+    unsigned char c = cell[i];
+    if (c == '\\' || c == '\'' || !llvm::isPrint(c) || c >= 0x80) {
+      out += '\\';
+      out += c == '\\' || c == '\'' ? char(c) : 'x';
+      if (c != '\\' && c != '\'')
+        out += llvm::hexdigit(c >> 4, true),
+            out += llvm::hexdigit(c & 15, true);
+    } else {
+      out += char(c);
+    }
+  }
+  out += "'";
+  if (cell.size() > kShown)
+    out += " (its first " + std::to_string(kShown) + " of " +
+           std::to_string(cell.size()) + " bytes)";
+  return out;
+}
+
+std::string CsvTable::missingColumnHint(llvm::StringRef name) const {
+  for (const std::string &h : header)
+    if (llvm::StringRef(h).trim().equals_insensitive(name))
+      return " (the header has " + cellForMessage(llvm::StringRef(h).trim()) +
+             ": column names are matched exactly, in lower case)";
+  if (header.size() == 1)
+    for (char sep : {';', '\t', '|'})
+      if (llvm::StringRef(header[0]).contains(sep))
+        return std::string(" (the header is one column holding '") +
+               (sep == '\t' ? std::string("\\t") : std::string(1, sep)) +
+               "': the columns must be separated by commas)";
+  return "";
+}
+
 std::string CsvError::str(const std::string &path) const {
   return path + (line ? ":" + std::to_string(line) : std::string()) + ": " +
          message;
@@ -80,7 +116,10 @@ bool parseCsv(llvm::StringRef text, CsvTable &out, CsvError &err) {
         cells.emplace_back();
         cellStarts.push_back({line, unsigned(i + 1 - lineStart + 1)});
         any = true;
-      } else if (c == '\n') {
+      } else if (c == '\n' ||
+                 (c == '\r' && (i + 1 == text.size() || text[i + 1] != '\n'))) {
+        // A lone CR ends a line too (old Mac line ends, some exporters):
+        // read as one line, such a file's header lacked every column.
         ++line;
         ++i;
         lineStart = i;
@@ -98,6 +137,18 @@ bool parseCsv(llvm::StringRef text, CsvTable &out, CsvError &err) {
                  llvm::StringRef(cells[0]).trim().empty()))
       continue; // blank (or whitespace-only) line
     if (first) {
+      // A column named twice: a caller would read one of them, unsaid.
+      for (size_t a = 0; a < cells.size(); ++a) {
+        llvm::StringRef name = llvm::StringRef(cells[a]).trim();
+        for (size_t b = a + 1; !name.empty() && b < cells.size(); ++b)
+          if (llvm::StringRef(cells[b]).trim() == name) {
+            err = {rowLine, "the header names column " + cellForMessage(name) +
+                                " twice (columns " + std::to_string(a + 1) +
+                                " and " + std::to_string(b + 1) +
+                                "): which one is meant?"};
+            return false;
+          }
+      }
       out.header = std::move(cells);
       out.headerLine = rowLine;
       first = false;
@@ -106,6 +157,13 @@ bool parseCsv(llvm::StringRef text, CsvTable &out, CsvError &err) {
     if (cells.size() != out.header.size()) {
       err = {rowLine, "expected " + std::to_string(out.header.size()) +
                           " columns, got " + std::to_string(cells.size())};
+      // A one-column header before wider rows: a title or comment line
+      // above the header, or another separator than commas.
+      if (out.header.size() == 1 && out.rows.empty())
+        err.message += "; the header (line " + std::to_string(out.headerLine) +
+                       ") is " + cellForMessage(out.header[0]) +
+                       ": a CSV file begins with its header line of column "
+                       "names, separated by commas";
       return false;
     }
     out.rows.push_back(std::move(cells));

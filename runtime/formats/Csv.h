@@ -36,7 +36,16 @@ struct CsvTable {
   std::optional<size_t> column(llvm::StringRef name) const;
   /// "path:LINE:COL" of data cell (`row`, `col`): where its errors point.
   std::string at(const std::string &path, size_t row, size_t col) const;
+  /// Why `name` may be missing from the header, for its error (" (...)"):
+  /// it is there in other case, or the header is one column holding
+  /// another separator. Empty when neither.
+  std::string missingColumnHint(llvm::StringRef name) const;
 };
+
+/// A cell as an error message quotes it: in single quotes, at most its
+/// first 40 bytes, each byte that is not printable ASCII (or a quote or
+/// backslash) escaped as \xHH; a longer cell says how long it is.
+std::string cellForMessage(llvm::StringRef cell);
 
 /// Where a CSV is malformed: its line (0: the file as a whole) and what.
 struct CsvError {
@@ -47,7 +56,8 @@ struct CsvError {
 };
 
 /// Parses `text`; false with `err` on an unterminated quote, a row of
-/// another width than the header, or no header at all ("empty file").
+/// another width than the header, a header naming a column twice, or no
+/// header at all ("empty file"). Lines end at LF, CR LF or a lone CR.
 bool parseCsv(llvm::StringRef text, CsvTable &out, CsvError &err);
 
 /// Reads and parses `path` ("-": standard input).

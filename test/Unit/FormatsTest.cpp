@@ -94,6 +94,48 @@ TEST(Csv, LocatedErrors) {
   EXPECT_EQ(err.str("db.json"),
             "db.json:1: a JSON document, not CSV (a CSV file begins with its "
             "header line of column names)");
+  // A column named twice: the caller would read one of them, unsaid.
+  EXPECT_FALSE(parseCsv("stage, time ,time\n0,1,2\n", t, err));
+  EXPECT_EQ(err.str("f.csv"), "f.csv:1: the header names column 'time' twice "
+                              "(columns 2 and 3): which one is meant?");
+  // Unnamed columns (a pandas index) are not names.
+  EXPECT_TRUE(parseCsv(",,a\n0,1,2\n", t, err)) << err.message;
+  // A title line above the header.
+  EXPECT_FALSE(parseCsv("# profile\na,b\n1,2\n", t, err));
+  EXPECT_EQ(err.str("f.csv"),
+            "f.csv:2: expected 1 columns, got 2; the header (line 1) is "
+            "'# profile': a CSV file begins with its header line of column "
+            "names, separated by commas");
+}
+
+TEST(Csv, LoneCarriageReturnsEndLines) {
+  CsvTable t;
+  CsvError err;
+  ASSERT_TRUE(parseCsv("a,b\r1,2\r\r3,\"x\ry\"\r", t, err)) << err.message;
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.lines[1], 4u);
+  EXPECT_EQ(t.rows[1][1], "x\ry"); // inside quotes, the CR is the cell's
+}
+
+TEST(Csv, MessagesQuoteCellsShortAndEscaped) {
+  EXPECT_EQ(cellForMessage("1.5"), "'1.5'");
+  EXPECT_EQ(cellForMessage(llvm::StringRef("3\0" "0", 3)), "'3\\x000'");
+  EXPECT_EQ(cellForMessage("it's\t"), "'it\\'s\\x09'");
+  std::string huge(5000, '1');
+  EXPECT_EQ(cellForMessage(huge),
+            "'" + std::string(40, '1') + "' (its first 40 of 5000 bytes)");
+  CsvTable t;
+  CsvError err;
+  ASSERT_TRUE(parseCsv("Stage,Time\n0,1\n", t, err));
+  EXPECT_EQ(t.missingColumnHint("stage"),
+            " (the header has 'Stage': column names are matched exactly, in "
+            "lower case)");
+  ASSERT_TRUE(parseCsv("stage;time\n0;1\n", t, err));
+  EXPECT_EQ(t.missingColumnHint("time"),
+            " (the header is one column holding ';': the columns must be "
+            "separated by commas)");
+  ASSERT_TRUE(parseCsv("stage,time\n0,1\n", t, err));
+  EXPECT_EQ(t.missingColumnHint("energy"), "");
 }
 
 TEST(Composites, WrittenThenRead) {

@@ -505,7 +505,8 @@ static bool readFitCsv(ArrayRef<FitColumn> spec, std::vector<CsvRow> &out) {
     if (!cc)
       missing.push_back("cell");
     fail(dataFile + ":" + Twine(csv.headerLine) + ": header needs " + names +
-         " and cell; it lacks " + join(missing, ", "));
+         " and cell; it lacks " + join(missing, ", ") +
+         csv.missingColumnHint(missing.front()));
     return false;
   }
   for (size_t row = 0; row < csv.rows.size(); ++row) {
@@ -518,7 +519,8 @@ static bool readFitCsv(ArrayRef<FitColumn> spec, std::vector<CsvRow> &out) {
       ok = energy::formats::csvNumber(text, r.x[i]);
       if (!ok) {
         fail(csv.at(dataFile, row, col[i]) + ": expected finite numbers in " +
-             names + "; " + spec[i].name + " is '" + text + "'");
+             names + "; " + spec[i].name + " is " +
+             energy::formats::cellForMessage(text));
         return false;
       }
       const FitColumn &c = spec[i];
@@ -761,8 +763,9 @@ static int fitFlopByteCmd() {
     bool prefill = r.x[0] > 0, decode = r.x[2] > 0;
     if (prefill == decode || (prefill && (r.x[2] || r.x[3])) ||
         (decode && (r.x[0] || r.x[1])))
-      return fail(dataFile + ": row " + Twine(i + 1) + " (cell '" + r.cell +
-                  "'): a step is a prefill (tokens > 0, batch = history = "
+      return fail(dataFile + ": row " + Twine(i + 1) + " (cell " +
+                  energy::formats::cellForMessage(r.cell) +
+                  "): a step is a prefill (tokens > 0, batch = history = "
                   "0) or a decode iteration (batch > 0, tokens = "
                   "token_squares = 0)");
     all.push_back({decode, decode ? r.x[2] : r.x[0], decode ? r.x[3] : r.x[1],
