@@ -15,6 +15,7 @@
 #include "runtime/db/SignatureDb.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -23,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -98,12 +100,21 @@ struct Region {
 /// name in two threads or two sets is two regions, pooled by name.
 struct RegionKey {
   std::string name;
-  std::thread::id thread;
+  uint64_t thread; ///< threadSerial(): a thread's std::thread::id is reused
   unsigned owner;
   bool operator<(const RegionKey &o) const {
     return std::tie(name, thread, owner) < std::tie(o.name, o.thread, o.owner);
   }
 };
+
+/// This thread's number, never another's: a thread that ended with a region
+/// open left it under its std::thread::id, which a later thread can get,
+/// and that thread's region of the same name was then "already open".
+uint64_t threadSerial() {
+  static std::atomic<uint64_t> next{1};
+  thread_local uint64_t serial = next++;
+  return serial;
+}
 
 /// A finished run of a region whose energy waits for the counter to move
 /// past its end (real devices: the sampler's curve).
@@ -337,8 +348,18 @@ std::map<std::string, Region> pooledRegions() {
 /// still needing it.
 bool resolvePending(bool wait, std::string &err) {
   EnergySampler *s = state.sampler.get();
-  if (!s || state.pending.empty())
+  if (!s)
     return true;
+  if (state.pending.empty()) {
+    // Nothing to resolve: the history to keep is the open regions' (none:
+    // the sampler keeps only its horizon).
+    double oldest = std::numeric_limits<double>::infinity();
+    for (auto &[key, r] : state.regions)
+      if (r.open)
+        oldest = std::min(oldest, r.startT);
+    s->setKeepFrom(oldest);
+    return true;
+  }
   if (wait && !s->waitCovered(state.pending.back().t1, kCounterWait, err))
     return false;
   double covered = s->coveredUntil();
@@ -365,6 +386,7 @@ bool resolvePending(bool wait, std::string &err) {
     if (r.open)
       oldest = std::min(oldest, r.startT);
   s->dropBefore(oldest);
+  s->setKeepFrom(oldest);
   return true;
 }
 /// Parses ENERGY_RT_PROFILE_CLOCKS ("1410,1200,990", "all" or "every:K",
@@ -693,7 +715,7 @@ void writeMetricsFileNow(const char *when) {
 /// This thread's open region `name`, or null with the error set (call with
 /// state.mu held).
 Region *openRegion(const char *name, unsigned owner) {
-  auto it = state.regions.find({name, std::this_thread::get_id(), owner});
+  auto it = state.regions.find({name, threadSerial(), owner});
   if (it == state.regions.end() || !it->second.open) {
     fail(std::string("region '") + name + "' is not open");
     return nullptr;
@@ -764,9 +786,26 @@ bool writeShard(const std::string &path, std::string &err) {
   // Whole or not at all: a failed write leaves the previous DB intact.
   std::string json = signatureDbJson(
       state.dev->identity(), entries, state.sim ? "simulated" : "measured",
-      energy::generatorJson(
-          "energy_rt er_flush (rank " + std::to_string(er_rank()) + ")", {}));
+      energy::generatorJson("energy_rt er_flush (rank " +
+                                std::to_string(er_rank()) + ")",
+                            {}, {processIdentity()}));
   return AtomicFile::writeWhole(p, json, err);
+}
+
+/// A shard path without %r in a job of several ranks: every rank that
+/// measures writes the one file, the last overwriting the others'.
+void warnSharedPath(const std::string &p, const char *what) {
+  for (const char *var : {"WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE"})
+    if (const char *n = std::getenv(var)) {
+      if (std::atol(n) > 1 && p.find("%r") == std::string::npos)
+        std::fprintf(stderr,
+                     "energy_rt: warning: %s path '%s' has no %%r, and "
+                     "%s=%s: every rank that measures writes this one file, "
+                     "the last overwriting the others (put %%r, the rank, in "
+                     "the path)\n",
+                     what, p.c_str(), var, n);
+      return;
+    }
 }
 
 /// ENERGY_RT_FLUSH_AT_EXIT's shard, also written during the job so that a
@@ -1140,18 +1179,7 @@ int er_init(const char *device) {
     // a path without %r would have each rank overwrite the others'.
     {
       std::string p = at;
-      for (const char *var :
-           {"WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE"})
-        if (const char *n = std::getenv(var)) {
-          if (std::atol(n) > 1 && p.find("%r") == std::string::npos)
-            std::fprintf(stderr,
-                         "energy_rt: warning: ENERGY_RT_FLUSH_AT_EXIT='%s' "
-                         "has no %%r, and %s=%s: every rank that measures "
-                         "writes this one file, the last overwriting the "
-                         "others (put %%r, the rank, in the path)\n",
-                         p.c_str(), var, n);
-          break;
-        }
+      warnSharedPath(p, "ENERGY_RT_FLUSH_AT_EXIT");
       if (!AtomicFile::checkWritable(withRank(p), err))
         return fail("ENERGY_RT_FLUSH_AT_EXIT: " + err);
     }
@@ -1475,7 +1503,7 @@ int er_begin_in(unsigned owner, const char *name) {
   if (!state.dev)
     return notInitialized("er_begin");
   noticeSignalResets();
-  Region &r = state.regions[{name, std::this_thread::get_id(), owner}];
+  Region &r = state.regions[{name, threadSerial(), owner}];
   if (r.open)
     return fail(std::string("region '") + name + "' is already open");
   // Real devices: the clock the sampler last read or the plan last set
@@ -1528,6 +1556,7 @@ int er_begin_in(unsigned owner, const char *name) {
     r.startT = simT;
   } else {
     r.startT = state.dev->now();
+    state.sampler->keepFrom(r.startT);
   }
   return 0;
 }
@@ -1802,6 +1831,10 @@ int er_flush(const char *path) {
     return notInitialized("er_flush");
   std::string err;
   bool atExitPath = !state.flushAtExit.empty() && path == state.flushAtExit;
+  // Said once per path (a job flushes the same path again and again).
+  static std::set<std::string> warned;
+  if (!atExitPath && warned.insert(path).second)
+    warnSharedPath(path, "er_flush");
   bool resolved = resolvePending(/*wait=*/true, err);
   if (atExitPath)
     state.runsAtExitFlush = state.runsAccounted;
@@ -1842,15 +1875,23 @@ int er_flush(const char *path) {
   for (const auto &[key, r] : state.regions)
     if (r.open)
       open.insert(key.name);
-  if (!open.empty()) {
+  // Said when the open set changes, not at every flush of a job that flushes
+  // periodically with its whole-run window open; at most 10 names.
+  static std::set<std::string> saidOpen;
+  if (!open.empty() && open != saidOpen) {
     std::string names;
+    size_t shown = 0;
     for (const std::string &n : open)
-      names += (names.empty() ? "'" : ", '") + n + "'";
+      if (shown++ < 10)
+        names += (names.empty() ? "'" : ", '") + n + "'";
+    if (open.size() > 10)
+      names += ", ...";
     std::fprintf(stderr,
                  "energy_rt: note: %zu region(s) open at this flush (%s): "
                  "their current runs are not in it\n",
                  open.size(), names.c_str());
   }
+  saidOpen = std::move(open);
   return 0;
 }
 

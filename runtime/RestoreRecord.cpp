@@ -74,6 +74,21 @@ std::string ownPidNamespace() {
 std::string bootId() { return firstLine("/proc/sys/kernel/random/boot_id"); }
 } // namespace
 
+std::string processIdentity() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  long pid = long(getpid());
+  std::string id = host;
+  for (auto [key, value] :
+       {std::pair<const char *, std::string>{"boot", bootId()},
+        {"pidns", ownPidNamespace()},
+        {"pid", std::to_string(pid)},
+        {"start", startTimeOf(pid)}})
+    if (!value.empty())
+      id += std::string(id.empty() ? "" : " ") + key + " " + value;
+  return id;
+}
+
 bool writeRestoreRecord(const Device &dev, std::string &path,
                         std::string &err) {
   std::string name = dev.reopenName();

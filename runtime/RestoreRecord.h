@@ -43,6 +43,11 @@ namespace rt {
 
 class Device;
 
+/// This process, unlike any other on any machine: "HOST boot BOOT_ID pidns
+/// NS pid PID start TICKS" (what the kernel knows of it; a field it does
+/// not say is left out).
+std::string processIdentity();
+
 struct RestoreRecord {
   std::string path;
   long pid = 0;

@@ -63,8 +63,10 @@ void EnergySampler::pollOnce() {
     }
     lastRead = t;
     lastMj = mj;
-    if (isChange)
+    if (isChange) {
       covered.store(timeline.coveredUntil(), std::memory_order_release);
+      timeline.dropBefore(std::min(keep.load(), t - kHistoryHorizon));
+    }
   }
   if (isChange) {
     noteSmClock(dev.currentSmClock());

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -79,6 +80,20 @@ public:
   }
   /// See CounterTimeline::dropBefore.
   void dropBefore(double t);
+  /// The earliest time a region still needs (its start; infinity: none).
+  /// Each poll drops the history before it and before its horizon (the
+  /// last kHistoryHorizon seconds are kept whatever it says, so that a
+  /// region beginning while a poll trims finds its start): the history no
+  /// longer grows while nothing is measured (16 bytes a counter change).
+  /// keepFrom lowers it; setKeepFrom sets it (the runtime, after resolving
+  /// its pending runs).
+  void keepFrom(double t) {
+    double cur = keep.load();
+    while (t < cur && !keep.compare_exchange_weak(cur, t))
+      ;
+  }
+  void setKeepFrom(double t) { keep.store(t); }
+  static constexpr double kHistoryHorizon = 60;
   /// Polled with the counter: whether another process holds the device's
   /// settings now (RestoreRecord.h's claim); `foreignPolls` counts the
   /// polls that found one, so a run during which another process changed
@@ -102,6 +117,7 @@ private:
   double lastRead = 0;
   uint64_t lastMj = 0;
   std::atomic<double> covered{-1e300};
+  std::atomic<double> keep{std::numeric_limits<double>::infinity()};
   std::atomic<int> clock{0};
   std::atomic<unsigned long long> nReads{0}, nForeign{0};
   std::atomic<bool> foreignNow{false};

@@ -24,9 +24,13 @@ const char *gitRevision();
 std::string versionString();
 /// What every written file records about its making, as a JSON object:
 /// {"tool": "energy-prof characterize", "version": versionString(),
-///  "inputs": [...]} (docs/REPORT.md, SIGNATURE-DB.md, PLAN.md).
+///  "inputs": [...]} (docs/REPORT.md, SIGNATURE-DB.md, PLAN.md). A
+/// signature DB also names the processes whose runs it holds ("sources":
+/// runtime/RestoreRecord.h's processIdentity), so that merge can refuse to
+/// pool one process's runs twice.
 std::string generatorJson(const std::string &tool,
-                          const std::vector<std::string> &inputs);
+                          const std::vector<std::string> &inputs,
+                          const std::vector<std::string> &sources = {});
 
 } // namespace energy
 

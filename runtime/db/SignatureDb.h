@@ -40,6 +40,10 @@ struct SignatureDb {
   /// What made the file (runtime/Version.h's generatorJson), written when
   /// set; reading keeps it as JSON text.
   std::string generator = {};
+  /// The processes whose runs it holds (the generator's "sources"): an
+  /// er_flush names its process, a merge the union of its shards'. Empty
+  /// where the file does not say (older files).
+  std::vector<std::string> sources = {};
 };
 
 /// Reads and validates a version-1 DB; false with `err` naming the file and

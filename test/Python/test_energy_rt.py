@@ -183,6 +183,32 @@ class EnergyRtTest(unittest.TestCase):
         self.monitor.begin_window("mine")  # and it can be opened again
         self.monitor.end_window("mine")
 
+    def test_a_thread_that_ended_with_a_window_open_blocks_no_other(self):
+        import threading
+        # Its window stays its own: later threads (which can get the ended
+        # thread's std::thread::id) open and end theirs of the same name.
+        t = threading.Thread(
+            target=lambda: self.monitor.begin_window("left open"))
+        t.start()
+        t.join()
+        times, errors = [], []
+
+        def later():
+            try:
+                self.monitor.begin_window("left open")
+                energy_rt.sim_run(0, COPY_BYTES / 100)
+                times.append(self.monitor.end_window("left open").time)
+            except energy_rt.EnergyRuntimeError as e:
+                errors.append(str(e))
+        for _ in range(5):
+            t = threading.Thread(target=later)
+            t.start()
+            t.join()
+        self.assertEqual(errors, [])
+        self.assertEqual(len(times), 5)
+        for time in times:
+            self.assertAlmostEqual(time, 0.01, delta=0.001)
+
     def test_a_forked_child_measures(self):
         # The child initializes its own runtime (the parent's counters are
         # not its own) through the parent's Monitor.

@@ -113,6 +113,33 @@ TEST(EnergySampler, RegionEnergyFromPolledSteps) {
   EXPECT_EQ(sampler.points(), 21u); // the first reading and 20 updates
 }
 
+TEST(EnergySampler, HistoryIsKeptForRegionsAndTheHorizonOnly) {
+  // 10 minutes of 100 ms updates polled every 50 ms: with no region the
+  // curve keeps its last kHistoryHorizon seconds (and the point before),
+  // not 6,000 points; a region open from 120 s keeps what it needs.
+  SteppingCounter dev;
+  EnergySampler sampler(dev, 0.05);
+  const double H = EnergySampler::kHistoryHorizon;
+  auto pollUntil = [&](double end) {
+    for (; dev.t < end; dev.t += 0.05)
+      sampler.pollOnce();
+  };
+  pollUntil(120);
+  EXPECT_LE(sampler.points(), size_t(H / 0.1) + 2);
+  EXPECT_GE(sampler.points(), size_t(H / 0.1) - 2);
+  sampler.keepFrom(120.0);
+  pollUntil(600);
+  EXPECT_GE(sampler.points(), size_t(480 / 0.1) - 2);
+  double J = 0;
+  std::string err;
+  ASSERT_TRUE(sampler.energy(120.0, 599.0, J, err)) << err;
+  EXPECT_NEAR(J, 450 * 479, 2 * 0.05 * 450); // a poll period at each end
+  // The region resolved: back to the horizon at the next change.
+  sampler.setKeepFrom(std::numeric_limits<double>::infinity());
+  pollUntil(601);
+  EXPECT_LE(sampler.points(), size_t(H / 0.1) + 2);
+}
+
 TEST(EnergySampler, ThreadPollsUntilStopped) {
   // The thread's readings, not the test's: the counter below never
   // changes after the first, so the curve stays one point.

@@ -877,6 +877,18 @@ static std::set<int64_t> fullyCoveredClocks(const SignatureDb &db,
   return full;
 }
 
+/// Pooling's notes as warnings, at most 10 of them: hundreds of keys that
+/// differ by rank would bury the rest of the output (the DB says it all).
+static void printNotes(const std::vector<std::string> &notes,
+                       const char *what) {
+  const size_t kShown = 10;
+  for (size_t i = 0; i < notes.size() && i < kShown; ++i)
+    errs() << "energy-prof: warning: " << what << ": " << notes[i] << "\n";
+  if (notes.size() > kShown)
+    errs() << "energy-prof: warning: " << what << ": ... and "
+           << notes.size() - kShown << " more such notes\n";
+}
+
 /// `merge shard0.json shard1.json ... -o db.json`: pools per-rank shards
 /// (runtime/db: run-weighted means, exact pooled variance).
 static int merge() {
@@ -893,13 +905,13 @@ static int merge() {
   std::vector<std::string> notes;
   if (!poolSignatureDbs(shards, names, merged, err, &notes))
     return fail(err);
-  for (const std::string &n : notes)
-    errs() << "energy-prof: warning: merge: " << n << "\n";
+  printNotes(notes, "merge");
   if (merged.entries.empty())
     return fail("the shards hold no entry (no region was measured): "
                 "nothing to merge, nothing written");
   fullyCoveredClocks(merged, "merge");
-  merged.generator = energy::generatorJson("energy-prof merge", names);
+  merged.generator =
+      energy::generatorJson("energy-prof merge", names, merged.sources);
   if (int rc = writeOutput(writeSignatureDb(merged)))
     return rc;
   errs() << "merged " << names.size() << " shards into "
@@ -1456,8 +1468,7 @@ static int profileCommand(std::vector<std::string> cmd) {
   std::vector<std::string> notes;
   if (!poolSignatureDbs(shards, names, merged, err, &notes))
     return keep(err);
-  for (const std::string &n : notes)
-    errs() << "energy-prof: warning: profile: " << n << "\n";
+  printNotes(notes, "profile");
   // The device given is the one the ranks were told to measure; a job that
   // chose its own (ENERGY_RT_DEVICE set inside, a Monitor's device=) made
   // a DB of another.
@@ -1476,7 +1487,7 @@ static int profileCommand(std::vector<std::string> cmd) {
   // profiled (argv[0] alone is only the interpreter).
   merged.generator = energy::generatorJson(
       "energy-prof profile --clocks " + list + " -- " + llvm::join(cmd, " "),
-      {cmd.front()});
+      {cmd.front()}, merged.sources);
   // A job that ends before the sweep does covers only its first clocks.
   size_t wanted = adaptive ? size_t(maxClocks) : clocks.size();
   if (allClocks) {
