@@ -206,7 +206,10 @@ struct Sweep {
     T[t] = o.T[j];
   }
 
-  /// Greedy slack filling against deadline D; returns whether it moved.
+  /// Greedy slack filling against deadline D; returns whether it moved. A
+  /// step fits its slack to within 1e-12 of D (relative: an absolute
+  /// 1e-12 s let steps overrun sub-microsecond schedules' deadlines, and
+  /// their sweeps then ran out of budget).
   bool fill(double D) {
     bool moved = false;
     while (true) {
@@ -221,11 +224,11 @@ struct Sweep {
           continue;
         uint32_t j = cur[t];
         if (rule == FillRule::OneStepPerSecond) {
-          if (o.T[j + 1] - o.T[cur[t]] <= slack + 1e-12)
+          if (o.T[j + 1] - o.T[cur[t]] <= slack + 1e-12 * D)
             ++j;
         } else {
           while (j + 1 < o.T.size() &&
-                 o.T[j + 1] - o.T[cur[t]] <= slack + 1e-12)
+                 o.T[j + 1] - o.T[cur[t]] <= slack + 1e-12 * D)
             ++j;
         }
         if (j == cur[t])
