@@ -373,16 +373,27 @@ struct EnergyEvaluatePass
         return;
       double p1 =
           std::hypot(s.value_or(0) * sig.sigmaTime(), sig.sigmaDynamic());
-      // As written to four digits or more, it is P1's.
-      if (std::fabs(*given - p1) <= 1e-3 * std::max(*given, p1))
+      // As written to four digits or more, it is P1's; without sigma_d,
+      // var_d is what sigma_E leaves beyond s^2 var_T (toSignature).
+      if (std::fabs(*given - p1) <= 1e-3 * std::max(*given, p1) ||
+          (sig.sigmaDynamic() == 0 && *given > p1))
         return;
-      if (ignoredSigmaE++ < 5)
-        op->emitWarning("energy-evaluate: sigma_E = ")
+      if (ignoredSigmaE++ < 5) {
+        InFlightDiagnostic diag =
+            op->emitWarning("energy-evaluate: sigma_E = ")
             << formatQuantity(*given, Dimension::Energy, 4)
-            << " is not used: a measured signature's variance of E is s^2 "
-               "var_T + var_d (Axiom P1; here sigma_E = "
-            << formatQuantity(p1, Dimension::Energy, 4)
-            << "); give sigma_d (and sigma_T) instead";
+            << " is not used: a measured signature's "
+               "variance of E is s^2 var_T + var_d "
+               "(Axiom P1); ";
+        if (sig.sigmaDynamic() == 0)
+          diag << "s sigma_T alone is "
+               << formatQuantity(p1, Dimension::Energy, 4)
+               << ", more than it (no measurement's sigma_E is below s "
+                  "sigma_T)";
+        else
+          diag << "here sigma_E = " << formatQuantity(p1, Dimension::Energy, 4)
+               << "; give sigma_d (and sigma_T), or sigma_E without sigma_d";
+      }
     };
     module->walk([&](Operation *op) {
       if (auto el = dyn_cast<ElementOp>(op)) {

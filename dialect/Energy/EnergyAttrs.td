@@ -20,7 +20,8 @@ def Energy_SignatureAttr : Energy_Attr<"Signature", "sig"> {
     power of the element's device; `sigma_T` and `sigma_d` are standard
     deviations (default 0). `sigma_E` is written by `--energy-evaluate` on
     composites, whose variance of E is not a function of the summary fields
-    (CALCULUS.md section 2). Keys may appear in any order; values carry SI
+    (CALCULUS.md section 2); written on an element without `sigma_d`, it
+    gives `sigma_d = sqrt(sigma_E^2 - s^2 sigma_T^2)` (Axiom P1). Keys may appear in any order; values carry SI
     units and are stored in W, s and J.
   }];
   // energy::Real: a double that attribute storage can hash and compare

@@ -307,8 +307,18 @@ SignatureAttr energy::sigAttr(MLIRContext *ctx, const SigData &v) {
 
 calculus::Signature energy::toSignature(const SigData &v, double deviceStatic,
                                         calculus::DeviceSet devices) {
-  return calculus::Signature::measured(v.s.value_or(deviceStatic), v.T, v.d,
-                                       v.sigmaT * v.sigmaT, v.sigmaD * v.sigmaD,
+  double s = v.s.value_or(deviceStatic);
+  double varD = v.sigmaD * v.sigmaD;
+  // A measurement given as sigma_E (and sigma_T) without sigma_d: the paper's
+  // signature carries var_E (Eq. 6), and var_E = s^2 var_T + var_d (Axiom
+  // P1, d independent of T), so var_d is what is left. One below s sigma_T
+  // cannot be a measurement's: left at 0, and --energy-evaluate says so.
+  if (v.sigmaE && v.sigmaD == 0) {
+    double rest = *v.sigmaE * *v.sigmaE - s * s * v.sigmaT * v.sigmaT;
+    if (rest > 0)
+      varD = rest;
+  }
+  return calculus::Signature::measured(s, v.T, v.d, v.sigmaT * v.sigmaT, varD,
                                        std::move(devices));
 }
 
