@@ -14,6 +14,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -122,6 +124,25 @@ private:
                                         StringAttr name);
   FailureOr<Signature> visitMeasuredComposite(CompositeOp op);
   std::string describe(const DeviceSet &set) const;
+  /// A stretch of one device's time in a par operand: what it draws and at
+  /// which device-wide settings (absent: not said), and its SM share.
+  struct Stretch {
+    double T, s;
+    std::optional<int64_t> smMhz, memMhz;
+    std::optional<double> powerCap;
+    double smShare = 0;
+  };
+  /// The operand's stretches in time order (mean durations); false where
+  /// it holds a multi or a measured composite (not followed inside).
+  bool stretchesOf(Operation *op, std::vector<Stretch> &out);
+  /// A par's operands run at once on one device, whose static power and
+  /// clocks are device-wide (paper section 3.1, Axiom P2): at every instant
+  /// their stretches must draw one static power at one setting, and their
+  /// SM shares fit in the device. (The composition compares only the
+  /// operands' mean static powers: 200 W then 60 W beside 60 W then 200 W
+  /// passed.) Checked where an element inside writes its own `s` or an
+  /// operating point.
+  LogicalResult checkParInstants(ParOp par);
 
   TreeMode mode;
   function_ref<void(Operation *, const Signature &)> onComposite;
@@ -284,6 +305,183 @@ FailureOr<Signature> TreeComposer::visit(Operation *op) {
       });
 }
 
+namespace {
+/// Walks the operands' stretches of a par together, instant by instant:
+/// each step runs to the next end of any operand's current stretch.
+template <typename Stretch> class StretchWalk {
+public:
+  explicit StretchWalk(const std::vector<std::vector<Stretch>> &parts)
+      : parts(parts), at(parts.size(), 0), left(parts.size(), 0) {
+    for (size_t i = 0; i < parts.size(); ++i)
+      if (!parts[i].empty())
+        left[i] = parts[i][0].T;
+  }
+  /// The operands still running, each at its current stretch; empty: done.
+  std::vector<std::pair<size_t, const Stretch *>> active() const {
+    std::vector<std::pair<size_t, const Stretch *>> out;
+    for (size_t i = 0; i < parts.size(); ++i)
+      if (at[i] < parts[i].size())
+        out.push_back({i, &parts[i][at[i]]});
+    return out;
+  }
+  /// The length of the current step: to the nearest stretch end.
+  double step() const {
+    double s = std::numeric_limits<double>::infinity();
+    for (size_t i = 0; i < parts.size(); ++i)
+      if (at[i] < parts[i].size())
+        s = std::min(s, left[i]);
+    return s;
+  }
+  /// Whether a step is a sliver of rounding (sums of durations grouped
+  /// otherwise differ in their last bits): within 1e-9 of the time so far.
+  bool sliver(double step) const { return !(step > 1e-9 * (now + step)); }
+  void advance(double step) {
+    now += step;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (at[i] >= parts[i].size())
+        continue;
+      left[i] -= step;
+      while (at[i] < parts[i].size() && sliver(left[i]))
+        if (++at[i] < parts[i].size())
+          left[i] += parts[i][at[i]].T;
+    }
+  }
+  double time() const { return now; }
+
+private:
+  const std::vector<std::vector<Stretch>> &parts;
+  std::vector<size_t> at;
+  std::vector<double> left;
+  double now = 0;
+};
+} // namespace
+
+bool TreeComposer::stretchesOf(Operation *op, std::vector<Stretch> &out) {
+  if (auto el = dyn_cast<ElementOp>(op)) {
+    FailureOr<uint32_t> dev = lookupDevice(el, el.getDeviceAttr());
+    if (failed(dev))
+      return false;
+    const std::optional<SigData> &sig = el.getProperties().sig;
+    Stretch st{sig ? sig->T : 0,
+               sig && sig->s ? *sig->s : table->infos[*dev].staticPower};
+    if (OpPointAttr at = el.getOpPointAttr()) {
+      st.smMhz = at.getSmMhz();
+      st.memMhz = at.getMemMhz();
+      if (at.getPowerCap())
+        st.powerCap = at.getPowerCap()->value;
+      if (at.getSmShare())
+        st.smShare = at.getSmShare()->value;
+    }
+    out.push_back(st);
+    return true;
+  }
+  if (auto idle = dyn_cast<IdleOp>(op)) {
+    FailureOr<uint32_t> dev = lookupDevice(idle, idle.getDeviceAttr());
+    if (failed(dev))
+      return false;
+    double s = table->infos[*dev].staticPower;
+    if (auto ctxStatic = idle->getAttrOfType<FloatAttr>(
+            EnergyDialect::IdleStaticAttrHelper::getNameStr()))
+      s = ctxStatic.getValueAsDouble();
+    out.push_back({idle.getDuration().convertToDouble(), s});
+    return true;
+  }
+  if (isa<SeqOp>(op)) {
+    for (Operation &child : op->getRegion(0).front())
+      if (!stretchesOf(&child, out))
+        return false;
+    return true;
+  }
+  if (!isa<ParOp>(op))
+    return false; // a multi or a measured composite
+  // A nested par (checked on its own): at each instant its running
+  // operands' draw and settings (alike), their shares summed.
+  std::vector<std::vector<Stretch>> parts;
+  for (Operation &child : op->getRegion(0).front()) {
+    parts.emplace_back();
+    if (!stretchesOf(&child, parts.back()))
+      return false;
+  }
+  StretchWalk<Stretch> walk(parts);
+  for (auto running = walk.active(); !running.empty();
+       running = walk.active()) {
+    Stretch merged = *running.front().second;
+    merged.T = walk.step();
+    for (size_t k = 1; k < running.size(); ++k) {
+      const Stretch &s = *running[k].second;
+      merged.smShare += s.smShare;
+      merged.smMhz = merged.smMhz ? merged.smMhz : s.smMhz;
+      merged.memMhz = merged.memMhz ? merged.memMhz : s.memMhz;
+      merged.powerCap = merged.powerCap ? merged.powerCap : s.powerCap;
+    }
+    out.push_back(merged);
+    walk.advance(merged.T);
+  }
+  return true;
+}
+
+LogicalResult TreeComposer::checkParInstants(ParOp par) {
+  bool settings = false;
+  par.walk([&](ElementOp el) {
+    const std::optional<SigData> &sig = el.getProperties().sig;
+    settings |= (sig && sig->s) || el.getOpPointAttr();
+  });
+  if (!settings)
+    return success();
+  std::vector<std::vector<Stretch>> parts;
+  for (Operation &child : par.getBody().front()) {
+    parts.emplace_back();
+    if (!stretchesOf(&child, parts.back()))
+      return success(); // not followed inside: the mean check stands
+  }
+  StretchWalk<Stretch> walk(parts);
+  for (auto running = walk.active(); !running.empty();
+       running = walk.active()) {
+    double step = walk.step();
+    if (walk.sliver(step)) {
+      walk.advance(step);
+      continue;
+    }
+    auto [first, f] = running.front();
+    double share = f->smShare;
+    for (size_t k = 1; k < running.size(); ++k) {
+      auto [i, s] = running[k];
+      share += s->smShare;
+      auto differ = [](auto a, auto b) { return a && b && *a != *b; };
+      std::string other = " where operand #" + std::to_string(first);
+      std::string what;
+      if (std::fabs(s->s - f->s) >
+          1e-9 * std::max(std::fabs(s->s), std::fabs(f->s)))
+        what = "draws " + formatQuantity(s->s, Dimension::Power) +
+               " of static power" + other + " draws " +
+               formatQuantity(f->s, Dimension::Power);
+      else if (differ(s->smMhz, f->smMhz))
+        what = "runs at sm_mhz = " + std::to_string(*s->smMhz) + other +
+               " runs at " + std::to_string(*f->smMhz);
+      else if (differ(s->memMhz, f->memMhz))
+        what = "runs at mem_mhz = " + std::to_string(*s->memMhz) + other +
+               " runs at " + std::to_string(*f->memMhz);
+      else if (differ(s->powerCap, f->powerCap))
+        what = "runs under a power cap of " +
+               formatQuantity(*s->powerCap, Dimension::Power) + other +
+               " runs under " + formatQuantity(*f->powerCap, Dimension::Power);
+      if (!what.empty())
+        return par.emitOpError("operands run on one device at once, whose "
+                               "static power and clocks are device-wide "
+                               "(CALCULUS.md section 2); from ")
+               << formatQuantity(walk.time(), Dimension::Time)
+               << " on, operand #" << i << " " << what;
+    }
+    if (share > 1 + 1e-9)
+      return par.emitOpError("operands' SM shares add up to ")
+             << formatNumber(share) << " from "
+             << formatQuantity(walk.time(), Dimension::Time)
+             << " on, more than the device's whole (1)";
+    walk.advance(step);
+  }
+  return success();
+}
+
 FailureOr<Signature> TreeComposer::visitComposition(Operation *op,
                                                     calculus::Op kind,
                                                     StringAttr name) {
@@ -339,6 +537,9 @@ FailureOr<Signature> TreeComposer::visitComposition(Operation *op,
   }
   if (composer.empty())
     return op->emitOpError("must contain at least one element or composition");
+  if (auto par = dyn_cast<ParOp>(op);
+      par && mode == TreeMode::Verify && failed(checkParInstants(par)))
+    return failure();
   Signature result = composer.result();
   refineMakespan(op, result);
   if (onComposite)

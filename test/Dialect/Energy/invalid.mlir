@@ -305,3 +305,43 @@ energy.seq @r {
 // undirected edge's, not read as a parse error about operation names.
 // expected-error @+1 {{a directed (->) edge has one perturbation, its target's; a second endpoint's is for an undirected (--) edge}}
 energy.interaction @a -> @b mechanism "thermal" perturbation 1 J, 2 J
+
+// -----
+
+// Static power and clocks are device-wide (paper section 3.1, Axiom P2): at
+// every instant a par's operands draw one static power at one setting. Equal
+// means are not enough: 200 W then 60 W beside 60 W then 200 W.
+energy.device @g kind "A100" static 60 W
+// expected-error @+1 {{'energy.par' op operands run on one device at once, whose static power and clocks are device-wide (CALCULUS.md section 2); from 0 s on, operand #1 draws 60 W of static power where operand #0 draws 200 W}}
+energy.par @means {
+  energy.seq {
+    energy.element @A on @g sig <s = 200 W, T = 1 s, d = 1 J>
+    energy.element @B on @g sig <T = 1 s, d = 1 J>
+  }
+  energy.seq {
+    energy.element @C on @g sig <T = 1 s, d = 1 J>
+    energy.element @D on @g sig <s = 200 W, T = 1 s, d = 1 J>
+  }
+}
+
+// -----
+
+energy.device @g kind "A100" static 60 W
+// expected-error @+1 {{'energy.par' op operands run on one device at once, whose static power and clocks are device-wide (CALCULUS.md section 2); from 1 s on, operand #1 runs at sm_mhz = 900 where operand #0 runs at 1200}}
+energy.par @clocks {
+  energy.element @A on @g sig <T = 2 s, d = 1 J> at <sm_mhz = 1200>
+  energy.seq {
+    energy.idle on @g for 1 s
+    energy.element @B on @g sig <T = 1 s, d = 1 J> at <sm_mhz = 900>
+  }
+}
+
+// -----
+
+// The SM shares of co-running elements divide the device (section 3.1).
+energy.device @g kind "A100" static 60 W
+// expected-error @+1 {{'energy.par' op operands' SM shares add up to 1.6 from 0 s on, more than the device's whole (1)}}
+energy.par @shares {
+  energy.element @A on @g sig <T = 1 s, d = 1 J> at <sm_share = 0.8>
+  energy.element @B on @g sig <T = 2 s, d = 1 J> at <sm_share = 0.8>
+}
