@@ -15,6 +15,7 @@
 #include "llvm/ADT/StringSet.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -420,6 +421,22 @@ struct EnergyFillSignaturesPass
       std::optional<ScopedDiagnosticHandler> quiet;
       if (bad)
         quiet.emplace(&getContext(), [](Diagnostic &) { return success(); });
+      // A planned task's `for` holds its chosen option's time (--energy-plan
+      // wrote it), not the duration a model prices from: refilled, it
+      // would mix the planned clock's time with the top clock's energy.
+      if (task->hasAttr(EnergyDialect::DvfsAttrHelper::getNameStr()) &&
+          wanted(task) &&
+          ((kind == "energylens" && k == "inference") ||
+           (kind == "flop-byte" && (k == "decode" || k == "prefill")) ||
+           (kind != "energylens" && kind != "flop-byte" && k == "decode"))) {
+        task.emitOpError("energy-fill-signatures: @")
+            << task.getSymName()
+            << " was planned (energy.dvfs; its duration is now the planned "
+               "option's): a model prices unplanned tasks only; fill before "
+               "--energy-plan";
+        bad = true;
+        return;
+      }
       if (kind == "energylens") {
         if (k == "inference" && wanted(task))
           ++tried, priced = priceEnergyLens(task, p);
@@ -555,8 +572,17 @@ struct EnergyFillSignaturesPass
     }
     // Tasks whose DB key is missing and that fall back to the model.
     llvm::DenseSet<Operation *> fallbackTasks;
+    stalePlans.clear();
     if (!db.empty() && failed(fillFromDb(module, fallbackTasks)))
       return signalPassFailure();
+    for (Operation *sched : stalePlans)
+      if (sched->removeAttr(EnergyDialect::PlanAttrHelper::getNameStr()))
+        sched->emitWarning("energy-fill-signatures: the DB's numbers at the "
+                           "planned clocks differ from those the plan was "
+                           "made on: its figures (energy.plan) are dropped; "
+                           "--energy-evaluate after --sched-to-energy gives "
+                           "the plan's energy on these, --energy-plan plans "
+                           "again");
     if (db.empty()) {
       // Pipelines name DB keys per stage; a model prices tasks, not them.
       bool bad = false;
@@ -610,6 +636,10 @@ struct EnergyFillSignaturesPass
           << " task(s) priced by the model because their DB key is missing "
              "(marked energy.method = \"estimate: ...\")";
   }
+
+  /// Schedules whose planned tasks were refilled with other numbers than
+  /// they were planned on: their energy.plan is dropped, and said.
+  llvm::SetVector<Operation *> stalePlans;
 
   LogicalResult fillFromDb(ModuleOp module,
                            llvm::DenseSet<Operation *> &fallbackTasks) {
@@ -724,8 +754,36 @@ struct EnergyFillSignaturesPass
         return;
       }
       const std::vector<DbEntry> &es = it->second;
+      // A planned task (energy.dvfs) takes the entry at its planned clock:
+      // the plan stands, on the DB's numbers (the highest clock's signature
+      // beside a planned 900 MHz would be no option's). Where those numbers
+      // differ from the ones planned on, the plan's figures are dropped.
+      const DbEntry *pick = &es.front(); // the highest clock
+      if (auto planned = task->getAttrOfType<OpPointAttr>(
+              EnergyDialect::DvfsAttrHelper::getNameStr());
+          planned && planned.getSmMhz()) {
+        pick = nullptr;
+        for (const DbEntry &e : es)
+          if (e.smMhz == *planned.getSmMhz() &&
+              (!planned.getPowerCap() || !e.powerLimit ||
+               *e.powerLimit == planned.getPowerCap()->value))
+            pick = &e;
+        if (!pick) {
+          task.emitOpError("signature-DB key '")
+              << key.getValue() << "' has no entry at the planned "
+              << *planned.getSmMhz() << " MHz (energy.dvfs) in " << db;
+          bad = true;
+          return;
+        }
+        SignatureAttr before = task.getSigAttr();
+        if (before != sigOf(*pick))
+          if (auto sched = task->getParentOfType<sched::ScheduleOp>())
+            stalePlans.insert(sched);
+      }
       forgetDerived(task);
-      task.setSigAttr(sigOf(es.front())); // the highest clock
+      task.setSigAttr(sigOf(*pick));
+      if (task.getDuration())
+        task.setDuration(pick->T);
       if (es.size() > 1)
         task.setOptionsAttr(optionsOf(es));
       if (auto dev = symbols.lookupNearestSymbolFrom<sched::DeviceOp>(
