@@ -141,6 +141,14 @@ std::vector<double> coRun(const std::vector<CoRunNode> &nodes, uint32_t root,
     double dt = std::numeric_limits<double>::infinity();
     for (uint32_t v : active)
       dt = std::min(dt, left[v] / rate(v));
+    // Demands past a double's range (1e10 over a capacity of 1e-300) stop
+    // the work: the running leaves never end. Their times are infinite,
+    // which the caller refuses as overflowing (the loop ran forever).
+    if (!std::isfinite(dt)) {
+      for (uint32_t v : active)
+        realized[v] = std::numeric_limits<double>::infinity();
+      return realized;
+    }
     now += dt;
     done.clear();
     std::vector<uint32_t> still;

@@ -87,6 +87,26 @@ energy.seq @s {
 
 // -----
 
+// Demands past a double's range over their capacity stop the co-run's
+// work (its loop ran forever): said at the element.
+energy.device @g kind "A100" static 60 W {energy.capacity = {hbm = 1.0e-300}}
+energy.par @a {
+  // expected-error@+1 {{the device's context models overflow at @e}}
+  energy.element @e on @g sig <T = 1 s, d = 1 J> {energy.demand = {hbm = 1.0e10}}
+  energy.element @f on @g sig <T = 1 s, d = 1 J> {energy.demand = {hbm = 1.0e10}}
+}
+
+// -----
+
+energy.device @g kind "A100" static 60 W {energy.capacity = {hbm = 1.0}}
+energy.par @b {
+  // expected-error@+1 {{the device's context models overflow at @e}}
+  energy.element @e on @g sig <T = 1 s, d = 1 J> {energy.demand = {hbm = 1.0e308}}
+  energy.element @f on @g sig <T = 1 s, d = 1 J> {energy.demand = {hbm = 1.0e308}}
+}
+
+// -----
+
 // A reuse's producer is an earlier element of the same device in the same
 // tree: cache state does not cross devices,
 energy.device @g1 kind "A100" static 60 W {energy.cache = {l2_bytes = 4.0e7}}
