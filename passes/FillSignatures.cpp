@@ -7,6 +7,7 @@
 #include "calculus/models/TokenLaw.h"
 #include "dialect/Energy/Energy.h"
 #include "dialect/Sched/Sched.h"
+#include "dialect/Sched/SchedGraph.h"
 #include "passes/Passes.h"
 #include "runtime/AtomicFile.h"
 #include "runtime/db/SignatureDb.h"
@@ -552,6 +553,35 @@ struct EnergyFillSignaturesPass
   }
 
   void runOnOperation() override {
+    fill();
+    if (getPassState().irAndPassFailed.getInt())
+      return;
+    // Recorded starts (--sched-timing's, a trace's) are releases; with the
+    // filled times they may overlap on a stream (the verifier refuses
+    // that): each becomes the start list scheduling gives, never earlier.
+    getOperation().walk([&](sched::ScheduleOp sched) {
+      bool recorded = false;
+      sched.walk([&](Operation *op) {
+        if (auto task = dyn_cast<sched::TaskOp>(op))
+          recorded |= bool(task.getStart());
+        else if (auto coll = dyn_cast<sched::CollectiveOp>(op))
+          recorded |= coll.getStartAttr() || coll.getStartsAttr();
+      });
+      if (!recorded)
+        return;
+      // A schedule that cannot be timed yet (a task without a duration)
+      // keeps its starts; later passes say why.
+      ScopedDiagnosticHandler quiet(&getContext(),
+                                    [](Diagnostic &) { return success(); });
+      FailureOr<sched::SchedGraph> g =
+          sched::SchedGraph::build(sched, sched::SchedGraph::Need::Durations);
+      std::vector<double> start;
+      if (succeeded(g) && succeeded(g->startTimes(sched, start)))
+        g->writeStarts(start, /*onlyRecorded=*/true);
+    });
+  }
+
+  void fill() {
     ModuleOp module = getOperation();
     if (db.empty() && model.empty()) {
       emitError(moduleErrorLoc(module),

@@ -712,6 +712,25 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
                               grads[k]);
       }
     }
+    // Recorded starts (--sched-timing's, a trace's) are releases; with the
+    // options' times they may now overlap on a stream (the verifier refuses
+    // that): each becomes the start the plan runs it at, never earlier.
+    bool recorded = llvm::any_of(c.graph.taskOps, [](Operation *op) {
+      if (auto task = dyn_cast<TaskOp>(op))
+        return bool(task.getStart());
+      auto coll = cast<CollectiveOp>(op);
+      return bool(coll.getStartAttr()) || bool(coll.getStartsAttr());
+    });
+    if (!recorded)
+      return;
+    calculus::Schedule timed = s;
+    for (size_t t = 0; t < timed.tasks.size(); ++t)
+      if (SignatureAttr sig = c.sigs[t][best.choice[t]])
+        timed.tasks[t].duration = sig.time();
+    std::vector<double> start;
+    std::vector<uint32_t> cycle;
+    if (calculus::computeStartTimes(timed, start, cycle))
+      c.graph.writeStarts(start, /*onlyRecorded=*/true);
   }
 
   /// `energy.plan` on the schedule (docs/PLAN.md).

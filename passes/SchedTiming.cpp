@@ -18,7 +18,6 @@ using namespace energy::sched;
 namespace {
 struct SchedTimingPass : public energy::impl::SchedTimingBase<SchedTimingPass> {
   void runOnOperation() override {
-    Builder b(&getContext());
     WalkResult r = getOperation()->walk([&](ScheduleOp sched) {
       FailureOr<SchedGraph> g =
           SchedGraph::build(sched, SchedGraph::Need::Durations);
@@ -27,22 +26,7 @@ struct SchedTimingPass : public energy::impl::SchedTimingBase<SchedTimingPass> {
       std::vector<double> start;
       if (failed(g->startTimes(sched, start)))
         return WalkResult::interrupt();
-      for (uint32_t t = 0; t < g->taskOps.size();) {
-        auto coll = dyn_cast<CollectiveOp>(g->taskOps[t]);
-        if (coll && coll.getDurationsAttr()) {
-          SmallVector<double> starts(
-              start.begin() + t, start.begin() + t + coll.getDevices().size());
-          coll.setStartsAttr(b.getF64ArrayAttr(starts));
-          t += starts.size();
-          continue;
-        }
-        if (auto task = dyn_cast<TaskOp>(g->taskOps[t]))
-          task.setStart(start[t]);
-        else
-          cast<CollectiveOp>(g->taskOps[t])
-              .setStartAttr(b.getF64FloatAttr(start[t]));
-        ++t;
-      }
+      g->writeStarts(start, /*onlyRecorded=*/false);
       return WalkResult::advance();
     });
     if (r.wasInterrupted())

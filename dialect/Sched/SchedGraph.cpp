@@ -1,6 +1,7 @@
 //===- SchedGraph.cpp - A sched.schedule as a calculus::Schedule ----------===//
 
 #include "dialect/Sched/SchedGraph.h"
+#include "mlir/IR/Builders.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -302,6 +303,27 @@ FailureOr<SchedGraph> SchedGraph::build(ScheduleOp op, Need need) {
       failed(builder.addTasks()))
     return failure();
   return g;
+}
+
+void SchedGraph::writeStarts(ArrayRef<double> start, bool onlyRecorded) const {
+  Builder b(taskOps.empty() ? nullptr : taskOps.front()->getContext());
+  for (uint32_t t = 0; t < taskOps.size();) {
+    auto coll = dyn_cast<CollectiveOp>(taskOps[t]);
+    if (coll && coll.getDurationsAttr()) {
+      size_t parts = coll.getDevices().size();
+      if (!onlyRecorded || coll.getStartsAttr())
+        coll.setStartsAttr(b.getF64ArrayAttr(start.slice(t, parts)));
+      t += parts;
+      continue;
+    }
+    if (auto task = dyn_cast<TaskOp>(taskOps[t])) {
+      if (!onlyRecorded || task.getStart())
+        task.setStart(start[t]);
+    } else if (!onlyRecorded || coll.getStartAttr()) {
+      coll.setStartAttr(b.getF64FloatAttr(start[t]));
+    }
+    ++t;
+  }
 }
 
 FailureOr<SchedGraph> SchedGraph::buildAsPlanned(ScheduleOp op,

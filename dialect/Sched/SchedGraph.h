@@ -40,6 +40,14 @@ struct SchedGraph {
   mlir::LogicalResult startTimes(ScheduleOp op,
                                  std::vector<double> &start) const;
 
+  /// Writes `start` (startTimes') as the tasks' and collectives' recorded
+  /// starts (`start`; a collective's parts `starts`): every one, or with
+  /// `onlyRecorded` those that record one already. A pass that changes
+  /// durations re-times recorded starts so: each is a release, so the new
+  /// ones are never earlier, and the IR's starts stay consistent with its
+  /// durations (the verifier refuses a stream's overlap).
+  void writeStarts(llvm::ArrayRef<double> start, bool onlyRecorded) const;
+
   /// The schedule as a plan runs it: every task needs its signature, and
   /// start times come from dependencies, stream order, releases and
   /// recorded starts -- exactly as the lowering times it.
