@@ -52,13 +52,14 @@ struct EnergyCheckDeviationPass
   /// The mechanism a deviation most likely comes from.
   static StringRef likelyMechanism(Operation *op) {
     bool thermal = false, contention = false;
+    SymbolTableCollection symbols; // a lookup each would scan the table
     auto visit = [&](Operation *inner) {
       if (inner->hasAttr(EnergyDialect::DemandAttrHelper::getNameStr()) ||
           inner->hasAttr(
               EnergyDialect::ContentionSlowdownAttrHelper::getNameStr()))
         contention = true;
       if (auto el = dyn_cast<ElementOp>(inner))
-        if (auto dev = SymbolTable::lookupNearestSymbolFrom<energy::DeviceOp>(
+        if (auto dev = symbols.lookupNearestSymbolFrom<energy::DeviceOp>(
                 el, el.getDeviceAttr()))
           thermal |=
               dev->hasAttr(EnergyDialect::ThermalAttrHelper::getNameStr());
@@ -74,6 +75,7 @@ struct EnergyCheckDeviationPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    SymbolTableCollection symbols; // a lookup each would scan the table
     if (!checkConfidence(module, "energy-check-deviation", confidence))
       return signalPassFailure();
     std::map<std::string, formats::CompositeMeasurement> data;
@@ -200,7 +202,7 @@ struct EnergyCheckDeviationPass
         if (std::string have = rt::gpuModelOf(m.device); !have.empty()) {
           std::set<std::string> want;
           auto note = [&](ElementOp el) {
-            if (auto dev = SymbolTable::lookupNearestSymbolFrom<DeviceOp>(
+            if (auto dev = symbols.lookupNearestSymbolFrom<DeviceOp>(
                     el, el.getDeviceAttr()))
               if (std::string g = rt::gpuModelOf(dev.getKind().str());
                   !g.empty())
@@ -238,13 +240,11 @@ struct EnergyCheckDeviationPass
                     b.getDictionaryAttr(result));
         if (fails) {
           InFlightDiagnostic diag = report(op);
-          diag << "@" << name.getValue()
-                     << " deviates (Eq. 23): predicted "
-                     << formatQuantity(predicted, Dimension::Energy, 5)
-                     << ", measured "
-                     << formatQuantity(m.E, Dimension::Energy, 5)
-                     << ", threshold "
-                     << formatQuantity(threshold, Dimension::Energy, 4);
+          diag << "@" << name.getValue() << " deviates (Eq. 23): predicted "
+               << formatQuantity(predicted, Dimension::Energy, 5)
+               << ", measured " << formatQuantity(m.E, Dimension::Energy, 5)
+               << ", threshold "
+               << formatQuantity(threshold, Dimension::Energy, 4);
           if (reduced && std::fabs(diff) <= threshold + bias)
             diag << "; within the bias the reduction accepted ("
                  << formatQuantity(bias, Dimension::Energy, 4)
@@ -270,7 +270,7 @@ struct EnergyCheckDeviationPass
         auto sig = el.getSigAsAttr();
         if (!sig)
           return;
-        auto dev = SymbolTable::lookupNearestSymbolFrom<energy::DeviceOp>(
+        auto dev = symbols.lookupNearestSymbolFrom<energy::DeviceOp>(
             el, el.getDeviceAttr());
         sigOf[el] =
             toSignature(sig, dev ? dev.getStaticPower().convertToDouble() : 0);

@@ -142,9 +142,9 @@ struct EnergyEvaluatePass
       double d = 0, sT = 0, T = 0;
     };
     llvm::MapVector<StringAttr, Acc> acc;
+    SymbolTableCollection symbols; // a lookup each would scan the table
     auto declared = [&](StringAttr dev) -> std::optional<double> {
-      auto decl =
-          SymbolTable::lookupNearestSymbolFrom<energy::DeviceOp>(root, dev);
+      auto decl = symbols.lookupNearestSymbolFrom<energy::DeviceOp>(root, dev);
       if (!decl)
         return std::nullopt; // the verifier requires one
       return decl.getStaticPower().convertToDouble();
@@ -366,6 +366,7 @@ struct EnergyEvaluatePass
     // var_T + var_d (Axiom P1). One written otherwise would be ignored
     // silently: said (the first five, then a count).
     unsigned ignoredSigmaE = 0;
+    SymbolTableCollection sigmaESymbols;
     auto checkSigmaE = [&](Operation *op, SignatureAttr sig,
                            std::optional<double> s) {
       std::optional<double> given = sig ? sig.sigmaEnergy() : std::nullopt;
@@ -405,7 +406,7 @@ struct EnergyEvaluatePass
           return;
         std::optional<double> s = sig.staticPower();
         if (!s)
-          if (auto dev = SymbolTable::lookupNearestSymbolFrom<DeviceOp>(
+          if (auto dev = sigmaESymbols.lookupNearestSymbolFrom<DeviceOp>(
                   el, el.getDeviceAttr()))
             s = dev.getStaticPower().convertToDouble();
         checkSigmaE(op, sig, s);
