@@ -467,6 +467,8 @@ LogicalResult
 Propagator::padMulti(MultiOp multi,
                      ArrayRef<std::pair<Operation *, double>> ends,
                      const Realized &r, State &state) {
+  unsigned unrealized = 0;
+  double longest = 0;
   for (auto [child, T] : ends) {
     double pad = r.T - T;
     if (!(pad > calculus::timeTolerance(r.T)))
@@ -492,11 +494,10 @@ Propagator::padMulti(MultiOp multi,
     if (!modelled)
       continue;
     if (r.randomT) {
-      multi.emitWarning("pads an operand on a device with a thermal or "
-                        "power-delivery model for ")
-          << formatQuantity(pad, Dimension::Time, 6) << ", but its durations vary: the pad's context is not "
-          << "realized (write the idle out, energy.idle, where its length is "
-          << "known)";
+      // Said once per multi (a wide one pads many operands).
+      if (unrealized++ == 0)
+        longest = pad;
+      longest = std::max(longest, pad);
       continue;
     }
     OpBuilder b(child);
@@ -516,6 +517,14 @@ Propagator::padMulti(MultiOp multi,
         return failure();
     }
   }
+  if (unrealized)
+    multi.emitWarning("pads ")
+        << unrealized
+        << " operand(s) on devices with a thermal or power-delivery model "
+           "(up to "
+        << formatQuantity(longest, Dimension::Time, 6)
+        << "), but its durations vary: the pads' context is not realized "
+           "(write the idles out, energy.idle, where their lengths are known)";
   return success();
 }
 

@@ -24,6 +24,7 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <cmath>
+#include <map>
 
 namespace energy {
 #define GEN_PASS_DEF_ENERGYREDUCE
@@ -178,20 +179,34 @@ struct EnergyReducePass
     // brought up to date, not added again: the graph holds each interaction
     // once. A tree's edges follow it (another tree may name its elements
     // alike: two lowered schedules of one job).
+    // The edges by (from, to, directed, mechanism), read once: a scan of
+    // them per new edge made a thermal tree of 40,000 elements take 17 s.
+    using EdgeKey = std::tuple<const void *, const void *, bool, std::string>;
+    std::map<EdgeKey, InteractionOp> edges;
+    auto keyOf = [](StringAttr from, StringAttr to, bool directed,
+                    StringRef mech) {
+      return EdgeKey{from.getAsOpaquePointer(), to.getAsOpaquePointer(),
+                     directed, mech.str()};
+    };
+    for (Operation *next = root->getNextNode();
+         next && isa<InteractionOp>(next); next = next->getNextNode()) {
+      auto old = cast<InteractionOp>(next);
+      edges.try_emplace(keyOf(old.getFromAttr().getAttr(),
+                              old.getToAttr().getAttr(), old.getDirected(),
+                              old.getMechanism()),
+                        old);
+    }
     auto addEdge = [&](Location loc, FlatSymbolRefAttr from,
                        FlatSymbolRefAttr to, bool directed, StringRef mech,
                        double perturbation, std::optional<double> reverse) {
-      for (Operation *next = root->getNextNode();
-           next && isa<InteractionOp>(next); next = next->getNextNode())
-        if (auto old = cast<InteractionOp>(next);
-            old.getFrom() == from.getValue() && old.getTo() == to.getValue() &&
-            old.getDirected() == directed && old.getMechanism() == mech) {
-          old.setPerturbation(APFloat(perturbation));
-          if (reverse)
-            old.setReversePerturbation(APFloat(*reverse));
-          return;
-        }
-      InteractionOp::create(
+      EdgeKey key = keyOf(from.getAttr(), to.getAttr(), directed, mech);
+      if (auto it = edges.find(key); it != edges.end()) {
+        it->second.setPerturbation(APFloat(perturbation));
+        if (reverse)
+          it->second.setReversePerturbation(APFloat(*reverse));
+        return;
+      }
+      edges[key] = InteractionOp::create(
           ob, loc, from, to, directed ? ob.getUnitAttr() : UnitAttr(),
           ob.getStringAttr(mech), ob.getF64FloatAttr(perturbation),
           reverse ? ob.getF64FloatAttr(*reverse) : FloatAttr());

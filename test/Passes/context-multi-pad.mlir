@@ -79,7 +79,7 @@ energy.seq @delivery {
 
 // A random duration: a pad of fixed length would move the expected
 // makespan; not written, and said.
-// WARN: [[# @LINE + 5]]:1: warning: pads an operand on a device with a thermal or power-delivery model for 5 s, but its durations vary
+// WARN: [[# @LINE + 5]]:1: warning: pads 1 operand(s) on devices with a thermal or power-delivery model (up to 5 s), but its durations vary
 // CHECK-LABEL: energy.multi @random ->
 // CHECK-NEXT: energy.element @hot on @gpu
 energy.device @gpu kind "A100" static 60 W {energy.thermal = {resistance = 0.1, capacitance = 50.0, ambient = 30.0, leakage = 0.004}}
