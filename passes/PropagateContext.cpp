@@ -544,6 +544,10 @@ struct EnergyPropagateContextPass
           prop.startTree();
           if (failed(prop.visit(op, state)))
             return WalkResult::interrupt();
+          // Realized signatures make an earlier --energy-evaluate's closures
+          // and totals stale (they read 1960 J where the tree now holds
+          // 1970.56 J): dropped; evaluate again after this pass.
+          dropEvaluation(op);
           return WalkResult::skip();
         });
     if (r.wasInterrupted())

@@ -128,6 +128,9 @@ namespace energy {
 /// Sets the `closure` of an energy.seq, energy.par or energy.multi (other
 /// ops: nothing).
 void setClosure(mlir::Operation *op, const SigData &closure);
+/// Drops what --energy-evaluate wrote on a tree (composites' closures and
+/// energy.total): a pass that changes its signatures makes them stale.
+void dropEvaluation(mlir::Operation *root);
 } // namespace energy
 
 namespace energy {

@@ -190,6 +190,18 @@ void energy::setClosure(Operation *op, const SigData &closure) {
     multi.setClosure(closure);
 }
 
+void energy::dropEvaluation(Operation *root) {
+  root->walk([](Operation *op) {
+    op->removeAttr(EnergyDialect::TotalAttrHelper::getNameStr());
+    if (auto seq = dyn_cast<SeqOp>(op))
+      seq.getProperties().closure = std::nullopt;
+    else if (auto par = dyn_cast<ParOp>(op))
+      par.getProperties().closure = std::nullopt;
+    else if (auto multi = dyn_cast<MultiOp>(op))
+      multi.getProperties().closure = std::nullopt;
+  });
+}
+
 LogicalResult CompositeOp::verifyRegions() {
   if (getBody().empty() || getBody().front().empty())
     return emitOpError("is a measured composite but keeps no parts; "

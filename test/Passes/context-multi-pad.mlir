@@ -5,6 +5,11 @@
 // pads out and realizes them, so the implicit and the explicit form agree.
 // RUN: energy-opt %s -split-input-file --energy-propagate-context --energy-evaluate 2>/dev/null | FileCheck %s
 // RUN: energy-opt %s -split-input-file --energy-propagate-context -o /dev/null 2>&1 | FileCheck %s --check-prefix=WARN
+// An evaluation before the pass is stale after it (the tree's signatures
+// change): its closures and totals are dropped, not left to be read.
+// RUN: energy-opt %s -split-input-file --energy-evaluate --energy-propagate-context 2>/dev/null | FileCheck %s --check-prefix=STALE
+// STALE-NOT: energy.total
+// STALE-NOT: -> sig
 
 // Thermal (R = 0.1 K/W, C = 50 J/K, ambient = reference = 30 degC, leakage
 // 0.004 /K): @hot draws 60 W + 1440 J / 5 s = 348 W for 5 s, so the device
