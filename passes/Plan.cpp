@@ -721,16 +721,74 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       auto coll = cast<CollectiveOp>(op);
       return bool(coll.getStartAttr()) || bool(coll.getStartsAttr());
     });
-    if (!recorded)
-      return;
     calculus::Schedule timed = s;
     for (size_t t = 0; t < timed.tasks.size(); ++t)
       if (SignatureAttr sig = c.sigs[t][best.choice[t]])
         timed.tasks[t].duration = sig.time();
     std::vector<double> start;
     std::vector<uint32_t> cycle;
-    if (calculus::computeStartTimes(timed, start, cycle))
+    if (!calculus::computeStartTimes(timed, start, cycle))
+      return;
+    if (recorded)
       c.graph.writeStarts(start, /*onlyRecorded=*/true);
+    warnCoRunningClocks(c, best, timed, start);
+  }
+
+  /// A device has one SM clock at a time, but each task's options are
+  /// chosen on their own: tasks that overlap on two streams of one device
+  /// may get two clocks, which no device runs (the plan's figures assume
+  /// both). Said, with the first such pair; not yet planned jointly.
+  void warnCoRunningClocks(const Choices &c, const calculus::DagPoint &best,
+                           const calculus::Schedule &timed,
+                           const std::vector<double> &start) {
+    std::vector<std::vector<uint32_t>> byDevice(timed.devices.size());
+    for (size_t t = 0; t < timed.tasks.size(); ++t)
+      if (c.opPoints[t][best.choice[t]] &&
+          c.opPoints[t][best.choice[t]].getSmMhz())
+        for (uint32_t d : timed.tasks[t].devices)
+          byDevice[d].push_back(uint32_t(t));
+    size_t pairs = 0;
+    std::pair<uint32_t, uint32_t> first;
+    for (std::vector<uint32_t> &tasks : byDevice) {
+      llvm::sort(tasks,
+                 [&](uint32_t a, uint32_t b) { return start[a] < start[b]; });
+      // The task reaching furthest so far: any later one starting before
+      // it ends overlaps it.
+      int64_t reach = -1;
+      for (uint32_t t : tasks) {
+        auto mhz = [&](uint32_t u) {
+          return *c.opPoints[u][best.choice[u]].getSmMhz();
+        };
+        double end = start[t] + timed.tasks[t].duration;
+        if (reach >= 0) {
+          double reachEnd =
+              start[reach] + timed.tasks[uint32_t(reach)].duration;
+          double tol = calculus::timeTolerance(reachEnd);
+          if (start[t] < reachEnd - tol && mhz(t) != mhz(uint32_t(reach)) &&
+              pairs++ == 0)
+            first = {uint32_t(reach), t};
+          if (end > reachEnd)
+            reach = t;
+        } else {
+          reach = t;
+        }
+      }
+    }
+    if (!pairs)
+      return;
+    auto name = [&](uint32_t t) {
+      return SymbolTable::getSymbolName(c.graph.taskOps[t]).getValue();
+    };
+    auto mhzOf = [&](uint32_t t) {
+      return *c.opPoints[t][best.choice[t]].getSmMhz();
+    };
+    mlir::emitWarning(c.graph.taskOps[first.second]->getLoc(), "energy-plan: @")
+        << name(first.second) << " runs at " << mhzOf(first.second)
+        << " MHz while @" << name(first.first) << " runs at "
+        << mhzOf(first.first) << " MHz on the same device (" << pairs
+        << " such overlap(s)): a device has one SM clock at a time, and the "
+           "plan chose each task's option on its own; its figures assume "
+           "both clocks";
   }
 
   /// `energy.plan` on the schedule (docs/PLAN.md).
