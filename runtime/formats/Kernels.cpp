@@ -97,13 +97,28 @@ bool parseKernels(StringRef text, const std::string &kernelsFile,
     }
     std::optional<double> flops = o->getNumber("flops"),
                           bytes = o->getNumber("bytes");
+    // A field that is there but not a number ("bytes": "1e6") is said at
+    // the field, as one that is negative is.
+    for (const char *f : {"flops", "bytes"})
+      if (const json::Value *v = o->get(f); v && !v->getAsNumber()) {
+        err = jsonAt(kernelsFile, text, {i, f}) + ": kernel #" +
+              std::to_string(i) + ": \"" + f + "\" must be a number";
+        return false;
+      }
     if (!key || key->empty() || !flops || !bytes) {
       err = where + "needs \"key\", \"flops\" and \"bytes\" (or, for a "
                     "composite, \"sequence\")";
       return false;
     }
-    if (!std::isfinite(*flops) || !std::isfinite(*bytes) || *flops < 0 ||
-        *bytes < 0 || (*flops == 0 && *bytes == 0)) {
+    for (auto [f, v] :
+         {std::pair<const char *, double>{"flops", *flops}, {"bytes", *bytes}})
+      if (!std::isfinite(v) || v < 0) {
+        err = jsonAt(kernelsFile, text, {i, f}) + ": kernel #" +
+              std::to_string(i) + ": \"" + f +
+              "\" must be finite and non-negative";
+        return false;
+      }
+    if (*flops == 0 && *bytes == 0) {
       err = where + "flops and bytes must be finite and non-negative, not "
                     "both zero";
       return false;
