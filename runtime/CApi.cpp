@@ -169,6 +169,9 @@ constexpr size_t kTicketsKept = size_t(1) << 20;
 struct State {
   std::mutex mu;
   std::unique_ptr<Device> dev;
+  /// er_init calls so far: a shard names its process and session (after
+  /// er_shutdown a new session starts with no runs).
+  unsigned session = 0;
   SimDevice *sim = nullptr;
   /// Real devices: the energy counter polled on a thread (Sampler.h);
   /// simulated ones (virtual time) read it at region boundaries.
@@ -786,9 +789,9 @@ bool writeShard(const std::string &path, std::string &err) {
   // Whole or not at all: a failed write leaves the previous DB intact.
   std::string json = signatureDbJson(
       state.dev->identity(), entries, state.sim ? "simulated" : "measured",
-      energy::generatorJson("energy_rt er_flush (rank " +
-                                std::to_string(er_rank()) + ")",
-                            {}, {processIdentity()}));
+      energy::generatorJson(
+          "energy_rt er_flush (rank " + std::to_string(er_rank()) + ")", {},
+          {processIdentity() + " session " + std::to_string(state.session)}));
   return AtomicFile::writeWhole(p, json, err);
 }
 
@@ -934,6 +937,7 @@ int er_init(const char *device) {
     pthread_atfork(beforeFork, afterForkParent, afterForkChild);
   });
   std::lock_guard<std::mutex> lock(state.mu);
+  ++state.session;
   std::string name = device ? device : "";
   if (name.empty())
     if (const char *env = std::getenv("ENERGY_RT_DEVICE")) {

@@ -244,11 +244,17 @@ bool poolSignatureDbs(const std::vector<SignatureDb> &shards,
       if (it->second == k)
         continue;
       size_t j = it->second;
+      if (digest[j] == digest[k] &&
+          writeSignatureDb(shards[j]) == writeSignatureDb(shards[k])) {
+        err = names[k] + " holds exactly the measurements of " + names[j] +
+              " (the same shard twice?): pooling would count its runs twice";
+        return false;
+      }
       bool bothFlushes =
           shards[j].sources.size() == 1 && shards[k].sources.size() == 1;
       err = bothFlushes
                 ? names[j] + " and " + names[k] +
-                      " are two flushes of one process (" + id +
+                      " are two flushes of one process's session (" + id +
                       "): the later holds every run of the earlier; pool "
                       "the last one only"
                 : names[j] + " and " + names[k] +

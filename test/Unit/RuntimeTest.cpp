@@ -11,6 +11,7 @@
 #include "runtime/Nvml.h"
 #include "runtime/RestoreRecord.h"
 #include "runtime/SimDevice.h"
+#include "runtime/db/SignatureDb.h"
 #include "runtime/include/energy_rt.h"
 
 #include <gtest/gtest.h>
@@ -524,6 +525,38 @@ TEST(CApi, RegionsAccumulateAndFlushPerRank) {
 // region's begin (and kept across unplanned ones), the per-region clock in
 // the flushed DB, and the defaults restored at er_shutdown -- watched from
 // outside through the simulated device's mirrored clock.
+TEST(CApi, TwoSessionsOfOneProcessPoolOneFlushTwiceDoesNot) {
+  // er_shutdown ends a session (its runs go); the next er_init starts
+  // another, whose shard holds its own runs only: the two pool. Two flushes
+  // of one session (the later holds every run of the earlier) do not.
+  std::string dir = ::testing::TempDir() + "/sessions";
+  ::mkdir(dir.c_str(), 0755);
+  std::vector<std::string> paths = {dir + "/s1.json", dir + "/s1b.json",
+                                    dir + "/s2.json"};
+  for (int session = 0; session < 2; ++session) {
+    ASSERT_EQ(er_init("sim:a100"), 0) << er_last_error();
+    ASSERT_EQ(er_begin("r"), 0);
+    ASSERT_EQ(er_sim_run(0, 2.04e11), 0);
+    ASSERT_EQ(er_end("r"), 0);
+    ASSERT_EQ(er_flush(paths[2 * session].c_str()), 0) << er_last_error();
+    if (session == 0)
+      ASSERT_EQ(er_flush(paths[1].c_str()), 0) << er_last_error();
+    er_shutdown();
+  }
+  std::vector<SignatureDb> dbs(3);
+  std::string err;
+  for (int i = 0; i < 3; ++i)
+    ASSERT_TRUE(readSignatureDb(paths[i], dbs[i], err)) << err;
+  SignatureDb out;
+  ASSERT_TRUE(poolSignatureDbs({dbs[0], dbs[2]}, {"s1", "s2"}, out, err))
+      << err;
+  ASSERT_EQ(out.entries.size(), 1u);
+  EXPECT_EQ(out.entries[0].runs, 2);
+  EXPECT_EQ(out.sources.size(), 2u);
+  EXPECT_FALSE(poolSignatureDbs({dbs[0], dbs[1]}, {"s1", "s1b"}, out, err));
+  EXPECT_NE(err.find("same shard twice"), std::string::npos) << err;
+}
+
 TEST(CApi, FollowsAPlanRegionByRegion) {
   std::string mirror = ::testing::TempDir() + "energy-rt-plan-clock-" +
                        std::to_string(::getpid());
