@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -325,54 +326,90 @@ FailureOr<Signature> TreeComposer::visit(Operation *op) {
 }
 
 namespace {
-/// Walks the operands' stretches of a par together, instant by instant:
-/// each step runs to the next end of any operand's current stretch.
-template <typename Stretch> class StretchWalk {
-public:
-  explicit StretchWalk(const std::vector<std::vector<Stretch>> &parts)
-      : parts(parts), at(parts.size(), 0), left(parts.size(), 0) {
-    for (size_t i = 0; i < parts.size(); ++i)
-      if (!parts[i].empty())
-        left[i] = parts[i][0].T;
+/// What runs at once in a par, between two instants where an operand's
+/// stretch ends or begins: each property's values with how many running
+/// stretches hold them and one operand that does.
+template <typename Key> struct Held {
+  std::map<Key, std::pair<int, size_t>> values;
+  void add(Key k, size_t operand) {
+    auto &v = values[k];
+    ++v.first;
+    v.second = operand;
   }
-  /// The operands still running, each at its current stretch; empty: done.
-  std::vector<std::pair<size_t, const Stretch *>> active() const {
-    std::vector<std::pair<size_t, const Stretch *>> out;
-    for (size_t i = 0; i < parts.size(); ++i)
-      if (at[i] < parts[i].size())
-        out.push_back({i, &parts[i][at[i]]});
-    return out;
+  void remove(Key k) {
+    auto it = values.find(k);
+    if (it != values.end() && --it->second.first == 0)
+      values.erase(it);
   }
-  /// The length of the current step: to the nearest stretch end.
-  double step() const {
-    double s = std::numeric_limits<double>::infinity();
-    for (size_t i = 0; i < parts.size(); ++i)
-      if (at[i] < parts[i].size())
-        s = std::min(s, left[i]);
-    return s;
-  }
-  /// Whether a step is a sliver of rounding (sums of durations grouped
-  /// otherwise differ in their last bits): within 1e-9 of the time so far.
-  bool sliver(double step) const { return !(step > 1e-9 * (now + step)); }
-  void advance(double step) {
-    now += step;
-    for (size_t i = 0; i < parts.size(); ++i) {
-      if (at[i] >= parts[i].size())
-        continue;
-      left[i] -= step;
-      while (at[i] < parts[i].size() && sliver(left[i]))
-        if (++at[i] < parts[i].size())
-          left[i] += parts[i][at[i]].T;
+};
+struct Running {
+  Held<double> s, cap;
+  Held<int64_t> sm, mem;
+  double share = 0;
+  size_t count = 0;
+};
+
+/// Sweeps the par operands' stretches (each operand's in time order from
+/// 0) over their instants, O(events log events): `at(t0, t1, running)` for
+/// every stretch of time where something runs; it returns false to stop.
+/// Instants closer than 1e-12 of their time (sums of durations grouped
+/// otherwise differ in their last bits) are one.
+template <typename Stretch, typename Fn>
+void sweepStretches(const std::vector<std::vector<Stretch>> &parts, Fn at) {
+  struct Event {
+    double t;
+    bool begins;
+    size_t operand;
+    const Stretch *st;
+  };
+  std::vector<Event> events;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    double t = 0;
+    for (const Stretch &st : parts[i]) {
+      if (st.T > 0) {
+        events.push_back({t, true, i, &st});
+        events.push_back({t + st.T, false, i, &st});
+      }
+      t += st.T;
     }
   }
-  double time() const { return now; }
-
-private:
-  const std::vector<std::vector<Stretch>> &parts;
-  std::vector<size_t> at;
-  std::vector<double> left;
-  double now = 0;
-};
+  // Ends before beginnings at one instant: a stretch that ends where
+  // another begins does not run beside it.
+  llvm::sort(events, [](const Event &x, const Event &y) {
+    return x.t < y.t || (x.t == y.t && !x.begins && y.begins);
+  });
+  Running run;
+  for (size_t e = 0; e < events.size();) {
+    double t = events[e].t;
+    double tol = 1e-12 * std::fabs(t);
+    for (; e < events.size() && events[e].t <= t + tol; ++e) {
+      const Event &ev = events[e];
+      const Stretch &st = *ev.st;
+      int sign = ev.begins ? 1 : -1;
+      run.count += ev.begins ? 1 : size_t(-1);
+      run.share += sign * st.smShare;
+      if (ev.begins) {
+        run.s.add(st.s, ev.operand);
+        if (st.smMhz)
+          run.sm.add(*st.smMhz, ev.operand);
+        if (st.memMhz)
+          run.mem.add(*st.memMhz, ev.operand);
+        if (st.powerCap)
+          run.cap.add(*st.powerCap, ev.operand);
+      } else {
+        run.s.remove(st.s);
+        if (st.smMhz)
+          run.sm.remove(*st.smMhz);
+        if (st.memMhz)
+          run.mem.remove(*st.memMhz);
+        if (st.powerCap)
+          run.cap.remove(*st.powerCap);
+      }
+    }
+    if (e < events.size() && run.count > 0 && !at(t, events[e].t, run))
+      return;
+  }
+}
 } // namespace
 
 bool TreeComposer::stretchesOf(Operation *op, std::vector<Stretch> &out) {
@@ -421,21 +458,19 @@ bool TreeComposer::stretchesOf(Operation *op, std::vector<Stretch> &out) {
     if (!stretchesOf(&child, parts.back()))
       return false;
   }
-  StretchWalk<Stretch> walk(parts);
-  for (auto running = walk.active(); !running.empty();
-       running = walk.active()) {
-    Stretch merged = *running.front().second;
-    merged.T = walk.step();
-    for (size_t k = 1; k < running.size(); ++k) {
-      const Stretch &s = *running[k].second;
-      merged.smShare += s.smShare;
-      merged.smMhz = merged.smMhz ? merged.smMhz : s.smMhz;
-      merged.memMhz = merged.memMhz ? merged.memMhz : s.memMhz;
-      merged.powerCap = merged.powerCap ? merged.powerCap : s.powerCap;
-    }
+  // (The operands' stretches are contiguous from 0: no instant is empty.)
+  sweepStretches(parts, [&](double t0, double t1, const Running &run) {
+    Stretch merged{t1 - t0, run.s.values.begin()->first};
+    if (!run.sm.values.empty())
+      merged.smMhz = run.sm.values.begin()->first;
+    if (!run.mem.values.empty())
+      merged.memMhz = run.mem.values.begin()->first;
+    if (!run.cap.values.empty())
+      merged.powerCap = run.cap.values.begin()->first;
+    merged.smShare = run.share;
     out.push_back(merged);
-    walk.advance(merged.T);
-  }
+    return true;
+  });
   return true;
 }
 
@@ -453,52 +488,44 @@ LogicalResult TreeComposer::checkParInstants(ParOp par) {
     if (!stretchesOf(&child, parts.back()))
       return success(); // not followed inside: the mean check stands
   }
-  StretchWalk<Stretch> walk(parts);
-  for (auto running = walk.active(); !running.empty();
-       running = walk.active()) {
-    double step = walk.step();
-    if (walk.sliver(step)) {
-      walk.advance(step);
-      continue;
+  std::string what;
+  double from = 0;
+  // Two operands holding different values of one property now: the first
+  // two values, each with an operand that holds it.
+  auto differ = [&](const auto &held, const char *prop, auto show) {
+    if (held.values.size() < 2)
+      return false;
+    auto a = held.values.begin(), b = std::next(a);
+    what = "operand #" + std::to_string(b->second.second) + " " + prop + " " +
+           show(b->first) + " where operand #" +
+           std::to_string(a->second.second) + " " + prop + " " + show(a->first);
+    return true;
+  };
+  auto power = [](double w) { return formatQuantity(w, Dimension::Power); };
+  auto mhz = [](int64_t f) { return std::to_string(f) + " MHz"; };
+  sweepStretches(parts, [&](double t0, double, const Running &run) {
+    from = t0;
+    double lo = run.s.values.begin()->first, hi = run.s.values.rbegin()->first;
+    if (hi - lo > 1e-9 * std::fabs(hi) &&
+        differ(run.s, "draws static power", power))
+      return false;
+    if (differ(run.sm, "runs at sm_mhz", mhz) ||
+        differ(run.mem, "runs at mem_mhz", mhz) ||
+        differ(run.cap, "runs under a power cap of", power))
+      return false;
+    if (run.share > 1 + 1e-9) {
+      what = "their SM shares add up to " + formatNumber(run.share) +
+             ", more than the device's whole (1)";
+      return false;
     }
-    auto [first, f] = running.front();
-    double share = f->smShare;
-    for (size_t k = 1; k < running.size(); ++k) {
-      auto [i, s] = running[k];
-      share += s->smShare;
-      auto differ = [](auto a, auto b) { return a && b && *a != *b; };
-      std::string other = " where operand #" + std::to_string(first);
-      std::string what;
-      if (std::fabs(s->s - f->s) >
-          1e-9 * std::max(std::fabs(s->s), std::fabs(f->s)))
-        what = "draws " + formatQuantity(s->s, Dimension::Power) +
-               " of static power" + other + " draws " +
-               formatQuantity(f->s, Dimension::Power);
-      else if (differ(s->smMhz, f->smMhz))
-        what = "runs at sm_mhz = " + std::to_string(*s->smMhz) + other +
-               " runs at " + std::to_string(*f->smMhz);
-      else if (differ(s->memMhz, f->memMhz))
-        what = "runs at mem_mhz = " + std::to_string(*s->memMhz) + other +
-               " runs at " + std::to_string(*f->memMhz);
-      else if (differ(s->powerCap, f->powerCap))
-        what = "runs under a power cap of " +
-               formatQuantity(*s->powerCap, Dimension::Power) + other +
-               " runs under " + formatQuantity(*f->powerCap, Dimension::Power);
-      if (!what.empty())
-        return par.emitOpError("operands run on one device at once, whose "
-                               "static power and clocks are device-wide "
-                               "(CALCULUS.md section 2); from ")
-               << formatQuantity(walk.time(), Dimension::Time)
-               << " on, operand #" << i << " " << what;
-    }
-    if (share > 1 + 1e-9)
-      return par.emitOpError("operands' SM shares add up to ")
-             << formatNumber(share) << " from "
-             << formatQuantity(walk.time(), Dimension::Time)
-             << " on, more than the device's whole (1)";
-    walk.advance(step);
-  }
-  return success();
+    return true;
+  });
+  if (what.empty())
+    return success();
+  return par.emitOpError("operands run on one device at once, whose static "
+                         "power and clocks are device-wide and whose SM "
+                         "shares divide it (CALCULUS.md section 2); from ")
+         << formatQuantity(from, Dimension::Time) << " on, " << what;
 }
 
 FailureOr<Signature> TreeComposer::visitComposition(Operation *op,

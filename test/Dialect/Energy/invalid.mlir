@@ -312,7 +312,7 @@ energy.interaction @a -> @b mechanism "thermal" perturbation 1 J, 2 J
 // every instant a par's operands draw one static power at one setting. Equal
 // means are not enough: 200 W then 60 W beside 60 W then 200 W.
 energy.device @g kind "A100" static 60 W
-// expected-error @+1 {{'energy.par' op operands run on one device at once, whose static power and clocks are device-wide (CALCULUS.md section 2); from 0 s on, operand #1 draws 60 W of static power where operand #0 draws 200 W}}
+// expected-error @+1 {{'energy.par' op operands run on one device at once, whose static power and clocks are device-wide and whose SM shares divide it (CALCULUS.md section 2); from 0 s on, operand #0 draws static power 200 W where operand #1 draws static power 60 W}}
 energy.par @means {
   energy.seq {
     energy.element @A on @g sig <s = 200 W, T = 1 s, d = 1 J>
@@ -327,7 +327,7 @@ energy.par @means {
 // -----
 
 energy.device @g kind "A100" static 60 W
-// expected-error @+1 {{'energy.par' op operands run on one device at once, whose static power and clocks are device-wide (CALCULUS.md section 2); from 1 s on, operand #1 runs at sm_mhz = 900 where operand #0 runs at 1200}}
+// expected-error @+1 {{'energy.par' op operands run on one device at once, whose static power and clocks are device-wide and whose SM shares divide it (CALCULUS.md section 2); from 1 s on, operand #0 runs at sm_mhz 1200 MHz where operand #1 runs at sm_mhz 900 MHz}}
 energy.par @clocks {
   energy.element @A on @g sig <T = 2 s, d = 1 J> at <sm_mhz = 1200>
   energy.seq {
@@ -340,8 +340,34 @@ energy.par @clocks {
 
 // The SM shares of co-running elements divide the device (section 3.1).
 energy.device @g kind "A100" static 60 W
-// expected-error @+1 {{'energy.par' op operands' SM shares add up to 1.6 from 0 s on, more than the device's whole (1)}}
+// expected-error @+1 {{'energy.par' op operands run on one device at once, whose static power and clocks are device-wide and whose SM shares divide it (CALCULUS.md section 2); from 0 s on, their SM shares add up to 1.6, more than the device's whole (1)}}
 energy.par @shares {
   energy.element @A on @g sig <T = 1 s, d = 1 J> at <sm_share = 0.8>
   energy.element @B on @g sig <T = 2 s, d = 1 J> at <sm_share = 0.8>
+}
+
+// -----
+
+// Every pair of co-runners, not only each against the first: @A says no
+// clock, @B and @C say two.
+energy.device @g kind "A100" static 60 W
+// expected-error @+1 {{from 0 s on, operand #1 runs at sm_mhz 1200 MHz where operand #2 runs at sm_mhz 900 MHz}}
+energy.par @third {
+  energy.element @A on @g sig <T = 1 s, d = 1 J>
+  energy.element @B on @g sig <T = 1 s, d = 1 J> at <sm_mhz = 1200>
+  energy.element @C on @g sig <T = 1 s, d = 1 J> at <sm_mhz = 900>
+}
+
+// -----
+
+// A short conflict late in the timeline is a conflict, not rounding.
+energy.device @g kind "A100" static 60 W
+// expected-error @+1 {{from 1000 s on, operand #0 runs at sm_mhz 1200 MHz where operand #1 runs at sm_mhz 900 MHz}}
+energy.par @late {
+  energy.element @A on @g sig <T = 1001 s, d = 1 J> at <sm_mhz = 1200>
+  energy.seq {
+    energy.idle on @g for 1000 s
+    energy.element @B on @g sig <T = 500 ns, d = 1 J> at <sm_mhz = 900>
+    energy.idle on @g for 999.9995 ms
+  }
 }
