@@ -789,6 +789,7 @@ struct EnergyFillSignaturesPass
       // beside a planned 900 MHz would be no option's). Where those numbers
       // differ from the ones planned on, the plan's figures are dropped.
       const DbEntry *pick = &es.front(); // the highest clock
+      bool isPlanned = false;
       if (auto planned = task->getAttrOfType<OpPointAttr>(
               EnergyDialect::DvfsAttrHelper::getNameStr());
           planned && planned.getSmMhz()) {
@@ -805,6 +806,7 @@ struct EnergyFillSignaturesPass
           bad = true;
           return;
         }
+        isPlanned = true;
         SignatureAttr before = task.getSigAttr();
         if (before != sigOf(*pick))
           if (auto sched = task->getParentOfType<sched::ScheduleOp>())
@@ -812,7 +814,9 @@ struct EnergyFillSignaturesPass
       }
       forgetDerived(task);
       task.setSigAttr(sigOf(*pick));
-      if (task.getDuration())
+      // A planned task's `for` is its option's time (the plan wrote it); an
+      // unplanned one's is a measured duration (a trace's), kept.
+      if (isPlanned && task.getDuration())
         task.setDuration(pick->T);
       if (es.size() > 1)
         task.setOptionsAttr(optionsOf(es));

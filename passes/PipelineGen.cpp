@@ -21,8 +21,10 @@ Attribute perStage(Attribute attr, uint32_t vs, bool options) {
   return arr[vs];
 }
 
-calculus::StageCost costOf(SignatureAttr sig) {
-  calculus::Signature c = toSignature(sig, 0);
+/// A stage's cost; `s` its device's static power (what a sigma_E without
+/// sigma_d leaves to var_d, toSignature).
+calculus::StageCost costOf(SignatureAttr sig, double s) {
+  calculus::Signature c = toSignature(sig, s);
   return {c.T, c.d, c.varT, c.varD};
 }
 
@@ -88,16 +90,16 @@ FailureOr<PipelineGen> PipelineGen::build(PipelineOp p) {
                << vs << "'s " << what << " has only the signature-DB key '"
                << key.getValue()
                << "'; fill it first (--energy-fill-signatures=db=PATH)";
-    spec.forward.push_back(costOf(g.forward[vs]));
-    spec.backward.push_back(costOf(g.backward[vs]));
+    spec.forward.push_back(costOf(g.forward[vs], spec.staticPowerPerGpu));
+    spec.backward.push_back(costOf(g.backward[vs], spec.staticPowerPerGpu));
     if (spec.kind == calculus::PipelineKind::ZBH1) {
       g.weight.push_back(
           cast<SignatureAttr>(perStage(p.getWeightAttr(), vs, false)));
-      spec.weight.push_back(costOf(g.weight[vs]));
+      spec.weight.push_back(costOf(g.weight[vs], spec.staticPowerPerGpu));
     }
   }
   if (auto ar = p.getAllreduceAttr())
-    spec.allreduce = costOf(ar);
+    spec.allreduce = costOf(ar, spec.staticPowerPerGpu);
   std::string err;
   if (!calculus::buildPipeline(spec, g.schedule, g.info, err))
     return p.emitOpError(err);

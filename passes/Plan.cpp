@@ -692,9 +692,9 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       uint32_t j = best.choice[t];
       if (SignatureAttr sig = c.sigs[t][j]) {
         taskOp.setSigAttr(sig);
-        // The task now takes its option's time. A recorded start stays: it
-        // is a release (the task never starts before it), read the same way
-        // by the planner and the lowering.
+        // The task now takes its option's time. A recorded start is a
+        // release (the task never starts before it), read the same way by
+        // the planner and the lowering; it is re-timed below.
         if (taskOp.getDuration())
           taskOp.setDuration(sig.time());
       }

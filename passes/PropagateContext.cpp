@@ -263,6 +263,11 @@ LogicalResult Propagator::cacheInputs(ElementOp el, const DeviceModels &info,
 
 FailureOr<std::vector<calculus::MeasuredPoint>>
 Propagator::readTable(ElementOp el, StringRef attr, StringRef key) {
+  // The device's static power: what a sigma_E without sigma_d leaves to
+  // var_d (toSignature).
+  auto devIt = devices.find(el.getDeviceAttr().getAttr());
+  double deviceStatic =
+      devIt != devices.end() ? devIt->second.mechanisms.staticPower : 0;
   auto table = el->getAttrOfType<ArrayAttr>(attr);
   if (!table)
     return el.emitOpError(attr) << " must be an array of {" << key
@@ -281,7 +286,8 @@ Propagator::readTable(ElementOp el, StringRef attr, StringRef key) {
                                   << " must be finite; got " << formatNumber(v);
     if (!points.empty() && !(v > points.back().x))
       return el.emitOpError(attr) << " must list increasing " << key;
-    points.push_back({v, toSignature(sig, 0), sig.staticPower().has_value()});
+    points.push_back(
+        {v, toSignature(sig, deviceStatic), sig.staticPower().has_value()});
   }
   if (points.empty())
     return el.emitOpError(attr) << " is empty";
@@ -449,6 +455,7 @@ FailureOr<Realized> Propagator::visit(Operation *op, State &state) {
       return failure();
     r.T = std::max(r.T, c->T);
     r.d += c->d;
+    r.randomT |= c->randomT;
     if (dev)
       trafficOut += mine[dev].traffic - trafficIn;
   }

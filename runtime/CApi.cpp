@@ -382,14 +382,16 @@ bool resolvePending(bool wait, std::string &err) {
   // Pending regions are in the order they ended, not started: an outer
   // region ends after the inner ones it holds but started before them, so
   // the history to keep reaches back to the earliest start of any of them.
-  double oldest = covered;
+  // What a run still needs (infinity: nothing, the sampler then keeps its
+  // horizon only; `covered` here would keep everything after it forever).
+  double need = std::numeric_limits<double>::infinity();
   for (const Pending &p : state.pending)
-    oldest = std::min(oldest, p.t0);
+    need = std::min(need, p.t0);
   for (auto &[key, r] : state.regions)
     if (r.open)
-      oldest = std::min(oldest, r.startT);
-  s->dropBefore(oldest);
-  s->setKeepFrom(oldest);
+      need = std::min(need, r.startT);
+  s->dropBefore(std::min(covered, need));
+  s->setKeepFrom(need);
   return true;
 }
 /// Parses ENERGY_RT_PROFILE_CLOCKS ("1410,1200,990", "all" or "every:K",

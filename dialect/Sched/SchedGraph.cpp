@@ -21,9 +21,10 @@ struct Entry {
 };
 
 /// A task's time and dynamic energy, with their variances, from its
-/// signature.
-void setCost(calculus::ScheduleTask &task, SignatureAttr sig) {
-  calculus::Signature c = toSignature(sig, 0);
+/// signature; `s` its devices' static power (what a sigma_E without
+/// sigma_d leaves to var_d, toSignature).
+void setCost(calculus::ScheduleTask &task, SignatureAttr sig, double s) {
+  calculus::Signature c = toSignature(sig, s);
   task.duration = c.T;
   task.d = c.d;
   task.varT = c.varT;
@@ -213,7 +214,7 @@ private:
     if (auto release = op.getReleaseAttr())
       task.release = release.getValueAsDouble();
     if (SignatureAttr sig = op.getSigAttr()) {
-      setCost(task, sig);
+      setCost(task, sig, g.schedule.devices[task.devices.front()].staticPower);
     } else if (need == Need::Signatures) {
       return missingSignature(op);
     } else if (std::optional<double> dur = op.getDuration()) {
@@ -286,7 +287,10 @@ private:
     if (auto start = coll.getStartAttr())
       task.fixedStart = start.getValueAsDouble();
     if (SignatureAttr sig = coll.getSigAttr()) {
-      setCost(task, sig);
+      double sdevs = 0;
+      for (uint32_t d : task.devices)
+        sdevs += g.schedule.devices[d].staticPower;
+      setCost(task, sig, sdevs);
     } else if (need != Need::Structure) {
       return missingSignature(coll);
     }

@@ -102,7 +102,10 @@ bool parseCsv(llvm::StringRef text, CsvTable &out, CsvError &err) {
         } else if (c == '"') {
           quoted = false;
         } else {
-          if (c == '\n') {
+          // A line break inside quotes is the cell's, and still a line of
+          // the file (LF, CR LF, or a lone CR).
+          if (c == '\n' ||
+              (c == '\r' && (i + 1 == text.size() || text[i + 1] != '\n'))) {
             ++line;
             lineStart = i + 1;
           }

@@ -93,3 +93,17 @@ energy.multi @random {
   energy.element @hot on @gpu sig <T = 5 s, d = 1440 J> {energy.insensitive}
   energy.element @long on @gpu2 sig <T = 10 s, d = 100 J, sigma_T = 100 ms>
 }
+
+// -----
+
+// The same where the random duration is inside a par: not written either.
+// WARN: [[# @LINE + 3]]:1: warning: pads 1 operand(s) on devices with a thermal or power-delivery model (up to 5 s), but its durations vary
+energy.device @gpu kind "A100" static 60 W {energy.thermal = {resistance = 0.1, capacitance = 50.0, ambient = 30.0, leakage = 0.004}}
+energy.device @gpu2 kind "A100" static 60 W
+energy.multi @randompar {
+  energy.element @hot on @gpu sig <T = 5 s, d = 1440 J> {energy.insensitive}
+  energy.par {
+    energy.element @long on @gpu2 sig <T = 10 s, d = 100 J, sigma_T = 100 ms>
+    energy.element @short on @gpu2 sig <T = 1 s, d = 1 J>
+  }
+}

@@ -115,11 +115,18 @@ TEST(Csv, LoneCarriageReturnsEndLines) {
   ASSERT_EQ(t.rows.size(), 2u);
   EXPECT_EQ(t.lines[1], 4u);
   EXPECT_EQ(t.rows[1][1], "x\ry"); // inside quotes, the CR is the cell's
+  // ... and a line of the file: a cell after it counts from there.
+  ASSERT_TRUE(parseCsv("a,b\r\"x\ry\",2\r3,4\r", t, err)) << err.message;
+  EXPECT_EQ(t.lines[1], 4u);
+  EXPECT_EQ(t.at("f.csv", 0, 1), "f.csv:3:4");
 }
 
 TEST(Csv, MessagesQuoteCellsShortAndEscaped) {
   EXPECT_EQ(cellForMessage("1.5"), "'1.5'");
-  EXPECT_EQ(cellForMessage(llvm::StringRef("3\0" "0", 3)), "'3\\x000'");
+  EXPECT_EQ(cellForMessage(llvm::StringRef("3\0"
+                                           "0",
+                                           3)),
+            "'3\\x000'");
   EXPECT_EQ(cellForMessage("it's\t"), "'it\\'s\\x09'");
   std::string huge(5000, '1');
   EXPECT_EQ(cellForMessage(huge),
