@@ -135,7 +135,11 @@ private:
   };
   /// The operand's stretches in time order (mean durations); false where
   /// it holds a multi or a measured composite (not followed inside).
-  bool stretchesOf(Operation *op, std::vector<Stretch> &out);
+  /// (Not inlined, nor checkParInstants: their frames would sit in every
+  /// level of visitComposition's recursion, and 1,000 levels overflowed
+  /// the stack under AddressSanitizer.)
+  LLVM_ATTRIBUTE_NOINLINE bool stretchesOf(Operation *op,
+                                           std::vector<Stretch> &out);
   /// A par's operands run at once on one device, whose static power and
   /// clocks are device-wide (paper section 3.1, Axiom P2): at every instant
   /// their stretches must draw one static power at one setting, and their
@@ -143,7 +147,12 @@ private:
   /// operands' mean static powers: 200 W then 60 W beside 60 W then 200 W
   /// passed.) Checked where an element inside writes its own `s` or an
   /// operating point.
-  LogicalResult checkParInstants(ParOp par);
+  LLVM_ATTRIBUTE_NOINLINE LogicalResult checkParInstants(ParOp par);
+  /// Why `composer` refused operand #`index` (`child`, of signature `sig`)
+  /// of `op`, said at `op` (not inlined either: a diagnostic's frame).
+  LLVM_ATTRIBUTE_NOINLINE LogicalResult reportCompositionError(
+      Operation *op, const calculus::Composer &composer, const Signature &sig,
+      unsigned index, Operation &child);
 
   TreeMode mode;
   function_ref<void(Operation *, const Signature &)> onComposite;
@@ -528,6 +537,50 @@ LogicalResult TreeComposer::checkParInstants(ParOp par) {
          << formatQuantity(from, Dimension::Time) << " on, " << what;
 }
 
+LogicalResult TreeComposer::reportCompositionError(
+    Operation *op, const calculus::Composer &composer, const Signature &sig,
+    unsigned index, Operation &child) {
+  const Signature &before = composer.result();
+  InFlightDiagnostic diag = op->emitOpError();
+  switch (composer.error().kind) {
+  case calculus::CompositionError::ParDevices:
+    diag << "operands must share one device (CALCULUS.md section 2); "
+            "operand #"
+         << index << " runs on " << describe(sig.devices)
+         << " but the operands before it on " << describe(before.devices);
+    break;
+  case calculus::CompositionError::ParStaticPower:
+    diag << "operands must share one static power (CALCULUS.md section "
+            "2); operand #"
+         << index << " draws " << formatQuantity(sig.s, Dimension::Power)
+         << " but the operands before it "
+         << formatQuantity(before.s, Dimension::Power);
+    break;
+  case calculus::CompositionError::MultiOverlap: {
+    DeviceSet shared;
+    for (uint32_t id : sig.devices.ids())
+      if (before.devices.contains(id))
+        shared.insert(id);
+    diag << "operands must run on disjoint device sets (CALCULUS.md "
+            "section 2); operand #"
+         << index << " shares " << describe(shared)
+         << " with the operands before it";
+    break;
+  }
+  case calculus::CompositionError::SeqDevices:
+    diag << "operands must run on the same set of devices (CALCULUS.md "
+            "section 2); operand #"
+         << index << " runs on " << describe(sig.devices)
+         << " but the operands before it on " << describe(before.devices)
+         << "; pad with energy.idle inside an energy.multi";
+    break;
+  default:
+    diag << composer.error().message;
+  }
+  diag.attachNote(child.getLoc()) << "operand #" << index << " is here";
+  return failure();
+}
+
 FailureOr<Signature> TreeComposer::visitComposition(Operation *op,
                                                     calculus::Op kind,
                                                     StringAttr name) {
@@ -538,47 +591,8 @@ FailureOr<Signature> TreeComposer::visitComposition(Operation *op,
     FailureOr<Signature> sig = visit(&child);
     if (failed(sig))
       return failure();
-    if (!composer.add(*sig)) {
-      const Signature &before = composer.result();
-      InFlightDiagnostic diag = op->emitOpError();
-      switch (composer.error().kind) {
-      case calculus::CompositionError::ParDevices:
-        diag << "operands must share one device (CALCULUS.md section 2); "
-                "operand #"
-             << index << " runs on " << describe(sig->devices)
-             << " but the operands before it on " << describe(before.devices);
-        break;
-      case calculus::CompositionError::ParStaticPower:
-        diag << "operands must share one static power (CALCULUS.md section "
-                "2); operand #"
-             << index << " draws " << formatQuantity(sig->s, Dimension::Power)
-             << " but the operands before it "
-             << formatQuantity(before.s, Dimension::Power);
-        break;
-      case calculus::CompositionError::MultiOverlap: {
-        DeviceSet shared;
-        for (uint32_t id : sig->devices.ids())
-          if (before.devices.contains(id))
-            shared.insert(id);
-        diag << "operands must run on disjoint device sets (CALCULUS.md "
-                "section 2); operand #"
-             << index << " shares " << describe(shared)
-             << " with the operands before it";
-        break;
-      }
-      case calculus::CompositionError::SeqDevices:
-        diag << "operands must run on the same set of devices (CALCULUS.md "
-                "section 2); operand #"
-             << index << " runs on " << describe(sig->devices)
-             << " but the operands before it on " << describe(before.devices)
-             << "; pad with energy.idle inside an energy.multi";
-        break;
-      default:
-        diag << composer.error().message;
-      }
-      diag.attachNote(child.getLoc()) << "operand #" << index << " is here";
-      return failure();
-    }
+    if (!composer.add(*sig))
+      return reportCompositionError(op, composer, *sig, index, child);
     ++index;
   }
   if (composer.empty())
