@@ -206,8 +206,15 @@ bool seriesParallelFrontier(const SpTree &tree,
   // in their last bits): the cheaper point replaces the last one, with its
   // own time, so that every stored time is its configuration's. Kept apart,
   // such twins doubled to tripled a chain's fronts.
-  auto sameTime = [](const Front &r, double T) {
-    return !r.T.empty() && T - r.T.back() <= timeTolerance(r.T.back());
+  auto append = [](Front &r, double T, double d, uint32_t i, uint32_t j) {
+    if (!r.T.empty() && T - r.T.back() <= timeTolerance(r.T.back())) {
+      r.T.back() = T, r.d.back() = d, r.ia.back() = i, r.ib.back() = j;
+      return;
+    }
+    r.T.push_back(T);
+    r.d.push_back(d);
+    r.ia.push_back(i);
+    r.ib.push_back(j);
   };
   auto prune = [&](std::vector<Cand> &c, Front &r) {
     std::sort(c.begin(), c.end(), [](const Cand &x, const Cand &y) {
@@ -217,15 +224,7 @@ bool seriesParallelFrontier(const SpTree &tree,
     for (const Cand &x : c)
       if (x.d < best) {
         best = x.d;
-        if (sameTime(r, x.T)) {
-          r.d.back() = x.d, r.ia.back() = x.i, r.ib.back() = x.j;
-          r.T.back() = x.T;
-          continue;
-        }
-        r.T.push_back(x.T);
-        r.d.push_back(x.d);
-        r.ia.push_back(x.i);
-        r.ib.push_back(x.j);
+        append(r, x.T, x.d, x.i, x.j);
       }
   };
   for (size_t k = 0; k < m; ++k) {
@@ -277,16 +276,7 @@ bool seriesParallelFrontier(const SpTree &tree,
           if (bytes + kPointBytes * (r.T.size() + 1) > kMaxBytes)
             return false;
           best = x.d;
-          if (sameTime(r, x.T)) {
-            r.T.back() = x.T, r.d.back() = x.d;
-            r.ia.back() = aSmall ? x.i : x.j;
-            r.ib.back() = aSmall ? x.j : x.i;
-          } else {
-            r.T.push_back(x.T);
-            r.d.push_back(x.d);
-            r.ia.push_back(aSmall ? x.i : x.j);
-            r.ib.push_back(aSmall ? x.j : x.i);
-          }
+          append(r, x.T, x.d, aSmall ? x.i : x.j, aSmall ? x.j : x.i);
         }
         if (x.j + 1 < L.T.size()) {
           heap.push_back(at(x.i, x.j + 1));

@@ -560,14 +560,7 @@ struct EnergyFillSignaturesPass
     // filled times they may overlap on a stream (the verifier refuses
     // that): each becomes the start list scheduling gives, never earlier.
     getOperation().walk([&](sched::ScheduleOp sched) {
-      bool recorded = false;
-      sched.walk([&](Operation *op) {
-        if (auto task = dyn_cast<sched::TaskOp>(op))
-          recorded |= bool(task.getStart());
-        else if (auto coll = dyn_cast<sched::CollectiveOp>(op))
-          recorded |= coll.getStartAttr() || coll.getStartsAttr();
-      });
-      if (!recorded)
+      if (!sched::SchedGraph::recordsStarts(sched))
         return;
       // A schedule that cannot be timed yet (a task without a duration)
       // keeps its starts; later passes say why.

@@ -715,12 +715,6 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     // Recorded starts (--sched-timing's, a trace's) are releases; with the
     // options' times they may now overlap on a stream (the verifier refuses
     // that): each becomes the start the plan runs it at, never earlier.
-    bool recorded = llvm::any_of(c.graph.taskOps, [](Operation *op) {
-      if (auto task = dyn_cast<TaskOp>(op))
-        return bool(task.getStart());
-      auto coll = cast<CollectiveOp>(op);
-      return bool(coll.getStartAttr()) || bool(coll.getStartsAttr());
-    });
     calculus::Schedule timed = s;
     for (size_t t = 0; t < timed.tasks.size(); ++t)
       if (SignatureAttr sig = c.sigs[t][best.choice[t]])
@@ -729,7 +723,9 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     std::vector<uint32_t> cycle;
     if (!calculus::computeStartTimes(timed, start, cycle))
       return;
-    if (recorded)
+    if (!c.graph.taskOps.empty() &&
+        SchedGraph::recordsStarts(
+            c.graph.taskOps.front()->getParentOfType<ScheduleOp>()))
       c.graph.writeStarts(start, /*onlyRecorded=*/true);
     warnCoRunningClocks(c, best, timed, start);
   }
@@ -747,6 +743,9 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
           c.opPoints[t][best.choice[t]].getSmMhz())
         for (uint32_t d : timed.tasks[t].devices)
           byDevice[d].push_back(uint32_t(t));
+    auto mhzOf = [&](uint32_t t) {
+      return *c.opPoints[t][best.choice[t]].getSmMhz();
+    };
     size_t pairs = 0;
     std::pair<uint32_t, uint32_t> first;
     for (std::vector<uint32_t> &tasks : byDevice) {
@@ -756,15 +755,12 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       // it ends overlaps it.
       int64_t reach = -1;
       for (uint32_t t : tasks) {
-        auto mhz = [&](uint32_t u) {
-          return *c.opPoints[u][best.choice[u]].getSmMhz();
-        };
         double end = start[t] + timed.tasks[t].duration;
         if (reach >= 0) {
           double reachEnd =
               start[reach] + timed.tasks[uint32_t(reach)].duration;
           double tol = calculus::timeTolerance(reachEnd);
-          if (start[t] < reachEnd - tol && mhz(t) != mhz(uint32_t(reach)) &&
+          if (start[t] < reachEnd - tol && mhzOf(t) != mhzOf(uint32_t(reach)) &&
               pairs++ == 0)
             first = {uint32_t(reach), t};
           if (end > reachEnd)
@@ -778,9 +774,6 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       return;
     auto name = [&](uint32_t t) {
       return SymbolTable::getSymbolName(c.graph.taskOps[t]).getValue();
-    };
-    auto mhzOf = [&](uint32_t t) {
-      return *c.opPoints[t][best.choice[t]].getSmMhz();
     };
     mlir::emitWarning(c.graph.taskOps[first.second]->getLoc(), "energy-plan: @")
         << name(first.second) << " runs at " << mhzOf(first.second)

@@ -353,44 +353,36 @@ bool resolvePending(bool wait, std::string &err) {
   EnergySampler *s = state.sampler.get();
   if (!s)
     return true;
-  if (state.pending.empty()) {
-    // Nothing to resolve: the history to keep is the open regions' (none:
-    // the sampler keeps only its horizon).
-    double oldest = std::numeric_limits<double>::infinity();
-    for (auto &[key, r] : state.regions)
-      if (r.open)
-        oldest = std::min(oldest, r.startT);
-    s->setKeepFrom(oldest);
-    return true;
-  }
-  if (wait && !s->waitCovered(state.pending.back().t1, kCounterWait, err))
-    return false;
-  double covered = s->coveredUntil();
-  state.resolvedUpTo = covered;
-  size_t k = 0;
-  for (; k < state.pending.size() && state.pending[k].t1 <= covered; ++k) {
-    const Pending &p = state.pending[k];
-    double E;
-    if (!s->energy(p.t0, p.t1, E, err))
+  if (!state.pending.empty()) {
+    if (wait && !s->waitCovered(state.pending.back().t1, kCounterWait, err))
       return false;
-    account(*p.region, E, p.t1 - p.t0, p.smMhz, p.record);
-    // Kept unless released meanwhile.
-    if (p.ticket && state.pendingTickets.erase(p.ticket))
-      keepTicket(p.ticket, E);
+    double covered = s->coveredUntil();
+    state.resolvedUpTo = covered;
+    size_t k = 0;
+    for (; k < state.pending.size() && state.pending[k].t1 <= covered; ++k) {
+      const Pending &p = state.pending[k];
+      double E;
+      if (!s->energy(p.t0, p.t1, E, err))
+        return false;
+      account(*p.region, E, p.t1 - p.t0, p.smMhz, p.record);
+      // Kept unless released meanwhile.
+      if (p.ticket && state.pendingTickets.erase(p.ticket))
+        keepTicket(p.ticket, E);
+    }
+    state.pending.erase(state.pending.begin(), state.pending.begin() + k);
   }
-  state.pending.erase(state.pending.begin(), state.pending.begin() + k);
   // Pending regions are in the order they ended, not started: an outer
   // region ends after the inner ones it holds but started before them, so
-  // the history to keep reaches back to the earliest start of any of them.
-  // What a run still needs (infinity: nothing, the sampler then keeps its
-  // horizon only; `covered` here would keep everything after it forever).
+  // the history to keep reaches back to the earliest start of any of them
+  // and of the open ones (infinity: nothing; the sampler then keeps its
+  // horizon only -- the last change here would keep everything after it).
   double need = std::numeric_limits<double>::infinity();
   for (const Pending &p : state.pending)
     need = std::min(need, p.t0);
   for (auto &[key, r] : state.regions)
     if (r.open)
       need = std::min(need, r.startT);
-  s->dropBefore(std::min(covered, need));
+  s->dropBefore(std::min(s->coveredUntil(), need));
   s->setKeepFrom(need);
   return true;
 }

@@ -330,6 +330,17 @@ void SchedGraph::writeStarts(ArrayRef<double> start, bool onlyRecorded) const {
   }
 }
 
+bool SchedGraph::recordsStarts(ScheduleOp op) {
+  for (Operation &inner : op.getBody().front()) {
+    if (auto task = dyn_cast<TaskOp>(inner); task && task.getStart())
+      return true;
+    if (auto coll = dyn_cast<CollectiveOp>(inner);
+        coll && (coll.getStartAttr() || coll.getStartsAttr()))
+      return true;
+  }
+  return false;
+}
+
 FailureOr<SchedGraph> SchedGraph::buildAsPlanned(ScheduleOp op,
                                                  std::vector<double> &start) {
   FailureOr<SchedGraph> g = build(op, Need::Signatures);

@@ -47,6 +47,8 @@ struct SchedGraph {
   /// ones are never earlier, and the IR's starts stay consistent with its
   /// durations (the verifier refuses a stream's overlap).
   void writeStarts(llvm::ArrayRef<double> start, bool onlyRecorded) const;
+  /// Whether a task or collective of `op` records a start.
+  static bool recordsStarts(ScheduleOp op);
 
   /// The schedule as a plan runs it: every task needs its signature, and
   /// start times come from dependencies, stream order, releases and

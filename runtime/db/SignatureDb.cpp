@@ -69,11 +69,22 @@ bool readSignatureDb(const std::string &path, SignatureDb &out,
                     "\"device\" must be a string (the backend's identity)");
     out.device = name->str();
   }
+  // The processes whose runs the file holds: merge refuses one's runs
+  // twice, so a malformed list is an error, not a list silently lost.
   if (const llvm::json::Object *gen = obj->getObject("generator"))
-    if (const llvm::json::Array *sources = gen->getArray("sources"))
-      for (const llvm::json::Value &s : *sources)
-        if (std::optional<llvm::StringRef> id = s.getAsString())
-          out.sources.push_back(id->str());
+    if (const llvm::json::Value *sources = gen->get("sources")) {
+      const llvm::json::Array *list = sources->getAsArray();
+      if (!list)
+        return failAt({"generator", "sources"},
+                      "\"sources\" must be a list of process names");
+      for (size_t i = 0; i < list->size(); ++i) {
+        std::optional<llvm::StringRef> id = (*list)[i].getAsString();
+        if (!id || id->empty())
+          return failAt({"generator", "sources", i},
+                        "a source must be a process's name (a string)");
+        out.sources.push_back(id->str());
+      }
+    }
   // An entry written twice (every field equal): pooled with itself, its
   // runs would count twice and its sigma shrink, as with the same shard
   // given twice. Entries of one key and clock that differ are runs of one
