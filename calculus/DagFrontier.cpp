@@ -191,6 +191,10 @@ static bool frontierOf(const Schedule &sched,
   size_t totalOptions = 0;
   for (const TaskOptions &o : opts)
     totalOptions += o.T.size();
+  // The heuristic frontier keeps its points' configurations up to
+  // `mixUpTo` tasks even where the caller does not want them: the mixes
+  // below start from them (dropped before returning).
+  bool keepPoints = settings.keepChoices || (!exact && n <= settings.mixUpTo);
   // The crash sweep first (pipelines: it carries the frontier), then the
   // forward sweeps where they are cheap (`forwardSweepsUpTo` task options:
   // small random DAGs need them); on larger schedules they add nothing
@@ -222,19 +226,18 @@ static bool frontierOf(const Schedule &sched,
     classBudgets = std::min(
         classBudgets,
         std::max(100, int((size_t(1) << 24) / std::max<size_t>(n, 1))));
-  bool classSwept =
-      !exact && settings.crash && totalOptions > settings.classSweepAbove &&
-      classSweep(dag, opts, sched, P, settings.keepChoices, classBudgets,
-                 settings.classMinPerLane, /*rounds=*/3,
-                 /*fastSteps=*/400, frontier);
+  bool classSwept = !exact && settings.crash &&
+                    totalOptions > settings.classSweepAbove &&
+                    classSweep(dag, opts, sched, P, keepPoints, classBudgets,
+                               settings.classMinPerLane, /*rounds=*/3,
+                               /*fastSteps=*/400, frontier);
   if (classSwept) // and the fastest configuration
-    frontier.push_back(filledFastest(dag, opts, P, settings.keepChoices));
+    frontier.push_back(filledFastest(dag, opts, P, keepPoints));
   bool stepGuard = false;
   DagFrontierResult::Truncation why = DagFrontierResult::Truncation::None;
   if (!exact && settings.crash && !classSwept &&
-      !crashSweep(dag, opts, P, settings.keepChoices, settings.crashWorkBudget,
-                  frontier, bounds, seeded ? &states : nullptr, stepGuard,
-                  settings)) {
+      !crashSweep(dag, opts, P, keepPoints, settings.crashWorkBudget, frontier,
+                  bounds, seeded ? &states : nullptr, stepGuard, settings)) {
     why = stepGuard ? DagFrontierResult::Truncation::StepGuard
                     : DagFrontierResult::Truncation::WorkBudget;
     // Out of budget: the fastest configuration closes the range and price
@@ -242,7 +245,7 @@ static bool frontierOf(const Schedule &sched,
     // missing.
     truncated = true;
     stoppedAt = frontier.back().T;
-    priceFill(dag, opts, P, settings.keepChoices, 32, frontier);
+    priceFill(dag, opts, P, keepPoints, 32, frontier);
   }
   // The invariant every heuristic frontier keeps: it starts at the fastest
   // makespan (every task at its fastest option). A sweep that ended above
@@ -255,7 +258,7 @@ static bool frontierOf(const Schedule &sched,
       truncated = true;
       why = DagFrontierResult::Truncation::AboveFastest;
       stoppedAt = reached;
-      priceFill(dag, opts, P, settings.keepChoices, 32, frontier);
+      priceFill(dag, opts, P, keepPoints, 32, frontier);
     }
   }
   double lastSeed = std::numeric_limits<double>::infinity();
@@ -271,7 +274,7 @@ static bool frontierOf(const Schedule &sched,
     for (double inc = first; inc <= 0.03 * base; inc *= 1.3) {
       if (!sw.fill(base + inc))
         continue;
-      frontier.push_back(sw.point(P, settings.keepChoices));
+      frontier.push_back(sw.point(P, keepPoints));
     }
   }
   int rules = exact ? 0
@@ -312,7 +315,7 @@ static bool frontierOf(const Schedule &sched,
       if (refining && (moved || small) && index % refineEvery == 0)
         sw.refine(D, /*exhaustive=*/small);
       if (moved || D == fastest || small) {
-        frontier.push_back(sw.point(P, settings.keepChoices));
+        frontier.push_back(sw.point(P, keepPoints));
       }
     }
   }
@@ -361,7 +364,7 @@ static bool frontierOf(const Schedule &sched,
     auto seed = [&](const std::vector<double> &dur, double D) {
       double best = std::numeric_limits<double>::infinity();
       auto keep = [&](const Sweep &s) {
-        frontier.push_back(s.point(P, settings.keepChoices));
+        frontier.push_back(s.point(P, keepPoints));
         if (s.makespan <= D * (1 + 1e-12))
           best = std::min(best, frontier.back().E);
       };
@@ -548,7 +551,7 @@ static bool frontierOf(const Schedule &sched,
       // levels in increasing order (the configuration only slows down).
       for (size_t j = level; j-- > first;)
         if (levels[j] > L && levels[j] < prevL && sw.fill(levels[j]))
-          frontier.push_back(sw.point(P, settings.keepChoices));
+          frontier.push_back(sw.point(P, keepPoints));
       if (frontier.size() > 4096) // bound the choice vectors held
         paretoPrune(frontier);
     }
@@ -559,6 +562,33 @@ static bool frontierOf(const Schedule &sched,
   // `refineUpTo` task options the fill and local search cost too much
   // (O(tasks x fill) per move): there only the caller's deadlines are
   // filled, in linear passes, and annealed, from the best point within each.
+  // Each task's caller option -> its Pareto index (none: not Pareto), for
+  // sweeps started from a kept point's choices; built once, when needed.
+  std::vector<std::vector<int>> internalIndex;
+  auto paretoIndex = [&]() -> const std::vector<std::vector<int>> & {
+    if (internalIndex.empty()) {
+      internalIndex.resize(n);
+      for (size_t t = 0; t < n; ++t) {
+        internalIndex[t].assign(optionsOf(t).size(), -1);
+        for (uint32_t i = 0; i < opts[t].original.size(); ++i)
+          internalIndex[t][opts[t].original[i]] = int(i);
+      }
+    }
+    return internalIndex;
+  };
+  // A sweep set to a kept point's configuration (false: a choice that is
+  // not a Pareto option).
+  auto sweepAt = [&](const DagPoint &from, Sweep &sw) {
+    const std::vector<std::vector<int>> &internal = paretoIndex();
+    for (uint32_t t = 0; t < n; ++t) {
+      int j = internal[t][from.choice[t]];
+      if (j < 0)
+        return false;
+      sw.set(t, uint32_t(j));
+    }
+    sw.makespan = dag.forward(sw.T, sw.es);
+    return true;
+  };
   bool medium = totalOptions <= settings.refineUpTo;
   bool callerDeadline = settings.fillDeadline > 0 || settings.fillSlowdown >= 0;
   if (!exact && settings.keepChoices && !frontier.empty() &&
@@ -576,13 +606,6 @@ static bool frontierOf(const Schedule &sched,
         for (int k = 1; k <= 3; ++k)
           targets.push_back(frontier[i].T + k * gap / 4);
     }
-    // Each task's caller option -> its Pareto index (none: not Pareto).
-    std::vector<std::vector<int>> internal(n);
-    for (size_t t = 0; t < n; ++t) {
-      internal[t].assign(optionsOf(t).size(), -1);
-      for (uint32_t i = 0; i < opts[t].original.size(); ++i)
-        internal[t][opts[t].original[i]] = int(i);
-    }
     std::vector<DagPoint> filled;
     for (size_t k = 0; k < targets.size(); ++k) {
       double D = targets[k];
@@ -593,16 +616,8 @@ static bool frontierOf(const Schedule &sched,
       if (!from)
         continue;
       Sweep sw(dag, opts, FillRule::SlowestFitsPerSecond);
-      bool ok = true;
-      for (uint32_t t = 0; t < n && ok; ++t) {
-        int j = internal[t][from->choice[t]];
-        ok = j >= 0;
-        if (ok)
-          sw.set(t, uint32_t(j));
-      }
-      if (!ok)
+      if (!sweepAt(*from, sw))
         continue;
-      sw.makespan = dag.forward(sw.T, sw.es);
       if (medium) {
         sw.fill(D);
         sw.refine(D,
@@ -694,7 +709,7 @@ static bool frontierOf(const Schedule &sched,
         sw.set(t, choice[t]);
     sw.makespan = dag.forward(sw.T, sw.es);
     sw.floatFill();
-    DagPoint p = sw.point(P, settings.keepChoices);
+    DagPoint p = sw.point(P, keepPoints);
     if (onlyBetter &&
         std::none_of(frontier.begin(), frontier.end(), [&](const DagPoint &q) {
           return q.T >= p.T && q.E > p.E;
@@ -726,7 +741,7 @@ static bool frontierOf(const Schedule &sched,
         sw.set(t, r.choice[t]);
       sw.makespan = dag.forward(sw.T, sw.es);
       sw.floatFill();
-      frontier.push_back(sw.point(P, settings.keepChoices));
+      frontier.push_back(sw.point(P, keepPoints));
       if (sw.makespan <= r.deadline * (1 + 1e-12))
         continue;
       int speedUps = 0;
@@ -734,7 +749,7 @@ static bool frontierOf(const Schedule &sched,
         if (!sw.speedUpCritical())
           break;
       sw.floatFill();
-      frontier.push_back(sw.point(P, settings.keepChoices));
+      frontier.push_back(sw.point(P, keepPoints));
     }
     paretoPrune(frontier);
   }
@@ -799,6 +814,96 @@ static bool frontierOf(const Schedule &sched,
       certify();
     }
   }
+  // Stretches certified well above the points close by (the sweeps
+  // crossed them with poorer configurations, where the relaxation runs
+  // about linearly between two good points) get candidates, kept only
+  // where they dominate a point:
+  //  - mixes: for each such point, worst first, the best-certified points
+  //    within 2 % on either side, mixed along each lane in program order:
+  //    each task takes whichever of the two configurations' durations is
+  //    nearer to the interpolated one plus the lane's error so far (the
+  //    relaxation's rounding above); lanes' patterns can line up along a
+  //    path, so the weight of the faster configuration is raised (bisected)
+  //    until the mix meets the time, then filled.
+  // In up to 8 rounds of the worst 16 points, certified again after each,
+  // so that later rounds reach the next stretches rather than the
+  // neighbours of points already improved (Bloom/A100 at 96 microbatches:
+  // 0.65 % -> 0.33 %, bench/RESULTS.md).
+  for (int round = 0; round < 8 && !exact && keepPoints && frontier.size() > 2;
+       ++round) {
+    std::vector<double> gap(frontier.size(), NAN);
+    for (size_t i = 0; i < frontier.size(); ++i)
+      if (frontier[i].lowerBound > 0 && !frontier[i].choice.empty())
+        gap[i] = frontier[i].E / frontier[i].lowerBound - 1;
+    std::vector<DagPoint> better;
+    auto offer = [&](Sweep &s, size_t i) {
+      double D = frontier[i].T;
+      s.fill(D);
+      if (s.makespan <= D * (1 + 1e-12) &&
+          P * s.makespan + s.dsum < frontier[i].E)
+        better.push_back(s.point(P, true));
+    };
+    std::vector<size_t> order;
+    for (size_t i = 0; i < frontier.size(); ++i)
+      if (gap[i] > 1e-3)
+        order.push_back(i);
+    std::sort(order.begin(), order.end(),
+              [&](size_t x, size_t y) { return gap[x] > gap[y]; });
+    if (order.size() > 16)
+      order.resize(16);
+    std::vector<uint32_t> laneOf;
+    std::vector<double> carry(laneIndices(sched, laneOf));
+    Sweep slow(dag, opts, FillRule::SlowestFitsPerSecond),
+        fast(dag, opts, FillRule::SlowestFitsPerSecond),
+        mixed(dag, opts, FillRule::SlowestFitsPerSecond);
+    for (size_t i : order) {
+      size_t lo = i, hi = i;
+      for (size_t j = i; j-- > 0 && frontier[j].T >= frontier[i].T * 0.98;)
+        if (gap[j] < (lo == i ? gap[i] : gap[lo]))
+          lo = j;
+      for (size_t j = i + 1;
+           j < frontier.size() && frontier[j].T <= frontier[i].T * 1.02; ++j)
+        if (gap[j] < (hi == i ? gap[i] : gap[hi]))
+          hi = j;
+      if (lo == i || hi == i || !(gap[lo] < 0.75 * gap[i]) ||
+          !(gap[hi] < 0.75 * gap[i]) || !sweepAt(frontier[lo], fast) ||
+          !sweepAt(frontier[hi], slow))
+        continue;
+      double D = frontier[i].T;
+      double w0 = (frontier[hi].T - D) / (frontier[hi].T - frontier[lo].T);
+      auto mix = [&](double w) {
+        std::fill(carry.begin(), carry.end(), 0.0);
+        for (uint32_t t = 0; t < n; ++t) {
+          double a = fast.T[t], b = slow.T[t], u = w * a + (1 - w) * b;
+          double want = u + carry[laneOf[t]];
+          bool takeA = a != b && std::abs(want - a) < std::abs(want - b);
+          uint32_t j = takeA ? fast.cur[t] : slow.cur[t];
+          if (mixed.cur[t] != j)
+            mixed.set(t, j);
+          carry[laneOf[t]] += u - (takeA ? a : b);
+        }
+        mixed.makespan = dag.forward(mixed.T, mixed.es);
+        return mixed.makespan <= D * (1 + 1e-12);
+      };
+      // w = 1 is the faster configuration itself: it meets D.
+      double lo_w = w0, hi_w = 1;
+      if (!mix(w0)) {
+        for (int k = 0; k < 12; ++k)
+          (mix((lo_w + hi_w) / 2) ? hi_w : lo_w) = (lo_w + hi_w) / 2;
+        mix(hi_w);
+      }
+      offer(mixed, i);
+    }
+    if (better.empty())
+      break;
+    for (DagPoint &p : better)
+      frontier.push_back(std::move(p));
+    paretoPrune(frontier);
+    certify();
+  }
+  if (!settings.keepChoices)
+    for (DagPoint &p : frontier)
+      p.choice = {};
   double worstAt = std::numeric_limits<double>::quiet_NaN();
   for (DagPoint &p : frontier)
     if (!exact && !std::isnan(p.lowerBound) && p.lowerBound > 0 &&

@@ -126,6 +126,10 @@ struct DagFrontierSettings {
   /// states, sparse refinement, and filling the frontier's holes (and the
   /// caller's deadline) from the best point below -- each O(tasks x fill).
   uint64_t refineUpTo = 20000;
+  /// Up to this many tasks: stretches of the heuristic frontier certified
+  /// well above the points on either side get mixes of those points'
+  /// configurations (docs/FRONTIER.md), whose choices are kept for it.
+  uint64_t mixUpTo = 4096;
   /// Where the convex relaxation did not run or complete, up to this many
   /// task options the certificate takes subgradient-maximized flows at 64
   /// deadlines (larger schedules: only truncated or class-swept ones, 250
