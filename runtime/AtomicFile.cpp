@@ -20,6 +20,64 @@ std::string why(const std::string &path, const char *what) {
   return (path == "-" ? std::string("standard output") : "'" + path + "'") +
          ": " + what + ": " + std::strerror(errno);
 }
+
+/// The process's own descriptors by name (/dev/stdout, /dev/stderr,
+/// /dev/fd/N, /proc/self/fd/N, /proc/<this pid>/fd/N): N, else -1. They
+/// are written through a duplicate of N, at its offset, as "-" is: a
+/// temporary renamed over such a name would replace the link itself
+/// (/dev/stdout for every process, when run as root) and the output would
+/// go to a new file that nobody reads.
+int descriptorAlias(const std::string &path) {
+  if (path == "/dev/stdout")
+    return STDOUT_FILENO;
+  if (path == "/dev/stderr")
+    return STDERR_FILENO;
+  for (std::string prefix :
+       {std::string("/dev/fd/"), std::string("/proc/self/fd/"),
+        "/proc/" + std::to_string(::getpid()) + "/fd/"}) {
+    if (path.size() <= prefix.size() || path.compare(0, prefix.size(), prefix))
+      continue;
+    std::string num = path.substr(prefix.size());
+    if (num.size() > 9 ||
+        num.find_first_not_of("0123456789") != std::string::npos)
+      return -1;
+    return std::atoi(num.c_str());
+  }
+  return -1;
+}
+
+/// The file a write to `path` lands in: through symbolic links (a chain of
+/// at most 40, relative ones against their own directory) to the name
+/// they end at, so that the temporary is renamed over that file and the
+/// links stay links; `path` itself where it is no link. False with `err`
+/// on a loop.
+bool linkTarget(const std::string &path, std::string &target,
+                std::string &err) {
+  target = path;
+  for (int hop = 0; hop < 40; ++hop) {
+    struct stat st;
+    if (::lstat(target.c_str(), &st) != 0 || !S_ISLNK(st.st_mode))
+      return true;
+    std::vector<char> buf(size_t(st.st_size > 0 ? st.st_size : 255) + 1);
+    ssize_t n = ::readlink(target.c_str(), buf.data(), buf.size());
+    if (n < 0 || size_t(n) >= buf.size()) {
+      if (n >= 0)
+        errno = ENAMETOOLONG;
+      err = why(path, "cannot read the symbolic link");
+      return false;
+    }
+    std::string next(buf.data(), size_t(n));
+    if (next.empty() || next[0] != '/') {
+      size_t slash = target.rfind('/');
+      if (slash != std::string::npos)
+        next = target.substr(0, slash + 1) + next;
+    }
+    target = next;
+  }
+  errno = ELOOP;
+  err = why(path, "cannot write");
+  return false;
+}
 } // namespace
 
 AtomicFile::~AtomicFile() {
@@ -35,6 +93,17 @@ bool AtomicFile::open(const std::string &path, std::string &err) {
     inPlace_ = true;
     return true;
   }
+  if (int alias = descriptorAlias(path); alias >= 0) {
+    inPlace_ = true;
+    fd_ = ::fcntl(alias, F_DUPFD_CLOEXEC, 3);
+    if (fd_ < 0) {
+      err = why(path, "cannot open");
+      return false;
+    }
+    return true;
+  }
+  if (!linkTarget(path, target_, err))
+    return false;
   struct stat st;
   bool exists = ::stat(path.c_str(), &st) == 0;
   if (exists && S_ISDIR(st.st_mode)) {
@@ -52,9 +121,11 @@ bool AtomicFile::open(const std::string &path, std::string &err) {
     return true;
   }
   inPlace_ = false;
-  size_t slash = path.rfind('/');
-  std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
-  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  size_t slash = target_.rfind('/');
+  std::string dir =
+      slash == std::string::npos ? "" : target_.substr(0, slash + 1);
+  std::string base =
+      slash == std::string::npos ? target_ : target_.substr(slash + 1);
   temp_ = dir + "." + base + ".tmp.XXXXXX";
   fd_ = ::mkstemp(&temp_[0]);
   if (fd_ < 0) {
@@ -135,7 +206,7 @@ bool AtomicFile::commit(std::string &err) {
     abort();
     return false;
   }
-  if (::rename(temp_.c_str(), path_.c_str()) != 0) {
+  if (::rename(temp_.c_str(), target_.c_str()) != 0) {
     err = why(path_, "cannot replace");
     abort();
     return false;

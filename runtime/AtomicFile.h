@@ -5,9 +5,12 @@
 // to a temporary file in the target's directory, are flushed to disk and
 // checked, then renamed over the target; any failure (a full disk, a file
 // size limit, an I/O error) removes the temporary, leaves the old file
-// intact and reports why. "-" is standard output and a path that exists and
-// is not a regular file (a device, a FIFO: /dev/null, /dev/full) is written
-// in place, both with every write and the final flush checked. POSIX only;
+// intact and reports why. "-" is standard output, and a name of one of the
+// process's descriptors (/dev/stdout, /dev/stderr, /dev/fd/N,
+// /proc/self/fd/N) and a path that exists and is not a regular file (a
+// device, a FIFO: /dev/null, /dev/full) are written in place, all with
+// every write and the final flush checked. A symbolic link is followed: the
+// file it names is replaced, the link stays. POSIX only;
 // no LLVM, so that the runtime's shared library can use it.
 //
 //===----------------------------------------------------------------------===//
@@ -69,6 +72,8 @@ public:
 
 private:
   std::string path_, temp_;
+  /// Where the temporary is renamed to: `path_` through its symbolic links.
+  std::string target_;
   int fd_ = -1;
   bool inPlace_ = false, committed_ = false;
 };
