@@ -192,10 +192,18 @@ def EnergyPowerCap : Pass<"energy-power-cap", "::mlir::ModuleOp"> {
     the schedule gets `energy.power_cap_choice` with the chosen row. A table
     of several jobs (a `model_name` column, as Zeus's) needs `model=NAME`
     to pick one job's rows; two rows of one power limit are an error.
+    Without `table=`, each schedule's own table comes from its tasks'
+    options measured at several power caps (a DB characterized with
+    `--power-limits`): at each cap every task at its option of that cap with
+    the highest SM clock (the job under a limit with no clock locked), the
+    schedule evaluated by interval accounting; a cap some task has no option
+    at is left out, with a warning. `--energy-plan` then plans the clocks
+    under the chosen cap (it gives one device's tasks different caps
+    otherwise, which no device runs: warned).
   }];
   let options = [
     Option<"table", "table", "std::string", /*default=*/"\"\"",
-           "CSV of power_limit,time,energy">,
+           "CSV of power_limit,time,energy (none: the tasks' options at their caps)">,
     Option<"model", "model", "std::string", /*default=*/"\"\"",
            "the job's rows of a table with a model_name column">,
     Option<"maxSlowdown", "max-slowdown", "double", /*default=*/"-1",

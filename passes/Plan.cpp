@@ -22,6 +22,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <set>
 
 namespace energy {
 #define GEN_PASS_DEF_ENERGYPLAN
@@ -259,6 +260,13 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     // makespan meets the limit (a few rounds: the jitter changes little
     // between neighbouring plans).
     bool onExpected = limitOn == "expected" && varies(*c);
+    // Where devices declare what a clock switch costs, a frontier point
+    // (chosen without its switches) may meet the limit only before them,
+    // while the all-fastest configuration -- no switch where every task's
+    // fastest option is one clock -- still meets it: a candidate too.
+    bool declaresSwitches =
+        llvm::any_of(c->graph.deviceOps,
+                     [](sched::DeviceOp d) { return bool(switchCostOf(d)); });
     o.fastestExpected = onExpected ? expectedMakespan(*c, fastest) : 0;
     double fastestMean = std::max(o.fastest, o.fastestExpected);
     o.limit = deadline > 0 ? deadline : fastestMean * (1 + maxSlowdown / 100);
@@ -301,7 +309,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       f->size = f->points.size();
       f->how =
           sched->getAttr(EnergyDialect::FrontierMethodAttrHelper::getNameStr());
-      if (quantum > 0 || onExpected)
+      if (quantum > 0 || onExpected || declaresSwitches)
         f->points.push_back(fastest);
       // With a quantum the frontier is filled and annealed at the limit on
       // floored times: re-timed, that point may run past the limit and
@@ -537,9 +545,9 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
   /// them (a point whose switches push it past the limit, or cost more
   /// than its clocks save, loses).
   /// `front`: the frontier's `frontierPoints` points, then (with a
-  /// quantum, or a limit on the expected makespan) the all-fastest
-  /// fallback, then (with a quantum) a configuration improved at the limit
-  /// on the real times.
+  /// quantum, a limit on the expected makespan, or clock switches that
+  /// cost) the all-fastest fallback, then (with a quantum) a configuration
+  /// improved at the limit on the real times.
   LogicalResult choose(ScheduleOp sched, const Choices &c,
                        const std::vector<calculus::DagPoint> &front,
                        size_t frontierPoints, double limit, Outcome &o,
@@ -561,6 +569,12 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
           clocks[t].push_back(
               op ? ids.try_emplace(op, int64_t(ids.size())).first->second : -1);
     }
+    // The baseline as it runs too: its tasks' clocks switch where they
+    // differ along a lane (a plan of the same configuration saves 0 %, not
+    // the switches' cost).
+    if (o.switching)
+      o.baseE = calculus::dagEnergyWithSwitches(
+          s, c.options, c.current, clocks, switchCost, 0, &o.baseT, nullptr);
     struct Scored {
       double T, E;
       uint32_t switches = 0;
@@ -685,6 +699,29 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
   /// point.
   void writeBack(const Choices &c, const calculus::DagPoint &best) {
     const calculus::Schedule &s = c.graph.schedule;
+    // Options at several power caps on one device: the plan may give its
+    // tasks different caps, which no device runs (a limit takes effect
+    // over hundreds of milliseconds; a plan file holds one per device):
+    // said, with the way to choose one.
+    std::map<uint32_t, std::set<double>> capsOf;
+    for (size_t t = 0; t < s.tasks.size(); ++t)
+      if (OpPointAttr op = c.opPoints[t][best.choice[t]])
+        if (op.getPowerCap() && s.tasks[t].devices.size() == 1)
+          capsOf[s.tasks[t].devices[0]].insert(op.getPowerCap()->value);
+    for (const auto &[dev, caps] : capsOf)
+      if (caps.size() > 1) {
+        std::string list;
+        for (double w : caps)
+          list += (list.empty() ? "" : ", ") +
+                  formatQuantity(w, Dimension::Power, 4);
+        c.graph.deviceOps[dev]->emitWarning("energy-plan: the plan gives ")
+            << "the tasks of this device different power caps (" << list
+            << "): a device runs under one (a plan file holds one per "
+               "device, and --export-plan refuses this plan); choose it "
+               "first with --energy-power-cap (from the tasks' options, or "
+               "a table of the job's power_limit,time,energy), then plan "
+               "the clocks under it";
+      }
     for (size_t t = 0; t < s.tasks.size(); ++t) {
       auto taskOp = dyn_cast<TaskOp>(c.graph.taskOps[t]);
       if (!taskOp)

@@ -2,9 +2,12 @@
 
 #include "passes/Passes.h"
 
+#include "calculus/DagFrontier.h"
 #include "calculus/PowerCap.h"
 #include "dialect/Energy/Energy.h"
+#include "dialect/Energy/Units.h"
 #include "dialect/Sched/Sched.h"
+#include "passes/FrontierSupport.h"
 #include "runtime/formats/Csv.h"
 
 #include "mlir/IR/Builders.h"
@@ -13,6 +16,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 
 namespace energy {
 #define GEN_PASS_DEF_ENERGYPOWERCAP
@@ -29,37 +33,19 @@ struct EnergyPowerCapPass
     : public energy::impl::EnergyPowerCapBase<EnergyPowerCapPass> {
   using EnergyPowerCapBase::EnergyPowerCapBase;
 
-  void runOnOperation() override {
-    energy::warnNestedSchedules(getOperation(), "energy-power-cap");
-    ModuleOp module = getOperation();
-    auto fail = [&](const Twine &msg) {
-      mlir::emitError(moduleErrorLoc(module), "energy-power-cap: ") << msg;
-      signalPassFailure();
-    };
-    if (table.empty())
-      return fail("needs table=PATH (power_limit,time,energy)");
-    // One objective: the slowdown bound, or Zeus's cost (eta, MAXPOWER).
-    // Read from the values, not from whether an option was spelled (a
-    // pass built from its options struct has every option set): -1, the
-    // default, is "no slowdown bound", and Zeus's cost needs MAXPOWER > 0.
-    bool slowdownGiven = maxSlowdown != -1;
-    if (slowdownGiven && maxPower > 0)
-      return fail("give max-slowdown, or eta and max-power (Zeus's cost), "
-                  "not both");
-    if (slowdownGiven && !(maxSlowdown >= 0 && std::isfinite(maxSlowdown)))
-      return fail("max-slowdown must be a finite, non-negative percentage");
-    if (!slowdownGiven && maxPower != 0 &&
-        !(maxPower > 0 && std::isfinite(maxPower)))
-      return fail("max-power must be a positive, finite power (W); got " +
-                  llvm::formatv("{0}", double(maxPower)).str());
-    if (!slowdownGiven && !(maxPower > 0))
-      return fail("needs max-slowdown=PCT (least energy within that "
-                  "slowdown) or max-power=W with eta in [0, 1] (Zeus's "
-                  "cost)");
+  /// The pass's error, at the module.
+  LogicalResult failTable(const Twine &msg) {
+    mlir::emitError(moduleErrorLoc(getOperation()), "energy-power-cap: ")
+        << msg;
+    return failure();
+  }
+
+  /// table=PATH's rows (the job's time and energy at each power limit).
+  LogicalResult readTable(std::vector<calculus::CapPoint> &points) {
     formats::CsvTable csv;
     formats::CsvError csvErr;
     if (!formats::readCsv(table, csv, csvErr))
-      return fail(csvErr.str(table));
+      return failTable(csvErr.str(table));
     std::string err;
     std::optional<size_t> cCap = csv.column("power_limit");
     const char *capColumn = "power_limit";
@@ -69,30 +55,30 @@ struct EnergyPowerCapPass
     }
     std::optional<size_t> cT = csv.column("time"), cE = csv.column("energy");
     if (!cCap || !cT || !cE)
-      return fail(table +
-                  ": needs columns power_limit (or power_limit_0), "
-                  "time and energy" +
-                  csv.missingColumnHint(!cCap ? "power_limit"
-                                        : !cT ? "time"
-                                              : "energy"));
+      return failTable(table +
+                       ": needs columns power_limit (or power_limit_0), "
+                       "time and energy" +
+                       csv.missingColumnHint(!cCap ? "power_limit"
+                                             : !cT ? "time"
+                                                   : "energy"));
     // A table of several jobs: one job's rows, named.
     std::optional<size_t> cModel = csv.column("model_name");
     if (!cModel && !model.empty())
-      return fail(table + ": model=" + model +
-                  " given, but the table has no "
-                  "model_name column");
+      return failTable(table + ": model=" + model +
+                       " given, but the table has no "
+                       "model_name column");
     if (cModel) {
       llvm::SmallVector<std::string> names;
       for (const auto &row : csv.rows)
         if (!llvm::is_contained(names, row[*cModel]))
           names.push_back(row[*cModel]);
       if (model.empty() && names.size() > 1)
-        return fail(table + ": the table holds " + Twine(names.size()) +
-                    " jobs (" + llvm::join(names, ", ") +
-                    "); pick one with model=NAME");
+        return failTable(table + ": the table holds " + Twine(names.size()) +
+                         " jobs (" + llvm::join(names, ", ") +
+                         "); pick one with model=NAME");
       if (!model.empty() && !llvm::is_contained(names, model))
-        return fail(table + ": no rows of model '" + model + "'; it holds " +
-                    llvm::join(names, ", "));
+        return failTable(table + ": no rows of model '" + model +
+                         "'; it holds " + llvm::join(names, ", "));
     }
     // Zeus's per-GPU tables (power_limit_0, power_limit_1, ...): this pass
     // applies one cap to every device, so a row whose GPUs ran at
@@ -104,7 +90,6 @@ struct EnergyPowerCapPass
         break;
       perGpu.push_back(*c);
     }
-    std::vector<calculus::CapPoint> points;
     std::map<double, unsigned> seenCap; // power limit -> line
     for (size_t r = 0; r < csv.rows.size(); ++r) {
       double cap, t, e;
@@ -117,7 +102,7 @@ struct EnergyPowerCapPass
       // Each value checked where it stands: the error names its cell.
       std::string path = table;
       auto bad = [&](size_t col, const char *what) {
-        fail(csv.at(path, r, col) + ": " + what);
+        return failTable(csv.at(path, r, col) + ": " + what);
       };
       if (!number(row[*cCap], cap) || !(cap > 0) || cap > 1e15)
         return bad(*cCap, "the power limit must be a positive number of "
@@ -137,23 +122,134 @@ struct EnergyPowerCapPass
             (number(row[perGpu[i]], other) && other == 0))
           continue;
         if (!number(row[perGpu[i]], other) || other != cap)
-          return fail(csv.at(path, r, perGpu[i]) + ": power_limit_" +
-                      Twine(i + 1) + " is " + row[perGpu[i]] + " W but " +
-                      capColumn + " is " + row[*cCap] +
-                      " W: this row ran its GPUs at different limits, and "
-                      "--energy-power-cap chooses one limit for every "
-                      "device (keep the rows with one limit)");
+          return failTable(csv.at(path, r, perGpu[i]) + ": power_limit_" +
+                           Twine(i + 1) + " is " + row[perGpu[i]] + " W but " +
+                           capColumn + " is " + row[*cCap] +
+                           " W: this row ran its GPUs at different limits, and "
+                           "--energy-power-cap chooses one limit for every "
+                           "device (keep the rows with one limit)");
       }
       auto [it, fresh] = seenCap.try_emplace(cap, csv.lines[r]);
       if (!fresh)
-        return fail(csv.at(path, r, *cCap) + ": power limit " + row[*cCap] +
-                    " W again (first on line " + Twine(it->second) + ")");
+        return failTable(csv.at(path, r, *cCap) + ": power limit " +
+                         row[*cCap] + " W again (first on line " +
+                         Twine(it->second) + ")");
       points.push_back({cap, t, e});
     }
     if (points.empty())
-      return fail(
+      return failTable(
           table + ": no data rows" +
           (model.empty() ? std::string() : " of model '" + model + "'"));
+    return success();
+  }
+
+  /// Without a table: the schedule's own, from its tasks' options measured
+  /// at several power caps (a DB characterized with --power-limits): at
+  /// each cap every task runs at its option of that cap with the highest
+  /// SM clock (the clocks the cap throttles, as the job runs under a limit
+  /// with no clock locked; the fastest where no clock is named), and the
+  /// schedule's makespan and energy are evaluated by interval accounting
+  /// (calculus::dagEnergy). A task with no option at a cap leaves that cap
+  /// out (said); tasks whose options name no cap keep their signature.
+  LogicalResult tableOfOptions(ScheduleOp sched,
+                               std::vector<calculus::CapPoint> &points) {
+    FailureOr<Choices> c = Choices::build(sched);
+    if (failed(c))
+      return failure();
+    size_t n = c->options.size();
+    std::set<double> caps;
+    for (size_t t = 0; t < n; ++t)
+      for (OpPointAttr op : c->opPoints[t])
+        if (op && op.getPowerCap())
+          caps.insert(op.getPowerCap()->value);
+    if (caps.empty())
+      return sched.emitError("energy-power-cap: no task of @")
+             << sched.getSymName()
+             << " has options measured at a power cap: give table=PATH (the "
+                "job's power_limit,time,energy), or fill the operating sets "
+                "from a DB characterized with --power-limits";
+    std::vector<std::string> missing;
+    for (double cap : caps) {
+      std::vector<uint32_t> choice(c->current);
+      std::optional<size_t> lacking;
+      for (size_t t = 0; t < n && !lacking; ++t) {
+        bool anyCap = false;
+        std::optional<uint32_t> best;
+        for (uint32_t j = 0; j < c->opPoints[t].size(); ++j) {
+          OpPointAttr op = c->opPoints[t][j];
+          if (!op || !op.getPowerCap())
+            continue;
+          anyCap = true;
+          if (std::abs(op.getPowerCap()->value - cap) > 1e-9 * cap)
+            continue;
+          auto mhz = [&](uint32_t k) {
+            return c->opPoints[t][k].getSmMhz().value_or(0);
+          };
+          if (!best || mhz(j) > mhz(*best) ||
+              (mhz(j) == mhz(*best) &&
+               c->options[t][j].T < c->options[t][*best].T))
+            best = j;
+        }
+        if (best)
+          choice[t] = *best;
+        else if (anyCap)
+          lacking = t;
+      }
+      if (lacking) {
+        missing.push_back(
+            formatQuantity(cap, Dimension::Power, 4) + " (@" +
+            c->graph.taskOps[*lacking]
+                ->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName())
+                .getValue()
+                .str() +
+            ")");
+        continue;
+      }
+      double T = 0;
+      double E =
+          calculus::dagEnergy(c->graph.schedule, c->options, choice, 0, &T);
+      points.push_back({cap, T, E});
+    }
+    if (!missing.empty())
+      mlir::emitWarning(sched.getLoc(), "energy-power-cap: ")
+          << (points.empty() ? "no cap has" : "caps left out, without")
+          << " an option of every task: " << llvm::join(missing, ", ");
+    if (points.empty())
+      return sched.emitError("energy-power-cap: no power cap of @")
+             << sched.getSymName() << " has an option of every task";
+    return success();
+  }
+
+  void runOnOperation() override {
+    energy::warnNestedSchedules(getOperation(), "energy-power-cap");
+    ModuleOp module = getOperation();
+    auto fail = [&](const Twine &msg) {
+      mlir::emitError(moduleErrorLoc(module), "energy-power-cap: ") << msg;
+      signalPassFailure();
+    };
+    // One objective: the slowdown bound, or Zeus's cost (eta, MAXPOWER).
+    // Read from the values, not from whether an option was spelled (a
+    // pass built from its options struct has every option set): -1, the
+    // default, is "no slowdown bound", and Zeus's cost needs MAXPOWER > 0.
+    bool slowdownGiven = maxSlowdown != -1;
+    if (slowdownGiven && maxPower > 0)
+      return fail("give max-slowdown, or eta and max-power (Zeus's cost), "
+                  "not both");
+    if (slowdownGiven && !(maxSlowdown >= 0 && std::isfinite(maxSlowdown)))
+      return fail("max-slowdown must be a finite, non-negative percentage");
+    if (!slowdownGiven && maxPower != 0 &&
+        !(maxPower > 0 && std::isfinite(maxPower)))
+      return fail("max-power must be a positive, finite power (W); got " +
+                  llvm::formatv("{0}", double(maxPower)).str());
+    if (!slowdownGiven && !(maxPower > 0))
+      return fail("needs max-slowdown=PCT (least energy within that "
+                  "slowdown) or max-power=W with eta in [0, 1] (Zeus's "
+                  "cost)");
+    std::vector<calculus::CapPoint> points;
+    if (!table.empty() && failed(readTable(points)))
+      return signalPassFailure();
+    if (table.empty() && !model.empty())
+      return fail("model=" + model + " picks a table's rows: give table=PATH");
     calculus::CapObjective obj;
     if (maxSlowdown >= 0) {
       obj.kind = calculus::CapObjective::MinEnergyUnderSlowdown;
@@ -163,14 +259,8 @@ struct EnergyPowerCapPass
       obj.eta = eta;
       obj.maxPower = maxPower;
     }
-    size_t chosen = 0;
-    if (!calculus::choosePowerCap(points, obj, chosen, err))
-      return fail(err);
-    const calculus::CapPoint &p = points[chosen];
     MLIRContext *ctx = &getContext();
     Builder b(ctx);
-    auto cap = OpPointAttr::get(ctx, std::nullopt, std::nullopt, Real{p.cap},
-                                std::nullopt);
     for (ScheduleOp sched : module.getOps<ScheduleOp>()) {
       // A schedule whose devices a generator makes (sched.pipeline) has
       // none to cap before --sched-expand: the cap would be recorded and
@@ -182,24 +272,45 @@ struct EnergyPowerCapPass
                "after --sched-expand: run it first)";
         return signalPassFailure();
       }
+      // The table's rows hold for every schedule; without one, each
+      // schedule's own.
+      std::vector<calculus::CapPoint> own;
+      if (table.empty() && failed(tableOfOptions(sched, own)))
+        return signalPassFailure();
+      const std::vector<calculus::CapPoint> &rows =
+          table.empty() ? own : points;
+      size_t chosen = 0;
+      std::string err;
+      if (!calculus::choosePowerCap(rows, obj, chosen, err))
+        return fail(err);
+      const calculus::CapPoint &p = rows[chosen];
+      auto cap = OpPointAttr::get(ctx, std::nullopt, std::nullopt, Real{p.cap},
+                                  std::nullopt);
       for (sched::DeviceOp dev : sched.getBody().getOps<sched::DeviceOp>())
         dev->setAttr(EnergyDialect::PowerCapAttrHelper::getNameStr(), cap);
-      sched->setAttr(
-          EnergyDialect::PowerCapChoiceAttrHelper::getNameStr(),
-          b.getDictionaryAttr(
-              {b.getNamedAttr("power_cap_W", b.getF64FloatAttr(p.cap)),
-               b.getNamedAttr("T_s", b.getF64FloatAttr(p.T)),
-               b.getNamedAttr("E_J", b.getF64FloatAttr(p.E)),
-               b.getNamedAttr("objective",
-                              b.getStringAttr(maxSlowdown >= 0
-                                                  ? "min-energy-under-slowdown"
-                                                  : "zeus-cost")),
-               // What the objective was given: the slowdown, or eta and
-               // MAXPOWER (a default taken is recorded too).
-               maxSlowdown >= 0 ? b.getNamedAttr("max_slowdown_pct",
-                                                 b.getF64FloatAttr(maxSlowdown))
-                                : b.getNamedAttr("eta", b.getF64FloatAttr(eta)),
-               b.getNamedAttr("max_power_W", b.getF64FloatAttr(maxPower))}));
+      // What the objective was given: the slowdown, or eta and MAXPOWER (a
+      // default taken is recorded too); where the rows came from.
+      llvm::SmallVector<NamedAttribute> fields = {
+          b.getNamedAttr("power_cap_W", b.getF64FloatAttr(p.cap)),
+          b.getNamedAttr("T_s", b.getF64FloatAttr(p.T)),
+          b.getNamedAttr("E_J", b.getF64FloatAttr(p.E)),
+          b.getNamedAttr("objective",
+                         b.getStringAttr(maxSlowdown >= 0
+                                             ? "min-energy-under-slowdown"
+                                             : "zeus-cost")),
+          b.getNamedAttr("rows",
+                         b.getStringAttr(table.empty() ? "the tasks' options"
+                                                       : StringRef(table)))};
+      if (maxSlowdown >= 0) {
+        fields.push_back(
+            b.getNamedAttr("max_slowdown_pct", b.getF64FloatAttr(maxSlowdown)));
+      } else {
+        fields.push_back(b.getNamedAttr("eta", b.getF64FloatAttr(eta)));
+        fields.push_back(
+            b.getNamedAttr("max_power_W", b.getF64FloatAttr(maxPower)));
+      }
+      sched->setAttr(EnergyDialect::PowerCapChoiceAttrHelper::getNameStr(),
+                     b.getDictionaryAttr(fields));
     }
   }
 };

@@ -193,6 +193,8 @@ struct State {
   std::string error;
   /// Plan following: region -> SM clock; the guard restores the defaults.
   std::map<std::string, int> planClocks;
+  /// The power cap a loaded plan set (its guard restores the limit before).
+  std::optional<double> planPowerCapW;
   /// Regions a complete plan file (plan-clocks: every task of its device)
   /// leaves at the clock in force ("name -"), and whether one was loaded:
   /// a region that ran and is in neither is not the planned job's.
@@ -286,6 +288,7 @@ void afterForkChild() {
     state.pendingTickets.clear();
     state.regions.clear();
     state.planClocks.clear();
+    state.planPowerCapW.reset();
     state.planKept.clear();
     state.planComplete = false;
     state.forked = true;
@@ -1061,8 +1064,10 @@ int er_init(const char *device) {
     auto sim = std::make_unique<SimDevice>(p, seed);
     // Tests watch the simulated clock from outside, as a GPU's outlives us
     // ("%r": the rank, one file per rank of a job).
-    if (const char *mirror = std::getenv("ENERGY_RT_SIM_STATE"))
+    if (const char *mirror = std::getenv("ENERGY_RT_SIM_STATE")) {
       sim->clockStateFile = withRank(mirror);
+      sim->powerLimitStateFile = withRank(mirror) + ".power";
+    }
     state.sim = sim.get();
     state.dev = std::move(sim);
   } else if (name.rfind("cuda:", 0) == 0) {
@@ -1137,6 +1142,7 @@ int er_init(const char *device) {
   state.regions.clear();
   state.runsAtFlush = state.runsAccounted;
   state.planClocks.clear();
+  state.planPowerCapW.reset();
   state.planKept.clear();
   state.planComplete = false;
   state.planBegins = 0;
@@ -1903,6 +1909,7 @@ void er_shutdown(void) {
   state.pendingTickets.clear();
   state.guard.reset(); // restores the default clocks first
   state.planClocks.clear();
+  state.planPowerCapW.reset();
   state.planKept.clear();
   state.planComplete = false;
   state.dev.reset();
@@ -1979,6 +1986,70 @@ static void registerPlanCheck() {
   std::call_once(registered, [] { std::atexit(warnUnusedPlan); });
 }
 
+/// The guard a plan's changes go through, made at its first change (state.mu
+/// held): whether clocks may be set at all is tried now, at `probeMhz`,
+/// not at the first planned region mid-job (a GPU that refuses: no
+/// permission).
+static bool planGuard(int probeMhz, std::string &err) {
+  if (state.guard)
+    return true;
+  std::string held;
+  if (heldByAnotherProcess(*state.dev, held)) {
+    err = "following a plan: " + held;
+    return false;
+  }
+  state.guard = std::make_unique<ClockGuard>(*state.dev);
+  state.clocksReleased = false;
+  if (!state.dev->setSmClock(probeMhz, err) || !state.dev->resetSmClock(err)) {
+    err = "following a plan: cannot set the SM clocks of " +
+          state.dev->identity() + ": " + err;
+    return false;
+  }
+  state.guard->atDefaults();
+  return true;
+}
+
+/// A plan's power cap (plan-clocks' "# power_cap_W W", from a plan made
+/// with --energy-power-cap): set now, for the rest of the job, as
+/// `energy-prof run-plan` sets it for a whole job; the guard restores the
+/// limit in force before at er_shutdown, at exit and on fatal signals.
+static bool planPowerCap(double watts, std::string &err) {
+  std::lock_guard<std::mutex> lock(state.mu);
+  if (!state.dev) {
+    err = "er_plan_load: call er_init first";
+    return false;
+  }
+  PowerLimits lim;
+  std::string why;
+  if (!state.dev->powerLimits(lim, why)) {
+    err = "the plan caps the power of " + state.dev->identity() +
+          " but its power limit cannot be read: " + why;
+    return false;
+  }
+  if (watts < lim.minW || watts > lim.maxW) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "power cap %g W outside %s's range [%g, %g] W", watts,
+                  state.dev->identity().c_str(), lim.minW, lim.maxW);
+    err = buf;
+    return false;
+  }
+  std::vector<int> supported = state.dev->supportedSmClocks();
+  if (supported.empty()) {
+    err = state.dev->identity() + " reports no SM clocks";
+    return false;
+  }
+  if (!planGuard(supported.front(), err))
+    return false;
+  if (!state.dev->setPowerLimit(watts, err)) {
+    err = "following a plan: cannot set the power limit of " +
+          state.dev->identity() + ": " + err;
+    return false;
+  }
+  state.planPowerCapW = watts;
+  return true;
+}
+
 int er_plan_clock(const char *name, int sm_mhz) {
   if (!name || !*name)
     return fail("er_plan_clock: a region needs a non-empty name");
@@ -2004,20 +2075,9 @@ int er_plan_clock(const char *name, int sm_mhz) {
                 "': " + std::to_string(sm_mhz) +
                 " MHz is not a supported SM clock of " + state.dev->identity() +
                 " (it supports " + describeClocks(supported) + ")");
-  if (!state.guard) {
-    std::string held;
-    if (heldByAnotherProcess(*state.dev, held))
-      return fail("following a plan: " + held);
-    state.guard = std::make_unique<ClockGuard>(*state.dev);
-    state.clocksReleased = false;
-    // Whether clocks may be set at all, now, not at the first planned
-    // region mid-job (a GPU that refuses: no permission).
-    std::string err;
-    if (!state.dev->setSmClock(sm_mhz, err) || !state.dev->resetSmClock(err))
-      return fail("following a plan: cannot set the SM clocks of " +
-                  state.dev->identity() + ": " + err);
-    state.guard->atDefaults();
-  }
+  std::string err;
+  if (!planGuard(sm_mhz, err))
+    return fail(err);
   state.planClocks[name ? name : ""] = sm_mhz;
   registerPlanCheck();
   return 0;
@@ -2051,6 +2111,8 @@ int er_plan_load(const char *path) {
   std::string plannedKind;
   std::set<std::string> kept;
   bool complete = false;
+  std::optional<double> powerCap;
+  int powerCapLine = 0;
   int lineNo = 0;
   for (size_t at = 0; at < text.size();) {
     size_t end = text.find('\n', at);
@@ -2068,6 +2130,23 @@ int er_plan_load(const char *path) {
       plannedKind = line.substr(7);
     if (line.rfind("# every task", 0) == 0)
       complete = true;
+    // "# power_cap_W W" (plan-clocks, a plan made with --energy-power-cap):
+    // the device's power limit for the rest of the job.
+    if (line.rfind("# power_cap_W", 0) == 0) {
+      std::istringstream capFields(line.substr(13));
+      double w = 0;
+      std::string extra;
+      if (!(capFields >> w) || !std::isfinite(w) || w <= 0 ||
+          (capFields >> extra))
+        return fail(where + ": expected \"# power_cap_W W\" (a positive "
+                            "number of watts)");
+      if (powerCap)
+        return fail(where + ": a second power cap (first at line " +
+                    std::to_string(powerCapLine) + ")");
+      powerCap = w;
+      powerCapLine = lineNo;
+      continue;
+    }
     size_t hash = line.find('#');
     if (hash != std::string::npos)
       line.resize(hash);
@@ -2097,7 +2176,7 @@ int er_plan_load(const char *path) {
                   std::to_string(it->second) + ")");
     lines.push_back({name, int(mhz), where});
   }
-  if (lines.empty())
+  if (lines.empty() && !powerCap)
     std::fprintf(stderr,
                  "energy_rt: warning: %s names no region%s: the plan changes "
                  "no clock\n",
@@ -2133,6 +2212,27 @@ int er_plan_load(const char *path) {
       state.planClocks = before;
       return fail(why);
     }
+  if (powerCap) {
+    // Under the same consent as the clocks, and after them: refused, the
+    // clocks taken above are dropped too.
+    const char *allow = std::getenv("ENERGY_RT_ALLOW_CLOCK_CHANGES");
+    const char *sweep = std::getenv("ENERGY_RT_PROFILE_CLOCKS");
+    std::string err;
+    if (!allow || std::string(allow) != "1")
+      err = "following a plan changes the power limit: set "
+            "ENERGY_RT_ALLOW_CLOCK_CHANGES=1 to allow it (the limit in force "
+            "is restored at er_shutdown, at exit and on fatal signals)";
+    else if (sweep && *sweep)
+      err = "this process is profiled across clocks (ENERGY_RT_PROFILE_CLOCKS, "
+            "energy-prof profile): a plan's power cap would change what the "
+            "profile measures; profile without the plan, then plan";
+    if (!err.empty() || !planPowerCap(*powerCap, err)) {
+      std::string why = file + ":" + std::to_string(powerCapLine) + ": " + err;
+      std::lock_guard<std::mutex> lock(state.mu);
+      state.planClocks = before;
+      return fail(why);
+    }
+  }
   {
     std::lock_guard<std::mutex> lock(state.mu);
     state.planKept.insert(kept.begin(), kept.end());

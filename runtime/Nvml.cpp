@@ -314,7 +314,9 @@ std::unique_ptr<Device> openNvmlDevice(unsigned index, std::string &err) {
   if (!api.lib) {
     const char *why = dlerror();
     err = std::string("cannot load libnvidia-ml.so.1 (no NVIDIA driver?): ") +
-          (why ? why : "unknown error");
+          (why ? why : "unknown error") +
+          "; without a GPU, a simulated one: ENERGY_RT_DEVICE=sim:a100 "
+          "(sim:h100, sim:a40, ...)";
     return nullptr;
   }
   if (!resolve(api.lib, "nvmlInit_v2", api.init, err) ||

@@ -135,8 +135,11 @@ int er_sim_run(double flops, double bytes);
  * application's own handlers still run after the restore). er_plan_load reads
  * "name sm_mhz" lines ("name -": keep the clock in force; '#' comments;
  * "# every task" marks a file naming all of its device's tasks, so that
- * regions outside it are warned about at exit), as `energy-prof plan-clocks`
- * writes them from a plan file (docs/PLAN.md); "%r" in its path is the rank, as
+ * regions outside it are warned about at exit; "# power_cap_W W", a plan
+ * made with --energy-power-cap: the device's power limit, set at once for
+ * the rest of the job and restored with the clocks), as `energy-prof
+ * plan-clocks` writes them from a plan file (docs/PLAN.md); "%r" in its
+ * path is the rank, as
  * in er_flush. A process profiled across clocks (ENERGY_RT_PROFILE_CLOCKS)
  * refuses a plan: it would pin the clocks the profile sweeps. */
 int er_plan_clock(const char *name, int sm_mhz);

@@ -9,7 +9,7 @@
 // RUN: not energy-opt %s --energy-power-cap="table=%t/short.csv max-power=1" 2>&1 | FileCheck %s --check-prefix=COLS
 // RUN: not energy-opt %s --energy-power-cap="table=%t/bert.csv" 2>&1 | FileCheck %s --check-prefix=MAXPOWER
 
-// CHECK: sched.schedule @job attributes {energy.power_cap_choice = {E_J = 6516.6{{[0-9]*}} : f64, T_s = 6.5457{{[0-9]*}} : f64, eta = 5.000000e-01 : f64, max_power_W = 1.200000e+03 : f64, objective = "zeus-cost", power_cap_W = 2.750000e+02 : f64}}
+// CHECK: sched.schedule @job attributes {energy.power_cap_choice = {E_J = 6516.6{{[0-9]*}} : f64, T_s = 6.5457{{[0-9]*}} : f64, eta = 5.000000e-01 : f64, max_power_W = 1.200000e+03 : f64, objective = "zeus-cost", power_cap_W = 2.750000e+02 : f64, rows = "{{.*}}bert.csv"}}
 // CHECK: sched.device @gpu0 kind "A100-PCIe" static 50 W {energy.power_cap = #energy.op_point<power_cap = 275 W>}
 // SLOW: power_cap_W = 2.500000e+02
 // MISSING: energy-power-cap: {{.*}}missing.csv: cannot read

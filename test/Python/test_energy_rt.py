@@ -379,6 +379,81 @@ class EnergyRtTest(unittest.TestCase):
                 self.assertEqual(f.read().strip(), "1410")
             self.assertEqual(os.listdir(rec), [])
 
+    def test_a_plans_power_cap_is_set_and_restored(self):
+        # plan-clocks writes a plan's power cap as "# power_cap_W W";
+        # er_plan_load sets it for the rest of the job (the simulated
+        # device then draws at most that), and the guard restores the limit
+        # in force before at exit (watched through the mirror's ".power").
+        with tempfile.TemporaryDirectory() as d:
+            plan = self._plan_file(d, "# power_cap_W 150\nw -")
+            mirror, rec = os.path.join(d, "sim"), os.path.join(d, "rec")
+            os.mkdir(rec)
+            job = ("import energy_rt, os\n"
+                   "m = energy_rt.Monitor(device='sim:a100')\n"
+                   "%s"
+                   "m.begin_window('w')\n"
+                   "energy_rt.sim_run(5e12, 1e9)\n"
+                   "r = m.end_window('w')\n"
+                   "print(r.time, r.total_energy, flush=True)\n"
+                   "p = %r\n"
+                   "print(open(p).read().strip() if os.path.exists(p) "
+                   "else 'none')\n")
+            env = dict(ENERGY_RT_SIM_STATE=mirror, ENERGY_RT_STATE_DIR=rec,
+                       ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
+            os.mkdir(os.path.join(d, "free"))
+            free = self._fresh(job % ("energy_rt.load_plan(%r)\n"
+                                      % self._plan_file(
+                                          os.path.join(d, "free"), "w -"),
+                                      mirror + ".power"), **env)
+            capped = self._fresh(job % ("energy_rt.load_plan(%r)\n" % plan,
+                                        mirror + ".power"), **env)
+            for r in (free, capped):
+                self.assertEqual(r.returncode, 0, r.stderr)
+            t0, e0 = map(float, free.stdout.split()[:2])
+            t1, e1 = map(float, capped.stdout.split()[:2])
+            self.assertEqual(free.stdout.split()[2], "none")
+            self.assertEqual(capped.stdout.split()[2], "150")
+            self.assertGreater(e0 / t0, 150)  # uncapped, it draws more
+            self.assertLessEqual(e1 / t1, 150 * (1 + 1e-9))
+            self.assertGreater(t1, t0)
+            with open(mirror + ".power") as f:
+                self.assertEqual(f.read().strip(), "400")
+            self.assertEqual(os.listdir(rec), [])
+            # Refused, with its line, and the file's clocks not taken: a
+            # cap outside the device's range, malformed, twice, or without
+            # consent.
+            cases = [("# power_cap_W 50\nw 1005", {},
+                      "plan.txt:1: power cap 50 W outside sim:A100-SXM4 "
+                      "(simulated)'s "
+                      "range [100, 400] W"),
+                     ("w 1005\n# power_cap_W 1 5", {},
+                      "plan.txt:2: expected \"# power_cap_W W\""),
+                     ("# power_cap_W 200\n# power_cap_W 250", {},
+                      "plan.txt:2: a second power cap (first at line 1)"),
+                     ("# power_cap_W 200", {"ENERGY_RT_ALLOW_CLOCK_CHANGES":
+                                            "0"},
+                      "following a plan changes the power limit: set "
+                      "ENERGY_RT_ALLOW_CLOCK_CHANGES=1")]
+            for text, extra, message in cases:
+                path = self._plan_file(d, text)
+                r = self._fresh(
+                    "import energy_rt\n"
+                    "energy_rt.Monitor(device='sim:a100')\n"
+                    "try:\n"
+                    "    energy_rt.load_plan(%r)\n"
+                    "except energy_rt.EnergyRuntimeError as e:\n"
+                    "    print('refused', e)\n"
+                    "print(*energy_rt.sm_clock())\n"
+                    "with energy_rt.region('w'):\n"
+                    "    print(*energy_rt.sm_clock())\n" % path,
+                    **dict(env, **extra))
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertIn(message, r.stdout)
+                self.assertEqual(r.stdout.splitlines()[-2:],
+                                 ["1410 0", "1410 0"], r.stdout)
+                with open(mirror + ".power") as f:
+                    self.assertEqual(f.read().strip(), "400")
+
     def test_sm_clock_follows_the_plan_and_a_handled_signal(self):
         # sm_clock() reads the device's clock and the plan's switches; a
         # signal the job handles (a checkpoint trigger) resets the clock

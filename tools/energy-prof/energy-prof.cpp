@@ -1082,6 +1082,13 @@ static int planClocksCommand() {
     // The kind it was planned for: er_plan_load warns on another GPU.
     if (!d.kind.empty())
       text += "# kind " + d.kind + "\n";
+    // A plan made with --energy-power-cap: the device's limit for the whole
+    // job, set by er_plan_load (a line would otherwise be lost here).
+    if (d.powerCapW) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "# power_cap_W %.17g\n", *d.powerCapW);
+      text += buf;
+    }
     // Every task, "-" where the plan keeps the clock in force: a region
     // that runs and is not here is not the planned job's (er_plan_load
     // warns at exit).
