@@ -91,9 +91,11 @@ double dagEnergyWithSwitches(const Schedule &sched,
       sw.stream = task.stream;
       sw.duration = c.T;
       sw.d = c.d;
-      // Not before the task's release or recorded start (as
-      // --energy-emit-dvfs writes it): the device is not the job's before.
-      sw.release = std::max(task.release, task.fixedStart);
+      // Not before the task's release (the device is not the job's
+      // before), and done by its recorded start (a start the plan re-timed
+      // is where the task runs, its switch just before it): as
+      // --energy-emit-dvfs writes it.
+      sw.release = std::max(task.release, task.fixedStart - c.T);
       timed.tasks.push_back(std::move(sw));
     }
     index[t] = uint32_t(timed.tasks.size());

@@ -28,7 +28,7 @@ double DagFrontierResult::lowerBoundAt(double T) const {
   return lb;
 }
 
-/// Pareto-min in (T, E), fastest first. Makespans within timeTolerance of
+/// Pareto-min in (T, E), fastest first. Makespans within sameMakespan of
 /// each other are one time: the same makespan summed along different
 /// paths or in a different order differs in the last bits, and a
 /// configuration 1e-14 s faster must not keep a point that another at
@@ -51,7 +51,7 @@ static void paretoPrune(std::vector<DagPoint> &frontier) {
       continue;
     best = p.E;
     if (!pruned.empty() &&
-        p.T - pruned.back().T <= timeTolerance(pruned.back().T)) {
+        p.T - pruned.back().T <= sameMakespan(pruned.back().T)) {
       double T = pruned.back().T;
       pruned.back() = std::move(p);
       pruned.back().T = T;

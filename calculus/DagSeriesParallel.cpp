@@ -201,13 +201,13 @@ bool seriesParallelFrontier(const SpTree &tree,
     uint32_t i, j;
   };
   std::vector<Cand> cand;
-  // A time within timeTolerance of the front's last is the same time, summed
+  // A time within sameMakespan of the front's last is the same time, summed
   // in another order (a chain's sums of whole milliseconds in seconds differ
   // in their last bits): the cheaper point replaces the last one, with its
   // own time, so that every stored time is its configuration's. Kept apart,
   // such twins doubled to tripled a chain's fronts.
   auto append = [](Front &r, double T, double d, uint32_t i, uint32_t j) {
-    if (!r.T.empty() && T - r.T.back() <= timeTolerance(r.T.back())) {
+    if (!r.T.empty() && T - r.T.back() <= sameMakespan(r.T.back())) {
       r.T.back() = T, r.d.back() = d, r.ia.back() = i, r.ib.back() = j;
       return;
     }
@@ -345,11 +345,11 @@ bool seriesParallelFrontier(const SpTree &tree,
         stack.push_back({node.b, f[k].ib[q]});
       }
     }
-    // A makespan within timeTolerance of the last one is the same time
+    // A makespan within sameMakespan of the last one is the same time
     // (summed in another order): the lower energy replaces it at that
     // time (see paretoPrune in DagFrontier.cpp).
     if (out.size() > first &&
-        point.T - out.back().T <= timeTolerance(out.back().T)) {
+        point.T - out.back().T <= sameMakespan(out.back().T)) {
       point.T = out.back().T;
       out.back() = std::move(point);
       continue;

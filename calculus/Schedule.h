@@ -29,6 +29,13 @@ inline double timeTolerance(double t) {
   return 1e-12 * (t < 0 ? -t : t) + 1e-15;
 }
 
+/// Two makespans of a frontier closer than this are one time: the same
+/// durations summed along other paths or in another order differ in their
+/// last bits. Relative only: options a femtosecond apart are other times
+/// (an absolute term merged them, claiming a configuration that exists at
+/// neither).
+inline double sameMakespan(double t) { return 1e-12 * (t < 0 ? -t : t); }
+
 struct ScheduleDevice {
   double staticPower = 0; ///< W
 };

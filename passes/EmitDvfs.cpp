@@ -75,14 +75,16 @@ struct EnergyEmitDvfsPass
         if (auto mhz = to.getSmMhz())
           theta.push_back(
               ob.getNamedAttr("to_mhz", ob.getI64IntegerAttr(*mhz)));
-        // Not before the task's release or recorded start: the device is
-        // not the job's until then (a switch at 0 before a task released
-        // at 10 s would stretch the makespan by 10 s).
+        // Not before the task's release: the device is not the job's until
+        // then (a switch at 0 before a task released at 10 s would stretch
+        // the makespan by 10 s); and done by its recorded start (the plan's
+        // re-timed start is where the task runs, its switch just before:
+        // calculus::dagEnergyWithSwitches times it alike).
         double release = task.getReleaseAttr()
                              ? task.getReleaseAttr().getValueAsDouble()
                              : 0.0;
         if (std::optional<double> fixed = task.getStart())
-          release = std::max(release, *fixed);
+          release = std::max(release, *fixed - cost.time());
         TaskOp::create(
             ob, task.getLoc(), ob.getStringAttr(task.getSymName() + ".switch"),
             task.getDeviceAttr(), task.getStreamAttr(), ArrayAttr(),

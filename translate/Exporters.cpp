@@ -421,9 +421,13 @@ struct DeviceTracks {
       auto jump = energySteps.find(t);
       if (jump != energySteps.end())
         energy += jump->second;
+      double before = dyn;
       dyn += delta;
-      if (std::fabs(dyn) < 1e-9 * std::max(1.0, std::fabs(delta)))
-        dyn = 0; // rounding of the running sum, not a power
+      // Rounding of the running sum, not a power: relative to what was
+      // added (an absolute floor dropped a 0.5 nW task's whole power).
+      if (std::fabs(dyn) <
+          1e-12 * std::max(std::fabs(before), std::fabs(delta)))
+        dyn = 0;
       double power = t < makespan ? staticPower + dyn : 0;
       events.push_back(
           llvm::json::Object{{"ph", "C"},
