@@ -313,18 +313,29 @@ double dagEnergy(const Schedule &sched,
                  double *makespan = nullptr);
 
 /// What a plan minimizes among the frontier points within its limit:
-/// energy, E x T (EDP) or E x T^2 (ED2P).
-enum class PlanObjective { Energy, EDP, ED2P };
-/// "energy", "edp", "ed2p"; nullopt otherwise.
+/// energy, E x T (EDP), E x T^2 (ED2P), or Zeus's cost eta E + (1 - eta)
+/// MAXPOWER T (Zeus, NSDI '23, its energy-time knob eta in [0, 1] and
+/// MAXPOWER the job's GPUs' highest power limits summed, W).
+struct PlanObjective {
+  enum Kind { Energy, EDP, ED2P, ZeusCost };
+  Kind kind = Energy;
+  double eta = 0.5, maxPower = 0; ///< ZeusCost only
+  PlanObjective(Kind k = Energy) : kind(k) {}
+  bool operator==(const PlanObjective &o) const {
+    return kind == o.kind && eta == o.eta && maxPower == o.maxPower;
+  }
+};
+/// "energy", "edp", "ed2p", "zeus" (eta 0.5, MAXPOWER 0: the caller sets
+/// them); nullopt otherwise.
 std::optional<PlanObjective> parsePlanObjective(const std::string &name);
 /// The objective's value at makespan T (s) and energy E (J).
-double planScore(PlanObjective objective, double T, double E);
+double planScore(const PlanObjective &objective, double T, double E);
 /// The frontier point a plan chooses: the least score among the points
 /// whose makespan as they will run (`asRun`: with clock switches, say) is
 /// within `limit` (to 1e-12 relative); nullopt when none is. `asRun` gives
 /// (T, E) of a point.
 std::optional<size_t> choosePlanPoint(
-    const std::vector<DagPoint> &frontier, PlanObjective objective,
+    const std::vector<DagPoint> &frontier, const PlanObjective &objective,
     double limit,
     const std::function<std::pair<double, double>(const DagPoint &)> &asRun);
 

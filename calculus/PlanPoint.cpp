@@ -15,23 +15,27 @@ std::optional<PlanObjective> parsePlanObjective(const std::string &name) {
     return PlanObjective::EDP;
   if (name == "ed2p")
     return PlanObjective::ED2P;
+  if (name == "zeus")
+    return PlanObjective::ZeusCost;
   return std::nullopt;
 }
 
-double planScore(PlanObjective objective, double T, double E) {
-  switch (objective) {
+double planScore(const PlanObjective &objective, double T, double E) {
+  switch (objective.kind) {
   case PlanObjective::Energy:
     return E;
   case PlanObjective::EDP:
     return E * T;
   case PlanObjective::ED2P:
     return E * T * T;
+  case PlanObjective::ZeusCost: // Zeus (NSDI '23), Eq. 2
+    return objective.eta * E + (1 - objective.eta) * objective.maxPower * T;
   }
   return E;
 }
 
 std::optional<size_t> choosePlanPoint(
-    const std::vector<DagPoint> &frontier, PlanObjective objective,
+    const std::vector<DagPoint> &frontier, const PlanObjective &objective,
     double limit,
     const std::function<std::pair<double, double>(const DagPoint &)> &asRun) {
   std::optional<size_t> best;

@@ -143,7 +143,9 @@ def EnergyPlan : Pass<"energy-plan", "::mlir::ModuleOp"> {
   let summary = "Choose a frontier point and write each task's operating point";
   let description = [{
     Computes the frontier as `--energy-frontier` does, picks the point that
-    minimizes `objective` (energy, edp = E x T, ed2p = E x T^2) among those
+    minimizes `objective` (energy, edp = E x T, ed2p = E x T^2, or zeus =
+    Zeus's cost `eta E + (1 - eta) MAXPOWER T` with `eta` and `max-power`,
+    as `--energy-power-cap` chooses a power limit) among those
     with makespan <= `deadline` (seconds) or <= (1 + `max-slowdown`/100) x
     the fastest makespan, and rewrites every task: its `sig` becomes the
     chosen option's signature and `energy.dvfs` the chosen operating point
@@ -164,7 +166,12 @@ def EnergyPlan : Pass<"energy-plan", "::mlir::ModuleOp"> {
     Option<"maxSlowdown", "max-slowdown", "double", /*default=*/"0",
            "largest slowdown over the fastest makespan, in percent">,
     Option<"objective", "objective", "std::string", /*default=*/"\"energy\"",
-           "energy, edp or ed2p">,
+           "energy, edp, ed2p or zeus (eta E + (1 - eta) max-power T)">,
+    Option<"eta", "eta", "double", /*default=*/"0.5",
+           "objective=zeus: Zeus's energy-time knob in [0, 1]">,
+    Option<"maxPower", "max-power", "double", /*default=*/"0",
+           "objective=zeus: Zeus's MAXPOWER in W, the job's GPUs' highest "
+           "power limits summed">,
     Option<"summary", "summary", "bool", /*default=*/"false",
            "print the plan's summary to stderr">,
     Option<"limitOn", "limit-on", "std::string", /*default=*/"\"expected\"",

@@ -88,9 +88,26 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     energy::warnNestedSchedules(getOperation(), "energy-plan");
     if (!calculus::parsePlanObjective(objective)) {
       mlir::emitError(moduleErrorLoc(getOperation()),
-                      "energy-plan: objective must be energy, edp "
-                      "or ed2p; got '")
+                      "energy-plan: objective must be energy, edp, "
+                      "ed2p or zeus; got '")
           << objective << "'";
+      return signalPassFailure();
+    }
+    // Zeus's cost takes its knob and MAXPOWER; given to another objective
+    // they would be ignored.
+    if (objective == "zeus" &&
+        !(eta >= 0 && eta <= 1 && maxPower > 0 && std::isfinite(maxPower))) {
+      mlir::emitError(moduleErrorLoc(getOperation()),
+                      "energy-plan: objective=zeus needs eta in [0, 1] and "
+                      "max-power=W > 0 (the job's GPUs' highest power limits "
+                      "summed); got eta=")
+          << formatNumber(eta) << " max-power=" << formatNumber(maxPower);
+      return signalPassFailure();
+    }
+    if (objective != "zeus" && (maxPower != 0 || eta != 0.5)) {
+      mlir::emitError(moduleErrorLoc(getOperation()),
+                      "energy-plan: eta and max-power are Zeus's cost: give "
+                      "them with objective=zeus");
       return signalPassFailure();
     }
     for (auto [name, value] :
@@ -146,6 +163,14 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     for (ScheduleOp sched : schedules)
       if (failed(planSchedule(sched)))
         return signalPassFailure();
+  }
+
+  /// The objective with its parameters (checked in runOnOperation).
+  calculus::PlanObjective planObjective() const {
+    calculus::PlanObjective o = *calculus::parsePlanObjective(objective);
+    o.eta = eta;
+    o.maxPower = maxPower;
+    return o;
   }
 
   /// A plan's figures, from the frontier to the summary.
@@ -349,8 +374,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     auto meets = [&](const Attempt &a) {
       return !onExpected || within(a.o.expectedT, o.limit);
     };
-    calculus::PlanObjective objectiveKind =
-        *calculus::parsePlanObjective(objective);
+    calculus::PlanObjective objectiveKind = planObjective();
     auto score = [&](const Attempt &a) {
       return calculus::planScore(objectiveKind, a.o.T, a.o.E);
     };
@@ -595,8 +619,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     std::vector<Scored> costs(front.size());
     bool frontierMeets = false;
     std::optional<size_t> chosen = calculus::choosePlanPoint(
-        front, *calculus::parsePlanObjective(objective), limit,
-        [&](const calculus::DagPoint &p) {
+        front, planObjective(), limit, [&](const calculus::DagPoint &p) {
           size_t i = size_t(&p - front.data());
           Scored &cost = costs[i];
           if (onlyFallback && i != frontierPoints) // not a candidate
@@ -841,6 +864,10 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
         b.getNamedAttr("objective", b.getStringAttr(objective)),
     };
     NamedAttrList planFields(fields);
+    if (objective == "zeus") { // Zeus's knob and MAXPOWER, as given
+      planFields.set("eta", b.getF64FloatAttr(eta));
+      planFields.set("max_power_W", b.getF64FloatAttr(maxPower));
+    }
     if (o.expectedT > 0)
       planFields.set("expected_T_s", b.getF64FloatAttr(o.expectedT));
     if (o.expectedT > 0 || o.fastestExpected > 0) {

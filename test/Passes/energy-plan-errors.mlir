@@ -34,7 +34,7 @@
 // CONVEX: for the --convex-above option: {{.*}} value invalid
 // BUDGET: for the --crash-budget option: {{.*}} value invalid
 
-// OBJ: energy-plan: objective must be energy, edp or ed2p; got 'speed'
+// OBJ: energy-plan: objective must be energy, edp, ed2p or zeus; got 'speed'
 // DEADLINE: 'sched.schedule' op energy-plan: no frontier point meets the deadline 1 s; the fastest makespan is 10 s
 sched.schedule @s {
   sched.device @g0 kind "X" static 1 W
