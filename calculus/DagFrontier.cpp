@@ -829,7 +829,8 @@ static bool frontierOf(const Schedule &sched,
   // so that later rounds reach the next stretches rather than the
   // neighbours of points already improved (Bloom/A100 at 96 microbatches:
   // 0.65 % -> 0.33 %, bench/RESULTS.md).
-  for (int round = 0; round < 8 && !exact && keepPoints && frontier.size() > 2;
+  for (int round = 0; round < 8 && !exact && keepPoints &&
+                      n <= settings.mixUpTo && frontier.size() > 2;
        ++round) {
     std::vector<double> gap(frontier.size(), NAN);
     for (size_t i = 0; i < frontier.size(); ++i)

@@ -128,7 +128,8 @@ struct DagFrontierSettings {
   uint64_t refineUpTo = 20000;
   /// Up to this many tasks: stretches of the heuristic frontier certified
   /// well above the points on either side get mixes of those points'
-  /// configurations (docs/FRONTIER.md), whose choices are kept for it.
+  /// configurations (docs/FRONTIER.md), whose choices are kept for it
+  /// where the caller does not keep them; larger schedules get none.
   uint64_t mixUpTo = 4096;
   /// Where the convex relaxation did not run or complete, up to this many
   /// task options the certificate takes subgradient-maximized flows at 64

@@ -329,6 +329,11 @@ struct EnergyEvaluatePass
     os << llvm::formatv("  dynamic  {0}  ({1})\n", q(sig.d, Dimension::Energy),
                         pct(sig.d));
     printPerDevice(op, sig, os);
+    if (auto model = op->getAttrOfType<StringAttr>(
+            EnergyDialect::ModelAttrHelper::getNameStr()))
+      os << "  model    " << model.getValue()
+         << " (assumed, not measured: the sigma and interval above leave "
+            "out its error)\n";
     if (double n = outputTokens(op); n > 0)
       os << llvm::formatv("  per output token  {0}  +- {1}  [{2}, {3}]  "
                           "({4} tokens)\n",
@@ -484,6 +489,9 @@ struct EnergyEvaluatePass
           entry["bias_bound_J"] = bias.getValueAsDouble();
         if (sharedVariance > 0)
           entry["sigma_shared_J"] = std::sqrt(sharedVariance);
+        if (auto model = op->getAttrOfType<StringAttr>(
+                EnergyDialect::ModelAttrHelper::getNameStr()))
+          entry["assumed_model"] = model.getValue();
         if (double n = outputTokens(op); n > 0) {
           entry["output_tokens"] = int64_t(n);
           entry["J_per_output_token"] = sig->E() / n;

@@ -15,7 +15,7 @@ using namespace mlir;
 using namespace energy;
 using namespace energy::sched;
 
-FailureOr<Choices> Choices::build(ScheduleOp sched) {
+FailureOr<Choices> Choices::build(ScheduleOp sched, bool deviceCaps) {
   FailureOr<SchedGraph> g =
       SchedGraph::build(sched, SchedGraph::Need::Signatures);
   if (failed(g))
@@ -38,7 +38,7 @@ FailureOr<Choices> Choices::build(ScheduleOp sched) {
     // every task there: only the options measured at that cap, or, where
     // the options carry no cap, those whose mean power fits under it.
     std::optional<double> deviceCap;
-    if (task.devices.size() == 1)
+    if (deviceCaps && task.devices.size() == 1)
       if (auto cap =
               c.graph.deviceOps[task.devices[0]]->getAttrOfType<OpPointAttr>(
                   EnergyDialect::PowerCapAttrHelper::getNameStr()))

@@ -31,8 +31,11 @@ struct Choices {
   /// Options the power caps left out, over all tasks.
   size_t droppedByCap = 0;
 
-  /// Reads the operating sets of `sched`'s tasks (located errors).
-  static mlir::FailureOr<Choices> build(sched::ScheduleOp sched);
+  /// Reads the operating sets of `sched`'s tasks (located errors);
+  /// `deviceCaps`: only the options within a device's power cap
+  /// (--energy-power-cap's), else every option.
+  static mlir::FailureOr<Choices> build(sched::ScheduleOp sched,
+                                        bool deviceCaps = true);
 };
 
 /// The schedule's frontier; `method` says how it was obtained (written on

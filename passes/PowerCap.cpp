@@ -153,7 +153,9 @@ struct EnergyPowerCapPass
   /// out (said); tasks whose options name no cap keep their signature.
   LogicalResult tableOfOptions(ScheduleOp sched,
                                std::vector<calculus::CapPoint> &points) {
-    FailureOr<Choices> c = Choices::build(sched);
+    // Every option, whatever cap an earlier run set on the devices (this
+    // one replaces it).
+    FailureOr<Choices> c = Choices::build(sched, /*deviceCaps=*/false);
     if (failed(c))
       return failure();
     size_t n = c->options.size();

@@ -11,9 +11,9 @@
 #include "passes/Passes.h"
 #include "passes/PipelineGen.h"
 
-#include "llvm/ADT/StringSet.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <cmath>
 
@@ -291,6 +291,11 @@ struct SchedToEnergyPass
             sched->getAttr(EnergyDialect::OutputTokensAttrHelper::getNameStr()))
       root->setAttr(EnergyDialect::OutputTokensAttrHelper::getNameStr(),
                     tokens);
+    // An assumed power model (--import-kineto's --dynamic-power): the
+    // evaluation says its figures rest on it.
+    if (Attribute model =
+            sched->getAttr(EnergyDialect::ModelAttrHelper::getNameStr()))
+      root->setAttr(EnergyDialect::ModelAttrHelper::getNameStr(), model);
     // Where durations or delays vary, the expected makespan over the
     // dependencies (the lowering's lanes no longer know them).
     calculus::MakespanDistribution dist;

@@ -49,11 +49,13 @@ int descriptorAlias(const std::string &path) {
 /// The file a write to `path` lands in: through symbolic links (a chain of
 /// at most 40, relative ones against their own directory) to the name
 /// they end at, so that the temporary is renamed over that file and the
-/// links stay links; `path` itself where it is no link. False with `err`
-/// on a loop.
-bool linkTarget(const std::string &path, std::string &target,
+/// links stay links; `path` itself where it is no link. A chain that
+/// reaches one of the process's descriptors by name stops there, `alias`
+/// that descriptor (else -1). False with `err` on a loop.
+bool linkTarget(const std::string &path, std::string &target, int &alias,
                 std::string &err) {
   target = path;
+  alias = -1;
   for (int hop = 0; hop < 40; ++hop) {
     struct stat st;
     if (::lstat(target.c_str(), &st) != 0 || !S_ISLNK(st.st_mode))
@@ -73,6 +75,10 @@ bool linkTarget(const std::string &path, std::string &target,
         next = target.substr(0, slash + 1) + next;
     }
     target = next;
+    // A link to one of the process's descriptors (a link to /dev/stdout):
+    // written through the descriptor, as the name itself is.
+    if ((alias = descriptorAlias(target)) >= 0)
+      return true;
   }
   errno = ELOOP;
   err = why(path, "cannot write");
@@ -88,22 +94,31 @@ AtomicFile::~AtomicFile() {
 bool AtomicFile::open(const std::string &path, std::string &err) {
   path_ = path;
   committed_ = false;
+  truncateAtCommit_ = false;
   if (path == "-") {
     fd_ = STDOUT_FILENO;
     inPlace_ = true;
     return true;
   }
-  if (int alias = descriptorAlias(path); alias >= 0) {
+  int alias = descriptorAlias(path);
+  if (alias < 0 && !linkTarget(path, target_, alias, err))
+    return false;
+  if (alias >= 0) {
     inPlace_ = true;
     fd_ = ::fcntl(alias, F_DUPFD_CLOEXEC, 3);
     if (fd_ < 0) {
       err = why(path, "cannot open");
       return false;
     }
+    // A regular file behind it is replaced by what is written, from the
+    // descriptor's offset (truncated there at the commit), unless it
+    // appends (>>): a longer old content's tail must not stay.
+    struct stat st;
+    int flags = ::fcntl(fd_, F_GETFL);
+    truncateAtCommit_ = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) &&
+                        flags >= 0 && !(flags & O_APPEND);
     return true;
   }
-  if (!linkTarget(path, target_, err))
-    return false;
   struct stat st;
   bool exists = ::stat(path.c_str(), &st) == 0;
   if (exists && S_ISDIR(st.st_mode)) {
@@ -171,6 +186,14 @@ bool AtomicFile::commit(std::string &err) {
     return false;
   }
   if (inPlace_) {
+    if (truncateAtCommit_) {
+      off_t end = ::lseek(fd_, 0, SEEK_CUR);
+      if (end < 0 || ::ftruncate(fd_, end) != 0) {
+        err = why(path_, "write failed");
+        abort();
+        return false;
+      }
+    }
     // A device or standard output: fsync means nothing to a pipe or a
     // terminal, so only its errors count.
     if (::fsync(fd_) != 0 && errno != EINVAL && errno != EROFS &&
@@ -247,9 +270,15 @@ bool AtomicFile::writeWhole(const std::string &path, const std::string &data,
 
 namespace {
 /// What makes two paths one file ("" for one that is not tracked).
-std::string fileIdentity(const std::string &path) {
-  if (path.empty() || path == "-")
+std::string fileIdentity(const std::string &given) {
+  if (given.empty() || given == "-")
     return "";
+  // Through symbolic links: two dangling links to one new file are one
+  // output.
+  std::string path, ignored;
+  int alias = -1;
+  if (!linkTarget(given, path, alias, ignored))
+    path = given;
   struct stat st;
   if (::stat(path.c_str(), &st) == 0)
     return S_ISREG(st.st_mode) ? "inode " + std::to_string(st.st_dev) + ":" +

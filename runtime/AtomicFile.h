@@ -76,6 +76,9 @@ private:
   std::string target_;
   int fd_ = -1;
   bool inPlace_ = false, committed_ = false;
+  /// A descriptor's regular file, written from its offset: cut there at
+  /// the commit.
+  bool truncateAtCommit_ = false;
 };
 
 } // namespace rt

@@ -1386,6 +1386,17 @@ void noticeSignalResets() {
   state.signalResetsSeen = n;
   if (state.sampler && state.dev)
     state.sampler->noteSmClock(state.dev->currentSmClock());
+  // A plan's power cap holds for the whole job: set again (the planned
+  // clocks are, at their next region).
+  if (state.planPowerCapW && state.dev && state.guard &&
+      !state.clocksReleased) {
+    std::string err;
+    if (!state.dev->setPowerLimit(*state.planPowerCapW, err))
+      std::fprintf(stderr,
+                   "energy_rt: warning: the plan's power cap of %g W could "
+                   "not be set again after a handled signal: %s\n",
+                   *state.planPowerCapW, err.c_str());
+  }
 }
 
 } // namespace

@@ -416,18 +416,22 @@ struct DeviceTracks {
     for (auto &[t, dE] : energySteps)
       steps[t] += 0;
     double dyn = 0, energy = 0, last = 0, lastPower = staticPower;
+    // The largest power the running sum has held or added since it was
+    // last zero: its rounding is relative to that.
+    double scale = 0;
     for (auto &[t, delta] : steps) {
       energy += lastPower * (t - last);
       auto jump = energySteps.find(t);
       if (jump != energySteps.end())
         energy += jump->second;
-      double before = dyn;
+      scale = std::max({scale, std::fabs(dyn), std::fabs(delta)});
       dyn += delta;
-      // Rounding of the running sum, not a power: relative to what was
-      // added (an absolute floor dropped a 0.5 nW task's whole power).
-      if (std::fabs(dyn) <
-          1e-12 * std::max(std::fabs(before), std::fabs(delta)))
+      // Rounding of the running sum, not a power: relative to the powers
+      // it summed (an absolute floor dropped a 0.5 nW task's whole power).
+      if (std::fabs(dyn) < 1e-12 * scale) {
         dyn = 0;
+        scale = 0;
+      }
       double power = t < makespan ? staticPower + dyn : 0;
       events.push_back(
           llvm::json::Object{{"ph", "C"},

@@ -15,6 +15,7 @@
 #include "translate/KinetoTrace.h"
 
 #include "dialect/Energy/Energy.h"
+#include "dialect/Energy/Units.h"
 #include "dialect/Sched/Sched.h"
 
 #include "mlir/IR/Builders.h"
@@ -849,11 +850,11 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
     return nullptr;
   if (modelUsed)
     sched->setAttr(EnergyDialect::ModelAttrHelper::getNameStr(),
-                   b.getStringAttr(llvm::formatv("assumed dynamic power {0} W "
-                                                 "for every GPU event without "
-                                                 "its own d_J",
-                                                 *opts.dynamicPower)
-                                       .str()));
+                   b.getStringAttr(
+                       "assumed dynamic power " +
+                       formatQuantity(*opts.dynamicPower, Dimension::Power, 6) +
+                       " for every GPU event without its own "
+                       "d_J"));
   buildTiming.stop();
   TimingScope verifyTiming = timing.nest("Verify");
   if (failed(verify(*module)))

@@ -70,7 +70,7 @@ def Energy_Dialect : Dialect {
     | `energy.option_grads` | `ArrayAttr` | written by --energy-fill-signatures: each option's `energy.grad`, in the operating set's order (--energy-plan gives the task its chosen option's) |
     | `energy.method` | `StringAttr` | written by --energy-fill-signatures: where a task's signature comes from |
     | `energy.db` | `StringAttr` | the signature DB a schedule was filled from |
-    | `energy.model` | `StringAttr` | written by energy-translate --import-kineto: the assumed power model |
+    | `energy.model` | `StringAttr` | written by energy-translate --import-kineto: the assumed power model (kept by --sched-to-energy on the lowered root, said by --energy-evaluate) |
     | `energy.requests` | `ArrayAttr` | schedule: the request stream for --energy-route, `[[arrival_s, ...], ...]` |
     | `energy.serve_plan` | `DictionaryAttr` | written by --energy-serve-plan |
     | `energy.fleet` | `DictionaryAttr` | schedule: the fleet for --energy-route and --energy-route-simulate, the fleet file's keys (docs/ROUTING.md) |

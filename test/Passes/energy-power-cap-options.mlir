@@ -15,12 +15,16 @@
 // Planned without a cap chosen, the tasks' options at several caps would
 // run one device at two (warned; --export-plan refuses that plan); with the
 // cap chosen first, the clocks are planned under it.
-// RUN: rm -rf %t && mkdir -p %t && head -n 37 %s > %t/job.mlir
+// RUN: rm -rf %t && mkdir -p %t && head -n 41 %s > %t/job.mlir
 // RUN: energy-opt %t/job.mlir --energy-plan="max-slowdown=10" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TWO
 // TWO: warning: energy-plan: the plan gives the tasks of this device different power caps (200 W, 300 W): a device runs under one
 // RUN: energy-opt %t/job.mlir --energy-power-cap="max-slowdown=25" --energy-plan="max-slowdown=0" -o %t/planned.mlir
 // RUN: energy-translate --export-plan %t/planned.mlir | FileCheck %s --check-prefix=FILE
 // FILE: "power_cap_W": 200
+// Run again on a capped schedule, it chooses among every cap again (the
+// cap set before is the one being replaced, not the only one left).
+// RUN: energy-opt %t/job.mlir --energy-power-cap="max-slowdown=25" | energy-opt --energy-power-cap="max-slowdown=0" | FileCheck %s --check-prefix=AGAIN
+// AGAIN: power_cap_W = 3.000000e+02
 // S10-LABEL: sched.schedule @job attributes {energy.power_cap_choice = {E_J = 9.000000e+00 : f64, T_s = 3.000000e-02 : f64, max_slowdown_pct = 1.000000e+01 : f64, objective = "min-energy-under-slowdown", power_cap_W = 3.000000e+02 : f64, rows = "the tasks' options"}}
 // S10: sched.device @gpu {{.*}}{energy.power_cap = #energy.op_point<power_cap = 300 W>}
 // S25-LABEL: sched.schedule @job attributes {energy.power_cap_choice = {E_J = 8.0{{50*[0-9]*e\+00|49999[0-9]*e\+00}} : f64, T_s = 0.0370{{[0-9]*}} : f64,

@@ -419,6 +419,27 @@ class EnergyRtTest(unittest.TestCase):
             with open(mirror + ".power") as f:
                 self.assertEqual(f.read().strip(), "400")
             self.assertEqual(os.listdir(rec), [])
+            # A signal the job handles resets the device before its handler
+            # (the handler may end the process); the job goes on, and the
+            # cap is set again at the runtime's next call, as the planned
+            # clocks are at their next region.
+            r = self._fresh(
+                "import os, signal, energy_rt\n"
+                "signal.signal(signal.SIGUSR1, lambda s, f: None)\n"
+                "m = energy_rt.Monitor(device='sim:a100')\n"
+                "energy_rt.load_plan(%r)\n"
+                "os.kill(os.getpid(), signal.SIGUSR1)\n"
+                "print(open(%r).read().strip())\n"
+                "m.begin_window('w')\n"
+                "energy_rt.sim_run(5e12, 1e9)\n"
+                "r = m.end_window('w')\n"
+                "print(open(%r).read().strip(), r.total_energy / r.time)\n"
+                % (plan, mirror + ".power", mirror + ".power"), **env)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            after, again = r.stdout.splitlines()
+            self.assertEqual(after, "400")
+            self.assertEqual(again.split()[0], "150")
+            self.assertLessEqual(float(again.split()[1]), 150 * (1 + 1e-9))
             # Refused, with its line, and the file's clocks not taken: a
             # cap outside the device's range, malformed, twice, or without
             # consent.
