@@ -356,10 +356,17 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
   std::vector<double> nonPositive;
   std::string outside;
   auto meanAt = [](const AtCap &a) { return a.sumE / a.logs[2]; };
+  // A measured cap's p90 is its measurement itself (through exp(log p) it
+  // may come back an ulp above: an SLO set at that p90 then refused it).
+  auto p90At = [&](double cap) {
+    auto measured = at.find(cap);
+    return measured != at.end() ? measured->second.worstP90
+                                : latencyAt(p90, cap);
+  };
   for (double cap : candidates) {
     std::vector<double> x = columnsAt(cap);
     auto measured = at.find(cap);
-    double latency = latencyAt(p90, cap);
+    double latency = p90At(cap);
     double e = measured != at.end() ? meanAt(measured->second)
                                     : fit.predict(x) + correction(cap);
     if (byCap)
@@ -446,7 +453,7 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
     // What the SLO would need: the lowest latency predicted at any cap.
     double lowest = INFINITY, lowestAt = 0;
     for (double cap : candidates) {
-      double latency = latencyAt(p90, cap);
+      double latency = p90At(cap);
       if (latency < lowest) {
         lowest = latency;
         lowestAt = cap;
