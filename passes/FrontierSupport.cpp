@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <limits>
+#include <set>
 
 using namespace mlir;
 using namespace energy;
@@ -55,13 +56,16 @@ FailureOr<Choices> Choices::build(ScheduleOp sched, bool deviceCaps) {
     bool found = false;
     size_t dropped = 0;
     double leastPower = std::numeric_limits<double>::infinity();
+    std::set<double> otherCaps; // caps the dropped options were measured at
     if (taskOp && taskOp.getOptionsAttr()) {
       for (Attribute a : taskOp.getOptionsAttr()) {
         auto opt = cast<OptionAttr>(a);
         SignatureAttr sig = opt.getSig();
         if (!fits(opt.getOpPoint(), sig.time(), sig.dynamicEnergy())) {
           ++dropped;
-          if (sig.time() > 0)
+          if (opt.getOpPoint() && opt.getOpPoint().getPowerCap())
+            otherCaps.insert(opt.getOpPoint().getPowerCap()->value);
+          else if (sig.time() > 0)
             leastPower =
                 std::min(leastPower, sdev + sig.dynamicEnergy() / sig.time());
           continue;
@@ -75,14 +79,26 @@ FailureOr<Choices> Choices::build(ScheduleOp sched, bool deviceCaps) {
         c.opPoints[t].push_back(opt.getOpPoint());
         c.sigs[t].push_back(sig);
       }
-      if (dropped && c.options[t].empty())
+      if (dropped && c.options[t].empty()) {
+        std::string why;
+        if (!otherCaps.empty()) {
+          why = "its options were measured at ";
+          for (auto it = otherCaps.begin(); it != otherCaps.end(); ++it)
+            why += (it == otherCaps.begin() ? "" : ", ") +
+                   formatQuantity(*it, Dimension::Power, 4);
+          why += " (choose one of those, e.g. --energy-power-cap without "
+                 "table=, or characterize at this cap)";
+        }
+        if (std::isfinite(leastPower))
+          why += (why.empty() ? "" : "; ") +
+                 std::string("its options without a cap draw ") +
+                 formatQuantity(leastPower, Dimension::Power, 4) +
+                 " or more on average";
         return taskOp.emitOpError("no operating point fits its device's "
                                   "power cap of ")
                << formatQuantity(*deviceCap, Dimension::Power, 4)
-               << " (--energy-power-cap): the options measured at another "
-                  "cap or, uncapped, drawing "
-               << formatQuantity(leastPower, Dimension::Power, 4)
-               << " or more on average";
+               << " (--energy-power-cap): " << why;
+      }
     }
     c.droppedByCap += dropped;
     if (!found && !c.options[t].empty() && dropped) {

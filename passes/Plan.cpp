@@ -247,8 +247,9 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
         names += ", ...";
       mlir::emitWarning(sched.getLoc(), "energy-plan: ")
           << c->movedByCap.size()
-          << " task(s) draw more than their device's power cap at their "
-             "own signature ("
+          << " task(s) have their own signature outside their device's "
+             "power cap (measured at another cap, or drawing more than it "
+             "on average: "
           << names
           << "): the baseline and the plan run them at their first option "
              "within the cap";

@@ -2142,7 +2142,22 @@ int er_plan_load(const char *path) {
     if (line.rfind("# every task", 0) == 0)
       complete = true;
     // "# power_cap_W W" (plan-clocks, a plan made with --energy-power-cap):
-    // the device's power limit for the rest of the job.
+    // the device's power limit for the rest of the job. A comment that
+    // looks like one but is not ("#power_cap_W", "# Power_Cap_W") would
+    // leave the job uncapped without a word: refused.
+    bool capLike = false;
+    if (size_t h = line.find_first_not_of(" \t");
+        h != std::string::npos && line[h] == '#') {
+      std::string body = line.substr(h + 1);
+      body.erase(0, std::min(body.size(), body.find_first_not_of(" \t")));
+      for (char &ch : body)
+        ch = char(std::tolower((unsigned char)ch));
+      capLike =
+          body.rfind("power_cap", 0) == 0 || body.rfind("power cap", 0) == 0;
+    }
+    if (capLike && line.rfind("# power_cap_W ", 0) != 0)
+      return fail(where + ": expected \"# power_cap_W W\" (a plan's power "
+                          "cap, as plan-clocks writes it)");
     if (line.rfind("# power_cap_W", 0) == 0) {
       std::istringstream capFields(line.substr(13));
       double w = 0;
@@ -2223,6 +2238,11 @@ int er_plan_load(const char *path) {
       state.planClocks = before;
       return fail(why);
     }
+  std::optional<double> priorCap;
+  {
+    std::lock_guard<std::mutex> lock(state.mu);
+    priorCap = state.planPowerCapW;
+  }
   if (powerCap) {
     // Under the same consent as the clocks, and after them: refused, the
     // clocks taken above are dropped too.
@@ -2244,6 +2264,18 @@ int er_plan_load(const char *path) {
       return fail(why);
     }
   }
+  // A second plan in the process: its cap replaced the first's, or, without
+  // one, left the first's in force -- either way, said.
+  if (priorCap && powerCap && *powerCap != *priorCap)
+    std::fprintf(stderr,
+                 "energy_rt: warning: %s set a power cap of %g W in place of "
+                 "the %g W a plan loaded before set\n",
+                 file.c_str(), *powerCap, *priorCap);
+  else if (priorCap && !powerCap)
+    std::fprintf(stderr,
+                 "energy_rt: warning: %s has no power cap: the %g W a plan "
+                 "loaded before set stays in force\n",
+                 file.c_str(), *priorCap);
   {
     std::lock_guard<std::mutex> lock(state.mu);
     state.planKept.insert(kept.begin(), kept.end());

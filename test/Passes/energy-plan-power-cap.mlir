@@ -18,7 +18,7 @@
 // CHECK-LABEL: sched.schedule @capped
 // CHECK: sched.task @a {{.*}}energy.dvfs = #energy.op_point<sm_mhz = 1005>
 // CHECK: sched.task @b {{.*}}energy.dvfs = #energy.op_point<sm_mhz = 1410, power_cap = 200 W>
-// expected-warning @+1 {{energy-plan: 2 task(s) draw more than their device's power cap at their own signature (@a, @b): the baseline and the plan run them at their first option within the cap}}
+// expected-warning @+1 {{energy-plan: 2 task(s) have their own signature outside their device's power cap (measured at another cap, or drawing more than it on average: @a, @b): the baseline and the plan run them at their first option within the cap}}
 sched.schedule @capped {
   sched.device @g kind "A100-SXM4" static 50 W {energy.power_cap = #energy.op_point<power_cap = 200 W>}
   sched.task @a on @g sig <T = 1 s, d = 250 J> options [#energy.option<sm_mhz = 1410, T = 1 s, d = 250 J>, #energy.option<sm_mhz = 1005, T = 1.5 s, d = 200 J>, #energy.option<sm_mhz = 705, T = 2.5 s, d = 180 J>]
@@ -39,8 +39,18 @@ sched.schedule @uncapped {
 // No option fits the cap: said at the task, nothing planned.
 sched.schedule @none {
   sched.device @g kind "A100-SXM4" static 50 W {energy.power_cap = #energy.op_point<power_cap = 100 W>}
-  // expected-error @+1 {{no operating point fits its device's power cap of 100 W (--energy-power-cap): the options measured at another cap or, uncapped, drawing 183.3 W or more on average}}
+  // expected-error @+1 {{no operating point fits its device's power cap of 100 W (--energy-power-cap): its options without a cap draw 183.3 W or more on average}}
   sched.task @a on @g sig <T = 1 s, d = 250 J> options [#energy.option<sm_mhz = 1410, T = 1 s, d = 250 J>, #energy.option<sm_mhz = 1005, T = 1.5 s, d = 200 J>]
+}
+
+// -----
+
+// A cap no option was measured at (a table's 275 W against a DB
+// characterized at 250 and 300 W): the caps it has are named.
+sched.schedule @unmeasured {
+  sched.device @g kind "A100-SXM4" static 50 W {energy.power_cap = #energy.op_point<power_cap = 275 W>}
+  // expected-error @+1 {{no operating point fits its device's power cap of 275 W (--energy-power-cap): its options were measured at 250 W, 300 W (choose one of those, e.g. --energy-power-cap without table=, or characterize at this cap)}}
+  sched.task @a on @g sig <T = 1 s, d = 250 J> options [#energy.option<sm_mhz = 1410, power_cap = 300 W, T = 1 s, d = 250 J>, #energy.option<sm_mhz = 1410, power_cap = 250 W, T = 1.2 s, d = 220 J>]
 }
 
 // -----

@@ -440,6 +440,29 @@ class EnergyRtTest(unittest.TestCase):
             self.assertEqual(after, "400")
             self.assertEqual(again.split()[0], "150")
             self.assertLessEqual(float(again.split()[1]), 150 * (1 + 1e-9))
+            # A second plan in the process: its cap replaces the first's,
+            # and one without a cap leaves it in force -- both said.
+            os.mkdir(os.path.join(d, "second"))
+            second = self._plan_file(os.path.join(d, "second"),
+                                     "# power_cap_W 250")
+            os.mkdir(os.path.join(d, "none"))
+            none = self._plan_file(os.path.join(d, "none"), "w -")
+            r = self._fresh(
+                "import energy_rt\n"
+                "energy_rt.Monitor(device='sim:a100')\n"
+                "energy_rt.load_plan(%r)\n"
+                "energy_rt.load_plan(%r)\n"
+                "print(open(%r).read().strip())\n"
+                "energy_rt.load_plan(%r)\n"
+                "print(open(%r).read().strip())\n"
+                % (plan, second, mirror + ".power", none, mirror + ".power"),
+                **env)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout.split(), ["250", "250"], r.stderr)
+            self.assertIn("set a power cap of 250 W in place of the 150 W a "
+                          "plan loaded before set", r.stderr)
+            self.assertIn("has no power cap: the 250 W a plan loaded before "
+                          "set stays in force", r.stderr)
             # Refused, with its line, and the file's clocks not taken: a
             # cap outside the device's range, malformed, twice, or without
             # consent.
@@ -451,6 +474,11 @@ class EnergyRtTest(unittest.TestCase):
                       "plan.txt:2: expected \"# power_cap_W W\""),
                      ("# power_cap_W 200\n# power_cap_W 250", {},
                       "plan.txt:2: a second power cap (first at line 1)"),
+                     ("#power_cap_W 200\nw 1005", {},
+                      "plan.txt:1: expected \"# power_cap_W W\" (a plan's "
+                      "power cap, as plan-clocks writes it)"),
+                     ("w 1005\n  # Power_Cap_W 200", {},
+                      "plan.txt:2: expected \"# power_cap_W W\""),
                      ("# power_cap_W 200", {"ENERGY_RT_ALLOW_CLOCK_CHANGES":
                                             "0"},
                       "following a plan changes the power limit: set "
