@@ -80,10 +80,11 @@ struct Region {
   /// before the current run began (EnergySampler::foreignPolls).
   unsigned long long foreignAtBegin = 0;
   bool foreignAtStart = false;
-  Stats all;                    ///< every recorded run
-  std::map<int, Stats> byClock; ///< the same runs, per SM clock (not those
-                                ///< across a clock change)
-  uint64_t acrossClocks = 0;    ///< recorded runs across a clock change
+  Stats all; ///< every recorded run
+  /// The same runs, per SM clock and power cap in force (a loaded plan's;
+  /// 0 W: none), not those across a change of either.
+  std::map<std::pair<int, double>, Stats> byClock;
+  uint64_t acrossClocks = 0; ///< recorded runs across a clock change
   /// State::planBegins when its current run began, and whether a region
   /// the plan names began during one of its runs (a window around planned
   /// regions, not a region the plan lacks).
@@ -121,7 +122,8 @@ uint64_t threadSerial() {
 struct Pending {
   Region *region;
   double t0, t1;
-  int smMhz; ///< 0: the run spanned a clock change
+  int smMhz;   ///< 0: the run spanned a clock change
+  double capW; ///< the power cap in force (0: none)
   bool record;
   /// er_end_ticket's ticket (0: none), under which the energy is kept.
   unsigned long long ticket;
@@ -320,15 +322,16 @@ void keepTicket(unsigned long long ticket, double E) {
     state.tickets.erase(state.tickets.begin());
 }
 
-/// A run into its region's totals, and into its clock's signature unless
-/// it spanned a clock change (smMhz 0).
-void account(Region &r, double E, double T, int smMhz, bool record) {
+/// A run into its region's totals, and into its clock's (and power cap's)
+/// signature unless it spanned a change of either (smMhz 0).
+void account(Region &r, double E, double T, int smMhz, double capW,
+             bool record) {
   if (!record)
     return;
   ++state.runsAccounted;
   r.all.add(E, T);
   if (smMhz)
-    r.byClock[smMhz].add(E, T);
+    r.byClock[{smMhz, capW}].add(E, T);
   else
     ++r.acrossClocks;
 }
@@ -341,8 +344,8 @@ std::map<std::string, Region> pooledRegions() {
     Region &p = out[key.name];
     p.all.add(r.all);
     p.acrossClocks += r.acrossClocks;
-    for (auto &[mhz, st] : r.byClock)
-      p.byClock[mhz].add(st);
+    for (auto &[at, st] : r.byClock)
+      p.byClock[at].add(st);
   }
   return out;
 }
@@ -367,7 +370,7 @@ bool resolvePending(bool wait, std::string &err) {
       double E;
       if (!s->energy(p.t0, p.t1, E, err))
         return false;
-      account(*p.region, E, p.t1 - p.t0, p.smMhz, p.record);
+      account(*p.region, E, p.t1 - p.t0, p.smMhz, p.capW, p.record);
       // Kept unless released meanwhile.
       if (p.ticket && state.pendingTickets.erase(p.ticket))
         keepTicket(p.ticket, E);
@@ -739,7 +742,17 @@ bool writeShard(const std::string &path, std::string &err) {
       double meanT = st.sumT / n, meanE = st.sumE / n;
       Measurement m;
       m.key = name;
-      m.smMhz = it->first;
+      m.smMhz = it->first.first;
+      // Runs under a loaded plan's power cap: another entry, whose context
+      // says so (--energy-fill-signatures makes the cap part of its
+      // operating point; merge keeps it apart from uncapped runs).
+      if (double cap = it->first.second; cap > 0) {
+        m.powerLimit = cap;
+        PowerLimits lim;
+        std::string why;
+        if (state.dev->powerLimits(lim, why))
+          m.defaultPowerLimit = lim.defaultW;
+      }
       m.s = state.staticPower;
       m.T = meanT;
       m.d = std::max(0.0, meanE - state.staticPower * meanT);
@@ -747,14 +760,14 @@ bool writeShard(const std::string &path, std::string &err) {
       // er_init (an idle wait on a GPU that idles lower since): its
       // dynamic energy is kept at 0, said once per region and clock.
       if (meanE < state.staticPower * meanT * (1 - 1e-9) &&
-          state.warnedBelowStatic.insert({name, it->first}).second)
+          state.warnedBelowStatic.insert({name, it->first.first}).second)
         std::fprintf(stderr,
                      "energy_rt: warning: region '%s' at %d MHz drew %.6g J "
                      "per run, below the static power measured at er_init x "
                      "its time (%.6g W x %.6g s = %.6g J): its dynamic "
                      "energy is kept at 0, %.3g J above the runs\n",
-                     name.c_str(), it->first, meanE, state.staticPower, meanT,
-                     state.staticPower * meanT,
+                     name.c_str(), it->first.first, meanE, state.staticPower,
+                     meanT, state.staticPower * meanT,
                      state.staticPower * meanT - meanE);
       m.varT =
           n > 1 ? std::max(0.0, (st.sumT2 - n * meanT * meanT) / (n - 1)) : 0;
@@ -1254,7 +1267,7 @@ bool jobEnergyAtLastClock(Profile &pf, double &perIteration, std::string &err) {
   int last = pf.clocks.back();
   double e = 0;
   for (const auto &[key, r] : state.regions) {
-    auto it = r.byClock.find(last);
+    auto it = r.byClock.find({last, 0.0}); // a profile refuses plans
     if (it != r.byClock.end())
       e += it->second.sumE;
   }
@@ -1608,6 +1621,9 @@ int endRegion(const char *fn, unsigned owner, const char *name,
   // Across a clock change the runtime made (a nested planned region's, a
   // profile's step): in the totals, under no clock.
   int runMhz = state.clockChanges == r.clockChangesAtBegin ? r.smMhz : 0;
+  // A loaded plan's power cap: a change of it counts as a clock change, so
+  // the one in force now held over the whole run.
+  double runCap = state.planPowerCapW.value_or(0);
   // Across another process's hold on the device (a clock sweep, a plan):
   // its clocks were not this run's to know. In the totals, under no clock,
   // and said once.
@@ -1638,14 +1654,14 @@ int endRegion(const char *fn, unsigned owner, const char *name,
                    "each module's FLOPs and bytes); it runs nothing else\n",
                    name, state.dev->identity().c_str());
     }
-    account(r, E1 - r.startJ, t1 - r.startT, runMhz, r.record);
+    account(r, E1 - r.startJ, t1 - r.startT, runMhz, runCap, r.record);
     if (simEnergy)
       *simEnergy = E1 - r.startJ;
     if (ticket)
       keepTicket(ticket, E1 - r.startJ);
     return 0;
   }
-  state.pending.push_back({&r, r.startT, t1, runMhz, r.record, ticket});
+  state.pending.push_back({&r, r.startT, t1, runMhz, runCap, r.record, ticket});
   if (ticket)
     state.pendingTickets.emplace(ticket, t1);
   // Bounded memory: resolve once a batch waits and the counter moved.
@@ -2057,6 +2073,9 @@ static bool planPowerCap(double watts, std::string &err) {
           state.dev->identity() + ": " + err;
     return false;
   }
+  // A run across the change has no one signature: like a clock change.
+  if (!state.planPowerCapW || *state.planPowerCapW != watts)
+    ++state.clockChanges;
   state.planPowerCapW = watts;
   return true;
 }

@@ -440,6 +440,29 @@ class EnergyRtTest(unittest.TestCase):
             self.assertEqual(after, "400")
             self.assertEqual(again.split()[0], "150")
             self.assertLessEqual(float(again.split()[1]), 150 * (1 + 1e-9))
+            # Runs under the cap are their own DB entries, saying so (merged
+            # with uncapped runs of the region they stay apart).
+            db = os.path.join(d, "capped.json")
+            r = self._fresh(
+                "import json, energy_rt\n"
+                "energy_rt.Monitor(device='sim:a100')\n"
+                "for i in range(2):\n"
+                "    with energy_rt.region('w'):\n"
+                "        energy_rt.sim_run(5e12, 1e9)\n"
+                "energy_rt.load_plan(%r)\n"
+                "for i in range(2):\n"
+                "    with energy_rt.region('w'):\n"
+                "        energy_rt.sim_run(5e12, 1e9)\n"
+                "energy_rt.flush(%r)\n"
+                "for e in json.load(open(%r))['entries']:\n"
+                "    print(e['key'], e['sm_mhz'], e['runs'], "
+                "e.get('context', {}).get('power_limit_W'), "
+                "e.get('context', {}).get('default_power_limit_W'))\n"
+                % (plan, db, db), **env)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(sorted(r.stdout.splitlines()),
+                             ["w 1410 2 150 400", "w 1410 2 None None"],
+                             r.stderr)
             # A second plan in the process: its cap replaces the first's,
             # and one without a cap leaves it in force -- both said.
             os.mkdir(os.path.join(d, "second"))
