@@ -127,9 +127,11 @@ energy::readMaybeGzip(const std::string &path, std::string &err) {
 namespace {
 
 bool isKnownPhase(StringRef ph) {
-  static const char *phases[] = {"B", "E", "X", "i", "I", "C", "b", "n",
-                                 "e", "s", "t", "f", "P", "N", "O", "D",
-                                 "M", "V", "v", "R", "c", "(", ")"};
+  // The Trace Event Format's phases, with the deprecated async ones (S, T,
+  // p, F: older Chrome traces still carry them; counted, not used).
+  static const char *phases[] = {"B", "E", "X", "i", "I", "C", "b", "n", "e",
+                                 "s", "t", "f", "P", "N", "O", "D", "M", "V",
+                                 "v", "R", "c", "(", ")", "S", "T", "p", "F"};
   for (const char *p : phases)
     if (ph == p)
       return true;
@@ -280,6 +282,26 @@ bool readEvent(JsonScanner &js, RawEvent &e) {
       return readTid(js, e.tid);
     if (key == "pid")
       return readTid(js, e.pid);
+    // "id2": {"local": ...} or {"global": ...} (the format's scoped ids),
+    // one flow's id as "id" is.
+    if (key == "id2" && js.peek() == JsonScanner::Kind::Object)
+      return js.object([&](StringRef scope) -> bool {
+        if (scope != "local" && scope != "global")
+          return js.skip();
+        std::string v;
+        if (js.peek() == JsonScanner::Kind::String) {
+          if (!str(v))
+            return false;
+        } else {
+          double n;
+          if (js.peek() != JsonScanner::Kind::Number || !js.number(n))
+            return js.skip();
+          v = formatNumber(n);
+        }
+        e.hasId = true;
+        e.id = scope.str() + ":" + v;
+        return true;
+      });
     if (key == "id") {
       e.hasId = true;
       if (js.peek() == JsonScanner::Kind::String)
