@@ -21,9 +21,9 @@
 #include "tools/VersionPrinter.h"
 #include "translate/Translate.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -176,6 +176,18 @@ int main(int argc, char **argv) {
     for (const std::string &in : inputs)
       AtomicFile::noteInput(in);
     std::string err;
+    // Both on standard output, the summary's lines would lead the IR (or
+    // the JSON) and the next tool of a pipe would read them as its input.
+    auto toStdout = [](const std::string &p) {
+      return p == "-" || p == "/dev/stdout" || p == "/dev/fd/1" ||
+             p == "/proc/self/fd/1";
+    };
+    if (!summaryFile.empty() && toStdout(summaryFile) && toStdout(output)) {
+      WithColor::error() << "--summary=" << summaryFile
+                         << " and the output both go to standard output: "
+                            "give one of them a file (-o FILE)\n";
+      return 2;
+    }
     if (!AtomicFile::claimOutput(output, "-o", "", err) ||
         (!summaryFile.empty() &&
          !AtomicFile::claimOutput(summaryFile, "--summary", "", err))) {
