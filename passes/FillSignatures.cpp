@@ -13,11 +13,11 @@
 #include "runtime/db/SignatureDb.h"
 #include "runtime/formats/ModelFile.h"
 
-#include "llvm/ADT/StringSet.h"
-
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -760,6 +760,7 @@ struct EnergyFillSignaturesPass
     });
     SymbolTableCollection symbols; // one hash table per symbol table
     llvm::DenseSet<Operation *> kindChecked;
+    llvm::StringSet<> scaledKeys; // keys whose scale was said
     module.walk([&](sched::TaskOp task) {
       StringAttr key = task.getDbAttr();
       if (!key)
@@ -776,7 +777,50 @@ struct EnergyFillSignaturesPass
         bad = true;
         return;
       }
-      const std::vector<DbEntry> &es = it->second;
+      const std::vector<DbEntry> *esp = &it->second;
+      // A task measured in a trace (energy.measured_T: --import-kineto
+      // --db-keys): the DB's operating set scaled to that duration, so that
+      // its entry at the highest clock has the measured time and every
+      // option keeps its ratio to it, in time and in energy (the same work
+      // at the same power for longer or shorter: another input). Read from
+      // the attribute, not from `for`, which a plan rewrites: filling a
+      // planned schedule again gives the same options. It assumes the trace
+      // ran at the DB's highest clock, uncapped (said where the scale is off
+      // by more than 10 %).
+      std::vector<DbEntry> scaled;
+      if (auto measured = task->getAttrOfType<FloatAttr>(
+              EnergyDialect::Measured_TAttrHelper::getNameStr())) {
+        double T = measured.getValueAsDouble();
+        if (!(esp->front().T > 0)) {
+          task.emitOpError("its measured duration cannot scale '")
+              << key.getValue() << "' of " << db
+              << ": its entry at the highest clock has T = 0";
+          bad = true;
+          return;
+        }
+        double k = T / esp->front().T;
+        scaled = *esp;
+        for (DbEntry &e : scaled) {
+          e.T *= k;
+          e.d *= k;
+          e.sigmaT *= k;
+          e.sigmaD *= k;
+        }
+        scaled.front().T = T;
+        esp = &scaled;
+        if (std::fabs(k - 1) > 0.1 && scaledKeys.insert(key.getValue()).second)
+          task.emitWarning("its measured duration ")
+              << formatQuantity(T, Dimension::Time, 5) << " is "
+              << llvm::formatv("{0:F1}", 100 * (k - 1)) << " % off the DB's "
+              << formatQuantity(it->second.front().T, Dimension::Time, 5)
+              << " for '" << key.getValue() << "' at "
+              << it->second.front().smMhz
+              << " MHz: its operating set is scaled by "
+              << llvm::formatv("{0:F4}", k)
+              << " (said once per key; the entry may be another shape's, or "
+                 "the trace ran at another clock or under a cap)";
+      }
+      const std::vector<DbEntry> &es = *esp;
       // A planned task (energy.dvfs) takes the entry at its planned clock:
       // the plan stands, on the DB's numbers (the highest clock's signature
       // beside a planned 900 MHz would be no option's). Where those numbers

@@ -249,7 +249,7 @@ struct State {
   bool worker = false;
   /// Regions (and clocks) whose runs drew less than static power x time
   /// (writeShard warns once each).
-  std::set<std::pair<std::string, int>> warnedBelowStatic;
+  std::set<std::tuple<std::string, int, double>> warnedBelowStatic;
   /// ENERGY_RT_METRICS_PORT: Prometheus scrapes over HTTP (opt-in). Last
   /// member: destroyed first, its thread stopped before the rest goes.
   MetricsServer metricsServer;
@@ -760,7 +760,9 @@ bool writeShard(const std::string &path, std::string &err) {
       // er_init (an idle wait on a GPU that idles lower since): its
       // dynamic energy is kept at 0, said once per region and clock.
       if (meanE < state.staticPower * meanT * (1 - 1e-9) &&
-          state.warnedBelowStatic.insert({name, it->first.first}).second)
+          state.warnedBelowStatic
+              .insert({name, it->first.first, it->first.second})
+              .second)
         std::fprintf(stderr,
                      "energy_rt: warning: region '%s' at %d MHz drew %.6g J "
                      "per run, below the static power measured at er_init x "
@@ -920,6 +922,12 @@ int er_restore(void) {
   state.profile.active = false;
   state.clocksReleased = true;
   state.guard.reset();
+  // The limit is the default's again: later runs are not the cap's, and a
+  // run open across this has no one signature.
+  if (state.planPowerCapW) {
+    state.planPowerCapW.reset();
+    ++state.clockChanges;
+  }
   if (state.sampler)
     state.sampler->noteSmClock(state.dev->currentSmClock());
   return 0;
@@ -1404,11 +1412,13 @@ void noticeSignalResets() {
   if (state.planPowerCapW && state.dev && state.guard &&
       !state.clocksReleased) {
     std::string err;
-    if (!state.dev->setPowerLimit(*state.planPowerCapW, err))
+    if (!state.dev->setPowerLimit(*state.planPowerCapW, err)) {
       std::fprintf(stderr,
                    "energy_rt: warning: the plan's power cap of %g W could "
                    "not be set again after a handled signal: %s\n",
                    *state.planPowerCapW, err.c_str());
+      state.planPowerCapW.reset(); // later runs are uncapped
+    }
   }
 }
 

@@ -536,7 +536,7 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
       names.push_back(FlatSymbolRefAttr::get(taskName(b, r, *pred)));
   }
   Location rankLoc = FileLineColLoc::get(ctx, r.file, 0, 0);
-  size_t kernels = 0, memcpys = 0, memsets = 0, nccl = 0;
+  size_t kernels = 0, memcpys = 0, memsets = 0, nccl = 0, keyedTasks = 0;
   double first = INFINITY, last = -INFINITY;
   for (const GpuEvent &e : r.events) {
     first = std::min(first, e.ts);
@@ -559,16 +559,22 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
     // The slice's own dynamic energy (our exports) wins over the opt-in
     // model: it is what the exported schedule evaluated.
     SignatureAttr sig;
-    if (!std::isnan(e.dJ))
+    // A kernel the DB names: its measured duration and the key; the DB
+    // prices it (--energy-fill-signatures), not the assumed model.
+    // (A zero-length event has no duration to scale an operating set to.)
+    bool keyed = !opts.dbKeys.empty() && e.dur > 0 &&
+                 opts.dbKeys.count(e.name.str()) > 0;
+    keyedTasks += keyed;
+    if (!keyed && !std::isnan(e.dJ))
       sig = SignatureAttr::get(ctx, usToSeconds(e.dur), e.dJ, e.sigmaTS,
                                e.sigmaDJ, std::nullopt, std::nullopt);
-    else if (opts.dynamicPower) {
+    else if (!keyed && opts.dynamicPower) {
       sig = SignatureAttr::get(ctx, usToSeconds(e.dur),
                                usToSeconds(*opts.dynamicPower * e.dur), 0, 0,
                                std::nullopt, std::nullopt);
       modelUsed = true;
     }
-    sched::TaskOp::create(
+    auto task = sched::TaskOp::create(
         b, loc, name, device, b.getI64IntegerAttr(e.stream), w.after, w.delay,
         w.sigma, w.with, w.lag, FloatAttr(),
         !e.taskKind.empty()          ? b.getStringAttr(e.taskKind)
@@ -578,7 +584,12 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
         b.getDictionaryAttr({b.getNamedAttr("name", b.getStringAttr(e.name))}),
         usToSeconds(e.ts - origin),
         sig ? std::nullopt : std::optional<double>(usToSeconds(e.dur)), sig,
-        StringAttr(), ArrayAttr());
+        keyed ? b.getStringAttr(e.name) : StringAttr(), ArrayAttr());
+    // The measured duration, kept where a plan rewrites `for`: the fill
+    // scales the key's operating set to it, planned or not.
+    if (keyed)
+      task->setAttr(EnergyDialect::Measured_TAttrHelper::getNameStr(),
+                    b.getF64FloatAttr(usToSeconds(e.dur)));
   }
   summary << llvm::formatv(
       "rank {0}: {1} kernels ({2} collective), {3} memcpy, {4} memset; "
@@ -598,6 +609,9 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
                              "or with a lag, {3} flow steps",
                              flows.unbound, flows.contradicted,
                              flows.collective, r.flowSteps);
+  if (!opts.dbKeys.empty())
+    summary << llvm::formatv(", {0} GPU events named by the DB (--db-keys)",
+                             keyedTasks);
   summary << "\n";
   if (dropped)
     llvm::WithColor::warning(llvm::errs(), r.file)
@@ -853,8 +867,8 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
                    b.getStringAttr(
                        "assumed dynamic power " +
                        formatQuantity(*opts.dynamicPower, Dimension::Power, 6) +
-                       " for every GPU event without its own "
-                       "d_J"));
+                       " for every GPU event without its own d_J" +
+                       (opts.dbKeys.empty() ? "" : " or a DB key")));
   buildTiming.stop();
   TimingScope verifyTiming = timing.nest("Verify");
   if (failed(verify(*module)))

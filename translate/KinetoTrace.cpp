@@ -157,6 +157,9 @@ struct RawEvent {
   size_t lagAt = 0, sigmaAt = 0;           ///< their offsets where present
   bool lagTyped = true, sigmaTyped = true; ///< false: there, not numbers
   bool hasTs = false, hasDur = false, hasStream = false, hasId = false;
+  /// The id is id2's "local" one: the same value in another process is
+  /// another flow.
+  bool localId = false;
   bool tsInRange = false;
   int64_t tsWhole = 0;
   double tsFrac = 0, tsApprox = 0, dur = 0;
@@ -298,8 +301,11 @@ bool readEvent(JsonScanner &js, RawEvent &e) {
             return js.skip();
           v = formatNumber(n);
         }
+        // Separators no id of the file's own spells (a string "local:1"
+        // is another id).
         e.hasId = true;
-        e.id = scope.str() + ":" + v;
+        e.localId = scope == "local";
+        e.id = "\x1f" + scope.str() + "\x1f" + v;
         return true;
       });
     if (key == "id") {
@@ -485,7 +491,9 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
       f.ts = relative(ev);
       f.pid = ev.pid;
       f.tid = ev.tid;
-      f.key = ev.cat + "/" + ev.id;
+      f.key = ev.cat + "/" +
+              (ev.localId ? std::to_string(ev.pid) + "\x1f" : std::string()) +
+              ev.id;
       f.index = i;
       f.offset = problemAt;
       f.startToStart = ev.dependency == "start_to_start";

@@ -10,6 +10,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,10 @@ struct KinetoOptions {
   std::optional<double> staticPower;
   /// Opt-in energy model: d = dynamicPower * T for every GPU event.
   std::optional<double> dynamicPower;
+  /// Kernel names a signature DB holds (--db-keys): each GPU event of such
+  /// a name gets `db "name"` and its measured duration (`for`), for
+  /// --energy-fill-signatures to give it the DB's operating set.
+  std::set<std::string> dbKeys;
 };
 
 /// PyTorch profiler / Kineto Chrome traces, one file per rank (.json or

@@ -69,6 +69,8 @@ LogicalResult checkValue(Operation *op, StringRef name, Attribute value) {
       return fail("must lie in [0, 1]");
     if (name == D::ContentionSlowdownAttrHelper::getNameStr() && !(v >= 1))
       return fail("must be >= 1");
+    if (name == D::Measured_TAttrHelper::getNameStr() && !(v > 0))
+      return fail("must be > 0 (s)");
     return success();
   }
   if (auto i = dyn_cast<IntegerAttr>(value)) {
@@ -248,6 +250,7 @@ LogicalResult EnergyDialect::verifyOperationAttribute(Operation *op,
   check(getMethodAttrHelper());
   check(getDbAttrHelper());
   check(getModelAttrHelper());
+  check(getMeasured_TAttrHelper());
   check(getRequestsAttrHelper());
   check(getServePlanAttrHelper());
   check(getFleetAttrHelper());

@@ -70,6 +70,7 @@ def Energy_Dialect : Dialect {
     | `energy.option_grads` | `ArrayAttr` | written by --energy-fill-signatures: each option's `energy.grad`, in the operating set's order (--energy-plan gives the task its chosen option's) |
     | `energy.method` | `StringAttr` | written by --energy-fill-signatures: where a task's signature comes from |
     | `energy.db` | `StringAttr` | the signature DB a schedule was filled from |
+    | `energy.measured_T` | `FloatAttr` | task: the duration it was measured at, s (> 0; written by energy-translate --import-kineto --db-keys): --energy-fill-signatures scales its key's operating set to it, planned or not |
     | `energy.model` | `StringAttr` | written by energy-translate --import-kineto: the assumed power model (kept by --sched-to-energy on the lowered root, said by --energy-evaluate) |
     | `energy.requests` | `ArrayAttr` | schedule: the request stream for --energy-route, `[[arrival_s, ...], ...]` |
     | `energy.serve_plan` | `DictionaryAttr` | written by --energy-serve-plan |
@@ -118,6 +119,7 @@ def Energy_Dialect : Dialect {
     "::mlir::StringAttr":$method,
     "::mlir::StringAttr":$db,
     "::mlir::StringAttr":$model,
+    "::mlir::FloatAttr":$measured_T,
     "::mlir::ArrayAttr":$requests,
     "::mlir::DictionaryAttr":$serve_plan,
     "::mlir::DictionaryAttr":$fleet,

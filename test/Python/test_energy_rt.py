@@ -463,6 +463,28 @@ class EnergyRtTest(unittest.TestCase):
             self.assertEqual(sorted(r.stdout.splitlines()),
                              ["w 1410 2 150 400", "w 1410 2 None None"],
                              r.stderr)
+            # After er_restore (the limit in force before is back) runs are
+            # uncapped again, and recorded so.
+            r = self._fresh(
+                "import json, energy_rt\n"
+                "energy_rt.Monitor(device='sim:a100')\n"
+                "energy_rt.load_plan(%r)\n"
+                "with energy_rt.region('w'):\n"
+                "    energy_rt.sim_run(5e12, 1e9)\n"
+                "energy_rt._lib.er_restore()\n"
+                "print(open(%r).read().strip())\n"
+                "for i in range(2):\n"
+                "    with energy_rt.region('w'):\n"
+                "        energy_rt.sim_run(5e12, 1e9)\n"
+                "energy_rt.flush(%r)\n"
+                "for e in json.load(open(%r))['entries']:\n"
+                "    print(e['key'], e['runs'], "
+                "e.get('context', {}).get('power_limit_W'))\n"
+                % (plan, mirror + ".power", db, db), **env)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout.splitlines()[0], "400")
+            self.assertEqual(sorted(r.stdout.splitlines()[1:]),
+                             ["w 1 150", "w 2 None"], r.stderr)
             # A second plan in the process: its cap replaces the first's,
             # and one without a cap leaves it in force -- both said.
             os.mkdir(os.path.join(d, "second"))

@@ -15,6 +15,7 @@
 #include "runtime/AtomicFile.h"
 #include "runtime/AtomicStream.h"
 #include "runtime/Progress.h"
+#include "runtime/db/SignatureDb.h"
 #include "tools/DeepInput.h"
 #include "tools/HelpTypos.h"
 #include "tools/HugePageHeap.h"
@@ -37,6 +38,7 @@
 #include "llvm/Support/WithColor.h"
 
 #include <csignal>
+#include <sys/stat.h>
 
 using namespace llvm;
 
@@ -108,6 +110,12 @@ static cl::opt<double> dynamicPower(
     cl::desc("Kineto: opt-in model, every GPU event without its own d_J (our "
              "exports carry one) draws this dynamic power (W)"),
     cl::init(-1), cl::cat(category));
+static cl::opt<std::string> dbKeys(
+    "db-keys",
+    cl::desc("Kineto: a signature DB; each GPU event whose kernel name is "
+             "one of its keys gets `db \"name\"` and its measured duration, "
+             "for --energy-fill-signatures to give it the DB's operating set"),
+    cl::value_desc("DB.json"), cl::init(""), cl::cat(category));
 /// Opens -o and hands its stream to `write`; keeps the file on success.
 /// -o, whole or not at all (runtime/AtomicStream.h): a failed write leaves
 /// the old file intact and exits 1.
@@ -162,6 +170,15 @@ int main(int argc, char **argv) {
   }
   // Powers past 1e15 W are absurd (the signature DB's magnitude limit,
   // docs/SIGNATURE-DB.md) and would overflow energies to infinity.
+  if (dbKeys.getNumOccurrences() && dbKeys.empty()) {
+    WithColor::error() << "--db-keys needs a signature DB's path\n";
+    return 2;
+  }
+  if (!dbKeys.empty() && !importKinetoFlag) {
+    WithColor::error() << "--db-keys is --import-kineto's (the trace's "
+                          "kernels it names)\n";
+    return 2;
+  }
   for (auto *flag : {&staticPower, &dynamicPower})
     if (flag->getNumOccurrences() && !(*flag >= 0 && *flag <= 1e15)) {
       WithColor::error() << "--" << flag->ArgStr
@@ -178,9 +195,16 @@ int main(int argc, char **argv) {
     std::string err;
     // Both on standard output, the summary's lines would lead the IR (or
     // the JSON) and the next tool of a pipe would read them as its input.
+    // By the file itself (any name of it: /dev/stdout, /dev/./stdout, a
+    // link), not by spelling; /dev/null holds nothing to mix.
     auto toStdout = [](const std::string &p) {
-      return p == "-" || p == "/dev/stdout" || p == "/dev/fd/1" ||
-             p == "/proc/self/fd/1";
+      if (p == "-")
+        return true;
+      struct stat a, out, null;
+      return ::stat(p.c_str(), &a) == 0 && ::fstat(1, &out) == 0 &&
+             a.st_dev == out.st_dev && a.st_ino == out.st_ino &&
+             !(::stat("/dev/null", &null) == 0 && a.st_dev == null.st_dev &&
+               a.st_ino == null.st_ino);
     };
     if (!summaryFile.empty() && toStdout(summaryFile) && toStdout(output)) {
       WithColor::error() << "--summary=" << summaryFile
@@ -288,6 +312,19 @@ int main(int argc, char **argv) {
       opts.staticPower = staticPower;
     if (dynamicPower.getNumOccurrences())
       opts.dynamicPower = dynamicPower;
+    if (!dbKeys.empty()) {
+      energy::rt::SignatureDb db;
+      std::string why;
+      if (!energy::rt::readSignatureDb(dbKeys, db, why)) {
+        WithColor::error() << "--db-keys: " << why << "\n";
+        return 1;
+      }
+      // Warm entries are a context of a key, not a kernel of their own
+      // (the fill hands them to elements that reuse data).
+      for (const energy::rt::DbEntry &e : db.entries)
+        if (e.l2 != "warm")
+          opts.dbKeys.insert(e.key);
+    }
     // The summary file is written whole once the import succeeded (a
     // failed import leaves it as it was); checked writable first.
     std::string summaryText, err;
