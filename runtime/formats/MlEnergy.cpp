@@ -191,6 +191,16 @@ bool parseV3(const json::Object &root, const std::string &file,
         !f.atMost("median_itl_ms", medianMs, 1e6, "1,000 s between tokens") ||
         !f.atMost("p90_itl_ms", p90Ms, 1e6, "1,000 s between tokens"))
       return false;
+    // A deployment's parallel degrees fit on its GPUs (every v3 row: num_gpus
+    // = tensor x data parallel, or the expert parallel degree): a row of 8-way
+    // TP on 2 GPUs is no configuration that ran.
+    if (p.tp * p.dp > p.numGpus || p.ep > p.numGpus) {
+      err = where + ": tensor_parallel " + std::to_string(p.tp) +
+            " x data_parallel " + std::to_string(p.dp) +
+            " or expert_parallel " + std::to_string(p.ep) +
+            " exceeds num_gpus " + std::to_string(p.numGpus);
+      return false;
+    }
     p.batchCap = cap;
     p.gpu = gpuName(gpu);
     p.gpuModel = gpu;
