@@ -635,7 +635,7 @@ static int fitTokenLawCmd() {
   TokenLaw law;
   std::string err;
   if (!fitTokenLaw(train, law, err))
-    return fail(err);
+    return fail(dataFile + ": " + err);
   const char *names[4] = {"alpha (J/GB)", "beta (J/GB)", "P_tau (W)", "c (J)"};
   fitReport() << "token-law fit on " << train.size() << " rows ("
               << numCells - holdout.size() << " cells), HC3 standard errors:\n";
@@ -694,7 +694,7 @@ static int fitEnergyLensCmd() {
   EnergyLens m;
   std::string err;
   if (!fitEnergyLens(train, m, err))
-    return fail(err);
+    return fail(dataFile + ": " + err);
   fitReport() << "energylens fit on " << train.size() << " rows ("
               << numCells - holdout.size() << " cells), RMS relative residual "
               << formatv("{0:P2}", m.rmsRelative)
