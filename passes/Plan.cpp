@@ -265,6 +265,26 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     o.movedByCap = !c->movedByCap.empty();
     o.baseE = calculus::dagEnergy(c->graph.schedule, c->options, c->current, 0,
                                   &o.baseT);
+    // A cap chosen from a table of the job's measured rows: the baseline
+    // the plan counts from is the tasks' options under that cap, which may
+    // not be how the job ran there (options measured without a cap fit it
+    // by their mean power only). Said where the two differ by over 5 %.
+    if (auto choice = sched->getAttrOfType<DictionaryAttr>(
+            EnergyDialect::PowerCapChoiceAttrHelper::getNameStr())) {
+      auto rows = choice.getAs<StringAttr>("rows");
+      auto rowT = choice.getAs<FloatAttr>("T_s");
+      if (rows && rowT && rows.getValue() != "the tasks' options" &&
+          std::fabs(o.baseT - rowT.getValueAsDouble()) >
+              0.05 * rowT.getValueAsDouble())
+        mlir::emitWarning(sched.getLoc(), "energy-plan: the baseline under ")
+            << "the chosen power cap runs "
+            << formatQuantity(o.baseT, Dimension::Time, 5)
+            << " where the table's row at that cap says "
+            << formatQuantity(rowT.getValueAsDouble(), Dimension::Time, 5)
+            << ": the tasks' options were not measured under the cap (fill "
+               "them from a DB characterized with --power-limits), so the "
+               "plan's saving is counted from a job that did not run";
+    }
     // The all-fastest configuration: every task at its fastest option. No
     // configuration is faster (a longest path only grows with its tasks'
     // times), so its makespan is the fastest.

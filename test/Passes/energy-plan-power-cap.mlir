@@ -64,3 +64,19 @@ sched.schedule @fixed {
   // expected-warning @+1 {{draws 1.05 kW on average, above its device's power cap of 275 W (--energy-power-cap): its signature does not hold under that cap}}
   sched.task @step on @g sig <T = 6 s, d = 6 kJ>
 }
+
+// -----
+
+// A cap chosen from a table of the job's rows (200 W: 1.2 s) over options
+// measured without a cap: under it only 1005 MHz fits by its mean power
+// (50 + 200 / 1.5 = 183 W; 1410 MHz draws 300 W), so the baseline runs
+// 1.5 s, 25 % off the table's row: said (the saving counts from a job that
+// did not run).
+// CHECK-LABEL: sched.schedule @tabled
+// expected-warning @+3 {{energy-plan: the baseline under the chosen power cap runs 1.5 s where the table's row at that cap says 1.2 s}}
+// expected-warning @+2 {{have their own signature outside their device's power cap}}
+// expected-warning @+1 {{no task of @tabled has more than one option within its device's power cap}}
+sched.schedule @tabled attributes {energy.power_cap_choice = {E_J = 3.0e+02 : f64, T_s = 1.2 : f64, objective = "zeus-cost", power_cap_W = 2.0e+02 : f64, rows = "zeus.csv"}} {
+  sched.device @g kind "A100-SXM4" static 50 W {energy.power_cap = #energy.op_point<power_cap = 200 W>}
+  sched.task @a on @g sig <T = 1 s, d = 250 J> options [#energy.option<sm_mhz = 1410, T = 1 s, d = 250 J>, #energy.option<sm_mhz = 1005, T = 1.5 s, d = 200 J>]
+}
