@@ -46,7 +46,6 @@ struct EnergyPowerCapPass
     formats::CsvError csvErr;
     if (!formats::readCsv(table, csv, csvErr))
       return failTable(csvErr.str(table));
-    std::string err;
     std::optional<size_t> cCap = csv.column("power_limit");
     const char *capColumn = "power_limit";
     if (!cCap) {
