@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 
 namespace energy {
 #define GEN_PASS_DEF_ENERGYFILLSIGNATURES
@@ -677,14 +678,19 @@ struct EnergyFillSignaturesPass
       return SignatureAttr::get(ctx, e.T, e.d, e.sigmaT, e.sigmaD, std::nullopt,
                                 std::nullopt);
     };
+    // Said once per key and declared power: a trace's thousands of events
+    // of one kernel would otherwise repeat it thousands of times.
+    std::set<std::pair<std::string, double>> staticSaid;
     auto checkStatic = [&](Operation *user, double declared, const DbEntry &e,
                            StringRef key) {
-      if (std::fabs(declared - e.s) > 0.01 * std::max(declared, e.s))
+      if (std::fabs(declared - e.s) > 0.01 * std::max(declared, e.s) &&
+          staticSaid.emplace(key.str(), declared).second)
         user->emitWarning("device static power ")
             << formatQuantity(declared, Dimension::Power, 5)
             << " differs from the DB's "
             << formatQuantity(e.s, Dimension::Power, 5) << " for '" << key
-            << "'; d = E - s T was measured against the DB's";
+            << "'; d = E - s T was measured against the DB's (said once "
+               "per key)";
     };
     // One option per entry. Power limits are part of the operating point
     // where the DB swept them (more than one limit for this key), or where

@@ -109,6 +109,8 @@ private:
   /// Whether --dynamic-power priced any event (those with their own d_J,
   /// our exports', keep it).
   bool modelUsed = false;
+  /// GPU events (but collectives) whose name a --db-keys DB holds, all ranks.
+  size_t totalNamed = 0;
   /// Per rank's kernel of a collective, the tasks it waits for (its part's
   /// `part_after`), from emitRank for emitCollectives.
   llvm::DenseMap<const GpuEvent *, SmallVector<Attribute>> partWaits;
@@ -536,7 +538,8 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
       names.push_back(FlatSymbolRefAttr::get(taskName(b, r, *pred)));
   }
   Location rankLoc = FileLineColLoc::get(ctx, r.file, 0, 0);
-  size_t kernels = 0, memcpys = 0, memsets = 0, nccl = 0, keyedTasks = 0;
+  size_t kernels = 0, memcpys = 0, memsets = 0, nccl = 0, keyedTasks = 0,
+         pinnedTasks = 0;
   double first = INFINITY, last = -INFINITY;
   for (const GpuEvent &e : r.events) {
     first = std::min(first, e.ts);
@@ -565,6 +568,7 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
     bool keyed = !opts.dbKeys.empty() && e.dur > 0 &&
                  opts.dbKeys.count(e.name.str()) > 0;
     keyedTasks += keyed;
+    totalNamed += opts.dbKeys.count(e.name.str()) > 0;
     if (!keyed && !std::isnan(e.dJ))
       sig = SignatureAttr::get(ctx, usToSeconds(e.dur), e.dJ, e.sigmaTS,
                                e.sigmaDJ, std::nullopt, std::nullopt);
@@ -573,6 +577,21 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
                                usToSeconds(*opts.dynamicPower * e.dur), 0, 0,
                                std::nullopt, std::nullopt);
       modelUsed = true;
+    }
+    // A kernel the DB does not name, beside ones it does: its trace figures
+    // hold at the clock the trace ran at, so that is its one option (a
+    // plan that lowers the clock around it sets it back for it; memcpys
+    // and memsets run on the copy engines and memory clock, not the SM
+    // clock a plan sets, and keep whatever clock is in force).
+    ArrayAttr pinned;
+    if (!keyed && sig && opts.traceMhz && e.kind == GpuEvent::Kernel &&
+        (e.taskKind.empty() || e.taskKind == "kernel")) {
+      pinned = b.getArrayAttr(
+          {OptionAttr::get(ctx,
+                           OpPointAttr::get(ctx, *opts.traceMhz, std::nullopt,
+                                            std::nullopt, std::nullopt),
+                           sig)});
+      ++pinnedTasks;
     }
     auto task = sched::TaskOp::create(
         b, loc, name, device, b.getI64IntegerAttr(e.stream), w.after, w.delay,
@@ -584,7 +603,7 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
         b.getDictionaryAttr({b.getNamedAttr("name", b.getStringAttr(e.name))}),
         usToSeconds(e.ts - origin),
         sig ? std::nullopt : std::optional<double>(usToSeconds(e.dur)), sig,
-        keyed ? b.getStringAttr(e.name) : StringAttr(), ArrayAttr());
+        keyed ? b.getStringAttr(e.name) : StringAttr(), pinned);
     // The measured duration, kept where a plan rewrites `for`: the fill
     // scales the key's operating set to it, planned or not.
     if (keyed)
@@ -609,9 +628,14 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
                              "or with a lag, {3} flow steps",
                              flows.unbound, flows.contradicted,
                              flows.collective, r.flowSteps);
-  if (!opts.dbKeys.empty())
+  if (!opts.dbKeys.empty()) {
     summary << llvm::formatv(", {0} GPU events named by the DB (--db-keys)",
                              keyedTasks);
+    if (pinnedTasks)
+      summary << llvm::formatv(", {0} kernels it does not name held at "
+                               "{1} MHz",
+                               pinnedTasks, *opts.traceMhz);
+  }
   summary << "\n";
   if (dropped)
     llvm::WithColor::warning(llvm::errs(), r.file)
@@ -858,6 +882,14 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
   for (size_t ri = 0; ri < ranks.size(); ++ri)
     if (!emitRank(b, ranks[ri], devices[ri], origin, summary))
       return nullptr;
+  // A DB that names no event prices nothing: said, not a plan that keeps
+  // every clock with no word why.
+  if (!opts.dbKeys.empty() && !totalNamed)
+    llvm::WithColor::warning(llvm::errs())
+        << "--db-keys: no GPU event of the trace has a name the DB holds ("
+        << opts.dbKeys.size() << " key(s), e.g. '" << *opts.dbKeys.begin()
+        << "'): its kernels were characterized under other names, or it "
+           "is another job's; every event keeps --dynamic-power's model\n";
   if (!emitCollectives(b, colls, devices, origin))
     return nullptr;
   if (!orderByStarts(sched, devices))

@@ -26,6 +26,12 @@ struct KinetoOptions {
   /// a name gets `db "name"` and its measured duration (`for`), for
   /// --energy-fill-signatures to give it the DB's operating set.
   std::set<std::string> dbKeys;
+  /// The DB's highest SM clock, where its entries say one: the clock the
+  /// trace is taken to have run at (the fill scales each key's operating
+  /// set to the measured duration at that clock). A kernel the DB does not
+  /// name gets its trace figures as its one option at that clock, so that a
+  /// plan runs it there rather than at whatever clock precedes it.
+  std::optional<int64_t> traceMhz;
 };
 
 /// PyTorch profiler / Kineto Chrome traces, one file per rank (.json or

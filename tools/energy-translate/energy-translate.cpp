@@ -322,8 +322,11 @@ int main(int argc, char **argv) {
       // Warm entries are a context of a key, not a kernel of their own
       // (the fill hands them to elements that reuse data).
       for (const energy::rt::DbEntry &e : db.entries)
-        if (e.l2 != "warm")
+        if (e.l2 != "warm") {
           opts.dbKeys.insert(e.key);
+          if (e.smMhz > 0)
+            opts.traceMhz = std::max(opts.traceMhz.value_or(0), e.smMhz);
+        }
     }
     // The summary file is written whole once the import succeeded (a
     // failed import leaves it as it was); checked writable first.
