@@ -150,11 +150,15 @@ struct EnergyPowerCapPass
   /// schedule's makespan and energy are evaluated by interval accounting
   /// (calculus::dagEnergy). A task with no option at a cap leaves that cap
   /// out (said); tasks whose options name no cap keep their signature.
+  /// `choiceOf[i]`: each task's option in `points[i]`'s row; `c`: the
+  /// operating sets they index.
   LogicalResult tableOfOptions(ScheduleOp sched,
-                               std::vector<calculus::CapPoint> &points) {
+                               std::vector<calculus::CapPoint> &points,
+                               std::vector<std::vector<uint32_t>> &choiceOf,
+                               FailureOr<Choices> &c) {
     // Every option, whatever cap an earlier run set on the devices (this
     // one replaces it).
-    FailureOr<Choices> c = Choices::build(sched, /*deviceCaps=*/false);
+    c = Choices::build(sched, /*deviceCaps=*/false);
     if (failed(c))
       return failure();
     size_t n = c->options.size();
@@ -210,6 +214,7 @@ struct EnergyPowerCapPass
       double E =
           calculus::dagEnergy(c->graph.schedule, c->options, choice, 0, &T);
       points.push_back({cap, T, E});
+      choiceOf.push_back(std::move(choice));
     }
     if (!missing.empty())
       mlir::emitWarning(sched.getLoc(), "energy-power-cap: ")
@@ -276,7 +281,9 @@ struct EnergyPowerCapPass
       // The table's rows hold for every schedule; without one, each
       // schedule's own.
       std::vector<calculus::CapPoint> own;
-      if (table.empty() && failed(tableOfOptions(sched, own)))
+      std::vector<std::vector<uint32_t>> choiceOf;
+      FailureOr<Choices> c = failure();
+      if (table.empty() && failed(tableOfOptions(sched, own, choiceOf, c)))
         return signalPassFailure();
       const std::vector<calculus::CapPoint> &rows =
           table.empty() ? own : points;
@@ -289,6 +296,21 @@ struct EnergyPowerCapPass
                                   std::nullopt);
       for (sched::DeviceOp dev : sched.getBody().getOps<sched::DeviceOp>())
         dev->setAttr(EnergyDialect::PowerCapAttrHelper::getNameStr(), cap);
+      // From the tasks' options: each task now runs as in the chosen row,
+      // at its option of that cap (its signature, and `for` where it has
+      // one), so that the IR says what the capped job runs. A task with a
+      // recorded start keeps its signature (a longer one could overlap the
+      // next on its stream; --energy-plan re-times them).
+      if (table.empty())
+        for (auto [t, j] : llvm::enumerate(choiceOf[chosen])) {
+          auto task = dyn_cast<TaskOp>(c->graph.taskOps[t]);
+          SignatureAttr sig = c->sigs[t][j];
+          if (!task || !sig || j == c->current[t] || task.getStart())
+            continue;
+          task.setSigAttr(sig);
+          if (task.getDuration())
+            task.setDuration(sig.time());
+        }
       // What the objective was given: the slowdown, or eta and MAXPOWER (a
       // default taken is recorded too); where the rows came from.
       llvm::SmallVector<NamedAttribute> fields = {

@@ -129,15 +129,23 @@ struct Pending {
   unsigned long long ticket;
 };
 
-/// Profiling across clocks inside the job (ENERGY_RT_PROFILE_CLOCKS):
-/// `warmup` iterations at the default clock, then `perClock` iterations at
-/// each clock of the list, then the default clock again (er_step marks the
+/// Profiling inside the job, across clocks (ENERGY_RT_PROFILE_CLOCKS) or
+/// across power limits (ENERGY_RT_PROFILE_POWER_LIMITS): `warmup`
+/// iterations at the defaults, then `perClock` iterations at each clock or
+/// limit of the list, then the defaults again (er_step marks the
 /// iterations).
 struct Profile {
   std::vector<int> clocks;
-  unsigned warmup = 2, perClock = 3;
+  /// A sweep of power limits (W) at the default clock, as Zeus's
+  /// GlobalPowerLimitOptimizer profiles: a limit takes effect over hundreds
+  /// of milliseconds, so the first `settle` iterations at each are run and
+  /// not recorded (ENERGY_RT_PROFILE_SETTLE, default 1). Empty: clocks.
+  std::vector<double> caps;
+  unsigned warmup = 2, perClock = 3, settle = 0;
   unsigned step = 0;
   bool active = false;
+  /// The iteration running now is one of a limit's settling ones.
+  bool settling = false;
   /// The sweep is over: later runs are not the profile's (they would add
   /// the default clock, or pool into it, beyond the clocks asked for).
   bool done = false;
@@ -197,6 +205,8 @@ struct State {
   std::map<std::string, int> planClocks;
   /// The power cap a loaded plan set (its guard restores the limit before).
   std::optional<double> planPowerCapW;
+  /// The power limit a profile across limits set for its current phase.
+  std::optional<double> profileCapW;
   /// Regions a complete plan file (plan-clocks: every task of its device)
   /// leaves at the clock in force ("name -"), and whether one was loaded:
   /// a region that ran and is in neither is not the planned job's.
@@ -291,6 +301,7 @@ void afterForkChild() {
     state.regions.clear();
     state.planClocks.clear();
     state.planPowerCapW.reset();
+    state.profileCapW.reset();
     state.planKept.clear();
     state.planComplete = false;
     state.forked = true;
@@ -392,22 +403,38 @@ bool resolvePending(bool wait, std::string &err) {
   s->setKeepFrom(need);
   return true;
 }
+/// The variable that makes this process a profile (set and not empty):
+/// ENERGY_RT_PROFILE_CLOCKS or ENERGY_RT_PROFILE_POWER_LIMITS; null if none.
+const char *profileVariable() {
+  for (const char *var :
+       {"ENERGY_RT_PROFILE_CLOCKS", "ENERGY_RT_PROFILE_POWER_LIMITS"})
+    if (const char *v = std::getenv(var); v && *v)
+      return var;
+  return nullptr;
+}
+
 /// Parses ENERGY_RT_PROFILE_CLOCKS ("1410,1200,990", "all" or "every:K",
-/// highest first) with ENERGY_RT_PROFILE_WARMUP and _ITERATIONS, and starts
-/// the sweep (caller holds state.mu; the device is open). Changing clocks
-/// is the same explicit opt-in as following a plan.
-bool startProfile(const std::string &list, std::string &why) {
+/// highest first) or, with `caps`, ENERGY_RT_PROFILE_POWER_LIMITS
+/// ("300,250,200" W), with ENERGY_RT_PROFILE_WARMUP, _ITERATIONS and (limits)
+/// _SETTLE, and starts the sweep (caller holds state.mu; the device is
+/// open). Changing clocks or limits is the same explicit opt-in as
+/// following a plan.
+bool startProfile(bool caps, const std::string &list, std::string &why) {
   const char *allow = std::getenv("ENERGY_RT_ALLOW_CLOCK_CHANGES");
   if (!allow || std::string(allow) != "1") {
-    why = "ENERGY_RT_PROFILE_CLOCKS changes SM clocks: set "
-          "ENERGY_RT_ALLOW_CLOCK_CHANGES=1 to allow it (restored at exit and "
-          "on fatal signals)";
+    why = caps ? "ENERGY_RT_PROFILE_POWER_LIMITS changes the power limit: set "
+                 "ENERGY_RT_ALLOW_CLOCK_CHANGES=1 to allow it (restored at "
+                 "exit and on fatal signals)"
+               : "ENERGY_RT_PROFILE_CLOCKS changes SM clocks: set "
+                 "ENERGY_RT_ALLOW_CLOCK_CHANGES=1 to allow it (restored at "
+                 "exit and on fatal signals)";
     return false;
   }
   std::vector<int> supported = state.dev->supportedSmClocks();
   std::sort(supported.rbegin(), supported.rend());
   Profile pf;
   pf.supported = supported;
+  PowerLimits lim;
   // A count after "adaptive:" or "every:": digits only, within a long
   // (-1: not one), so that "every:4x" is refused, not read as 4.
   auto countAfter = [&](size_t at) -> long {
@@ -420,7 +447,41 @@ bool startProfile(const std::string &list, std::string &why) {
       return -1;
     return k;
   };
-  if (list == "adaptive" || list.rfind("adaptive:", 0) == 0) {
+  if (caps) {
+    if (!state.dev->powerLimits(lim, why)) {
+      why = "the power limit of " + state.dev->identity() +
+            " cannot be read: " + why;
+      return false;
+    }
+    // Watts, each within the device's range, none twice (two entries
+    // under one limit, which the DB's readers refuse).
+    size_t pos = 0;
+    while (pos <= list.size()) {
+      size_t comma = list.find(',', pos);
+      std::string item = list.substr(
+          pos, comma == std::string::npos ? std::string::npos : comma - pos);
+      char *end = nullptr;
+      errno = 0;
+      double w = std::strtod(item.c_str(), &end);
+      if (item.empty() || *end || errno || !std::isfinite(w) || w < lim.minW ||
+          w > lim.maxW) {
+        char range[96];
+        std::snprintf(range, sizeof range, "[%g, %g] W", lim.minW, lim.maxW);
+        why = "'" + item + "' is not a power limit of " +
+              state.dev->identity() + " in watts (its range is " + range + ")";
+        return false;
+      }
+      if (std::count(pf.caps.begin(), pf.caps.end(), w)) {
+        why = "'" + list + "' lists " + item +
+              " W twice (each limit is profiled once)";
+        return false;
+      }
+      pf.caps.push_back(w);
+      if (comma == std::string::npos)
+        break;
+      pos = comma + 1;
+    }
+  } else if (list == "adaptive" || list.rfind("adaptive:", 0) == 0) {
     long b = list == "adaptive" ? 8 : countAfter(9);
     if (b < 2 || b > long(supported.size())) {
       why = "'" + list + "': adaptive:B needs a whole number 2 <= B <= " +
@@ -507,16 +568,36 @@ bool startProfile(const std::string &list, std::string &why) {
     why = "ENERGY_RT_PROFILE_ITERATIONS must be at least 1";
     return false;
   }
+  // A clock is set at once; a limit settles over hundreds of ms.
+  if (!caps && std::getenv("ENERGY_RT_PROFILE_SETTLE")) {
+    why = "ENERGY_RT_PROFILE_SETTLE is for a sweep of power limits (a "
+          "clock holds from when it is set): unset it";
+    return false;
+  }
+  if (caps && !count("ENERGY_RT_PROFILE_SETTLE", 1, pf.settle))
+    return false;
   if (heldByAnotherProcess(*state.dev, why))
     return false;
   pf.active = true;
   state.guard = std::make_unique<ClockGuard>(*state.dev);
   state.profile = pf;
+  // Whether the limit may be set at all, now: the one in force, then back
+  // to the default (refused without permission, as for a non-root user).
+  if (caps) {
+    std::string err;
+    if (!state.dev->setPowerLimit(lim.currentW, err) ||
+        !state.dev->resetPowerLimit(err)) {
+      why =
+          "cannot set the power limit of " + state.dev->identity() + ": " + err;
+      return false;
+    }
+    state.guard->atDefaults();
+  }
   // Whether clocks may be set at all, now: a GPU that refuses (no
   // permission, as for a non-root user) would otherwise fail the job at the
   // first clock change, after its warm-up iterations. The highest clock,
   // then back to the default.
-  if (pf.warmup != 0) {
+  if (!caps && pf.warmup != 0) {
     std::string err;
     if (!state.dev->setSmClock(supported.front(), err) ||
         !state.dev->resetSmClock(err)) {
@@ -543,7 +624,15 @@ bool startProfile(const std::string &list, std::string &why) {
                                std::to_string(er_rank()),
                            std::string(world ? world : "1") + "\n", err);
   }
-  if (pf.warmup == 0) {
+  if (pf.warmup == 0 && caps) {
+    std::string err;
+    if (!state.dev->setPowerLimit(pf.caps[0], err)) {
+      why = err;
+      return false;
+    }
+    state.profileCapW = pf.caps[0];
+    state.profile.settling = pf.settle > 0;
+  } else if (pf.warmup == 0) {
     std::string err;
     if (!state.dev->setSmClock(pf.clocks[0], err)) {
       why = err;
@@ -924,8 +1013,9 @@ int er_restore(void) {
   state.guard.reset();
   // The limit is the default's again: later runs are not the cap's, and a
   // run open across this has no one signature.
-  if (state.planPowerCapW) {
+  if (state.planPowerCapW || state.profileCapW) {
     state.planPowerCapW.reset();
+    state.profileCapW.reset();
     ++state.clockChanges;
   }
   if (state.sampler)
@@ -974,8 +1064,7 @@ int er_init(const char *device) {
       c = char(std::tolower((unsigned char)c));
     return t;
   };
-  if (device && *device && envDevice && *envDevice &&
-      std::getenv("ENERGY_RT_PROFILE_CLOCKS") &&
+  if (device && *device && envDevice && *envDevice && profileVariable() &&
       lower(device) != lower(envDevice))
     std::fprintf(stderr,
                  "energy_rt: warning: profiling %s, which the program names, "
@@ -1175,9 +1264,18 @@ int er_init(const char *device) {
   state.saidForeignHolder = false;
   state.switches = 0;
   state.profile = Profile();
-  if (const char *list = std::getenv("ENERGY_RT_PROFILE_CLOCKS")) {
+  {
+    const char *clockList = std::getenv("ENERGY_RT_PROFILE_CLOCKS");
+    const char *capList = std::getenv("ENERGY_RT_PROFILE_POWER_LIMITS");
+    if (clockList && capList)
+      return fail("ENERGY_RT_PROFILE_CLOCKS and "
+                  "ENERGY_RT_PROFILE_POWER_LIMITS are both set: a profile "
+                  "sweeps clocks at the default limit or limits at the "
+                  "default clock; unset one");
     std::string why;
-    if (!startProfile(list, why))
+    if (capList && !startProfile(true, capList, why))
+      return fail("profiling across power limits: " + why);
+    if (clockList && !startProfile(false, clockList, why))
       return fail("profiling across clocks: " + why);
   }
   state.flushAtExit.clear();
@@ -1407,6 +1505,9 @@ void noticeSignalResets() {
   state.signalResetsSeen = n;
   if (state.sampler && state.dev)
     state.sampler->noteSmClock(state.dev->currentSmClock());
+  // The guard put the default limit back: a profile's phase runs at the
+  // default until its next step sets the phase's limit again.
+  state.profileCapW.reset();
   // A plan's power cap holds for the whole job: set again (the planned
   // clocks are, at their next region).
   if (state.planPowerCapW && state.dev && state.guard &&
@@ -1422,6 +1523,43 @@ void noticeSignalResets() {
   }
 }
 
+} // namespace
+
+namespace {
+/// er_step of a profile across power limits (caller holds state.mu): the
+/// limit of `phase`, or the default once the list is done.
+int stepPowerLimits(Profile &pf, size_t phase) {
+  std::string err;
+  if (phase >= pf.caps.size()) {
+    pf.active = false;
+    pf.done = true;
+    pf.settling = false;
+    if (!state.dev->resetPowerLimit(err))
+      return fail("profile: " + err);
+    if (state.guard)
+      state.guard->atDefaults();
+    state.profileCapW.reset();
+    ++state.clockChanges;
+    if (state.planClocks.empty())
+      state.guard.reset();
+    return 0;
+  }
+  double want = pf.caps[phase];
+  if (state.profileCapW == want)
+    return 0;
+  if (!state.dev->setPowerLimit(want, err))
+    return fail("profile: " + err);
+  // A run across the change has no one limit: like a clock change.
+  state.profileCapW = want;
+  ++state.clockChanges;
+  if (energy::progress::enabled())
+    std::fprintf(stderr,
+                 "energy_rt: rank %d profiling at a %g W power limit (limit "
+                 "%zu of %zu, %u settling and %u recorded iterations)\n",
+                 er_rank(), want, phase + 1, pf.caps.size(), pf.settle,
+                 pf.perClock);
+  return 0;
+}
 } // namespace
 
 int er_step(void) {
@@ -1459,12 +1597,18 @@ int er_step(void) {
   }
   Profile &pf = state.profile;
   ++pf.step;
+  // One phase per clock or limit: a limit's settling iterations, then the
+  // recorded ones.
+  unsigned phaseLength = pf.settle + pf.perClock;
   checkpointShard(pf.active && pf.step > pf.warmup &&
-                  (pf.step - pf.warmup) % pf.perClock == 0);
+                  (pf.step - pf.warmup) % phaseLength == 0);
   if (!pf.active || pf.step < pf.warmup)
     return 0;
-  size_t phase = (pf.step - pf.warmup) / pf.perClock;
+  size_t phase = (pf.step - pf.warmup) / phaseLength;
+  pf.settling = (pf.step - pf.warmup) % phaseLength < pf.settle;
   std::string err;
+  if (!pf.caps.empty())
+    return stepPowerLimits(pf, phase);
   if (pf.adaptive && !pf.chosenAll && phase == pf.clocks.size()) {
     // The last chosen clock is done: its energy must be known to choose
     // the next (real devices: wait for the counter to pass it).
@@ -1582,7 +1726,8 @@ int er_begin_in(unsigned owner, const char *name) {
   }
   r.record =
       !(state.profile.active && state.profile.step < state.profile.warmup) &&
-      !state.profile.done && !state.profile.interrupted;
+      !state.profile.settling && !state.profile.done &&
+      !state.profile.interrupted;
   r.open = true;
   r.plannedRun = isPlanned;
   if (isPlanned)
@@ -1633,7 +1778,7 @@ int endRegion(const char *fn, unsigned owner, const char *name,
   int runMhz = state.clockChanges == r.clockChangesAtBegin ? r.smMhz : 0;
   // A loaded plan's power cap: a change of it counts as a clock change, so
   // the one in force now held over the whole run.
-  double runCap = state.planPowerCapW.value_or(0);
+  double runCap = state.planPowerCapW.value_or(state.profileCapW.value_or(0));
   // Across another process's hold on the device (a clock sweep, a plan):
   // its clocks were not this run's to know. In the totals, under no clock,
   // and said once.
@@ -1947,6 +2092,7 @@ void er_shutdown(void) {
   state.guard.reset(); // restores the default clocks first
   state.planClocks.clear();
   state.planPowerCapW.reset();
+  state.profileCapW.reset();
   state.planKept.clear();
   state.planComplete = false;
   state.dev.reset();
@@ -2097,13 +2243,11 @@ int er_plan_clock(const char *name, int sm_mhz) {
   if (!state.dev)
     return notInitialized("er_plan_clock");
   // A profile sweeps the clocks; a plan would hold its regions at one.
-  if (const char *sweep = std::getenv("ENERGY_RT_PROFILE_CLOCKS");
-      sweep && *sweep)
-    return fail("this process is profiled across clocks "
-                "(ENERGY_RT_PROFILE_CLOCKS, energy-prof profile): following a "
-                "plan now would hold its regions at the plan's clocks and "
-                "the profile would not sweep them; profile without the plan, "
-                "then plan");
+  if (const char *sweep = profileVariable())
+    return fail(std::string("this process is profiled (") + sweep +
+                ", energy-prof profile): following a plan now would hold its "
+                "regions at the plan's clocks and the profile would not "
+                "measure what it sweeps; profile without the plan, then plan");
   const char *allow = std::getenv("ENERGY_RT_ALLOW_CLOCK_CHANGES");
   if (!allow || std::string(allow) != "1")
     return fail("following a plan changes SM clocks: set "
@@ -2276,15 +2420,15 @@ int er_plan_load(const char *path) {
     // Under the same consent as the clocks, and after them: refused, the
     // clocks taken above are dropped too.
     const char *allow = std::getenv("ENERGY_RT_ALLOW_CLOCK_CHANGES");
-    const char *sweep = std::getenv("ENERGY_RT_PROFILE_CLOCKS");
+    const char *sweep = profileVariable();
     std::string err;
     if (!allow || std::string(allow) != "1")
       err = "following a plan changes the power limit: set "
             "ENERGY_RT_ALLOW_CLOCK_CHANGES=1 to allow it (the limit in force "
             "is restored at er_shutdown, at exit and on fatal signals)";
-    else if (sweep && *sweep)
-      err = "this process is profiled across clocks (ENERGY_RT_PROFILE_CLOCKS, "
-            "energy-prof profile): a plan's power cap would change what the "
+    else if (sweep)
+      err = std::string("this process is profiled (") + sweep +
+            ", energy-prof profile): a plan's power cap would change what the "
             "profile measures; profile without the plan, then plan";
     if (!err.empty() || !planPowerCap(*powerCap, err)) {
       std::string why = file + ":" + std::to_string(powerCapLine) + ": " + err;

@@ -386,7 +386,9 @@ def _adopt_parent():
     if _state.get("forked"):
         # A worker measures its regions; it does not sweep clocks (its
         # rank does, on the device they share) nor take a rank's plan.
-        for name in ("ENERGY_RT_PROFILE_CLOCKS", "ENERGY_RT_PROFILE_SYNC_DIR"):
+        for name in ("ENERGY_RT_PROFILE_CLOCKS",
+                     "ENERGY_RT_PROFILE_POWER_LIMITS",
+                     "ENERGY_RT_PROFILE_SYNC_DIR"):
             os.environ.pop(name, None)
     return parent
 
@@ -490,7 +492,8 @@ def _exit_on_signal(signum, frame):
 def _register_flush_at_exit():
     if _state.get("atexit") or not (
             os.environ.get("ENERGY_RT_FLUSH_AT_EXIT")
-            or os.environ.get("ENERGY_RT_PROFILE_CLOCKS")):
+            or os.environ.get("ENERGY_RT_PROFILE_CLOCKS")
+            or os.environ.get("ENERGY_RT_PROFILE_POWER_LIMITS")):
         return
     import atexit
     atexit.register(_flush_at_exit)
@@ -947,8 +950,9 @@ def flush(path):
 
 def step():
     """Marks the end of an iteration: in profiling mode
-    (ENERGY_RT_PROFILE_CLOCKS, runtime/include/energy_rt.h) it moves the
-    device to the next clock of the sweep."""
+    (ENERGY_RT_PROFILE_CLOCKS or ENERGY_RT_PROFILE_POWER_LIMITS,
+    runtime/include/energy_rt.h) it moves the device to the next clock or
+    power limit of the sweep."""
     _ensure()
     _check(_lib.er_step())
 

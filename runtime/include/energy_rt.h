@@ -140,8 +140,9 @@ int er_sim_run(double flops, double bytes);
  * the rest of the job and restored with the clocks), as `energy-prof
  * plan-clocks` writes them from a plan file (docs/PLAN.md); "%r" in its
  * path is the rank, as
- * in er_flush. A process profiled across clocks (ENERGY_RT_PROFILE_CLOCKS)
- * refuses a plan: it would pin the clocks the profile sweeps. */
+ * in er_flush. A profiled process (ENERGY_RT_PROFILE_CLOCKS or
+ * ENERGY_RT_PROFILE_POWER_LIMITS) refuses a plan: it would pin the clocks or
+ * the limit the profile sweeps. */
 int er_plan_clock(const char *name, int sm_mhz);
 int er_plan_load(const char *path);
 /* The device's current SM clock and the clock changes made for the plan. */
@@ -164,7 +165,16 @@ int er_sm_clock(int *sm_mhz, unsigned *switches);
  * and at most every ENERGY_RT_FLUSH_INTERVAL seconds (default 60; 0: every
  * step; between clocks without waiting for the energy counter), so that a
  * death no exit path sees (SIGKILL, SIGSEGV, SIGABRT, the OOM killer)
- * loses only the runs since. */
+ * loses only the runs since.
+ * Profiling across power limits instead (Zeus's GlobalPowerLimitOptimizer
+ * sweep, in the job): ENERGY_RT_PROFILE_POWER_LIMITS="300,250,200" (W, each
+ * within the device's range; not with ENERGY_RT_PROFILE_CLOCKS) under the
+ * same consent runs the warm-up at the default limit, then at each limit
+ * ENERGY_RT_PROFILE_SETTLE iterations (default 1; a limit takes effect over
+ * hundreds of milliseconds) that are not recorded and
+ * ENERGY_RT_PROFILE_ITERATIONS that are, at the default clock, then the
+ * default limit again. Each entry's context says its limit
+ * (power_limit_W): options under caps for --energy-power-cap. */
 int er_step(void);
 /* Every region's totals (energy, time, runs; per rank and device) and the
  * static power in the Prometheus text exposition format, written whole or

@@ -15,7 +15,7 @@
 // Planned without a cap chosen, the tasks' options at several caps would
 // run one device at two (warned; --export-plan refuses that plan); with the
 // cap chosen first, the clocks are planned under it.
-// RUN: rm -rf %t && mkdir -p %t && head -n 41 %s > %t/job.mlir
+// RUN: rm -rf %t && mkdir -p %t && head -n 47 %s > %t/job.mlir
 // RUN: energy-opt %t/job.mlir --energy-plan="max-slowdown=10" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TWO
 // TWO: warning: energy-plan: the plan gives the tasks of this device different power caps (200 W, 300 W): a device runs under one
 // RUN: energy-opt %t/job.mlir --energy-power-cap="max-slowdown=25" --energy-plan="max-slowdown=0" -o %t/planned.mlir
@@ -30,6 +30,12 @@
 // S25-LABEL: sched.schedule @job attributes {energy.power_cap_choice = {E_J = 8.0{{50*[0-9]*e\+00|49999[0-9]*e\+00}} : f64, T_s = 0.0370{{[0-9]*}} : f64,
 // S25-SAME: power_cap_W = 2.000000e+02 : f64
 // S25: sched.device @gpu {{.*}}{energy.power_cap = #energy.op_point<power_cap = 200 W>}
+// Each task now runs as in the chosen row: at its option of that cap with
+// the highest clock (@fwd 12 ms, 2 J; @bwd 25 ms, 4.2 J), so that the IR
+// says what the capped job runs and --energy-plan starts from it.
+// S25: sched.task @fwd on @gpu sig <T = 12 ms, d = 2 J>
+// S25: sched.task @bwd on @gpu after [@fwd] sig <T = 25 ms, d = 4.2{{0*}} J>
+// S10: sched.task @fwd on @gpu sig <T = 10 ms, d = 2.5 J>
 // ZEUS-LABEL: sched.schedule @job
 // ZEUS-SAME: eta = 5.000000e-01 : f64, max_power_W = 3.000000e+02 : f64, objective = "zeus-cost", power_cap_W = 3.000000e+02 : f64
 // ENERGY-LABEL: sched.schedule @job

@@ -759,7 +759,8 @@ class EnergyRtTest(unittest.TestCase):
                             ENERGY_RT_ALLOW_CLOCK_CHANGES="1",
                             ENERGY_RT_PROFILE_CLOCKS="1410,1005")
             self.assertNotEqual(r.returncode, 0)
-            self.assertIn("this process is profiled across clocks", r.stderr)
+            self.assertIn("this process is profiled "
+                          "(ENERGY_RT_PROFILE_CLOCKS", r.stderr)
             # A plan for another GPU (plan-clocks writes its kind) is said.
             # (GPU models compared: NVML names an H100 "NVIDIA H100 80GB
             # HBM3", not "H100-SXM5".)

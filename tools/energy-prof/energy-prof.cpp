@@ -198,8 +198,11 @@ static cl::opt<unsigned> clockStride(
     cl::init(1), cl::sub(characterizeSub), cl::sub(profileSub),
     cl::cat(category));
 static cl::list<double> powerLimitsW(
-    "power-limits", cl::desc("power limits to sweep (W), at each clock"),
-    cl::CommaSeparated, cl::sub(characterizeSub), cl::cat(category));
+    "power-limits",
+    cl::desc("power limits to sweep (W): characterize at each clock, profile "
+             "at the default clock"),
+    cl::CommaSeparated, cl::sub(characterizeSub), cl::sub(profileSub),
+    cl::cat(category));
 static cl::opt<bool>
     allowClockChanges("allow-clock-changes",
                       cl::desc("allow changing SM clocks (restored on exit)"),
@@ -270,15 +273,21 @@ static cl::opt<std::string>
                       "power limit into PREFIX.<device>.{clock,power}"),
              cl::sub(characterizeSub), cl::sub(measureCompositeSub),
              cl::sub(probeSub), cl::sub(runPlanSub), cl::cat(category));
-static cl::opt<unsigned>
-    iterationsPerClock("iterations-per-clock",
-                       cl::desc("profile: iterations recorded at each clock"),
-                       cl::init(3), cl::sub(profileSub), cl::cat(category));
+static cl::opt<unsigned> iterationsPerClock(
+    "iterations-per-clock",
+    cl::desc("profile: iterations recorded at each clock (or power limit)"),
+    cl::init(3), cl::sub(profileSub), cl::cat(category));
 static cl::opt<unsigned> warmupIterations(
     "warmup",
     cl::desc("profile: iterations at the default clock first, not "
              "recorded"),
     cl::init(2), cl::sub(profileSub), cl::cat(category));
+static cl::opt<unsigned> settleIterations(
+    "settle-iterations",
+    cl::desc("profile --power-limits: iterations at each limit before the "
+             "recorded ones, not recorded (a limit takes effect over hundreds "
+             "of milliseconds)"),
+    cl::init(1), cl::sub(profileSub), cl::cat(category));
 static cl::opt<uint64_t> routeHorizon(
     "horizon", cl::desc("route: slots to simulate (overrides the fleet file)"),
     cl::sub(routeSub), cl::cat(category));
@@ -835,21 +844,23 @@ static int fit() {
               "'; expected token-law, energylens or flop-byte");
 }
 
-/// The clocks of a profile DB every region ran at as many times as at the
-/// clock where it ran most; the others are said (`what`: the command): a
-/// job that ends within a clock's iterations leaves that clock's signatures
-/// on fewer runs, some regions on none.
-static std::set<int64_t> fullyCoveredClocks(const SignatureDb &db,
-                                            StringRef what) {
+/// The operating points (clock, power limit or 0) of a profile DB every
+/// region ran at as many times as at the point where it ran most; the
+/// others are said (`what`: the command): a job that ends within a clock's
+/// (or limit's) iterations leaves its signatures on fewer runs, some
+/// regions on none.
+using ProfilePoint = std::pair<int64_t, double>;
+static std::set<ProfilePoint> fullyCoveredClocks(const SignatureDb &db,
+                                                 StringRef what) {
   std::map<std::string, int64_t> mostRuns;
-  std::map<int64_t, std::map<std::string, int64_t>> runsAt;
+  std::map<ProfilePoint, std::map<std::string, int64_t>> runsAt;
   for (const DbEntry &e : db.entries) {
     mostRuns[e.key] = std::max(mostRuns[e.key], e.runs);
-    runsAt[e.smMhz][e.key] = e.runs;
+    runsAt[{e.smMhz, e.powerLimit.value_or(0)}][e.key] = e.runs;
   }
-  std::set<int64_t> full;
+  std::set<ProfilePoint> full;
   std::vector<std::string> short_;
-  for (const auto &[mhz, runsOf] : runsAt) {
+  for (const auto &[point, runsOf] : runsAt) {
     std::vector<std::string> fewer;
     for (const auto &[key, most] : mostRuns) {
       auto it = runsOf.find(key);
@@ -859,13 +870,18 @@ static std::set<int64_t> fullyCoveredClocks(const SignatureDb &db,
                         std::to_string(most) + " runs");
     }
     if (fewer.empty()) {
-      full.insert(mhz);
+      full.insert(point);
       continue;
     }
     if (fewer.size() > 3)
       fewer.resize(3), fewer.push_back("...");
-    short_.push_back(std::to_string(mhz) + " MHz (" + llvm::join(fewer, ", ") +
-                     ")");
+    std::string at = std::to_string(point.first) + " MHz";
+    if (point.second > 0) {
+      char buf[48];
+      std::snprintf(buf, sizeof buf, " under %g W", point.second);
+      at += buf;
+    }
+    short_.push_back(at + " (" + llvm::join(fewer, ", ") + ")");
   }
   // One clock only (a characterization, not a sweep): nothing to compare.
   if (!short_.empty() && runsAt.size() > 1)
@@ -1169,11 +1185,15 @@ static int profileCommand(std::vector<std::string> cmd) {
   if (clocksRepeat())
     return 1;
   if (!allowClockChanges)
-    return fail("profile changes SM clocks: add --allow-clock-changes to "
+    return fail("profile changes SM clocks or the power limit: add "
+                "--allow-clock-changes to "
                 "allow it (restored after the sweep, at exit and on fatal "
                 "signals)");
   bool adaptive = adaptiveClocks;
-  if (int(allClocks) + int(!clocks.empty()) + int(adaptive) > 1) {
+  bool limits = !powerLimitsW.empty();
+  int sweeps =
+      int(allClocks) + int(!clocks.empty()) + int(adaptive) + int(limits);
+  if (sweeps > 1) {
     SmallVector<StringRef> given;
     if (!clocks.empty())
       given.push_back("--clocks");
@@ -1181,13 +1201,16 @@ static int profileCommand(std::vector<std::string> cmd) {
       given.push_back("--all-clocks");
     if (adaptive)
       given.push_back("--adaptive");
-    return fail("profile takes one of --clocks a,b,..., --all-clocks and "
-                "--adaptive, not " +
+    if (limits)
+      given.push_back("--power-limits");
+    return fail("profile takes one of --clocks a,b,..., --all-clocks, "
+                "--adaptive and --power-limits a,b,... (limits are swept at "
+                "the default clock), not " +
                 llvm::join(given, " and "));
   }
-  if (int(allClocks) + int(!clocks.empty()) + int(adaptive) != 1)
-    return fail("profile needs one of --clocks a,b,..., --all-clocks or "
-                "--adaptive");
+  if (sweeps != 1)
+    return fail("profile needs one of --clocks a,b,..., --all-clocks, "
+                "--adaptive or --power-limits a,b,...");
   if (iterationsPerClock < 1)
     return fail("--iterations-per-clock must be at least 1");
   // The runtime takes counts up to a million from the job's environment:
@@ -1204,6 +1227,11 @@ static int profileCommand(std::vector<std::string> cmd) {
   if (maxClocks.getNumOccurrences() && !adaptive)
     return fail("--max-clocks is --adaptive's budget; with --clocks or "
                 "--all-clocks the sweep is the list given");
+  if (settleIterations.getNumOccurrences() && !limits)
+    return fail("--settle-iterations is --power-limits' (a clock holds from "
+                "when it is set)");
+  if (settleIterations > 1000000)
+    return fail("--settle-iterations takes at most 1000000 iterations");
   if (clockStride.getNumOccurrences() && !allClocks)
     return fail("--clock-stride thins --all-clocks; with --clocks or "
                 "--adaptive it has no meaning");
@@ -1259,6 +1287,18 @@ static int profileCommand(std::vector<std::string> cmd) {
                     "clock of " +
                     checked->identity() + "; it supports " +
                     describeClocks(supported));
+    PowerLimits lim;
+    if (limits && !checked->powerLimits(lim, why))
+      return fail(why);
+    for (double w : powerLimitsW)
+      if (!(w >= lim.minW && w <= lim.maxW)) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf,
+                      "--power-limits: %g W is outside the range of %s "
+                      "[%g, %g] W",
+                      w, checked->identity().c_str(), lim.minW, lim.maxW);
+        return fail(buf);
+      }
   }
   if (std::string why; !AtomicFile::checkWritable(output, why))
     return fail(why);
@@ -1269,13 +1309,29 @@ static int profileCommand(std::vector<std::string> cmd) {
     list = "adaptive:" + std::to_string(maxClocks);
   for (int c : clocks)
     list += (list.empty() ? "" : ",") + std::to_string(c);
+  for (double w : powerLimitsW) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", w);
+    list += (list.empty() ? "" : ",") + std::string(buf);
+  }
   char dirTemplate[] = "/tmp/energy-prof-profile.XXXXXX";
   if (!::mkdtemp(dirTemplate))
     return fail(std::string("cannot create a shard directory: ") +
                 std::strerror(errno));
   std::string dir = dirTemplate;
   ::setenv("ENERGY_RT_ALLOW_CLOCK_CHANGES", "1", 1);
-  ::setenv("ENERGY_RT_PROFILE_CLOCKS", list.c_str(), 1);
+  // One sweep: the other's variable, left in the environment, would be
+  // refused by every rank.
+  ::setenv(limits ? "ENERGY_RT_PROFILE_POWER_LIMITS"
+                  : "ENERGY_RT_PROFILE_CLOCKS",
+           list.c_str(), 1);
+  ::unsetenv(limits ? "ENERGY_RT_PROFILE_CLOCKS"
+                    : "ENERGY_RT_PROFILE_POWER_LIMITS");
+  if (limits)
+    ::setenv("ENERGY_RT_PROFILE_SETTLE",
+             std::to_string(settleIterations).c_str(), 1);
+  else
+    ::unsetenv("ENERGY_RT_PROFILE_SETTLE");
   ::setenv("ENERGY_RT_PROFILE_ITERATIONS",
            std::to_string(iterationsPerClock).c_str(), 1);
   ::setenv("ENERGY_RT_PROFILE_WARMUP", std::to_string(warmupIterations).c_str(),
@@ -1492,11 +1548,15 @@ static int profileCommand(std::vector<std::string> cmd) {
       }
   // The job's whole command line: its script and arguments are what was
   // profiled (argv[0] alone is only the interpreter).
-  merged.generator = energy::generatorJson(
-      "energy-prof profile --clocks " + list + " -- " + llvm::join(cmd, " "),
-      {cmd.front()}, merged.sources);
+  merged.generator =
+      energy::generatorJson(std::string("energy-prof profile ") +
+                                (limits ? "--power-limits " : "--clocks ") +
+                                list + " -- " + llvm::join(cmd, " "),
+                            {cmd.front()}, merged.sources);
   // A job that ends before the sweep does covers only its first clocks.
-  size_t wanted = adaptive ? size_t(maxClocks) : clocks.size();
+  size_t wanted = adaptive ? size_t(maxClocks)
+                  : limits ? powerLimitsW.size()
+                           : clocks.size();
   if (allClocks) {
     std::string why;
     std::unique_ptr<Device> dev = checked ? nullptr : openDevice(name, why);
@@ -1504,15 +1564,17 @@ static int profileCommand(std::vector<std::string> cmd) {
     size_t n = d ? d->supportedSmClocks().size() : 0;
     wanted = n ? (n + clockStride - 1) / clockStride : 0;
   }
-  std::set<int64_t> seen = fullyCoveredClocks(merged, "profile");
+  std::set<ProfilePoint> seen = fullyCoveredClocks(merged, "profile");
   if (merged.entries.empty()) {
     cleanup();
     fail((failed ? how + ", and the job" : std::string("the job")) +
-         " recorded no region at a profiled clock: it must name regions and "
+         " recorded no region at a profiled " + (limits ? "limit" : "clock") +
+         ": it must name regions and "
          "run " +
          Twine(warmupIterations) + " warm-up iterations, then " +
-         Twine(iterationsPerClock) +
-         " per clock (er_step / energy_rt.step() calls); nothing was "
+         Twine(iterationsPerClock) + " per " +
+         (limits ? "limit (after its settling ones)" : "clock") +
+         " (er_step / energy_rt.step() calls); nothing was "
          "written");
     return errorRc;
   }
@@ -1559,14 +1621,19 @@ static int profileCommand(std::vector<std::string> cmd) {
   if (wanted && seen.size() < wanted && !(adaptive && !failed))
     WithColor::warning(errs(), "energy-prof")
         << "the job covered " << seen.size() << " of the " << wanted
-        << " clocks in full: it must run " << warmupIterations << " + "
-        << wanted << " x " << iterationsPerClock << " = "
-        << warmupIterations + wanted * iterationsPerClock
+        << (limits ? " power limits" : " clocks") << " in full: it must run "
+        << warmupIterations << " + " << wanted << " x "
+        << (limits ? settleIterations + iterationsPerClock
+                   : unsigned(iterationsPerClock))
+        << " = "
+        << warmupIterations +
+               wanted * ((limits ? settleIterations : 0u) + iterationsPerClock)
         << " iterations (er_step calls) for the whole sweep\n";
   if (writeOutput(writeSignatureDb(merged)) != 0)
     return keep("the DB was not written");
   cleanup();
-  errs() << "profiled " << names.size() << " rank(s) at clocks " << list << ": "
+  errs() << "profiled " << names.size() << " rank(s) at "
+         << (limits ? "power limits " : "clocks ") << list << ": "
          << merged.entries.size() << " entries\n";
   return failed ? errorRc : 0;
 }
