@@ -344,10 +344,10 @@ bool sampleMakespan(const Schedule &s, uint32_t samples, uint64_t seed,
       int64_t next = -1;
       for (size_t k = 0; k < task.deps.size() && next < 0; ++k) {
         const Dependency &dep = task.deps[k];
-        double ready = dep.startToStart
-                           ? start[dep.pred] + dep.lag
-                           : start[dep.pred] + duration[dep.pred] + dep.lag;
-        if (std::fabs(ready - st) <= tol) {
+        double readyAt = dep.startToStart
+                             ? start[dep.pred] + dep.lag
+                             : start[dep.pred] + duration[dep.pred] + dep.lag;
+        if (std::fabs(readyAt - st) <= tol) {
           pathDeps.push_back(depStart[t] + uint32_t(k));
           next = dep.pred;
           counts = !dep.startToStart;

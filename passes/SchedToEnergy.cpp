@@ -43,7 +43,7 @@ struct Materializer {
   /// the first collective part): a part is named <collective>.<device>
   /// unless a task or another part holds that name (a task @c.g beside a
   /// collective @c on @g), then <collective>.<device>_<k>.
-  llvm::StringSet<> names;
+  llvm::StringSet<> names = {};
   bool namesFilled = false;
 
   StringAttr partName(StringRef collective, StringRef device) {

@@ -100,9 +100,9 @@ static ParseResult parseNumber(AsmParser &parser, double &value) {
     value = double(integer);
     StringRef kw;
     if (succeeded(parser.parseOptionalKeyword(&kw, exponentKeywords()))) {
-      std::string text = std::to_string(integer) + "e";
+      std::string literal = std::to_string(integer) + "e";
       if (kw.size() > 1) {
-        text += kw.drop_front().str();
+        literal += kw.drop_front().str();
       } else {
         bool minus = succeeded(parser.parseOptionalMinus());
         if (!minus)
@@ -113,9 +113,9 @@ static ParseResult parseNumber(AsmParser &parser, double &value) {
         if (!got.has_value() || failed(*got))
           return parser.emitError(expLoc)
                  << "expected the exponent's digits after '" << kw << "'";
-        text += (minus ? "-" : "") + std::to_string(e);
+        literal += (minus ? "-" : "") + std::to_string(e);
       }
-      value = std::strtod(text.c_str(), nullptr); // correctly rounded
+      value = std::strtod(literal.c_str(), nullptr); // correctly rounded
     }
   } else if (parser.parseFloat(value)) {
     return failure();

@@ -129,8 +129,8 @@ private:
   /// which device-wide settings (absent: not said), and its SM share.
   struct Stretch {
     double T, s;
-    std::optional<int64_t> smMhz, memMhz;
-    std::optional<double> powerCap;
+    std::optional<int64_t> smMhz = {}, memMhz = {};
+    std::optional<double> powerCap = {};
     double smShare = 0;
   };
   /// The operand's stretches in time order (mean durations); false where

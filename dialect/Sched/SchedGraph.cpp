@@ -287,9 +287,6 @@ private:
     if (auto start = coll.getStartAttr())
       task.fixedStart = start.getValueAsDouble();
     if (SignatureAttr sig = coll.getSigAttr()) {
-      double sdevs = 0;
-      for (uint32_t d : task.devices)
-        sdevs += g.schedule.devices[d].staticPower;
       setCost(task, sig, sdevs);
     } else if (need != Need::Structure) {
       return missingSignature(coll);

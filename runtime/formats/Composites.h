@@ -26,7 +26,7 @@ namespace formats {
 struct CompositeMeasurement {
   double E = 0, varMean = 0;
   /// Where energy-prof measure-composite measured it ("" where not said).
-  std::string device;
+  std::string device = {};
 };
 
 /// Parses a composite-measurements file's `text` (named `path` in errors:
