@@ -300,12 +300,15 @@ struct EnergyPowerCapPass
       // at its option of that cap (its signature, and `for` where it has
       // one), so that the IR says what the capped job runs. A task with a
       // recorded start keeps its signature (a longer one could overlap the
-      // next on its stream; --energy-plan re-times them).
+      // next on its stream; --energy-plan re-times them), and so does a
+      // planned one (its energy.dvfs names its option; planned again under
+      // the new cap, it moves).
       if (table.empty())
         for (auto [t, j] : llvm::enumerate(choiceOf[chosen])) {
           auto task = dyn_cast<TaskOp>(c->graph.taskOps[t]);
           SignatureAttr sig = c->sigs[t][j];
-          if (!task || !sig || j == c->current[t] || task.getStart())
+          if (!task || !sig || j == c->current[t] || task.getStart() ||
+              task->hasAttr(EnergyDialect::DvfsAttrHelper::getNameStr()))
             continue;
           task.setSigAttr(sig);
           if (task.getDuration())

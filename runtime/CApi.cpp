@@ -959,19 +959,30 @@ void exitWarnings() {
                                  std::to_string(er_rank()),
                              std::to_string(pf.step) + "\n", err);
     }
-    std::fprintf(stderr,
-                 "energy_rt: warning: rank %d ended during the clock sweep, "
-                 "after %u iterations (%u warm-up, then %u per clock)%s\n",
-                 er_rank(), pf.step, pf.warmup, pf.perClock,
-                 state.flushAtExit.empty()
-                     ? ""
-                     : ": its shard holds the clocks it ran, the last one "
-                       "with the runs it finished");
+    if (!pf.caps.empty())
+      std::fprintf(stderr,
+                   "energy_rt: warning: rank %d ended during the power-limit "
+                   "sweep, after %u iterations (%u warm-up, then %u settling "
+                   "and %u recorded per limit)%s\n",
+                   er_rank(), pf.step, pf.warmup, pf.settle, pf.perClock,
+                   state.flushAtExit.empty()
+                       ? ""
+                       : ": its shard holds the limits it ran, the last one "
+                         "with the runs it finished");
+    else
+      std::fprintf(stderr,
+                   "energy_rt: warning: rank %d ended during the clock sweep, "
+                   "after %u iterations (%u warm-up, then %u per clock)%s\n",
+                   er_rank(), pf.step, pf.warmup, pf.perClock,
+                   state.flushAtExit.empty()
+                       ? ""
+                       : ": its shard holds the clocks it ran, the last one "
+                         "with the runs it finished");
   }
   if (swept && state.flushAtExit.empty() &&
       state.runsAccounted > state.runsAtFlush)
     std::fprintf(stderr,
-                 "energy_rt: warning: rank %d's clock sweep measured %llu "
+                 "energy_rt: warning: rank %d's sweep measured %llu "
                  "region runs that were not written (no "
                  "ENERGY_RT_FLUSH_AT_EXIT, and no flush since): set it to a "
                  "shard path, or run the job under `energy-prof profile`, "
@@ -1253,6 +1264,7 @@ int er_init(const char *device) {
   state.runsAtFlush = state.runsAccounted;
   state.planClocks.clear();
   state.planPowerCapW.reset();
+  state.profileCapW.reset();
   state.planKept.clear();
   state.planComplete = false;
   state.planBegins = 0;
@@ -1505,9 +1517,24 @@ void noticeSignalResets() {
   state.signalResetsSeen = n;
   if (state.sampler && state.dev)
     state.sampler->noteSmClock(state.dev->currentSmClock());
-  // The guard put the default limit back: a profile's phase runs at the
-  // default until its next step sets the phase's limit again.
-  state.profileCapW.reset();
+  // The guard put the default limit back: a profile across limits sets its
+  // phase's limit again now and records nothing more of this iteration
+  // (the limit settles again; the runs before the signal stay).
+  if (state.profileCapW && state.dev && state.guard) {
+    std::string err;
+    if (state.dev->setPowerLimit(*state.profileCapW, err)) {
+      state.profile.settling = true;
+    } else {
+      std::fprintf(stderr,
+                   "energy_rt: warning: the profile's power limit of %g W "
+                   "could not be set again after a handled signal (%s): the "
+                   "sweep ends here\n",
+                   *state.profileCapW, err.c_str());
+      state.profileCapW.reset();
+      state.profile.active = false;
+      state.profile.interrupted = true;
+    }
+  }
   // A plan's power cap holds for the whole job: set again (the planned
   // clocks are, at their next region).
   if (state.planPowerCapW && state.dev && state.guard &&

@@ -109,8 +109,9 @@ private:
   /// Whether --dynamic-power priced any event (those with their own d_J,
   /// our exports', keep it).
   bool modelUsed = false;
-  /// GPU events (but collectives) whose name a --db-keys DB holds, all ranks.
-  size_t totalNamed = 0;
+  /// Whether a --db-keys DB holds the name of some GPU event (but a
+  /// collective's) of any rank.
+  bool anyNamed = false;
   /// Per rank's kernel of a collective, the tasks it waits for (its part's
   /// `part_after`), from emitRank for emitCollectives.
   llvm::DenseMap<const GpuEvent *, SmallVector<Attribute>> partWaits;
@@ -568,7 +569,6 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
     bool keyed = !opts.dbKeys.empty() && e.dur > 0 &&
                  opts.dbKeys.count(e.name.str()) > 0;
     keyedTasks += keyed;
-    totalNamed += opts.dbKeys.count(e.name.str()) > 0;
     if (!keyed && !std::isnan(e.dJ))
       sig = SignatureAttr::get(ctx, usToSeconds(e.dur), e.dJ, e.sigmaTS,
                                e.sigmaDJ, std::nullopt, std::nullopt);
@@ -578,14 +578,16 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
                                std::nullopt, std::nullopt);
       modelUsed = true;
     }
-    // A kernel the DB does not name, beside ones it does: its trace figures
-    // hold at the clock the trace ran at, so that is its one option (a
-    // plan that lowers the clock around it sets it back for it; memcpys
-    // and memsets run on the copy engines and memory clock, not the SM
-    // clock a plan sets, and keep whatever clock is in force).
+    // A kernel the DB does not name, in a trace where it names some: its
+    // figures (--dynamic-power's model) hold at the clock the trace ran at,
+    // so that is its one option (a plan that lowers the clock around it
+    // sets it back for it). Memcpys and memsets run on the copy engines and
+    // the memory clock, not the SM clock a plan sets; a slice with its own
+    // d_J (our exports) was priced at a clock the trace does not say: both
+    // keep whatever clock is in force.
     ArrayAttr pinned;
-    if (!keyed && sig && opts.traceMhz && e.kind == GpuEvent::Kernel &&
-        (e.taskKind.empty() || e.taskKind == "kernel")) {
+    if (!keyed && sig && anyNamed && opts.traceMhz && std::isnan(e.dJ) &&
+        e.kind == GpuEvent::Kernel) {
       pinned = b.getArrayAttr(
           {OptionAttr::get(ctx,
                            OpPointAttr::get(ctx, *opts.traceMhz, std::nullopt,
@@ -879,17 +881,21 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
         b.getF64FloatAttr(staticPower[ri]), OpPointAttr());
     devices.push_back(FlatSymbolRefAttr::get(dev.getSymNameAttr()));
   }
-  for (size_t ri = 0; ri < ranks.size(); ++ri)
-    if (!emitRank(b, ranks[ri], devices[ri], origin, summary))
-      return nullptr;
+  if (!opts.dbKeys.empty())
+    for (const KinetoRank &r : ranks)
+      for (const GpuEvent &e : r.events)
+        anyNamed |= !e.nccl && opts.dbKeys.count(e.name.str()) > 0;
   // A DB that names no event prices nothing: said, not a plan that keeps
   // every clock with no word why.
-  if (!opts.dbKeys.empty() && !totalNamed)
+  if (!opts.dbKeys.empty() && !anyNamed)
     llvm::WithColor::warning(llvm::errs())
         << "--db-keys: no GPU event of the trace has a name the DB holds ("
         << opts.dbKeys.size() << " key(s), e.g. '" << *opts.dbKeys.begin()
         << "'): its kernels were characterized under other names, or it "
-           "is another job's; every event keeps --dynamic-power's model\n";
+           "is another job's; no event is priced from it\n";
+  for (size_t ri = 0; ri < ranks.size(); ++ri)
+    if (!emitRank(b, ranks[ri], devices[ri], origin, summary))
+      return nullptr;
   if (!emitCollectives(b, colls, devices, origin))
     return nullptr;
   if (!orderByStarts(sched, devices))

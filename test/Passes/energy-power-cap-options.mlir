@@ -15,12 +15,16 @@
 // Planned without a cap chosen, the tasks' options at several caps would
 // run one device at two (warned; --export-plan refuses that plan); with the
 // cap chosen first, the clocks are planned under it.
-// RUN: rm -rf %t && mkdir -p %t && head -n 47 %s > %t/job.mlir
+// RUN: rm -rf %t && mkdir -p %t && sed '/^\/\/ -----/,$d' %s > %t/job.mlir
 // RUN: energy-opt %t/job.mlir --energy-plan="max-slowdown=10" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TWO
 // TWO: warning: energy-plan: the plan gives the tasks of this device different power caps (200 W, 300 W): a device runs under one
 // RUN: energy-opt %t/job.mlir --energy-power-cap="max-slowdown=25" --energy-plan="max-slowdown=0" -o %t/planned.mlir
 // RUN: energy-translate --export-plan %t/planned.mlir | FileCheck %s --check-prefix=FILE
 // FILE: "power_cap_W": 200
+// A planned task keeps the option its energy.dvfs names (@fwd at 1200 MHz
+// under 200 W: 12.5 ms, 1.95 J), not the cap's highest clock.
+// RUN: energy-opt %t/job.mlir --energy-power-cap="max-slowdown=25" --energy-plan="max-slowdown=10" | energy-opt --energy-power-cap="max-slowdown=25" | FileCheck %s --check-prefix=PLANNED
+// PLANNED: sched.task @fwd on @gpu sig <T = 12.5 ms, d = 1.95 J> {{.*}}energy.dvfs = #energy.op_point<sm_mhz = 1200, power_cap = 200 W>
 // Run again on a capped schedule, it chooses among every cap again (the
 // cap set before is the one being replaced, not the only one left).
 // RUN: energy-opt %t/job.mlir --energy-power-cap="max-slowdown=25" | energy-opt --energy-power-cap="max-slowdown=0" | FileCheck %s --check-prefix=AGAIN

@@ -321,12 +321,19 @@ int main(int argc, char **argv) {
       }
       // Warm entries are a context of a key, not a kernel of their own
       // (the fill hands them to elements that reuse data).
+      bool capped = false;
       for (const energy::rt::DbEntry &e : db.entries)
         if (e.l2 != "warm") {
           opts.dbKeys.insert(e.key);
+          capped |= e.powerLimit.has_value();
           if (e.smMhz > 0)
             opts.traceMhz = std::max(opts.traceMhz.value_or(0), e.smMhz);
         }
+      // A DB measured under power limits: a kernel it does not name has no
+      // cap its trace figures were measured under that a plan could hold
+      // it to, so it keeps the clock in force (docs/SCHED.md).
+      if (capped)
+        opts.traceMhz.reset();
     }
     // The summary file is written whole once the import succeeded (a
     // failed import leaves it as it was); checked writable first.

@@ -1,0 +1,58 @@
+"""Edges of a profile across power limits (energy-rt-profile-power-limits
+.test): every entry of a shard names the limit it ran under, and its mean
+power s + d / T fits under it (3 %: the simulator's noise) --
+  reinit: er_init again in the same process starts the sweep afresh (the
+          first session's last limit is not taken for the new one's);
+  signal: a handled signal (the guard restores the default limit before the
+          program's handler runs) in a recorded iteration: the limit is set
+          again, and no run at the default limit enters the profile.
+Usage: profile_caps_edges.py reinit|signal OUT_DIR (the environment names
+the limits; the entries' limits are printed)."""
+import ctypes
+import json
+import os
+import signal
+import sys
+
+import energy_rt
+
+mode, out = sys.argv[1], sys.argv[2]
+lib = energy_rt._lib
+
+
+def check(rc):
+    if rc:
+        raise SystemExit(lib.er_last_error().decode())
+
+
+def iterations(n, signal_at=None):
+    for i in range(n):
+        if i == signal_at:
+            os.kill(os.getpid(), signal.SIGUSR1)
+        check(lib.er_begin(b"fwd"))
+        check(lib.er_sim_run(ctypes.c_double(5e12), ctypes.c_double(1e9)))
+        check(lib.er_end(b"fwd"))
+        check(lib.er_step())
+
+
+shards = []
+if mode == "reinit":
+    check(lib.er_init(b"sim:a100"))
+    iterations(2)
+    check(lib.er_flush(os.path.join(out, "first.json").encode()))
+    check(lib.er_init(b"sim:a100"))
+    iterations(1 + 2 * 2)
+    shards.append(os.path.join(out, "reinit.json"))
+else:
+    signal.signal(signal.SIGUSR1, lambda *a: None)
+    check(lib.er_init(b"sim:a100"))
+    iterations(1 + 2 * 3, signal_at=3)
+    shards.append(os.path.join(out, "signal.json"))
+check(lib.er_flush(shards[-1].encode()))
+for e in json.load(open(shards[-1]))["entries"]:
+    cap = e.get("context", {}).get("power_limit_W")
+    power = e["s_W"] + e["d_J"] / e["T_s"]
+    assert cap is not None, ("an entry at no limit", e)
+    assert power <= cap * 1.03, ("drew more than its limit", cap, power)
+    print("%s: %g W, %d runs" % (e["key"], cap, e["runs"]))
+print("edges ok")
