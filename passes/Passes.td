@@ -220,6 +220,8 @@ def EnergyPowerCap : Pass<"energy-power-cap", "::mlir::ModuleOp"> {
            "Zeus's energy-time knob in [0, 1] (default 0.5, Zeus's)">,
     Option<"maxPower", "max-power", "double", /*default=*/"0",
            "Zeus's MAXPOWER in W: the job's GPUs' highest limits summed">,
+    Option<"summary", "summary", "bool", /*default=*/"false",
+           "print every cap's row and the choice on standard error">,
   ];
 }
 

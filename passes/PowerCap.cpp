@@ -14,6 +14,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -226,6 +227,45 @@ struct EnergyPowerCapPass
     return success();
   }
 
+  /// `summary=true`: every cap's row (as Zeus logs each limit it
+  /// profiled) and the choice against the highest cap's row, on standard
+  /// error.
+  void printRows(ScheduleOp sched, const std::vector<calculus::CapPoint> &rows,
+                 size_t chosen) {
+    auto q = [](double v, Dimension d) { return formatQuantity(v, d, 5); };
+    llvm::raw_ostream &os = llvm::errs();
+    os << "@" << sched.getSymName() << " power caps ("
+       << (table.empty() ? std::string("the tasks' options")
+                         : std::string(table))
+       << "; "
+       << (maxSlowdown >= 0
+               ? llvm::formatv("least energy within {0}% of the fastest row",
+                               double(maxSlowdown))
+                     .str()
+               : llvm::formatv("Zeus's cost, eta {0}, MAXPOWER {1}",
+                               double(eta),
+                               formatQuantity(maxPower, Dimension::Power, 5))
+                     .str())
+       << ")\n";
+    std::vector<size_t> order(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i)
+      order[i] = i;
+    std::sort(order.begin(), order.end(),
+              [&](size_t a, size_t b) { return rows[a].cap > rows[b].cap; });
+    const calculus::CapPoint &top = rows[order.front()];
+    for (size_t i : order) {
+      const calculus::CapPoint &r = rows[i];
+      os << "  " << q(r.cap, Dimension::Power) << "  "
+         << q(r.T, Dimension::Time) << "  " << q(r.E, Dimension::Energy);
+      if (i == chosen)
+        os << llvm::formatv("  <- chosen: {0:F2}% less energy, {1:F2}% "
+                            "slower than {2}",
+                            100 * (1 - r.E / top.E), 100 * (r.T / top.T - 1),
+                            q(top.cap, Dimension::Power));
+      os << "\n";
+    }
+  }
+
   void runOnOperation() override {
     energy::warnNestedSchedules(getOperation(), "energy-power-cap");
     ModuleOp module = getOperation();
@@ -292,6 +332,8 @@ struct EnergyPowerCapPass
       if (!calculus::choosePowerCap(rows, obj, chosen, err))
         return fail(err);
       const calculus::CapPoint &p = rows[chosen];
+      if (summary)
+        printRows(sched, rows, chosen);
       auto cap = OpPointAttr::get(ctx, std::nullopt, std::nullopt, Real{p.cap},
                                   std::nullopt);
       for (sched::DeviceOp dev : sched.getBody().getOps<sched::DeviceOp>())

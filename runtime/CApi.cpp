@@ -403,6 +403,77 @@ bool resolvePending(bool wait, std::string &err) {
   s->setKeepFrom(need);
   return true;
 }
+/// Every ENERGY_RT_* variable the runtime or its Python package reads.
+constexpr const char *kKnownVariables[] = {"ENERGY_RT_ALLOW_CLOCK_CHANGES",
+                                           "ENERGY_RT_DEVICE",
+                                           "ENERGY_RT_FLUSH_AT_EXIT",
+                                           "ENERGY_RT_FLUSH_INTERVAL",
+                                           "ENERGY_RT_LIBRARY",
+                                           "ENERGY_RT_LOCK_DIR",
+                                           "ENERGY_RT_MEASURING_DEVICE",
+                                           "ENERGY_RT_MEASURING_PID",
+                                           "ENERGY_RT_METRICS_ADDRESS",
+                                           "ENERGY_RT_METRICS_FILE",
+                                           "ENERGY_RT_METRICS_INTERVAL",
+                                           "ENERGY_RT_METRICS_PORT",
+                                           "ENERGY_RT_PROFILE_CLOCKS",
+                                           "ENERGY_RT_PROFILE_ITERATIONS",
+                                           "ENERGY_RT_PROFILE_POWER_LIMITS",
+                                           "ENERGY_RT_PROFILE_SETTLE",
+                                           "ENERGY_RT_PROFILE_SYNC_DIR",
+                                           "ENERGY_RT_PROFILE_WARMUP",
+                                           "ENERGY_RT_SIM_REALTIME",
+                                           "ENERGY_RT_SIM_SEED",
+                                           "ENERGY_RT_SIM_STATE",
+                                           "ENERGY_RT_STATE_DIR",
+                                           "ENERGY_RT_WORKER"};
+
+/// Levenshtein distance (the nearest known name for a misspelt one).
+size_t editDistance(const std::string &a, const std::string &b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min(
+          {row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+/// An ENERGY_RT_* variable the runtime does not read is a misspelling (a
+/// profile that never runs, a plan's consent not given): said once per
+/// process at er_init, with the nearest known name.
+void warnUnknownVariables() {
+  static bool said = false;
+  if (said)
+    return;
+  said = true;
+  for (char **e = environ; e && *e; ++e) {
+    std::string entry = *e;
+    std::string name = entry.substr(0, entry.find('='));
+    if (name.rfind("ENERGY_RT_", 0) != 0 ||
+        std::count(std::begin(kKnownVariables), std::end(kKnownVariables),
+                   name))
+      continue;
+    std::string nearest;
+    size_t best = SIZE_MAX;
+    for (const char *known : kKnownVariables)
+      if (size_t d = editDistance(name, known); d < best)
+        best = d, nearest = known;
+    std::fprintf(stderr,
+                 "energy_rt: warning: %s is set but energy_rt reads no such "
+                 "variable%s%s%s\n",
+                 name.c_str(), best <= 3 ? " (did you mean " : "",
+                 best <= 3 ? nearest.c_str() : "", best <= 3 ? "?)" : "");
+  }
+}
+
 /// The variable that makes this process a profile (set and not empty):
 /// ENERGY_RT_PROFILE_CLOCKS or ENERGY_RT_PROFILE_POWER_LIMITS; null if none.
 const char *profileVariable() {
@@ -959,7 +1030,14 @@ void exitWarnings() {
                                  std::to_string(er_rank()),
                              std::to_string(pf.step) + "\n", err);
     }
-    if (!pf.caps.empty())
+    if (pf.step == 0)
+      std::fprintf(stderr,
+                   "energy_rt: warning: rank %d ended before its first "
+                   "iteration was marked: the sweep never started and "
+                   "nothing was recorded (call er_step / energy_rt.step() at "
+                   "the end of every iteration)\n",
+                   er_rank());
+    else if (!pf.caps.empty())
       std::fprintf(stderr,
                    "energy_rt: warning: rank %d ended during the power-limit "
                    "sweep, after %u iterations (%u warm-up, then %u settling "
@@ -1056,6 +1134,7 @@ int er_init(const char *device) {
     pthread_atfork(beforeFork, afterForkParent, afterForkChild);
   });
   std::lock_guard<std::mutex> lock(state.mu);
+  warnUnknownVariables();
   ++state.session;
   std::string name = device ? device : "";
   if (name.empty())

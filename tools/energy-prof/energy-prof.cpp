@@ -9,8 +9,10 @@
 //       --sequence gemm,copy,gemm | --concurrent copy,copy [--contention]
 //       --name layer [--runs N] -o measured.json
 //   energy-prof merge rank0.json rank1.json ... -o db.json
-//   energy-prof profile (--clocks a,b | --all-clocks [--clock-stride K])
-//       [--iterations-per-clock N] [--warmup W] [--device D]
+//   energy-prof profile (--clocks a,b | --all-clocks [--clock-stride K] |
+//       --adaptive [--max-clocks B] | --power-limits W1,W2
+//       [--settle-iterations S]) [--iterations-per-clock N] [--warmup W]
+//       [--device D]
 //       --allow-clock-changes -o db.json -- CMD ...
 //   energy-prof fit --model token-law|energylens --data runs.csv -o model.json
 //   energy-prof plan-clocks plan.json --plan-device stage0 [--schedule S]
@@ -105,8 +107,9 @@ static cl::SubCommand mergeSub("merge",
                                "pool per-rank shards into one signature DB");
 static cl::SubCommand profileSub(
     "profile",
-    "profile a job across clocks in its own processes, then pool its "
-    "shards: energy-prof profile --clocks a,b|--all-clocks|--adaptive "
+    "profile a job across clocks (or power limits) in its own processes, "
+    "then pool its shards: energy-prof profile "
+    "--clocks a,b|--all-clocks|--adaptive|--power-limits W1,W2 "
     "--allow-clock-changes [-o db.json] -- CMD ARGS... (without -o the DB "
     "goes to standard output)");
 static cl::SubCommand
@@ -888,8 +891,8 @@ static std::set<ProfilePoint> fullyCoveredClocks(const SignatureDb &db,
     WithColor::warning(errs(), "energy-prof")
         << what << ": the regions ran fewer times at "
         << llvm::join(short_, "; ")
-        << " than at the clocks where they ran most (a job that ended within "
-           "a clock's iterations): their signatures there rest on fewer runs\n";
+        << " than where they ran most (a job that ended within a clock's or "
+           "limit's iterations): their signatures there rest on fewer runs\n";
   return full;
 }
 
@@ -1225,16 +1228,16 @@ static int profileCommand(std::vector<std::string> cmd) {
               "(a region run several times per iteration still has one)\n";
   // Options of another sweep are mistakes, not ignored.
   if (maxClocks.getNumOccurrences() && !adaptive)
-    return fail("--max-clocks is --adaptive's budget; with --clocks or "
-                "--all-clocks the sweep is the list given");
+    return fail("--max-clocks is --adaptive's budget; with --clocks, "
+                "--all-clocks or --power-limits the sweep is the list given");
   if (settleIterations.getNumOccurrences() && !limits)
     return fail("--settle-iterations is --power-limits' (a clock holds from "
                 "when it is set)");
   if (settleIterations > 1000000)
     return fail("--settle-iterations takes at most 1000000 iterations");
   if (clockStride.getNumOccurrences() && !allClocks)
-    return fail("--clock-stride thins --all-clocks; with --clocks or "
-                "--adaptive it has no meaning");
+    return fail("--clock-stride thins --all-clocks; with --clocks, "
+                "--adaptive or --power-limits it has no meaning");
   if (adaptive && maxClocks < 2)
     return fail("--max-clocks must be at least 2 (the adaptive sweep starts "
                 "at the highest clock and needs one more to compare)");
