@@ -2,6 +2,8 @@
 
 #include "runtime/include/energy_rt.h"
 
+#include "calculus/PowerCap.h"
+
 #include "runtime/AtomicFile.h"
 #include "runtime/Characterize.h"
 #include "runtime/JsonQuote.h"
@@ -41,6 +43,7 @@
 #include <vector>
 
 using namespace energy::rt;
+namespace calculus = energy::calculus;
 
 namespace {
 /// Runs of one region at one operating point: sufficient statistics.
@@ -146,6 +149,21 @@ struct Profile {
   bool active = false;
   /// The iteration running now is one of a limit's settling ones.
   bool settling = false;
+  /// ENERGY_RT_POWER_LIMIT_CHOICE: once the sweep of limits is over, the
+  /// limit its iterations say (calculus::choosePowerCap, the objective of
+  /// --energy-power-cap) is set for the rest of the job, as Zeus's
+  /// GlobalPowerLimitOptimizer does.
+  std::optional<calculus::CapObjective> choice;
+  /// Per limit: its recorded iterations' window, from the er_step before
+  /// the first to the one after the last (device time; on a simulated
+  /// device its energy too), and whether a limit change the sweep did not
+  /// make (a handled signal's reset) fell inside it.
+  struct Window {
+    double t0 = NAN, e0 = 0, t1 = NAN, e1 = 0;
+    unsigned long long changesAtOpen = 0;
+    bool disturbed = false;
+  };
+  std::vector<Window> windows;
   /// The sweep is over: later runs are not the profile's (they would add
   /// the default clock, or pool into it, beyond the clocks asked for).
   bool done = false;
@@ -399,6 +417,11 @@ bool resolvePending(bool wait, std::string &err) {
   for (auto &[key, r] : state.regions)
     if (r.open)
       need = std::min(need, r.startT);
+  // A power-limit choice reads its windows' energy at the sweep's end.
+  if (state.profile.choice && state.profile.active)
+    for (const Profile::Window &w : state.profile.windows)
+      if (!std::isnan(w.t0))
+        need = std::min(need, w.t0);
   s->dropBefore(std::min(s->coveredUntil(), need));
   s->setKeepFrom(need);
   return true;
@@ -426,7 +449,8 @@ constexpr const char *kKnownVariables[] = {"ENERGY_RT_ALLOW_CLOCK_CHANGES",
                                            "ENERGY_RT_SIM_SEED",
                                            "ENERGY_RT_SIM_STATE",
                                            "ENERGY_RT_STATE_DIR",
-                                           "ENERGY_RT_WORKER"};
+                                           "ENERGY_RT_WORKER",
+                                           "ENERGY_RT_POWER_LIMIT_CHOICE"};
 
 /// Levenshtein distance (the nearest known name for a misspelt one).
 size_t editDistance(const std::string &a, const std::string &b) {
@@ -472,6 +496,105 @@ void warnUnknownVariables() {
                  name.c_str(), best <= 3 ? " (did you mean " : "",
                  best <= 3 ? nearest.c_str() : "", best <= 3 ? "?)" : "");
   }
+}
+
+/// The job's size (WORLD_SIZE, SLURM_NTASKS or OMPI_COMM_WORLD_SIZE) and
+/// the profile's sync directory (ENERGY_RT_PROFILE_SYNC_DIR): a choice
+/// made from every rank's measurements (`who` `does` ...) needs one.
+bool jobOfRanks(Profile &pf, const std::string &who, const std::string &does,
+                std::string &why) {
+  for (const char *var : {"WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE"})
+    if (const char *n = std::getenv(var)) {
+      char *end = nullptr;
+      errno = 0;
+      long w = std::strtol(n, &end, 10);
+      if (end == n || *end || errno || w < 1 || w > (1L << 20)) {
+        why = std::string(var) + "='" + n +
+              "' is not a number of ranks (a whole number from 1)";
+        return false;
+      }
+      pf.world = int(w);
+      break;
+    }
+  if (const char *dir = std::getenv("ENERGY_RT_PROFILE_SYNC_DIR"))
+    pf.syncDir = dir;
+  if (pf.world > 1 && pf.syncDir.empty()) {
+    why = who + " of a job of " + std::to_string(pf.world) + " ranks " + does +
+          " from all ranks' energy: run it under "
+          "energy-prof profile, or set ENERGY_RT_PROFILE_SYNC_DIR to a "
+          "directory every rank can write";
+    return false;
+  }
+  return true;
+}
+
+/// ENERGY_RT_POWER_LIMIT_CHOICE: "max-slowdown=PCT" (least energy within
+/// that slowdown of the fastest limit) or "eta=E,max-power=W" (Zeus's
+/// cost; eta defaults to 0.5), as --energy-power-cap takes them.
+bool parseCapObjective(const std::string &text, calculus::CapObjective &obj,
+                       std::string &why) {
+  std::optional<double> slowdown, eta, maxPower;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t sep = text.find_first_of(", ", pos);
+    std::string item = text.substr(
+        pos, sep == std::string::npos ? std::string::npos : sep - pos);
+    pos = sep == std::string::npos ? text.size() : sep + 1;
+    if (item.empty())
+      continue;
+    size_t eq = item.find('=');
+    std::string key = item.substr(0, eq);
+    double v = NAN;
+    if (eq != std::string::npos) {
+      const char *num = item.c_str() + eq + 1;
+      char *end = nullptr;
+      errno = 0;
+      v = std::strtod(num, &end);
+      if (end == num || *end || errno || !std::isfinite(v))
+        v = NAN;
+    }
+    std::optional<double> *slot = key == "max-slowdown" ? &slowdown
+                                  : key == "eta"        ? &eta
+                                  : key == "max-power"  ? &maxPower
+                                                        : nullptr;
+    if (!slot) {
+      why = "'" + item +
+            "' is not one of max-slowdown=PCT, eta=E and max-power=W";
+      return false;
+    }
+    if (std::isnan(v)) {
+      why = "'" + item + "' needs a finite number";
+      return false;
+    }
+    *slot = v;
+  }
+  if (slowdown && (eta || maxPower)) {
+    why = "give max-slowdown=PCT, or eta and max-power=W (Zeus's cost), not "
+          "both";
+    return false;
+  }
+  if (slowdown) {
+    if (*slowdown < 0) {
+      why = "max-slowdown is a non-negative percentage";
+      return false;
+    }
+    obj.kind = calculus::CapObjective::MinEnergyUnderSlowdown;
+    obj.maxSlowdownPct = *slowdown;
+    return true;
+  }
+  if (!maxPower || !(*maxPower > 0)) {
+    why = "needs max-slowdown=PCT, or max-power=W > 0 (with eta in [0, 1], "
+          "default 0.5: Zeus's cost)";
+    return false;
+  }
+  obj.kind = calculus::CapObjective::ZeusCost;
+  obj.eta = eta.value_or(0.5);
+  obj.maxPower = *maxPower;
+  if (!(obj.eta >= 0 && obj.eta <= 1)) {
+    why = "eta is in [0, 1]";
+    return false;
+  }
+  return true;
 }
 
 /// The variable that makes this process a profile (set and not empty):
@@ -561,29 +684,8 @@ bool startProfile(bool caps, const std::string &list, std::string &why) {
     }
     pf.adaptive = true;
     pf.budget = size_t(b);
-    for (const char *var :
-         {"WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE"})
-      if (const char *n = std::getenv(var)) {
-        char *end = nullptr;
-        errno = 0;
-        long w = std::strtol(n, &end, 10);
-        if (end == n || *end || errno || w < 1 || w > (1L << 20)) {
-          why = std::string(var) + "='" + n +
-                "' is not a number of ranks (a whole number from 1)";
-          return false;
-        }
-        pf.world = int(w);
-        break;
-      }
-    if (const char *dir = std::getenv("ENERGY_RT_PROFILE_SYNC_DIR"))
-      pf.syncDir = dir;
-    if (pf.world > 1 && pf.syncDir.empty()) {
-      why = "adaptive profiling of a job of " + std::to_string(pf.world) +
-            " ranks chooses each clock from all ranks' energy: run it under "
-            "energy-prof profile, or set ENERGY_RT_PROFILE_SYNC_DIR to a "
-            "directory every rank can write";
+    if (!jobOfRanks(pf, "adaptive profiling", "chooses each clock", why))
       return false;
-    }
     pf.clocks.push_back(supported.front());
   } else if (list == "all" || list.rfind("every:", 0) == 0) {
     long k = list == "all" ? 1 : countAfter(6);
@@ -647,6 +749,17 @@ bool startProfile(bool caps, const std::string &list, std::string &why) {
   }
   if (caps && !count("ENERGY_RT_PROFILE_SETTLE", 1, pf.settle))
     return false;
+  if (const char *c = std::getenv("ENERGY_RT_POWER_LIMIT_CHOICE"); c && caps) {
+    calculus::CapObjective obj;
+    if (!parseCapObjective(c, obj, why)) {
+      why = "ENERGY_RT_POWER_LIMIT_CHOICE='" + std::string(c) + "': " + why;
+      return false;
+    }
+    pf.choice = obj;
+    pf.windows.assign(pf.caps.size(), Profile::Window());
+    if (!jobOfRanks(pf, "choosing a power limit", "chooses its limit", why))
+      return false;
+  }
   if (heldByAnotherProcess(*state.dev, why))
     return false;
   pf.active = true;
@@ -1363,6 +1476,9 @@ int er_init(const char *device) {
                   "ENERGY_RT_PROFILE_POWER_LIMITS are both set: a profile "
                   "sweeps clocks at the default limit or limits at the "
                   "default clock; unset one");
+    if (std::getenv("ENERGY_RT_POWER_LIMIT_CHOICE") && !capList)
+      return fail("ENERGY_RT_POWER_LIMIT_CHOICE chooses among the limits of "
+                  "ENERGY_RT_PROFILE_POWER_LIMITS: set those, or unset it");
     std::string why;
     if (capList && !startProfile(true, capList, why))
       return fail("profiling across power limits: " + why);
@@ -1448,14 +1564,73 @@ int er_write_metrics(const char *path) {
 }
 
 namespace {
-/// Adaptive profiling (Profile::adaptive), called when the last chosen
-/// clock has had its iterations: records the iteration's energy at it (all
-/// regions' runs at that clock / iterations) and appends the next clock.
-/// Coarse: from the maximum down in steps of an eighth of the clock range
-/// until the energy rises 1 % above the least seen (past the valley: lower
-/// clocks only lose) or the range ends. Then refine: bisect the measured
-/// interval whose ends differ most in energy (relative), while it differs
-/// by more than 0.2 % and the budget lasts. Returns false when done.
+/// Every rank's line `mine` of the profile's sync directory
+/// (`<tag>.rank<r>`), by rank, once all have written theirs (caller holds
+/// state.mu; waits up to 10 minutes for the slowest rank). `who` and
+/// `what` name the wait in errors: "adaptive profiling", "energy at 1410
+/// MHz"; `sweep` the sweep a rank that ended left.
+bool gatherRanks(const Profile &pf, const std::string &tag,
+                 const std::string &mine, const std::string &who,
+                 const std::string &what, const std::string &sweep,
+                 std::vector<std::string> &all, std::string &err) {
+  auto fileOf = [&](int rank) {
+    return pf.syncDir + "/" + tag + ".rank" + std::to_string(rank);
+  };
+  if (!AtomicFile::writeWhole(fileOf(er_rank()), mine, err)) {
+    err = who + ": " + err;
+    return false;
+  }
+  auto start = std::chrono::steady_clock::now();
+  auto deadline = start + std::chrono::minutes(10);
+  bool said = false;
+  all.clear();
+  for (int r = 0; r < pf.world; ++r) {
+    for (;;) {
+      // Written whole (AtomicFile): there is all of it.
+      std::ifstream in(fileOf(r));
+      std::stringstream text;
+      if (in && (text << in.rdbuf()) && !text.str().empty()) {
+        all.push_back(text.str());
+        break;
+      }
+      // A rank that ended (its iterations fewer than this one's): nothing
+      // will come.
+      if (std::ifstream(pf.syncDir + "/ended.rank" + std::to_string(r))) {
+        err = who + ": rank " + std::to_string(r) + " ended during the " +
+              sweep + ", before its " + what +
+              ": every rank must run the sweep's iterations (call step() "
+              "alike)";
+        return false;
+      }
+      // A signal the program handles later (Python's handlers run once
+      // this call returns): stop waiting, so that it can (torchrun stops
+      // the other ranks with SIGTERM when one fails).
+      if (int sig = takeChainedSignal()) {
+        err = who + ": interrupted by signal " + std::to_string(sig) +
+              " while waiting for rank " + std::to_string(r) + "'s " + what;
+        return false;
+      }
+      auto now = std::chrono::steady_clock::now();
+      if (!said && now - start > std::chrono::seconds(10)) {
+        said = true;
+        std::fprintf(stderr,
+                     "energy_rt: %s: rank %d is waiting for rank %d's %s (up "
+                     "to 10 minutes)\n",
+                     who.c_str(), er_rank(), r, what.c_str());
+      }
+      if (now > deadline) {
+        err = who + ": rank " + std::to_string(er_rank()) +
+              " waited 10 minutes for rank " + std::to_string(r) + "'s " +
+              what + " (do all " + std::to_string(pf.world) +
+              " ranks profile, and call step() alike?)";
+        return false;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  }
+  return true;
+}
+
 /// The job's energy per iteration at the last profiled clock: this rank's,
 /// plus, in a job of several ranks, every other rank's, read from the
 /// profile's sync directory once all have written theirs (caller holds
@@ -1471,71 +1646,29 @@ bool jobEnergyAtLastClock(Profile &pf, double &perIteration, std::string &err) {
   perIteration = e / double(pf.perClock);
   if (pf.world <= 1)
     return true;
-  auto fileOf = [&](int rank) {
-    return pf.syncDir + "/clock" + std::to_string(pf.clocks.size()) + ".rank" +
-           std::to_string(rank);
-  };
   char text[64];
   std::snprintf(text, sizeof text, "%.17g\n", perIteration);
-  if (!AtomicFile::writeWhole(fileOf(er_rank()), text, err)) {
-    err = "adaptive profiling: " + err;
+  std::vector<std::string> all;
+  if (!gatherRanks(pf, "clock" + std::to_string(pf.clocks.size()), text,
+                   "adaptive profiling",
+                   "energy at " + std::to_string(last) + " MHz", "clock sweep",
+                   all, err))
     return false;
-  }
-  auto start = std::chrono::steady_clock::now();
-  auto deadline = start + std::chrono::minutes(10);
-  bool said = false;
   double sum = 0;
-  for (int r = 0; r < pf.world; ++r) {
-    for (;;) {
-      std::ifstream in(fileOf(r));
-      double x = 0;
-      if (in >> x) {
-        sum += x;
-        break;
-      }
-      // A rank that ended (its iterations fewer than this one's): no
-      // energy will come.
-      if (std::ifstream(pf.syncDir + "/ended.rank" + std::to_string(r))) {
-        err = "adaptive profiling: rank " + std::to_string(r) +
-              " ended during the clock sweep, before its energy at " +
-              std::to_string(last) +
-              " MHz: every rank must run the sweep's iterations (call "
-              "step() alike)";
-        return false;
-      }
-      // A signal the program handles later (Python's handlers run once
-      // this call returns): stop waiting, so that it can (torchrun stops
-      // the other ranks with SIGTERM when one fails).
-      if (int sig = takeChainedSignal()) {
-        err = "adaptive profiling: interrupted by signal " +
-              std::to_string(sig) + " while waiting for rank " +
-              std::to_string(r) + "'s energy at " + std::to_string(last) +
-              " MHz";
-        return false;
-      }
-      auto now = std::chrono::steady_clock::now();
-      if (!said && now - start > std::chrono::seconds(10)) {
-        said = true;
-        std::fprintf(stderr,
-                     "energy_rt: adaptive profiling: rank %d is waiting for "
-                     "rank %d's energy at %d MHz (up to 10 minutes)\n",
-                     er_rank(), r, last);
-      }
-      if (now > deadline) {
-        err = "adaptive profiling: rank " + std::to_string(er_rank()) +
-              " waited 10 minutes for rank " + std::to_string(r) +
-              "'s energy at " + std::to_string(last) + " MHz (do all " +
-              std::to_string(pf.world) +
-              " ranks profile, and call step() alike?)";
-        return false;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-  }
+  for (const std::string &t : all)
+    sum += std::strtod(t.c_str(), nullptr);
   perIteration = sum;
   return true;
 }
 
+/// Adaptive profiling (Profile::adaptive), called when the last chosen
+/// clock has had its iterations: records the iteration's energy at it (all
+/// regions' runs at that clock / iterations) and appends the next clock.
+/// Coarse: from the maximum down in steps of an eighth of the clock range
+/// until the energy rises 1 % above the least seen (past the valley: lower
+/// clocks only lose) or the range ends. Then refine: bisect the measured
+/// interval whose ends differ most in energy (relative), while it differs
+/// by more than 0.2 % and the budget lasts. Returns false when done.
 bool chooseNextClock(Profile &pf, double perIteration) {
   int last = pf.clocks.back();
   pf.energyAt[last] = perIteration;
@@ -1632,38 +1765,153 @@ void noticeSignalResets() {
 } // namespace
 
 namespace {
+/// The device's time and, on a simulated device, its energy now (a real
+/// device's energy over a window comes from the sampler's curve).
+void deviceReading(double &t, double &e) {
+  e = 0;
+  if (state.sampler)
+    t = state.dev->now();
+  else
+    state.sim->exactEnergyAndTime(e, t);
+}
+
+/// ENERGY_RT_POWER_LIMIT_CHOICE, at the end of the sweep (caller holds
+/// state.mu): each limit's iteration (its recorded window over its
+/// iterations), summed over the job's ranks (energy; the slowest rank's
+/// time), the limit chosen as --energy-power-cap chooses, set for the rest
+/// of the job (restored at exit, like a plan's cap). False with `err`
+/// where there is none.
+bool chooseProfiledLimit(Profile &pf, double &limit, std::string &err) {
+  std::vector<calculus::CapPoint> rows;
+  std::string mine;
+  for (size_t i = 0; i < pf.caps.size(); ++i) {
+    Profile::Window &w = pf.windows[i];
+    if (!(w.t1 > w.t0) || w.disturbed)
+      continue;
+    double E = w.e1 - w.e0;
+    if (state.sampler &&
+        (!state.sampler->waitCovered(w.t1, kCounterWait, err) ||
+         !state.sampler->energy(w.t0, w.t1, E, err)))
+      return false;
+    rows.push_back({pf.caps[i], (w.t1 - w.t0) / pf.perClock, E / pf.perClock});
+    char line[96];
+    std::snprintf(line, sizeof line, "%.17g %.17g %.17g\n", rows.back().cap,
+                  rows.back().T, rows.back().E);
+    mine += line;
+  }
+  if (pf.world > 1) {
+    std::vector<std::string> all;
+    if (!gatherRanks(pf, "limits", mine.empty() ? "none\n" : mine,
+                     "choosing a power limit", "iterations at each limit",
+                     "power-limit sweep", all, err))
+      return false;
+    // A limit every rank measured: the job's energy, its slowest time.
+    std::map<double, std::pair<calculus::CapPoint, int>> job;
+    for (const std::string &text : all) {
+      std::istringstream in(text);
+      calculus::CapPoint p;
+      while (in >> p.cap >> p.T >> p.E) {
+        auto &[sum, n] = job[p.cap];
+        sum.cap = p.cap;
+        sum.T = std::max(sum.T, p.T);
+        sum.E += p.E;
+        ++n;
+      }
+    }
+    rows.clear();
+    for (const auto &[cap, sumN] : job)
+      if (sumN.second == pf.world)
+        rows.push_back(sumN.first);
+  }
+  std::sort(rows.begin(), rows.end(),
+            [](const calculus::CapPoint &a, const calculus::CapPoint &b) {
+              return a.cap > b.cap;
+            });
+  size_t chosen = 0;
+  if (rows.empty()) {
+    err = "no limit's iterations were measured whole (a handled signal "
+          "inside each, or too few iterations)";
+    return false;
+  }
+  if (!calculus::choosePowerCap(rows, *pf.choice, chosen, err))
+    return false;
+  // Said once for the job, as Zeus logs its choice: every limit's row.
+  if (er_rank() <= 0) {
+    std::fprintf(stderr,
+                 "energy_rt: the job's iteration at each power limit%s:\n",
+                 pf.world > 1 ? " (energy summed over its ranks, the slowest "
+                                "rank's time)"
+                              : "");
+    for (size_t i = 0; i < rows.size(); ++i)
+      std::fprintf(stderr, "energy_rt:   %g W  %.6g s  %.6g J%s\n", rows[i].cap,
+                   rows[i].T, rows[i].E,
+                   i == chosen ? "  <- chosen for the rest of the job" : "");
+  }
+  limit = rows[chosen].cap;
+  return true;
+}
+
 /// er_step of a profile across power limits (caller holds state.mu): the
-/// limit of `phase`, or the default once the list is done.
-int stepPowerLimits(Profile &pf, size_t phase) {
+/// limit of `phase` (`within` iterations into it), or the default once the
+/// list is done; the windows a choice reads open and close here.
+int stepPowerLimits(Profile &pf, size_t phase, unsigned within) {
   std::string err;
+  // The previous limit's recorded iterations end here.
+  if (pf.choice && within == 0 && phase >= 1 && phase - 1 < pf.windows.size()) {
+    Profile::Window &w = pf.windows[phase - 1];
+    deviceReading(w.t1, w.e1);
+    w.disturbed = state.clockChanges != w.changesAtOpen;
+  }
   if (phase >= pf.caps.size()) {
     pf.active = false;
     pf.done = true;
     pf.settling = false;
-    if (!state.dev->resetPowerLimit(err))
+    std::optional<double> chosen;
+    double limit = 0;
+    if (pf.choice) {
+      if (!chooseProfiledLimit(pf, limit, err))
+        return fail("choosing a power limit: " + err);
+      chosen = limit;
+    }
+    if (chosen) {
+      // For the rest of the job, as a plan's cap: set again after a
+      // handled signal, restored at exit and by er_restore.
+      if (!state.dev->setPowerLimit(*chosen, err))
+        return fail("choosing a power limit: " + err);
+      state.planPowerCapW = chosen;
+    } else if (!state.dev->resetPowerLimit(err)) {
       return fail("profile: " + err);
-    if (state.guard)
-      state.guard->atDefaults();
+    }
     state.profileCapW.reset();
     ++state.clockChanges;
-    if (state.planClocks.empty())
+    if (!chosen && state.guard)
+      state.guard->atDefaults();
+    if (!chosen && state.planClocks.empty())
       state.guard.reset();
     return 0;
   }
   double want = pf.caps[phase];
-  if (state.profileCapW == want)
-    return 0;
-  if (!state.dev->setPowerLimit(want, err))
-    return fail("profile: " + err);
-  // A run across the change has no one limit: like a clock change.
-  state.profileCapW = want;
-  ++state.clockChanges;
-  if (energy::progress::enabled())
-    std::fprintf(stderr,
-                 "energy_rt: rank %d profiling at a %g W power limit (limit "
-                 "%zu of %zu, %u settling and %u recorded iterations)\n",
-                 er_rank(), want, phase + 1, pf.caps.size(), pf.settle,
-                 pf.perClock);
+  if (state.profileCapW != want) {
+    if (!state.dev->setPowerLimit(want, err))
+      return fail("profile: " + err);
+    // A run across the change has no one limit: like a clock change.
+    state.profileCapW = want;
+    ++state.clockChanges;
+    if (energy::progress::enabled())
+      std::fprintf(stderr,
+                   "energy_rt: rank %d profiling at a %g W power limit (limit "
+                   "%zu of %zu, %u settling and %u recorded iterations)\n",
+                   er_rank(), want, phase + 1, pf.caps.size(), pf.settle,
+                   pf.perClock);
+  }
+  // This limit's recorded iterations start here.
+  if (pf.choice && within == pf.settle) {
+    Profile::Window &w = pf.windows[phase];
+    deviceReading(w.t0, w.e0);
+    w.changesAtOpen = state.clockChanges;
+    if (state.sampler)
+      state.sampler->keepFrom(w.t0);
+  }
   return 0;
 }
 } // namespace
@@ -1714,7 +1962,7 @@ int er_step(void) {
   pf.settling = (pf.step - pf.warmup) % phaseLength < pf.settle;
   std::string err;
   if (!pf.caps.empty())
-    return stepPowerLimits(pf, phase);
+    return stepPowerLimits(pf, phase, (pf.step - pf.warmup) % phaseLength);
   if (pf.adaptive && !pf.chosenAll && phase == pf.clocks.size()) {
     // The last chosen clock is done: its energy must be known to choose
     // the next (real devices: wait for the counter to pass it).

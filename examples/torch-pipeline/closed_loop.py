@@ -57,7 +57,8 @@ env = dict(os.environ,
                ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH")
                 else [])),
            ENERGY_RT_SIM_REALTIME="1", OMP_NUM_THREADS="1")
-for name in ("ENERGY_RT_PROFILE_CLOCKS", "ENERGY_RT_PROFILE_POWER_LIMITS"):
+for name in ("ENERGY_RT_PROFILE_CLOCKS", "ENERGY_RT_PROFILE_POWER_LIMITS",
+             "ENERGY_RT_POWER_LIMIT_CHOICE"):
     env.pop(name, None)
 # Debian's torch 1.13 under Python 3.11 cannot parse torchrun's default
 # --redirects/--tee of 0 (its Std flag has no member 0 there): 2 redirects

@@ -388,6 +388,7 @@ def _adopt_parent():
         # rank does, on the device they share) nor take a rank's plan.
         for name in ("ENERGY_RT_PROFILE_CLOCKS",
                      "ENERGY_RT_PROFILE_POWER_LIMITS",
+                     "ENERGY_RT_POWER_LIMIT_CHOICE",
                      "ENERGY_RT_PROFILE_SYNC_DIR"):
             os.environ.pop(name, None)
     return parent

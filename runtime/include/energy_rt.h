@@ -174,7 +174,14 @@ int er_sm_clock(int *sm_mhz, unsigned *switches);
  * hundreds of milliseconds) that are not recorded and
  * ENERGY_RT_PROFILE_ITERATIONS that are, at the default clock, then the
  * default limit again. Each entry's context says its limit
- * (power_limit_W): options under caps for --energy-power-cap. */
+ * (power_limit_W): options under caps for --energy-power-cap. With
+ * ENERGY_RT_POWER_LIMIT_CHOICE="max-slowdown=PCT" (least energy within PCT
+ * of the fastest limit) or "eta=E,max-power=W" (Zeus's cost) the sweep's
+ * end instead sets, for the rest of the job, the limit its iterations say
+ * (each limit's recorded iterations from er_step to er_step; in a job of
+ * several ranks their energy summed and the slowest time, through
+ * ENERGY_RT_PROFILE_SYNC_DIR), as Zeus's GlobalPowerLimitOptimizer does;
+ * restored at exit like a plan's cap. */
 int er_step(void);
 /* Every region's totals (energy, time, runs; per rank and device) and the
  * static power in the Prometheus text exposition format, written whole or
