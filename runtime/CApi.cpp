@@ -40,6 +40,7 @@
 #include <thread>
 #include <tuple>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 using namespace energy::rt;
@@ -147,8 +148,13 @@ struct Profile {
   unsigned warmup = 2, perClock = 3, settle = 0;
   unsigned step = 0;
   bool active = false;
-  /// The iteration running now is one of a limit's settling ones.
-  bool settling = false;
+  /// The iteration running now is one of a limit's settling ones, and
+  /// whether a handled signal reset the limit since the last er_step (the
+  /// next iteration settles too).
+  bool settling = false, resetSeen = false;
+  /// ENERGY_RT_POWER_LIMIT_CHOICE chose the limit in force: the job goes on
+  /// under it and its regions are recorded again.
+  bool chosen = false;
   /// ENERGY_RT_POWER_LIMIT_CHOICE: once the sweep of limits is over, the
   /// limit its iterations say (calculus::choosePowerCap, the objective of
   /// --energy-power-cap) is set for the rest of the job, as Zeus's
@@ -562,8 +568,14 @@ bool parseCapObjective(const std::string &text, calculus::CapObjective &obj,
             "' is not one of max-slowdown=PCT, eta=E and max-power=W";
       return false;
     }
-    if (std::isnan(v)) {
-      why = "'" + item + "' needs a finite number";
+    if (std::isnan(v) ||
+        item.find_first_of("xX", eq == std::string::npos ? 0 : eq) !=
+            std::string::npos) {
+      why = "'" + item + "' needs a finite decimal number";
+      return false;
+    }
+    if (*slot) {
+      why = "'" + key + "' is given twice";
       return false;
     }
     *slot = v;
@@ -595,6 +607,16 @@ bool parseCapObjective(const std::string &text, calculus::CapObjective &obj,
     return false;
   }
   return true;
+}
+
+/// The device's time and, on a simulated device, its energy now (a real
+/// device's energy over a window comes from the sampler's curve).
+void deviceReading(double &t, double &e) {
+  e = 0;
+  if (state.sampler)
+    t = state.dev->now();
+  else
+    state.sim->exactEnergyAndTime(e, t);
 }
 
 /// The variable that makes this process a profile (set and not empty):
@@ -816,6 +838,13 @@ bool startProfile(bool caps, const std::string &list, std::string &why) {
     }
     state.profileCapW = pf.caps[0];
     state.profile.settling = pf.settle > 0;
+    // No warm-up and no settling: the first limit's recorded iterations
+    // start now.
+    if (state.profile.choice && pf.settle == 0) {
+      Profile::Window &w = state.profile.windows[0];
+      deviceReading(w.t0, w.e0);
+      w.changesAtOpen = state.clockChanges;
+    }
   } else if (pf.warmup == 0) {
     std::string err;
     if (!state.dev->setSmClock(pf.clocks[0], err)) {
@@ -1170,7 +1199,7 @@ void exitWarnings() {
                        : ": its shard holds the clocks it ran, the last one "
                          "with the runs it finished");
   }
-  if (swept && state.flushAtExit.empty() &&
+  if (swept && !pf.choice && state.flushAtExit.empty() &&
       state.runsAccounted > state.runsAtFlush)
     std::fprintf(stderr,
                  "energy_rt: warning: rank %d's sweep measured %llu "
@@ -1573,8 +1602,19 @@ bool gatherRanks(const Profile &pf, const std::string &tag,
                  const std::string &mine, const std::string &who,
                  const std::string &what, const std::string &sweep,
                  std::vector<std::string> &all, std::string &err) {
+  // The launcher's job id where it gives one: a directory an earlier job
+  // left its lines in does not answer for this one.
+  std::string job;
+  for (const char *var :
+       {"TORCHELASTIC_RUN_ID", "SLURM_JOB_ID", "OMPI_MCA_ess_base_jobid"})
+    if (const char *id = std::getenv(var); id && *id) {
+      for (const char *c = id; *c; ++c)
+        job += std::isalnum(static_cast<unsigned char>(*c)) ? *c : '_';
+      job = "." + job.substr(0, 64);
+      break;
+    }
   auto fileOf = [&](int rank) {
-    return pf.syncDir + "/" + tag + ".rank" + std::to_string(rank);
+    return pf.syncDir + "/" + tag + job + ".rank" + std::to_string(rank);
   };
   if (!AtomicFile::writeWhole(fileOf(er_rank()), mine, err)) {
     err = who + ": " + err;
@@ -1736,6 +1776,7 @@ void noticeSignalResets() {
     std::string err;
     if (state.dev->setPowerLimit(*state.profileCapW, err)) {
       state.profile.settling = true;
+      state.profile.resetSeen = true;
     } else {
       std::fprintf(stderr,
                    "energy_rt: warning: the profile's power limit of %g W "
@@ -1765,16 +1806,6 @@ void noticeSignalResets() {
 } // namespace
 
 namespace {
-/// The device's time and, on a simulated device, its energy now (a real
-/// device's energy over a window comes from the sampler's curve).
-void deviceReading(double &t, double &e) {
-  e = 0;
-  if (state.sampler)
-    t = state.dev->now();
-  else
-    state.sim->exactEnergyAndTime(e, t);
-}
-
 /// ENERGY_RT_POWER_LIMIT_CHOICE, at the end of the sweep (caller holds
 /// state.mu): each limit's iteration (its recorded window over its
 /// iterations), summed over the job's ranks (energy; the slowest rank's
@@ -1789,10 +1820,18 @@ bool chooseProfiledLimit(Profile &pf, double &limit, std::string &err) {
     if (!(w.t1 > w.t0) || w.disturbed)
       continue;
     double E = w.e1 - w.e0;
+    // A window the counter cannot give (a stalled counter) is left out, as
+    // a disturbed one is: the other ranks still get this rank's line.
+    std::string why;
     if (state.sampler &&
-        (!state.sampler->waitCovered(w.t1, kCounterWait, err) ||
-         !state.sampler->energy(w.t0, w.t1, E, err)))
-      return false;
+        (!state.sampler->waitCovered(w.t1, kCounterWait, why) ||
+         !state.sampler->energy(w.t0, w.t1, E, why))) {
+      std::fprintf(stderr,
+                   "energy_rt: warning: rank %d's iterations at %g W are left "
+                   "out of the choice: %s\n",
+                   er_rank(), pf.caps[i], why.c_str());
+      continue;
+    }
     rows.push_back({pf.caps[i], (w.t1 - w.t0) / pf.perClock, E / pf.perClock});
     char line[96];
     std::snprintf(line, sizeof line, "%.17g %.17g %.17g\n", rows.back().cap,
@@ -1868,11 +1907,10 @@ int stepPowerLimits(Profile &pf, size_t phase, unsigned within) {
     pf.settling = false;
     std::optional<double> chosen;
     double limit = 0;
-    if (pf.choice) {
-      if (!chooseProfiledLimit(pf, limit, err))
-        return fail("choosing a power limit: " + err);
+    std::string chooseErr;
+    if (pf.choice && chooseProfiledLimit(pf, limit, chooseErr))
       chosen = limit;
-    }
+    pf.chosen = chosen.has_value();
     if (chosen) {
       // For the rest of the job, as a plan's cap: set again after a
       // handled signal, restored at exit and by er_restore.
@@ -1888,6 +1926,10 @@ int stepPowerLimits(Profile &pf, size_t phase, unsigned within) {
       state.guard->atDefaults();
     if (!chosen && state.planClocks.empty())
       state.guard.reset();
+    // No choice: the job goes on at the default limit, and is told.
+    if (!chooseErr.empty())
+      return fail("choosing a power limit: " + chooseErr +
+                  " (the default limit is back)");
     return 0;
   }
   double want = pf.caps[phase];
@@ -1959,7 +2001,8 @@ int er_step(void) {
   if (!pf.active || pf.step < pf.warmup)
     return 0;
   size_t phase = (pf.step - pf.warmup) / phaseLength;
-  pf.settling = (pf.step - pf.warmup) % phaseLength < pf.settle;
+  pf.settling = (pf.step - pf.warmup) % phaseLength < pf.settle ||
+                std::exchange(pf.resetSeen, false);
   std::string err;
   if (!pf.caps.empty())
     return stepPowerLimits(pf, phase, (pf.step - pf.warmup) % phaseLength);
@@ -2080,7 +2123,8 @@ int er_begin_in(unsigned owner, const char *name) {
   }
   r.record =
       !(state.profile.active && state.profile.step < state.profile.warmup) &&
-      !state.profile.settling && !state.profile.done &&
+      !state.profile.settling &&
+      (!state.profile.done || state.profile.chosen) &&
       !state.profile.interrupted;
   r.open = true;
   r.plannedRun = isPlanned;

@@ -32,6 +32,17 @@ for _ in range(n):
 mirror = os.environ["ENERGY_RT_SIM_STATE"].replace("%r", str(max(rank, 0)))
 in_force = float(open(mirror + ".power").read())
 energy_rt.flush(os.path.join(out, "choice-%r.json"))
+# The job goes on under the chosen limit, its regions recorded again: the
+# chosen limit's entries hold the sweep's runs and every later one.
+env = os.environ
+limits = env["ENERGY_RT_PROFILE_POWER_LIMITS"].split(",")
+per = int(env.get("ENERGY_RT_PROFILE_ITERATIONS", 3))
+swept = int(env.get("ENERGY_RT_PROFILE_WARMUP", 2)) + len(limits) * (
+    int(env.get("ENERGY_RT_PROFILE_SETTLE", 1)) + per)
+own = json.load(open(os.path.join(out, "choice-%d.json" % max(rank, 0))))
+for e in own["entries"]:
+    want = per + (n - swept if e["context"]["power_limit_W"] == in_force else 0)
+    assert e["runs"] == want, (e["key"], e["context"], e["runs"], want)
 rows = {}
 for r in range(world):
     path = os.path.join(out, "choice-%d.json" % r)

@@ -5,7 +5,11 @@ power s + d / T fits under it (3 %: the simulator's noise) --
           first session's last limit is not taken for the new one's);
   signal: a handled signal (the guard restores the default limit before the
           program's handler runs) in a recorded iteration: the limit is set
-          again, and no run at the default limit enters the profile.
+          again, and no run at the default limit enters the profile;
+  nochoice: with ENERGY_RT_POWER_LIMIT_CHOICE and one limit whose every
+          recorded iteration a handled signal disturbed, no limit can be
+          chosen: er_step says so, and the default limit is back (read from
+          the simulator's mirror, ENERGY_RT_SIM_STATE).
 Usage: profile_caps_edges.py reinit|signal OUT_DIR (the environment names
 the limits; the entries' limits are printed)."""
 import ctypes
@@ -36,6 +40,19 @@ def iterations(n, signal_at=None):
 
 
 shards = []
+if mode == "nochoice":
+    signal.signal(signal.SIGUSR1, lambda *a: None)
+    check(lib.er_init(b"sim:a100"))
+    iterations(1)
+    os.kill(os.getpid(), signal.SIGUSR1)
+    check(lib.er_begin(b"fwd"))
+    check(lib.er_sim_run(ctypes.c_double(5e12), ctypes.c_double(1e9)))
+    check(lib.er_end(b"fwd"))
+    assert lib.er_step() != 0, "a choice without a whole window"
+    print(lib.er_last_error().decode())
+    print("limit now %s W" % open(os.environ["ENERGY_RT_SIM_STATE"] +
+                                  ".power").read().strip())
+    sys.exit(0)
 if mode == "reinit":
     check(lib.er_init(b"sim:a100"))
     iterations(2)
