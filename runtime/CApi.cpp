@@ -619,6 +619,21 @@ void deviceReading(double &t, double &e) {
     state.sim->exactEnergyAndTime(e, t);
 }
 
+/// The launcher's job id where it gives one (".<id>", else empty), in the
+/// names of the lines ranks leave in the profile's sync directory: a
+/// directory an earlier job left its lines in does not answer for this one.
+std::string jobSuffix() {
+  for (const char *var :
+       {"TORCHELASTIC_RUN_ID", "SLURM_JOB_ID", "OMPI_MCA_ess_base_jobid"})
+    if (const char *id = std::getenv(var); id && *id) {
+      std::string job;
+      for (const char *c = id; *c && job.size() < 64; ++c)
+        job += std::isalnum(static_cast<unsigned char>(*c)) ? *c : '_';
+      return "." + job;
+    }
+  return "";
+}
+
 /// The variable that makes this process a profile (set and not empty):
 /// ENERGY_RT_PROFILE_CLOCKS or ENERGY_RT_PROFILE_POWER_LIMITS; null if none.
 const char *profileVariable() {
@@ -1168,8 +1183,8 @@ void exitWarnings() {
     if (const char *dir = std::getenv("ENERGY_RT_PROFILE_SYNC_DIR");
         dir && *dir) {
       std::string err;
-      AtomicFile::writeWhole(std::string(dir) + "/ended.rank" +
-                                 std::to_string(er_rank()),
+      AtomicFile::writeWhole(std::string(dir) + "/ended" + jobSuffix() +
+                                 ".rank" + std::to_string(er_rank()),
                              std::to_string(pf.step) + "\n", err);
     }
     if (pf.step == 0)
@@ -1602,17 +1617,7 @@ bool gatherRanks(const Profile &pf, const std::string &tag,
                  const std::string &mine, const std::string &who,
                  const std::string &what, const std::string &sweep,
                  std::vector<std::string> &all, std::string &err) {
-  // The launcher's job id where it gives one: a directory an earlier job
-  // left its lines in does not answer for this one.
-  std::string job;
-  for (const char *var :
-       {"TORCHELASTIC_RUN_ID", "SLURM_JOB_ID", "OMPI_MCA_ess_base_jobid"})
-    if (const char *id = std::getenv(var); id && *id) {
-      for (const char *c = id; *c; ++c)
-        job += std::isalnum(static_cast<unsigned char>(*c)) ? *c : '_';
-      job = "." + job.substr(0, 64);
-      break;
-    }
+  std::string job = jobSuffix();
   auto fileOf = [&](int rank) {
     return pf.syncDir + "/" + tag + job + ".rank" + std::to_string(rank);
   };
@@ -1635,7 +1640,8 @@ bool gatherRanks(const Profile &pf, const std::string &tag,
       }
       // A rank that ended (its iterations fewer than this one's): nothing
       // will come.
-      if (std::ifstream(pf.syncDir + "/ended.rank" + std::to_string(r))) {
+      if (std::ifstream(pf.syncDir + "/ended" + job + ".rank" +
+                        std::to_string(r))) {
         err = who + ": rank " + std::to_string(r) + " ended during the " +
               sweep + ", before its " + what +
               ": every rank must run the sweep's iterations (call step() "
