@@ -619,6 +619,20 @@ void deviceReading(double &t, double &e) {
     state.sim->exactEnergyAndTime(e, t);
 }
 
+/// A list's comma-separated items, empty ones included ("a,,b": a, "", b).
+std::vector<std::string> splitCommas(const std::string &list) {
+  std::vector<std::string> items;
+  size_t pos = 0;
+  for (;;) {
+    size_t comma = list.find(',', pos);
+    items.push_back(list.substr(
+        pos, comma == std::string::npos ? std::string::npos : comma - pos));
+    if (comma == std::string::npos)
+      return items;
+    pos = comma + 1;
+  }
+}
+
 /// The launcher's job id where it gives one (".<id>", else empty), in the
 /// names of the lines ranks leave in the profile's sync directory: a
 /// directory an earlier job left its lines in does not answer for this one.
@@ -686,11 +700,7 @@ bool startProfile(bool caps, const std::string &list, std::string &why) {
     }
     // Watts, each within the device's range, none twice (two entries
     // under one limit, which the DB's readers refuse).
-    size_t pos = 0;
-    while (pos <= list.size()) {
-      size_t comma = list.find(',', pos);
-      std::string item = list.substr(
-          pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    for (const std::string &item : splitCommas(list)) {
       char *end = nullptr;
       errno = 0;
       double w = std::strtod(item.c_str(), &end);
@@ -708,9 +718,6 @@ bool startProfile(bool caps, const std::string &list, std::string &why) {
         return false;
       }
       pf.caps.push_back(w);
-      if (comma == std::string::npos)
-        break;
-      pos = comma + 1;
     }
   } else if (list == "adaptive" || list.rfind("adaptive:", 0) == 0) {
     long b = list == "adaptive" ? 8 : countAfter(9);
@@ -733,11 +740,7 @@ bool startProfile(bool caps, const std::string &list, std::string &why) {
     for (size_t i = 0; i < supported.size(); i += size_t(k))
       pf.clocks.push_back(supported[i]);
   } else {
-    size_t pos = 0;
-    while (pos <= list.size()) {
-      size_t comma = list.find(',', pos);
-      std::string item = list.substr(
-          pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    for (const std::string &item : splitCommas(list)) {
       char *end = nullptr;
       long mhz = std::strtol(item.c_str(), &end, 10);
       if (item.empty() || *end ||
@@ -753,9 +756,6 @@ bool startProfile(bool caps, const std::string &list, std::string &why) {
         return false;
       }
       pf.clocks.push_back(int(mhz));
-      if (comma == std::string::npos)
-        break;
-      pos = comma + 1;
     }
   }
   auto count = [&](const char *var, unsigned fallback, unsigned &out) {
