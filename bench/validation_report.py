@@ -385,7 +385,11 @@ The same choice as a pass: `energy-opt --energy-serve-plan="measurements=FILE
 model=M gpu=G tp=T slo-p90-itl-ms=X"` (and `gpus=N` where a model was
 measured in several deployments with that TP) sets every `sched.serve`'s
 `max_batch` to the cap and records the prediction and its interval in
-`energy.serve_plan`. Not built: a clock or power-limit choice (neither
+`energy.serve_plan`, which `--sched-expand` keeps on the workload's GPU
+(`sched.device`), `--sched-to-energy` on its `energy.device`, and
+`--energy-evaluate="summary=true"` prints beside the schedule's own
+energy per output token (`test/Models/serve-plan-neighbours.test`). Not
+built: a clock or power-limit choice (neither
 release varies them).
 """
 with open(out, "w") as f:

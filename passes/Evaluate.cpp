@@ -341,6 +341,61 @@ struct EnergyEvaluatePass
                           q(sig.sigmaE() / n, Dimension::Energy),
                           q(iv.lo / n, Dimension::Energy),
                           q(iv.hi / n, Dimension::Energy), uint64_t(n));
+    printServePlans(op, os);
+  }
+
+  /// A serving workload's plan (--energy-serve-plan, kept on its GPU by the
+  /// expansion and the lowering): its batch cap and the Token-Energy Law's
+  /// prediction from the measurements, beside the per-token energy this
+  /// evaluation computed from the schedule's own model (two estimates of
+  /// one quantity, from different sources: the user reads them side by
+  /// side).
+  void printServePlans(Operation *root, llvm::raw_ostream &os) {
+    llvm::SetVector<StringAttr> devs;
+    root->walk(
+        [&](ElementOp el) { devs.insert(el.getDeviceAttr().getAttr()); });
+    SymbolTableCollection symbols;
+    for (StringAttr dev : devs) {
+      auto decl = symbols.lookupNearestSymbolFrom<energy::DeviceOp>(root, dev);
+      if (!decl)
+        continue;
+      auto plan = decl->getAttrOfType<DictionaryAttr>(
+          EnergyDialect::ServePlanAttrHelper::getNameStr());
+      if (!plan)
+        continue;
+      auto num = [&](StringRef key) -> std::optional<double> {
+        if (auto f = plan.getAs<FloatAttr>(key))
+          return f.getValueAsDouble();
+        if (auto i = plan.getAs<IntegerAttr>(key))
+          return double(i.getInt());
+        return std::nullopt;
+      };
+      os << "  serve plan @" << dev.getValue() << ": batch cap ";
+      if (std::optional<double> cap = num("batch_cap"))
+        os << int64_t(*cap);
+      if (auto measured = plan.getAs<BoolAttr>("cap_measured"))
+        os << (measured.getValue() ? " (measured)" : " (not measured)");
+      if (std::optional<double> j = num("predicted_J_per_token")) {
+        os << ", the law predicts " << formatQuantity(*j, Dimension::Energy, 5)
+           << "/token";
+        if (auto ci = plan.getAs<ArrayAttr>("ci95_J_per_token");
+            ci && ci.size() == 2)
+          if (auto lo = dyn_cast<FloatAttr>(ci[0]))
+            if (auto hi = dyn_cast<FloatAttr>(ci[1]))
+              os << " ["
+                 << formatQuantity(lo.getValueAsDouble(), Dimension::Energy, 5)
+                 << ", "
+                 << formatQuantity(hi.getValueAsDouble(), Dimension::Energy, 5)
+                 << "] (95 %)";
+      }
+      if (std::optional<double> p90 = num("predicted_p90_itl_ms"))
+        if (std::optional<double> slo = num("slo_p90_itl_ms"))
+          os << ", p90 ITL " << formatQuantity(*p90 / 1e3, Dimension::Time, 5)
+             << " <= SLO " << formatQuantity(*slo / 1e3, Dimension::Time, 5);
+      if (auto cell = plan.getAs<StringAttr>("cell"))
+        os << " (from " << cell.getValue() << ")";
+      os << "\n";
+    }
   }
 
   void runOnOperation() override {

@@ -119,6 +119,11 @@ struct SchedExpandPass : public energy::impl::SchedExpandBase<SchedExpandPass> {
         b, loc, b.getStringAttr(prefix + "_gpu"), b.getStringAttr(kind),
         b.getF64FloatAttr(double(gpus) * op.getStaticPower().convertToDouble()),
         OpPointAttr());
+    // The batch cap --energy-serve-plan chose (now max_batch) and its
+    // prediction go with the GPU it configures: the serve op is gone.
+    if (Attribute plan =
+            op->getAttr(EnergyDialect::ServePlanAttrHelper::getNameStr()))
+      dev->setAttr(EnergyDialect::ServePlanAttrHelper::getNameStr(), plan);
     auto devRef = FlatSymbolRefAttr::get(dev.getSymNameAttr());
     std::optional<double> power;
     if (auto p = op.getDynamicPowerAttr())

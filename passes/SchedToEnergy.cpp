@@ -276,10 +276,13 @@ struct SchedToEnergyPass
                << "defined here";
       auto edev = energy::DeviceOp::create(b, dev.loc, dev.name, dev.kind,
                                            dev.staticPower, dev.opPoint);
-      // The device's context models (docs/CONTEXTS.md) go with it.
+      // The device's context models (docs/CONTEXTS.md) go with it, and a
+      // serving workload's plan (--energy-serve-plan, kept by the expansion).
       if (dev.op)
-        for (StringRef attr : {EnergyDialect::ThermalAttrHelper::getNameStr(),
-                               EnergyDialect::CacheAttrHelper::getNameStr()})
+        for (StringRef attr :
+             {EnergyDialect::ThermalAttrHelper::getNameStr(),
+              EnergyDialect::CacheAttrHelper::getNameStr(),
+              EnergyDialect::ServePlanAttrHelper::getNameStr()})
           if (Attribute a = dev.op->getAttr(attr))
             edev->setAttr(attr, a);
       symbols.insert(edev);

@@ -73,7 +73,7 @@ def Energy_Dialect : Dialect {
     | `energy.measured_T` | `FloatAttr` | task: the duration it was measured at, s (> 0; written by energy-translate --import-kineto --db-keys): --energy-fill-signatures scales its key's operating set to it, planned or not |
     | `energy.model` | `StringAttr` | written by energy-translate --import-kineto: the assumed power model (kept by --sched-to-energy on the lowered root, said by --energy-evaluate) |
     | `energy.requests` | `ArrayAttr` | schedule: the request stream for --energy-route, `[[arrival_s, ...], ...]` |
-    | `energy.serve_plan` | `DictionaryAttr` | written by --energy-serve-plan |
+    | `energy.serve_plan` | `DictionaryAttr` | written by --energy-serve-plan on a `sched.serve`; kept on its GPU by --sched-expand and --sched-to-energy, printed by --energy-evaluate |
     | `energy.fleet` | `DictionaryAttr` | schedule: the fleet for --energy-route and --energy-route-simulate, the fleet file's keys (docs/ROUTING.md) |
     | `energy.route` | `DictionaryAttr` | written by --energy-route: the chosen policy and its expected cost |
     | `energy.route_fraction` | `FloatAttr` | written by --energy-route: a model's share of the requests, in [0, 1] |
