@@ -38,13 +38,13 @@ std::optional<KnownDevice> energy::knownDevice(StringRef kind) {
     name = name.drop_back(5);
   k = name.str();
   if (k == "a40")
-    return KnownDevice{70.38, 1740};
+    return KnownDevice{70.38, 1740, 100, 300};
   if (k == "a100" || k == "a100-sxm" || k == "a100-sxm4" || k == "a100_sxm")
-    return KnownDevice{83.64, 1410};
+    return KnownDevice{83.64, 1410, 100, 500};
   // Measured by this project (examples/data/h200/README.md): the ready card,
   // CUDA context open, draws 124.1-124.7 W; the midpoint.
   if (k == "h200" || k == "h200-sxm")
-    return KnownDevice{124.4, 1980};
+    return KnownDevice{124.4, 1980, 0, 700};
   return std::nullopt;
 }
 

@@ -77,9 +77,15 @@ bool exportStageProfile(const std::string &dbPath, llvm::raw_ostream &os,
 /// or of a cited artifact exists yet for V100 or H100: those need
 /// --static-power. Highest SM clocks (NVIDIA's data sheets, `nvidia-smi -q
 /// -d SUPPORTED_CLOCKS`): A40 1740, A100-SXM 1410, H200 1980 MHz.
+/// Power-limit ranges (`nvidia-smi -q -d POWER`, Min/Max Power Limit): A40
+/// 100-300 W; A100-SXM 100-400 W, up to 500 W on the 80 GB boards of HGX
+/// systems built for it (the name does not tell them apart: the wider
+/// range); H200 at most 700 W (measured by this project,
+/// examples/data/h200/README.md), its least not measured (0: unchecked).
 struct KnownDevice {
   double staticPower;
   int64_t maxSmMhz;
+  double minPowerLimitW, maxPowerLimitW;
 };
 /// nullopt if the kind is unknown.
 std::optional<KnownDevice> knownDevice(llvm::StringRef kind);
