@@ -241,6 +241,13 @@ struct State {
   /// Whether any region the plan names has begun (warned about at exit
   /// when none has: the job's region names and the plan's differ).
   bool planRegionRan = false;
+  /// Begins of each region name since the last er_step (or er_init): a
+  /// plan's "name[k]" line is the clock of name's k-th begin (from 0) in
+  /// an iteration, before a "name" line.
+  std::map<std::string, uint64_t> occurrences;
+  /// The plan's names ("name" or "name[k]") some begin matched, and the
+  /// region names with a begin, under a loaded plan, that none matched.
+  std::set<std::string> planKeysRan, unplannedBegins;
   std::unique_ptr<ClockGuard> guard;
   unsigned switches = 0;
   /// Every clock change the runtime made (a profile's, a plan's, the
@@ -328,6 +335,9 @@ void afterForkChild() {
     state.profileCapW.reset();
     state.planKept.clear();
     state.planComplete = false;
+    state.occurrences.clear();
+    state.planKeysRan.clear();
+    state.unplannedBegins.clear();
     state.forked = true;
   }
   state.mu.unlock();
@@ -1505,6 +1515,9 @@ int er_init(const char *device) {
   state.planComplete = false;
   state.planBegins = 0;
   state.planRegionRan = false;
+  state.occurrences.clear();
+  state.planKeysRan.clear();
+  state.unplannedBegins.clear();
   state.clocksReleased = false;
   state.openPlanned = 0;
   state.simRuns = 0;
@@ -1973,6 +1986,8 @@ int er_step(void) {
   if (!state.dev)
     return notInitialized("er_step");
   noticeSignalResets();
+  // A new iteration: a plan's "name[k]" lines count begins from here.
+  state.occurrences.clear();
   // ENERGY_RT_METRICS_FILE: the Prometheus textfile, rewritten at most every
   // ENERGY_RT_METRICS_INTERVAL seconds (default 15) of wall time.
   if (const char *metrics = std::getenv("ENERGY_RT_METRICS_FILE");
@@ -2103,12 +2118,26 @@ int er_begin_in(unsigned owner, const char *name) {
   double simJ = 0, simT = 0;
   if (!state.sampler)
     state.sim->exactEnergyAndTime(simJ, simT);
-  auto planned = state.planClocks.find(name);
+  // The plan's line for this begin: "name[k]" (its k-th in the
+  // iteration), else "name".
+  uint64_t occurrence = state.occurrences[name]++;
+  bool planLoaded = !state.planClocks.empty() || !state.planKept.empty();
+  std::string key = name;
+  if (planLoaded) {
+    std::string indexed =
+        std::string(name) + "[" + std::to_string(occurrence) + "]";
+    if (state.planClocks.count(indexed) || state.planKept.count(indexed))
+      key = std::move(indexed);
+  }
+  auto planned = state.planClocks.find(key);
   bool isPlanned =
-      planned != state.planClocks.end() || state.planKept.count(name);
+      planned != state.planClocks.end() || state.planKept.count(key);
   if (isPlanned) {
     state.planRegionRan = true;
     ++state.planBegins;
+    state.planKeysRan.insert(key);
+  } else if (planLoaded) {
+    state.unplannedBegins.insert(name);
   }
   r.planBeginsAtBegin = state.planBegins;
   if (planned != state.planClocks.end() && !state.clocksReleased &&
@@ -2499,6 +2528,9 @@ void er_shutdown(void) {
   state.profileCapW.reset();
   state.planKept.clear();
   state.planComplete = false;
+  state.occurrences.clear();
+  state.planKeysRan.clear();
+  state.unplannedBegins.clear();
   state.dev.reset();
   state.sim = nullptr;
   state.regions.clear();
@@ -2522,7 +2554,7 @@ static void warnUnusedPlan() {
       windows.insert(key.name);
   }
   for (const std::string &name : planned)
-    if (!ran.count(name))
+    if (!state.planKeysRan.count(name))
       unused.insert(name);
   // The first three names, then "..." for the rest.
   auto some = [](const std::set<std::string> &names) {
@@ -2541,9 +2573,8 @@ static void warnUnusedPlan() {
   // are not among them.
   std::set<std::string> foreign;
   if (state.planComplete && state.planRegionRan)
-    for (const std::string &name : ran)
-      if (!planned.count(name) && !state.planKept.count(name) &&
-          !windows.count(name))
+    for (const std::string &name : state.unplannedBegins)
+      if (!windows.count(name))
         foreign.insert(name);
   if (!foreign.empty())
     std::fprintf(stderr,

@@ -192,6 +192,11 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
         // job's clock lists (plan-clocks) leave it out.
         if (isSwitch)
           entry["kind"] = "dvfs-switch";
+        // The DB key the task was filled from: the job's region of that
+        // name runs it (plan-clocks --by-key names each of its begins).
+        if (auto task = dyn_cast<sched::TaskOp>(op))
+          if (StringAttr key = task.getDbAttr(); key && !key.getValue().empty())
+            entry["db_key"] = key.getValue().str();
         tasks.push_back(std::move(entry));
         if (!runCount || clock != runClock) {
           flush();

@@ -984,7 +984,9 @@ def sim_run(flops, bytes_):
 def load_plan(path):
     """Follow a plan's clocks region by region (`energy-prof plan-clocks`
     output; needs ENERGY_RT_ALLOW_CLOCK_CHANGES=1, restored at exit). The
-    device is this process's (a Monitor's, else ENERGY_RT_DEVICE)."""
+    device is this process's (a Monitor's, else ENERGY_RT_DEVICE). A
+    ``name[k]`` line (``plan-clocks --by-key``) is the clock of region
+    name's k-th begin since the last step(), from 0."""
     path = _path(path, "load_plan")
     _ensure()
     _check(_lib.er_plan_load(path))

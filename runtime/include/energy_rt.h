@@ -133,7 +133,9 @@ int er_sim_run(double flops, double bytes);
  * at er_shutdown, at exit and on every fatal signal (INT, TERM, HUP, QUIT,
  * ABRT, SEGV, BUS, FPE, ILL, PIPE, ALRM, USR1/2, XCPU, XFSZ; the
  * application's own handlers still run after the restore). er_plan_load reads
- * "name sm_mhz" lines ("name -": keep the clock in force; '#' comments;
+ * "name sm_mhz" lines ("name -": keep the clock in force; "name[k]": the
+ * clock of region name's k-th begin since the last er_step, from 0, before
+ * a "name" line, as `plan-clocks --by-key` writes them; '#' comments;
  * "# every task" marks a file naming all of its device's tasks, so that
  * regions outside it are warned about at exit; "# power_cap_W W", a plan
  * made with --energy-power-cap: the device's power limit, set at once for

@@ -167,6 +167,7 @@ bool parsePlan(const std::string &text, const std::string &file,
       std::optional<int> mhz;
       double start;
       bool clockSwitch = false; ///< "kind": "dvfs-switch": no region
+      std::string key;          ///< "db_key" ("" where absent)
     };
     std::vector<Task> order;
     std::map<std::string, size_t> named; // task -> its index
@@ -176,7 +177,8 @@ bool parsePlan(const std::string &text, const std::string &file,
       if (!o)
         return r.fail(tw, "expected an object");
       if (!r.keys(*o, tw,
-                  {"task", "sm_mhz", "start_s", "T_s", "d_J", "E_J", "kind"}))
+                  {"task", "sm_mhz", "start_s", "T_s", "d_J", "E_J", "kind",
+                   "db_key"}))
         return false;
       Task task;
       std::optional<StringRef> tn = o->getString("task");
@@ -197,6 +199,12 @@ bool parsePlan(const std::string &text, const std::string &file,
                         "region of the job) or no kind");
         task.clockSwitch = true;
       }
+      if (const json::Value *k = o->get("db_key")) {
+        std::optional<StringRef> key = k->getAsString();
+        if (!key || key->empty())
+          return r.fail(tw + ".db_key", "expected the task's DB key");
+        task.key = key->str();
+      }
       double T;
       if (!r.clock(*o, tw, task.mhz) ||
           !r.number(*o, "start_s", tw, task.start) ||
@@ -210,8 +218,10 @@ bool parsePlan(const std::string &text, const std::string &file,
     }
     dev.tasks = unsigned(order.size());
     for (const Task &t : order)
-      if (!t.clockSwitch)
+      if (!t.clockSwitch) {
         dev.taskClocks.push_back({t.name, t.mhz});
+        dev.taskKeys.push_back(t.key);
+      }
     // Runs: maximal groups of consecutive tasks at one clock.
     size_t next = 0;
     for (size_t k = 0; k < runs->size(); ++k) {

@@ -43,6 +43,8 @@ struct PlanDevice {
   std::vector<PlanRun> runs;
   /// Every task in planned start order with its clock (none: default).
   std::vector<std::pair<std::string, std::optional<int>>> taskClocks;
+  /// Each of those tasks' DB key ("db_key"; "" where it has none).
+  std::vector<std::string> taskKeys;
   std::optional<double> powerCapW;
   unsigned tasks = 0;
   std::string path; ///< its JSON path in the plan file, for errors

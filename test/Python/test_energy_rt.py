@@ -574,6 +574,62 @@ class EnergyRtTest(unittest.TestCase):
                              ["1410 0", "810 1", "1410 1", "810 2"], r.stderr)
             self.assertEqual(os.listdir(rec), [])
 
+    def test_occurrence_lines_clock_each_begin_of_a_region(self):
+        # "name[k]": the k-th begin of region name in an iteration (from 0,
+        # counted again after every step()), before a plain "name" line; a
+        # begin that neither names runs at the clock in force, and under a
+        # complete plan (plan-clocks' "# every task") is said at exit, as
+        # is a line no begin used.
+        with tempfile.TemporaryDirectory() as d:
+            plan = self._plan_file(
+                d, "# every task\nfwd[0] 1410\nfwd[1] 810\nfwd[2] 1005\n"
+                   "fwd[3] 705\nbwd 1005\n")
+            r = self._fresh(
+                "import energy_rt\n"
+                "energy_rt.load_plan(%r)\n"
+                "for it in range(2):\n"
+                "    seen = []\n"
+                "    for i in range(3 + it):\n"
+                "        with energy_rt.region('fwd'):\n"
+                "            seen.append(energy_rt.sm_clock()[0])\n"
+                "        with energy_rt.region('bwd'):\n"
+                "            seen.append(energy_rt.sm_clock()[0])\n"
+                "    print(*seen)\n"
+                "    energy_rt.step()\n" % plan,
+                ENERGY_RT_DEVICE="sim:a100", ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout.splitlines(),
+                             ["1410 1005 810 1005 1005 1005",
+                              "1410 1005 810 1005 1005 1005 705 1005"],
+                             r.stderr)
+            self.assertNotIn("region(s) ran that the plan", r.stderr)
+            self.assertNotIn("never ran", r.stderr)
+            # A fifth begin in an iteration: no line of its own, no plain
+            # "fwd" line: said; and fwd[3] never ran.
+            r = self._fresh(
+                "import energy_rt\n"
+                "energy_rt.load_plan(%r)\n"
+                "for i in range(5):\n"
+                "    with energy_rt.region('fwd'):\n"
+                "        pass\n" % plan,
+                ENERGY_RT_DEVICE="sim:a100", ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("1 region(s) ran that the plan's schedule does not "
+                          "have (fwd)", r.stderr)
+            self.assertIn("1 of the 5 regions the plan names never ran (bwd)",
+                          r.stderr)
+            r = self._fresh(
+                "import energy_rt\n"
+                "energy_rt.load_plan(%r)\n"
+                "for i in range(3):\n"
+                "    with energy_rt.region('fwd'):\n"
+                "        pass\n"
+                "with energy_rt.region('bwd'):\n"
+                "    pass\n" % plan,
+                ENERGY_RT_DEVICE="sim:a100", ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
+            self.assertIn("1 of the 5 regions the plan names never ran "
+                          "(fwd[3])", r.stderr)
+
     def test_a_handled_signal_drops_only_the_runs_it_reset(self):
         # Inside a planned region the reset before the program's handler is
         # a clock change (that run is in no clock's entry, said); where

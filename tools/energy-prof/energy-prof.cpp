@@ -16,7 +16,7 @@
 //       --allow-clock-changes -o db.json -- CMD ...
 //   energy-prof fit --model token-law|energylens --data runs.csv -o model.json
 //   energy-prof plan-clocks plan.json --plan-device stage0 [--schedule S]
-//       -o clocks.txt      ("task sm_mhz" lines for er_plan_load)
+//       [--by-key] -o clocks.txt      ("task sm_mhz" lines for er_plan_load)
 //   energy-prof run-plan plan.json --device cuda|sim:h100|cuda:0,cuda:1
 //       [--schedule NAME] [--mode lock|timeline] [--dry-run]
 //       [--allow-clock-changes] [--start-delay S] [--iterations N] -- CMD ...
@@ -254,6 +254,12 @@ static cl::opt<std::string> planSchedule(
 static cl::opt<std::string>
     planDevice("plan-device", cl::desc("plan-clocks: the plan's device"),
                cl::sub(planClocksSub), cl::cat(category));
+static cl::opt<bool> planByKey(
+    "by-key",
+    cl::desc("plan-clocks: name each task filled from a DB entry KEY[k], the "
+             "k-th begin of region KEY in an iteration (for jobs whose "
+             "regions are named after the DB's keys, as profiled)"),
+    cl::sub(planClocksSub), cl::cat(category));
 static cl::opt<std::string>
     planMode("mode",
              cl::desc("run-plan: lock (one clock per device) or timeline "
@@ -1114,7 +1120,22 @@ static int planClocksCommand() {
     text += "# every task of " + d.name +
             ": its clock, or - to keep the "
             "clock in force\n";
-    for (const auto &[task, mhz] : d.taskClocks) {
+    // --by-key: a task filled from DB entry KEY is the region KEY's k-th
+    // begin in the iteration (its k-th task of that key in start order, as
+    // the device runs them); a task without a key keeps its name.
+    std::map<std::string, unsigned> seen;
+    std::set<std::string> written;
+    for (size_t t = 0; t < d.taskClocks.size(); ++t) {
+      std::string task = d.taskClocks[t].first;
+      const std::optional<int> &mhz = d.taskClocks[t].second;
+      const std::string &key = d.taskKeys[t];
+      if (planByKey && !key.empty())
+        task = key + "[" + std::to_string(seen[key]++) + "]";
+      // A task named like another's KEY[k] would give one begin two lines.
+      if (!written.insert(task).second)
+        return fail("task '" + d.taskClocks[t].first + "' of " + d.name +
+                    " is written as '" + task +
+                    "', which another task of it already is: rename it");
       // A line is "name sm_mhz", '#' starts a comment: a name with
       // whitespace, '#' or a control character would be read back as
       // another line, a comment or an error -- refused, not written.
@@ -1133,6 +1154,11 @@ static int planClocksCommand() {
       }
       text += task + " " + (mhz ? std::to_string(*mhz) : "-") + "\n";
     }
+    if (planByKey && seen.empty())
+      errs() << "energy-prof: warning: plan-clocks --by-key: no task of "
+             << d.name
+             << " was filled from a DB entry (no db_key in the plan): the "
+                "lines name the tasks\n";
     return writeOutput(text);
   }
   if (planDevice.empty())
