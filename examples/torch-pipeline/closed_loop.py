@@ -22,8 +22,9 @@ every energy below is that model's, not a GPU's). The steps:
    region followed by the host's gap before the rank's next pass, as the
    profile measured it at that clock (db-job.json); the compiler fills it,
    evaluates the baseline (every pass at the maximum clock) and plans
-   within 1 % slowdown; the plan is exported and `plan-clocks` gives each
-   stage's per-microbatch clocks;
+   within 1 % slowdown; the plan is exported and `plan-clocks --by-key`
+   gives each stage's per-microbatch clocks, by the k-th begin of its
+   regions in an iteration;
 3. the job runs again at the default clocks and then following the plan
    in-process (energy_rt.load_plan), measuring every iteration;
 4. predicted vs measured for both, and the deviation test (Eq. 23) on both.
@@ -188,7 +189,7 @@ plan_dir = path("clocks")
 os.makedirs(plan_dir, exist_ok=True)
 for s in range(STAGES):
     run([os.path.join(B, "energy-prof"), "plan-clocks", plan_json,
-         "--plan-device", "stage%d" % s, "-o",
+         "--plan-device", "stage%d" % s, "--by-key", "-o",
          os.path.join(plan_dir, "stage%d.txt" % s)])
 predicted = {"baseline": (plan_doc["baseline"]["E_J"],
                           plan_doc["baseline"]["T_s"]),

@@ -15,9 +15,10 @@ first barrier and how long the second took after its last arrival (the
 window's time that no task of the schedule accounts for). energy_rt.step() ends each iteration (the profiler's clock
 sweep moves on there, under `energy-prof profile`).
 
---plan-dir DIR: regions are named like the plan's tasks (F<s>_<m>,
-B<s>_<m>) and rank s loads DIR/stage<s>.txt (`energy-prof plan-clocks`),
-so each microbatch's pass runs at its planned clock. --out: rank 0 writes
+--plan-dir DIR: rank s loads DIR/stage<s>.txt (`energy-prof plan-clocks
+--by-key`: a line per begin of stage<s>.forward / .backward in an
+iteration, the regions named as they were profiled), so each microbatch's
+pass runs at its planned clock. --out: rank 0 writes
 JSON there, on the host's monotonic clock (the ranks of one machine):
 "iterations", each iteration's time, every rank's energy and its
 barriers; for messages whose receiver was already waiting,
@@ -66,7 +67,6 @@ M, mbs, L, d = args.microbatches, cfg["microbatch_size"], cfg["seq"], cfg["d"]
 
 monitor = energy_rt.Monitor()
 stage = ert.Stage(StageModule(rank, world, cfg), rank,
-                  names="tasks" if args.plan_dir else "db",
                   work_scale=(args.flop_scale, args.byte_scale), monitor=monitor)
 if args.plan_dir:
     energy_rt.load_plan(os.path.join(args.plan_dir, "stage%d.txt" % rank))

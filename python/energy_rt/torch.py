@@ -12,11 +12,14 @@ editing the model.
 
 `Stage` wraps a module (the model is not changed). Its forward runs the
 module inside the region `stage<i>.forward`, its `backward` runs
-`torch.autograd.backward` inside `stage<i>.backward`. With
-`names="tasks"` the regions are named like the tasks of the compiler's
-pipeline schedules (`F<i>_<m>` / `B<i>_<m>`, passes/PipelineGen.cpp), so
-that a plan loaded with `energy_rt.load_plan` (`energy-prof plan-clocks`
-output) sets each microbatch's clock.
+`torch.autograd.backward` inside `stage<i>.backward`: the DB's keys, so a
+plan written by `energy-prof plan-clocks --by-key` and loaded with
+`energy_rt.load_plan` sets each microbatch's clock by the pass's begin in
+the iteration (`stage0.forward[3]`; call `energy_rt.step()` per
+iteration). With `names="tasks"` the regions are named like the tasks of
+the compiler's pipeline schedules instead (`F<i>_<m>` / `B<i>_<m>`,
+passes/PipelineGen.cpp), for a plan written by task (`plan-clocks`
+without `--by-key`).
 
 On a simulated device (`sim:*`) there is no GPU doing the work, so each
 leaf module reports its work, counted from its inputs' shapes, and the
