@@ -833,9 +833,24 @@ struct EnergyFillSignaturesPass
       // differ from the ones planned on, the plan's figures are dropped.
       const DbEntry *pick = &es.front(); // the highest clock
       bool isPlanned = false;
-      if (auto planned = task->getAttrOfType<OpPointAttr>(
-              EnergyDialect::DvfsAttrHelper::getNameStr());
-          planned && planned.getSmMhz()) {
+      OpPointAttr planned = task->getAttrOfType<OpPointAttr>(
+          EnergyDialect::DvfsAttrHelper::getNameStr());
+      bool marked = planned && planned.getSmMhz();
+      // In a planned schedule, a task --energy-emit-dvfs left unmarked (it
+      // keeps the clock the task before it set) still runs at its chosen
+      // option: the one its signature is.
+      auto sched = task->getParentOfType<sched::ScheduleOp>();
+      if (!marked && sched &&
+          sched->hasAttr(EnergyDialect::PlanAttrHelper::getNameStr()) &&
+          task.getSigAttr() && task.getOptionsAttr())
+        for (Attribute a : task.getOptionsAttr())
+          if (auto o = dyn_cast<OptionAttr>(a);
+              o && o.getSig() == task.getSigAttr() && o.getOpPoint() &&
+              o.getOpPoint().getSmMhz()) {
+            planned = o.getOpPoint();
+            break;
+          }
+      if (planned && planned.getSmMhz()) {
         pick = nullptr;
         for (const DbEntry &e : es)
           if (e.smMhz == *planned.getSmMhz() &&
@@ -845,15 +860,16 @@ struct EnergyFillSignaturesPass
         if (!pick) {
           task.emitOpError("signature-DB key '")
               << key.getValue() << "' has no entry at the planned "
-              << *planned.getSmMhz() << " MHz (energy.dvfs) in " << db;
+              << *planned.getSmMhz() << " MHz ("
+              << (marked ? "energy.dvfs" : "its chosen option's clock")
+              << ") in " << db;
           bad = true;
           return;
         }
         isPlanned = true;
         SignatureAttr before = task.getSigAttr();
-        if (before != sigOf(*pick))
-          if (auto sched = task->getParentOfType<sched::ScheduleOp>())
-            stalePlans.insert(sched);
+        if (before != sigOf(*pick) && sched)
+          stalePlans.insert(sched);
       }
       forgetDerived(task);
       task.setSigAttr(sigOf(*pick));
