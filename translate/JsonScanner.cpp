@@ -222,20 +222,46 @@ bool JsonScanner::string(llvm::StringRef &out) {
       scratch += '\t';
       break;
     case 'u': {
-      if (end - p < 4)
-        return fail("truncated \\u escape");
-      unsigned cp = 0;
-      for (int i = 0; i < 4; ++i) {
-        char h = *p++;
-        cp <<= 4;
-        if (h >= '0' && h <= '9')
-          cp |= h - '0';
-        else if (h >= 'a' && h <= 'f')
-          cp |= h - 'a' + 10;
-        else if (h >= 'A' && h <= 'F')
-          cp |= h - 'A' + 10;
-        else
-          return fail("bad hex digit in \\u escape");
+      auto hex4 = [&](unsigned &cp) {
+        if (end - p < 4)
+          return fail("truncated \\u escape");
+        cp = 0;
+        for (int i = 0; i < 4; ++i) {
+          char h = *p++;
+          cp <<= 4;
+          if (h >= '0' && h <= '9')
+            cp |= h - '0';
+          else if (h >= 'a' && h <= 'f')
+            cp |= h - 'a' + 10;
+          else if (h >= 'A' && h <= 'F')
+            cp |= h - 'A' + 10;
+          else
+            return fail("bad hex digit in \\u escape");
+        }
+        return true;
+      };
+      unsigned cp;
+      if (!hex4(cp))
+        return false;
+      // A character beyond the BMP is a UTF-16 surrogate pair, two escapes
+      // (RFC 8259 section 7: what Python's json.dump writes by default).
+      // A lone surrogate is no character: U+FFFD, as decoders replace it.
+      if (cp >= 0xD800 && cp <= 0xDBFF) {
+        unsigned lo = 0;
+        const char *back = p;
+        if (end - p >= 6 && p[0] == '\\' && p[1] == 'u') {
+          p += 2;
+          if (!hex4(lo))
+            return false;
+        }
+        if (lo >= 0xDC00 && lo <= 0xDFFF) {
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+        } else {
+          p = back; // not a low surrogate: read on its own
+          cp = 0xFFFD;
+        }
+      } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+        cp = 0xFFFD;
       }
       appendUtf8(scratch, cp);
       break;
