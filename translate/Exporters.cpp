@@ -386,6 +386,13 @@ namespace {
 /// Microseconds, the format's unit.
 double us(double seconds) { return seconds * 1e6; }
 
+/// The trace's events, written as they are made (a trace of 10^5 tasks
+/// held as one JSON tree took gigabytes; written out, its text).
+struct EventSink {
+  llvm::json::OStream &out;
+  void push_back(llvm::json::Value &&event) { out.value(event); }
+};
+
 /// One device's tracks: its process name and, over [0, makespan], the
 /// planned clock, the power (static + the dynamic power of what runs) and
 /// the cumulative energy, exact at every step (it integrates the power;
@@ -411,7 +418,7 @@ struct DeviceTracks {
   }
 
   /// The counters' final energy (J).
-  double emit(llvm::json::Array &events, int64_t pid, double makespan) {
+  double emit(EventSink &events, int64_t pid, double makespan) {
     events.push_back(
         llvm::json::Object{{"ph", "M"},
                            {"name", "process_name"},
@@ -684,7 +691,15 @@ struct TreeLayout {
 } // namespace
 
 LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
-  llvm::json::Array events;
+  // Written to `os` only once the whole trace is made (an error midway
+  // leaves nothing half-written).
+  std::string text;
+  llvm::raw_string_ostream buffer(text);
+  llvm::json::OStream json(buffer, 2);
+  json.objectBegin();
+  json.attributeBegin("traceEvents");
+  json.arrayBegin();
+  EventSink events{json};
   int64_t pidBase = 0, flows = 0;
   std::vector<llvm::json::Value> scheduleDevices; // deviceProperties entries
   bool any = false;
@@ -888,14 +903,18 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
     return mlir::emitError(energy::moduleErrorLoc(module),
                            "--export-perfetto: no sched.schedule or energy "
                            "tree to export");
-  llvm::json::Object doc{{"traceEvents", std::move(events)},
-                         {"displayTimeUnit", "ms"}};
+  json.arrayEnd();
+  json.attributeEnd();
+  json.attribute("displayTimeUnit", "ms");
   // A one-device schedule is one rank's trace: its device (Kineto's
   // deviceProperties, with the static power added) lets --import-kineto
   // read it back without --static-power.
   if (scheduleDevices.size() == 1 && pidBase == 1)
-    doc["deviceProperties"] = llvm::json::Array{std::move(scheduleDevices[0])};
-  doc["generator"] = generatorOf(kPerfettoExportTool, module);
-  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(doc))) << "\n";
+    json.attribute("deviceProperties",
+                   llvm::json::Array{std::move(scheduleDevices[0])});
+  json.attribute("generator", generatorOf(kPerfettoExportTool, module));
+  json.objectEnd();
+  buffer.flush();
+  os << text << "\n";
   return success();
 }
