@@ -18,6 +18,7 @@
 #include "translate/KinetoTrace.h"
 
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -700,6 +701,14 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
   json.attributeBegin("traceEvents");
   json.arrayBegin();
   EventSink events{json};
+  // Assumed power models (--import-kineto's --dynamic-power) the figures
+  // rest on: written out, so that a re-import still says so.
+  llvm::SetVector<StringRef> models;
+  auto noteModel = [&](Operation *op) {
+    if (auto m = op->getAttrOfType<StringAttr>(
+            EnergyDialect::ModelAttrHelper::getNameStr()))
+      models.insert(m.getValue());
+  };
   int64_t pidBase = 0, flows = 0;
   std::vector<llvm::json::Value> scheduleDevices; // deviceProperties entries
   bool any = false;
@@ -716,6 +725,7 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
     if (failed(g))
       return failure();
     any = true;
+    noteModel(sched);
     const calculus::Schedule &s = g->schedule;
     double origin =
         start.empty() ? 0 : *std::min_element(start.begin(), start.end());
@@ -883,6 +893,7 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
     if (failed(tree.place(&op, 0, 0, end)))
       return failure();
     any = true;
+    noteModel(&op);
     for (llvm::json::Value &e : tree.slices)
       events.push_back(std::move(e));
     double counted = 0;
@@ -913,6 +924,8 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
     json.attribute("deviceProperties",
                    llvm::json::Array{std::move(scheduleDevices[0])});
   json.attribute("generator", generatorOf(kPerfettoExportTool, module));
+  if (!models.empty())
+    json.attribute("energy_model", llvm::join(models, "; "));
   json.objectEnd();
   buffer.flush();
   os << text << "\n";

@@ -900,13 +900,20 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
     return nullptr;
   if (!orderByStarts(sched, devices))
     return nullptr;
+  // The models the figures rest on: this import's, and those our own
+  // exports carried from theirs (energy_model).
+  std::vector<std::string> models;
+  for (const KinetoRank &r : ranks)
+    if (!r.model.empty() && !llvm::is_contained(models, r.model))
+      models.push_back(r.model);
   if (modelUsed)
+    models.push_back("assumed dynamic power " +
+                     formatQuantity(*opts.dynamicPower, Dimension::Power, 6) +
+                     " for every GPU event without its own d_J" +
+                     (opts.dbKeys.empty() ? "" : " or a DB key"));
+  if (!models.empty())
     sched->setAttr(EnergyDialect::ModelAttrHelper::getNameStr(),
-                   b.getStringAttr(
-                       "assumed dynamic power " +
-                       formatQuantity(*opts.dynamicPower, Dimension::Power, 6) +
-                       " for every GPU event without its own d_J" +
-                       (opts.dbKeys.empty() ? "" : " or a DB key")));
+                   b.getStringAttr(llvm::join(models, "; ")));
   buildTiming.stop();
   TimingScope verifyTiming = timing.nest("Verify");
   if (failed(verify(*module)))

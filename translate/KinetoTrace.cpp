@@ -662,6 +662,13 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
           }
           return js.skip();
         });
+      if (key == "energy_model" && js.peek() == JsonScanner::Kind::String) {
+        StringRef m;
+        if (!js.string(m))
+          return false;
+        r.model = m.str();
+        return true;
+      }
       if (key == "deviceProperties" && js.peek() == JsonScanner::Kind::Array)
         return js.array([&](size_t i) -> bool {
           if (i != 0 || js.peek() != JsonScanner::Kind::Object)
@@ -714,6 +721,8 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
     return error(problem);
   }
   r.ownExport = ourExport;
+  if (!ourExport)
+    r.model.clear();
   if (!ourExport) {
     // Another tool's trace: its `kind`s and any such fields are not ours.
     for (GpuEvent &e : r.events) {

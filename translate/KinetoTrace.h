@@ -100,6 +100,9 @@ struct KinetoRank {
   std::vector<Flow> flows; ///< in the file's order
   /// Whether the file is our own export (generator.tool).
   bool ownExport = false;
+  /// Our own export's assumed power model (its `energy_model`: the
+  /// schedule's energy.model), "" where none or another tool's trace.
+  std::string model;
   size_t skippedCpu = 0, skippedOther = 0, launchFlows = 0, flowSteps = 0;
   /// Owns the GPU event names.
   std::vector<std::unique_ptr<std::string>> names;
