@@ -328,6 +328,9 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       calculus::DagFrontierResult method;
       size_t size = 0;
       Attribute how; ///< its energy.frontier_method
+      /// The index of the configuration improved on the real times (a
+      /// quantum), none where it was not added.
+      size_t realAt = std::numeric_limits<size_t>::max();
     };
     bool built = false;
     auto build = [&](double pointLimit,
@@ -357,6 +360,16 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
           sched->getAttr(EnergyDialect::FrontierMethodAttrHelper::getNameStr());
       if (quantum > 0 || onExpected || declaresSwitches)
         f->points.push_back(fastest);
+      // With switch costs, the baseline too: it may switch less than the
+      // all-fastest configuration (a pass fastest below the top clock) and
+      // meet a limit that every point does not with its switches.
+      if (declaresSwitches && c->current != fastest.choice) {
+        calculus::DagPoint base;
+        base.choice = c->current;
+        base.E = calculus::dagEnergy(c->graph.schedule, c->options, base.choice,
+                                     quantum, &base.T);
+        f->points.push_back(std::move(base));
+      }
       // With a quantum the frontier is filled and annealed at the limit on
       // floored times: re-timed, that point may run past the limit and
       // the best point that fits stop short of it (GPT-3/A40, 24
@@ -367,6 +380,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
         if (std::optional<calculus::DagPoint> real =
                 improvedOnRealTimes(*c, *f, fastest, pointLimit)) {
           keepClocksThroughTies(*c, real->choice);
+          f->realAt = f->points.size();
           f->points.push_back(std::move(*real));
         }
       return f;
@@ -508,10 +522,17 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
           << " meets it): no configuration was found whose expected makespan "
              "meets it";
     o.isFallback = size_t(o.best - front.data()) >= frontierSize;
+    if (o.isFallback && declaresSwitches && o.best->choice == c->current)
+      mlir::emitWarning(sched.getLoc(), "energy-plan: no frontier point ")
+          << "meets the limit " << formatQuantity(o.limit, Dimension::Time, 6)
+          << " with its clock switches; the plan keeps every task at its "
+             "current option (the baseline, "
+          << formatQuantity(o.T, Dimension::Time, 6)
+          << " with its switches): allow more slowdown to save energy";
     // After the frontier: the all-fastest configuration, then (a quantum)
     // the configuration improved on the real times.
     o.improvedOnRealTimes =
-        quantum > 0 && size_t(o.best - front.data()) > frontierSize;
+        size_t(o.best - front.data()) == chosen.front->realAt;
     if (o.fellBack)
       mlir::emitWarning(sched.getLoc(), "energy-plan: every frontier point "
                                         "runs past the limit once re-timed "

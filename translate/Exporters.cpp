@@ -86,6 +86,22 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
                          "export them one at a time")
                  .attachNote(first->second.getLoc())
              << "the first";
+    // A plan chosen with costly clock switches counts them in its T and E;
+    // its tasks' starts hold them only once --energy-emit-dvfs inserted
+    // them as tasks: exported before, the file's starts and its period
+    // (run-plan --mode timeline) would disagree.
+    if (auto withT = plan.getAs<FloatAttr>("T_with_switches_s"))
+      if (auto T = plan.getAs<FloatAttr>("T_s");
+          T && withT.getValueAsDouble() > T.getValueAsDouble() &&
+          llvm::none_of(sched.getBody().getOps<TaskOp>(),
+                        [](TaskOp t) { return t.getKind() == "dvfs-switch"; }))
+        return sched.emitOpError("--export-plan: @")
+               << sched.getSymName() << "'s plan runs "
+               << formatQuantity(withT.getValueAsDouble(), Dimension::Time, 6)
+               << " with its clock switches ("
+               << formatQuantity(T.getValueAsDouble(), Dimension::Time, 6)
+               << " without), which its tasks do not hold yet: export after "
+                  "--energy-emit-dvfs, which inserts them";
     std::vector<double> start; // the plan's own timing, not recorded starts
     FailureOr<SchedGraph> g = SchedGraph::buildAsPlanned(sched, start);
     if (failed(g))

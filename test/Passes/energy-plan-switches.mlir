@@ -14,6 +14,10 @@
 // runs at, and the period run-plan's timeline repeats at); the splits'
 // modules are read as one file.
 // RUN: energy-translate --export-plan %t/emit.mlir -o %t/emit.json
+// Exported before the switches are tasks, the file's starts would not
+// hold what its T counts: refused, with the way.
+// RUN: not energy-translate --export-plan %t/plan.mlir -o %t/early.json 2>&1 | FileCheck %s --check-prefix=EARLY
+// EARLY: error: 'sched.schedule' op --export-plan: @cheap's plan runs {{.*}} with its clock switches ({{.*}} without), which its tasks do not hold yet: export after --energy-emit-dvfs, which inserts them
 // RUN: %python -c "import json, sys; p = {s['schedule']: s['plan'] for s in json.load(open(sys.argv[1]))['schedules']}; print(sorted(p), round(p['cheap']['T_s'], 6), round(p['cheap']['E_J'], 6))" %t/emit.json | FileCheck %s --check-prefix=FILE
 // FILE: ['cheap', 'costly', 'free', 'tie', 'wrap'] 0.036 3.16
 // RUN: energy-prof run-plan %t/emit.json --schedule cheap --device sim:a100 --mode timeline --dry-run -- true 2>&1 | FileCheck %s --check-prefix=TIMELINE

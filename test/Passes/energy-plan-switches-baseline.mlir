@@ -1,0 +1,22 @@
+// With a clock switch's cost declared, every frontier point may run past the
+// limit once its switches are counted while the baseline, which switches
+// nowhere, meets it: the baseline is a candidate, chosen with a warning (it
+// was an error: "no frontier point meets the deadline with its clock
+// switches"). By hand, static 60 W, a switch 0.5 ms: @a runs fastest and
+// cheapest at 1005 MHz (0.9 ms, 1.5 J), @b at 1410 MHz (1 ms, 2 J).
+// Frontier (no switches): a1005+b1410 1.9 ms, a1005+b1005 2.9 ms. The
+// limit, 10 % over the fastest 1.9 ms: 2.09 ms. a1005+b1410 switches twice
+// a period (1005 -> 1410 and back): 2.9 ms; a1005+b1005 2.9 ms; the
+// all-fastest is the first. The baseline, both at 1410 MHz: 2 ms, no
+// switch, 60 W x 2 ms + 4 J = 4.12 J.
+// RUN: energy-opt %s --energy-plan="max-slowdown=10 summary=true" -o %t.mlir 2>&1 | FileCheck %s
+// CHECK: warning: energy-plan: no frontier point meets the limit 2.09 ms with its clock switches; the plan keeps every task at its current option (the baseline, 2 ms with its switches)
+// CHECK: plan      2 ms  4.12 J  (0.00% less energy, limit 2.09 ms)
+// RUN: energy-opt %t.mlir --sched-to-energy --energy-evaluate="summary=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EVAL
+// EVAL: energy   4.12 J
+
+sched.schedule @s {
+  sched.device @g kind "A100-SXM4" static 60 W {energy.switch = #energy.sig<T = 0.5 ms, d = 0 J>}
+  sched.task @a on @g sig <T = 1 ms, d = 2 J> options [#energy.option<sm_mhz = 1410, T = 1 ms, d = 2 J>, #energy.option<sm_mhz = 1005, T = 0.9 ms, d = 1.5 J>]
+  sched.task @b on @g after [@a] sig <T = 1 ms, d = 2 J> options [#energy.option<sm_mhz = 1410, T = 1 ms, d = 2 J>, #energy.option<sm_mhz = 1005, T = 2 ms, d = 1 J>]
+}
