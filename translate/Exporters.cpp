@@ -92,7 +92,7 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
     // (run-plan --mode timeline) would disagree.
     if (auto withT = plan.getAs<FloatAttr>("T_with_switches_s"))
       if (auto T = plan.getAs<FloatAttr>("T_s");
-          T && withT.getValueAsDouble() > T.getValueAsDouble() &&
+          T && withT.getValueAsDouble() > T.getValueAsDouble() * (1 + 1e-9) &&
           llvm::none_of(sched.getBody().getOps<TaskOp>(),
                         [](TaskOp t) { return t.getKind() == "dvfs-switch"; }))
         return sched.emitOpError("--export-plan: @")
