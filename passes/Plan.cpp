@@ -120,6 +120,15 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
             << (std::string(name) == "deadline" ? "seconds" : "percent") << ")";
         return signalPassFailure();
       }
+    // A deadline of 0 s is none that a schedule could meet, not "no
+    // deadline" (the option's default): refused rather than read as one.
+    if (deadline.hasValue() && deadline == 0) {
+      mlir::emitError(moduleErrorLoc(getOperation()),
+                      "energy-plan: deadline=0 is no makespan a schedule can "
+                      "meet; give a positive deadline (seconds), or "
+                      "max-slowdown=PCT (0: the fastest makespan)");
+      return signalPassFailure();
+    }
     // edp and ed2p trade time for energy: with no limit given, the limit is
     // the fastest makespan (max-slowdown=0) and there is nothing to trade.
     if (objective != "energy" && !(deadline > 0) && !(maxSlowdown > 0))

@@ -20,3 +20,6 @@ sched.schedule @s {
   sched.task @a on @g sig <T = 1 ms, d = 2 J> options [#energy.option<sm_mhz = 1410, T = 1 ms, d = 2 J>, #energy.option<sm_mhz = 1005, T = 0.9 ms, d = 1.5 J>]
   sched.task @b on @g after [@a] sig <T = 1 ms, d = 2 J> options [#energy.option<sm_mhz = 1410, T = 1 ms, d = 2 J>, #energy.option<sm_mhz = 1005, T = 2 ms, d = 1 J>]
 }
+// deadline=0 is no limit a schedule meets (it read as no deadline at all).
+// RUN: not energy-opt %s --energy-plan="deadline=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ZERO
+// ZERO: error: energy-plan: deadline=0 is no makespan a schedule can meet; give a positive deadline (seconds), or max-slowdown=PCT (0: the fastest makespan)
