@@ -406,26 +406,34 @@ int runPlan(const Plan &plan, const std::vector<Device *> &devices,
   // shortest interval.
   if (mode == RunPlanOptions::Mode::Timeline) {
     const double kMinSwitchS = 0.01;
+    // The shortest interval and the run it ends at (device, first task).
     double shortest = std::numeric_limits<double>::infinity();
-    for (size_t i = 0; i < plan.devices.size(); ++i) {
-      std::vector<double> at;
-      for (const Event &e : events)
-        if (e.device == i)
-          at.push_back(e.offset);
-      for (size_t k = 1; k < at.size(); ++k)
-        shortest = std::min(shortest, at[k] - at[k - 1]);
-      if (at.size() > 1) // the wrap into the next iteration
-        shortest = std::min(shortest, plan.T - at.back() + at.front());
+    const PlanDevice *where = nullptr;
+    const PlanRun *at = nullptr;
+    for (const PlanDevice &d : plan.devices) {
+      const std::vector<PlanRun> &runs = d.runs;
+      for (size_t k = 0; k < runs.size() && runs.size() > 1; ++k) {
+        // Run k starts a switch after run k - 1's; run 0 after the last
+        // one's, wrapped into the next iteration.
+        double gap = k ? runs[k].start - runs[k - 1].start
+                       : plan.T - runs.back().start + runs.front().start;
+        if (gap < shortest) {
+          shortest = gap;
+          where = &d;
+          at = &runs[k];
+        }
+      }
     }
     if (shortest < kMinSwitchS) {
       char buf[320];
       std::snprintf(buf, sizeof buf,
-                    "the plan switches a device's clock %g s after the last "
-                    "switch; timeline mode follows switches at least %g s "
-                    "apart (a clock change takes milliseconds): plan with a "
-                    "longer quantum, or follow it inside the job "
+                    "the plan switches %s's clock %g s after its last "
+                    "switch (at task '%s'); timeline mode follows switches "
+                    "at least %g s apart (a clock change takes milliseconds): "
+                    "plan with a longer quantum, or follow it inside the job "
                     "(er_plan_load)",
-                    shortest, kMinSwitchS);
+                    where->name.c_str(), shortest, at->first.c_str(),
+                    kMinSwitchS);
       // A dry run shows the plan anyway (it changes nothing), saying so.
       if (!opts.dryRun) {
         err = buf;
