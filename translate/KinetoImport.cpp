@@ -251,12 +251,12 @@ bool Importer::staticPowers(std::vector<double> &out) {
                                   ? std::optional<double>(known->staticPower)
                                   : std::nullopt;
     if (!s)
-      return error(
-          r.file,
-          "unknown device '" +
-              (r.deviceKind.empty() ? std::string("<unnamed>") : r.deviceKind) +
-              "': no known static power (known: A40, A100-SXM, "
-              "H200); pass --static-power (W)");
+      return error(r.file, (r.deviceKind.empty()
+                                ? std::string("the trace names no device (no "
+                                              "deviceProperties[0].name)")
+                                : "unknown device '" + r.deviceKind + "'") +
+                               ": no known static power (known: A40, A100-SXM, "
+                               "H200); pass --static-power (W)");
     out.push_back(*s);
   }
   return true;
@@ -889,7 +889,8 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
   // every clock with no word why.
   if (!opts.dbKeys.empty() && !anyNamed)
     llvm::WithColor::warning(llvm::errs())
-        << "--db-keys: no GPU event of the trace has a name the DB holds ("
+        << "--db-keys " << opts.dbKeysFile
+        << ": no GPU event of the trace has a name the DB holds ("
         << opts.dbKeys.size() << " key(s), e.g. '" << *opts.dbKeys.begin()
         << "'): its kernels were characterized under other names, or it "
            "is another job's; no event is priced from it\n";
@@ -965,6 +966,21 @@ OwningOpRef<ModuleOp> energy::importKineto(MLIRContext *ctx,
     }
     std::sort(traces.begin(), traces.end());
     expanded.files.insert(expanded.files.end(), traces.begin(), traces.end());
+  }
+  // One file given twice (by another path, or in a folder given too) would
+  // be two ranks of one trace where it does not say its rank, else a
+  // duplicate-rank error that hides why.
+  std::map<llvm::sys::fs::UniqueID, std::string> seen;
+  for (const std::string &path : expanded.files) {
+    llvm::sys::fs::UniqueID id;
+    if (path == "-" || llvm::sys::fs::getUniqueID(path, id))
+      continue; // standard input, or unreadable: said when it is read
+    auto [it, fresh] = seen.try_emplace(id, path);
+    if (!fresh) {
+      llvm::WithColor::error() << path << ": the same trace as " << it->second
+                               << " (given twice): each rank's trace once\n";
+      return nullptr;
+    }
   }
   return importKinetoFiles(ctx, expanded, summary, timing);
 }

@@ -398,6 +398,9 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
   r = KinetoRank();
   r.file = file;
   r.rank = defaultRank;
+  // A UTF-8 byte order mark (editors on Windows write one) is no JSON
+  // (RFC 8259 section 8.1) but says nothing either: skipped.
+  text.consume_front("\xEF\xBB\xBF");
   JsonScanner js(text);
   RawEvent ev;
   // Our own export's fields (KinetoTrace.h) read wherever they are: the

@@ -32,6 +32,8 @@ struct KinetoOptions {
   /// name gets its trace figures as its one option at that clock, so that a
   /// plan runs it there rather than at whatever clock precedes it.
   std::optional<int64_t> traceMhz;
+  /// The DB `dbKeys` came from (for messages).
+  std::string dbKeysFile;
 };
 
 /// PyTorch profiler / Kineto Chrome traces, one file per rank (.json or

@@ -327,6 +327,7 @@ int main(int argc, char **argv) {
       // several limits, or one below the device's default then (every
       // `characterize` entry records the limit in force, the default
       // included, which caps nothing).
+      opts.dbKeysFile = dbKeys;
       bool capped = false;
       std::set<std::optional<double>> limits;
       for (const energy::rt::DbEntry &e : db.entries)
