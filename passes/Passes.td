@@ -198,7 +198,9 @@ def EnergyPowerCap : Pass<"energy-power-cap", "::mlir::ModuleOp"> {
     schedule gets `energy.power_cap = #energy.op_point<power_cap = ...>`;
     the schedule gets `energy.power_cap_choice` with the chosen row. A table
     of several jobs (a `model_name` column, as Zeus's) needs `model=NAME`
-    to pick one job's rows; two rows of one power limit are an error.
+    to pick one job's rows; two rows of one power limit are an error; a
+    table whose time at its highest limit is more than 25 % off the
+    schedule's makespan is said (another job's, or a whole run's).
     Without `table=`, each schedule's own table comes from its tasks'
     options measured at several power caps (a DB characterized with
     `--power-limits`): at each cap every task at its option of that cap with

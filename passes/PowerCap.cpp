@@ -143,6 +143,43 @@ struct EnergyPowerCapPass
     return success();
   }
 
+  /// A table of another job (another model or parallelism, a whole run
+  /// rather than an iteration) chooses a limit for the wrong workload: its
+  /// time at its highest limit against the schedule's makespan as it
+  /// stands, said where they differ by more than 25 % (a limit changes the
+  /// time by less than that near the top). Skipped where the schedule
+  /// cannot be timed yet (its errors are the later passes').
+  void checkTableIsThisJobs(ScheduleOp sched,
+                            const std::vector<calculus::CapPoint> &rows) {
+    if (rows.empty())
+      return;
+    double T = 0;
+    {
+      ScopedDiagnosticHandler quiet(&getContext(),
+                                    [](Diagnostic &) { return success(); });
+      FailureOr<Choices> c = Choices::build(sched, /*deviceCaps=*/false);
+      if (failed(c))
+        return;
+      calculus::dagEnergy(c->graph.schedule, c->options, c->current, 0, &T);
+    }
+    const calculus::CapPoint *top = &rows.front();
+    for (const calculus::CapPoint &r : rows)
+      if (r.cap > top->cap)
+        top = &r;
+    if (!(T > 0) || !(top->T > 0))
+      return;
+    double ratio = top->T / T;
+    if (ratio > 1.25 || ratio < 1 / 1.25)
+      sched.emitWarning("energy-power-cap: ")
+          << table << "'s time at its highest limit ("
+          << formatQuantity(top->cap, Dimension::Power, 4) << ", "
+          << formatQuantity(top->T, Dimension::Time, 5) << ") is "
+          << llvm::formatv("{0:F2}", ratio) << "x @" << sched.getSymName()
+          << "'s makespan (" << formatQuantity(T, Dimension::Time, 5)
+          << "): is the table this job's (its model, parallelism and "
+             "iteration)?";
+  }
+
   /// Without a table: the schedule's own, from its tasks' options measured
   /// at several power caps (a DB characterized with --power-limits): at
   /// each cap every task runs at its option of that cap with the highest
@@ -327,6 +364,8 @@ struct EnergyPowerCapPass
         return signalPassFailure();
       const std::vector<calculus::CapPoint> &rows =
           table.empty() ? own : points;
+      if (!table.empty())
+        checkTableIsThisJobs(sched, rows);
       size_t chosen = 0;
       std::string err;
       if (!calculus::choosePowerCap(rows, obj, chosen, err))

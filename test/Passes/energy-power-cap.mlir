@@ -48,3 +48,8 @@ sched.schedule @job {
 // RUN: printf 'power_limit,time,energy\n' > %t/header.csv
 // RUN: not energy-opt %s --energy-power-cap="table=%t/header.csv max-slowdown=5" 2>&1 | FileCheck %s --check-prefix=HEADER
 // HEADER: header.csv: no data rows
+// A table of another job (its times ten times the schedule's makespan):
+// the choice is made, and the mismatch said.
+// RUN: printf 'power_limit,time,energy\n300,63.5,68190\n250,68.7,62987\n' > %t/other.csv
+// RUN: energy-opt %s --energy-power-cap="table=%t/other.csv max-slowdown=10" -o /dev/null 2>&1 | FileCheck %s --check-prefix=OTHERJOB
+// OTHERJOB: warning: energy-power-cap: {{.*}}other.csv's time at its highest limit (300 W, 63.5 s) is 10.58x @job's makespan (6 s): is the table this job's (its model, parallelism and iteration)?
