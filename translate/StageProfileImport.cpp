@@ -221,6 +221,19 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
                ")");
       return nullptr;
     }
+    // A mean power no board of that kind draws, by an order of magnitude
+    // (a stage of several tensor-parallel GPUs stays below it): a time or
+    // energy in the wrong unit, which the plan would act on.
+    if (known && energyJ / time > 10 * known->maxPowerLimitW) {
+      fail(csv.at(o.file, row, col[4]),
+           "energy " + formatQuantity(energyJ, Dimension::Energy, 6) +
+               " over " + formatQuantity(time, Dimension::Time, 6) + " is " +
+               formatQuantity(energyJ / time, Dimension::Power, 4) +
+               ", over ten times the " + o.device + "'s highest power limit (" +
+               formatQuantity(known->maxPowerLimitW, Dimension::Power, 4) +
+               "): are the time (s) and energy (J) in their units?");
+      return nullptr;
+    }
     std::vector<Row> &same = (instr == "forward" ? fwd : bwd)[stage];
     for (const Row &r : same)
       if (r.freq == freq) {
