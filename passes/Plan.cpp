@@ -202,6 +202,9 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     /// With a quantum: the all-fastest fallback was chosen because no
     /// frontier point meets the limit re-timed (not because it scores best).
     bool fellBack = false;
+    /// Some frontier point meets the limit as it will run (with its clock
+    /// switches, its real option times).
+    bool frontierMeets = false;
     /// With a quantum: the chosen candidate is the all-fastest fallback.
     bool isFallback = false;
     /// With a quantum: the chosen candidate is the configuration improved
@@ -531,13 +534,21 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
           << " meets it): no configuration was found whose expected makespan "
              "meets it";
     o.isFallback = size_t(o.best - front.data()) >= frontierSize;
-    if (o.isFallback && declaresSwitches && o.best->choice == c->current)
-      mlir::emitWarning(sched.getLoc(), "energy-plan: no frontier point ")
-          << "meets the limit " << formatQuantity(o.limit, Dimension::Time, 6)
-          << " with its clock switches; the plan keeps every task at its "
-             "current option (the baseline, "
-          << formatQuantity(o.T, Dimension::Time, 6)
-          << " with its switches): allow more slowdown to save energy";
+    if (o.isFallback && declaresSwitches && o.best->choice == c->current) {
+      InFlightDiagnostic w = mlir::emitWarning(sched.getLoc(), "energy-plan: ");
+      if (!o.frontierMeets)
+        w << "no frontier point meets the limit "
+          << formatQuantity(o.limit, Dimension::Time, 6)
+          << " with its clock switches; ";
+      else
+        w << "the frontier points within the limit cost more with their "
+             "clock switches than the baseline; ";
+      w << "the plan keeps every task at its current option (the baseline, "
+        << formatQuantity(o.T, Dimension::Time, 6) << " and "
+        << formatQuantity(o.E, Dimension::Energy, 6) << " with its switches)";
+      if (!o.frontierMeets)
+        w << ": allow more slowdown to save energy";
+    }
     // After the frontier: the all-fastest configuration, then (a quantum)
     // the configuration improved on the real times.
     o.improvedOnRealTimes =
@@ -673,7 +684,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
         front, planObjective(), limit, [&](const calculus::DagPoint &p) {
           size_t i = size_t(&p - front.data());
           Scored &cost = costs[i];
-          if (onlyFallback && i != frontierPoints) // not a candidate
+          if (onlyFallback && i < frontierPoints) // not a candidate
             cost = {std::numeric_limits<double>::infinity(),
                     std::numeric_limits<double>::infinity()};
           else
@@ -704,6 +715,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     o.best = &front[*chosen];
     // (The all-fastest candidate is there for a quantum; where the limit
     // holds the expected makespan it is there without one too.)
+    o.frontierMeets = frontierMeets;
     o.fellBack = quantum > 0 && *chosen == frontierPoints && !frontierMeets &&
                  !onlyFallback;
     o.pointT = o.best->T;

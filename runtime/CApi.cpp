@@ -98,6 +98,11 @@ struct Region {
   /// while one of those was open (nested inside a planned region, it ran
   /// at that region's clock: not a region the plan lacks).
   bool plannedRun = false, insidePlanned = false;
+  /// A planned run's clock (0: "-", the clock in force) and the order it
+  /// began in (State::beginSerial): a nested planned region's end sets the
+  /// innermost open planned region's clock back.
+  int plannedMhz = 0;
+  uint64_t beginSerial = 0;
 };
 
 /// A region's identity: its name, the thread that opens it, and the set of
@@ -245,9 +250,15 @@ struct State {
   /// plan's "name[k]" line is the clock of name's k-th begin (from 0) in
   /// an iteration, before a "name" line.
   std::map<std::string, uint64_t> occurrences;
-  /// The plan's names ("name" or "name[k]") some begin matched, and the
-  /// region names with a begin, under a loaded plan, that none matched.
-  std::set<std::string> planKeysRan, unplannedBegins;
+  /// The plan's names ("name" or "name[k]") some begin matched, and per
+  /// region name the begins, under a loaded plan, that none matched (their
+  /// count, and the first one's occurrence in its iteration).
+  std::set<std::string> planKeysRan;
+  std::map<std::string, std::pair<uint64_t, uint64_t>> unplannedBegins;
+  /// er_step calls since er_init; region begins (their order); whether two
+  /// threads' planned regions were said to overlap.
+  uint64_t steps = 0, beginSerial = 0;
+  bool saidPlannedThreads = false;
   std::unique_ptr<ClockGuard> guard;
   unsigned switches = 0;
   /// Every clock change the runtime made (a profile's, a plan's, the
@@ -1518,6 +1529,8 @@ int er_init(const char *device) {
   state.occurrences.clear();
   state.planKeysRan.clear();
   state.unplannedBegins.clear();
+  state.steps = 0;
+  state.saidPlannedThreads = false;
   state.clocksReleased = false;
   state.openPlanned = 0;
   state.simRuns = 0;
@@ -1988,6 +2001,7 @@ int er_step(void) {
   noticeSignalResets();
   // A new iteration: a plan's "name[k]" lines count begins from here.
   state.occurrences.clear();
+  ++state.steps;
   // ENERGY_RT_METRICS_FILE: the Prometheus textfile, rewritten at most every
   // ENERGY_RT_METRICS_INTERVAL seconds (default 15) of wall time.
   if (const char *metrics = std::getenv("ENERGY_RT_METRICS_FILE");
@@ -2136,8 +2150,26 @@ int er_begin_in(unsigned owner, const char *name) {
     state.planRegionRan = true;
     ++state.planBegins;
     state.planKeysRan.insert(key);
+    // One device has one clock: two threads' planned regions at once set
+    // it for each other (which one's holds is a race). Said once.
+    if (state.openPlanned > 0 && !state.saidPlannedThreads)
+      for (const auto &[k, other] : state.regions)
+        if (other.open && other.plannedRun && k.thread != threadSerial()) {
+          state.saidPlannedThreads = true;
+          std::fprintf(stderr,
+                       "energy_rt: warning: planned region '%s' begins while "
+                       "planned region '%s' is open on another thread: the "
+                       "device has one clock, and each sets it for both "
+                       "(which holds is a race, and the runs across it are "
+                       "in no clock's entry); follow a plan from one "
+                       "thread\n",
+                       name, k.name.c_str());
+          break;
+        }
   } else if (planLoaded) {
-    state.unplannedBegins.insert(name);
+    auto [it, fresh] =
+        state.unplannedBegins.try_emplace(name, std::make_pair(0, occurrence));
+    ++it->second.first;
   }
   r.planBeginsAtBegin = state.planBegins;
   if (planned != state.planClocks.end() && !state.clocksReleased &&
@@ -2163,6 +2195,8 @@ int er_begin_in(unsigned owner, const char *name) {
       !state.profile.interrupted;
   r.open = true;
   r.plannedRun = isPlanned;
+  r.plannedMhz = planned != state.planClocks.end() ? planned->second : 0;
+  r.beginSerial = ++state.beginSerial;
   if (isPlanned)
     ++state.openPlanned;
   else if (state.openPlanned > 0)
@@ -2198,8 +2232,36 @@ int endRegion(const char *fn, unsigned owner, const char *name,
   else
     state.sim->exactEnergyAndTime(E1, t1);
   r.open = false;
-  if (r.plannedRun && state.openPlanned > 0)
+  // Nested in another planned region of this thread: what runs next in it
+  // runs at that region's clock again, not at this one's (set once this
+  // run is accounted, below).
+  int outerMhz = 0;
+  if (r.plannedRun && state.openPlanned > 0) {
     --state.openPlanned;
+    const Region *outer = nullptr;
+    uint64_t thread = threadSerial();
+    if (state.openPlanned > 0 && !state.clocksReleased)
+      for (const auto &[k, o] : state.regions)
+        if (o.open && o.plannedRun && k.thread == thread &&
+            (!outer || o.beginSerial > outer->beginSerial))
+          outer = &o;
+    if (outer)
+      outerMhz = outer->plannedMhz;
+  }
+  auto restoreOuter = [&]() -> int {
+    int now =
+        state.sampler ? state.sampler->smClock() : state.dev->currentSmClock();
+    if (!outerMhz || outerMhz == now)
+      return 0;
+    std::string err;
+    if (!state.dev->setSmClock(outerMhz, err))
+      return fail(std::string("region '") + name + "': " + err);
+    if (state.sampler)
+      state.sampler->noteSmClock(outerMhz);
+    ++state.switches;
+    ++state.clockChanges;
+    return 0;
+  };
   if (state.planBegins > r.planBeginsAtBegin)
     r.enclosesPlanned = true;
   if (timeS)
@@ -2247,7 +2309,7 @@ int endRegion(const char *fn, unsigned owner, const char *name,
       *simEnergy = E1 - r.startJ;
     if (ticket)
       keepTicket(ticket, E1 - r.startJ);
-    return 0;
+    return restoreOuter();
   }
   state.pending.push_back({&r, r.startT, t1, runMhz, runCap, r.record, ticket});
   if (ticket)
@@ -2259,7 +2321,7 @@ int endRegion(const char *fn, unsigned owner, const char *name,
     if (!resolvePending(/*wait=*/false, err))
       return fail(err);
   }
-  return 0;
+  return restoreOuter();
 }
 
 /// Waits until the sampler's curve passes `t`, at most kCounterWait s,
@@ -2538,6 +2600,14 @@ void er_shutdown(void) {
 
 const char *er_last_error(void) { return lastError.c_str(); }
 
+/// Whether `planned` holds a "name[k]" line for region `name`.
+static bool hasIndexedLines(const std::set<std::string> &planned,
+                            const std::string &name) {
+  auto it = planned.lower_bound(name + "[");
+  return it != planned.end() &&
+         it->compare(0, name.size() + 1, name + "[") == 0;
+}
+
 /// At exit: a plan whose regions never ran changed nothing, which is
 /// almost always a naming mismatch (plan-clocks names the schedule's tasks;
 /// the job must name its regions alike).
@@ -2569,20 +2639,37 @@ static void warnUnusedPlan() {
   // Regions a complete plan does not have (a job of more microbatches
   // than the plan's, regions renamed since): they ran at whatever clock
   // the region before them left. Windows around planned regions (an
-  // iteration's) and regions nested inside one (which ran at its clock)
-  // are not among them.
+  // iteration's) and regions nested inside one (which run at its clock:
+  // a nested planned region's end gives it back) are not among them.
+  // A region the plan has "name[k]" lines for whose begins ran past them
+  // (more microbatches than planned, or no er_step between iterations)
+  // is named with the first begin no line took and their count.
+  bool indexed = false;
+  for (const std::string &name : planned)
+    indexed |= !name.empty() && name.back() == ']';
   std::set<std::string> foreign;
   if (state.planComplete && state.planRegionRan)
-    for (const std::string &name : state.unplannedBegins)
-      if (!windows.count(name))
-        foreign.insert(name);
+    for (const auto &[name, begins] : state.unplannedBegins)
+      if (!windows.count(name)) {
+        std::string first = name + "[" + std::to_string(begins.second) + "]";
+        bool hasLines = hasIndexedLines(planned, name);
+        foreign.insert(
+            hasLines ? first + " and on: " + std::to_string(begins.first) +
+                           " begin" + (begins.first == 1 ? "" : "s")
+                     : name);
+      }
   if (!foreign.empty())
     std::fprintf(stderr,
                  "energy_rt: warning: %zu region(s) ran that the plan's "
                  "schedule does not have (%s): each ran at the clock in force "
                  "when it began; was the plan made for this job (its "
-                 "microbatches, its region names)?\n",
-                 foreign.size(), some(foreign).c_str());
+                 "microbatches, its region names)?%s\n",
+                 foreign.size(), some(foreign).c_str(),
+                 indexed && state.steps == 0
+                     ? " The plan's name[k] lines count each region's begins "
+                       "from er_step (energy_rt.step()), which this job never "
+                       "called: call it once per iteration"
+                     : "");
   if (unused.empty())
     return;
   if (!state.planRegionRan)
@@ -2594,8 +2681,13 @@ static void warnUnusedPlan() {
   else // one misspelt name leaves its region at whatever clock was set
     std::fprintf(stderr,
                  "energy_rt: warning: %zu of the %zu regions the plan names "
-                 "never ran (%s): their clocks were never set\n",
-                 unused.size(), planned.size(), some(unused).c_str());
+                 "never ran (%s): their clocks were never set%s\n",
+                 unused.size(), planned.size(), some(unused).c_str(),
+                 indexed && state.steps > 0
+                     ? " (name[k] counts a region's begins from each er_step: "
+                       "an iteration with fewer begins, or er_step called "
+                       "more than once per iteration)"
+                     : "");
 }
 
 /// The plan's check at exit (warnUnusedPlan), registered once.
@@ -2834,16 +2926,28 @@ int er_plan_load(const char *path) {
   }
   // All of the file or none of it: a line refused after others were taken
   // would leave the job following part of the plan.
+  // A file replaces the clocks set before it (an earlier file's, or
+  // er_plan_clock's): two plans' lines merged would follow neither.
   std::map<std::string, int> before;
+  std::set<std::string> keptBefore;
+  bool completeBefore = false;
   {
     std::lock_guard<std::mutex> lock(state.mu);
     before = state.planClocks;
+    keptBefore = state.planKept;
+    completeBefore = state.planComplete;
+    state.planClocks.clear();
   }
+  auto restore = [&] {
+    std::lock_guard<std::mutex> lock(state.mu);
+    state.planClocks = before;
+    state.planKept = keptBefore;
+    state.planComplete = completeBefore;
+  };
   for (const auto &[name, mhz, where] : lines)
     if (er_plan_clock(name.c_str(), mhz) != 0) {
       std::string why = where + ": " + lastError;
-      std::lock_guard<std::mutex> lock(state.mu);
-      state.planClocks = before;
+      restore();
       return fail(why);
     }
   std::optional<double> priorCap;
@@ -2867,8 +2971,7 @@ int er_plan_load(const char *path) {
             "profile measures; profile without the plan, then plan";
     if (!err.empty() || !planPowerCap(*powerCap, err)) {
       std::string why = file + ":" + std::to_string(powerCapLine) + ": " + err;
-      std::lock_guard<std::mutex> lock(state.mu);
-      state.planClocks = before;
+      restore();
       return fail(why);
     }
   }
@@ -2886,9 +2989,14 @@ int er_plan_load(const char *path) {
                  file.c_str(), *priorCap);
   {
     std::lock_guard<std::mutex> lock(state.mu);
-    state.planKept.insert(kept.begin(), kept.end());
-    state.planComplete |= complete;
+    state.planKept = kept;
+    state.planComplete = complete;
   }
+  if (!before.empty() || !keptBefore.empty())
+    std::fprintf(stderr,
+                 "energy_rt: warning: %s replaces the %zu region line(s) set "
+                 "before it (a plan loaded earlier, or er_plan_clock)\n",
+                 file.c_str(), before.size() + keptBefore.size());
   registerPlanCheck();
   return 0;
 }

@@ -17,6 +17,7 @@
 #include "runtime/Version.h"
 #include "translate/KinetoTrace.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -716,6 +717,16 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
   json.objectBegin();
   json.attributeBegin("traceEvents");
   json.arrayBegin();
+  // An error midway returns with the array open: closed here, so that the
+  // stream ends whole (its destructor asserts so); the text is dropped.
+  bool eventsClosed = false;
+  auto closeEvents = llvm::make_scope_exit([&] {
+    if (!eventsClosed) {
+      json.arrayEnd();
+      json.attributeEnd();
+      json.objectEnd();
+    }
+  });
   EventSink events{json};
   // Assumed power models (--import-kineto's --dynamic-power) the figures
   // rest on: written out, so that a re-import still says so.
@@ -930,6 +941,7 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
     return mlir::emitError(energy::moduleErrorLoc(module),
                            "--export-perfetto: no sched.schedule or energy "
                            "tree to export");
+  eventsClosed = true;
   json.arrayEnd();
   json.attributeEnd();
   json.attribute("displayTimeUnit", "ms");

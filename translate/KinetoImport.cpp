@@ -907,11 +907,14 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
   for (const KinetoRank &r : ranks)
     if (!r.model.empty() && !llvm::is_contained(models, r.model))
       models.push_back(r.model);
-  if (modelUsed)
-    models.push_back("assumed dynamic power " +
-                     formatQuantity(*opts.dynamicPower, Dimension::Power, 6) +
-                     " for every GPU event without its own d_J" +
-                     (opts.dbKeys.empty() ? "" : " or a DB key"));
+  if (modelUsed) {
+    std::string own = "assumed dynamic power " +
+                      formatQuantity(*opts.dynamicPower, Dimension::Power, 6) +
+                      " for every GPU event without its own d_J" +
+                      (opts.dbKeys.empty() ? "" : " or a DB key");
+    if (!llvm::is_contained(models, own))
+      models.push_back(own);
+  }
   if (!models.empty())
     sched->setAttr(EnergyDialect::ModelAttrHelper::getNameStr(),
                    b.getStringAttr(llvm::join(models, "; ")));

@@ -135,7 +135,9 @@ int er_sim_run(double flops, double bytes);
  * application's own handlers still run after the restore). er_plan_load reads
  * "name sm_mhz" lines ("name -": keep the clock in force; "name[k]": the
  * clock of region name's k-th begin since the last er_step, from 0, before
- * a "name" line, as `plan-clocks --by-key` writes them; '#' comments;
+ * a "name" line, as `plan-clocks --by-key` writes them; a file replaces
+ * the lines set before it; a planned region nested in another gives the
+ * outer one's clock back at its end; '#' comments;
  * "# every task" marks a file naming all of its device's tasks, so that
  * regions outside it are warned about at exit; "# power_cap_W W", a plan
  * made with --energy-power-cap: the device's power limit, set at once for

@@ -425,15 +425,16 @@ int runPlan(const Plan &plan, const std::vector<Device *> &devices,
       }
     }
     if (shortest < kMinSwitchS) {
-      char buf[320];
-      std::snprintf(buf, sizeof buf,
-                    "the plan switches %s's clock %g s after its last "
-                    "switch (at task '%s'); timeline mode follows switches "
-                    "at least %g s apart (a clock change takes milliseconds): "
-                    "plan with a longer quantum, or follow it inside the job "
-                    "(er_plan_load)",
-                    where->name.c_str(), shortest, at->first.c_str(),
-                    kMinSwitchS);
+      char num[32];
+      std::snprintf(num, sizeof num, "%g", shortest);
+      std::string buf =
+          llvm::formatv("the plan switches {0}'s clock {1} s after its last "
+                        "switch (at task '{2}'); timeline mode follows "
+                        "switches at least {3} s apart (a clock change takes "
+                        "milliseconds): plan with a longer quantum, or "
+                        "follow it inside the job (er_plan_load)",
+                        where->name, num, at->first, kMinSwitchS)
+              .str();
       // A dry run shows the plan anyway (it changes nothing), saying so.
       if (!opts.dryRun) {
         err = buf;

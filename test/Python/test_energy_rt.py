@@ -615,7 +615,10 @@ class EnergyRtTest(unittest.TestCase):
                 ENERGY_RT_DEVICE="sim:a100", ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertIn("1 region(s) ran that the plan's schedule does not "
-                          "have (fwd)", r.stderr)
+                          "have (fwd[4] and on: 1 begin)", r.stderr)
+            # (no step() at all: said, with what the lines count from)
+            self.assertIn("which this job never called: call it once per "
+                          "iteration", r.stderr)
             self.assertIn("1 of the 5 regions the plan names never ran (bwd)",
                           r.stderr)
             r = self._fresh(
@@ -629,6 +632,74 @@ class EnergyRtTest(unittest.TestCase):
                 ENERGY_RT_DEVICE="sim:a100", ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
             self.assertIn("1 of the 5 regions the plan names never ran "
                           "(fwd[3])", r.stderr)
+
+    def test_a_nested_planned_region_gives_its_clock_back(self):
+        # Inside planned "outer" (1410 MHz), planned "attn" sets 705 MHz;
+        # at its end the clock is outer's again, so unplanned "mlp" after it
+        # runs at 1410 MHz, not at attn's.
+        with tempfile.TemporaryDirectory() as d:
+            plan = self._plan_file(d, "# every task\nouter 1410\nattn 705\n")
+            r = self._fresh(
+                "import energy_rt\n"
+                "energy_rt.load_plan(%r)\n"
+                "seen = []\n"
+                "for i in range(2):\n"
+                "    with energy_rt.region('outer'):\n"
+                "        with energy_rt.region('attn'):\n"
+                "            seen.append(energy_rt.sm_clock()[0])\n"
+                "        with energy_rt.region('mlp'):\n"
+                "            seen.append(energy_rt.sm_clock()[0])\n"
+                "    energy_rt.step()\n"
+                "print(*seen)\n" % plan,
+                ENERGY_RT_DEVICE="sim:a100", ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout.split(),
+                             ["705", "1410", "705", "1410"], r.stderr)
+            self.assertNotIn("ran that the plan", r.stderr)
+
+    def test_a_second_plan_file_replaces_the_first(self):
+        # Two plans' lines merged would follow neither: the second file's
+        # are the plan (said), the first's "x[k]" lines gone.
+        with tempfile.TemporaryDirectory() as d:
+            first, second = (os.path.join(d, n) for n in ("a.txt", "b.txt"))
+            with open(first, "w") as f:
+                f.write("x[0] 1410\nx[1] 1005\n")
+            with open(second, "w") as f:
+                f.write("x 705\n")
+            r = self._fresh(
+                "import energy_rt\n"
+                "energy_rt.load_plan(%r)\n"
+                "energy_rt.load_plan(%r)\n"
+                "seen = []\n"
+                "for i in range(2):\n"
+                "    with energy_rt.region('x'):\n"
+                "        seen.append(energy_rt.sm_clock()[0])\n"
+                "print(*seen)\n" % (first, second),
+                ENERGY_RT_DEVICE="sim:a100", ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout.split(), ["705", "705"], r.stderr)
+            self.assertIn("b.txt replaces the 2 region line(s) set before it",
+                          r.stderr)
+
+    def test_planned_regions_of_two_threads_at_once_are_said(self):
+        with tempfile.TemporaryDirectory() as d:
+            plan = self._plan_file(d, "a 1410\nb 705\n")
+            r = self._fresh(
+                "import threading, energy_rt\n"
+                "energy_rt.load_plan(%r)\n"
+                "inside, done = threading.Event(), threading.Event()\n"
+                "def other():\n"
+                "    with energy_rt.region('b'):\n"
+                "        inside.set(); done.wait(10)\n"
+                "t = threading.Thread(target=other); t.start()\n"
+                "inside.wait(10)\n"
+                "with energy_rt.region('a'):\n"
+                "    pass\n"
+                "done.set(); t.join()\n" % plan,
+                ENERGY_RT_DEVICE="sim:a100", ENERGY_RT_ALLOW_CLOCK_CHANGES="1")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("planned region 'a' begins while planned region 'b' "
+                          "is open on another thread", r.stderr)
 
     def test_a_handled_signal_drops_only_the_runs_it_reset(self):
         # Inside a planned region the reset before the program's handler is

@@ -1146,6 +1146,13 @@ static int planClocksCommand() {
         std::string shown;
         llvm::raw_string_ostream os(shown);
         os.write_escaped(task);
+        if (planByKey && !key.empty())
+          return fail("task '" + d.taskClocks[t].first + "' of " + d.name +
+                      ": its DB key \"" + shown +
+                      "\" cannot be a line of a clock plan (\"name "
+                      "sm_mhz\", '#' a comment): it holds whitespace, '#' or "
+                      "a control character (a kernel's signature: no region "
+                      "of a job); write the plan without --by-key");
         return fail("task \"" + shown + "\" of " + d.name +
                     " cannot be a line of a clock plan (\"name sm_mhz\", '#' "
                     "a comment): its name holds whitespace, '#' or a control "

@@ -38,6 +38,7 @@
 #include "llvm/Support/WithColor.h"
 
 #include <csignal>
+#include <map>
 #include <optional>
 #include <set>
 #include <sys/stat.h>
@@ -323,23 +324,24 @@ int main(int argc, char **argv) {
       }
       // Warm entries are a context of a key, not a kernel of their own
       // (the fill hands them to elements that reuse data).
-      // Measured under power limits as --energy-fill-signatures reads them:
-      // several limits, or one below the device's default then (every
-      // `characterize` entry records the limit in force, the default
-      // included, which caps nothing).
+      // Measured under power limits as --energy-fill-signatures reads a
+      // key's entries: several limits, or one below the device's default
+      // then (every `characterize` entry records the limit in force, the
+      // default included, which caps nothing). Any such key: capped.
       opts.dbKeysFile = dbKeys;
       bool capped = false;
-      std::set<std::optional<double>> limits;
+      std::map<std::string, std::set<std::optional<double>>> limits;
       for (const energy::rt::DbEntry &e : db.entries)
         if (e.l2 != "warm") {
           opts.dbKeys.insert(e.key);
-          limits.insert(e.powerLimit);
+          limits[e.key].insert(e.powerLimit);
           capped |= e.powerLimit && e.defaultPowerLimit &&
                     *e.powerLimit < *e.defaultPowerLimit * (1 - 1e-9);
           if (e.smMhz > 0)
             opts.traceMhz = std::max(opts.traceMhz.value_or(0), e.smMhz);
         }
-      capped |= limits.size() > 1;
+      for (const auto &[key, of] : limits)
+        capped |= of.size() > 1;
       // A DB measured under power limits: a kernel it does not name has no
       // cap its trace figures were measured under that a plan could hold
       // it to, so it keeps the clock in force (docs/SCHED.md).
