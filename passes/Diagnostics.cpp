@@ -51,3 +51,13 @@ void energy::warnNestedSchedules(ModuleOp module, llvm::StringRef pass) {
           << pass << "))')";
   });
 }
+
+std::optional<double> energy::numberIn(DictionaryAttr dict, StringRef key) {
+  if (!dict)
+    return std::nullopt;
+  if (auto f = dict.getAs<FloatAttr>(key))
+    return f.getValueAsDouble();
+  if (auto i = dict.getAs<IntegerAttr>(key))
+    return double(i.getInt());
+  return std::nullopt;
+}

@@ -363,13 +363,7 @@ struct EnergyEvaluatePass
           EnergyDialect::ServePlanAttrHelper::getNameStr());
       if (!plan)
         continue;
-      auto num = [&](StringRef key) -> std::optional<double> {
-        if (auto f = plan.getAs<FloatAttr>(key))
-          return f.getValueAsDouble();
-        if (auto i = plan.getAs<IntegerAttr>(key))
-          return double(i.getInt());
-        return std::nullopt;
-      };
+      auto num = [&](StringRef key) { return numberIn(plan, key); };
       os << "  serve plan @" << dev.getValue() << ": batch cap ";
       if (std::optional<double> cap = num("batch_cap"))
         os << int64_t(*cap);

@@ -49,14 +49,7 @@ void forgetDerived(sched::TaskOp task) {
 
 /// A number in a task's theta (float or integer), if present.
 std::optional<double> thetaNumber(sched::TaskOp task, StringRef key) {
-  DictionaryAttr theta = task.getThetaAttr();
-  if (!theta)
-    return std::nullopt;
-  if (auto f = theta.getAs<FloatAttr>(key))
-    return f.getValueAsDouble();
-  if (auto i = theta.getAs<IntegerAttr>(key))
-    return double(i.getInt());
-  return std::nullopt;
+  return numberIn(task.getThetaAttr(), key);
 }
 
 /// The task's duration: `for`, else its signature's time; -1 when neither.

@@ -6,6 +6,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
+#include <optional>
+
 #include "dialect/Energy/Energy.h"
 #include "dialect/Sched/Sched.h"
 
@@ -36,6 +38,11 @@ void warnNestedSchedules(mlir::ModuleOp module, llvm::StringRef pass);
 /// false.
 bool checkConfidence(mlir::ModuleOp module, llvm::StringRef pass,
                      double confidence);
+
+/// A number a dictionary attribute holds at `key` (a float or an integer:
+/// a task's theta, a pass's record such as energy.serve_plan); none where
+/// absent or of another kind.
+std::optional<double> numberIn(mlir::DictionaryAttr dict, llvm::StringRef key);
 
 } // namespace energy
 
