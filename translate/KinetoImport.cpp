@@ -78,7 +78,8 @@ struct Waits {
 
 class Importer {
 public:
-  explicit Importer(const KinetoOptions &opts) : opts(opts) {}
+  explicit Importer(const KinetoOptions &opts)
+      : opts(opts), regions(opts.regions) {}
   bool load(size_t fileIndex);
   /// The module: a sched.schedule of every rank's GPU events (sorted by
   /// rank), collectives matched across ranks.
@@ -135,7 +136,11 @@ private:
   /// Whole microseconds every rank's times count from (commonOrigin).
   int64_t usBase = 0;
   const KinetoOptions &opts;
+  /// --regions' pattern (checked by importKineto).
+  llvm::Regex regions;
 };
+
+static std::string lineColOf(const std::string &file, size_t offset);
 
 bool Importer::load(size_t fileIndex) {
   const std::string &file = opts.files[fileIndex];
@@ -146,8 +151,12 @@ bool Importer::load(size_t fileIndex) {
   KinetoRank r;
   std::string errAt;
   if (!readKinetoRank(file, text->getBuffer(), int64_t(fileIndex), r, err,
-                      errAt, progressLine))
+                      errAt, progressLine,
+                      opts.regions.empty() ? nullptr : &regions))
     return error(errAt.empty() ? file : file + ":" + errAt, err);
+  size_t errOffset = 0;
+  if (!opts.regions.empty() && !groupRegions(r, err, errOffset))
+    return error(file + lineColOf(file, errOffset), err);
   for (const KinetoRank &other : ranks)
     if (other.rank == r.rank)
       return error(file,
@@ -540,12 +549,13 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
   }
   Location rankLoc = FileLineColLoc::get(ctx, r.file, 0, 0);
   size_t kernels = 0, memcpys = 0, memsets = 0, nccl = 0, keyedTasks = 0,
-         pinnedTasks = 0;
+         pinnedTasks = 0, regionTasks = 0;
   double first = INFINITY, last = -INFINITY;
   for (const GpuEvent &e : r.events) {
     first = std::min(first, e.ts);
     last = std::max(last, e.ts + e.dur);
-    (e.kind == GpuEvent::Kernel   ? kernels
+    (e.taskKind == "region"       ? regionTasks
+     : e.kind == GpuEvent::Kernel ? kernels
      : e.kind == GpuEvent::Memcpy ? memcpys
                                   : memsets)++;
     if (e.nccl) {
@@ -613,10 +623,11 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
                     b.getF64FloatAttr(usToSeconds(e.dur)));
   }
   summary << llvm::formatv(
-      "rank {0}: {1} kernels ({2} collective), {3} memcpy, {4} memset; "
-      "makespan {5} us; skipped {6} CPU-side events, {7} launch flows, {8} "
+      "rank {0}: {1} kernels ({2} collective), {3} memcpy, {4} memset{5}; "
+      "makespan {6} us; skipped {7} CPU-side events, {8} launch flows, {9} "
       "other",
       r.rank, kernels, nccl, memcpys, memsets,
+      regionTasks ? ", " + std::to_string(regionTasks) + " regions" : "",
       formatNumber(r.events.empty() ? 0.0 : last - first), r.skippedCpu,
       r.launchFlows, r.skippedOther);
   size_t dropped = flows.unbound + flows.contradicted + flows.collective;
@@ -630,6 +641,12 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
                              "or with a lag, {3} flow steps",
                              flows.unbound, flows.contradicted,
                              flows.collective, r.flowSteps);
+  if (!opts.regions.empty())
+    summary << llvm::formatv(
+        ", {0} GPU events grouped into the regions (--regions; {1} of them "
+        "launched on another thread than their range's), {2} launched "
+        "outside every matching range, {3} without a launch in the trace",
+        r.grouped, r.otherThread, r.outside, r.unlaunched);
   if (!opts.dbKeys.empty()) {
     summary << llvm::formatv(", {0} GPU events named by the DB (--db-keys)",
                              keyedTasks);
@@ -894,6 +911,30 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
         << opts.dbKeys.size() << " key(s), e.g. '" << *opts.dbKeys.begin()
         << "'): its kernels were characterized under other names, or it "
            "is another job's; no event is priced from it\n";
+  if (!opts.regions.empty()) {
+    // A pattern that groups nothing leaves every kernel a task of its own:
+    // said, with the likely cause.
+    size_t ranges = 0, grouped = 0, launches = 0;
+    for (const KinetoRank &r : ranks) {
+      ranges += r.ranges.size();
+      grouped += r.grouped;
+      launches += r.launches.size();
+    }
+    if (!ranges)
+      llvm::WithColor::warning(llvm::errs())
+          << "--regions '" << opts.regions
+          << "' matches no CPU range (user_annotation or cpu_op event) of "
+             "the trace: no region task (are the regions recorded, e.g. "
+             "with torch.profiler.record_function?)\n";
+    else if (!grouped)
+      llvm::WithColor::warning(llvm::errs())
+          << "--regions '" << opts.regions << "' matches " << ranges
+          << " CPU range(s), but no GPU event was launched inside one"
+          << (launches ? std::string()
+                       : std::string(" (the trace has no CUDA runtime "
+                                     "calls: record the CPU activity too)"))
+          << "\n";
+  }
   for (size_t ri = 0; ri < ranks.size(); ++ri)
     if (!emitRank(b, ranks[ri], devices[ri], origin, summary))
       return nullptr;
@@ -938,6 +979,12 @@ OwningOpRef<ModuleOp> energy::importKineto(MLIRContext *ctx,
                                            TimingScope &timing) {
   if (opts.files.empty()) {
     llvm::WithColor::error() << "--import-kineto needs at least one trace\n";
+    return nullptr;
+  }
+  if (std::string why;
+      !opts.regions.empty() && !llvm::Regex(opts.regions).isValid(why)) {
+    llvm::WithColor::error() << "--regions '" << opts.regions
+                             << "': not a pattern (" << why << ")\n";
     return nullptr;
   }
   // A folder (what torch.profiler's tensorboard_trace_handler writes, one

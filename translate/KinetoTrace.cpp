@@ -7,14 +7,18 @@
 #include "dialect/Energy/Units.h"
 #include "translate/JsonScanner.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <zlib.h>
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <map>
 
 using namespace energy;
 using llvm::StringRef;
@@ -164,6 +168,8 @@ struct RawEvent {
   int64_t tsWhole = 0;
   double tsFrac = 0, tsApprox = 0, dur = 0;
   int64_t tid = -1, stream = -1, pid = -1;
+  /// args.correlation (-1: absent or not an integer id).
+  int64_t correlation = -1;
 
   void clear() { *this = RawEvent(); }
 };
@@ -323,6 +329,15 @@ bool readEvent(JsonScanner &js, RawEvent &e) {
       if (js.peek() != JsonScanner::Kind::Object)
         return js.skip();
       return js.object([&](StringRef arg) -> bool {
+        if (arg == "correlation" && js.peek() == JsonScanner::Kind::Number) {
+          double v;
+          if (!js.number(v))
+            return false;
+          // Kineto's ids count up from 0; 2^53 keeps them exact in a double.
+          if (v >= 0 && v < 9007199254740992.0 && v == std::floor(v))
+            e.correlation = int64_t(v);
+          return true;
+        }
         if (arg == "stream" && js.peek() == JsonScanner::Kind::Number) {
           double v;
           if (!js.number(v))
@@ -389,7 +404,8 @@ bool readEvent(JsonScanner &js, RawEvent &e) {
 bool energy::readKinetoRank(const std::string &file, StringRef text,
                             int64_t defaultRank, KinetoRank &r,
                             std::string &err, std::string &errAt,
-                            progress::Line *progressLine) {
+                            progress::Line *progressLine,
+                            const llvm::Regex *regions) {
   errAt.clear();
   auto error = [&](const Twine &msg) {
     err = msg.str();
@@ -513,6 +529,26 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
       lcat = "gpu_" + lcat;
     bool gpu = ev.ph == "X" && (lcat == "kernel" || lcat == "gpu_memcpy" ||
                                 lcat == "gpu_memset");
+    if (!gpu && regions && ev.ph == "X") {
+      // The ranges --regions names and the launches of GPU events (the
+      // runtime's calls carry the correlation id their event does).
+      if ((lcat == "user_annotation" || lcat == "cpu_op") &&
+          regions->match(ev.name)) {
+        if (!ev.hasTs || !ev.tsInRange || !ev.hasDur || !(ev.dur >= 0) ||
+            !(ev.dur <= 1e15)) {
+          problem = where + "CPU range '" + ev.name +
+                    "', which --regions names, needs a numeric 'ts' (|ts| <= "
+                    "1e17 us) and 'dur' (0 to 1e15 us)";
+          return false;
+        }
+        r.names.push_back(std::make_unique<std::string>(std::move(ev.name)));
+        r.ranges.push_back({ev.pid, ev.tid, relative(ev), ev.dur,
+                            *r.names.back(), i, problemAt});
+      } else if ((lcat == "cuda_runtime" || lcat == "cuda_driver" ||
+                  lcat == "runtime") &&
+                 ev.correlation >= 0 && ev.hasTs && ev.tsInRange)
+        r.launches.push_back({ev.correlation, ev.pid, ev.tid, relative(ev)});
+    }
     if (!gpu) {
       if (ev.ph == "X" || ev.ph == "B" || ev.ph == "E" || ev.ph == "i" ||
           ev.ph == "I")
@@ -597,7 +633,8 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
                                                : GpuEvent::Memset,
                         lcat == "kernel" && name.starts_with("nccl"), ev.stream,
                         relative(ev), ev.dur, name, i, problemAt, ev.dJ,
-                        taskKind, task, ev.sigmaTS, ev.sigmaDJ});
+                        taskKind, task, ev.sigmaTS, ev.sigmaDJ,
+                        regions ? ev.correlation : -1});
     return true;
   };
   bool ok;
@@ -764,10 +801,173 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
         e.ts += rest;
       for (Flow &f : r.flows)
         f.ts += rest;
+      for (CpuRange &c : r.ranges)
+        c.ts += rest;
+      for (Launch &l : r.launches)
+        l.ts += rest;
     }
   }
   if (r.badRank)
     return error("distributedInfo.rank must be a non-negative integer "
                  "below 2^31");
+  return true;
+}
+
+/// A name for a message: a templated kernel's runs to hundreds of
+/// characters, cut to its first 80.
+static std::string brief(StringRef name) {
+  return name.size() <= 80 ? name.str() : name.take_front(77).str() + "...";
+}
+
+bool energy::groupRegions(KinetoRank &r, std::string &err, size_t &errOffset) {
+  // The launch of each correlation id (the first, where a trace repeats
+  // one), and per launching thread the GPU events by launch time.
+  llvm::DenseMap<int64_t, const Launch *> launchOf;
+  for (const Launch &l : r.launches)
+    launchOf.try_emplace(l.correlation, &l);
+  using Thread = std::pair<int64_t, int64_t>; // pid, tid
+  std::map<Thread, std::vector<size_t>> rangesOf;
+  for (size_t i = 0; i < r.ranges.size(); ++i)
+    rangesOf[{r.ranges[i].pid, r.ranges[i].tid}].push_back(i);
+  std::map<Thread, std::vector<std::pair<double, size_t>>> launchedOn;
+  r.unlaunched = r.outside = r.grouped = r.otherThread = 0;
+  for (size_t e = 0; e < r.events.size(); ++e) {
+    const GpuEvent &g = r.events[e];
+    if (g.nccl) // a collective, matched across ranks: never a region's
+      continue;
+    auto it = g.correlation < 0 ? launchOf.end() : launchOf.find(g.correlation);
+    if (it == launchOf.end()) {
+      ++r.unlaunched;
+      continue;
+    }
+    launchedOn[{it->second->pid, it->second->tid}].push_back(
+        {it->second->ts, e});
+  }
+  // Sweeps ranges (by start, an enclosing one first) and launches (by
+  // time) with a stack of the open ranges: its top, once the ranges ended
+  // before the launch are popped, is the latest started that has not
+  // ended (the innermost, where they nest). Linear after the sorts. The
+  // launches inside none are left in `left`.
+  std::vector<long> owner(r.events.size(), -1);
+  auto sweep = [&](std::vector<size_t> &ranges,
+                   std::vector<std::pair<double, size_t>> &launches,
+                   std::vector<std::pair<double, size_t>> &left) {
+    llvm::stable_sort(ranges, [&](size_t a, size_t b) {
+      const CpuRange &x = r.ranges[a], &y = r.ranges[b];
+      return x.ts < y.ts || (x.ts == y.ts && x.dur > y.dur);
+    });
+    llvm::stable_sort(launches, [](const auto &a, const auto &b) {
+      return a.first < b.first;
+    });
+    std::vector<size_t> open;
+    auto end = [&](size_t i) { return r.ranges[i].ts + r.ranges[i].dur; };
+    size_t next = 0;
+    for (const auto &[t, e] : launches) {
+      for (; next < ranges.size() && r.ranges[ranges[next]].ts <= t; ++next) {
+        while (!open.empty() && end(open.back()) < r.ranges[ranges[next]].ts)
+          open.pop_back();
+        open.push_back(ranges[next]);
+      }
+      while (!open.empty() && end(open.back()) < t)
+        open.pop_back();
+      if (open.empty())
+        left.push_back({t, e});
+      else
+        owner[e] = long(open.back());
+    }
+  };
+  // On the launch's own thread first; then, for a launch inside none of
+  // its thread's, a range of another thread of its process open at the
+  // launch: PyTorch's autograd engine launches a backward pass's kernels
+  // on a thread of its own while the thread that called backward() (and
+  // holds its range) waits.
+  std::map<int64_t, std::vector<size_t>> rangesOfProcess;
+  for (size_t i = 0; i < r.ranges.size(); ++i)
+    rangesOfProcess[r.ranges[i].pid].push_back(i);
+  std::map<int64_t, std::vector<std::pair<double, size_t>>> leftOf;
+  for (auto &[thread, launches] : launchedOn)
+    sweep(rangesOf[thread], launches, leftOf[thread.first]);
+  for (auto &[pid, launches] : leftOf) {
+    std::vector<std::pair<double, size_t>> outside;
+    sweep(rangesOfProcess[pid], launches, outside);
+    r.outside += outside.size();
+    r.otherThread += launches.size() - outside.size();
+  }
+  // One event per range occurrence that launched any.
+  struct Region {
+    double start = INFINITY, end = -INFINITY;
+    std::map<int64_t, double> busy; // per stream, its events' time
+    int64_t firstStream = -1;
+  };
+  std::map<size_t, Region> regions; // by range
+  std::vector<GpuEvent> kept;
+  for (size_t e = 0; e < r.events.size(); ++e) {
+    const GpuEvent &g = r.events[e];
+    if (owner[e] < 0) {
+      kept.push_back(g);
+      continue;
+    }
+    Region &reg = regions[size_t(owner[e])];
+    if (g.ts < reg.start)
+      reg.firstStream = g.stream;
+    reg.start = std::min(reg.start, g.ts);
+    reg.end = std::max(reg.end, g.ts + g.dur);
+    reg.busy[g.stream] += g.dur;
+    ++r.grouped;
+  }
+  std::vector<bool> isRegion(kept.size(), false);
+  for (const auto &[range, reg] : regions) {
+    const CpuRange &c = r.ranges[range];
+    // The stream that ran most of its time (its first event's on a tie).
+    int64_t stream = reg.firstStream;
+    for (const auto &[s, busy] : reg.busy)
+      if (busy > reg.busy.at(stream))
+        stream = s;
+    GpuEvent g{GpuEvent::Kernel,    false,  stream,  reg.start,
+               reg.end - reg.start, c.name, c.index, c.offset};
+    g.taskKind = "region";
+    kept.push_back(g);
+    isRegion.push_back(true);
+  }
+  // A region's task holds its stream from its first event to its last:
+  // another event of that stream inside that span (beyond the profiler's
+  // microsecond) would share it.
+  std::vector<size_t> order(kept.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  llvm::stable_sort(order, [&](size_t a, size_t b) {
+    return kept[a].stream < kept[b].stream ||
+           (kept[a].stream == kept[b].stream && kept[a].ts < kept[b].ts);
+  });
+  for (size_t k = 1, held = order.empty() ? 0 : order[0]; k < order.size();
+       ++k) {
+    size_t i = order[k];
+    const GpuEvent &e = kept[i], &h = kept[held];
+    if (e.stream != h.stream) {
+      held = i;
+      continue;
+    }
+    double overlap = h.ts + h.dur - e.ts;
+    if (overlap > 1.0 && (isRegion[i] || isRegion[held])) {
+      size_t reg = isRegion[held] ? held : i, other = reg == held ? i : held;
+      const GpuEvent &g = kept[reg], &o = kept[other];
+      err = llvm::formatv(
+                "traceEvents[{0}]: region '{1}' (the GPU events launched "
+                "inside it: {2} us from its first to its last, on stream "
+                "{3}) overlaps {4} traceEvents[{5}] ('{6}') on that stream "
+                "(the later starts {7} us before the earlier ends): a region's "
+                "task holds its stream from its first "
+                "event to its last; match (--regions) ranges that do",
+                g.index, brief(g.name), formatNumber(g.dur), g.stream,
+                isRegion[other] ? "region" : "the event", o.index,
+                brief(o.name), formatNumber(std::round(overlap * 1000) / 1000))
+                .str();
+      errOffset = g.offset;
+      return false;
+    }
+    if (e.ts + e.dur > h.ts + h.dur)
+      held = i;
+  }
+  r.events = std::move(kept);
   return true;
 }

@@ -15,6 +15,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Regex.h"
 
 #include <cmath>
 #include <cstdint>
@@ -53,6 +54,27 @@ struct GpuEvent {
   /// Our own exports' spreads of the task's time and dynamic energy
   /// (`args.sigma_T_s`, `args.sigma_d_J`; 0 where absent).
   double sigmaTS = 0, sigmaDJ = 0;
+  /// The CUDA runtime call that launched it (`args.correlation`; -1 where
+  /// absent), read where regions are asked for (readKinetoRank).
+  int64_t correlation = -1;
+};
+
+/// A CPU range (`X` event of category user_annotation or cpu_op, e.g. a
+/// `torch.profiler.record_function`) whose name the regions' pattern
+/// matches: the GPU events launched inside it become one region task
+/// (groupRegions).
+struct CpuRange {
+  int64_t pid, tid;
+  double ts, dur;       // us after KinetoRank::usBase
+  llvm::StringRef name; // owned by KinetoRank::names
+  size_t index, offset; // in traceEvents, in the file's text
+};
+
+/// A CUDA runtime or driver call (`cuda_runtime`, `cuda_driver`, Kineto's
+/// older `Runtime`) with the correlation id its GPU event carries.
+struct Launch {
+  int64_t correlation, pid, tid;
+  double ts; // us after KinetoRank::usBase
 };
 
 /// A flow event's start or end ('s' or 'f'; steps 't' are skipped), not a
@@ -104,6 +126,15 @@ struct KinetoRank {
   /// schedule's energy.model), "" where none or another tool's trace.
   std::string model;
   size_t skippedCpu = 0, skippedOther = 0, launchFlows = 0, flowSteps = 0;
+  /// Read only where regions are asked for: the matching CPU ranges and
+  /// every launch call, in the file's order.
+  std::vector<CpuRange> ranges;
+  std::vector<Launch> launches;
+  /// groupRegions' counts: GPU events grouped (`otherThread` of them
+  /// launched on another thread than their range's), GPU events (but
+  /// collectives) whose launch the trace does not have, and those launched
+  /// outside every matching range.
+  size_t grouped = 0, otherThread = 0, unlaunched = 0, outside = 0;
   /// Owns the GPU event names.
   std::vector<std::unique_ptr<std::string>> names;
 };
@@ -114,9 +145,27 @@ struct KinetoRank {
 /// in traceEvents) and `errAt` where ("line:col", or empty where the error
 /// has no one position). `progress` (may be null) is updated every 65,536
 /// events.
+/// `regions` (may be null) is the pattern of the CPU ranges to keep, with
+/// the launches (KinetoRank::ranges, launches) for groupRegions.
 bool readKinetoRank(const std::string &file, llvm::StringRef text,
                     int64_t defaultRank, KinetoRank &out, std::string &err,
-                    std::string &errAt, progress::Line *progress = nullptr);
+                    std::string &errAt, progress::Line *progress = nullptr,
+                    const llvm::Regex *regions = nullptr);
+
+/// Replaces the GPU events (but NCCL kernels, which stay collectives)
+/// launched inside a kept CPU range by one event per range occurrence: a
+/// kernel named as the range, kind "region", from its first event's start
+/// to its last one's end, on the stream that ran most of its time, indexed
+/// and located as the range. An event belongs to the innermost kept range
+/// open on its launch's thread at the launch, else to the latest started
+/// one open then on another thread of the process (autograd's backward
+/// thread launches what a range around backward() holds); one without a
+/// launch record, or launched outside every kept range, stays as it is
+/// (counted). False
+/// with `err` (and `errOffset`, the range's in the file's text) where a
+/// region's span overlaps by more than a microsecond an event of its stream
+/// that is not its own: its task would not hold the stream alone.
+bool groupRegions(KinetoRank &r, std::string &err, size_t &errOffset);
 
 /// Gzip data inflated into `out` (true); false with `err` empty for data
 /// that is not gzip (no magic), false with `err` set for corrupt or

@@ -34,6 +34,11 @@ struct KinetoOptions {
   std::optional<int64_t> traceMhz;
   /// The DB `dbKeys` came from (for messages).
   std::string dbKeysFile;
+  /// --regions: a pattern (llvm::Regex, POSIX extended) of CPU ranges
+  /// (user_annotation, cpu_op: e.g. record_function's) whose launched GPU
+  /// events become one task each, named as the range (groupRegions in
+  /// KinetoTrace.h); empty: none.
+  std::string regions;
 };
 
 /// PyTorch profiler / Kineto Chrome traces, one file per rank (.json or

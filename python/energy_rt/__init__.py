@@ -19,7 +19,12 @@ docs/SIGNATURE-DB.md) and ``rank()``.
 Windows nest and may share a name across calls. When PyTorch is importable
 and CUDA is in use, window edges call ``torch.cuda.synchronize()`` unless
 ``sync_execution=False``: without it the GPU work launched inside a window
-may finish after its end, and the window under-reports energy.
+may finish after its end, and the window under-reports energy. While
+PyTorch's profiler records, each window is also a range of its name in the
+profile (``torch.profiler.record_function``'s, a trace's user_annotation):
+``energy-translate --import-kineto trace.json --regions REGEX`` groups the
+kernels launched inside it into one task of that name, which a plan made
+from the trace gives back by name (docs/SCHED.md).
 
 On a GPU ("cuda:<i>") the runtime samples NVML's energy counter, which
 changes every ~100 ms: a window's energy is read off the counter's curve
@@ -618,13 +623,45 @@ def _torch_sync(index=None):
         torch.cuda.synchronize(index)
 
 
+_profiler_on = None  # torch.autograd._profiler_enabled, once torch is seen
+
+
+def _profiler_range(name):
+    """While PyTorch's profiler records, a range of its own named as the
+    window (torch.profiler.record_function's: a trace's user_annotation),
+    so that `energy-translate --import-kineto --regions` groups the
+    window's kernels into the region it names; else None. torch is not
+    imported here: only a process that did import it can be profiling."""
+    global _profiler_on
+    if _profiler_on is None:
+        torch = sys.modules.get("torch")
+        if torch is None:
+            return None
+        # (A module named torch without autograd: no profiler of its own.)
+        _profiler_on = getattr(getattr(torch, "autograd", None),
+                               "_profiler_enabled", lambda: False)
+    if not _profiler_on():
+        return None
+    try:
+        return sys.modules["torch"].ops.profiler._record_function_enter_new(
+            name, None)
+    except (AttributeError, RuntimeError):  # a torch without it
+        return None
+
+
+def _profiler_range_end(handle):
+    if handle is not None:
+        sys.modules["torch"].ops.profiler._record_function_exit(handle)
+
+
 class _ThreadWindows:
     """One thread's open windows and its reused out-parameters (a window
     pair costs a few microseconds)."""
-    __slots__ = ("open", "e", "t", "clock", "ticket", "refs")
+    __slots__ = ("open", "ranges", "e", "t", "clock", "ticket", "refs")
 
     def __init__(self):
         self.open = {}
+        self.ranges = {}  # the profiler's range of each window, where one
         self.e, self.t, self.clock = _c.c_double(), _c.c_double(), _c.c_int()
         self.ticket = _c.c_ulonglong()
         self.refs = (_c.byref(self.e), _c.byref(self.t),
@@ -776,6 +813,7 @@ class Monitor:
             self.device = _ensure(self._requested)
             self._static_power()
             t.open.clear()
+            t.ranges.clear()
         return t
 
     def begin_window(self, name, sync_execution=None):
@@ -788,6 +826,9 @@ class Monitor:
         _check(_lib.er_begin_in(self._owner, key) if self._owner
                else _lib.er_begin(key))
         t.open[name] = key
+        r = _profiler_range(name)
+        if r is not None:
+            t.ranges[name] = r
 
     def _opened(self, name):
         """This thread's record and the window's key; raises if it is not
@@ -807,6 +848,7 @@ class Monitor:
         t, key = self._opened(name)
         _check(_lib.er_abort_in(self._owner, key))
         del t.open[name]
+        _profiler_range_end(t.ranges.pop(name, None))
 
     def end_window(self, name, sync_execution=None, cancel=False):
         """Closes the window and returns its Measurement; with ``cancel``
@@ -825,6 +867,7 @@ class Monitor:
         t, key = self._opened(name)
         if self._sync and sync_execution is not False:
             self._sync()
+        _profiler_range_end(t.ranges.pop(name, None))
         # Forgotten only once the runtime has closed it.
         if self._deferred:
             _check(_lib.er_end_ticket_in(self._owner, key, t.refs[3],

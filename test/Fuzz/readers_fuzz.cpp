@@ -112,6 +112,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!(e.dur >= 0) || !std::isfinite(e.dur) || !std::isfinite(e.ts) ||
         e.stream < 0 || e.index >= size)
       finding("an accepted GPU event out of range", e.name.str());
+  // Read again with every CPU range kept (--regions '.'), then grouped:
+  // each region an event in range, or a refusal with its reason.
+  llvm::Regex every(".");
+  if (!readKinetoRank("fuzz.json", text, 0, rank, err, errAt, nullptr, &every))
+    return 0;
+  size_t at = 0;
+  err.clear();
+  if (!groupRegions(rank, err, at)) {
+    if (err.empty() || at >= size)
+      finding("a refused region without a reason or place", err);
+    return 0;
+  }
+  for (const GpuEvent &e : rank.events)
+    if (!(e.dur >= 0) || !std::isfinite(e.dur) || !std::isfinite(e.ts) ||
+        e.stream < 0 || e.index >= size)
+      finding("an accepted region out of range", e.name.str());
 #elif ENERGY_FUZZ_TARGET == 8  // kernels files (energy-prof characterize)
   llvm::StringRef text(reinterpret_cast<const char *>(data), size);
   std::vector<rt::KernelSpec> kernels;

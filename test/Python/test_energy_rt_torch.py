@@ -84,6 +84,50 @@ class StageTest(unittest.TestCase):
         self.assertAlmostEqual(bwd.time / model_b, 1, delta=0.05)
         self.assertIsNotNone(x.grad)  # autograd ran
 
+    def test_windows_are_profiler_ranges_while_it_records(self):
+        # A Stage's passes, and any window, appear in PyTorch's profiler
+        # as ranges of their names (a Kineto trace's user_annotation, what
+        # energy-translate --import-kineto --regions groups kernels by),
+        # nested as opened; none while no profiler records.
+        import json
+        import tempfile
+        from torch.profiler import ProfilerActivity, profile
+        lin = torch.nn.Linear(8, 8)
+        stage = ert.Stage(lin, 1, monitor=self.mon)
+        x = torch.zeros(4, 8, requires_grad=True)
+        with profile(activities=[ProfilerActivity.CPU]) as prof:
+            self.mon.begin_window("step")
+            out = stage(x)
+            stage.backward(out, torch.ones_like(out))
+            self.mon.end_window("step")
+            with energy_rt.region("optimizer", monitor=self.mon):
+                pass
+            self.mon.begin_window("dropped")
+            self.mon.abort_window("dropped")
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "trace.json")
+            prof.export_chrome_trace(path)
+            with open(path) as f:
+                data = json.load(f)
+        # Kineto's object, or the legacy profiler's bare array (a torch
+        # built without Kineto, as Debian's).
+        events = data["traceEvents"] if isinstance(data, dict) else data
+        ranges = {e["name"]: e for e in events if e.get("ph") == "X"}
+        for name in ("step", "stage1.forward", "stage1.backward",
+                     "optimizer", "dropped"):
+            self.assertIn(name, ranges)
+        step, fwd, bwd = (ranges[n] for n in ("step", "stage1.forward",
+                                              "stage1.backward"))
+        self.assertLessEqual(step["ts"], fwd["ts"])
+        self.assertLessEqual(fwd["ts"] + fwd["dur"], bwd["ts"])
+        self.assertLessEqual(bwd["ts"] + bwd["dur"],
+                             step["ts"] + step["dur"])
+        self.assertEqual(self.mon._thread().ranges, {})
+        # Outside the profiler a window opens no range.
+        self.mon.begin_window("quiet")
+        self.assertEqual(self.mon._thread().ranges, {})
+        self.mon.end_window("quiet")
+
     def test_optimizer_step_charges_its_reads_and_writes(self):
         # SGD with momentum on a 64 x 64 Linear with bias (4,160 elements,
         # one momentum buffer each): per element 2 + 4 FLOPs, the parameter

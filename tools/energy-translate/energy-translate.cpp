@@ -119,6 +119,14 @@ static cl::opt<std::string> dbKeys(
              "one of its keys gets `db \"name\"` and its measured duration, "
              "for --energy-fill-signatures to give it the DB's operating set"),
     cl::value_desc("DB.json"), cl::init(""), cl::cat(category));
+static cl::opt<std::string> regions(
+    "regions",
+    cl::desc("Kineto: a pattern (POSIX extended regex) of CPU ranges "
+             "(user_annotation, cpu_op: torch.profiler.record_function's); "
+             "the GPU events launched inside each become one task named as "
+             "the range (a region, as --db-keys and plan-clocks --by-key "
+             "name it)"),
+    cl::value_desc("REGEX"), cl::init(""), cl::cat(category));
 /// Opens -o and hands its stream to `write`; keeps the file on success.
 /// -o, whole or not at all (runtime/AtomicStream.h): a failed write leaves
 /// the old file intact and exits 1.
@@ -180,6 +188,15 @@ int main(int argc, char **argv) {
   if (!dbKeys.empty() && !importKinetoFlag) {
     WithColor::error() << "--db-keys is --import-kineto's (the trace's "
                           "kernels it names)\n";
+    return 2;
+  }
+  if (regions.getNumOccurrences() && regions.empty()) {
+    WithColor::error() << "--regions needs a pattern of CPU range names\n";
+    return 2;
+  }
+  if (!regions.empty() && !importKinetoFlag) {
+    WithColor::error() << "--regions is --import-kineto's (the trace's CPU "
+                          "ranges it groups kernels by)\n";
     return 2;
   }
   for (auto *flag : {&staticPower, &dynamicPower})
@@ -315,6 +332,7 @@ int main(int argc, char **argv) {
       opts.staticPower = staticPower;
     if (dynamicPower.getNumOccurrences())
       opts.dynamicPower = dynamicPower;
+    opts.regions = regions;
     if (!dbKeys.empty()) {
       energy::rt::SignatureDb db;
       std::string why;
