@@ -169,6 +169,13 @@ bool Importer::load(size_t fileIndex) {
 /// 2063 us is exactly the double nearest 2.063e-3 (prints as "2.063 ms").
 static double usToSeconds(double us) { return applyScale(us, -6); }
 
+/// A trace time in seconds after the origin, to the nanosecond the trace
+/// writes (wholeNanoseconds).
+static double sinceOrigin(double ts, double origin) {
+  return usToSeconds(wholeNanoseconds(
+      ts - origin, std::max(std::fabs(ts), std::fabs(origin))));
+}
+
 /// ":LINE:COL" of byte `offset` of `file` (read again: an error's path
 /// only), or "" where it cannot be read again (standard input).
 static std::string lineColOf(const std::string &file, size_t offset) {
@@ -613,7 +620,7 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
         : e.kind == GpuEvent::Memcpy ? kMemcpy
                                      : kMemset,
         b.getDictionaryAttr({b.getNamedAttr("name", b.getStringAttr(e.name))}),
-        usToSeconds(e.ts - origin),
+        sinceOrigin(e.ts, origin),
         sig ? std::nullopt : std::optional<double>(usToSeconds(e.dur)), sig,
         keyed ? b.getStringAttr(e.name) : StringAttr(), pinned);
     // The measured duration, kept where a plan rewrites `for`: the fill
@@ -630,6 +637,9 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
       regionTasks ? ", " + std::to_string(regionTasks) + " regions" : "",
       formatNumber(r.events.empty() ? 0.0 : last - first), r.skippedCpu,
       r.launchFlows, r.skippedOther);
+  if (r.gpuAnnotations)
+    summary << llvm::formatv(", {0} GPU-side annotations (gpu_user_annotation)",
+                             r.gpuAnnotations);
   size_t dropped = flows.unbound + flows.contradicted + flows.collective;
   if (flows.collectiveWaits)
     summary << llvm::formatv(", {0} waits of its parts of collectives",
@@ -689,7 +699,7 @@ bool Importer::emitCollectives(OpBuilder &b, const Collectives &colls,
         anyWait |= w != partWaits.end();
         waits.push_back(w == partWaits.end() ? b.getArrayAttr({})
                                              : b.getArrayAttr(w->second));
-        starts.push_back(b.getF64FloatAttr(usToSeconds(e->ts - origin)));
+        starts.push_back(b.getF64FloatAttr(sinceOrigin(e->ts, origin)));
         durs.push_back(b.getF64FloatAttr(usToSeconds(e->dur)));
         // The slice's own dynamic energy (our exports), else the model.
         if (!std::isnan(e->dJ))

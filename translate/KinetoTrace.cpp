@@ -549,6 +549,11 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
                  ev.correlation >= 0 && ev.hasTs && ev.tsInRange)
         r.launches.push_back({ev.correlation, ev.pid, ev.tid, relative(ev)});
     }
+    if (!gpu && lcat == "gpu_user_annotation") {
+      // The profiler's copy of a range on the GPU's timeline: not work.
+      ++r.gpuAnnotations;
+      return true;
+    }
     if (!gpu) {
       if (ev.ph == "X" || ev.ph == "B" || ev.ph == "E" || ev.ph == "i" ||
           ev.ph == "I")

@@ -17,6 +17,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Regex.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -31,6 +32,17 @@ namespace energy {
 /// only where it finds it.
 inline constexpr const char *kPerfettoExportTool =
     "energy-translate --export-perfetto";
+
+/// The difference `us` (us) of two trace times of magnitude up to
+/// `magnitude` (us), to the whole nanosecond where it is one within their
+/// rounding: the traces write nanosecond decimals, and 13.005 - 3.001 is
+/// otherwise 10.004000000000001. A finer difference (our exports' times
+/// are any double) is kept.
+inline double wholeNanoseconds(double us, double magnitude) {
+  double ns = us * 1000, whole = std::round(ns);
+  double slack = 8e3 * 2.220446049250313e-16 * std::max(magnitude, 1.0);
+  return std::fabs(ns - whole) <= slack ? whole / 1000 : us;
+}
 
 /// A GPU kernel, memcpy or memset event.
 struct GpuEvent {
@@ -126,6 +138,8 @@ struct KinetoRank {
   /// schedule's energy.model), "" where none or another tool's trace.
   std::string model;
   size_t skippedCpu = 0, skippedOther = 0, launchFlows = 0, flowSteps = 0;
+  /// gpu_user_annotation events: a range's span on the GPU's timeline.
+  size_t gpuAnnotations = 0;
   /// Read only where regions are asked for: the matching CPU ranges and
   /// every launch call, in the file's order.
   std::vector<CpuRange> ranges;
