@@ -2146,6 +2146,20 @@ int er_begin_in(unsigned owner, const char *name) {
   auto planned = state.planClocks.find(key);
   bool isPlanned =
       planned != state.planClocks.end() || state.planKept.count(key);
+  // The planned clock first: a begin that fails to set it opens nothing
+  // and takes no begin of the plan (a retry is the same k-th begin).
+  if (planned != state.planClocks.end() && !state.clocksReleased &&
+      planned->second != clockNow()) {
+    std::string err;
+    if (!state.dev->setSmClock(planned->second, err)) {
+      --state.occurrences[name];
+      return fail(std::string("region '") + name + "': " + err);
+    }
+    if (state.sampler)
+      state.sampler->noteSmClock(planned->second);
+    ++state.switches;
+    ++state.clockChanges;
+  }
   if (isPlanned) {
     state.planRegionRan = true;
     ++state.planBegins;
@@ -2172,16 +2186,6 @@ int er_begin_in(unsigned owner, const char *name) {
     ++it->second.first;
   }
   r.planBeginsAtBegin = state.planBegins;
-  if (planned != state.planClocks.end() && !state.clocksReleased &&
-      planned->second != clockNow()) {
-    std::string err;
-    if (!state.dev->setSmClock(planned->second, err))
-      return fail(std::string("region '") + name + "': " + err);
-    if (state.sampler)
-      state.sampler->noteSmClock(planned->second);
-    ++state.switches;
-    ++state.clockChanges;
-  }
   r.smMhz = clockNow();
   r.clockChangesAtBegin = state.clockChanges;
   if (state.sampler) {

@@ -264,6 +264,37 @@ TEST(Nvml, CApiRegionsReadTheSampledCounter) {
   er_shutdown();
 }
 
+// A begin whose planned clock the driver refuses opens nothing and takes no
+// begin of the plan: retried once permitted, it is the same k-th begin
+// ("r[0]"'s clock, not "r[1]"'s).
+TEST(Nvml, CApiRefusedPlannedClockTakesNoBegin) {
+  if (oldVariant())
+    GTEST_SKIP();
+  setenv("FAKE_NVML_WRITABLE", "1", 1);
+  setenv("ENERGY_RT_ALLOW_CLOCK_CHANGES", "1", 1);
+  ASSERT_EQ(er_init("cuda:0"), 0) << er_last_error();
+  ASSERT_EQ(er_plan_clock("r[0]", 1530), 0) << er_last_error();
+  ASSERT_EQ(er_plan_clock("r[1]", 1305), 0) << er_last_error();
+  std::string err;
+  std::unique_ptr<Device> dev = openNvmlDevice(0, err);
+  ASSERT_TRUE(dev) << err;
+  unsetenv("FAKE_NVML_WRITABLE"); // the permission lost mid-job
+  EXPECT_EQ(er_begin("r"), -1);
+  EXPECT_NE(std::string(er_last_error()).find("region 'r'"), std::string::npos)
+      << er_last_error();
+  setenv("FAKE_NVML_WRITABLE", "1", 1);
+  ASSERT_EQ(er_begin("r"), 0) << er_last_error();
+  EXPECT_EQ(dev->currentSmClock(), 1530);
+  ASSERT_EQ(er_end("r"), 0) << er_last_error();
+  ASSERT_EQ(er_begin("r"), 0) << er_last_error();
+  EXPECT_EQ(dev->currentSmClock(), 1305);
+  ASSERT_EQ(er_end("r"), 0) << er_last_error();
+  er_shutdown();
+  EXPECT_EQ(dev->currentSmClock(), 1980); // restored at shutdown
+  unsetenv("FAKE_NVML_WRITABLE");
+  unsetenv("ENERGY_RT_ALLOW_CLOCK_CHANGES");
+}
+
 // Windows whose energy is read later (er_end_ticket): ending one does not
 // wait for the counter (er_end_measure waits up to one 100 ms update), and
 // each energy, read afterwards, is P x its time; a ticket is read once,
