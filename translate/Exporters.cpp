@@ -212,9 +212,20 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
           entry["kind"] = "dvfs-switch";
         // The DB key the task was filled from: the job's region of that
         // name runs it (plan-clocks --by-key names each of its begins).
-        if (auto task = dyn_cast<sched::TaskOp>(op))
+        if (auto task = dyn_cast<sched::TaskOp>(op)) {
           if (StringAttr key = task.getDbAttr(); key && !key.getValue().empty())
             entry["db_key"] = key.getValue().str();
+          // A trace's region (--import-kineto --regions): the job's region
+          // and which of its begins in the iteration.
+          if (DictionaryAttr theta = task.getThetaAttr();
+              theta && task.getKind() == "region")
+            if (auto name = theta.getAs<StringAttr>("name"))
+              if (auto k = theta.getAs<IntegerAttr>("occurrence");
+                  k && k.getInt() >= 0) {
+                entry["region"] = name.getValue().str();
+                entry["occurrence"] = k.getInt();
+              }
+        }
         tasks.push_back(std::move(entry));
         if (!runCount || clock != runClock) {
           flush();

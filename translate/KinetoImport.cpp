@@ -458,11 +458,16 @@ bool Importer::flowDependencies(const KinetoRank &r, double origin,
       if (up != list->begin() && (*(up - 1))->ts + (*(up - 1))->dur >= f.ts)
         bound = *(up - 1);
     } else if (list) {
-      // The slice that starts at or after the flow end.
+      // The slice that starts at or after the flow end; a region
+      // (--regions) whose span holds the end: the kernel that waited is
+      // one of its own.
       auto after = std::lower_bound(
           list->begin(), list->end(), f.ts,
           [](const GpuEvent *e, double ts) { return e->ts < ts; });
-      if (after != list->end())
+      if (after != list->begin() && (*(after - 1))->occurrence >= 0 &&
+          (*(after - 1))->ts + (*(after - 1))->dur >= f.ts)
+        bound = *(after - 1);
+      else if (after != list->end())
         bound = *after;
     }
     if (f.start) {
@@ -585,13 +590,22 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
     // (A zero-length event has no duration to scale an operating set to.)
     bool keyed = !opts.dbKeys.empty() && e.dur > 0 &&
                  opts.dbKeys.count(e.name.str()) > 0;
+    // A region (--regions) the DB names is priced at the DB's figures as
+    // they are, not scaled to its span here: the DB measured that region
+    // (the job's window, from its begin to its end, launch gaps and edge
+    // synchronizations included), which the span of its kernels in the
+    // trace understates.
+    bool region = e.occurrence >= 0;
     keyedTasks += keyed;
     if (!keyed && !std::isnan(e.dJ))
       sig = SignatureAttr::get(ctx, usToSeconds(e.dur), e.dJ, e.sigmaTS,
                                e.sigmaDJ, std::nullopt, std::nullopt);
     else if (!keyed && opts.dynamicPower) {
+      // A region draws it while its events run, not in the gaps between
+      // them (its span).
+      double busy = std::isnan(e.busy) ? e.dur : e.busy;
       sig = SignatureAttr::get(ctx, usToSeconds(e.dur),
-                               usToSeconds(*opts.dynamicPower * e.dur), 0, 0,
+                               usToSeconds(*opts.dynamicPower * busy), 0, 0,
                                std::nullopt, std::nullopt);
       modelUsed = true;
     }
@@ -601,10 +615,12 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
     // sets it back for it). Memcpys and memsets run on the copy engines and
     // the memory clock, not the SM clock a plan sets; a slice with its own
     // d_J (our exports) was priced at a clock the trace does not say: both
-    // keep whatever clock is in force.
+    // keep whatever clock is in force. So does, under --regions, a kernel
+    // outside every region: no region of the job sets a clock for it (it
+    // runs at the clock the region before it leaves).
     ArrayAttr pinned;
     if (!keyed && sig && anyNamed && opts.traceMhz && std::isnan(e.dJ) &&
-        e.kind == GpuEvent::Kernel) {
+        e.kind == GpuEvent::Kernel && (opts.regions.empty() || region)) {
       pinned = b.getArrayAttr(
           {OptionAttr::get(ctx,
                            OpPointAttr::get(ctx, *opts.traceMhz, std::nullopt,
@@ -619,13 +635,19 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
         : e.kind == GpuEvent::Kernel ? kKernel
         : e.kind == GpuEvent::Memcpy ? kMemcpy
                                      : kMemset,
-        b.getDictionaryAttr({b.getNamedAttr("name", b.getStringAttr(e.name))}),
+        region ? b.getDictionaryAttr(
+                     {b.getNamedAttr("name", b.getStringAttr(e.name)),
+                      b.getNamedAttr("occurrence",
+                                     b.getI64IntegerAttr(e.occurrence))})
+               : b.getDictionaryAttr(
+                     {b.getNamedAttr("name", b.getStringAttr(e.name))}),
         sinceOrigin(e.ts, origin),
-        sig ? std::nullopt : std::optional<double>(usToSeconds(e.dur)), sig,
-        keyed ? b.getStringAttr(e.name) : StringAttr(), pinned);
+        sig || (keyed && region) ? std::nullopt
+                                 : std::optional<double>(usToSeconds(e.dur)),
+        sig, keyed ? b.getStringAttr(e.name) : StringAttr(), pinned);
     // The measured duration, kept where a plan rewrites `for`: the fill
     // scales the key's operating set to it, planned or not.
-    if (keyed)
+    if (keyed && !region)
       task->setAttr(EnergyDialect::Measured_TAttrHelper::getNameStr(),
                     b.getF64FloatAttr(usToSeconds(e.dur)));
   }
@@ -657,6 +679,11 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
         "launched on another thread than their range's), {2} launched "
         "outside every matching range, {3} without a launch in the trace",
         r.grouped, r.otherThread, r.outside, r.unlaunched);
+  if (r.ambiguous)
+    summary << llvm::formatv(", {0} launched by a thread of no matching "
+                             "range while ranges of several others were "
+                             "open (no one region's)",
+                             r.ambiguous);
   if (!opts.dbKeys.empty()) {
     summary << llvm::formatv(", {0} GPU events named by the DB (--db-keys)",
                              keyedTasks);
@@ -926,24 +953,45 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
     // said, with the likely cause.
     size_t ranges = 0, grouped = 0, launches = 0;
     for (const KinetoRank &r : ranks) {
-      ranges += r.ranges.size();
+      ranges += r.rangesRead;
       grouped += r.grouped;
-      launches += r.launches.size();
+      launches += r.launchesRead;
     }
-    if (!ranges)
+    // (Our own exports hold their regions as slices, and no ranges.)
+    bool own =
+        llvm::any_of(ranks, [](const KinetoRank &r) { return r.ownExport; });
+    if (!ranges && !own)
       llvm::WithColor::warning(llvm::errs())
           << "--regions '" << opts.regions
           << "' matches no CPU range (user_annotation or cpu_op event) of "
              "the trace: no region task (are the regions recorded, e.g. "
              "with torch.profiler.record_function?)\n";
-    else if (!grouped)
+    else if (!grouped && !own)
       llvm::WithColor::warning(llvm::errs())
           << "--regions '" << opts.regions << "' matches " << ranges
           << " CPU range(s), but no GPU event was launched inside one"
           << (launches ? std::string()
                        : std::string(" (the trace has no CUDA runtime "
-                                     "calls: record the CPU activity too)"))
+                                     "call with a correlation id: record "
+                                     "the CPU activity too)"))
           << "\n";
+    for (const KinetoRank &r : ranks) {
+      if (r.enclosingRegions)
+        llvm::WithColor::warning(llvm::errs(), r.file)
+            << r.enclosingRegions
+            << " region(s) enclose another matching range (e.g. '"
+            << r.enclosing
+            << "'): each holds only the kernels launched outside the inner "
+               "ones, and the inner ones are regions of their own; match "
+               "one level of ranges with --regions\n";
+      if (r.profilerSteps > 1)
+        llvm::WithColor::warning(llvm::errs(), r.file)
+            << "the trace holds " << r.profilerSteps
+            << " profiler steps (ProfilerStep#N): its regions' begins are "
+               "numbered over the whole trace, where the job counts them "
+               "from each er_step (energy_rt.step()); plan from a trace of "
+               "one step (torch.profiler.schedule with active=1)\n";
+    }
   }
   for (size_t ri = 0; ri < ranks.size(); ++ri)
     if (!emitRank(b, ranks[ri], devices[ri], origin, summary))
@@ -996,6 +1044,24 @@ OwningOpRef<ModuleOp> energy::importKineto(MLIRContext *ctx,
     llvm::WithColor::error() << "--regions '" << opts.regions
                              << "': not a pattern (" << why << ")\n";
     return nullptr;
+  }
+  // POSIX extended patterns have no \d, \w, \s or \b: each would match
+  // its letter, and the pattern nothing it was meant to.
+  for (size_t i = 0; i + 1 < opts.regions.size(); ++i) {
+    if (opts.regions[i] != '\\')
+      continue;
+    char c = opts.regions[i + 1];
+    if (StringRef("dDwWsSbB").contains(c)) {
+      llvm::WithColor::error()
+          << "--regions '" << opts.regions << "': \\" << c
+          << " is no class of POSIX extended patterns (it matches the "
+             "letter '"
+          << c
+          << "'): write [0-9] for \\d, [[:alnum:]_] for \\w, [[:space:]] "
+             "for \\s\n";
+      return nullptr;
+    }
+    ++i; // an escaped character
   }
   // A folder (what torch.profiler's tensorboard_trace_handler writes, one
   // trace per rank) stands for its traces, *.json and *.json.gz, by name.

@@ -19,6 +19,7 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 using namespace energy;
 using llvm::StringRef;
@@ -532,7 +533,11 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
     if (!gpu && regions && ev.ph == "X") {
       // The ranges --regions names and the launches of GPU events (the
       // runtime's calls carry the correlation id their event does).
-      if ((lcat == "user_annotation" || lcat == "cpu_op") &&
+      if (StringRef(ev.name).starts_with("ProfilerStep#"))
+        ++r.profilerSteps;
+      // (Kineto before PyTorch 1.10 wrote CPU ops as "Operator".)
+      if ((lcat == "user_annotation" || lcat == "cpu_op" ||
+           lcat == "operator") &&
           regions->match(ev.name)) {
         if (!ev.hasTs || !ev.tsInRange || !ev.hasDur || !(ev.dur >= 0) ||
             !(ev.dur <= 1e15)) {
@@ -542,12 +547,15 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
           return false;
         }
         r.names.push_back(std::make_unique<std::string>(std::move(ev.name)));
-        r.ranges.push_back({ev.pid, ev.tid, relative(ev), ev.dur,
-                            *r.names.back(), i, problemAt});
+        // Their times made relative at the end: the GPU events set the
+        // base (a CPU event's odd time must not cost theirs precision).
+        r.ranges.push_back({ev.pid, ev.tid, 0, ev.dur, *r.names.back(), i,
+                            problemAt, ev.tsWhole, ev.tsFrac});
       } else if ((lcat == "cuda_runtime" || lcat == "cuda_driver" ||
                   lcat == "runtime") &&
                  ev.correlation >= 0 && ev.hasTs && ev.tsInRange)
-        r.launches.push_back({ev.correlation, ev.pid, ev.tid, relative(ev)});
+        r.launches.push_back(
+            {ev.correlation, ev.pid, ev.tid, 0, ev.tsWhole, ev.tsFrac});
     }
     if (!gpu && lcat == "gpu_user_annotation") {
       // The profiler's copy of a range on the GPU's timeline: not work.
@@ -798,6 +806,10 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
     errAt = baseProblemAt;
     return error(baseProblem);
   }
+  for (CpuRange &c : r.ranges)
+    c.ts = double(c.whole - r.usBase) + c.frac;
+  for (Launch &l : r.launches)
+    l.ts = double(l.whole - r.usBase) + l.frac;
   if (baseNs != 0) {
     // Whole microseconds into the base (exact), the rest onto each time.
     r.usBase += baseNs / 1000;
@@ -825,6 +837,24 @@ static std::string brief(StringRef name) {
 }
 
 bool energy::groupRegions(KinetoRank &r, std::string &err, size_t &errOffset) {
+  // Each range's begin among its process's ranges of its name (the job's
+  // er_begin counts them all, those that launch nothing too).
+  std::vector<int64_t> occurrenceOf(r.ranges.size());
+  {
+    std::vector<size_t> order(r.ranges.size());
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    llvm::stable_sort(order, [&](size_t a, size_t b) {
+      const CpuRange &x = r.ranges[a], &y = r.ranges[b];
+      return std::tie(x.pid, x.name, x.ts) < std::tie(y.pid, y.name, y.ts);
+    });
+    for (size_t k = 0; k < order.size(); ++k) {
+      const CpuRange &c = r.ranges[order[k]];
+      bool first = k == 0 || r.ranges[order[k - 1]].pid != c.pid ||
+                   r.ranges[order[k - 1]].name != c.name;
+      occurrenceOf[order[k]] = first ? 0 : occurrenceOf[order[k - 1]] + 1;
+    }
+  }
   // The launch of each correlation id (the first, where a trace repeats
   // one), and per launching thread the GPU events by launch time.
   llvm::DenseMap<int64_t, const Launch *> launchOf;
@@ -834,38 +864,58 @@ bool energy::groupRegions(KinetoRank &r, std::string &err, size_t &errOffset) {
   std::map<Thread, std::vector<size_t>> rangesOf;
   for (size_t i = 0; i < r.ranges.size(); ++i)
     rangesOf[{r.ranges[i].pid, r.ranges[i].tid}].push_back(i);
+  // Why an event stays as it is (named in an overlap's error).
+  enum Why : uint8_t { Grouped, Collective, OwnRegion, NoLaunch, Outside };
+  std::vector<Why> why(r.events.size(), Outside);
   std::map<Thread, std::vector<std::pair<double, size_t>>> launchedOn;
-  r.unlaunched = r.outside = r.grouped = r.otherThread = 0;
+  r.unlaunched = r.outside = r.grouped = r.otherThread = r.ambiguous = 0;
   for (size_t e = 0; e < r.events.size(); ++e) {
     const GpuEvent &g = r.events[e];
-    if (g.nccl) // a collective, matched across ranks: never a region's
+    if (g.nccl) { // a collective, matched across ranks: never a region's
+      why[e] = Collective;
       continue;
+    }
+    if (g.taskKind == "region") { // our own export's region, read back
+      why[e] = OwnRegion;
+      continue;
+    }
     auto it = g.correlation < 0 ? launchOf.end() : launchOf.find(g.correlation);
     if (it == launchOf.end()) {
+      why[e] = NoLaunch;
       ++r.unlaunched;
       continue;
     }
     launchedOn[{it->second->pid, it->second->tid}].push_back(
         {it->second->ts, e});
   }
-  // Sweeps ranges (by start, an enclosing one first) and launches (by
-  // time) with a stack of the open ranges: its top, once the ranges ended
-  // before the launch are popped, is the latest started that has not
-  // ended (the innermost, where they nest). Linear after the sorts. The
-  // launches inside none are left in `left`.
-  std::vector<long> owner(r.events.size(), -1);
-  auto sweep = [&](std::vector<size_t> &ranges,
-                   std::vector<std::pair<double, size_t>> &launches,
-                   std::vector<std::pair<double, size_t>> &left) {
+  auto end = [&](size_t i) { return r.ranges[i].ts + r.ranges[i].dur; };
+  auto byStart = [&](std::vector<size_t> &ranges) {
     llvm::stable_sort(ranges, [&](size_t a, size_t b) {
       const CpuRange &x = r.ranges[a], &y = r.ranges[b];
       return x.ts < y.ts || (x.ts == y.ts && x.dur > y.dur);
     });
+  };
+  std::vector<ptrdiff_t> owner(r.events.size(), -1);
+  std::vector<bool> encloses(r.ranges.size(), false);
+  // A launch on a thread with kept ranges: the innermost open there (a
+  // sweep of its ranges, by start, an enclosing one first, and its
+  // launches in time, with a stack of the open ranges whose top, once the
+  // ranges ended before the launch are popped, is the latest started that
+  // has not ended). Linear after the sorts.
+  std::map<int64_t, std::vector<std::pair<double, size_t>>> homeless;
+  for (auto &[thread, launches] : launchedOn) {
+    auto own = rangesOf.find(thread);
+    if (own == rangesOf.end()) {
+      std::vector<std::pair<double, size_t>> &h = homeless[thread.first];
+      h.insert(h.end(), launches.begin(), launches.end());
+      continue;
+    }
+    std::vector<size_t> &ranges = own->second;
+    byStart(ranges);
     llvm::stable_sort(launches, [](const auto &a, const auto &b) {
       return a.first < b.first;
     });
     std::vector<size_t> open;
-    auto end = [&](size_t i) { return r.ranges[i].ts + r.ranges[i].dur; };
     size_t next = 0;
     for (const auto &[t, e] : launches) {
       for (; next < ranges.size() && r.ranges[ranges[next]].ts <= t; ++next) {
@@ -876,67 +926,168 @@ bool energy::groupRegions(KinetoRank &r, std::string &err, size_t &errOffset) {
       while (!open.empty() && end(open.back()) < t)
         open.pop_back();
       if (open.empty())
-        left.push_back({t, e});
-      else
-        owner[e] = long(open.back());
+        ++r.outside;
+      else {
+        owner[e] = ptrdiff_t(open.back());
+        // The range around it loses this launch to the inner one.
+        if (open.size() > 1)
+          encloses[open[open.size() - 2]] = true;
+      }
     }
-  };
-  // On the launch's own thread first; then, for a launch inside none of
-  // its thread's, a range of another thread of its process open at the
-  // launch: PyTorch's autograd engine launches a backward pass's kernels
-  // on a thread of its own while the thread that called backward() (and
-  // holds its range) waits.
-  std::map<int64_t, std::vector<size_t>> rangesOfProcess;
-  for (size_t i = 0; i < r.ranges.size(); ++i)
-    rangesOfProcess[r.ranges[i].pid].push_back(i);
-  std::map<int64_t, std::vector<std::pair<double, size_t>>> leftOf;
-  for (auto &[thread, launches] : launchedOn)
-    sweep(rangesOf[thread], launches, leftOf[thread.first]);
-  for (auto &[pid, launches] : leftOf) {
-    std::vector<std::pair<double, size_t>> outside;
-    sweep(rangesOfProcess[pid], launches, outside);
-    r.outside += outside.size();
-    r.otherThread += launches.size() - outside.size();
+  }
+  // A launch on a thread with no kept range (PyTorch's autograd engine
+  // launches a backward pass's kernels on its own thread while the thread
+  // that called backward() waits in its range): the one kept range then
+  // open on another thread of its process -- per thread the innermost; of
+  // several threads', none. A sweep over the process's ranges by start and
+  // the launches in time, keeping per thread a stack of its open ranges.
+  for (auto &[pid, launches] : homeless) {
+    std::vector<size_t> ranges;
+    for (auto &[thread, own] : rangesOf)
+      if (thread.first == pid)
+        ranges.insert(ranges.end(), own.begin(), own.end());
+    byStart(ranges);
+    llvm::stable_sort(launches, [](const auto &a, const auto &b) {
+      return a.first < b.first;
+    });
+    std::map<int64_t, std::vector<size_t>> open; // per tid
+    size_t next = 0;
+    for (const auto &[t, e] : launches) {
+      for (; next < ranges.size() && r.ranges[ranges[next]].ts <= t; ++next) {
+        std::vector<size_t> &stack = open[r.ranges[ranges[next]].tid];
+        while (!stack.empty() && end(stack.back()) < r.ranges[ranges[next]].ts)
+          stack.pop_back();
+        stack.push_back(ranges[next]);
+      }
+      std::optional<size_t> only;
+      bool several = false;
+      for (auto &[tid, stack] : open) {
+        while (!stack.empty() && end(stack.back()) < t)
+          stack.pop_back();
+        if (stack.empty())
+          continue;
+        several |= only.has_value();
+        only = stack.back();
+      }
+      if (several)
+        ++r.ambiguous;
+      else if (!only)
+        ++r.outside;
+      else {
+        owner[e] = ptrdiff_t(*only);
+        ++r.otherThread;
+      }
+    }
   }
   // One event per range occurrence that launched any.
   struct Region {
-    double start = INFINITY, end = -INFINITY;
-    std::map<int64_t, double> busy; // per stream, its events' time
-    int64_t firstStream = -1;
+    double start = INFINITY, end = -INFINITY, busy = 0;
+    std::map<int64_t, std::pair<double, double>> streams; // busy, first
+    bool kernel = false;
+    GpuEvent::Kind kind = GpuEvent::Memcpy;
   };
   std::map<size_t, Region> regions; // by range
   std::vector<GpuEvent> kept;
+  std::vector<Why> keptWhy;
   for (size_t e = 0; e < r.events.size(); ++e) {
     const GpuEvent &g = r.events[e];
     if (owner[e] < 0) {
       kept.push_back(g);
+      keptWhy.push_back(why[e]);
       continue;
     }
     Region &reg = regions[size_t(owner[e])];
-    if (g.ts < reg.start)
-      reg.firstStream = g.stream;
+    if (g.ts < reg.start && !reg.kernel)
+      reg.kind = g.kind;
+    reg.kernel |= g.kind == GpuEvent::Kernel;
     reg.start = std::min(reg.start, g.ts);
     reg.end = std::max(reg.end, g.ts + g.dur);
-    reg.busy[g.stream] += g.dur;
+    reg.busy += g.dur;
+    auto [it, fresh] = reg.streams.try_emplace(g.stream, 0, g.ts);
+    it->second.first += g.dur;
+    it->second.second = std::min(it->second.second, g.ts);
     ++r.grouped;
   }
-  std::vector<bool> isRegion(kept.size(), false);
   for (const auto &[range, reg] : regions) {
     const CpuRange &c = r.ranges[range];
-    // The stream that ran most of its time (its first event's on a tie).
-    int64_t stream = reg.firstStream;
-    for (const auto &[s, busy] : reg.busy)
-      if (busy > reg.busy.at(stream))
+    // The stream that ran most of its time; of streams tied, the one whose
+    // first event started first.
+    int64_t stream = reg.streams.begin()->first;
+    for (const auto &[s, busy] : reg.streams) {
+      const auto &best = reg.streams.at(stream);
+      if (busy.first > best.first ||
+          (busy.first == best.first && busy.second < best.second))
         stream = s;
-    GpuEvent g{GpuEvent::Kernel,    false,  stream,  reg.start,
-               reg.end - reg.start, c.name, c.index, c.offset};
+    }
+    GpuEvent g{
+        reg.kernel ? GpuEvent::Kernel : reg.kind,
+        false,
+        stream,
+        reg.start,
+        wholeNanoseconds(reg.end - reg.start,
+                         std::max(std::fabs(reg.start), std::fabs(reg.end))),
+        c.name,
+        c.index,
+        c.offset};
     g.taskKind = "region";
+    g.occurrence = occurrenceOf[range];
+    if (encloses[range] && r.enclosing.empty())
+      r.enclosing = c.name.str();
+    r.enclosingRegions += encloses[range];
+    g.busy = reg.busy;
     kept.push_back(g);
-    isRegion.push_back(true);
+    keptWhy.push_back(Grouped);
+  }
+  // Flows bind to slices by time on their stream (KinetoImport): one that
+  // bound to a grouped event -- its start inside it, its end where the
+  // event starts -- is moved onto its region's slice, whatever stream the
+  // event ran on, so that the dependency holds between the regions.
+  {
+    // The regions' events are the last of `kept`, in `regions`' order.
+    std::map<size_t, const GpuEvent *> regionOf; // range -> its event
+    size_t next = kept.size() - regions.size();
+    for (const auto &entry : regions)
+      regionOf[entry.first] = &kept[next++];
+    std::map<int64_t, std::vector<size_t>> onStream; // by start
+    for (size_t e = 0; e < r.events.size(); ++e)
+      onStream[r.events[e].stream].push_back(e);
+    for (auto &[stream, list] : onStream)
+      llvm::stable_sort(list, [&](size_t a, size_t b) {
+        return r.events[a].ts < r.events[b].ts;
+      });
+    for (Flow &f : r.flows) {
+      if (f.pid >= 0 && r.gpuPid >= 0 && f.pid != r.gpuPid)
+        continue;
+      auto it = onStream.find(f.tid);
+      if (it == onStream.end())
+        continue;
+      const std::vector<size_t> &list = it->second;
+      auto up = std::upper_bound(
+          list.begin(), list.end(), f.ts,
+          [&](double ts, size_t e) { return ts < r.events[e].ts; });
+      std::optional<size_t> e;
+      if (f.start) {
+        if (up != list.begin() &&
+            r.events[*(up - 1)].ts + r.events[*(up - 1)].dur >= f.ts)
+          e = *(up - 1);
+      } else {
+        auto at = std::lower_bound(
+            list.begin(), list.end(), f.ts,
+            [&](size_t e, double ts) { return r.events[e].ts < ts; });
+        if (at != list.end())
+          e = *at;
+      }
+      if (!e || owner[*e] < 0)
+        continue;
+      const GpuEvent *g = regionOf.at(size_t(owner[*e]));
+      f.tid = g->stream;
+      f.ts = g->ts + g->dur / 2;
+    }
   }
   // A region's task holds its stream from its first event to its last:
-  // another event of that stream inside that span (beyond the profiler's
-  // microsecond) would share it.
+  // another event of that stream that lasts and runs inside that span
+  // (whole, or beyond the profiler's microsecond at either end) would
+  // share it.
   std::vector<size_t> order(kept.size());
   for (size_t i = 0; i < order.size(); ++i)
     order[i] = i;
@@ -944,6 +1095,7 @@ bool energy::groupRegions(KinetoRank &r, std::string &err, size_t &errOffset) {
     return kept[a].stream < kept[b].stream ||
            (kept[a].stream == kept[b].stream && kept[a].ts < kept[b].ts);
   });
+  auto isRegion = [&](size_t i) { return keptWhy[i] == Grouped; };
   for (size_t k = 1, held = order.empty() ? 0 : order[0]; k < order.size();
        ++k) {
     size_t i = order[k];
@@ -953,19 +1105,45 @@ bool energy::groupRegions(KinetoRank &r, std::string &err, size_t &errOffset) {
       continue;
     }
     double overlap = h.ts + h.dur - e.ts;
-    if (overlap > 1.0 && (isRegion[i] || isRegion[held])) {
-      size_t reg = isRegion[held] ? held : i, other = reg == held ? i : held;
+    bool inside = e.ts + e.dur <= h.ts + h.dur && e.ts > h.ts;
+    bool lasts = e.dur > 0 && h.dur > 0;
+    if (lasts && (overlap > 1.0 || (inside && overlap > 0)) &&
+        (isRegion(i) || isRegion(held))) {
+      size_t reg = isRegion(held) ? held : i, other = reg == held ? i : held;
       const GpuEvent &g = kept[reg], &o = kept[other];
+      const char *how = "";
+      switch (keptWhy[other]) {
+      case Grouped:
+        how = "region ";
+        break;
+      case Collective:
+        how = "the NCCL kernel ";
+        break;
+      case OwnRegion:
+        how = "the exported region ";
+        break;
+      case NoLaunch:
+        how = "the event (no launch of it in the trace) ";
+        break;
+      case Outside:
+        how = "the event (launched outside every matching range) ";
+        break;
+      }
       err = llvm::formatv(
                 "traceEvents[{0}]: region '{1}' (the GPU events launched "
                 "inside it: {2} us from its first to its last, on stream "
-                "{3}) overlaps {4} traceEvents[{5}] ('{6}') on that stream "
-                "(the later starts {7} us before the earlier ends): a region's "
-                "task holds its stream from its first "
-                "event to its last; match (--regions) ranges that do",
-                g.index, brief(g.name), formatNumber(g.dur), g.stream,
-                isRegion[other] ? "region" : "the event", o.index,
-                brief(o.name), formatNumber(std::round(overlap * 1000) / 1000))
+                "{3}) overlaps {4}traceEvents[{5}] ('{6}') on that stream "
+                "(the later starts {7} us before the earlier ends): a "
+                "region's task holds its stream from its first event to its "
+                "last{8}",
+                g.index, brief(g.name), formatNumber(g.dur), g.stream, how,
+                o.index, brief(o.name),
+                formatNumber(std::round(overlap * 1000) / 1000),
+                keptWhy[other] == Collective
+                    ? " (a collective is never a region's: no pattern makes "
+                      "this region hold its stream; --regions without it)"
+                    : "; match (--regions) ranges whose kernels no other "
+                      "event of their stream interleaves")
                 .str();
       errOffset = g.offset;
       return false;
@@ -974,5 +1152,10 @@ bool energy::groupRegions(KinetoRank &r, std::string &err, size_t &errOffset) {
       held = i;
   }
   r.events = std::move(kept);
+  // Read for this only (their counts kept).
+  r.rangesRead = r.ranges.size();
+  r.launchesRead = r.launches.size();
+  r.ranges = {};
+  r.launches = {};
   return true;
 }

@@ -69,6 +69,11 @@ struct GpuEvent {
   /// The CUDA runtime call that launched it (`args.correlation`; -1 where
   /// absent), read where regions are asked for (readKinetoRank).
   int64_t correlation = -1;
+  /// A region (groupRegions): its range's begin among the process's ranges
+  /// of its name, from 0, in begin order (-1: no region), and the time its
+  /// events ran (us; its span less the gaps between them).
+  int64_t occurrence = -1;
+  double busy = NAN;
 };
 
 /// A CPU range (`X` event of category user_annotation or cpu_op, e.g. a
@@ -80,13 +85,19 @@ struct CpuRange {
   double ts, dur;       // us after KinetoRank::usBase
   llvm::StringRef name; // owned by KinetoRank::names
   size_t index, offset; // in traceEvents, in the file's text
+  /// `ts` as read, whole us and fraction (made relative once the GPU
+  /// events have set KinetoRank::usBase).
+  int64_t whole = 0;
+  double frac = 0;
 };
 
 /// A CUDA runtime or driver call (`cuda_runtime`, `cuda_driver`, Kineto's
 /// older `Runtime`) with the correlation id its GPU event carries.
 struct Launch {
   int64_t correlation, pid, tid;
-  double ts; // us after KinetoRank::usBase
+  double ts;         // us after KinetoRank::usBase
+  int64_t whole = 0; // as CpuRange's
+  double frac = 0;
 };
 
 /// A flow event's start or end ('s' or 'f'; steps 't' are skipped), not a
@@ -146,9 +157,21 @@ struct KinetoRank {
   std::vector<Launch> launches;
   /// groupRegions' counts: GPU events grouped (`otherThread` of them
   /// launched on another thread than their range's), GPU events (but
-  /// collectives) whose launch the trace does not have, and those launched
-  /// outside every matching range.
-  size_t grouped = 0, otherThread = 0, unlaunched = 0, outside = 0;
+  /// collectives) whose launch the trace does not have, those launched
+  /// outside every matching range, and those launched on a thread of no
+  /// matching range while such ranges of several other threads were open
+  /// (`ambiguous`: no one region is theirs).
+  size_t grouped = 0, otherThread = 0, unlaunched = 0, outside = 0,
+         ambiguous = 0;
+  /// How many ranges and launches groupRegions read (it frees them).
+  size_t rangesRead = 0, launchesRead = 0;
+  /// Regions whose range encloses another kept range that launched some of
+  /// what it would hold (it keeps only the rest), and the first one's name.
+  size_t enclosingRegions = 0;
+  std::string enclosing;
+  /// CPU ranges named ProfilerStep#N (torch.profiler's steps), counted
+  /// where regions are asked for.
+  size_t profilerSteps = 0;
   /// Owns the GPU event names.
   std::vector<std::unique_ptr<std::string>> names;
 };
@@ -166,19 +189,25 @@ bool readKinetoRank(const std::string &file, llvm::StringRef text,
                     std::string &errAt, progress::Line *progress = nullptr,
                     const llvm::Regex *regions = nullptr);
 
-/// Replaces the GPU events (but NCCL kernels, which stay collectives)
-/// launched inside a kept CPU range by one event per range occurrence: a
-/// kernel named as the range, kind "region", from its first event's start
-/// to its last one's end, on the stream that ran most of its time, indexed
-/// and located as the range. An event belongs to the innermost kept range
-/// open on its launch's thread at the launch, else to the latest started
-/// one open then on another thread of the process (autograd's backward
-/// thread launches what a range around backward() holds); one without a
-/// launch record, or launched outside every kept range, stays as it is
-/// (counted). False
-/// with `err` (and `errOffset`, the range's in the file's text) where a
-/// region's span overlaps by more than a microsecond an event of its stream
-/// that is not its own: its task would not hold the stream alone.
+/// Replaces the GPU events (but NCCL kernels, which stay collectives, and
+/// our own exports' region slices) launched inside a kept CPU range by one
+/// event per range occurrence: named as the range, kind "region" (a
+/// kernel, or a memcpy / memset where it holds only those), from its first
+/// event's start to its last one's end, on the stream that ran most of its
+/// time (of streams tied, the one whose first event started first),
+/// indexed and located as the range, numbered by the range's begin among
+/// the process's ranges of its name (those that launched nothing counted:
+/// the job's er_begin counts them). An event belongs to the innermost kept
+/// range open on its launch's thread at the launch; launched on a thread
+/// with no kept range at all, to the one kept range open then on another
+/// thread of the process (autograd's backward thread launches what a range
+/// around backward() holds; ranges of several threads open at once: no
+/// one's, counted). One without a launch record, or launched outside every
+/// kept range, stays as it is (counted). False with `err` (and
+/// `errOffset`, the range's in the file's text) where a region's span holds
+/// an event of its stream that is not its own (one that lasts, starting or
+/// ending inside it by more than the profiler's microsecond, or inside it
+/// whole): its task would not hold the stream alone.
 bool groupRegions(KinetoRank &r, std::string &err, size_t &errOffset);
 
 /// Gzip data inflated into `out` (true); false with `err` empty for data

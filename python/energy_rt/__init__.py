@@ -631,27 +631,31 @@ def _profiler_range(name):
     window (torch.profiler.record_function's: a trace's user_annotation),
     so that `energy-translate --import-kineto --regions` groups the
     window's kernels into the region it names; else None. torch is not
-    imported here: only a process that did import it can be profiling."""
+    imported here: only a process that did import it can be profiling.
+    Never raises: a profiler's fault costs the range, not the window."""
     global _profiler_on
-    if _profiler_on is None:
-        torch = sys.modules.get("torch")
-        if torch is None:
-            return None
-        # (A module named torch without autograd: no profiler of its own.)
-        _profiler_on = getattr(getattr(torch, "autograd", None),
-                               "_profiler_enabled", lambda: False)
-    if not _profiler_on():
-        return None
     try:
+        if _profiler_on is None:
+            autograd = getattr(sys.modules.get("torch"), "autograd", None)
+            if autograd is None:  # not imported (or not yet whole)
+                return None
+            _profiler_on = getattr(autograd, "_profiler_enabled",
+                                   lambda: False)
+        if not _profiler_on():
+            return None
         return sys.modules["torch"].ops.profiler._record_function_enter_new(
             name, None)
-    except (AttributeError, RuntimeError):  # a torch without it
+    except Exception:  # a torch without it, or a profiler that failed
         return None
 
 
 def _profiler_range_end(handle):
-    if handle is not None:
+    if handle is None:
+        return
+    try:
         sys.modules["torch"].ops.profiler._record_function_exit(handle)
+    except Exception:  # the profiler's fault: the window stands
+        pass
 
 
 class _ThreadWindows:
@@ -823,10 +827,14 @@ class Monitor:
         key = _name(name)
         if self._sync and sync_execution is not False:
             self._sync()
-        _check(_lib.er_begin_in(self._owner, key) if self._owner
-               else _lib.er_begin(key))
-        t.open[name] = key
         r = _profiler_range(name)
+        try:
+            _check(_lib.er_begin_in(self._owner, key) if self._owner
+                   else _lib.er_begin(key))
+        except BaseException:
+            _profiler_range_end(r)
+            raise
+        t.open[name] = key
         if r is not None:
             t.ranges[name] = r
 
@@ -857,7 +865,10 @@ class Monitor:
         if cancel:
             # Zeus waits here too: the cancelled window's GPU work must not
             # spill into the next window.
-            self._opened(name)
+            t, _ = self._opened(name)
+            # The range ends first: a failed synchronization (a CUDA error
+            # surfaces there) must not leave it open.
+            _profiler_range_end(t.ranges.pop(name, None))
             if self._sync and sync_execution is not False:
                 self._sync()
             self.abort_window(name)
@@ -865,9 +876,11 @@ class Monitor:
                                energy={self.gpu_indices[0]: 0.0}, s=self._s,
                                device=self.device)
         t, key = self._opened(name)
+        # The range ends first: a failed synchronization (a CUDA error
+        # surfaces there) must not leave it open.
+        _profiler_range_end(t.ranges.pop(name, None))
         if self._sync and sync_execution is not False:
             self._sync()
-        _profiler_range_end(t.ranges.pop(name, None))
         # Forgotten only once the runtime has closed it.
         if self._deferred:
             _check(_lib.er_end_ticket_in(self._owner, key, t.refs[3],

@@ -168,6 +168,8 @@ bool parsePlan(const std::string &text, const std::string &file,
       double start;
       bool clockSwitch = false; ///< "kind": "dvfs-switch": no region
       std::string key;          ///< "db_key" ("" where absent)
+      std::string region;       ///< "region" ("" where absent)
+      int64_t occurrence = -1;  ///< "occurrence" (-1 where absent)
     };
     std::vector<Task> order;
     std::map<std::string, size_t> named; // task -> its index
@@ -178,7 +180,7 @@ bool parsePlan(const std::string &text, const std::string &file,
         return r.fail(tw, "expected an object");
       if (!r.keys(*o, tw,
                   {"task", "sm_mhz", "start_s", "T_s", "d_J", "E_J", "kind",
-                   "db_key"}))
+                   "db_key", "region", "occurrence"}))
         return false;
       Task task;
       std::optional<StringRef> tn = o->getString("task");
@@ -205,6 +207,21 @@ bool parsePlan(const std::string &text, const std::string &file,
           return r.fail(tw + ".db_key", "expected the task's DB key");
         task.key = key->str();
       }
+      // A trace's region: the job's region and its begin, given together.
+      if (o->get("region") || o->get("occurrence")) {
+        std::optional<StringRef> region = o->getString("region");
+        std::optional<int64_t> k = o->getInteger("occurrence");
+        if (!region || region->empty())
+          return r.fail(tw + ".region",
+                        "expected the job's region (a name) with its "
+                        "occurrence");
+        if (!k || *k < 0)
+          return r.fail(tw + ".occurrence",
+                        "expected the region's begin in the iteration (an "
+                        "integer from 0) with its region");
+        task.region = region->str();
+        task.occurrence = *k;
+      }
       double T;
       if (!r.clock(*o, tw, task.mhz) ||
           !r.number(*o, "start_s", tw, task.start) ||
@@ -221,6 +238,7 @@ bool parsePlan(const std::string &text, const std::string &file,
       if (!t.clockSwitch) {
         dev.taskClocks.push_back({t.name, t.mhz});
         dev.taskKeys.push_back(t.key);
+        dev.taskRegions.push_back({t.region, t.occurrence});
       }
     // Runs: maximal groups of consecutive tasks at one clock.
     size_t next = 0;

@@ -45,6 +45,10 @@ struct PlanDevice {
   std::vector<std::pair<std::string, std::optional<int>>> taskClocks;
   /// Each of those tasks' DB key ("db_key"; "" where it has none).
   std::vector<std::string> taskKeys;
+  /// Each of those tasks' region of the job and its begin in the
+  /// iteration ("region", "occurrence": a trace's region task; "" and -1
+  /// where it has none).
+  std::vector<std::pair<std::string, int64_t>> taskRegions;
   std::optional<double> powerCapW;
   unsigned tasks = 0;
   std::string path; ///< its JSON path in the plan file, for errors

@@ -123,6 +123,21 @@ class StageTest(unittest.TestCase):
         self.assertLessEqual(bwd["ts"] + bwd["dur"],
                              step["ts"] + step["dur"])
         self.assertEqual(self.mon._thread().ranges, {})
+        # A synchronization that fails at a window's end (a CUDA error
+        # surfaces there) leaves no range open; the window stays open.
+        mon = energy_rt.Monitor(device="sim:a100")
+
+        def failing_sync():
+            raise RuntimeError("CUDA error: an illegal memory access")
+        with profile(activities=[ProfilerActivity.CPU]):
+            mon.begin_window("failing")
+            self.assertIn("failing", mon._thread().ranges)
+            mon._sync = failing_sync
+            with self.assertRaises(RuntimeError):
+                mon.end_window("failing")
+            self.assertEqual(mon._thread().ranges, {})
+            mon._sync = None
+            mon.abort_window("failing")
         # Outside the profiler a window opens no range.
         self.mon.begin_window("quiet")
         self.assertEqual(self.mon._thread().ranges, {})

@@ -1,18 +1,26 @@
-"""Region tasks of a Kineto trace, computed independently of the importer.
+"""Region tasks of a one-rank Kineto trace, computed independently of the
+importer (docs/SCHED.md, --regions) by brute force over the raw JSON.
 
 Usage: kineto_regions.py TRACE REGEX IMPORTED.mlir
 
-From the raw JSON by brute force: each GPU event (kernel, memcpy, memset;
-not an NCCL kernel) whose launch (the CUDA runtime call with its
-`args.correlation`) lies inside a CPU range (user_annotation, cpu_op) whose
-name matches REGEX on the launch's thread belongs to the innermost such
-range (the latest start; the shorter at one start), else to the latest
-started such range open then on another thread of its process; each range with events
-is a region from its first event's start to its last one's end, on the
-stream that ran most of its time. Times are us after the earliest GPU
-event. Prints "OK <n> regions" when the importer's `kind "region"` tasks in
-IMPORTED.mlir are exactly these (name, start, duration, stream), else the
-differences.
+Each GPU event (kernel, memcpy, memset; not an NCCL kernel) is joined to
+its launch (the first CUDA runtime / driver call with its
+`args.correlation`); every CPU range (user_annotation, cpu_op, operator)
+whose name matches REGEX is tested against the launch: on the launch's own
+thread the innermost open one (the latest start; the shorter at one start)
+owns it; on a thread with no matching range at all, the one open then on
+another thread of the process (of several threads' open at once, none).
+Each range with events is a region from its first event's start to its
+last one's end, on the stream that ran most of its time (of streams tied,
+the one whose first event started first), numbered by its begin among the
+process's matching ranges of its name. Times are us after the trace's
+earliest GPU event. REGEX is read by Python's re (the patterns given here
+mean the same in POSIX extended syntax).
+
+Prints "OK <n> regions, <m> other tasks" when IMPORTED.mlir's `kind
+"region"` tasks are exactly these (name, start, duration, stream,
+occurrence) and its other tasks are exactly the events no region took (by
+their traceEvents index), else the differences.
 """
 import gzip
 import json
@@ -23,71 +31,107 @@ trace, pattern, mlir = sys.argv[1], re.compile(sys.argv[2]), sys.argv[3]
 raw = open(trace, "rb").read()
 if raw[:2] == b"\x1f\x8b":
     raw = gzip.decompress(raw)
-events = json.loads(raw)["traceEvents"]
+data = json.loads(raw)
+events = data["traceEvents"] if isinstance(data, dict) else data
 GPU = {"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset"}
-gpu = [e for e in events
-       if e.get("ph") == "X" and e.get("cat", "").lower() in GPU]
-origin = min(float(e["ts"]) for e in gpu)
+
+
+def cat(e):
+    return str(e.get("cat", "")).lower()
+
+
+gpu = [(i, e) for i, e in enumerate(events)
+       if e.get("ph") == "X" and cat(e) in GPU]
+origin = min(float(e["ts"]) for _, e in gpu)
 launch = {}
 for e in events:
-    if e.get("ph") == "X" and e.get("cat", "").lower() in (
-            "cuda_runtime", "cuda_driver", "runtime"):
-        c = e.get("args", {}).get("correlation")
-        if c is not None and c not in launch:
-            launch[c] = e
+    c = e.get("args", {}).get("correlation") if isinstance(
+        e.get("args"), dict) else None
+    if e.get("ph") == "X" and cat(e) in ("cuda_runtime", "cuda_driver",
+                                         "runtime") and c is not None:
+        launch.setdefault(c, e)
 ranges = [(i, e) for i, e in enumerate(events)
           if e.get("ph") == "X"
-          and e.get("cat", "").lower() in ("user_annotation", "cpu_op")
+          and cat(e) in ("user_annotation", "cpu_op", "operator")
           and pattern.search(e["name"])]
-regions = {}
-for g in gpu:
-    if g.get("cat", "").lower() == "kernel" and g["name"].startswith("nccl"):
+threads_with_ranges = {(e["pid"], e["tid"]) for _, e in ranges}
+
+
+def nccl(e):
+    return cat(e) == "kernel" and e["name"].startswith("nccl")
+
+
+regions, taken = {}, set()
+for gi, g in gpu:
+    if nccl(g):
         continue
     l = launch.get(g.get("args", {}).get("correlation"))
     if l is None:
         continue
     t = float(l["ts"])
-    def open_at(same_thread):
-        return [(float(e["ts"]), -float(e["dur"]), i)
-                for i, e in ranges
-                if e["pid"] == l["pid"]
-                and (e["tid"] == l["tid"]) == same_thread
-                and float(e["ts"]) <= t <= float(e["ts"]) + float(e["dur"])]
-    # Its own thread's innermost range, else the latest started open on
-    # another thread of its process.
-    inside = open_at(True) or open_at(False)
-    if inside:
-        regions.setdefault(max(inside)[2], []).append(g)
+
+    def is_open(e):
+        return float(e["ts"]) <= t <= float(e["ts"]) + float(e["dur"])
+    if (l["pid"], l["tid"]) in threads_with_ranges:
+        inside = [(float(e["ts"]), -float(e["dur"]), i) for i, e in ranges
+                  if e["pid"] == l["pid"] and e["tid"] == l["tid"]
+                  and is_open(e)]
+        owner = max(inside)[2] if inside else None
+    else:
+        per_thread = {}
+        for i, e in ranges:
+            if e["pid"] == l["pid"] and is_open(e):
+                key = (float(e["ts"]), -float(e["dur"]), i)
+                per_thread[e["tid"]] = max(per_thread.get(e["tid"], key), key)
+        owner = (list(per_thread.values())[0][2] if len(per_thread) == 1
+                 else None)
+    if owner is not None:
+        regions.setdefault(owner, []).append(g)
+        taken.add(gi)
+occurrence = {}
+for i, e in ranges:
+    occurrence[i] = sum(1 for j, o in ranges
+                        if o["pid"] == e["pid"] and o["name"] == e["name"]
+                        and (float(o["ts"]), j) < (float(e["ts"]), i))
 expected = set()
 for i, gs in regions.items():
     start = min(float(g["ts"]) for g in gs)
     end = max(float(g["ts"]) + float(g["dur"]) for g in gs)
-    busy = {}
+    busy, first = {}, {}
     for g in gs:
-        busy[g["args"]["stream"]] = busy.get(g["args"]["stream"], 0) + \
-            float(g["dur"])
-    first = min(gs, key=lambda g: float(g["ts"]))["args"]["stream"]
-    stream = max(busy, key=lambda s: (busy[s], s == first))
+        s = g["args"]["stream"]
+        busy[s] = busy.get(s, 0) + float(g["dur"])
+        first[s] = min(first.get(s, float("inf")), float(g["ts"]))
+    stream = max(busy, key=lambda s: (busy[s], -first[s]))
     expected.add((events[i]["name"], round(start - origin, 3),
-                  round(end - start, 3), stream))
+                  round(end - start, 3), stream, occurrence[i]))
+kept = {gi for gi, g in gpu if gi not in taken and not nccl(g)}
 
 UNIT = {"s": 1e6, "ms": 1e3, "us": 1.0, "ns": 1e-3}
-got = set()
+got, others = set(), set()
 for line in open(mlir):
-    m = re.search(r'stream (\d+) kind "region" \{name = "(.*)"\} start '
-                  r'([-0-9.e]+) (s|ms|us|ns) for ([-0-9.e]+) (s|ms|us|ns)',
-                  line)
-    if m:
-        got.add((m.group(2),
-                 round(float(m.group(3)) * UNIT[m.group(4)], 3),
-                 round(float(m.group(5)) * UNIT[m.group(6)], 3),
-                 int(m.group(1))))
-if got == expected and expected:
-    print("OK %d regions" % len(got))
+    m = re.search(r'sched.task @r\d+_e(\d+) .*stream (\d+) kind "(\w+)" '
+                  r'\{name = "(.*?)"(?:, occurrence = (\d+) : i64)?\} '
+                  r'start ([-0-9.e]+) (s|ms|us|ns) '
+                  r'(?:for|sig <T =) ([-0-9.e]+) (s|ms|us|ns)', line)
+    if not m:
+        continue
+    if m.group(3) != "region":
+        others.add(int(m.group(1)))
+        continue
+    got.add((m.group(4), round(float(m.group(6)) * UNIT[m.group(7)], 3),
+             round(float(m.group(8)) * UNIT[m.group(9)], 3),
+             int(m.group(2)), int(m.group(5))))
+if got == expected and expected and others == kept:
+    print("OK %d regions, %d other tasks" % (len(got), len(others)))
 else:
     for x in sorted(expected - got):
         print("missing", x)
     for x in sorted(got - expected):
         print("unexpected", x)
+    for x in sorted(kept - others):
+        print("missing event", x)
+    for x in sorted(others - kept):
+        print("unexpected event", x)
     if not expected:
         print("no regions expected")

@@ -1120,16 +1120,36 @@ static int planClocksCommand() {
     text += "# every task of " + d.name +
             ": its clock, or - to keep the "
             "clock in force\n";
-    // --by-key: a task filled from DB entry KEY is the region KEY's k-th
-    // begin in the iteration (its k-th task of that key in start order, as
-    // the device runs them); a task without a key keeps its name.
+    // --by-key: a trace's region task (--import-kineto --regions) is its
+    // region's begin the trace numbered (its ranges of that name, those
+    // that ran no kernel counted); a task filled from DB entry KEY is the
+    // region KEY's k-th begin in the iteration (its k-th task of that key
+    // in start order, as the device runs them); a task without either
+    // keeps its name.
     std::map<std::string, unsigned> seen;
     std::set<std::string> written;
+    std::map<std::string, std::set<int64_t>> numbered; // region -> begins
+    // A trace's plan with regions: its other tasks (kernels outside every
+    // region, collectives) are no region of the job, whose begins would
+    // never come (er_plan_load would say so at every exit): left out.
+    bool traceRegions =
+        planByKey && llvm::any_of(d.taskRegions, [](const auto &reg) {
+          return !reg.first.empty();
+        });
+    size_t noRegion = 0;
     for (size_t t = 0; t < d.taskClocks.size(); ++t) {
       std::string task = d.taskClocks[t].first;
       const std::optional<int> &mhz = d.taskClocks[t].second;
       const std::string &key = d.taskKeys[t];
-      if (planByKey && !key.empty())
+      const auto &[region, occurrence] = d.taskRegions[t];
+      if (traceRegions && region.empty() && key.empty()) {
+        ++noRegion;
+        continue;
+      }
+      if (planByKey && !region.empty()) {
+        task = region + "[" + std::to_string(occurrence) + "]";
+        numbered[region].insert(occurrence);
+      } else if (planByKey && !key.empty())
         task = key + "[" + std::to_string(seen[key]++) + "]";
       // A task named like another's KEY[k] would give one begin two lines.
       if (!written.insert(task).second)
@@ -1146,13 +1166,19 @@ static int planClocksCommand() {
         std::string shown;
         llvm::raw_string_ostream os(shown);
         os.write_escaped(task);
-        if (planByKey && !key.empty())
+        if (planByKey && (!key.empty() || !region.empty()))
           return fail("task '" + d.taskClocks[t].first + "' of " + d.name +
-                      ": its DB key \"" + shown +
+                      ": its " + (region.empty() ? "DB key" : "region") +
+                      " \"" + shown +
                       "\" cannot be a line of a clock plan (\"name "
                       "sm_mhz\", '#' a comment): it holds whitespace, '#' or "
-                      "a control character (a kernel's signature: no region "
-                      "of a job); write the plan without --by-key");
+                      "a control character " +
+                      (region.empty() ? "(a kernel's signature: no region "
+                                        "of a job); write the plan without "
+                                        "--by-key"
+                                      : "(the job names its region so: "
+                                        "rename it, or write the plan "
+                                        "without --by-key)"));
         return fail("task \"" + shown + "\" of " + d.name +
                     " cannot be a line of a clock plan (\"name sm_mhz\", '#' "
                     "a comment): its name holds whitespace, '#' or a control "
@@ -1161,7 +1187,19 @@ static int planClocksCommand() {
       }
       text += task + " " + (mhz ? std::to_string(*mhz) : "-") + "\n";
     }
-    if (planByKey && seen.empty())
+    if (noRegion)
+      text += "# " + std::to_string(noRegion) +
+              " task(s) of the trace outside every region (kernels, "
+              "collectives) left out: no region of the job runs them\n";
+    // A region's begins the trace holds no task for (its range ran no
+    // kernel of the device, or only collectives): kept at the clock in
+    // force, so that the job's begins of it are the plan's.
+    for (const auto &[region, ks] : numbered)
+      for (int64_t k = 0; k < *ks.rbegin(); ++k)
+        if (!ks.count(k) &&
+            written.insert(region + "[" + std::to_string(k) + "]").second)
+          text += region + "[" + std::to_string(k) + "] -\n";
+    if (planByKey && seen.empty() && numbered.empty())
       errs() << "energy-prof: warning: plan-clocks --by-key: no task of "
              << d.name
              << " was filled from a DB entry (no db_key in the plan): the "
