@@ -588,14 +588,14 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
     // A kernel the DB names: its measured duration and the key; the DB
     // prices it (--energy-fill-signatures), not the assumed model.
     // (A zero-length event has no duration to scale an operating set to.)
-    bool keyed = !opts.dbKeys.empty() && e.dur > 0 &&
-                 opts.dbKeys.count(e.name.str()) > 0;
     // A region (--regions) the DB names is priced at the DB's figures as
     // they are, not scaled to its span here: the DB measured that region
     // (the job's window, from its begin to its end, launch gaps and edge
     // synchronizations included), which the span of its kernels in the
-    // trace understates.
+    // trace understates (a span of zero length too: nothing scales to it).
     bool region = e.occurrence >= 0;
+    bool keyed = !opts.dbKeys.empty() && (e.dur > 0 || region) &&
+                 opts.dbKeys.count(e.name.str()) > 0;
     keyedTasks += keyed;
     if (!keyed && !std::isnan(e.dJ))
       sig = SignatureAttr::get(ctx, usToSeconds(e.dur), e.dJ, e.sigmaTS,
