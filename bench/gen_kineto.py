@@ -4,9 +4,13 @@
 N GPU events on one rank: kernels on 4 compute streams plus memcpy/memset,
 every 50th kernel an NCCL AllReduce on its own stream, each launched by a
 cuda_runtime CPU event with an ac2g flow pair, like real traces. Events on
-one stream never overlap. Deterministic for a seed.
+one stream never overlap. Deterministic for a seed. With --regions K, the
+kernels, copies and sets run on one stream, and every K launches are
+inside a user_annotation range (stage0.forward and stage0.backward in
+turn), as record_function writes them (energy-translate --regions).
 
   bench/gen_kineto.py --events 1000000 --seed 1 > trace.json
+  bench/gen_kineto.py --events 1000000 --regions 20 > regions.json
 """
 import argparse
 import json
@@ -18,6 +22,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--events", type=int, required=True)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--regions", type=int, default=0, metavar="K")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     out = sys.stdout
@@ -37,6 +42,8 @@ def main():
             cat, name, stream = "gpu_memset", "Memset (Device)", 7
         else:
             cat, name, stream = "kernel", f"kernel_{rng.randint(0, 200)}", 7 + rng.randint(0, 3)
+        if args.regions and stream != 20:
+            stream = 7
         dur = rng.randint(1, 400)
         t += rng.randint(0, 30)
         ts = max(t, stream_end.get(stream, 0))
@@ -50,6 +57,15 @@ def main():
         out.write(f',\n{{"ph": "X", "cat": "{cat}", "name": {json.dumps(name)}, "pid": 0, '
                   f'"tid": {stream}, "ts": {ts}, "dur": {dur}, "args": {{"device": 0, '
                   f'"stream": {stream}, "correlation": {i}}}}}')
+        if args.regions:
+            if i % args.regions == 0:
+                range_start = ts - 5
+            if i % args.regions == args.regions - 1 or i == args.events - 1:
+                k = i // args.regions
+                out.write(f',\n{{"ph": "X", "cat": "user_annotation", "name": '
+                          f'"stage0.{("forward", "backward")[k % 2]}", "pid": 1, '
+                          f'"tid": 1, "ts": {range_start}, '
+                          f'"dur": {ts - 1 - range_start}}}')
     out.write("\n]}\n")
 
 

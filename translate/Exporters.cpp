@@ -224,6 +224,10 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
                   k && k.getInt() >= 0) {
                 entry["region"] = name.getValue().str();
                 entry["occurrence"] = k.getInt();
+                // How many begins the region has in the iteration.
+                if (auto n = theta.getAs<IntegerAttr>("begins");
+                    n && n.getInt() > k.getInt())
+                  entry["begins"] = n.getInt();
               }
         }
         tasks.push_back(std::move(entry));
@@ -813,6 +817,16 @@ LogicalResult energy::exportPerfetto(ModuleOp module, llvm::raw_ostream &os) {
             {"dynamic_W", share.T > 0 ? share.d / share.T : 0}};
         if (kindAttr)
           args["kind"] = kindAttr.getValue().str();
+        // A trace's region (--import-kineto --regions): its begin, which
+        // the import reads back.
+        if (theta && kindAttr && kindAttr.getValue() == "region")
+          if (auto k = theta.getAs<IntegerAttr>("occurrence");
+              k && k.getInt() >= 0) {
+            args["occurrence"] = k.getInt();
+            if (auto n = theta.getAs<IntegerAttr>("begins");
+                n && n.getInt() > k.getInt())
+              args["begins"] = n.getInt();
+          }
         // The spreads, so that an import carries the uncertainty (not the
         // shared parameters' correlations: a trace has no place for them).
         if (share.varT > 0)

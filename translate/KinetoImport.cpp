@@ -354,6 +354,10 @@ bool Importer::flowDependencies(const KinetoRank &r, double origin,
                        Twine(byTask.lookup(e.task)->index) +
                        "]): the dependencies that name it would be ambiguous");
   }
+  llvm::DenseMap<size_t, const GpuEvent *> regionAt; // by traceEvents index
+  for (const GpuEvent &e : r.events)
+    if (e.occurrence >= 0)
+      regionAt[e.index] = &e;
   auto onStream = [&](const Flow &f) -> const std::vector<const GpuEvent *> * {
     if (f.pid >= 0 && r.gpuPid >= 0 && f.pid != r.gpuPid)
       return nullptr; // another process's (a CPU thread's) flow
@@ -458,18 +462,16 @@ bool Importer::flowDependencies(const KinetoRank &r, double origin,
       if (up != list->begin() && (*(up - 1))->ts + (*(up - 1))->dur >= f.ts)
         bound = *(up - 1);
     } else if (list) {
-      // The slice that starts at or after the flow end; a region
-      // (--regions) whose span holds the end: the kernel that waited is
-      // one of its own.
+      // The slice that starts at or after the flow end.
       auto after = std::lower_bound(
           list->begin(), list->end(), f.ts,
           [](const GpuEvent *e, double ts) { return e->ts < ts; });
-      if (after != list->begin() && (*(after - 1))->occurrence >= 0 &&
-          (*(after - 1))->ts + (*(after - 1))->dur >= f.ts)
-        bound = *(after - 1);
-      else if (after != list->end())
+      if (after != list->end())
         bound = *after;
     }
+    // One that bound to an event --regions grouped: its region's slice.
+    if (f.region != SIZE_MAX)
+      bound = regionAt.lookup(f.region);
     if (f.start) {
       if (open.count(f.key))
         ++out.unbound; // a start never ended: its id starts again
@@ -483,6 +485,9 @@ bool Importer::flowDependencies(const KinetoRank &r, double origin,
     }
     auto [startFlow, from] = it->second;
     open.erase(it);
+    if (from && from == bound && from->occurrence >= 0 &&
+        startFlow->region != SIZE_MAX && f.region != SIZE_MAX)
+      continue; // between two events of one region: inside its task
     if (!from || !bound || from == bound)
       ++out.unbound;
     else if (!holds(from, bound, *startFlow)) {
@@ -494,6 +499,17 @@ bool Importer::flowDependencies(const KinetoRank &r, double origin,
   }
   out.unbound += open.size();
   return true;
+}
+
+/// A region's task dictionary: its name, its begin and (where known) how
+/// many begins its name has in the process.
+static DictionaryAttr regionTheta(OpBuilder &b, const GpuEvent &e) {
+  SmallVector<NamedAttribute> fields = {
+      b.getNamedAttr("name", b.getStringAttr(e.name)),
+      b.getNamedAttr("occurrence", b.getI64IntegerAttr(e.occurrence))};
+  if (e.begins > e.occurrence)
+    fields.push_back(b.getNamedAttr("begins", b.getI64IntegerAttr(e.begins)));
+  return b.getDictionaryAttr(fields);
 }
 
 /// A GPU event's task name: its rank and index in traceEvents.
@@ -593,8 +609,12 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
     // (the job's window, from its begin to its end, launch gaps and edge
     // synchronizations included), which the span of its kernels in the
     // trace understates (a span of zero length too: nothing scales to it).
+    // Under --regions only regions are keyed: a kernel outside every
+    // region runs at whatever clock the region before it left (no region
+    // of the job sets one), so no plan may choose one for it.
     bool region = e.occurrence >= 0;
     bool keyed = !opts.dbKeys.empty() && (e.dur > 0 || region) &&
+                 (opts.regions.empty() || region) &&
                  opts.dbKeys.count(e.name.str()) > 0;
     keyedTasks += keyed;
     if (!keyed && !std::isnan(e.dJ))
@@ -635,10 +655,7 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
         : e.kind == GpuEvent::Kernel ? kKernel
         : e.kind == GpuEvent::Memcpy ? kMemcpy
                                      : kMemset,
-        region ? b.getDictionaryAttr(
-                     {b.getNamedAttr("name", b.getStringAttr(e.name)),
-                      b.getNamedAttr("occurrence",
-                                     b.getI64IntegerAttr(e.occurrence))})
+        region ? regionTheta(b, e)
                : b.getDictionaryAttr(
                      {b.getNamedAttr("name", b.getStringAttr(e.name))}),
         sinceOrigin(e.ts, origin),
@@ -684,6 +701,10 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
                              "range while ranges of several others were "
                              "open (no one region's)",
                              r.ambiguous);
+  if (r.reusedCorrelations)
+    summary << llvm::formatv(", {0} launches reuse an earlier launch's "
+                             "correlation id (its events are the earlier's)",
+                             r.reusedCorrelations);
   if (!opts.dbKeys.empty()) {
     summary << llvm::formatv(", {0} GPU events named by the DB (--db-keys)",
                              keyedTasks);
@@ -984,9 +1005,9 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
             << "'): each holds only the kernels launched outside the inner "
                "ones, and the inner ones are regions of their own; match "
                "one level of ranges with --regions\n";
-      if (r.profilerSteps > 1)
+      if (r.profilerSteps.size() > 1)
         llvm::WithColor::warning(llvm::errs(), r.file)
-            << "the trace holds " << r.profilerSteps
+            << "the trace holds " << r.profilerSteps.size()
             << " profiler steps (ProfilerStep#N): its regions' begins are "
                "numbered over the whole trace, where the job counts them "
                "from each er_step (energy_rt.step()); plan from a trace of "

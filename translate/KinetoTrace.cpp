@@ -171,6 +171,14 @@ struct RawEvent {
   int64_t tid = -1, stream = -1, pid = -1;
   /// args.correlation (-1: absent or not an integer id).
   int64_t correlation = -1;
+  /// args.occurrence: our own export's region's begin (-1: absent; a
+  /// non-integer or negative one is -2, refused).
+  int64_t occurrence = -1;
+  size_t occurrenceAt = 0;
+  /// args.begins: how many begins that region has (-1: absent; -2: not a
+  /// count, refused).
+  int64_t begins = -1;
+  size_t beginsAt = 0;
 
   void clear() { *this = RawEvent(); }
 };
@@ -337,6 +345,30 @@ bool readEvent(JsonScanner &js, RawEvent &e) {
           // Kineto's ids count up from 0; 2^53 keeps them exact in a double.
           if (v >= 0 && v < 9007199254740992.0 && v == std::floor(v))
             e.correlation = int64_t(v);
+          return true;
+        }
+        if (arg == "begins") {
+          e.beginsAt = js.offset();
+          e.begins = -2;
+          if (js.peek() != JsonScanner::Kind::Number)
+            return js.skip();
+          double v;
+          if (!js.number(v))
+            return false;
+          if (v >= 1 && v < 9007199254740992.0 && v == std::floor(v))
+            e.begins = int64_t(v);
+          return true;
+        }
+        if (arg == "occurrence") {
+          e.occurrenceAt = js.offset();
+          e.occurrence = -2;
+          if (js.peek() != JsonScanner::Kind::Number)
+            return js.skip();
+          double v;
+          if (!js.number(v))
+            return false;
+          if (v >= 0 && v < 9007199254740992.0 && v == std::floor(v))
+            e.occurrence = int64_t(v);
           return true;
         }
         if (arg == "stream" && js.peek() == JsonScanner::Kind::Number) {
@@ -533,12 +565,12 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
     if (!gpu && regions && ev.ph == "X") {
       // The ranges --regions names and the launches of GPU events (the
       // runtime's calls carry the correlation id their event does).
-      if (StringRef(ev.name).starts_with("ProfilerStep#"))
-        ++r.profilerSteps;
       // (Kineto before PyTorch 1.10 wrote CPU ops as "Operator".)
-      if ((lcat == "user_annotation" || lcat == "cpu_op" ||
-           lcat == "operator") &&
-          regions->match(ev.name)) {
+      bool cpuRange =
+          lcat == "user_annotation" || lcat == "cpu_op" || lcat == "operator";
+      if (cpuRange && StringRef(ev.name).starts_with("ProfilerStep#"))
+        r.profilerSteps.insert(ev.name);
+      if (cpuRange && regions->match(ev.name)) {
         if (!ev.hasTs || !ev.tsInRange || !ev.hasDur || !(ev.dur >= 0) ||
             !(ev.dur <= 1e15)) {
           problem = where + "CPU range '" + ev.name +
@@ -630,6 +662,17 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
                               "a spread (a number from 0 to 1e15)";
       exportProblemAt = ev.spreadAt;
     }
+    if (exportProblem.empty() && ev.occurrence == -2) {
+      exportProblem = where + "'args.occurrence' is not a region's begin (an "
+                              "integer from 0)";
+      exportProblemAt = ev.occurrenceAt;
+    }
+    if (exportProblem.empty() &&
+        (ev.begins == -2 || (ev.begins >= 0 && ev.begins <= ev.occurrence))) {
+      exportProblem = where + "'args.begins' is not a region's count of "
+                              "begins (an integer above its occurrence)";
+      exportProblemAt = ev.beginsAt;
+    }
     r.names.push_back(std::make_unique<std::string>(std::move(ev.name)));
     StringRef name = *r.names.back();
     StringRef taskKind, task;
@@ -648,6 +691,10 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
                         relative(ev), ev.dur, name, i, problemAt, ev.dJ,
                         taskKind, task, ev.sigmaTS, ev.sigmaDJ,
                         regions ? ev.correlation : -1});
+    // Our own export's region: its begin (kept below only where the file
+    // is one, and only on a region's slice).
+    r.events.back().occurrence = ev.occurrence >= 0 ? ev.occurrence : -1;
+    r.events.back().begins = ev.begins;
     return true;
   };
   bool ok;
@@ -782,8 +829,10 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
       e.dJ = NAN;
       e.taskKind = StringRef();
     }
-    for (GpuEvent &e : r.events)
+    for (GpuEvent &e : r.events) {
       e.task = StringRef();
+      e.occurrence = e.begins = -1;
+    }
     for (Flow &f : r.flows) {
       f.startToStart = false;
       f.lagS = f.sigmaS = 0;
@@ -802,6 +851,10 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
   }
   if (!sawEvents)
     return error("no 'traceEvents' array: not a Chrome trace");
+  // Our own export's begins are its regions' only.
+  for (GpuEvent &e : r.events)
+    if (e.taskKind != "region" || e.occurrence < 0)
+      e.occurrence = e.begins = -1;
   if (!baseProblem.empty()) {
     errAt = baseProblemAt;
     return error(baseProblem);
@@ -839,7 +892,7 @@ static std::string brief(StringRef name) {
 bool energy::groupRegions(KinetoRank &r, std::string &err, size_t &errOffset) {
   // Each range's begin among its process's ranges of its name (the job's
   // er_begin counts them all, those that launch nothing too).
-  std::vector<int64_t> occurrenceOf(r.ranges.size());
+  std::vector<int64_t> occurrenceOf(r.ranges.size()), beginsOf(r.ranges.size());
   {
     std::vector<size_t> order(r.ranges.size());
     for (size_t i = 0; i < order.size(); ++i)
@@ -854,12 +907,22 @@ bool energy::groupRegions(KinetoRank &r, std::string &err, size_t &errOffset) {
                    r.ranges[order[k - 1]].name != c.name;
       occurrenceOf[order[k]] = first ? 0 : occurrenceOf[order[k - 1]] + 1;
     }
+    // Each name's begins in its process: the last one's number plus one.
+    for (size_t k = order.size(); k-- > 0;) {
+      const CpuRange &c = r.ranges[order[k]];
+      bool last = k + 1 == order.size() ||
+                  r.ranges[order[k + 1]].pid != c.pid ||
+                  r.ranges[order[k + 1]].name != c.name;
+      beginsOf[order[k]] =
+          last ? occurrenceOf[order[k]] + 1 : beginsOf[order[k + 1]];
+    }
   }
   // The launch of each correlation id (the first, where a trace repeats
   // one), and per launching thread the GPU events by launch time.
   llvm::DenseMap<int64_t, const Launch *> launchOf;
+  r.reusedCorrelations = 0;
   for (const Launch &l : r.launches)
-    launchOf.try_emplace(l.correlation, &l);
+    r.reusedCorrelations += !launchOf.try_emplace(l.correlation, &l).second;
   using Thread = std::pair<int64_t, int64_t>; // pid, tid
   std::map<Thread, std::vector<size_t>> rangesOf;
   for (size_t i = 0; i < r.ranges.size(); ++i)
@@ -882,7 +945,8 @@ bool energy::groupRegions(KinetoRank &r, std::string &err, size_t &errOffset) {
     auto it = g.correlation < 0 ? launchOf.end() : launchOf.find(g.correlation);
     if (it == launchOf.end()) {
       why[e] = NoLaunch;
-      ++r.unlaunched;
+      // (Our own exports hold no launches: not worth a count there.)
+      r.unlaunched += !r.ownExport;
       continue;
     }
     launchedOn[{it->second->pid, it->second->tid}].push_back(
@@ -1031,6 +1095,7 @@ bool energy::groupRegions(KinetoRank &r, std::string &err, size_t &errOffset) {
         c.offset};
     g.taskKind = "region";
     g.occurrence = occurrenceOf[range];
+    g.begins = beginsOf[range];
     if (encloses[range] && r.enclosing.empty())
       r.enclosing = c.name.str();
     r.enclosingRegions += encloses[range];
@@ -1039,9 +1104,9 @@ bool energy::groupRegions(KinetoRank &r, std::string &err, size_t &errOffset) {
     keptWhy.push_back(Grouped);
   }
   // Flows bind to slices by time on their stream (KinetoImport): one that
-  // bound to a grouped event -- its start inside it, its end where the
-  // event starts -- is moved onto its region's slice, whatever stream the
-  // event ran on, so that the dependency holds between the regions.
+  // binds to a grouped event -- its start inside it, its end where the
+  // event starts -- binds to its region's slice instead, whatever stream
+  // the event ran on, so that the dependency holds between the regions.
   {
     // The regions' events are the last of `kept`, in `regions`' order.
     std::map<size_t, const GpuEvent *> regionOf; // range -> its event
@@ -1077,58 +1142,74 @@ bool energy::groupRegions(KinetoRank &r, std::string &err, size_t &errOffset) {
         if (at != list.end())
           e = *at;
       }
-      if (!e || owner[*e] < 0)
-        continue;
-      const GpuEvent *g = regionOf.at(size_t(owner[*e]));
-      f.tid = g->stream;
-      f.ts = g->ts + g->dur / 2;
+      if (e && owner[*e] >= 0)
+        f.region = regionOf.at(size_t(owner[*e]))->index;
     }
   }
   // A region's task holds its stream from its first event to its last:
-  // another event of that stream that lasts and runs inside that span
-  // (whole, or beyond the profiler's microsecond at either end) would
-  // share it.
-  std::vector<size_t> order(kept.size());
-  for (size_t i = 0; i < order.size(); ++i)
-    order[i] = i;
-  llvm::stable_sort(order, [&](size_t a, size_t b) {
-    return kept[a].stream < kept[b].stream ||
-           (kept[a].stream == kept[b].stream && kept[a].ts < kept[b].ts);
+  // no other event of that stream may run inside that span (one that
+  // lasts, inside it whole or by more than the profiler's microsecond at an
+  // end) -- an event left as it is, another region's slice, or another
+  // region's own event run on this stream (its slice on another).
+  struct Item {
+    const GpuEvent *e; // the slice or event
+    Why why;           // how it got here (Grouped: a region's slice)
+    ptrdiff_t region;  // its region's range: a slice's own, or a member's
+    bool slice;
+  };
+  std::vector<Item> items;
+  for (size_t i = 0; i < kept.size(); ++i)
+    items.push_back({&kept[i], keptWhy[i], -1, keptWhy[i] == Grouped});
+  {
+    size_t next = kept.size() - regions.size();
+    for (const auto &entry : regions)
+      items[next++].region = ptrdiff_t(entry.first);
+  }
+  for (size_t e = 0; e < r.events.size(); ++e)
+    if (owner[e] >= 0)
+      items.push_back({&r.events[e], Grouped, owner[e], false});
+  llvm::stable_sort(items, [](const Item &a, const Item &b) {
+    return a.e->stream < b.e->stream ||
+           (a.e->stream == b.e->stream && a.e->ts < b.e->ts);
   });
-  auto isRegion = [&](size_t i) { return keptWhy[i] == Grouped; };
-  for (size_t k = 1, held = order.empty() ? 0 : order[0]; k < order.size();
-       ++k) {
-    size_t i = order[k];
-    const GpuEvent &e = kept[i], &h = kept[held];
-    if (e.stream != h.stream) {
-      held = i;
+  auto clash = [](const Item &x, const Item &y) {
+    // A slice and anything not its own region's.
+    return (x.slice || y.slice) && (x.region < 0 || x.region != y.region);
+  };
+  for (size_t k = 1, held = 0; k < items.size(); ++k) {
+    const Item &e = items[k], &h = items[held];
+    if (e.e->stream != h.e->stream) {
+      held = k;
       continue;
     }
-    double overlap = h.ts + h.dur - e.ts;
-    bool inside = e.ts + e.dur <= h.ts + h.dur && e.ts > h.ts;
-    bool lasts = e.dur > 0 && h.dur > 0;
-    if (lasts && (overlap > 1.0 || (inside && overlap > 0)) &&
-        (isRegion(i) || isRegion(held))) {
-      size_t reg = isRegion(held) ? held : i, other = reg == held ? i : held;
-      const GpuEvent &g = kept[reg], &o = kept[other];
-      const char *how = "";
-      switch (keptWhy[other]) {
-      case Grouped:
+    double hEnd = h.e->ts + h.e->dur, eEnd = e.e->ts + e.e->dur;
+    double overlap = hEnd - e.e->ts;
+    bool inside = eEnd <= hEnd || (e.e->ts == h.e->ts);
+    bool lasts = e.e->dur > 0 && h.e->dur > 0;
+    if (lasts && overlap > 0 && (overlap > 1.0 || inside) && clash(e, h)) {
+      const Item &reg = h.slice ? h : e, &other = h.slice ? e : h;
+      const GpuEvent &g = *reg.e, &o = *other.e;
+      std::string how;
+      if (other.slice)
         how = "region ";
-        break;
-      case Collective:
-        how = "the NCCL kernel ";
-        break;
-      case OwnRegion:
-        how = "the exported region ";
-        break;
-      case NoLaunch:
-        how = "the event (no launch of it in the trace) ";
-        break;
-      case Outside:
-        how = "the event (launched outside every matching range) ";
-        break;
-      }
+      else if (other.region >= 0)
+        how = "an event of region '" + r.ranges[other.region].name.str() +
+              "' (its slice is on another stream) ";
+      else
+        switch (other.why) {
+        case Collective:
+          how = "the NCCL kernel ";
+          break;
+        case OwnRegion:
+          how = "the exported region ";
+          break;
+        case NoLaunch:
+          how = "the event (no launch of it in the trace) ";
+          break;
+        default:
+          how = "the event (launched outside every matching range) ";
+          break;
+        }
       err = llvm::formatv(
                 "traceEvents[{0}]: region '{1}' (the GPU events launched "
                 "inside it: {2} us from its first to its last, on stream "
@@ -1139,7 +1220,7 @@ bool energy::groupRegions(KinetoRank &r, std::string &err, size_t &errOffset) {
                 g.index, brief(g.name), formatNumber(g.dur), g.stream, how,
                 o.index, brief(o.name),
                 formatNumber(std::round(overlap * 1000) / 1000),
-                keptWhy[other] == Collective
+                other.why == Collective && !other.slice
                     ? " (a collective is never a region's: no pattern makes "
                       "this region hold its stream; --regions without it)"
                     : "; match (--regions) ranges whose kernels no other "
@@ -1148,8 +1229,8 @@ bool energy::groupRegions(KinetoRank &r, std::string &err, size_t &errOffset) {
       errOffset = g.offset;
       return false;
     }
-    if (e.ts + e.dur > h.ts + h.dur)
-      held = i;
+    if (eEnd > hEnd)
+      held = k;
   }
   r.events = std::move(kept);
   // Read for this only (their counts kept).

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,9 @@ struct GpuEvent {
   /// events ran (us; its span less the gaps between them).
   int64_t occurrence = -1;
   double busy = NAN;
+  /// A region: how many begins its range's name has in the process (-1:
+  /// not known, as in our exports read back).
+  int64_t begins = -1;
 };
 
 /// A CPU range (`X` event of category user_annotation or cpu_op, e.g. a
@@ -118,6 +122,9 @@ struct Flow {
   bool startToStart = false;
   double lagS = 0, sigmaS = 0;
   std::string from, to;
+  /// A flow that bound to an event groupRegions grouped: its region's
+  /// traceEvents index (it binds to that region's slice; SIZE_MAX: none).
+  size_t region = SIZE_MAX;
 };
 
 /// One rank's trace: its GPU events and flows, as read.
@@ -163,15 +170,17 @@ struct KinetoRank {
   /// (`ambiguous`: no one region is theirs).
   size_t grouped = 0, otherThread = 0, unlaunched = 0, outside = 0,
          ambiguous = 0;
-  /// How many ranges and launches groupRegions read (it frees them).
-  size_t rangesRead = 0, launchesRead = 0;
+  /// How many ranges and launches groupRegions read (it frees them), and
+  /// how many launches reuse an earlier one's correlation id (their events
+  /// are the first one's).
+  size_t rangesRead = 0, launchesRead = 0, reusedCorrelations = 0;
   /// Regions whose range encloses another kept range that launched some of
   /// what it would hold (it keeps only the rest), and the first one's name.
   size_t enclosingRegions = 0;
   std::string enclosing;
-  /// CPU ranges named ProfilerStep#N (torch.profiler's steps), counted
+  /// The CPU ranges named ProfilerStep#N (torch.profiler's steps), read
   /// where regions are asked for.
-  size_t profilerSteps = 0;
+  std::set<std::string> profilerSteps;
   /// Owns the GPU event names.
   std::vector<std::unique_ptr<std::string>> names;
 };

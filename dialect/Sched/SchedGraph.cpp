@@ -165,6 +165,15 @@ private:
   }
 
   static LogicalResult missingSignature(Operation *taskOp) {
+    // A task that names its DB entry (`db "KEY"`) is priced by the fill
+    // alone (--dynamic-power never prices it).
+    if (auto task = dyn_cast<TaskOp>(taskOp); task && task.getDbAttr())
+      return taskOp->emitOpError("@")
+             << SymbolTable::getSymbolName(taskOp).getValue()
+             << " has no signature: fill it from the signature database "
+                "holding its key '"
+             << task.getDbAttr().getValue()
+             << "' (--energy-fill-signatures=db=DB.json)";
     auto diag = taskOp->emitOpError("@")
                 << SymbolTable::getSymbolName(taskOp).getValue()
                 << " has no signature: give it `sig <T = ..., d = ...>`, fill "

@@ -170,6 +170,7 @@ bool parsePlan(const std::string &text, const std::string &file,
       std::string key;          ///< "db_key" ("" where absent)
       std::string region;       ///< "region" ("" where absent)
       int64_t occurrence = -1;  ///< "occurrence" (-1 where absent)
+      int64_t begins = -1;      ///< "begins" (-1 where absent)
     };
     std::vector<Task> order;
     std::map<std::string, size_t> named; // task -> its index
@@ -180,7 +181,7 @@ bool parsePlan(const std::string &text, const std::string &file,
         return r.fail(tw, "expected an object");
       if (!r.keys(*o, tw,
                   {"task", "sm_mhz", "start_s", "T_s", "d_J", "E_J", "kind",
-                   "db_key", "region", "occurrence"}))
+                   "db_key", "region", "occurrence", "begins"}))
         return false;
       Task task;
       std::optional<StringRef> tn = o->getString("task");
@@ -222,6 +223,14 @@ bool parsePlan(const std::string &text, const std::string &file,
         task.region = region->str();
         task.occurrence = *k;
       }
+      if (o->get("begins")) {
+        std::optional<int64_t> n = o->getInteger("begins");
+        if (task.region.empty() || !n || *n <= task.occurrence)
+          return r.fail(tw + ".begins",
+                        "expected the region's begins in the iteration (an "
+                        "integer above its occurrence) with its region");
+        task.begins = *n;
+      }
       double T;
       if (!r.clock(*o, tw, task.mhz) ||
           !r.number(*o, "start_s", tw, task.start) ||
@@ -239,6 +248,10 @@ bool parsePlan(const std::string &text, const std::string &file,
         dev.taskClocks.push_back({t.name, t.mhz});
         dev.taskKeys.push_back(t.key);
         dev.taskRegions.push_back({t.region, t.occurrence});
+        if (t.begins > 0) {
+          int64_t &n = dev.regionBegins[t.region];
+          n = std::max(n, t.begins);
+        }
       }
     // Runs: maximal groups of consecutive tasks at one clock.
     size_t next = 0;

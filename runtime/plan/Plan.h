@@ -14,6 +14,7 @@
 
 #include "runtime/Device.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,6 +50,9 @@ struct PlanDevice {
   /// iteration ("region", "occurrence": a trace's region task; "" and -1
   /// where it has none).
   std::vector<std::pair<std::string, int64_t>> taskRegions;
+  /// Per region, how many begins it has in the iteration (the largest
+  /// "begins" of its tasks; absent: not said).
+  std::map<std::string, int64_t> regionBegins;
   std::optional<double> powerCapW;
   unsigned tasks = 0;
   std::string path; ///< its JSON path in the plan file, for errors

@@ -13,13 +13,14 @@ another thread of the process (of several threads' open at once, none).
 Each range with events is a region from its first event's start to its
 last one's end, on the stream that ran most of its time (of streams tied,
 the one whose first event started first), numbered by its begin among the
-process's matching ranges of its name. Times are us after the trace's
+process's matching ranges of its name, with how many those are. Times
+are us after the trace's
 earliest GPU event. REGEX is read by Python's re (the patterns given here
 mean the same in POSIX extended syntax).
 
 Prints "OK <n> regions, <m> other tasks" when IMPORTED.mlir's `kind
 "region"` tasks are exactly these (name, start, duration, stream,
-occurrence) and its other tasks are exactly the events no region took (by
+occurrence, begins) and its other tasks are exactly the events no region took (by
 their traceEvents index), else the differences.
 """
 import gzip
@@ -103,15 +104,19 @@ for i, gs in regions.items():
         busy[s] = busy.get(s, 0) + float(g["dur"])
         first[s] = min(first.get(s, float("inf")), float(g["ts"]))
     stream = max(busy, key=lambda s: (busy[s], -first[s]))
+    begins = sum(1 for _, o in ranges
+                 if o["pid"] == events[i]["pid"]
+                 and o["name"] == events[i]["name"])
     expected.add((events[i]["name"], round(start - origin, 3),
-                  round(end - start, 3), stream, occurrence[i]))
+                  round(end - start, 3), stream, occurrence[i], begins))
 kept = {gi for gi, g in gpu if gi not in taken and not nccl(g)}
 
 UNIT = {"s": 1e6, "ms": 1e3, "us": 1.0, "ns": 1e-3}
 got, others = set(), set()
 for line in open(mlir):
     m = re.search(r'sched.task @r\d+_e(\d+) .*stream (\d+) kind "(\w+)" '
-                  r'\{name = "(.*?)"(?:, occurrence = (\d+) : i64)?\} '
+                  r'\{(?:begins = (\d+) : i64, )?name = "(.*?)"'
+                  r'(?:, occurrence = (\d+) : i64)?\} '
                   r'start ([-0-9.e]+) (s|ms|us|ns) '
                   r'(?:for|sig <T =) ([-0-9.e]+) (s|ms|us|ns)', line)
     if not m:
@@ -119,9 +124,9 @@ for line in open(mlir):
     if m.group(3) != "region":
         others.add(int(m.group(1)))
         continue
-    got.add((m.group(4), round(float(m.group(6)) * UNIT[m.group(7)], 3),
-             round(float(m.group(8)) * UNIT[m.group(9)], 3),
-             int(m.group(2)), int(m.group(5))))
+    got.add((m.group(5), round(float(m.group(7)) * UNIT[m.group(8)], 3),
+             round(float(m.group(9)) * UNIT[m.group(10)], 3),
+             int(m.group(2)), int(m.group(6)), int(m.group(4))))
 if got == expected and expected and others == kept:
     print("OK %d regions, %d other tasks" % (len(got), len(others)))
 else:

@@ -1194,11 +1194,18 @@ static int planClocksCommand() {
     // A region's begins the trace holds no task for (its range ran no
     // kernel of the device, or only collectives): kept at the clock in
     // force, so that the job's begins of it are the plan's.
-    for (const auto &[region, ks] : numbered)
-      for (int64_t k = 0; k < *ks.rbegin(); ++k)
+    for (const auto &[region, ks] : numbered) {
+      // Up to the region's last begin in the iteration where the plan says
+      // how many it has, else to its last with a task.
+      auto said = d.regionBegins.find(region);
+      int64_t n = said != d.regionBegins.end()
+                      ? std::max(said->second, *ks.rbegin() + 1)
+                      : *ks.rbegin() + 1;
+      for (int64_t k = 0; k < n; ++k)
         if (!ks.count(k) &&
             written.insert(region + "[" + std::to_string(k) + "]").second)
           text += region + "[" + std::to_string(k) + "] -\n";
+    }
     if (planByKey && seen.empty() && numbered.empty())
       errs() << "energy-prof: warning: plan-clocks --by-key: no task of "
              << d.name
