@@ -5,7 +5,8 @@ N GPU events on one rank: kernels on 4 compute streams plus memcpy/memset,
 every 50th kernel an NCCL AllReduce on its own stream, each launched by a
 cuda_runtime CPU event with an ac2g flow pair, like real traces. Events on
 one stream never overlap. Deterministic for a seed. With --regions K, the
-kernels, copies and sets run on one stream, and every K launches are
+kernels, copies and sets run on one stream (no NCCL kernels: a
+collective is never a region's), and every K launches are
 inside a user_annotation range (stage0.forward and stage0.backward in
 turn), as record_function writes them (energy-translate --regions).
 
@@ -34,7 +35,7 @@ def main():
     first = True
     for i in range(args.events):
         r = rng.random()
-        if i % 50 == 49:
+        if i % 50 == 49 and not args.regions:
             cat, name, stream = "kernel", "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*)", 20
         elif r < 0.05:
             cat, name, stream = "gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", 7
@@ -58,14 +59,15 @@ def main():
                   f'"tid": {stream}, "ts": {ts}, "dur": {dur}, "args": {{"device": 0, '
                   f'"stream": {stream}, "correlation": {i}}}}}')
         if args.regions:
+            # The range holds its launches' starts (each at ts - 5).
             if i % args.regions == 0:
-                range_start = ts - 5
+                lo = hi = ts - 5
+            lo, hi = min(lo, ts - 5), max(hi, ts - 5)
             if i % args.regions == args.regions - 1 or i == args.events - 1:
                 k = i // args.regions
                 out.write(f',\n{{"ph": "X", "cat": "user_annotation", "name": '
                           f'"stage0.{("forward", "backward")[k % 2]}", "pid": 1, '
-                          f'"tid": 1, "ts": {range_start}, '
-                          f'"dur": {ts - 1 - range_start}}}')
+                          f'"tid": 1, "ts": {lo}, "dur": {hi - lo}}}')
     out.write("\n]}\n")
 
 

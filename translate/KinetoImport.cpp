@@ -1000,11 +1000,12 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
       if (r.enclosingRegions)
         llvm::WithColor::warning(llvm::errs(), r.file)
             << r.enclosingRegions
-            << " region(s) enclose another matching range (e.g. '"
+            << " region(s) held another matching range open at some of "
+               "their launches (nested or overlapping ranges; e.g. '"
             << r.enclosing
-            << "'): each holds only the kernels launched outside the inner "
-               "ones, and the inner ones are regions of their own; match "
-               "one level of ranges with --regions\n";
+            << "'): each holds only the kernels launched outside the later "
+               "ones, which are regions of their own; match one level of "
+               "ranges with --regions\n";
       if (r.profilerSteps.size() > 1)
         llvm::WithColor::warning(llvm::errs(), r.file)
             << "the trace holds " << r.profilerSteps.size()

@@ -174,8 +174,8 @@ struct KinetoRank {
   /// how many launches reuse an earlier one's correlation id (their events
   /// are the first one's).
   size_t rangesRead = 0, launchesRead = 0, reusedCorrelations = 0;
-  /// Regions whose range encloses another kept range that launched some of
-  /// what it would hold (it keeps only the rest), and the first one's name.
+  /// Regions whose range held another kept range open at some launches (a
+  /// nested or overlapping one, which took them), and the first one's name.
   size_t enclosingRegions = 0;
   std::string enclosing;
   /// The CPU ranges named ProfilerStep#N (torch.profiler's steps), read
