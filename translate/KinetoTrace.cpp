@@ -347,30 +347,24 @@ bool readEvent(JsonScanner &js, RawEvent &e) {
             e.correlation = int64_t(v);
           return true;
         }
-        if (arg == "begins") {
-          e.beginsAt = js.offset();
-          e.begins = -2;
+        // Our exports' region numbers: a whole number from `least` (-2:
+        // there but not one, refused where the file is our export).
+        auto whole = [&](int64_t &out, size_t &at, double least) {
+          at = js.offset();
+          out = -2;
           if (js.peek() != JsonScanner::Kind::Number)
             return js.skip();
           double v;
           if (!js.number(v))
             return false;
-          if (v >= 1 && v < 9007199254740992.0 && v == std::floor(v))
-            e.begins = int64_t(v);
+          if (v >= least && v < 9007199254740992.0 && v == std::floor(v))
+            out = int64_t(v);
           return true;
-        }
-        if (arg == "occurrence") {
-          e.occurrenceAt = js.offset();
-          e.occurrence = -2;
-          if (js.peek() != JsonScanner::Kind::Number)
-            return js.skip();
-          double v;
-          if (!js.number(v))
-            return false;
-          if (v >= 0 && v < 9007199254740992.0 && v == std::floor(v))
-            e.occurrence = int64_t(v);
-          return true;
-        }
+        };
+        if (arg == "begins")
+          return whole(e.begins, e.beginsAt, 1);
+        if (arg == "occurrence")
+          return whole(e.occurrence, e.occurrenceAt, 0);
         if (arg == "stream" && js.peek() == JsonScanner::Kind::Number) {
           double v;
           if (!js.number(v))

@@ -181,23 +181,26 @@ int main(int argc, char **argv) {
   }
   // Powers past 1e15 W are absurd (the signature DB's magnitude limit,
   // docs/SIGNATURE-DB.md) and would overflow energies to infinity.
-  if (dbKeys.getNumOccurrences() && dbKeys.empty()) {
-    WithColor::error() << "--db-keys needs a signature DB's path\n";
-    return 2;
-  }
-  if (!dbKeys.empty() && !importKinetoFlag) {
-    WithColor::error() << "--db-keys is --import-kineto's (the trace's "
-                          "kernels it names)\n";
-    return 2;
-  }
-  if (regions.getNumOccurrences() && regions.empty()) {
-    WithColor::error() << "--regions needs a pattern of CPU range names\n";
-    return 2;
-  }
-  if (!regions.empty() && !importKinetoFlag) {
-    WithColor::error() << "--regions is --import-kineto's (the trace's CPU "
-                          "ranges it groups kernels by)\n";
-    return 2;
+  // --import-kineto's own options: each needs its value, and the trace.
+  struct KinetoOnly {
+    cl::opt<std::string> *flag;
+    const char *value, *what;
+  };
+  for (const KinetoOnly &k :
+       {KinetoOnly{&dbKeys, "a signature DB's path", "kernels it names"},
+        KinetoOnly{&regions, "a pattern of CPU range names",
+                   "CPU ranges it groups kernels by"}}) {
+    if (k.flag->getNumOccurrences() && k.flag->empty()) {
+      WithColor::error() << "--" << k.flag->ArgStr << " needs " << k.value
+                         << "\n";
+      return 2;
+    }
+    if (!k.flag->empty() && !importKinetoFlag) {
+      WithColor::error() << "--" << k.flag->ArgStr
+                         << " is --import-kineto's (the trace's " << k.what
+                         << ")\n";
+      return 2;
+    }
   }
   for (auto *flag : {&staticPower, &dynamicPower})
     if (flag->getNumOccurrences() && !(*flag >= 0 && *flag <= 1e15)) {
