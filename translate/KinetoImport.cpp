@@ -972,11 +972,12 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
   if (!opts.regions.empty()) {
     // A pattern that groups nothing leaves every kernel a task of its own:
     // said, with the likely cause.
-    size_t ranges = 0, grouped = 0, launches = 0;
+    size_t ranges = 0, grouped = 0, launches = 0, ambiguous = 0;
     for (const KinetoRank &r : ranks) {
       ranges += r.rangesRead;
       grouped += r.grouped;
       launches += r.launchesRead;
+      ambiguous += r.ambiguous;
     }
     // (Our own exports hold their regions as slices, and no ranges.)
     bool own =
@@ -991,10 +992,15 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
       llvm::WithColor::warning(llvm::errs())
           << "--regions '" << opts.regions << "' matches " << ranges
           << " CPU range(s), but no GPU event was launched inside one"
-          << (launches ? std::string()
-                       : std::string(" (the trace has no CUDA runtime "
-                                     "call with a correlation id: record "
-                                     "the CPU activity too)"))
+          << (!launches ? std::string(" (the trace has no CUDA runtime "
+                                      "call with a correlation id: record "
+                                      "the CPU activity too)")
+              : ambiguous
+                  ? " (" + std::to_string(ambiguous) +
+                        " were launched by a thread of no matching range "
+                        "while ranges of several others were open: no one "
+                        "region's)"
+                  : std::string())
           << "\n";
     for (const KinetoRank &r : ranks) {
       if (r.enclosingRegions)

@@ -1017,15 +1017,21 @@ bool energy::groupRegions(KinetoRank &r, std::string &err, size_t &errOffset) {
           stack.pop_back();
         stack.push_back(ranges[next]);
       }
+      // (A thread's stack goes once empty, and the walk stops at a second
+      // thread with a range open: linear in all, whatever the threads.)
       std::optional<size_t> only;
       bool several = false;
-      for (auto &[tid, stack] : open) {
+      for (auto it = open.begin(); it != open.end() && !several;) {
+        std::vector<size_t> &stack = it->second;
         while (!stack.empty() && end(stack.back()) < t)
           stack.pop_back();
-        if (stack.empty())
+        if (stack.empty()) {
+          it = open.erase(it);
           continue;
-        several |= only.has_value();
+        }
+        several = only.has_value();
         only = stack.back();
+        ++it;
       }
       if (several)
         ++r.ambiguous;
