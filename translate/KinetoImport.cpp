@@ -959,7 +959,8 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
   if (!opts.dbKeys.empty())
     for (const KinetoRank &r : ranks)
       for (const GpuEvent &e : r.events)
-        anyNamed |= !e.nccl && opts.dbKeys.count(e.name.str()) > 0;
+        anyNamed |= !e.nccl && (opts.regions.empty() || e.occurrence >= 0) &&
+                    opts.dbKeys.count(e.name.str()) > 0;
   // A DB that names no event prices nothing: said, not a plan that keeps
   // every clock with no word why.
   if (!opts.dbKeys.empty() && !anyNamed)
@@ -985,9 +986,9 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
     if (!ranges && !own)
       llvm::WithColor::warning(llvm::errs())
           << "--regions '" << opts.regions
-          << "' matches no CPU range (user_annotation or cpu_op event) of "
-             "the trace: no region task (are the regions recorded, e.g. "
-             "with torch.profiler.record_function?)\n";
+          << "' matches no CPU range (user_annotation, cpu_op or Operator "
+             "event) of the trace: no region task (are the regions "
+             "recorded, e.g. with torch.profiler.record_function?)\n";
     else if (!grouped && !own)
       llvm::WithColor::warning(llvm::errs())
           << "--regions '" << opts.regions << "' matches " << ranges

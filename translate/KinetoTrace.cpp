@@ -987,8 +987,9 @@ bool energy::groupRegions(KinetoRank &r, std::string &err, size_t &errOffset) {
         ++r.outside;
       else {
         owner[e] = ptrdiff_t(open.back());
-        // The range around it loses this launch to the inner one.
-        if (open.size() > 1)
+        // The range around it, still open, loses this launch to the
+        // inner one.
+        if (open.size() > 1 && end(open[open.size() - 2]) >= t)
           encloses[open[open.size() - 2]] = true;
       }
     }

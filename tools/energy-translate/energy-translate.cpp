@@ -122,10 +122,10 @@ static cl::opt<std::string> dbKeys(
 static cl::opt<std::string> regions(
     "regions",
     cl::desc("Kineto: a pattern (POSIX extended regex) of CPU ranges "
-             "(user_annotation, cpu_op: torch.profiler.record_function's); "
-             "the GPU events launched inside each become one task named as "
-             "the range (a region, as --db-keys and plan-clocks --by-key "
-             "name it)"),
+             "(user_annotation, as torch.profiler.record_function writes "
+             "them; cpu_op; Operator); the GPU events launched inside each "
+             "become one task named as the range (a region, as --db-keys "
+             "and plan-clocks --by-key name it)"),
     cl::value_desc("REGEX"), cl::init(""), cl::cat(category));
 /// Opens -o and hands its stream to `write`; keeps the file on success.
 /// -o, whole or not at all (runtime/AtomicStream.h): a failed write leaves
