@@ -453,22 +453,7 @@ bool Importer::flowDependencies(const KinetoRank &r, double origin,
     if (!f.start && named.erase(f.key))
       continue; // the end of a named flow
     const std::vector<const GpuEvent *> *list = onStream(f);
-    const GpuEvent *bound = nullptr;
-    if (list && f.start) {
-      // The slice that contains (or ends at) the flow start.
-      auto up = std::upper_bound(
-          list->begin(), list->end(), f.ts,
-          [](double ts, const GpuEvent *e) { return ts < e->ts; });
-      if (up != list->begin() && (*(up - 1))->ts + (*(up - 1))->dur >= f.ts)
-        bound = *(up - 1);
-    } else if (list) {
-      // The slice that starts at or after the flow end.
-      auto after = std::lower_bound(
-          list->begin(), list->end(), f.ts,
-          [](const GpuEvent *e, double ts) { return e->ts < ts; });
-      if (after != list->end())
-        bound = *after;
-    }
+    const GpuEvent *bound = list ? flowSlice(*list, f) : nullptr;
     // One that bound to an event --regions grouped: its region's slice.
     if (f.region != SIZE_MAX)
       bound = regionAt.lookup(f.region);

@@ -877,6 +877,22 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
   return true;
 }
 
+const GpuEvent *energy::flowSlice(llvm::ArrayRef<const GpuEvent *> byStart,
+                                  const Flow &f) {
+  if (f.start) {
+    auto up = std::upper_bound(
+        byStart.begin(), byStart.end(), f.ts,
+        [](double ts, const GpuEvent *e) { return ts < e->ts; });
+    if (up != byStart.begin() && (*(up - 1))->ts + (*(up - 1))->dur >= f.ts)
+      return *(up - 1);
+    return nullptr;
+  }
+  auto at =
+      std::lower_bound(byStart.begin(), byStart.end(), f.ts,
+                       [](const GpuEvent *e, double ts) { return e->ts < ts; });
+  return at == byStart.end() ? nullptr : *at;
+}
+
 /// A name for a message: a templated kernel's runs to hundreds of
 /// characters, cut to its first 80.
 static std::string brief(StringRef name) {
@@ -1052,6 +1068,7 @@ bool energy::groupRegions(KinetoRank &r, std::string &err, size_t &errOffset) {
     GpuEvent::Kind kind = GpuEvent::Memcpy;
   };
   std::map<size_t, Region> regions; // by range
+  std::map<size_t, size_t> sliceOf; // range -> its slice in `kept`
   std::vector<GpuEvent> kept;
   std::vector<Why> keptWhy;
   for (size_t e = 0; e < r.events.size(); ++e) {
@@ -1094,6 +1111,7 @@ bool energy::groupRegions(KinetoRank &r, std::string &err, size_t &errOffset) {
         c.name,
         c.index,
         c.offset};
+    sliceOf[range] = kept.size();
     g.taskKind = "region";
     g.occurrence = occurrenceOf[range];
     g.begins = beginsOf[range];
@@ -1109,42 +1127,21 @@ bool energy::groupRegions(KinetoRank &r, std::string &err, size_t &errOffset) {
   // event starts -- binds to its region's slice instead, whatever stream
   // the event ran on, so that the dependency holds between the regions.
   {
-    // The regions' events are the last of `kept`, in `regions`' order.
-    std::map<size_t, const GpuEvent *> regionOf; // range -> its event
-    size_t next = kept.size() - regions.size();
-    for (const auto &entry : regions)
-      regionOf[entry.first] = &kept[next++];
-    std::map<int64_t, std::vector<size_t>> onStream; // by start
-    for (size_t e = 0; e < r.events.size(); ++e)
-      onStream[r.events[e].stream].push_back(e);
+    std::map<int64_t, std::vector<const GpuEvent *>> onStream; // by start
+    for (const GpuEvent &e : r.events)
+      onStream[e.stream].push_back(&e);
     for (auto &[stream, list] : onStream)
-      llvm::stable_sort(list, [&](size_t a, size_t b) {
-        return r.events[a].ts < r.events[b].ts;
+      llvm::stable_sort(list, [](const GpuEvent *a, const GpuEvent *b) {
+        return a->ts < b->ts;
       });
     for (Flow &f : r.flows) {
       if (f.pid >= 0 && r.gpuPid >= 0 && f.pid != r.gpuPid)
         continue;
       auto it = onStream.find(f.tid);
-      if (it == onStream.end())
-        continue;
-      const std::vector<size_t> &list = it->second;
-      auto up = std::upper_bound(
-          list.begin(), list.end(), f.ts,
-          [&](double ts, size_t e) { return ts < r.events[e].ts; });
-      std::optional<size_t> e;
-      if (f.start) {
-        if (up != list.begin() &&
-            r.events[*(up - 1)].ts + r.events[*(up - 1)].dur >= f.ts)
-          e = *(up - 1);
-      } else {
-        auto at = std::lower_bound(
-            list.begin(), list.end(), f.ts,
-            [&](size_t e, double ts) { return r.events[e].ts < ts; });
-        if (at != list.end())
-          e = *at;
-      }
-      if (e && owner[*e] >= 0)
-        f.region = regionOf.at(size_t(owner[*e]))->index;
+      const GpuEvent *e =
+          it == onStream.end() ? nullptr : flowSlice(it->second, f);
+      if (e && owner[e - r.events.data()] >= 0)
+        f.region = kept[sliceOf.at(size_t(owner[e - r.events.data()]))].index;
     }
   }
   // A region's task holds its stream from its first event to its last:
@@ -1161,11 +1158,8 @@ bool energy::groupRegions(KinetoRank &r, std::string &err, size_t &errOffset) {
   std::vector<Item> items;
   for (size_t i = 0; i < kept.size(); ++i)
     items.push_back({&kept[i], keptWhy[i], -1, keptWhy[i] == Grouped});
-  {
-    size_t next = kept.size() - regions.size();
-    for (const auto &entry : regions)
-      items[next++].region = ptrdiff_t(entry.first);
-  }
+  for (const auto &[range, slice] : sliceOf)
+    items[slice].region = ptrdiff_t(range);
   for (size_t e = 0; e < r.events.size(); ++e)
     if (owner[e] >= 0)
       items.push_back({&r.events[e], Grouped, owner[e], false});

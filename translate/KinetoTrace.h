@@ -13,6 +13,7 @@
 
 #include "runtime/Progress.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Regex.h"
@@ -197,6 +198,12 @@ bool readKinetoRank(const std::string &file, llvm::StringRef text,
                     int64_t defaultRank, KinetoRank &out, std::string &err,
                     std::string &errAt, progress::Line *progress = nullptr,
                     const llvm::Regex *regions = nullptr);
+
+/// The slice a flow binds to by time among one stream's events (sorted by
+/// start): its start to the slice that contains it (or ends at it), its
+/// end to the first slice that starts at or after it; null where none.
+const GpuEvent *flowSlice(llvm::ArrayRef<const GpuEvent *> byStart,
+                          const Flow &f);
 
 /// Replaces the GPU events (but NCCL kernels, which stay collectives, and
 /// our own exports' region slices) launched inside a kept CPU range by one
