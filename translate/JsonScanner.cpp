@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -179,13 +180,59 @@ static void appendUtf8(std::string &s, unsigned cp) {
   }
 }
 
+/// The length of the well-formed UTF-8 sequence at `q` (1 to 4; Unicode
+/// 15, table 3-7: no overlong forms, surrogates or code points above
+/// U+10FFFF), or 0 where none begins there.
+static size_t utf8SequenceAt(const char *q, const char *end) {
+  auto at = [&](ptrdiff_t k) -> unsigned {
+    return q + k < end ? static_cast<unsigned char>(q[k]) : 0x100;
+  };
+  auto cont = [&](ptrdiff_t k, unsigned lo = 0x80, unsigned hi = 0xBF) {
+    return at(k) >= lo && at(k) <= hi;
+  };
+  unsigned c = at(0);
+  if (c < 0x80)
+    return 1;
+  if (c >= 0xC2 && c <= 0xDF)
+    return cont(1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF)
+    return cont(1, c == 0xE0 ? 0xA0 : 0x80, c == 0xED ? 0x9F : 0xBF) && cont(2)
+               ? 3
+               : 0;
+  if (c >= 0xF0 && c <= 0xF4)
+    return cont(1, c == 0xF0 ? 0x90 : 0x80, c == 0xF4 ? 0x8F : 0xBF) &&
+                   cont(2) && cont(3)
+               ? 4
+               : 0;
+  return 0;
+}
+
+bool JsonScanner::utf8Character() {
+  size_t len = utf8SequenceAt(p, end);
+  if (len == 0) {
+    char hex[8];
+    snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(*p));
+    return fail(std::string("byte ") + hex +
+                " in a string is not UTF-8, which JSON text is (RFC 8259 "
+                "section 8.1): the file is damaged or was written in "
+                "another encoding");
+  }
+  p += len;
+  return true;
+}
+
 bool JsonScanner::string(llvm::StringRef &out) {
   if (!expect('"', "a string"))
     return false;
   const char *start = p;
-  // Fast path: no escapes.
-  while (p < end && *p != '"' && *p != '\\')
-    ++p;
+  // Fast path: no escapes. Bytes above 0x7F begin a UTF-8 sequence, checked
+  // whole.
+  while (p < end && *p != '"' && *p != '\\') {
+    if (static_cast<unsigned char>(*p) < 0x80)
+      ++p;
+    else if (!utf8Character())
+      return false;
+  }
   if (p < end && *p == '"') {
     out = llvm::StringRef(start, p - start);
     ++p;
@@ -194,7 +241,12 @@ bool JsonScanner::string(llvm::StringRef &out) {
   scratch.assign(start, p - start);
   while (p < end && *p != '"') {
     if (*p != '\\') {
-      scratch += *p++;
+      const char *from = p;
+      if (static_cast<unsigned char>(*p) < 0x80)
+        ++p;
+      else if (!utf8Character())
+        return false;
+      scratch.append(from, p - from);
       continue;
     }
     if (++p >= end)

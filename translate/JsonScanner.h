@@ -60,6 +60,8 @@ public:
 private:
   void ws();
   bool expect(char c, const char *what);
+  /// Steps over the UTF-8 sequence at p (a byte above 0x7F), or fails there.
+  bool utf8Character();
 
   const char *begin, *p, *end;
   unsigned depth = 0; ///< nesting, bounded so hostile input cannot overflow
