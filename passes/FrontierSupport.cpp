@@ -16,6 +16,59 @@ using namespace mlir;
 using namespace energy;
 using namespace energy::sched;
 
+std::vector<double> energy::optionCaps(const Choices &c) {
+  std::set<double> caps;
+  for (const auto &points : c.opPoints)
+    for (OpPointAttr op : points)
+      if (op && op.getPowerCap())
+        caps.insert(op.getPowerCap()->value);
+  return {caps.begin(), caps.end()};
+}
+
+std::vector<uint32_t> energy::choiceAtCap(const Choices &c, double cap,
+                                          size_t &lacking) {
+  std::vector<uint32_t> choice(c.current);
+  for (size_t t = 0; t < c.options.size(); ++t) {
+    bool anyCap = false;
+    std::optional<uint32_t> best;
+    auto mhz = [&](uint32_t k) {
+      return c.opPoints[t][k].getSmMhz().value_or(0);
+    };
+    for (uint32_t j = 0; j < c.opPoints[t].size(); ++j) {
+      OpPointAttr op = c.opPoints[t][j];
+      if (!op || !op.getPowerCap())
+        continue;
+      anyCap = true;
+      if (std::abs(op.getPowerCap()->value - cap) > 1e-9 * cap)
+        continue;
+      if (!best || mhz(j) > mhz(*best) ||
+          (mhz(j) == mhz(*best) && c.options[t][j].T < c.options[t][*best].T))
+        best = j;
+    }
+    if (best) {
+      choice[t] = *best;
+    } else if (anyCap) {
+      lacking = t;
+      return {};
+    }
+  }
+  return choice;
+}
+
+void energy::runAtChoice(const Choices &c,
+                         const std::vector<uint32_t> &choice) {
+  for (auto [t, j] : llvm::enumerate(choice)) {
+    auto task = dyn_cast<TaskOp>(c.graph.taskOps[t]);
+    SignatureAttr sig = c.sigs[t][j];
+    if (!task || !sig || j == c.current[t] || task.getStart() ||
+        task->hasAttr(EnergyDialect::DvfsAttrHelper::getNameStr()))
+      continue;
+    task.setSigAttr(sig);
+    if (task.getDuration())
+      task.setDuration(sig.time());
+  }
+}
+
 FailureOr<Choices> Choices::build(ScheduleOp sched, bool deviceCaps) {
   FailureOr<SchedGraph> g =
       SchedGraph::build(sched, SchedGraph::Need::Signatures);

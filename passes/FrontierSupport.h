@@ -38,6 +38,27 @@ struct Choices {
                                         bool deviceCaps = true);
 };
 
+/// The power caps the tasks' options were measured at (a DB characterized
+/// with --power-limits), ascending.
+std::vector<double> optionCaps(const Choices &c);
+
+/// The job under power cap `cap` with no clock locked, as the driver runs
+/// it: each task at its option of that cap with the highest SM clock (of
+/// equal clocks the fastest; the fastest where no clock is named), a task
+/// whose options name no cap at its current one. Empty, with `lacking`
+/// the first task that has options at other caps but none at this one,
+/// where the cap is no configuration of the job.
+std::vector<uint32_t> choiceAtCap(const Choices &c, double cap,
+                                  size_t &lacking);
+
+/// Each task runs at its option in `choice` from now on: its signature (and
+/// `for` where it has one) is that option's, so that the IR says what the
+/// job runs (--energy-power-cap's chosen row). A task with a recorded start
+/// keeps its signature (a longer one could overlap the next on its stream;
+/// --energy-plan re-times them), and so does a planned one (its
+/// energy.dvfs names its option; planned again, it moves).
+void runAtChoice(const Choices &c, const std::vector<uint32_t> &choice);
+
 /// The schedule's frontier; `method` says how it was obtained (written on
 /// the schedule as `energy.frontier_method`, with a warning where the crash
 /// sweep was truncated).

@@ -183,6 +183,10 @@ def EnergyPlan : Pass<"energy-plan", "::mlir::ModuleOp"> {
            "work budget, in task and edge visits, of the simulated annealing "
            "that improves the configuration at the limit (up to 20,000 task "
            "options; 0: none; docs/FRONTIER.md)">,
+    Option<"choosePowerCap", "choose-power-cap", "bool", /*default=*/"false",
+           "choose the job's power cap with its clocks: plan the clocks at "
+           "every cap the tasks' options were measured at, against one "
+           "limit, and keep the best (docs/PLAN.md)">,
   ] # FrontierOptions;
 }
 

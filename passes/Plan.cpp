@@ -15,6 +15,7 @@
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -170,8 +171,257 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
                         "energy-plan: no sched.schedule in the module; nothing "
                         "was planned");
     for (ScheduleOp sched : schedules)
-      if (failed(planSchedule(sched)))
+      if (failed(choosePowerCap ? planAcrossCaps(sched) : planSchedule(sched)))
         return signalPassFailure();
+  }
+
+  /// choose-power-cap=true: the job's power cap chosen with its clocks. A
+  /// device runs under one cap, and the job's devices under the same one
+  /// (as --energy-power-cap sets it), so the best plan over both is the
+  /// best over the caps of the clocks planned under each: the clocks are
+  /// planned at every cap the tasks' options were measured at, against
+  /// one limit -- deadline=, or max-slowdown= over the fastest makespan
+  /// of any cap -- and the cap whose plan scores best is kept. Choosing the
+  /// cap first (--energy-power-cap) judges each cap by the job at its
+  /// highest clocks, which the clocks planned under another cap may beat.
+  LogicalResult planAcrossCaps(ScheduleOp sched) {
+    MLIRContext *ctx = &getContext();
+    Builder b(ctx);
+    StringRef choiceName =
+        EnergyDialect::PowerCapChoiceAttrHelper::getNameStr();
+    StringRef capName = EnergyDialect::PowerCapAttrHelper::getNameStr();
+    sched->removeAttr(choiceName);
+    FailureOr<Choices> all = Choices::build(sched, /*deviceCaps=*/false);
+    if (failed(all))
+      return failure();
+    std::vector<double> caps = optionCaps(*all);
+    if (caps.empty())
+      return sched.emitError("energy-plan: choose-power-cap: no task of @")
+             << sched.getSymName()
+             << " has options measured at a power cap (fill the operating "
+                "sets from a DB characterized with --power-limits)";
+    // The schedule as it stands (its tasks' own signatures, no cap).
+    double beforeT = 0;
+    double beforeE = calculus::dagEnergy(all->graph.schedule, all->options,
+                                         all->current, 0, &beforeT);
+    auto setCap = [&](ScheduleOp s, double cap) {
+      auto attr = OpPointAttr::get(ctx, std::nullopt, std::nullopt, Real{cap},
+                                   std::nullopt);
+      for (sched::DeviceOp dev : s.getBody().getOps<sched::DeviceOp>())
+        dev->setAttr(capName, attr);
+    };
+    // Each cap's row: the job under it at its highest clocks, its fastest
+    // configuration, then its plan.
+    struct Row {
+      double cap = 0;
+      std::vector<uint32_t> choice;
+      double jobT = 0, jobE = 0, fastest = 0;
+      bool planned = false;
+      double T = 0, E = 0, bound = 0;
+      bool exact = false; ///< its frontier is exact
+      std::string why;    ///< not planned: why
+    };
+    std::vector<Row> rows;
+    bool boundHolds = true; // every cap planned or past the limit
+    for (double cap : caps) {
+      Row r;
+      r.cap = cap;
+      size_t lacking = 0;
+      r.choice = choiceAtCap(*all, cap, lacking);
+      if (r.choice.empty()) {
+        r.why = "@" +
+                SymbolTable::getSymbolName(all->graph.taskOps[lacking])
+                    .getValue()
+                    .str() +
+                " has no option at this cap";
+        rows.push_back(std::move(r));
+        continue;
+      }
+      r.jobE = calculus::dagEnergy(all->graph.schedule, all->options, r.choice,
+                                   0, &r.jobT);
+      rows.push_back(std::move(r));
+    }
+    // A copy of the schedule under a cap, its tasks at their options of it
+    // (the planned schedule's baseline); planned quietly, its first error
+    // kept.
+    auto underCap = [&](const Row &r) {
+      OpBuilder ob(sched);
+      ob.setInsertionPointAfter(sched);
+      auto copy = cast<ScheduleOp>(ob.clone(*sched.getOperation()));
+      setCap(copy, r.cap);
+      // The copy's options in the original's order (`r.choice` indexes
+      // them), every cap's.
+      FailureOr<Choices> every = Choices::build(copy, /*deviceCaps=*/false);
+      if (succeeded(every))
+        runAtChoice(*every, r.choice);
+      return copy;
+    };
+    for (Row &r : rows) {
+      if (r.choice.empty())
+        continue;
+      std::string firstError;
+      ScopedDiagnosticHandler quiet(ctx, [&](Diagnostic &d) {
+        if (d.getSeverity() == DiagnosticSeverity::Error && firstError.empty())
+          firstError = d.str();
+        return success();
+      });
+      ScheduleOp copy = underCap(r);
+      FailureOr<Choices> c = Choices::build(copy);
+      if (failed(c)) {
+        r.why = firstError;
+        boundHolds = false;
+      } else {
+        calculus::DagPoint fastest = allFastest(*c);
+        calculus::dagEnergy(c->graph.schedule, c->options, fastest.choice, 0,
+                            &r.fastest);
+        if (limitOn == "expected" && varies(*c))
+          r.fastest = std::max(r.fastest, expectedMakespan(*c, fastest));
+      }
+      copy->erase();
+    }
+    double reference = std::numeric_limits<double>::infinity();
+    for (const Row &r : rows)
+      if (r.why.empty())
+        reference = std::min(reference, r.fastest);
+    if (!std::isfinite(reference))
+      return sched.emitError("energy-plan: choose-power-cap: no power cap of @")
+             << sched.getSymName() << " has an option of every task";
+    double limit =
+        deadline > 0 ? double(deadline) : reference * (1 + maxSlowdown / 100);
+    // Every cap planned against that one limit, as a deadline, without
+    // its summary (the chosen cap's is printed below).
+    double givenDeadline = deadline, givenSlowdown = maxSlowdown;
+    bool givenSummary = summary;
+    deadline = limit;
+    maxSlowdown = 0;
+    summary = false;
+    llvm::scope_exit restoreOptions([&] {
+      deadline = givenDeadline;
+      maxSlowdown = givenSlowdown;
+      summary = givenSummary;
+    });
+    calculus::PlanObjective objective = planObjective();
+    const Row *best = nullptr;
+    double bestScore = std::numeric_limits<double>::infinity();
+    for (Row &r : rows) {
+      if (!r.why.empty())
+        continue;
+      if (r.fastest > limit * (1 + 1e-12)) {
+        r.why = "its fastest makespan, " +
+                formatQuantity(r.fastest, Dimension::Time, 5) +
+                ", is past the limit";
+        continue;
+      }
+      std::string firstError;
+      ScheduleOp copy;
+      {
+        ScopedDiagnosticHandler quiet(ctx, [&](Diagnostic &d) {
+          if (d.getSeverity() == DiagnosticSeverity::Error &&
+              firstError.empty())
+            firstError = d.str();
+          return success();
+        });
+        copy = underCap(r);
+        if (succeeded(planSchedule(copy))) {
+          DictionaryAttr plan = copy->getAttrOfType<DictionaryAttr>(
+              EnergyDialect::PlanAttrHelper::getNameStr());
+          auto field = [&](StringRef with, StringRef without) {
+            auto v = plan.getAs<FloatAttr>(with);
+            if (!v)
+              v = plan.getAs<FloatAttr>(without);
+            return v.getValueAsDouble();
+          };
+          r.T = field("T_with_switches_s", "T_s");
+          r.E = field("E_with_switches_J", "E_J");
+          r.bound = plan.getAs<FloatAttr>("lower_bound_J").getValueAsDouble();
+          r.exact = plan.getAs<BoolAttr>("exact").getValue();
+          r.planned = true;
+        }
+      }
+      copy->erase();
+      if (!r.planned) {
+        r.why = firstError.empty() ? "no plan" : firstError;
+        boundHolds = false;
+        continue;
+      }
+      double score = calculus::planScore(objective, r.T, r.E);
+      if (score < bestScore) {
+        bestScore = score;
+        best = &r;
+      }
+    }
+    if (!best)
+      return sched.emitError("energy-plan: choose-power-cap: no power cap of @")
+             << sched.getSymName() << " has a plan within the limit "
+             << formatQuantity(limit, Dimension::Time, 6);
+    // The chosen cap planned again on the schedule itself, its warnings
+    // said.
+    setCap(sched, best->cap);
+    runAtChoice(*all, best->choice);
+    summary = givenSummary;
+    if (failed(planSchedule(sched)))
+      return failure();
+    double bound = std::numeric_limits<double>::infinity();
+    bool exact = objective.kind == calculus::PlanObjective::Energy &&
+                 !(quantum > 0) && boundHolds;
+    for (const Row &r : rows)
+      if (r.planned) {
+        bound = std::min(bound, r.bound);
+        exact = exact && r.exact;
+      }
+    llvm::SmallVector<NamedAttribute> fields = {
+        b.getNamedAttr("power_cap_W", b.getF64FloatAttr(best->cap)),
+        b.getNamedAttr("T_s", b.getF64FloatAttr(best->jobT)),
+        b.getNamedAttr("E_J", b.getF64FloatAttr(best->jobE)),
+        b.getNamedAttr("objective",
+                       b.getStringAttr("clocks-planned-at-each-cap")),
+        b.getNamedAttr("rows", b.getStringAttr("the tasks' options")),
+        b.getNamedAttr("limit_T_s", b.getF64FloatAttr(limit)),
+        b.getNamedAttr("planned_T_s", b.getF64FloatAttr(best->T)),
+        b.getNamedAttr("planned_E_J", b.getF64FloatAttr(best->E)),
+        b.getNamedAttr("before_T_s", b.getF64FloatAttr(beforeT)),
+        b.getNamedAttr("before_E_J", b.getF64FloatAttr(beforeE))};
+    if (!(givenDeadline > 0))
+      fields.push_back(
+          b.getNamedAttr("max_slowdown_pct", b.getF64FloatAttr(givenSlowdown)));
+    // Where every cap was planned or ruled out: the least energy of any
+    // configuration within the limit at any cap is at least the least of
+    // their bounds, and where each cap's plan is exact (the objective
+    // energy, no quantum) the chosen one is that least.
+    if (boundHolds) {
+      fields.push_back(
+          b.getNamedAttr("lower_bound_J", b.getF64FloatAttr(bound)));
+      fields.push_back(b.getNamedAttr("exact", b.getBoolAttr(exact)));
+    }
+    sched->setAttr(choiceName, b.getDictionaryAttr(fields));
+    if (givenSummary) {
+      auto q = [](double v, Dimension d) { return formatQuantity(v, d, 5); };
+      llvm::raw_ostream &os = llvm::errs();
+      os << "@" << sched.getSymName() << " power cap and clocks (objective "
+         << this->objective << ", limit " << q(limit, Dimension::Time)
+         << "; each cap: the job "
+         << "at its highest clocks, then its clocks planned)\n";
+      for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
+        const Row &r = *it;
+        os << "  " << q(r.cap, Dimension::Power);
+        if (!r.choice.empty())
+          os << "  job " << q(r.jobT, Dimension::Time) << "  "
+             << q(r.jobE, Dimension::Energy);
+        if (r.planned)
+          os << "  plan " << q(r.T, Dimension::Time) << "  "
+             << q(r.E, Dimension::Energy);
+        else
+          os << "  not planned: " << r.why;
+        if (&r == best)
+          os << llvm::formatv("  <- chosen: {0:F2}% less energy than the "
+                              "schedule as it stood ({1}, {2})",
+                              100 * (1 - r.E / beforeE),
+                              q(beforeT, Dimension::Time),
+                              q(beforeE, Dimension::Energy));
+        os << "\n";
+      }
+    }
+    return success();
   }
 
   /// The objective with its parameters (checked in runOnOperation).
@@ -244,7 +494,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
           << sched.getSymName()
           << (c->droppedByCap
                   ? " has more than one option within its device's power cap "
-                    "(--energy-power-cap left out the others)"
+                    "(its options at other caps left out)"
                   : " has an operating set with more than one option")
           << ": the plan is the schedule as it is";
     if (!c->movedByCap.empty()) {
@@ -300,12 +550,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     // The all-fastest configuration: every task at its fastest option. No
     // configuration is faster (a longest path only grows with its tasks'
     // times), so its makespan is the fastest.
-    calculus::DagPoint fastest;
-    fastest.choice.assign(c->options.size(), 0);
-    for (size_t t = 0; t < c->options.size(); ++t)
-      for (uint32_t j = 1; j < c->options[t].size(); ++j)
-        if (c->options[t][j].T < c->options[t][fastest.choice[t]].T)
-          fastest.choice[t] = j;
+    calculus::DagPoint fastest = allFastest(*c);
     calculus::dagEnergy(c->graph.schedule, c->options, fastest.choice, 0,
                         &o.fastest);
     fastest.E = calculus::dagEnergy(c->graph.schedule, c->options,
@@ -733,6 +978,19 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
   /// calculus::choosePlanPoint reads it).
   static bool within(double T, double limit) {
     return T <= limit * (1 + 1e-12);
+  }
+
+  /// The all-fastest configuration: every task at its fastest option. No
+  /// configuration is faster (a longest path only grows with its tasks'
+  /// times).
+  static calculus::DagPoint allFastest(const Choices &c) {
+    calculus::DagPoint fastest;
+    fastest.choice.assign(c.options.size(), 0);
+    for (size_t t = 0; t < c.options.size(); ++t)
+      for (uint32_t j = 1; j < c.options[t].size(); ++j)
+        if (c.options[t][j].T < c.options[t][fastest.choice[t]].T)
+          fastest.choice[t] = j;
+    return fastest;
   }
 
   /// Whether any task's time or any dependency's delay varies (the

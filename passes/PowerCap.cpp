@@ -199,12 +199,7 @@ struct EnergyPowerCapPass
     c = Choices::build(sched, /*deviceCaps=*/false);
     if (failed(c))
       return failure();
-    size_t n = c->options.size();
-    std::set<double> caps;
-    for (size_t t = 0; t < n; ++t)
-      for (OpPointAttr op : c->opPoints[t])
-        if (op && op.getPowerCap())
-          caps.insert(op.getPowerCap()->value);
+    std::vector<double> caps = optionCaps(*c);
     if (caps.empty())
       return sched.emitError("energy-power-cap: no task of @")
              << sched.getSymName()
@@ -213,35 +208,12 @@ struct EnergyPowerCapPass
                 "from a DB characterized with --power-limits";
     std::vector<std::string> missing;
     for (double cap : caps) {
-      std::vector<uint32_t> choice(c->current);
-      std::optional<size_t> lacking;
-      for (size_t t = 0; t < n && !lacking; ++t) {
-        bool anyCap = false;
-        std::optional<uint32_t> best;
-        for (uint32_t j = 0; j < c->opPoints[t].size(); ++j) {
-          OpPointAttr op = c->opPoints[t][j];
-          if (!op || !op.getPowerCap())
-            continue;
-          anyCap = true;
-          if (std::abs(op.getPowerCap()->value - cap) > 1e-9 * cap)
-            continue;
-          auto mhz = [&](uint32_t k) {
-            return c->opPoints[t][k].getSmMhz().value_or(0);
-          };
-          if (!best || mhz(j) > mhz(*best) ||
-              (mhz(j) == mhz(*best) &&
-               c->options[t][j].T < c->options[t][*best].T))
-            best = j;
-        }
-        if (best)
-          choice[t] = *best;
-        else if (anyCap)
-          lacking = t;
-      }
-      if (lacking) {
+      size_t lacking = 0;
+      std::vector<uint32_t> choice = choiceAtCap(*c, cap, lacking);
+      if (choice.empty()) {
         missing.push_back(
             formatQuantity(cap, Dimension::Power, 4) + " (@" +
-            c->graph.taskOps[*lacking]
+            c->graph.taskOps[lacking]
                 ->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName())
                 .getValue()
                 .str() +
@@ -377,24 +349,9 @@ struct EnergyPowerCapPass
                                   std::nullopt);
       for (sched::DeviceOp dev : sched.getBody().getOps<sched::DeviceOp>())
         dev->setAttr(EnergyDialect::PowerCapAttrHelper::getNameStr(), cap);
-      // From the tasks' options: each task now runs as in the chosen row,
-      // at its option of that cap (its signature, and `for` where it has
-      // one), so that the IR says what the capped job runs. A task with a
-      // recorded start keeps its signature (a longer one could overlap the
-      // next on its stream; --energy-plan re-times them), and so does a
-      // planned one (its energy.dvfs names its option; planned again under
-      // the new cap, it moves).
+      // From the tasks' options: each task now runs as in the chosen row.
       if (table.empty())
-        for (auto [t, j] : llvm::enumerate(choiceOf[chosen])) {
-          auto task = dyn_cast<TaskOp>(c->graph.taskOps[t]);
-          SignatureAttr sig = c->sigs[t][j];
-          if (!task || !sig || j == c->current[t] || task.getStart() ||
-              task->hasAttr(EnergyDialect::DvfsAttrHelper::getNameStr()))
-            continue;
-          task.setSigAttr(sig);
-          if (task.getDuration())
-            task.setDuration(sig.time());
-        }
+        runAtChoice(*c, choiceOf[chosen]);
       // What the objective was given: the slowdown, or eta and MAXPOWER (a
       // default taken is recorded too); where the rows came from.
       llvm::SmallVector<NamedAttribute> fields = {

@@ -10,7 +10,7 @@
 // RUN: printf 'power_limit,time,energy\n2,10,3000\n' > %t/cap.csv
 // RUN: energy-opt %s --energy-power-cap="table=%t/cap.csv max-slowdown=10" --energy-plan="deadline=100 summary=true" -o /dev/null 2>&1 | FileCheck %s
 // CHECK: warning: draws 3 W on average, above its device's power cap of 2 W
-// CHECK: warning: energy-plan: no task of @s1 has more than one option within its device's power cap (--energy-power-cap left out the others): the plan is the schedule as it is
+// CHECK: warning: energy-plan: no task of @s1 has more than one option within its device's power cap (its options at other caps left out): the plan is the schedule as it is
 // CHECK: warning: energy-plan: 2 task(s) have their own signature outside their device's power cap (measured at another cap, or drawing more than it on average: @a, @b): the baseline and the plan run them at their first option within the cap
 // CHECK: baseline  15 s  43 J  (every task at its current signature, or within its device's power cap at its first option that fits)
 // Without the cap the same schedule names no cap:

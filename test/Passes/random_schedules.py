@@ -11,12 +11,17 @@ after up to two earlier tasks
 points whose times (7-60 ms, not multiples of a round quantum) grow as
 their dynamic energies fall; each task's `sig` is its fastest option.
 --jitter: every option's time varies (sigma_T 2-15 % of it) and so does
-every delay (delay_sigma up to half of it)."""
+every delay (delay_sigma up to half of it).
+--caps: every option is measured at three power caps, 300, 200 and 150 W
+(lower caps slow it by up to 40 % and save up to 25 % of its dynamic
+energy, or cost up to 5 % more), as a DB characterized with --power-limits
+fills them; one task in 20 lacks the 150 W ones."""
 import random
 import sys
 
 jitter = "--jitter" in sys.argv
-args = [a for a in sys.argv[1:] if a != "--jitter"]
+caps = "--caps" in sys.argv
+args = [a for a in sys.argv[1:] if a not in ("--jitter", "--caps")]
 count, seed = int(args[0]), int(args[1])
 lo, hi = (int(args[2]), int(args[3])) if len(args) > 3 else (3, 12)
 rng = random.Random(seed)
@@ -47,11 +52,23 @@ for k in range(count):
         sigma = lambda T: ", sigma_T = %.4f ms" % (spread * T) if jitter else ""
         sig = "sig <T = %.4f ms, d = %.4f J%s>" % (T, d, sigma(T))
         options = []
+        clocks = []
         for j in range(rng.randint(1, 4)):
-            options.append("#energy.option<sm_mhz = %d, T = %.4f ms, d = %.4f J%s>"
-                           % (1400 - 200 * j, T, d, sigma(T)))
+            clocks.append((1400 - 200 * j, T, d))
             T *= rng.uniform(1.05, 1.5)
             d *= rng.uniform(0.6, 0.95)
+        if not caps:
+            for mhz, T, d in clocks:
+                options.append("#energy.option<sm_mhz = %d, T = %.4f ms, d = %.4f J%s>"
+                               % (mhz, T, d, sigma(T)))
+        else:
+            for cap in (300, 200, 150)[:2 if rng.random() < 0.05 else 3]:
+                slow = 1 if cap == 300 else rng.uniform(1.0, 1.4)
+                save = 1 if cap == 300 else rng.uniform(0.75, 1.05)
+                for mhz, T, d in clocks:
+                    options.append("#energy.option<sm_mhz = %d, power_cap = %d W, "
+                                   "T = %.4f ms, d = %.4f J%s>"
+                                   % (mhz, cap, T * slow, d * save, sigma(T)))
         lines.append("  sched.task @t%d on @g%d%s%s %s options [%s]" % (
             t, rng.randrange(devices), after, release, sig,
             ", ".join(options)))

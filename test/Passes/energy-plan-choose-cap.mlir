@@ -1,0 +1,71 @@
+// choose-power-cap=true: the job's power cap chosen with its clocks. The
+// clocks are planned at every cap the tasks' options were measured at,
+// against one limit (max-slowdown= over the fastest makespan of any cap,
+// or deadline=), and the cap whose plan uses the least energy is kept.
+// Static 50 W, @fwd then @bwd. By hand (T = fwd + bwd, E = 50 W x T + d):
+//   300 W: 1410 MHz 10 + 20 ms: 30 ms, 1.5 + 7.5 = 9.0 J
+//          fwd at 1005 MHz 14 + 20 ms: 34 ms, 1.7 + 6.2 = 7.9 J
+//   200 W: 1410 MHz 12 + 25 ms: 37 ms, 1.85 + 6.2 = 8.05 J
+//          fwd at 1005 MHz 14.5 + 25 ms: 39.5 ms, 1.975 + 6.1 = 8.075 J
+// max-slowdown=25 (37.5 ms): 300 W with @fwd at 1005 MHz, 7.9 J in 34 ms.
+// Choosing the cap first by the job at its highest clocks
+// (--energy-power-cap) takes 200 W (8.05 J against 9.0 J), under which the
+// clocks reach no less than 8.05 J within the same 37.5 ms: the joint
+// choice uses 1.9 % less energy in 8.1 % less time.
+// RUN: energy-opt %s --energy-plan="max-slowdown=25 choose-power-cap=true summary=true" -split-input-file -verify-diagnostics 2>%t.err | FileCheck %s --check-prefix=S25
+// RUN: FileCheck %s --check-prefix=SUMMARY --input-file %t.err
+// SUMMARY: @job power cap and clocks (objective energy, limit 37.5 ms; each cap: the job at its highest clocks, then its clocks planned)
+// SUMMARY-NEXT: 300 W  job 30 ms  9 J  plan 34 ms  7.9 J  <- chosen: 12.22% less energy than the schedule as it stood (30 ms, 9 J)
+// SUMMARY-NEXT: 200 W  job 37 ms  8.05 J  plan 37 ms  8.05 J
+// S25-LABEL: sched.schedule @job
+// S25-SAME: energy.plan = {E_J = {{7.90*[0-9]?e\+00|7.89999[0-9]*e\+00}} : f64, T_s = {{3.40*[0-9]?e-02|0.0340*[0-9]*}} : f64
+// S25-SAME: energy.power_cap_choice = {E_J = 9.000000e+00 : f64, T_s = 3.000000e-02 : f64, before_E_J = 9.000000e+00 : f64, before_T_s = 3.000000e-02 : f64, exact = true, limit_T_s = 3.750000e-02 : f64, lower_bound_J = {{7.90*[0-9]?e\+00|7.89999[0-9]*e\+00}} : f64, max_slowdown_pct = 2.500000e+01 : f64, objective = "clocks-planned-at-each-cap", planned_E_J = {{7.90*[0-9]?e\+00|7.89999[0-9]*e\+00}} : f64, planned_T_s = {{3.40*[0-9]?e-02|0.0340*[0-9]*}} : f64, power_cap_W = 3.000000e+02 : f64, rows = "the tasks' options"}
+// S25: sched.device @gpu {{.*}}{energy.power_cap = #energy.op_point<power_cap = 300 W>}
+// S25: sched.task @fwd on @gpu sig <T = 14 ms, d = 1.2 J> {{.*}}energy.dvfs = #energy.op_point<sm_mhz = 1005, power_cap = 300 W>
+// S25: sched.task @bwd on @gpu after [@fwd] sig <T = 20 ms, d = 5 J> {{.*}}energy.dvfs = #energy.op_point<sm_mhz = 1410, power_cap = 300 W>
+// Cap then clocks, at the same limit: 200 W, 8.05 J.
+// RUN: rm -rf %t && mkdir -p %t && sed '/^\/\/ -----/,$d' %s > %t/job.mlir
+// RUN: energy-opt %t/job.mlir --energy-power-cap="max-slowdown=25" --energy-plan="deadline=0.0375" | FileCheck %s --check-prefix=THEN
+// THEN: energy.plan = {E_J = {{8.050*[0-9]?e\+00|8.04999[0-9]*e\+00}}
+// THEN-SAME: power_cap_W = 2.000000e+02
+// A cap chosen before is replaced, and the plan file carries the new one.
+// RUN: energy-opt %t/job.mlir --energy-power-cap="max-slowdown=25" --energy-plan="max-slowdown=25 choose-power-cap=true" -o %t/planned.mlir
+// RUN: energy-translate --export-plan %t/planned.mlir | FileCheck %s --check-prefix=FILE
+// FILE: "power_cap_W": 300
+// max-slowdown=0 (30 ms): 200 W cannot run that fast, said in the summary.
+// RUN: energy-opt %t/job.mlir --energy-plan="choose-power-cap=true summary=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=S0
+// S0: 300 W  job 30 ms  9 J  plan 30 ms  9 J  <- chosen: 0.00% less energy
+// S0-NEXT: 200 W  job 37 ms  8.05 J  not planned: its fastest makespan, 37 ms, is past the limit
+// A deadline no cap meets is the pass's error.
+// RUN: not energy-opt %t/job.mlir --energy-plan="deadline=0.02 choose-power-cap=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NONE
+// NONE: error: energy-plan: choose-power-cap: no power cap of @job has a plan within the limit 20 ms
+sched.schedule @job {
+  sched.device @gpu kind "A100-SXM4" static 50 W
+  sched.task @fwd on @gpu sig <T = 10 ms, d = 2.5 J> options [#energy.option<sm_mhz = 1410, power_cap = 300 W, T = 10 ms, d = 2.5 J>, #energy.option<sm_mhz = 1005, power_cap = 300 W, T = 14 ms, d = 1.2 J>, #energy.option<sm_mhz = 1410, power_cap = 200 W, T = 12 ms, d = 2 J>, #energy.option<sm_mhz = 1005, power_cap = 200 W, T = 14.5 ms, d = 1.9 J>]
+  sched.task @bwd on @gpu after [@fwd] sig <T = 20 ms, d = 5 J> options [#energy.option<sm_mhz = 1410, power_cap = 300 W, T = 20 ms, d = 5 J>, #energy.option<sm_mhz = 1410, power_cap = 200 W, T = 25 ms, d = 4.2 J>]
+}
+
+// -----
+
+// A cap some task has no option at is no configuration of the job: left
+// out, said in the summary; the others are still planned.
+// S25-LABEL: sched.schedule @partial
+// S25-SAME: power_cap_W = 3.000000e+02
+// SUMMARY: @partial power cap and clocks
+// SUMMARY-NEXT: 300 W  job 30 ms  9 J  plan 30 ms  9 J  <- chosen
+// SUMMARY-NEXT: 200 W  not planned: @bwd has no option at this cap
+// expected-warning @+1 {{energy-plan: no task of @partial has more than one option within its device's power cap (its options at other caps left out): the plan is the schedule as it is}}
+sched.schedule @partial {
+  sched.device @gpu kind "A100-SXM4" static 50 W
+  sched.task @fwd on @gpu sig <T = 10 ms, d = 2.5 J> options [#energy.option<sm_mhz = 1410, power_cap = 300 W, T = 10 ms, d = 2.5 J>, #energy.option<sm_mhz = 1410, power_cap = 200 W, T = 12 ms, d = 2 J>]
+  sched.task @bwd on @gpu after [@fwd] sig <T = 20 ms, d = 5 J> options [#energy.option<sm_mhz = 1410, power_cap = 300 W, T = 20 ms, d = 5 J>]
+}
+
+// -----
+
+// Options without caps: nothing to choose from, said at the schedule.
+// expected-error @+1 {{energy-plan: choose-power-cap: no task of @clocks has options measured at a power cap (fill the operating sets from a DB characterized with --power-limits)}}
+sched.schedule @clocks {
+  sched.device @gpu kind "A100-SXM4" static 50 W
+  sched.task @fwd on @gpu sig <T = 10 ms, d = 2.5 J> options [#energy.option<sm_mhz = 1410, T = 10 ms, d = 2.5 J>, #energy.option<sm_mhz = 1005, T = 13 ms, d = 2 J>]
+}
