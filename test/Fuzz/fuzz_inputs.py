@@ -203,6 +203,13 @@ cases += [
      lambda f: [os.path.join(tools, "energy-opt"), f, "-split-input-file",
                 "--energy-plan=max-slowdown=25", "--energy-emit-dvfs",
                 "-o", os.devnull]),
+    # The power cap chosen with the clocks: every cap planned on a copy
+    # of the schedule, the best kept.
+    ("plan-caps", seed(os.path.join(src, "test", "Passes",
+                                    "energy-plan-choose-cap.mlir")), ".mlir",
+     lambda f: [os.path.join(tools, "energy-opt"), f, "-split-input-file",
+                "--energy-plan=max-slowdown=25 choose-power-cap=true "
+                "summary=true", "-o", os.devnull]),
     # Fleet files for the routing model (the horizon and runs are capped
     # from the command line so that every mutant runs in milliseconds).
     ("fleet", seed(os.path.join(src, "examples", "routing", "fleet.json")),
