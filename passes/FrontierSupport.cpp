@@ -55,13 +55,15 @@ std::vector<uint32_t> energy::choiceAtCap(const Choices &c, double cap,
   return choice;
 }
 
-void energy::runAtChoice(const Choices &c,
-                         const std::vector<uint32_t> &choice) {
+void energy::runAtChoice(const Choices &c, const std::vector<uint32_t> &choice,
+                         bool evenPlanned) {
   for (auto [t, j] : llvm::enumerate(choice)) {
     auto task = dyn_cast<TaskOp>(c.graph.taskOps[t]);
     SignatureAttr sig = c.sigs[t][j];
-    if (!task || !sig || j == c.current[t] || task.getStart() ||
-        task->hasAttr(EnergyDialect::DvfsAttrHelper::getNameStr()))
+    if (!task || !sig || j == c.current[t] ||
+        (!evenPlanned &&
+         (task.getStart() ||
+          task->hasAttr(EnergyDialect::DvfsAttrHelper::getNameStr()))))
       continue;
     task.setSigAttr(sig);
     if (task.getDuration())

@@ -56,8 +56,11 @@ std::vector<uint32_t> choiceAtCap(const Choices &c, double cap,
 /// job runs (--energy-power-cap's chosen row). A task with a recorded start
 /// keeps its signature (a longer one could overlap the next on its stream;
 /// --energy-plan re-times them), and so does a planned one (its
-/// energy.dvfs names its option; planned again, it moves).
-void runAtChoice(const Choices &c, const std::vector<uint32_t> &choice);
+/// energy.dvfs names its option; planned again, it moves), unless
+/// `evenPlanned` (a plan follows, which re-times the schedule and writes
+/// every clock).
+void runAtChoice(const Choices &c, const std::vector<uint32_t> &choice,
+                 bool evenPlanned = false);
 
 /// The schedule's frontier; `method` says how it was obtained (written on
 /// the schedule as `energy.frontier_method`, with a warning where the crash

@@ -16,6 +16,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -204,11 +205,22 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     double beforeT = 0;
     double beforeE = calculus::dagEnergy(all->graph.schedule, all->options,
                                          all->current, 0, &beforeT);
+    // The devices the cap is for: those running a task with options
+    // measured at caps (a host device's tasks have none).
+    std::set<StringRef> capped;
+    for (size_t t = 0; t < all->opPoints.size(); ++t)
+      if (llvm::any_of(all->opPoints[t],
+                       [](OpPointAttr op) { return op && op.getPowerCap(); }))
+        for (uint32_t d : all->graph.schedule.tasks[t].devices)
+          capped.insert(all->graph.deviceOps[d].getSymName());
     auto setCap = [&](ScheduleOp s, double cap) {
       auto attr = OpPointAttr::get(ctx, std::nullopt, std::nullopt, Real{cap},
                                    std::nullopt);
       for (sched::DeviceOp dev : s.getBody().getOps<sched::DeviceOp>())
-        dev->setAttr(capName, attr);
+        if (capped.count(dev.getSymName()))
+          dev->setAttr(capName, attr);
+        else
+          dev->removeAttr(capName);
     };
     // Each cap's row: the job under it at its highest clocks, its fastest
     // configuration, then its plan.
@@ -218,33 +230,40 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       double jobT = 0, jobE = 0, fastest = 0;
       bool planned = false;
       double T = 0, E = 0, bound = 0;
-      bool exact = false; ///< its frontier is exact
-      std::string why;    ///< not planned: why
+      std::string why; ///< not planned: why
     };
     std::vector<Row> rows;
-    bool boundHolds = true; // every cap planned or past the limit
+    std::vector<std::string> lackingCaps;
     for (double cap : caps) {
       Row r;
       r.cap = cap;
       size_t lacking = 0;
       r.choice = choiceAtCap(*all, cap, lacking);
       if (r.choice.empty()) {
-        r.why = "@" +
-                SymbolTable::getSymbolName(all->graph.taskOps[lacking])
-                    .getValue()
-                    .str() +
-                " has no option at this cap";
-        rows.push_back(std::move(r));
-        continue;
+        std::string task =
+            SymbolTable::getSymbolName(all->graph.taskOps[lacking]).str();
+        r.why = "@" + task + " has no option at this cap";
+        lackingCaps.push_back(formatQuantity(cap, Dimension::Power, 4) + " (@" +
+                              task + ")");
       }
-      r.jobE = calculus::dagEnergy(all->graph.schedule, all->options, r.choice,
-                                   0, &r.jobT);
       rows.push_back(std::move(r));
     }
-    // A copy of the schedule under a cap, its tasks at their options of it
-    // (the planned schedule's baseline); planned quietly, its first error
-    // kept.
-    auto underCap = [&](const Row &r) {
+    if (!lackingCaps.empty())
+      mlir::emitWarning(sched.getLoc(), "energy-plan: choose-power-cap: ")
+          << "caps left out, without an option of every task: "
+          << llvm::join(lackingCaps, ", ");
+    // A copy of the schedule under a cap, each task at its option of it
+    // with the highest clock -- planned ones and those with recorded
+    // starts too, as the plan re-times the schedule and rewrites their
+    // clocks -- built, planned or evaluated without a word: `why` gets
+    // the first error.
+    auto underCap = [&](const Row &r, std::string &why,
+                        llvm::function_ref<LogicalResult(ScheduleOp)> fn) {
+      ScopedDiagnosticHandler quiet(ctx, [&](Diagnostic &d) {
+        if (d.getSeverity() == DiagnosticSeverity::Error && why.empty())
+          why = d.str();
+        return success();
+      });
       OpBuilder ob(sched);
       ob.setInsertionPointAfter(sched);
       auto copy = cast<ScheduleOp>(ob.clone(*sched.getOperation()));
@@ -252,98 +271,94 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       // The copy's options in the original's order (`r.choice` indexes
       // them), every cap's.
       FailureOr<Choices> every = Choices::build(copy, /*deviceCaps=*/false);
-      if (succeeded(every))
-        runAtChoice(*every, r.choice);
-      return copy;
+      LogicalResult ok = failure();
+      if (succeeded(every)) {
+        runAtChoice(*every, r.choice, /*evenPlanned=*/true);
+        ok = fn(copy);
+      }
+      copy->erase();
+      if (failed(ok) && why.empty())
+        why = "no plan";
+      return ok;
     };
     for (Row &r : rows) {
-      if (r.choice.empty())
+      if (!r.why.empty())
         continue;
-      std::string firstError;
-      ScopedDiagnosticHandler quiet(ctx, [&](Diagnostic &d) {
-        if (d.getSeverity() == DiagnosticSeverity::Error && firstError.empty())
-          firstError = d.str();
-        return success();
-      });
-      ScheduleOp copy = underCap(r);
-      FailureOr<Choices> c = Choices::build(copy);
-      if (failed(c)) {
-        r.why = firstError;
-        boundHolds = false;
-      } else {
+      (void)underCap(r, r.why, [&](ScheduleOp copy) -> LogicalResult {
+        FailureOr<Choices> c = Choices::build(copy);
+        if (failed(c))
+          return failure();
+        r.jobE = calculus::dagEnergy(c->graph.schedule, c->options, c->current,
+                                     0, &r.jobT);
         calculus::DagPoint fastest = allFastest(*c);
         calculus::dagEnergy(c->graph.schedule, c->options, fastest.choice, 0,
                             &r.fastest);
         if (limitOn == "expected" && varies(*c))
           r.fastest = std::max(r.fastest, expectedMakespan(*c, fastest));
-      }
-      copy->erase();
+        return success();
+      });
     }
+    // Each cap left out, as a note of the pass's error.
+    auto withRows = [&](InFlightDiagnostic d) {
+      for (const Row &r : llvm::reverse(rows)) // highest first
+        if (!r.planned)
+          d.attachNote(sched.getLoc())
+              << formatQuantity(r.cap, Dimension::Power, 4) << ": " << r.why;
+      return d;
+    };
     double reference = std::numeric_limits<double>::infinity();
     for (const Row &r : rows)
       if (r.why.empty())
         reference = std::min(reference, r.fastest);
     if (!std::isfinite(reference))
-      return sched.emitError("energy-plan: choose-power-cap: no power cap of @")
-             << sched.getSymName() << " has an option of every task";
+      return withRows(
+          sched.emitError("energy-plan: choose-power-cap: no power cap of @")
+          << sched.getSymName() << " can be planned");
     double limit =
         deadline > 0 ? double(deadline) : reference * (1 + maxSlowdown / 100);
-    // Every cap planned against that one limit, as a deadline, without
-    // its summary (the chosen cap's is printed below).
-    double givenDeadline = deadline, givenSlowdown = maxSlowdown;
-    bool givenSummary = summary;
-    deadline = limit;
-    maxSlowdown = 0;
-    summary = false;
-    llvm::scope_exit restoreOptions([&] {
-      deadline = givenDeadline;
-      maxSlowdown = givenSlowdown;
-      summary = givenSummary;
+    // Every cap planned against that one limit, as a deadline, without its
+    // summary (the chosen cap's is printed below).
+    capLimit = limit;
+    llvm::scope_exit clearLimit([&] {
+      capLimit.reset();
+      capTrial = false;
     });
+    capTrial = true;
     calculus::PlanObjective objective = planObjective();
     const Row *best = nullptr;
     double bestScore = std::numeric_limits<double>::infinity();
+    bool boundHolds = true; // every cap planned or past the limit
     for (Row &r : rows) {
-      if (!r.why.empty())
+      if (!r.why.empty()) {
+        boundHolds = boundHolds && r.choice.empty();
         continue;
+      }
       if (r.fastest > limit * (1 + 1e-12)) {
         r.why = "its fastest makespan, " +
                 formatQuantity(r.fastest, Dimension::Time, 5) +
                 ", is past the limit";
         continue;
       }
-      std::string firstError;
-      ScheduleOp copy;
-      {
-        ScopedDiagnosticHandler quiet(ctx, [&](Diagnostic &d) {
-          if (d.getSeverity() == DiagnosticSeverity::Error &&
-              firstError.empty())
-            firstError = d.str();
-          return success();
-        });
-        copy = underCap(r);
-        if (succeeded(planSchedule(copy))) {
-          DictionaryAttr plan = copy->getAttrOfType<DictionaryAttr>(
-              EnergyDialect::PlanAttrHelper::getNameStr());
-          auto field = [&](StringRef with, StringRef without) {
-            auto v = plan.getAs<FloatAttr>(with);
-            if (!v)
-              v = plan.getAs<FloatAttr>(without);
-            return v.getValueAsDouble();
-          };
-          r.T = field("T_with_switches_s", "T_s");
-          r.E = field("E_with_switches_J", "E_J");
-          r.bound = plan.getAs<FloatAttr>("lower_bound_J").getValueAsDouble();
-          r.exact = plan.getAs<BoolAttr>("exact").getValue();
-          r.planned = true;
-        }
-      }
-      copy->erase();
-      if (!r.planned) {
-        r.why = firstError.empty() ? "no plan" : firstError;
+      if (failed(underCap(r, r.why, [&](ScheduleOp copy) -> LogicalResult {
+            if (failed(planSchedule(copy)))
+              return failure();
+            DictionaryAttr plan = copy->getAttrOfType<DictionaryAttr>(
+                EnergyDialect::PlanAttrHelper::getNameStr());
+            auto field = [&](StringRef with, StringRef without) {
+              auto v = plan.getAs<FloatAttr>(with);
+              if (!v)
+                v = plan.getAs<FloatAttr>(without);
+              return v.getValueAsDouble();
+            };
+            r.T = field("T_with_switches_s", "T_s");
+            r.E = field("E_with_switches_J", "E_J");
+            r.bound = field("lower_bound_J", "lower_bound_J");
+            return success();
+          }))) {
         boundHolds = false;
         continue;
       }
+      r.planned = true;
       double score = calculus::planScore(objective, r.T, r.E);
       if (score < bestScore) {
         bestScore = score;
@@ -351,24 +366,21 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       }
     }
     if (!best)
-      return sched.emitError("energy-plan: choose-power-cap: no power cap of @")
-             << sched.getSymName() << " has a plan within the limit "
-             << formatQuantity(limit, Dimension::Time, 6);
+      return withRows(
+          sched.emitError("energy-plan: choose-power-cap: no power cap of @")
+          << sched.getSymName() << " has a plan within the limit "
+          << formatQuantity(limit, Dimension::Time, 6));
     // The chosen cap planned again on the schedule itself, its warnings
     // said.
     setCap(sched, best->cap);
-    runAtChoice(*all, best->choice);
-    summary = givenSummary;
+    runAtChoice(*all, best->choice, /*evenPlanned=*/true);
+    capTrial = false;
     if (failed(planSchedule(sched)))
       return failure();
     double bound = std::numeric_limits<double>::infinity();
-    bool exact = objective.kind == calculus::PlanObjective::Energy &&
-                 !(quantum > 0) && boundHolds;
     for (const Row &r : rows)
-      if (r.planned) {
+      if (r.planned)
         bound = std::min(bound, r.bound);
-        exact = exact && r.exact;
-      }
     llvm::SmallVector<NamedAttribute> fields = {
         b.getNamedAttr("power_cap_W", b.getF64FloatAttr(best->cap)),
         b.getNamedAttr("T_s", b.getF64FloatAttr(best->jobT)),
@@ -381,30 +393,30 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
         b.getNamedAttr("planned_E_J", b.getF64FloatAttr(best->E)),
         b.getNamedAttr("before_T_s", b.getF64FloatAttr(beforeT)),
         b.getNamedAttr("before_E_J", b.getF64FloatAttr(beforeE))};
-    if (!(givenDeadline > 0))
+    if (!(deadline > 0))
       fields.push_back(
-          b.getNamedAttr("max_slowdown_pct", b.getF64FloatAttr(givenSlowdown)));
-    // Where every cap was planned or ruled out: the least energy of any
-    // configuration within the limit at any cap is at least the least of
-    // their bounds, and where each cap's plan is exact (the objective
-    // energy, no quantum) the chosen one is that least.
+          b.getNamedAttr("max_slowdown_pct", b.getF64FloatAttr(maxSlowdown)));
+    // Where every cap was planned or ruled out (no option of some task, its
+    // fastest past the limit): no configuration within the limit at any
+    // cap uses less than the least of their certificates, and a plan at
+    // that bound is the least energy over every cap and clock.
     if (boundHolds) {
       fields.push_back(
           b.getNamedAttr("lower_bound_J", b.getF64FloatAttr(bound)));
-      fields.push_back(b.getNamedAttr("exact", b.getBoolAttr(exact)));
+      fields.push_back(b.getNamedAttr(
+          "exact", b.getBoolAttr(best->E <= bound * (1 + 1e-9))));
     }
     sched->setAttr(choiceName, b.getDictionaryAttr(fields));
-    if (givenSummary) {
+    if (summary) {
       auto q = [](double v, Dimension d) { return formatQuantity(v, d, 5); };
       llvm::raw_ostream &os = llvm::errs();
       os << "@" << sched.getSymName() << " power cap and clocks (objective "
          << this->objective << ", limit " << q(limit, Dimension::Time)
-         << "; each cap: the job "
-         << "at its highest clocks, then its clocks planned)\n";
-      for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
-        const Row &r = *it;
+         << "; each cap: the job at its highest clocks, then its clocks "
+            "planned)\n";
+      for (const Row &r : llvm::reverse(rows)) {
         os << "  " << q(r.cap, Dimension::Power);
-        if (!r.choice.empty())
+        if (r.jobT > 0)
           os << "  job " << q(r.jobT, Dimension::Time) << "  "
              << q(r.jobE, Dimension::Energy);
         if (r.planned)
@@ -413,16 +425,31 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
         else
           os << "  not planned: " << r.why;
         if (&r == best)
-          os << llvm::formatv("  <- chosen: {0:F2}% less energy than the "
-                              "schedule as it stood ({1}, {2})",
-                              100 * (1 - r.E / beforeE),
-                              q(beforeT, Dimension::Time),
-                              q(beforeE, Dimension::Energy));
+          os << "  <- chosen"
+             << (beforeE > 0 ? llvm::formatv(": {0:F2}% less energy than the "
+                                             "schedule as it stood ({1}, {2})",
+                                             100 * (1 - r.E / beforeE),
+                                             q(beforeT, Dimension::Time),
+                                             q(beforeE, Dimension::Energy))
+                                   .str()
+                             : std::string());
         os << "\n";
       }
     }
     return success();
   }
+
+  /// choose-power-cap: the limit every cap is planned against (as a
+  /// deadline), and whether the plan under way is a cap's trial (no
+  /// summary) rather than the chosen cap's.
+  std::optional<double> capLimit;
+  bool capTrial = false;
+  /// The deadline and slowdown a plan is made against: the options', or
+  /// choose-power-cap's limit.
+  double deadlineGiven() const {
+    return capLimit ? *capLimit : double(deadline);
+  }
+  double slowdownGiven() const { return capLimit ? 0.0 : double(maxSlowdown); }
 
   /// The objective with its parameters (checked in runOnOperation).
   calculus::PlanObjective planObjective() const {
@@ -488,8 +515,10 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       if (failed(c->graph.startTimes(sched, start)))
         return failure();
     }
-    if (llvm::all_of(c->options,
-                     [](const auto &set) { return set.size() < 2; }))
+    // (Under choose-power-cap the cap was the choice: its summary says.)
+    if (!capLimit && llvm::all_of(c->options, [](const auto &set) {
+          return set.size() < 2;
+        }))
       mlir::emitWarning(sched.getLoc(), "energy-plan: no task of @")
           << sched.getSymName()
           << (c->droppedByCap
@@ -572,7 +601,8 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
                      [](sched::DeviceOp d) { return bool(switchCostOf(d)); });
     o.fastestExpected = onExpected ? expectedMakespan(*c, fastest) : 0;
     double fastestMean = std::max(o.fastest, o.fastestExpected);
-    o.limit = deadline > 0 ? deadline : fastestMean * (1 + maxSlowdown / 100);
+    o.limit = deadlineGiven() > 0 ? deadlineGiven()
+                                  : fastestMean * (1 + slowdownGiven() / 100);
     // A frontier filled and annealed at a point limit, with the all-fastest
     // configuration after its `size` points: with a quantum the frontier's
     // points may all run past the limit once re-timed (a point filled into
@@ -604,8 +634,8 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       // limit as given.
       auto points = computeFrontier(
           sched, *c, step, quantum, crashBudget, classSweepAbove, convexAbove,
-          true, f->method, asGiven ? double(deadline) : pointLimit,
-          asGiven && !(deadline > 0) ? double(maxSlowdown) / 100 : -1.0,
+          true, f->method, asGiven ? deadlineGiven() : pointLimit,
+          asGiven && !(deadlineGiven() > 0) ? slowdownGiven() / 100 : -1.0,
           annealBudget);
       if (failed(points))
         return failure();
@@ -832,7 +862,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     o.gapPct =
         o.lowerBound > 0 ? 100 * (o.E - o.lowerBound) / o.lowerBound : -1;
     recordPlan(sched, method, frontierSize, o);
-    if (summary)
+    if (summary && !capTrial)
       printSummary(sched, ArrayRef(front).take_front(frontierSize), o);
     return success();
   }
@@ -1263,7 +1293,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
         os << (!within(o.expectedT, o.limit)
                    ? "the limit holds it, and no plan found meets it"
                    : "the limit holds it")
-           << (o.fastestExpected > 0 && !(deadline > 0)
+           << (o.fastestExpected > 0 && !(deadlineGiven() > 0)
                    ? ", over the fastest's " +
                          q(o.fastestExpected, Dimension::Time)
                    : std::string())

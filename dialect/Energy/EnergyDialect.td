@@ -63,8 +63,8 @@ def Energy_Dialect : Dialect {
     | `energy.frontier_thinning` | `DictionaryAttr` | written by --energy-frontier: points kept and the thinning's error |
     | `energy.plan` | `DictionaryAttr` | written by --energy-plan: the chosen point, its baseline and its certificate |
     | `energy.dvfs` | `OpPointAttr` | task: its planned operating point (written by --energy-plan) |
-    | `energy.power_cap` | `OpPointAttr` | written by --energy-power-cap: the device's chosen power limit |
-    | `energy.power_cap_choice` | `DictionaryAttr` | written by --energy-power-cap: the schedule's choice and its cost |
+    | `energy.power_cap` | `OpPointAttr` | written by --energy-power-cap or --energy-plan="choose-power-cap=true": the device's chosen power limit |
+    | `energy.power_cap_choice` | `DictionaryAttr` | written by --energy-power-cap or --energy-plan="choose-power-cap=true": the schedule's choice and its cost |
     | `energy.shared_params` | `DictionaryAttr` | written by --energy-fill-signatures: parameters fitted across tasks |
     | `energy.grad` | `DictionaryAttr` | written by --energy-fill-signatures: sensitivities of a task's signature |
     | `energy.option_grads` | `ArrayAttr` | written by --energy-fill-signatures: each option's `energy.grad`, in the operating set's order (--energy-plan gives the task its chosen option's) |

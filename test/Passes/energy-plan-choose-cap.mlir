@@ -36,9 +36,17 @@
 // RUN: energy-opt %t/job.mlir --energy-plan="choose-power-cap=true summary=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=S0
 // S0: 300 W  job 30 ms  9 J  plan 30 ms  9 J  <- chosen: 0.00% less energy
 // S0-NEXT: 200 W  job 37 ms  8.05 J  not planned: its fastest makespan, 37 ms, is past the limit
-// A deadline no cap meets is the pass's error.
+// A deadline no cap meets is the pass's error, each cap's reason a note.
 // RUN: not energy-opt %t/job.mlir --energy-plan="deadline=0.02 choose-power-cap=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NONE
 // NONE: error: energy-plan: choose-power-cap: no power cap of @job has a plan within the limit 20 ms
+// NONE: note: 300 W: its fastest makespan, 30 ms, is past the limit
+// NONE: note: 200 W: its fastest makespan, 37 ms, is past the limit
+// A task planned before (energy.dvfs) or timed (a recorded start) moves to
+// its option of each cap like the others: the baseline at 300 W is the
+// job at its highest clocks again (30 ms, 9 J), not the planned 1005 MHz.
+// RUN: energy-opt %t/job.mlir --energy-plan="max-slowdown=0" --sched-timing | energy-opt --energy-plan="max-slowdown=0 choose-power-cap=true" 2>&1 | FileCheck %s --check-prefix=AGAIN
+// AGAIN-NOT: warning
+// AGAIN: baseline_E_J = 9.000000e+00 : f64, baseline_T_s = 3.000000e-02
 sched.schedule @job {
   sched.device @gpu kind "A100-SXM4" static 50 W
   sched.task @fwd on @gpu sig <T = 10 ms, d = 2.5 J> options [#energy.option<sm_mhz = 1410, power_cap = 300 W, T = 10 ms, d = 2.5 J>, #energy.option<sm_mhz = 1005, power_cap = 300 W, T = 14 ms, d = 1.2 J>, #energy.option<sm_mhz = 1410, power_cap = 200 W, T = 12 ms, d = 2 J>, #energy.option<sm_mhz = 1005, power_cap = 200 W, T = 14.5 ms, d = 1.9 J>]
@@ -54,7 +62,7 @@ sched.schedule @job {
 // SUMMARY: @partial power cap and clocks
 // SUMMARY-NEXT: 300 W  job 30 ms  9 J  plan 30 ms  9 J  <- chosen
 // SUMMARY-NEXT: 200 W  not planned: @bwd has no option at this cap
-// expected-warning @+1 {{energy-plan: no task of @partial has more than one option within its device's power cap (its options at other caps left out): the plan is the schedule as it is}}
+// expected-warning @+1 {{energy-plan: choose-power-cap: caps left out, without an option of every task: 200 W (@bwd)}}
 sched.schedule @partial {
   sched.device @gpu kind "A100-SXM4" static 50 W
   sched.task @fwd on @gpu sig <T = 10 ms, d = 2.5 J> options [#energy.option<sm_mhz = 1410, power_cap = 300 W, T = 10 ms, d = 2.5 J>, #energy.option<sm_mhz = 1410, power_cap = 200 W, T = 12 ms, d = 2 J>]
@@ -68,4 +76,40 @@ sched.schedule @partial {
 sched.schedule @clocks {
   sched.device @gpu kind "A100-SXM4" static 50 W
   sched.task @fwd on @gpu sig <T = 10 ms, d = 2.5 J> options [#energy.option<sm_mhz = 1410, T = 10 ms, d = 2.5 J>, #energy.option<sm_mhz = 1005, T = 13 ms, d = 2 J>]
+}
+
+// -----
+
+// The cap is for the devices whose tasks were measured at caps: a host
+// device's tasks, measured at none, keep their options and the host no
+// cap. By hand (static 50 + 100 W over the makespan; @pre at 2000 MHz,
+// 14 ms, is past the 12.5 ms limit): 300 W 10 ms, 1.5 + 2.5 + 1 = 5 J;
+// 200 W 12 ms, 1.8 + 1.2 + 1 = 4 J.
+// S25-LABEL: sched.schedule @host
+// S25: sched.device @gpu {{.*}}{energy.power_cap = #energy.op_point<power_cap = 200 W>}
+// S25-NEXT: sched.device @cpu kind "CPU" static 100 W{{$}}
+// SUMMARY: @host power cap and clocks
+// SUMMARY-NEXT: 300 W  job 10 ms  5 J  plan 10 ms  5 J
+// SUMMARY-NEXT: 200 W  job 12 ms  4 J  plan 12 ms  4 J  <- chosen
+sched.schedule @host {
+  sched.device @gpu kind "A100-SXM4" static 50 W
+  sched.device @cpu kind "CPU" static 100 W
+  sched.task @fwd on @gpu sig <T = 10 ms, d = 2.5 J> options [#energy.option<sm_mhz = 1410, power_cap = 300 W, T = 10 ms, d = 2.5 J>, #energy.option<sm_mhz = 1410, power_cap = 200 W, T = 12 ms, d = 1.2 J>]
+  sched.task @pre on @cpu sig <T = 10 ms, d = 1 J> options [#energy.option<sm_mhz = 3000, T = 10 ms, d = 1 J>, #energy.option<sm_mhz = 2000, T = 14 ms, d = 0.6 J>]
+}
+
+// -----
+
+// With clock switches that cost (energy.switch, 1 J each), a plan is not
+// claimed exact unless it meets the certificate: here the clocks planned
+// without their switches (low, high, low: 11 J with 2 switches) lose to
+// low, low, high (10.1 J, 1 switch), so exact = false.
+// RUN: energy-opt %s -split-input-file --energy-plan="deadline=0.040 choose-power-cap=true" -verify-diagnostics | FileCheck %s --check-prefix=SWITCH
+// SWITCH-LABEL: sched.schedule @switching
+// SWITCH-SAME: exact = false
+sched.schedule @switching {
+  sched.device @g kind "X" static 0 W {energy.switch = #energy.sig<T = 0 ms, d = 1 J>}
+  sched.task @a on @g sig <T = 10 ms, d = 5 J> options [#energy.option<sm_mhz = 1400, power_cap = 300 W, T = 10 ms, d = 5 J>, #energy.option<sm_mhz = 1000, power_cap = 300 W, T = 15 ms, d = 2 J>]
+  sched.task @b on @g after [@a] sig <T = 10 ms, d = 5 J> options [#energy.option<sm_mhz = 1400, power_cap = 300 W, T = 10 ms, d = 5 J>, #energy.option<sm_mhz = 1000, power_cap = 300 W, T = 15 ms, d = 2.1 J>]
+  sched.task @c on @g after [@b] sig <T = 10 ms, d = 5 J> options [#energy.option<sm_mhz = 1400, power_cap = 300 W, T = 10 ms, d = 5 J>, #energy.option<sm_mhz = 1000, power_cap = 300 W, T = 15 ms, d = 2 J>]
 }
