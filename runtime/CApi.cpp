@@ -680,24 +680,30 @@ const char *profileVariable() {
 }
 
 /// Parses ENERGY_RT_PROFILE_CLOCKS ("1410,1200,990", "all" or "every:K",
-/// highest first) or, with `caps`, ENERGY_RT_PROFILE_POWER_LIMITS
-/// ("300,250,200" W), with ENERGY_RT_PROFILE_WARMUP, _ITERATIONS and (limits)
+/// highest first; `clockList`) and ENERGY_RT_PROFILE_POWER_LIMITS
+/// ("300,250,200" W; `capList`), either or both (every limit with every
+/// clock under it), with ENERGY_RT_PROFILE_WARMUP, _ITERATIONS and (limits)
 /// _SETTLE, and starts the sweep (caller holds state.mu; the device is
 /// open). Changing clocks or limits is the same explicit opt-in as
 /// following a plan.
-bool startProfile(bool caps, const std::string &list, std::string &why) {
+bool startProfile(const char *capList, const char *clockList,
+                  std::string &why) {
+  bool caps = capList != nullptr, clocks = clockList != nullptr;
   const char *allow = std::getenv("ENERGY_RT_ALLOW_CLOCK_CHANGES");
   if (!allow || std::string(allow) != "1") {
-    why = caps ? "ENERGY_RT_PROFILE_POWER_LIMITS changes the power limit: set "
-                 "ENERGY_RT_ALLOW_CLOCK_CHANGES=1 to allow it (restored at "
-                 "exit and on fatal signals)"
-               : "ENERGY_RT_PROFILE_CLOCKS changes SM clocks: set "
-                 "ENERGY_RT_ALLOW_CLOCK_CHANGES=1 to allow it (restored at "
-                 "exit and on fatal signals)";
+    why = std::string(caps && clocks ? "ENERGY_RT_PROFILE_POWER_LIMITS and "
+                                       "ENERGY_RT_PROFILE_CLOCKS change the "
+                                       "power limit and SM clocks"
+                      : caps ? "ENERGY_RT_PROFILE_POWER_LIMITS changes the "
+                               "power limit"
+                             : "ENERGY_RT_PROFILE_CLOCKS changes SM clocks") +
+          ": set ENERGY_RT_ALLOW_CLOCK_CHANGES=1 to allow it (restored at "
+          "exit and on fatal signals)";
     return false;
   }
   std::vector<int> supported = state.dev->supportedSmClocks();
   std::sort(supported.rbegin(), supported.rend());
+  std::string list = clocks ? clockList : "";
   Profile pf;
   pf.supported = supported;
   PowerLimits lim;
@@ -714,6 +720,7 @@ bool startProfile(bool caps, const std::string &list, std::string &why) {
     return k;
   };
   if (caps) {
+    std::string capText = capList;
     if (!state.dev->powerLimits(lim, why)) {
       why = "the power limit of " + state.dev->identity() +
             " cannot be read: " + why;
@@ -721,7 +728,7 @@ bool startProfile(bool caps, const std::string &list, std::string &why) {
     }
     // Watts, each within the device's range, none twice (two entries
     // under one limit, which the DB's readers refuse).
-    for (const std::string &item : splitCommas(list)) {
+    for (const std::string &item : splitCommas(capText)) {
       char *end = nullptr;
       errno = 0;
       double w = std::strtod(item.c_str(), &end);
@@ -734,13 +741,23 @@ bool startProfile(bool caps, const std::string &list, std::string &why) {
         return false;
       }
       if (std::count(pf.caps.begin(), pf.caps.end(), w)) {
-        why = "'" + list + "' lists " + item +
+        why = "'" + capText + "' lists " + item +
               " W twice (each limit is profiled once)";
         return false;
       }
       pf.caps.push_back(w);
     }
-  } else if (list == "adaptive" || list.rfind("adaptive:", 0) == 0) {
+  }
+  bool adaptive = list == "adaptive" || list.rfind("adaptive:", 0) == 0;
+  if (caps && adaptive) {
+    why = "'" + list +
+          "': an adaptive sweep is of clocks alone; across power limits "
+          "and clocks every pair of the lists runs (give the clocks)";
+    return false;
+  }
+  if (!clocks) {
+    // A sweep of limits alone, at the default clock.
+  } else if (adaptive) {
     long b = list == "adaptive" ? 8 : countAfter(9);
     if (b < 2 || b > long(supported.size())) {
       why = "'" + list + "': adaptive:B needs a whole number 2 <= B <= " +
@@ -807,7 +824,14 @@ bool startProfile(bool caps, const std::string &list, std::string &why) {
   }
   if (caps && !count("ENERGY_RT_PROFILE_SETTLE", 1, pf.settle))
     return false;
-  if (const char *c = std::getenv("ENERGY_RT_POWER_LIMIT_CHOICE"); c && caps) {
+  if (const char *c = std::getenv("ENERGY_RT_POWER_LIMIT_CHOICE");
+      c && caps && clocks) {
+    why = "ENERGY_RT_POWER_LIMIT_CHOICE chooses a limit by the job's "
+          "iterations at the default clock; a profile across limits and "
+          "clocks is for choosing both from the DB (energy-opt "
+          "--energy-plan=\"choose-power-cap=true ...\"): unset one";
+    return false;
+  } else if (c && caps) {
     calculus::CapObjective obj;
     if (!parseCapObjective(c, obj, why)) {
       why = "ENERGY_RT_POWER_LIMIT_CHOICE='" + std::string(c) + "': " + why;
@@ -839,7 +863,7 @@ bool startProfile(bool caps, const std::string &list, std::string &why) {
   // permission, as for a non-root user) would otherwise fail the job at the
   // first clock change, after its warm-up iterations. The highest clock,
   // then back to the default.
-  if (!caps && pf.warmup != 0) {
+  if (clocks && pf.warmup != 0) {
     std::string err;
     if (!state.dev->setSmClock(supported.front(), err) ||
         !state.dev->resetSmClock(err)) {
@@ -868,10 +892,13 @@ bool startProfile(bool caps, const std::string &list, std::string &why) {
   }
   if (pf.warmup == 0 && caps) {
     std::string err;
-    if (!state.dev->setPowerLimit(pf.caps[0], err)) {
+    if (!state.dev->setPowerLimit(pf.caps[0], err) ||
+        (clocks && !state.dev->setSmClock(pf.clocks[0], err))) {
       why = err;
       return false;
     }
+    if (clocks && state.sampler)
+      state.sampler->noteSmClock(pf.clocks[0]);
     state.profileCapW = pf.caps[0];
     state.profile.settling = pf.settle > 0;
     // No warm-up and no settling: the first limit's recorded iterations
@@ -1219,8 +1246,9 @@ void exitWarnings() {
       std::fprintf(stderr,
                    "energy_rt: warning: rank %d ended during the power-limit "
                    "sweep, after %u iterations (%u warm-up, then %u settling "
-                   "and %u recorded per limit)%s\n",
+                   "and %u recorded per limit%s)%s\n",
                    er_rank(), pf.step, pf.warmup, pf.settle, pf.perClock,
+                   pf.clocks.empty() ? "" : " and clock",
                    state.flushAtExit.empty()
                        ? ""
                        : ": its shard holds the limits it ran, the last one "
@@ -1541,19 +1569,16 @@ int er_init(const char *device) {
   {
     const char *clockList = std::getenv("ENERGY_RT_PROFILE_CLOCKS");
     const char *capList = std::getenv("ENERGY_RT_PROFILE_POWER_LIMITS");
-    if (clockList && capList)
-      return fail("ENERGY_RT_PROFILE_CLOCKS and "
-                  "ENERGY_RT_PROFILE_POWER_LIMITS are both set: a profile "
-                  "sweeps clocks at the default limit or limits at the "
-                  "default clock; unset one");
     if (std::getenv("ENERGY_RT_POWER_LIMIT_CHOICE") && !capList)
       return fail("ENERGY_RT_POWER_LIMIT_CHOICE chooses among the limits of "
                   "ENERGY_RT_PROFILE_POWER_LIMITS: set those, or unset it");
     std::string why;
-    if (capList && !startProfile(true, capList, why))
-      return fail("profiling across power limits: " + why);
-    if (clockList && !startProfile(false, clockList, why))
-      return fail("profiling across clocks: " + why);
+    if ((capList || clockList) && !startProfile(capList, clockList, why))
+      return fail(std::string(capList && clockList
+                                  ? "profiling across power limits and clocks"
+                              : capList ? "profiling across power limits"
+                                        : "profiling across clocks") +
+                  ": " + why);
   }
   state.flushAtExit.clear();
   state.flushInterval = 60;
@@ -1988,6 +2013,64 @@ int stepPowerLimits(Profile &pf, size_t phase, unsigned within) {
   }
   return 0;
 }
+/// er_step of a profile across power limits and clocks (caller holds
+/// state.mu): every limit of the list with every clock of the list under
+/// it, the limit's order outside (a limit settles over hundreds of
+/// milliseconds; a clock holds at once), each pair `settle` unrecorded
+/// and `perClock` recorded iterations; then the defaults. Each pair's
+/// runs are one DB entry (its clock, and the limit in its context), so
+/// that --energy-plan="choose-power-cap=true" chooses both.
+int stepLimitsAndClocks(Profile &pf, size_t phase) {
+  std::string err;
+  size_t n = pf.clocks.size();
+  if (phase >= pf.caps.size() * n) {
+    pf.active = false;
+    pf.done = true;
+    pf.settling = false;
+    if (!state.dev->resetSmClock(err) || !state.dev->resetPowerLimit(err))
+      return fail("profile: " + err);
+    state.profileCapW.reset();
+    ++state.clockChanges;
+    if (state.guard)
+      state.guard->atDefaults();
+    // Nothing is left changed: the guard and its restore record go (a
+    // plan's clocks keep theirs).
+    if (state.planClocks.empty())
+      state.guard.reset();
+    if (state.sampler)
+      state.sampler->noteSmClock(state.dev->currentSmClock());
+    return 0;
+  }
+  double cap = pf.caps[phase / n];
+  int mhz = pf.clocks[phase % n];
+  bool changed = false;
+  if (state.profileCapW != cap) {
+    if (!state.dev->setPowerLimit(cap, err))
+      return fail("profile: " + err);
+    state.profileCapW = cap;
+    ++state.clockChanges;
+    changed = true;
+  }
+  int now =
+      state.sampler ? state.sampler->smClock() : state.dev->currentSmClock();
+  if (mhz != now) {
+    if (!state.dev->setSmClock(mhz, err))
+      return fail("profile: " + err);
+    if (state.sampler)
+      state.sampler->noteSmClock(mhz);
+    ++state.switches;
+    ++state.clockChanges;
+    changed = true;
+  }
+  if (changed && energy::progress::enabled())
+    std::fprintf(stderr,
+                 "energy_rt: rank %d profiling at a %g W power limit and %d "
+                 "MHz (pair %zu of %zu, %u settling and %u recorded "
+                 "iterations)\n",
+                 er_rank(), cap, mhz, phase + 1, pf.caps.size() * n, pf.settle,
+                 pf.perClock);
+  return 0;
+}
 } // namespace
 
 int er_step(void) {
@@ -2039,6 +2122,8 @@ int er_step(void) {
   pf.settling = (pf.step - pf.warmup) % phaseLength < pf.settle ||
                 std::exchange(pf.resetSeen, false);
   std::string err;
+  if (!pf.caps.empty() && !pf.clocks.empty())
+    return stepLimitsAndClocks(pf, phase);
   if (!pf.caps.empty())
     return stepPowerLimits(pf, phase, (pf.step - pf.warmup) % phaseLength);
   if (pf.adaptive && !pf.chosenAll && phase == pf.clocks.size()) {

@@ -172,13 +172,16 @@ int er_sm_clock(int *sm_mhz, unsigned *switches);
  * loses only the runs since.
  * Profiling across power limits instead (Zeus's GlobalPowerLimitOptimizer
  * sweep, in the job): ENERGY_RT_PROFILE_POWER_LIMITS="300,250,200" (W, each
- * within the device's range; not with ENERGY_RT_PROFILE_CLOCKS) under the
- * same consent runs the warm-up at the default limit, then at each limit
- * ENERGY_RT_PROFILE_SETTLE iterations (default 1; a limit takes effect over
- * hundreds of milliseconds) that are not recorded and
- * ENERGY_RT_PROFILE_ITERATIONS that are, at the default clock, then the
- * default limit again. Each entry's context says its limit
- * (power_limit_W): options under caps for --energy-power-cap. With
+ * within the device's range) under the same consent runs the warm-up at the
+ * default limit, then at each limit ENERGY_RT_PROFILE_SETTLE iterations
+ * (default 1; a limit takes effect over hundreds of milliseconds) that are
+ * not recorded and ENERGY_RT_PROFILE_ITERATIONS that are, at the default
+ * clock, then the default limit again. Each entry's context says its limit
+ * (power_limit_W): options under caps for --energy-power-cap. With a list
+ * of clocks in ENERGY_RT_PROFILE_CLOCKS too (not "adaptive"), every limit
+ * runs with every clock under it, each pair its settling and recorded
+ * iterations: an entry per region, limit and clock, for --energy-plan's
+ * choose-power-cap (the cap and the clocks chosen together). With
  * ENERGY_RT_POWER_LIMIT_CHOICE="max-slowdown=PCT" (least energy within PCT
  * of the fastest limit) or "eta=E,max-power=W" (Zeus's cost) the sweep's
  * end instead sets, for the rest of the job, the limit its iterations say

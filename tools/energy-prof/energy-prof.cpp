@@ -10,8 +10,9 @@
 //       --name layer [--runs N] -o measured.json
 //   energy-prof merge rank0.json rank1.json ... -o db.json
 //   energy-prof profile (--clocks a,b | --all-clocks [--clock-stride K] |
-//       --adaptive [--max-clocks B] | --power-limits W1,W2
-//       [--settle-iterations S]) [--iterations-per-clock N] [--warmup W]
+//       --adaptive [--max-clocks B] | --power-limits W1,W2 [--clocks a,b |
+//       --all-clocks] [--settle-iterations S]) [--iterations-per-clock N]
+//       [--warmup W]
 //       [--device D]
 //       --allow-clock-changes -o db.json -- CMD ...
 //   energy-prof fit --model token-law|energylens --data runs.csv -o model.json
@@ -107,9 +108,9 @@ static cl::SubCommand mergeSub("merge",
                                "pool per-rank shards into one signature DB");
 static cl::SubCommand profileSub(
     "profile",
-    "profile a job across clocks (or power limits) in its own processes, "
-    "then pool its shards: energy-prof profile "
-    "--clocks a,b|--all-clocks|--adaptive|--power-limits W1,W2 "
+    "profile a job across clocks (or power limits, or both) in its own "
+    "processes, then pool its shards: energy-prof profile "
+    "--clocks a,b|--all-clocks|--adaptive|--power-limits W1,W2 [--clocks a,b] "
     "--allow-clock-changes [-o db.json] -- CMD ARGS... (without -o the DB "
     "goes to standard output)");
 static cl::SubCommand
@@ -203,7 +204,7 @@ static cl::opt<unsigned> clockStride(
 static cl::list<double> powerLimitsW(
     "power-limits",
     cl::desc("power limits to sweep (W): characterize at each clock, profile "
-             "at the default clock"),
+             "at the default clock (or at each of --clocks, --all-clocks)"),
     cl::CommaSeparated, cl::sub(characterizeSub), cl::sub(profileSub),
     cl::cat(category));
 static cl::opt<bool>
@@ -1272,8 +1273,11 @@ static int profileCommand(std::vector<std::string> cmd) {
                 "signals)");
   bool adaptive = adaptiveClocks;
   bool limits = !powerLimitsW.empty();
-  int sweeps =
-      int(allClocks) + int(!clocks.empty()) + int(adaptive) + int(limits);
+  // --power-limits with --clocks or --all-clocks: every limit with every
+  // clock under it (for --energy-plan="choose-power-cap=true").
+  bool grid = limits && (allClocks || !clocks.empty()) && !adaptive;
+  int sweeps = int(allClocks) + int(!clocks.empty()) + int(adaptive) +
+               int(limits) - int(grid);
   if (sweeps > 1) {
     SmallVector<StringRef> given;
     if (!clocks.empty())
@@ -1286,7 +1290,8 @@ static int profileCommand(std::vector<std::string> cmd) {
       given.push_back("--power-limits");
     return fail("profile takes one of --clocks a,b,..., --all-clocks, "
                 "--adaptive and --power-limits a,b,... (limits are swept at "
-                "the default clock), not " +
+                "the default clock, or with --clocks or --all-clocks at each "
+                "of those), not " +
                 llvm::join(given, " and "));
   }
   if (sweeps != 1)
@@ -1383,31 +1388,38 @@ static int profileCommand(std::vector<std::string> cmd) {
   }
   if (std::string why; !AtomicFile::checkWritable(output, why))
     return fail(why);
-  std::string list;
+  std::string clockList, limitList;
   if (allClocks)
-    list = clockStride > 1 ? "every:" + std::to_string(clockStride) : "all";
+    clockList =
+        clockStride > 1 ? "every:" + std::to_string(clockStride) : "all";
   if (adaptive)
-    list = "adaptive:" + std::to_string(maxClocks);
+    clockList = "adaptive:" + std::to_string(maxClocks);
   for (int c : clocks)
-    list += (list.empty() ? "" : ",") + std::to_string(c);
+    clockList += (clockList.empty() ? "" : ",") + std::to_string(c);
   for (double w : powerLimitsW) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.17g", w);
-    list += (list.empty() ? "" : ",") + std::string(buf);
+    limitList += (limitList.empty() ? "" : ",") + std::string(buf);
   }
+  // What the messages call the sweep.
+  std::string list = grid     ? limitList + " W x " + clockList + " MHz"
+                     : limits ? limitList
+                              : clockList;
   char dirTemplate[] = "/tmp/energy-prof-profile.XXXXXX";
   if (!::mkdtemp(dirTemplate))
     return fail(std::string("cannot create a shard directory: ") +
                 std::strerror(errno));
   std::string dir = dirTemplate;
   ::setenv("ENERGY_RT_ALLOW_CLOCK_CHANGES", "1", 1);
-  // One sweep: the other's variable, left in the environment, would be
-  // refused by every rank.
-  ::setenv(limits ? "ENERGY_RT_PROFILE_POWER_LIMITS"
-                  : "ENERGY_RT_PROFILE_CLOCKS",
-           list.c_str(), 1);
-  ::unsetenv(limits ? "ENERGY_RT_PROFILE_CLOCKS"
-                    : "ENERGY_RT_PROFILE_POWER_LIMITS");
+  // The sweep's variables; another's, left in the environment, would be
+  // part of it.
+  for (auto [var, value] : {std::pair<const char *, std::string *>{
+                                "ENERGY_RT_PROFILE_CLOCKS", &clockList},
+                            {"ENERGY_RT_PROFILE_POWER_LIMITS", &limitList}})
+    if (value->empty())
+      ::unsetenv(var);
+    else
+      ::setenv(var, value->c_str(), 1);
   if (limits)
     ::setenv("ENERGY_RT_PROFILE_SETTLE",
              std::to_string(settleIterations).c_str(), 1);
@@ -1629,13 +1641,15 @@ static int profileCommand(std::vector<std::string> cmd) {
       }
   // The job's whole command line: its script and arguments are what was
   // profiled (argv[0] alone is only the interpreter).
-  merged.generator =
-      energy::generatorJson(std::string("energy-prof profile ") +
-                                (limits ? "--power-limits " : "--clocks ") +
-                                list + " -- " + llvm::join(cmd, " "),
-                            {cmd.front()}, merged.sources);
+  merged.generator = energy::generatorJson(
+      std::string("energy-prof profile ") +
+          (limits ? "--power-limits " + limitList : "") + (grid ? " " : "") +
+          (limits && !grid ? "" : "--clocks " + clockList) + " -- " +
+          llvm::join(cmd, " "),
+      {cmd.front()}, merged.sources);
   // A job that ends before the sweep does covers only its first clocks.
   size_t wanted = adaptive ? size_t(maxClocks)
+                  : grid   ? powerLimitsW.size() * clocks.size()
                   : limits ? powerLimitsW.size()
                            : clocks.size();
   if (allClocks) {
@@ -1643,7 +1657,8 @@ static int profileCommand(std::vector<std::string> cmd) {
     std::unique_ptr<Device> dev = checked ? nullptr : openDevice(name, why);
     Device *d = checked ? checked.get() : dev.get();
     size_t n = d ? d->supportedSmClocks().size() : 0;
-    wanted = n ? (n + clockStride - 1) / clockStride : 0;
+    wanted = (n ? (n + clockStride - 1) / clockStride : 0) *
+             (grid ? powerLimitsW.size() : 1);
   }
   std::set<ProfilePoint> seen = fullyCoveredClocks(merged, "profile");
   if (merged.entries.empty()) {
@@ -1702,8 +1717,11 @@ static int profileCommand(std::vector<std::string> cmd) {
   if (wanted && seen.size() < wanted && !(adaptive && !failed))
     WithColor::warning(errs(), "energy-prof")
         << "the job covered " << seen.size() << " of the " << wanted
-        << (limits ? " power limits" : " clocks") << " in full: it must run "
-        << warmupIterations << " + " << wanted << " x "
+        << (grid     ? " pairs of power limit and clock"
+            : limits ? " power limits"
+                     : " clocks")
+        << " in full: it must run " << warmupIterations << " + " << wanted
+        << " x "
         << (limits ? settleIterations + iterationsPerClock
                    : unsigned(iterationsPerClock))
         << " = "
@@ -1714,8 +1732,10 @@ static int profileCommand(std::vector<std::string> cmd) {
     return keep("the DB was not written");
   cleanup();
   errs() << "profiled " << names.size() << " rank(s) at "
-         << (limits ? "power limits " : "clocks ") << list << ": "
-         << merged.entries.size() << " entries\n";
+         << (grid     ? "power limits and clocks "
+             : limits ? "power limits "
+                      : "clocks ")
+         << list << ": " << merged.entries.size() << " entries\n";
   return failed ? errorRc : 0;
 }
 
