@@ -2013,6 +2013,46 @@ int stepPowerLimits(Profile &pf, size_t phase, unsigned within) {
   }
   return 0;
 }
+/// The end of a sweep of clocks (and of limits, `limits`): the defaults
+/// back; what runs after it is not recorded (the profile holds the swept
+/// clocks only), and nothing is left changed, so the guard and its restore
+/// record go (a plan's clocks keep theirs). Caller holds state.mu.
+int endClockSweep(Profile &pf, bool limits) {
+  std::string err;
+  pf.active = false;
+  pf.done = true;
+  pf.settling = false;
+  if (!state.dev->resetSmClock(err) ||
+      (limits && !state.dev->resetPowerLimit(err)))
+    return fail("profile: " + err);
+  state.profileCapW.reset();
+  ++state.clockChanges;
+  if (state.guard)
+    state.guard->atDefaults();
+  if (state.planClocks.empty())
+    state.guard.reset();
+  if (state.sampler)
+    state.sampler->noteSmClock(state.dev->currentSmClock());
+  return 0;
+}
+
+/// A profile's clock set where another is in force (caller holds
+/// state.mu); `changed` says whether it was.
+bool setProfileClock(int mhz, bool &changed, std::string &err) {
+  int now =
+      state.sampler ? state.sampler->smClock() : state.dev->currentSmClock();
+  changed = mhz != now;
+  if (!changed)
+    return true;
+  if (!state.dev->setSmClock(mhz, err))
+    return false;
+  if (state.sampler)
+    state.sampler->noteSmClock(mhz);
+  ++state.switches;
+  ++state.clockChanges;
+  return true;
+}
+
 /// er_step of a profile across power limits and clocks (caller holds
 /// state.mu): every limit of the list with every clock of the list under
 /// it, the limit's order outside (a limit settles over hundreds of
@@ -2023,46 +2063,20 @@ int stepPowerLimits(Profile &pf, size_t phase, unsigned within) {
 int stepLimitsAndClocks(Profile &pf, size_t phase) {
   std::string err;
   size_t n = pf.clocks.size();
-  if (phase >= pf.caps.size() * n) {
-    pf.active = false;
-    pf.done = true;
-    pf.settling = false;
-    if (!state.dev->resetSmClock(err) || !state.dev->resetPowerLimit(err))
-      return fail("profile: " + err);
-    state.profileCapW.reset();
-    ++state.clockChanges;
-    if (state.guard)
-      state.guard->atDefaults();
-    // Nothing is left changed: the guard and its restore record go (a
-    // plan's clocks keep theirs).
-    if (state.planClocks.empty())
-      state.guard.reset();
-    if (state.sampler)
-      state.sampler->noteSmClock(state.dev->currentSmClock());
-    return 0;
-  }
+  if (phase >= pf.caps.size() * n)
+    return endClockSweep(pf, /*limits=*/true);
   double cap = pf.caps[phase / n];
   int mhz = pf.clocks[phase % n];
-  bool changed = false;
-  if (state.profileCapW != cap) {
+  bool capChanged = state.profileCapW != cap, clockChanged = false;
+  if (capChanged) {
     if (!state.dev->setPowerLimit(cap, err))
       return fail("profile: " + err);
     state.profileCapW = cap;
     ++state.clockChanges;
-    changed = true;
   }
-  int now =
-      state.sampler ? state.sampler->smClock() : state.dev->currentSmClock();
-  if (mhz != now) {
-    if (!state.dev->setSmClock(mhz, err))
-      return fail("profile: " + err);
-    if (state.sampler)
-      state.sampler->noteSmClock(mhz);
-    ++state.switches;
-    ++state.clockChanges;
-    changed = true;
-  }
-  if (changed && energy::progress::enabled())
+  if (!setProfileClock(mhz, clockChanged, err))
+    return fail("profile: " + err);
+  if ((capChanged || clockChanged) && energy::progress::enabled())
     std::fprintf(stderr,
                  "energy_rt: rank %d profiling at a %g W power limit and %d "
                  "MHz (pair %zu of %zu, %u settling and %u recorded "
@@ -2136,33 +2150,12 @@ int er_step(void) {
     pf.chosenAll = !chooseNextClock(pf, perIteration);
   }
   int want = phase < pf.clocks.size() ? pf.clocks[phase] : 0;
-  if (!want) {
-    // The sweep is over: back to the default clock; what runs after it is
-    // not recorded (the profile holds the swept clocks only).
-    pf.active = false;
-    pf.done = true;
-    if (!state.dev->resetSmClock(err))
-      return fail("profile: " + err);
-    if (state.guard)
-      state.guard->atDefaults();
-    ++state.clockChanges;
-    // Nothing is left changed: the guard and its restore record go (a
-    // plan's clocks keep theirs).
-    if (state.planClocks.empty())
-      state.guard.reset();
-    if (state.sampler)
-      state.sampler->noteSmClock(state.dev->currentSmClock());
-    return 0;
-  }
-  int now =
-      state.sampler ? state.sampler->smClock() : state.dev->currentSmClock();
-  if (want != now) {
-    if (!state.dev->setSmClock(want, err))
-      return fail("profile: " + err);
-    if (state.sampler)
-      state.sampler->noteSmClock(want);
-    ++state.switches;
-    ++state.clockChanges;
+  if (!want)
+    return endClockSweep(pf, /*limits=*/false);
+  bool changed = false;
+  if (!setProfileClock(want, changed, err))
+    return fail("profile: " + err);
+  if (changed) {
     // Progress on a terminal (runtime/Progress.h): one line per clock.
     if (energy::progress::enabled()) {
       std::string of = pf.adaptive ? "at most " + std::to_string(pf.budget)
