@@ -295,6 +295,49 @@ TEST(Nvml, CApiRefusedPlannedClockTakesNoBegin) {
   unsetenv("ENERGY_RT_ALLOW_CLOCK_CHANGES");
 }
 
+// A profile across power limits and clocks through the driver: every limit
+// with every clock under it, in that order, then what was in force before
+// (an administrator's 500 W cap, not the default 700 W; the clocks
+// unlocked).
+TEST(Nvml, CApiProfileAcrossLimitsAndClocks) {
+  if (oldVariant())
+    GTEST_SKIP();
+  setenv("FAKE_NVML_WRITABLE", "1", 1);
+  std::string err;
+  std::unique_ptr<Device> dev = openNvmlDevice(0, err);
+  ASSERT_TRUE(dev) << err;
+  ASSERT_TRUE(dev->setPowerLimit(500, err)) << err; // nvidia-smi -pl 500
+  auto limitW = [&] {
+    PowerLimits pl;
+    EXPECT_TRUE(dev->powerLimits(pl, err)) << err;
+    return pl.currentW;
+  };
+  setenv("ENERGY_RT_ALLOW_CLOCK_CHANGES", "1", 1);
+  setenv("ENERGY_RT_PROFILE_POWER_LIMITS", "300,250", 1);
+  setenv("ENERGY_RT_PROFILE_CLOCKS", "1530,1305", 1);
+  setenv("ENERGY_RT_PROFILE_WARMUP", "0", 1);
+  setenv("ENERGY_RT_PROFILE_ITERATIONS", "1", 1);
+  setenv("ENERGY_RT_PROFILE_SETTLE", "0", 1);
+  ASSERT_EQ(er_init("cuda:0"), 0) << er_last_error();
+  std::pair<double, int> want[] = {
+      {300, 1530}, {300, 1305}, {250, 1530}, {250, 1305}};
+  for (auto [w, mhz] : want) {
+    EXPECT_EQ(limitW(), w);
+    EXPECT_EQ(dev->currentSmClock(), mhz);
+    ASSERT_EQ(er_step(), 0) << er_last_error();
+  }
+  EXPECT_EQ(limitW(), 500) << "the cap before the sweep, not the default";
+  EXPECT_EQ(dev->currentSmClock(), 1980);
+  er_shutdown();
+  for (const char *v :
+       {"ENERGY_RT_PROFILE_POWER_LIMITS", "ENERGY_RT_PROFILE_CLOCKS",
+        "ENERGY_RT_PROFILE_WARMUP", "ENERGY_RT_PROFILE_ITERATIONS",
+        "ENERGY_RT_PROFILE_SETTLE", "ENERGY_RT_ALLOW_CLOCK_CHANGES"})
+    unsetenv(v);
+  ASSERT_TRUE(dev->setPowerLimit(700, err)) << err;
+  unsetenv("FAKE_NVML_WRITABLE");
+}
+
 // Windows whose energy is read later (er_end_ticket): ending one does not
 // wait for the counter (er_end_measure waits up to one 100 ms update), and
 // each energy, read afterwards, is P x its time; a ticket is read once,
