@@ -140,6 +140,14 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
           << " without deadline= or max-slowdown= plans at the fastest "
              "makespan (max-slowdown=0), where it has no time to trade; give "
              "a limit (e.g. max-slowdown=100)";
+    // The caps are compared within one limit: without one it is the
+    // fastest makespan of any cap, which only the fastest cap meets.
+    if (choosePowerCap && !(deadline > 0) && !(maxSlowdown > 0))
+      mlir::emitWarning(moduleErrorLoc(getOperation()),
+                        "energy-plan: choose-power-cap without deadline= or "
+                        "max-slowdown= plans at the fastest makespan of any "
+                        "cap (max-slowdown=0), which only the fastest cap "
+                        "meets; give a limit (e.g. max-slowdown=10)");
     // Zeus and Perseus take the slowdown as a fraction (0.05 for 5 %); here
     // it is a percentage, which a value below 1 may have mistaken.
     if (maxSlowdown > 0 && maxSlowdown < 1)
@@ -322,6 +330,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     llvm::scope_exit clearLimit([&] {
       capLimit.reset();
       capTrial = false;
+      capBefore.reset();
     });
     capTrial = true;
     calculus::PlanObjective objective = planObjective();
@@ -375,6 +384,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     setCap(sched, best->cap);
     runAtChoice(*all, best->choice, /*evenPlanned=*/true);
     capTrial = false;
+    capBefore = Before{beforeT, beforeE, reference};
     if (failed(planSchedule(sched)))
       return failure();
     double bound = std::numeric_limits<double>::infinity();
@@ -426,9 +436,10 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
           os << "  not planned: " << r.why;
         if (&r == best)
           os << "  <- chosen"
-             << (beforeE > 0 ? llvm::formatv(": {0:F2}% less energy than the "
-                                             "schedule as it stood ({1}, {2})",
-                                             100 * (1 - r.E / beforeE),
+             << (beforeE > 0 ? llvm::formatv(": {0:F2}% {1} energy than the "
+                                             "schedule as it stood ({2}, {3})",
+                                             100 * std::fabs(1 - r.E / beforeE),
+                                             r.E <= beforeE ? "less" : "more",
                                              q(beforeT, Dimension::Time),
                                              q(beforeE, Dimension::Energy))
                                    .str()
@@ -444,6 +455,12 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
   /// summary) rather than the chosen cap's.
   std::optional<double> capLimit;
   bool capTrial = false;
+  /// The chosen cap's plan counts from the schedule as it stood (before any
+  /// cap), and its fastest makespan is that of any cap.
+  struct Before {
+    double T, E, fastest;
+  };
+  std::optional<Before> capBefore;
   /// The deadline and slowdown a plan is made against: the options', or
   /// choose-power-cap's limit.
   double deadlineGiven() const {
@@ -465,6 +482,9 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     /// Some tasks' own signatures draw more than their power cap: the
     /// baseline runs them at their first option within it.
     bool movedByCap = false;
+    /// choose-power-cap: the baseline is the schedule as it stood, before
+    /// the chosen cap.
+    bool beforeCap = false;
     double fastest = 0, limit = 0;
     const calculus::DagPoint *best = nullptr; ///< the chosen frontier point
     /// The chosen point as it will run: with its clock switches where the
@@ -835,6 +855,15 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
                                         "is the all-fastest configuration: "
                                         "use a smaller quantum, or none");
     writeBack(*c, *o.best);
+    // Under choose-power-cap the plan counts from the schedule as it stood,
+    // before any cap, and the fastest makespan is that of any cap.
+    if (capBefore && !capTrial) {
+      o.baseT = capBefore->T;
+      o.baseE = capBefore->E;
+      o.fastest = capBefore->fastest;
+      o.movedByCap = false;
+      o.beforeCap = true;
+    }
     // What the plan saves as it will run: with its clock switches.
     o.saving = o.baseE > 0 ? 100 * (1 - o.E / o.baseE) : 0;
     if (std::fabs(o.saving) <
@@ -1091,10 +1120,11 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
         c.graph.deviceOps[dev]->emitWarning("energy-plan: the plan gives ")
             << "the tasks of this device different power caps (" << list
             << "): a device runs under one (a plan file holds one per "
-               "device, and --export-plan refuses this plan); choose it "
-               "first with --energy-power-cap (from the tasks' options, or "
-               "a table of the job's power_limit,time,energy), then plan "
-               "the clocks under it";
+               "device, and --export-plan refuses this plan): plan with "
+               "choose-power-cap=true (the cap and the clocks together), or "
+               "choose the cap first with --energy-power-cap (from the "
+               "tasks' options, or a table of the job's "
+               "power_limit,time,energy), then plan the clocks under it";
       }
     for (size_t t = 0; t < s.tasks.size(); ++t) {
       auto taskOp = dyn_cast<TaskOp>(c.graph.taskOps[t]);
@@ -1277,10 +1307,12 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
        << (quantum > 0 ? " (floored)" : "") << "\n";
     os << "  baseline  " << q(o.baseT, Dimension::Time) << "  "
        << q(o.baseE, Dimension::Energy)
-       << (o.movedByCap ? "  (every task at its current signature, or "
-                          "within its device's power cap at its first "
-                          "option that fits)\n"
-                        : "  (every task at its current signature)\n");
+       << (o.beforeCap    ? "  (every task at its current signature, "
+                            "before the power cap chosen below)\n"
+           : o.movedByCap ? "  (every task at its current signature, or "
+                            "within its device's power cap at its first "
+                            "option that fits)\n"
+                          : "  (every task at its current signature)\n");
     os << "  plan      " << q(o.T, Dimension::Time) << "  "
        << q(o.E, Dimension::Energy)
        << llvm::formatv("  ({0:F2}% less energy, limit {1})\n", o.saving,

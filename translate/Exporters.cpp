@@ -254,8 +254,10 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
                   "power limit takes effect over hundreds of "
                   "milliseconds): plan with clocks only (a DB "
                   "characterized without --power-limits, or with one), or "
-                  "choose one cap per device with --energy-power-cap (a "
-                  "Zeus table of the job's power_limit,time,energy)";
+                  "choose one cap with the clocks (--energy-plan="
+                  "\"choose-power-cap=true ...\"), or before them "
+                  "(--energy-power-cap, from the tasks' options or a table "
+                  "of the job's power_limit,time,energy)";
       std::optional<double> deviceCap =
           caps.empty() ? std::nullopt : *caps.begin();
       if (auto c = devOp->getAttrOfType<OpPointAttr>(

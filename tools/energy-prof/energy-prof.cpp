@@ -1664,12 +1664,17 @@ static int profileCommand(std::vector<std::string> cmd) {
   if (merged.entries.empty()) {
     cleanup();
     fail((failed ? how + ", and the job" : std::string("the job")) +
-         " recorded no region at a profiled " + (limits ? "limit" : "clock") +
+         " recorded no region at a profiled " +
+         (grid     ? "limit and clock"
+          : limits ? "limit"
+                   : "clock") +
          ": it must name regions and "
          "run " +
          Twine(warmupIterations) + " warm-up iterations, then " +
          Twine(iterationsPerClock) + " per " +
-         (limits ? "limit (after its settling ones)" : "clock") +
+         (grid     ? "limit and clock (after its settling ones)"
+          : limits ? "limit (after its settling ones)"
+                   : "clock") +
          " (er_step / energy_rt.step() calls); nothing was "
          "written");
     return errorRc;
