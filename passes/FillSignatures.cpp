@@ -690,12 +690,33 @@ struct EnergyFillSignaturesPass
     // the one limit it was measured under is below the device's default
     // then (characterize --power-limits 200 on a 400 W card: the plan must
     // set it, or its times are not the card's at its default).
-    auto optionsOf = [&](const std::vector<DbEntry> &es) {
+    // A clock measured both under no recorded limit and at the default
+    // limit (two profiles merged: one across clocks, one across limits and
+    // clocks) is one operating point measured twice, which the planner
+    // would take as two options and choose the luckier: said once per key.
+    std::set<std::string> twiceSaid;
+    auto optionsOf = [&](const std::vector<DbEntry> &es, Location loc) {
       bool capped = llvm::any_of(es, [&](const DbEntry &e) {
         return e.powerLimit != es.front().powerLimit ||
                (e.powerLimit && e.defaultPowerLimit &&
                 *e.powerLimit < *e.defaultPowerLimit * (1 - 1e-9));
       });
+      for (const DbEntry &e : es)
+        if (capped && !e.powerLimit &&
+            llvm::any_of(es,
+                         [&](const DbEntry &o) {
+                           return o.smMhz == e.smMhz && o.powerLimit &&
+                                  o.defaultPowerLimit &&
+                                  *o.powerLimit >=
+                                      *o.defaultPowerLimit * (1 - 1e-9);
+                         }) &&
+            twiceSaid.insert(e.key).second)
+          emitWarning(loc, "DB key '")
+              << e.key << "' has entries at " << e.smMhz
+              << " MHz both under no recorded power limit and at the "
+                 "default limit: one operating point measured twice (two "
+                 "profiles merged?), kept as two options, of which a plan "
+                 "takes the luckier; keep one of them in the DB";
       SmallVector<Attribute> opts;
       for (const DbEntry &e : es)
         opts.push_back(OptionAttr::get(
@@ -744,7 +765,7 @@ struct EnergyFillSignaturesPass
                 << " (static_power x tensor_parallel) differs from the DB's "
                 << formatQuantity(top.s, Dimension::Power, 5) << " for '" << key
                 << "'; d = E - s T was measured against the DB's";
-          sets.push_back(optionsOf(it->second));
+          sets.push_back(optionsOf(it->second, p.getLoc()));
         }
         return b.getArrayAttr(sets);
       };
@@ -871,7 +892,7 @@ struct EnergyFillSignaturesPass
       if (isPlanned && task.getDuration())
         task.setDuration(pick->T);
       if (es.size() > 1)
-        task.setOptionsAttr(optionsOf(es));
+        task.setOptionsAttr(optionsOf(es, task.getLoc()));
       if (auto dev = symbols.lookupNearestSymbolFrom<sched::DeviceOp>(
               task, task.getDeviceAttr())) {
         checkStatic(task, dev.getStaticPower().convertToDouble(), es.front(),
