@@ -321,7 +321,9 @@ batch, so a power law between them -- against log cap -- predicts it too
 high) and along the end segment in log-log beyond them.
 A cap where that prediction is not positive is left out, and the
 answer notes it, as it notes a law that misses the cell's own measurements
-by more than 10 %; the answer carries the law's 95 % interval at the cap.
+by more than 10 %; the answer carries the law's 95 % interval at the cap
+(at a cap measured in several runs, the 95 % prediction interval of one
+more run from those runs alone: mean +- t s sqrt(1 + 1/n)).
 
 Validation (v3, cells with at least 8 settings): the planner sees every
 other setting only (those it ranks by their measurements, the others by

@@ -261,7 +261,7 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
   // mean measured energy per token ranks it.
   struct AtCap {
     std::array<double, 3> logs{}; // sums of log batch, log tau; count
-    double sumE = 0, worstP90 = 0;
+    double sumE = 0, sumE2 = 0, worstP90 = 0;
   };
   std::map<double, AtCap> at;
   for (const ServingObservation *o : train) {
@@ -275,6 +275,7 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
     a.logs[1] += std::log(o->tau);
     a.logs[2] += 1;
     a.sumE += o->e;
+    a.sumE2 += o->e * o->e;
     a.worstP90 = std::max(a.worstP90, o->p90ItlS);
   }
   std::vector<std::pair<double, double>> batch, tau, p90;
@@ -412,6 +413,16 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
       best = cap;
       predicted = e;
       halfWidth = fit.predictionHalfWidth95(x);
+      // A cap measured in several runs: the 95 % prediction interval of one
+      // more run from those runs alone (Student's t, n - 1 degrees of
+      // freedom: mean +- t s sqrt(1 + 1/n)), not the law's, whose center
+      // this is not.
+      if (measured != at.end() && measured->second.logs[2] >= 2) {
+        const AtCap &a = measured->second;
+        double n = a.logs[2], mean = a.sumE / n;
+        double var = std::max(0.0, (a.sumE2 - n * mean * mean) / (n - 1));
+        halfWidth = studentT975(size_t(n) - 1) * std::sqrt(var * (1 + 1 / n));
+      }
     }
   }
   // An unmeasured cap's latency is interpolated between its measured

@@ -100,10 +100,12 @@ double median(std::vector<double> v);
 /// interpolated p90 -- a cap predicted at no positive energy is not
 /// considered. `predicted` and
 /// `halfWidth` get the chosen cap's energy and the law's 95 % half-width
-/// there; `byCap` (optional) every candidate's (p90 ITL s, J per token);
-/// `notes` (optional) what the user should know: the law missing its own
-/// measurements by over 10 %, caps left out for a non-positive prediction;
-/// `excluded` (optional) why each candidate not considered was left out.
+/// there (at a cap measured in several runs, their mean and the 95 %
+/// prediction half-width of one more run from them); `byCap` (optional) every
+/// candidate's (p90 ITL s, J per token); `notes` (optional) what the user
+/// should know: the law missing its own measurements by over 10 %, caps left
+/// out for a non-positive prediction; `excluded` (optional) why each candidate
+/// not considered was left out.
 double
 recommendCap(const std::vector<const ServingObservation *> &train,
              const std::vector<double> &candidates, double sloS,
