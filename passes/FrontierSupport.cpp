@@ -25,6 +25,16 @@ std::vector<double> energy::optionCaps(const Choices &c) {
   return {caps.begin(), caps.end()};
 }
 
+std::set<StringRef> energy::cappedDevices(const Choices &c) {
+  std::set<StringRef> capped;
+  for (size_t t = 0; t < c.opPoints.size(); ++t)
+    if (llvm::any_of(c.opPoints[t],
+                     [](OpPointAttr op) { return op && op.getPowerCap(); }))
+      for (uint32_t d : c.graph.schedule.tasks[t].devices)
+        capped.insert(sched::DeviceOp(c.graph.deviceOps[d]).getSymName());
+  return capped;
+}
+
 std::vector<uint32_t> energy::choiceAtCap(const Choices &c, double cap,
                                           size_t &lacking) {
   std::vector<uint32_t> choice(c.current);

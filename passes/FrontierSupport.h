@@ -13,6 +13,7 @@
 #include "dialect/Energy/Energy.h"
 #include "dialect/Sched/SchedGraph.h"
 
+#include <set>
 #include <vector>
 
 namespace energy {
@@ -41,6 +42,10 @@ struct Choices {
 /// The power caps the tasks' options were measured at (a DB characterized
 /// with --power-limits), ascending.
 std::vector<double> optionCaps(const Choices &c);
+
+/// The devices a power cap is for: those running a task with options
+/// measured at caps (a host device's tasks have none).
+std::set<llvm::StringRef> cappedDevices(const Choices &c);
 
 /// The job under power cap `cap` with no clock locked, as the driver runs
 /// it: each task at its option of that cap with the highest SM clock (of

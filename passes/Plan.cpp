@@ -194,6 +194,8 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
   /// cap first (--energy-power-cap) judges each cap by the job at its
   /// highest clocks, which the clocks planned under another cap may beat.
   LogicalResult planAcrossCaps(ScheduleOp sched) {
+    if (sched.hasNoWork()) // said, as without the option
+      return planSchedule(sched);
     MLIRContext *ctx = &getContext();
     Builder b(ctx);
     StringRef choiceName =
@@ -213,14 +215,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     double beforeT = 0;
     double beforeE = calculus::dagEnergy(all->graph.schedule, all->options,
                                          all->current, 0, &beforeT);
-    // The devices the cap is for: those running a task with options
-    // measured at caps (a host device's tasks have none).
-    std::set<StringRef> capped;
-    for (size_t t = 0; t < all->opPoints.size(); ++t)
-      if (llvm::any_of(all->opPoints[t],
-                       [](OpPointAttr op) { return op && op.getPowerCap(); }))
-        for (uint32_t d : all->graph.schedule.tasks[t].devices)
-          capped.insert(all->graph.deviceOps[d].getSymName());
+    std::set<StringRef> capped = cappedDevices(*all);
     auto setCap = [&](ScheduleOp s, double cap) {
       auto attr = OpPointAttr::get(ctx, std::nullopt, std::nullopt, Real{cap},
                                    std::nullopt);
@@ -237,6 +232,9 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       std::vector<uint32_t> choice;
       double jobT = 0, jobE = 0, fastest = 0;
       bool planned = false;
+      /// No configuration of the job runs under the cap (a task with no
+      /// option at it, or none that fits): no bound is missing for it.
+      bool none = false;
       double T = 0, E = 0, bound = 0;
       std::string why; ///< not planned: why
     };
@@ -251,6 +249,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
         std::string task =
             SymbolTable::getSymbolName(all->graph.taskOps[lacking]).str();
         r.why = "@" + task + " has no option at this cap";
+        r.none = true;
         lackingCaps.push_back(formatQuantity(cap, Dimension::Power, 4) + " (@" +
                               task + ")");
       }
@@ -293,9 +292,13 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       if (!r.why.empty())
         continue;
       (void)underCap(r, r.why, [&](ScheduleOp copy) -> LogicalResult {
+        // The original's options build (above), so a copy's that do not
+        // fit its cap: no configuration runs under it.
         FailureOr<Choices> c = Choices::build(copy);
-        if (failed(c))
+        if (failed(c)) {
+          r.none = true;
           return failure();
+        }
         r.jobE = calculus::dagEnergy(c->graph.schedule, c->options, c->current,
                                      0, &r.jobT);
         calculus::DagPoint fastest = allFastest(*c);
@@ -334,12 +337,12 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     });
     capTrial = true;
     calculus::PlanObjective objective = planObjective();
-    const Row *best = nullptr;
+    Row *best = nullptr;
     double bestScore = std::numeric_limits<double>::infinity();
     bool boundHolds = true; // every cap planned or past the limit
     for (Row &r : rows) {
       if (!r.why.empty()) {
-        boundHolds = boundHolds && r.choice.empty();
+        boundHolds = boundHolds && r.none;
         continue;
       }
       if (r.fastest > limit * (1 + 1e-12)) {
@@ -387,6 +390,17 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     capBefore = Before{beforeT, beforeE, reference};
     if (failed(planSchedule(sched)))
       return failure();
+    // The plan as written on the schedule (the same as the copy's).
+    {
+      DictionaryAttr plan = sched->getAttrOfType<DictionaryAttr>(
+          EnergyDialect::PlanAttrHelper::getNameStr());
+      auto field = [&](StringRef with, StringRef without) {
+        auto v = plan.getAs<FloatAttr>(with);
+        return (v ? v : plan.getAs<FloatAttr>(without)).getValueAsDouble();
+      };
+      best->T = field("T_with_switches_s", "T_s");
+      best->E = field("E_with_switches_J", "E_J");
+    }
     double bound = std::numeric_limits<double>::infinity();
     for (const Row &r : rows)
       if (r.planned)

@@ -347,8 +347,16 @@ struct EnergyPowerCapPass
         printRows(sched, rows, chosen);
       auto cap = OpPointAttr::get(ctx, std::nullopt, std::nullopt, Real{p.cap},
                                   std::nullopt);
+      // From the tasks' options: the devices whose tasks were measured at
+      // caps (a host's were not); from a table, every device.
+      std::set<StringRef> capped;
+      if (table.empty())
+        capped = cappedDevices(*c);
       for (sched::DeviceOp dev : sched.getBody().getOps<sched::DeviceOp>())
-        dev->setAttr(EnergyDialect::PowerCapAttrHelper::getNameStr(), cap);
+        if (!table.empty() || capped.count(dev.getSymName()))
+          dev->setAttr(EnergyDialect::PowerCapAttrHelper::getNameStr(), cap);
+        else
+          dev->removeAttr(EnergyDialect::PowerCapAttrHelper::getNameStr());
       // From the tasks' options: each task now runs as in the chosen row.
       if (table.empty())
         runAtChoice(*c, choiceOf[chosen]);

@@ -138,17 +138,17 @@ struct Pending {
   unsigned long long ticket;
 };
 
-/// Profiling inside the job, across clocks (ENERGY_RT_PROFILE_CLOCKS) or
-/// across power limits (ENERGY_RT_PROFILE_POWER_LIMITS): `warmup`
-/// iterations at the defaults, then `perClock` iterations at each clock or
-/// limit of the list, then the defaults again (er_step marks the
-/// iterations).
+/// Profiling inside the job, across clocks (ENERGY_RT_PROFILE_CLOCKS),
+/// across power limits (ENERGY_RT_PROFILE_POWER_LIMITS) or both (every
+/// limit with every clock under it): `warmup` iterations at the defaults,
+/// then `perClock` iterations at each clock, limit or pair of the lists,
+/// then the defaults again (er_step marks the iterations).
 struct Profile {
-  std::vector<int> clocks;
-  /// A sweep of power limits (W) at the default clock, as Zeus's
-  /// GlobalPowerLimitOptimizer profiles: a limit takes effect over hundreds
-  /// of milliseconds, so the first `settle` iterations at each are run and
-  /// not recorded (ENERGY_RT_PROFILE_SETTLE, default 1). Empty: clocks.
+  std::vector<int> clocks; ///< empty: limits alone, at the default clock
+  /// Power limits (W), as Zeus's GlobalPowerLimitOptimizer profiles: a
+  /// limit takes effect over hundreds of milliseconds, so the first
+  /// `settle` iterations at each limit (or pair) are run and not recorded
+  /// (ENERGY_RT_PROFILE_SETTLE, default 1). Empty: clocks alone.
   std::vector<double> caps;
   unsigned warmup = 2, perClock = 3, settle = 0;
   unsigned step = 0;
@@ -1249,10 +1249,13 @@ void exitWarnings() {
                    "and %u recorded per limit%s)%s\n",
                    er_rank(), pf.step, pf.warmup, pf.settle, pf.perClock,
                    pf.clocks.empty() ? "" : " and clock",
-                   state.flushAtExit.empty()
-                       ? ""
-                       : ": its shard holds the limits it ran, the last one "
-                         "with the runs it finished");
+                   state.flushAtExit.empty() ? ""
+                   : pf.clocks.empty()
+                       ? ": its shard holds the limits it ran, the last "
+                         "one with the runs it finished"
+                       : ": its shard holds the pairs of limit and clock "
+                         "it ran, the last one with the runs it "
+                         "finished");
     else
       std::fprintf(stderr,
                    "energy_rt: warning: rank %d ended during the clock sweep, "
@@ -2018,14 +2021,17 @@ int stepPowerLimits(Profile &pf, size_t phase, unsigned within) {
 /// clocks only), and nothing is left changed, so the guard and its restore
 /// record go (a plan's clocks keep theirs). Caller holds state.mu.
 int endClockSweep(Profile &pf, bool limits) {
-  std::string err;
+  std::string err, limitErr;
   pf.active = false;
   pf.done = true;
   pf.settling = false;
-  if (!state.dev->resetSmClock(err) ||
-      (limits && !state.dev->resetPowerLimit(err)))
-    return fail("profile: " + err);
+  // Both tried, and the sweep's limit forgotten either way (a handled
+  // signal would otherwise set it again).
   state.profileCapW.reset();
+  bool clockOk = state.dev->resetSmClock(err);
+  bool limitOk = !limits || state.dev->resetPowerLimit(limitErr);
+  if (!clockOk || !limitOk)
+    return fail("profile: " + (clockOk ? limitErr : err));
   ++state.clockChanges;
   if (state.guard)
     state.guard->atDefaults();

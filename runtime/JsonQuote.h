@@ -15,19 +15,21 @@
 #ifndef RUNTIME_JSONQUOTE_H
 #define RUNTIME_JSONQUOTE_H
 
+#include <cstddef>
 #include <cstdio>
 #include <string>
 
 namespace energy {
 namespace rt {
 
-/// The length of the valid UTF-8 sequence at s[i] (1 to 4), or 0.
-inline size_t utf8SequenceAt(const std::string &s, size_t i) {
-  auto at = [&](size_t k) -> unsigned {
-    return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0x100;
+/// The length of the valid UTF-8 sequence at `p`, before `end` (1 to 4), or
+/// 0.
+inline size_t utf8SequenceAt(const char *p, const char *end) {
+  auto at = [&](ptrdiff_t k) -> unsigned {
+    return p + k < end ? static_cast<unsigned char>(p[k]) : 0x100;
   };
   unsigned c = at(0);
-  auto cont = [&](size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) {
+  auto cont = [&](ptrdiff_t k, unsigned lo = 0x80, unsigned hi = 0xBF) {
     return at(k) >= lo && at(k) <= hi;
   };
   if (c < 0x80)
@@ -43,6 +45,11 @@ inline size_t utf8SequenceAt(const std::string &s, size_t i) {
     return cont(1, lo, hi) && cont(2) && cont(3) ? 4 : 0;
   }
   return 0;
+}
+
+/// The length of the valid UTF-8 sequence at s[i] (1 to 4), or 0.
+inline size_t utf8SequenceAt(const std::string &s, size_t i) {
+  return utf8SequenceAt(s.data() + i, s.data() + s.size());
 }
 
 inline std::string jsonQuoted(const std::string &s) {

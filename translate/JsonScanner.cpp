@@ -2,6 +2,8 @@
 
 #include "translate/JsonScanner.h"
 
+#include "runtime/JsonQuote.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -180,35 +182,8 @@ static void appendUtf8(std::string &s, unsigned cp) {
   }
 }
 
-/// The length of the well-formed UTF-8 sequence at `q` (1 to 4; Unicode
-/// 15, table 3-7: no overlong forms, surrogates or code points above
-/// U+10FFFF), or 0 where none begins there.
-static size_t utf8SequenceAt(const char *q, const char *end) {
-  auto at = [&](ptrdiff_t k) -> unsigned {
-    return q + k < end ? static_cast<unsigned char>(q[k]) : 0x100;
-  };
-  auto cont = [&](ptrdiff_t k, unsigned lo = 0x80, unsigned hi = 0xBF) {
-    return at(k) >= lo && at(k) <= hi;
-  };
-  unsigned c = at(0);
-  if (c < 0x80)
-    return 1;
-  if (c >= 0xC2 && c <= 0xDF)
-    return cont(1) ? 2 : 0;
-  if (c >= 0xE0 && c <= 0xEF)
-    return cont(1, c == 0xE0 ? 0xA0 : 0x80, c == 0xED ? 0x9F : 0xBF) && cont(2)
-               ? 3
-               : 0;
-  if (c >= 0xF0 && c <= 0xF4)
-    return cont(1, c == 0xF0 ? 0x90 : 0x80, c == 0xF4 ? 0x8F : 0xBF) &&
-                   cont(2) && cont(3)
-               ? 4
-               : 0;
-  return 0;
-}
-
 bool JsonScanner::utf8Character() {
-  size_t len = utf8SequenceAt(p, end);
+  size_t len = rt::utf8SequenceAt(p, end);
   if (len == 0) {
     char hex[8];
     snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(*p));

@@ -261,7 +261,8 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
   // mean measured energy per token ranks it.
   struct AtCap {
     std::array<double, 3> logs{}; // sums of log batch, log tau; count
-    double sumE = 0, sumE2 = 0, worstP90 = 0;
+    double sumE = 0, worstP90 = 0;
+    double m2 = 0; ///< Welford's sum of squared deviations of e from its mean
   };
   std::map<double, AtCap> at;
   for (const ServingObservation *o : train) {
@@ -273,9 +274,11 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
     AtCap &a = at[o->cap];
     a.logs[0] += std::log(o->batch);
     a.logs[1] += std::log(o->tau);
+    // Welford: the mean before this row and after it.
+    double meanBefore = a.logs[2] > 0 ? a.sumE / a.logs[2] : 0;
     a.logs[2] += 1;
     a.sumE += o->e;
-    a.sumE2 += o->e * o->e;
+    a.m2 += (o->e - meanBefore) * (o->e - a.sumE / a.logs[2]);
     a.worstP90 = std::max(a.worstP90, o->p90ItlS);
   }
   std::vector<std::pair<double, double>> batch, tau, p90;
@@ -419,9 +422,9 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
       // this is not.
       if (measured != at.end() && measured->second.logs[2] >= 2) {
         const AtCap &a = measured->second;
-        double n = a.logs[2], mean = a.sumE / n;
-        double var = std::max(0.0, (a.sumE2 - n * mean * mean) / (n - 1));
-        halfWidth = studentT975(size_t(n) - 1) * std::sqrt(var * (1 + 1 / n));
+        double n = a.logs[2];
+        halfWidth = studentT975(size_t(n) - 1) *
+                    std::sqrt(a.m2 / (n - 1) * (1 + 1 / n));
       }
     }
   }

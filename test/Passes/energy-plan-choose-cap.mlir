@@ -95,6 +95,10 @@ sched.schedule @clocks {
 // SUMMARY: @host power cap and clocks
 // SUMMARY-NEXT: 300 W  job 10 ms  5 J  plan 10 ms  5 J
 // SUMMARY-NEXT: 200 W  job 12 ms  4 J  plan 12 ms  4 J  <- chosen
+// --energy-power-cap from the tasks' options caps the same devices.
+// RUN: printf 'sched.schedule @h {\n  sched.device @gpu kind "A100-SXM4" static 50 W\n  sched.device @cpu kind "CPU" static 100 W\n  sched.task @fwd on @gpu sig <T = 10 ms, d = 2.5 J> options [#energy.option<sm_mhz = 1410, power_cap = 300 W, T = 10 ms, d = 2.5 J>, #energy.option<sm_mhz = 1410, power_cap = 200 W, T = 12 ms, d = 1.2 J>]\n  sched.task @pre on @cpu sig <T = 10 ms, d = 1 J> options [#energy.option<sm_mhz = 3000, T = 10 ms, d = 1 J>]\n}\n' | energy-opt --energy-power-cap="max-slowdown=25" | FileCheck %s --check-prefix=PCHOST
+// PCHOST: sched.device @gpu {{.*}}{energy.power_cap = #energy.op_point<power_cap = 200 W>}
+// PCHOST-NEXT: sched.device @cpu kind "CPU" static 100 W{{$}}
 sched.schedule @host {
   sched.device @gpu kind "A100-SXM4" static 50 W
   sched.device @cpu kind "CPU" static 100 W
@@ -110,10 +114,19 @@ sched.schedule @host {
 // low, low, high (10.1 J, 1 switch), so exact = false.
 // RUN: energy-opt %s -split-input-file --energy-plan="deadline=0.040 choose-power-cap=true" -verify-diagnostics | FileCheck %s --check-prefix=SWITCH
 // SWITCH-LABEL: sched.schedule @switching
-// SWITCH-SAME: exact = false
+// SWITCH-SAME: energy.power_cap_choice = {{{[^}]*}}exact = false
 sched.schedule @switching {
   sched.device @g kind "X" static 0 W {energy.switch = #energy.sig<T = 0 ms, d = 1 J>}
   sched.task @a on @g sig <T = 10 ms, d = 5 J> options [#energy.option<sm_mhz = 1400, power_cap = 300 W, T = 10 ms, d = 5 J>, #energy.option<sm_mhz = 1000, power_cap = 300 W, T = 15 ms, d = 2 J>]
   sched.task @b on @g after [@a] sig <T = 10 ms, d = 5 J> options [#energy.option<sm_mhz = 1400, power_cap = 300 W, T = 10 ms, d = 5 J>, #energy.option<sm_mhz = 1000, power_cap = 300 W, T = 15 ms, d = 2.1 J>]
   sched.task @c on @g after [@b] sig <T = 10 ms, d = 5 J> options [#energy.option<sm_mhz = 1400, power_cap = 300 W, T = 10 ms, d = 5 J>, #energy.option<sm_mhz = 1000, power_cap = 300 W, T = 15 ms, d = 2 J>]
+}
+
+// -----
+
+// A schedule with no tasks: said, as without the option, and the module's
+// other schedules still planned.
+// expected-warning @+1 {{energy-plan: @empty has no tasks: nothing was planned}}
+sched.schedule @empty {
+  sched.device @gpu kind "A100-SXM4" static 50 W
 }
