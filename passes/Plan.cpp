@@ -354,17 +354,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       if (failed(underCap(r, r.why, [&](ScheduleOp copy) -> LogicalResult {
             if (failed(planSchedule(copy)))
               return failure();
-            DictionaryAttr plan = copy->getAttrOfType<DictionaryAttr>(
-                EnergyDialect::PlanAttrHelper::getNameStr());
-            auto field = [&](StringRef with, StringRef without) {
-              auto v = plan.getAs<FloatAttr>(with);
-              if (!v)
-                v = plan.getAs<FloatAttr>(without);
-              return v.getValueAsDouble();
-            };
-            r.T = field("T_with_switches_s", "T_s");
-            r.E = field("E_with_switches_J", "E_J");
-            r.bound = field("lower_bound_J", "lower_bound_J");
+            r.bound = planAsRun(copy, r.T, r.E);
             return success();
           }))) {
         boundHolds = false;
@@ -391,16 +381,7 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
     if (failed(planSchedule(sched)))
       return failure();
     // The plan as written on the schedule (the same as the copy's).
-    {
-      DictionaryAttr plan = sched->getAttrOfType<DictionaryAttr>(
-          EnergyDialect::PlanAttrHelper::getNameStr());
-      auto field = [&](StringRef with, StringRef without) {
-        auto v = plan.getAs<FloatAttr>(with);
-        return (v ? v : plan.getAs<FloatAttr>(without)).getValueAsDouble();
-      };
-      best->T = field("T_with_switches_s", "T_s");
-      best->E = field("E_with_switches_J", "E_J");
-    }
+    planAsRun(sched, best->T, best->E);
     double bound = std::numeric_limits<double>::infinity();
     for (const Row &r : rows)
       if (r.planned)
@@ -462,6 +443,20 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
       }
     }
     return success();
+  }
+
+  /// A planned schedule's `energy.plan` as it will run (with its clock
+  /// switches where they cost): T, E; returns its certificate.
+  static double planAsRun(ScheduleOp sched, double &T, double &E) {
+    DictionaryAttr plan = sched->getAttrOfType<DictionaryAttr>(
+        EnergyDialect::PlanAttrHelper::getNameStr());
+    auto field = [&](StringRef name, StringRef otherwise) {
+      auto v = plan.getAs<FloatAttr>(name);
+      return (v ? v : plan.getAs<FloatAttr>(otherwise)).getValueAsDouble();
+    };
+    T = field("T_with_switches_s", "T_s");
+    E = field("E_with_switches_J", "E_J");
+    return field("lower_bound_J", "lower_bound_J");
   }
 
   /// choose-power-cap: the limit every cap is planned against (as a
