@@ -152,9 +152,14 @@ bool Importer::load(size_t fileIndex) {
   std::string errAt;
   if (!readKinetoRank(file, text->getBuffer(), int64_t(fileIndex), r, err,
                       errAt, progressLine,
-                      opts.regions.empty() ? nullptr : &regions))
+                      opts.regions.empty() ? nullptr : &regions,
+                      opts.profilerStep.has_value()))
     return error(errAt.empty() ? file : file + ":" + errAt, err);
   size_t errOffset = 0;
+  if (opts.profilerStep &&
+      !keepProfilerStep(r, *opts.profilerStep, err, errOffset))
+    return error(
+        errOffset == SIZE_MAX ? file : file + lineColOf(file, errOffset), err);
   if (!opts.regions.empty() && !groupRegions(r, err, errOffset))
     return error(file + lineColOf(file, errOffset), err);
   for (const KinetoRank &other : ranks)
@@ -675,6 +680,11 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
                              "or with a lag, {3} flow steps",
                              flows.unbound, flows.contradicted,
                              flows.collective, r.flowSteps);
+  if (r.step >= 0)
+    summary << llvm::formatv(", profiler step {0} (--profiler-step): {1} GPU "
+                             "events launched outside it and {2} without a "
+                             "launch in the trace left out",
+                             r.step, r.otherSteps, r.stepUnlaunched);
   if (!opts.regions.empty())
     summary << llvm::formatv(
         ", {0} GPU events grouped into the regions (--regions; {1} of them "
@@ -998,13 +1008,16 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
             << "'): each holds only the kernels launched outside the later "
                "ones, which are regions of their own; match one level of "
                "ranges with --regions\n";
-      if (r.profilerSteps.size() > 1)
+      std::set<StringRef> steps;
+      for (const CpuRange &c : r.steps)
+        steps.insert(c.name);
+      if (r.step < 0 && steps.size() > 1)
         llvm::WithColor::warning(llvm::errs(), r.file)
-            << "the trace holds " << r.profilerSteps.size()
-            << " profiler steps (ProfilerStep#N): its regions' begins are "
-               "numbered over the whole trace, where the job counts them "
-               "from each er_step (energy_rt.step()); plan from a trace of "
-               "one step (torch.profiler.schedule with active=1)\n";
+            << "the trace holds " << steps.size() << " profiler steps ("
+            << *steps.begin() << " to " << *steps.rbegin()
+            << "): its regions' begins are numbered over the whole trace, "
+               "where the job counts them from each er_step "
+               "(energy_rt.step()); keep one with --profiler-step N\n";
     }
   }
   for (size_t ri = 0; ri < ranks.size(); ++ri)

@@ -432,7 +432,7 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
                             int64_t defaultRank, KinetoRank &r,
                             std::string &err, std::string &errAt,
                             progress::Line *progressLine,
-                            const llvm::Regex *regions) {
+                            const llvm::Regex *regions, bool launches) {
   errAt.clear();
   auto error = [&](const Twine &msg) {
     err = msg.str();
@@ -556,15 +556,29 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
       lcat = "gpu_" + lcat;
     bool gpu = ev.ph == "X" && (lcat == "kernel" || lcat == "gpu_memcpy" ||
                                 lcat == "gpu_memset");
-    if (!gpu && regions && ev.ph == "X") {
+    // (Kineto before PyTorch 1.10 wrote CPU ops as "Operator".)
+    bool cpuRange =
+        !gpu && ev.ph == "X" &&
+        (lcat == "user_annotation" || lcat == "cpu_op" || lcat == "operator");
+    if (cpuRange && StringRef(ev.name).starts_with("ProfilerStep#")) {
+      bool usable = ev.hasTs && ev.tsInRange && ev.hasDur && ev.dur >= 0 &&
+                    ev.dur <= 1e15;
+      if (!usable && launches) {
+        problem = where + "profiler step '" + ev.name +
+                  "' needs a numeric 'ts' (|ts| <= 1e17 us) and 'dur' (0 to "
+                  "1e15 us)";
+        return false;
+      }
+      if (usable) {
+        r.names.push_back(std::make_unique<std::string>(ev.name));
+        r.steps.push_back({ev.pid, ev.tid, 0, ev.dur, *r.names.back(), i,
+                           problemAt, ev.tsWhole, ev.tsFrac});
+      }
+    }
+    if (!gpu && (regions || launches) && ev.ph == "X") {
       // The ranges --regions names and the launches of GPU events (the
       // runtime's calls carry the correlation id their event does).
-      // (Kineto before PyTorch 1.10 wrote CPU ops as "Operator".)
-      bool cpuRange =
-          lcat == "user_annotation" || lcat == "cpu_op" || lcat == "operator";
-      if (cpuRange && StringRef(ev.name).starts_with("ProfilerStep#"))
-        r.profilerSteps.insert(ev.name);
-      if (cpuRange && regions->match(ev.name)) {
+      if (cpuRange && regions && regions->match(ev.name)) {
         if (!ev.hasTs || !ev.tsInRange || !ev.hasDur || !(ev.dur >= 0) ||
             !(ev.dur <= 1e15)) {
           problem = where + "CPU range '" + ev.name +
@@ -684,7 +698,7 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
                         lcat == "kernel" && name.starts_with("nccl"), ev.stream,
                         relative(ev), ev.dur, name, i, problemAt, ev.dJ,
                         taskKind, task, ev.sigmaTS, ev.sigmaDJ,
-                        regions ? ev.correlation : -1});
+                        regions || launches ? ev.correlation : -1});
     // Our own export's region: its begin (kept below only where the file
     // is one, and only on a region's slice).
     r.events.back().occurrence = ev.occurrence >= 0 ? ev.occurrence : -1;
@@ -855,6 +869,8 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
   }
   for (CpuRange &c : r.ranges)
     c.ts = double(c.whole - r.usBase) + c.frac;
+  for (CpuRange &c : r.steps)
+    c.ts = double(c.whole - r.usBase) + c.frac;
   for (Launch &l : r.launches)
     l.ts = double(l.whole - r.usBase) + l.frac;
   if (baseNs != 0) {
@@ -866,6 +882,8 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
       for (Flow &f : r.flows)
         f.ts += rest;
       for (CpuRange &c : r.ranges)
+        c.ts += rest;
+      for (CpuRange &c : r.steps)
         c.ts += rest;
       for (Launch &l : r.launches)
         l.ts += rest;
@@ -897,6 +915,89 @@ const GpuEvent *energy::flowSlice(llvm::ArrayRef<const GpuEvent *> byStart,
 /// characters, cut to its first 80.
 static std::string brief(StringRef name) {
   return name.size() <= 80 ? name.str() : name.take_front(77).str() + "...";
+}
+
+bool energy::keepProfilerStep(KinetoRank &r, int64_t step, std::string &err,
+                              size_t &errOffset) {
+  std::string want = "ProfilerStep#" + std::to_string(step);
+  const CpuRange *s = nullptr;
+  std::set<int64_t> numbers;
+  for (const CpuRange &c : r.steps) {
+    int64_t n;
+    if (!c.name.drop_front(StringRef("ProfilerStep#").size())
+             .getAsInteger(10, n))
+      numbers.insert(n);
+    if (c.name != want)
+      continue;
+    if (s) {
+      err = "traceEvents[" + std::to_string(c.index) + "]: a second '" + want +
+            "' (the first is traceEvents[" + std::to_string(s->index) +
+            "]): which one is the step is not known";
+      errOffset = c.offset;
+      return false;
+    }
+    s = &c;
+  }
+  if (!s) {
+    std::string held;
+    size_t listed = 0;
+    for (int64_t n : numbers) {
+      if (listed == 8) {
+        held += ", ...";
+        break;
+      }
+      held += (listed++ ? ", " : "") + std::to_string(n);
+    }
+    err = "the trace holds no CPU range '" + want + "' (" +
+          (numbers.empty()
+               ? std::string("it holds no profiler step: torch.profiler "
+                             "writes one per call of its step())")
+               : "its steps: " + held) +
+          ")";
+    errOffset = SIZE_MAX;
+    return false;
+  }
+  r.step = step;
+  double begin = s->ts, end = s->ts + s->dur;
+  auto inStep = [&](int64_t pid, double t) {
+    return pid == s->pid && t >= begin && t <= end;
+  };
+  // Whether each correlation id's launch (the first, as groupRegions
+  // takes it) lies in the step.
+  llvm::DenseMap<int64_t, bool> launchedIn;
+  for (const Launch &l : r.launches)
+    launchedIn.try_emplace(l.correlation, inStep(l.pid, l.ts));
+  std::map<int64_t, std::pair<double, double>> span; // per stream
+  r.otherSteps = r.stepUnlaunched = 0;
+  llvm::erase_if(r.events, [&](const GpuEvent &e) {
+    auto it =
+        e.correlation < 0 ? launchedIn.end() : launchedIn.find(e.correlation);
+    if (it == launchedIn.end() || !it->second) {
+      ++(it == launchedIn.end() ? r.stepUnlaunched : r.otherSteps);
+      return true;
+    }
+    auto [at, fresh] = span.try_emplace(e.stream, e.ts, e.ts + e.dur);
+    if (!fresh) {
+      at->second.first = std::min(at->second.first, e.ts);
+      at->second.second = std::max(at->second.second, e.ts + e.dur);
+    }
+    return false;
+  });
+  llvm::erase_if(r.ranges,
+                 [&](const CpuRange &c) { return !inStep(c.pid, c.ts); });
+  llvm::erase_if(r.launches,
+                 [&](const Launch &l) { return !inStep(l.pid, l.ts); });
+  // A flow on a stream binds by time to that stream's events: kept within
+  // the kept ones' span there (in launch order, no other step's event lies
+  // in it); a CPU thread's, within the step.
+  llvm::erase_if(r.flows, [&](const Flow &f) {
+    if (f.pid >= 0 && f.pid != r.gpuPid)
+      return !inStep(f.pid, f.ts);
+    auto it = span.find(f.tid);
+    return it == span.end() || f.ts < it->second.first ||
+           f.ts > it->second.second;
+  });
+  return true;
 }
 
 bool energy::groupRegions(KinetoRank &r, std::string &err, size_t &errOffset) {

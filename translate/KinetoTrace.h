@@ -69,7 +69,8 @@ struct GpuEvent {
   /// (`args.sigma_T_s`, `args.sigma_d_J`; 0 where absent).
   double sigmaTS = 0, sigmaDJ = 0;
   /// The CUDA runtime call that launched it (`args.correlation`; -1 where
-  /// absent), read where regions are asked for (readKinetoRank).
+  /// absent), read where regions or a profiler step are asked for
+  /// (readKinetoRank).
   int64_t correlation = -1;
   /// A region (groupRegions): its range's begin among the process's ranges
   /// of its name, from 0, in begin order (-1: no region), and the time its
@@ -179,9 +180,14 @@ struct KinetoRank {
   /// nested or overlapping one, which took them), and the first one's name.
   size_t enclosingRegions = 0;
   std::string enclosing;
-  /// The CPU ranges named ProfilerStep#N (torch.profiler's steps), read
-  /// where regions are asked for.
-  std::set<std::string> profilerSteps;
+  /// The CPU ranges named ProfilerStep#N (torch.profiler's steps, one per
+  /// call of its step()) with a usable time, in the file's order.
+  std::vector<CpuRange> steps;
+  /// keepProfilerStep: the step kept (-1: the whole trace), and the GPU
+  /// events it dropped: launched outside that step (another step's, or
+  /// between steps) and without a launch in the trace.
+  int64_t step = -1;
+  size_t otherSteps = 0, stepUnlaunched = 0;
   /// Owns the GPU event names.
   std::vector<std::unique_ptr<std::string>> names;
 };
@@ -193,11 +199,28 @@ struct KinetoRank {
 /// has no one position). `progress` (may be null) is updated every 65,536
 /// events.
 /// `regions` (may be null) is the pattern of the CPU ranges to keep, with
-/// the launches (KinetoRank::ranges, launches) for groupRegions.
+/// the launches (KinetoRank::ranges, launches) for groupRegions; with
+/// `launches`, the launches are kept too where no pattern is given (for
+/// keepProfilerStep).
 bool readKinetoRank(const std::string &file, llvm::StringRef text,
                     int64_t defaultRank, KinetoRank &out, std::string &err,
                     std::string &errAt, progress::Line *progress = nullptr,
-                    const llvm::Regex *regions = nullptr);
+                    const llvm::Regex *regions = nullptr,
+                    bool launches = false);
+
+/// Keeps of the trace (read with its launches) what torch.profiler's step
+/// `step` holds: the GPU events launched inside its CPU range
+/// `ProfilerStep#<step>` (by a thread of its process, between its begin and
+/// end: autograd's thread launches the backward pass's), the kept CPU
+/// ranges that begin inside it (so a region's begins count from the step's,
+/// as the job counts them from each er_step) and the flows among the kept
+/// events (within their span on each stream: a stream runs its launches in
+/// order). Events without a launch in the trace are dropped, counted.
+/// False with `err` (and `errOffset`, in the file's text, where one range
+/// is at fault) where the trace holds no such step (naming the steps it
+/// holds) or two.
+bool keepProfilerStep(KinetoRank &r, int64_t step, std::string &err,
+                      size_t &errOffset);
 
 /// The slice a flow binds to by time among one stream's events (sorted by
 /// start): its start to the slice that contains it (or ends at it), its

@@ -39,6 +39,9 @@ struct KinetoOptions {
   /// events become one task each, named as the range (groupRegions in
   /// KinetoTrace.h); empty: none.
   std::string regions;
+  /// --profiler-step: the torch.profiler step to keep (keepProfilerStep in
+  /// KinetoTrace.h); none: the whole trace.
+  std::optional<int64_t> profilerStep;
 };
 
 /// PyTorch profiler / Kineto Chrome traces, one file per rank (.json or

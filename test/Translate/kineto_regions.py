@@ -1,7 +1,12 @@
 """Region tasks of a one-rank Kineto trace, computed independently of the
 importer (docs/SCHED.md, --regions) by brute force over the raw JSON.
 
-Usage: kineto_regions.py TRACE REGEX IMPORTED.mlir
+Usage: kineto_regions.py [--step N] TRACE REGEX IMPORTED.mlir
+
+With --step N, only torch.profiler's step N counts (--profiler-step): the
+GPU events whose launch lies inside the CPU range ProfilerStep#N (on any
+thread of its process, begin and end included) and the matching ranges
+that begin inside it.
 
 Each GPU event (kernel, memcpy, memset; not an NCCL kernel) is joined to
 its launch (the first CUDA runtime / driver call with its
@@ -28,7 +33,11 @@ import json
 import re
 import sys
 
-trace, pattern, mlir = sys.argv[1], re.compile(sys.argv[2]), sys.argv[3]
+args = sys.argv[1:]
+step = None
+if args[0] == "--step":
+    step, args = int(args[1]), args[2:]
+trace, pattern, mlir = args[0], re.compile(args[1]), args[2]
 raw = open(trace, "rb").read()
 if raw[:2] == b"\x1f\x8b":
     raw = gzip.decompress(raw)
@@ -43,7 +52,6 @@ def cat(e):
 
 gpu = [(i, e) for i, e in enumerate(events)
        if e.get("ph") == "X" and cat(e) in GPU]
-origin = min(float(e["ts"]) for _, e in gpu)
 launch = {}
 for e in events:
     c = e.get("args", {}).get("correlation") if isinstance(
@@ -55,6 +63,19 @@ ranges = [(i, e) for i, e in enumerate(events)
           if e.get("ph") == "X"
           and cat(e) in ("user_annotation", "cpu_op", "operator")
           and pattern.search(e["name"])]
+if step is not None:
+    [s] = [e for e in events if e.get("ph") == "X"
+           and cat(e) in ("user_annotation", "cpu_op", "operator")
+           and e["name"] == "ProfilerStep#%d" % step]
+
+    def in_step(e):
+        return (e["pid"] == s["pid"] and float(s["ts"]) <= float(e["ts"])
+                <= float(s["ts"]) + float(s["dur"]))
+    gpu = [(i, e) for i, e in gpu
+           if launch.get(e.get("args", {}).get("correlation")) is not None
+           and in_step(launch[e["args"]["correlation"]])]
+    ranges = [(i, e) for i, e in ranges if in_step(e)]
+origin = min(float(e["ts"]) for _, e in gpu)
 threads_with_ranges = {(e["pid"], e["tid"]) for _, e in ranges}
 
 
@@ -114,7 +135,8 @@ kept = {gi for gi, g in gpu if gi not in taken and not nccl(g)}
 UNIT = {"s": 1e6, "ms": 1e3, "us": 1.0, "ns": 1e-3}
 got, others = set(), set()
 for line in open(mlir):
-    m = re.search(r'sched.task @r\d+_e(\d+) .*stream (\d+) kind "(\w+)" '
+    m = re.search(r'sched.task @r\d+_e(\d+) .*stream (\d+) '
+                  r'(?:after \[[^\]]*\] )?kind "(\w+)" '
                   r'\{(?:begins = (\d+) : i64, )?name = "(.*?)"'
                   r'(?:, occurrence = (\d+) : i64)?\} '
                   r'start ([-0-9.e]+) (s|ms|us|ns) '

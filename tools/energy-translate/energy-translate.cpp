@@ -127,6 +127,13 @@ static cl::opt<std::string> regions(
              "become one task named as the range (a region, as --db-keys "
              "and plan-clocks --by-key name it)"),
     cl::value_desc("REGEX"), cl::init(""), cl::cat(category));
+static cl::opt<int64_t> profilerStep(
+    "profiler-step",
+    cl::desc("Kineto: of a trace of several torch.profiler steps, keep step "
+             "N (its CPU range ProfilerStep#N): the GPU events launched "
+             "inside it, and the --regions ranges begun inside it, numbered "
+             "from it as the job's er_step counts them"),
+    cl::value_desc("N"), cl::init(-1), cl::cat(category));
 /// Opens -o and hands its stream to `write`; keeps the file on success.
 /// -o, whole or not at all (runtime/AtomicStream.h): a failed write leaves
 /// the old file intact and exits 1.
@@ -201,6 +208,17 @@ int main(int argc, char **argv) {
                          << ")\n";
       return 2;
     }
+  }
+  if (profilerStep.getNumOccurrences() && !importKinetoFlag) {
+    WithColor::error() << "--profiler-step is --import-kineto's (the "
+                          "trace's torch.profiler step to keep)\n";
+    return 2;
+  }
+  if (profilerStep.getNumOccurrences() && profilerStep < 0) {
+    WithColor::error() << "--profiler-step must be a step's number (0 or "
+                          "more: ProfilerStep#N); got "
+                       << profilerStep << "\n";
+    return 2;
   }
   for (auto *flag : {&staticPower, &dynamicPower})
     if (flag->getNumOccurrences() && !(*flag >= 0 && *flag <= 1e15)) {
@@ -336,6 +354,8 @@ int main(int argc, char **argv) {
     if (dynamicPower.getNumOccurrences())
       opts.dynamicPower = dynamicPower;
     opts.regions = regions;
+    if (profilerStep.getNumOccurrences())
+      opts.profilerStep = profilerStep;
     if (!dbKeys.empty()) {
       energy::rt::SignatureDb db;
       std::string why;
