@@ -134,21 +134,59 @@ bool fitLinear(const std::vector<std::vector<double>> &X,
   return true;
 }
 
+/// The regularized incomplete beta function I_x(a, b), by its continued
+/// fraction (DLMF 8.17.22) evaluated with the modified Lentz method, on
+/// the side of x where it converges fast (I_x(a, b) = 1 - I_{1-x}(b, a),
+/// DLMF 8.17.4; Numerical Recipes 3rd ed., section 6.4).
+static double incompleteBeta(double a, double b, double x) {
+  if (x <= 0)
+    return 0;
+  if (x >= 1)
+    return 1;
+  if (x > (a + 1) / (a + b + 2))
+    return 1 - incompleteBeta(b, a, 1 - x);
+  double front =
+      std::exp(a * std::log(x) + b * std::log1p(-x) -
+               (std::lgamma(a) + std::lgamma(b) - std::lgamma(a + b))) /
+      a;
+  const double tiny = 1e-300;
+  double c = 1, d = 1 - (a + b) * x / (a + 1);
+  d = 1 / (std::fabs(d) < tiny ? tiny : d);
+  double f = d;
+  for (int m = 1; m <= 100000; ++m) {
+    // The even step, then the odd one (DLMF 8.17.23).
+    for (int odd = 0; odd < 2; ++odd) {
+      double num =
+          odd ? -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
+              : m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
+      d = 1 + num * d;
+      d = 1 / (std::fabs(d) < tiny ? tiny : d);
+      c = 1 + num / c;
+      if (std::fabs(c) < tiny)
+        c = tiny;
+      f *= c * d;
+      if (odd && std::fabs(c * d - 1) < 1e-16)
+        return front * f;
+    }
+  }
+  return front * f;
+}
+
 double studentT975(size_t dof) {
-  static const double table[31] = {
-      0,     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365,
-      2.306, 2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-      2.120, 2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069,
-      2.064, 2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
   if (dof == 0)
     return INFINITY;
-  if (dof <= 30)
-    return table[dof];
-  // Cornish-Fisher expansion around the normal quantile (Abramowitz &
-  // Stegun 26.7.5).
-  double z = 1.959963984540054, n = double(dof);
-  return z + (z * z * z + z) / (4 * n) +
-         (5 * std::pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * n * n);
+  // P(|T| > t) = I_{nu / (nu + t^2)}(nu / 2, 1 / 2) (DLMF 8.17.10's
+  // relation to Student's t): the x where it is 0.05, by bisection (I_x
+  // increases with x), and t from it.
+  double nu = double(dof), lo = 0, hi = 1;
+  for (int i = 0; i < 200 && lo < hi; ++i) {
+    double mid = 0.5 * (lo + hi);
+    if (mid == lo || mid == hi)
+      break;
+    (incompleteBeta(nu / 2, 0.5, mid) < 0.05 ? lo : hi) = mid;
+  }
+  double x = 0.5 * (lo + hi);
+  return std::sqrt(nu * (1 - x) / x);
 }
 
 } // namespace calculus

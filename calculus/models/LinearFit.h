@@ -49,8 +49,9 @@ constexpr double kMaxCondition = 1e6;
 bool fitLinear(const std::vector<std::vector<double>> &X,
                const std::vector<double> &y, LinearFit &out, std::string &err);
 
-/// Two-sided 97.5 % quantile of Student's t with `dof` degrees of freedom
-/// (tabulated to 30, Cornish-Fisher beyond).
+/// The 97.5 % quantile of Student's t with `dof` degrees of freedom (the
+/// two-sided 95 % interval's factor), from the regularized incomplete beta
+/// function to double precision; infinite at 0.
 double studentT975(size_t dof);
 
 } // namespace calculus
