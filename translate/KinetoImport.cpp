@@ -982,8 +982,12 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
       llvm::WithColor::warning(llvm::errs())
           << "--regions '" << opts.regions
           << "' matches no CPU range (user_annotation, cpu_op or Operator "
-             "event) of the trace: no region task (are the regions "
-             "recorded, e.g. with torch.profiler.record_function?)\n";
+             "event) of the trace"
+          << (opts.profilerStep ? " begun inside profiler step " +
+                                      std::to_string(*opts.profilerStep)
+                                : std::string())
+          << ": no region task (are the regions recorded, e.g. with "
+             "torch.profiler.record_function?)\n";
     else if (!grouped && !own)
       llvm::WithColor::warning(llvm::errs())
           << "--regions '" << opts.regions << "' matches " << ranges
@@ -1008,13 +1012,12 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
             << "'): each holds only the kernels launched outside the later "
                "ones, which are regions of their own; match one level of "
                "ranges with --regions\n";
-      std::set<StringRef> steps;
-      for (const CpuRange &c : r.steps)
-        steps.insert(c.name);
+      std::set<int64_t> steps = profilerSteps(r);
       if (r.step < 0 && steps.size() > 1)
         llvm::WithColor::warning(llvm::errs(), r.file)
-            << "the trace holds " << steps.size() << " profiler steps ("
-            << *steps.begin() << " to " << *steps.rbegin()
+            << "the trace holds " << steps.size()
+            << " profiler steps (ProfilerStep#" << *steps.begin()
+            << " to ProfilerStep#" << *steps.rbegin()
             << "): its regions' begins are numbered over the whole trace, "
                "where the job counts them from each er_step "
                "(energy_rt.step()); keep one with --profiler-step N\n";

@@ -428,6 +428,25 @@ bool readEvent(JsonScanner &js, RawEvent &e) {
 
 } // namespace
 
+/// N of a range named ProfilerStep#N, N written as torch.profiler writes
+/// it (decimal digits, no leading zero); none for any other name.
+static std::optional<int64_t> stepNumber(StringRef name) {
+  if (!name.consume_front("ProfilerStep#"))
+    return std::nullopt;
+  int64_t n;
+  if (name.empty() || name.getAsInteger(10, n) || n < 0 ||
+      std::to_string(n) != name)
+    return std::nullopt;
+  return n;
+}
+
+std::set<int64_t> energy::profilerSteps(const KinetoRank &r) {
+  std::set<int64_t> out;
+  for (const CpuRange &c : r.steps)
+    out.insert(*stepNumber(c.name));
+  return out;
+}
+
 bool energy::readKinetoRank(const std::string &file, StringRef text,
                             int64_t defaultRank, KinetoRank &r,
                             std::string &err, std::string &errAt,
@@ -560,20 +579,13 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
     bool cpuRange =
         !gpu && ev.ph == "X" &&
         (lcat == "user_annotation" || lcat == "cpu_op" || lcat == "operator");
-    if (cpuRange && StringRef(ev.name).starts_with("ProfilerStep#")) {
+    if (cpuRange && stepNumber(ev.name)) {
       bool usable = ev.hasTs && ev.tsInRange && ev.hasDur && ev.dur >= 0 &&
                     ev.dur <= 1e15;
-      if (!usable && launches) {
-        problem = where + "profiler step '" + ev.name +
-                  "' needs a numeric 'ts' (|ts| <= 1e17 us) and 'dur' (0 to "
-                  "1e15 us)";
-        return false;
-      }
-      if (usable) {
-        r.names.push_back(std::make_unique<std::string>(ev.name));
-        r.steps.push_back({ev.pid, ev.tid, 0, ev.dur, *r.names.back(), i,
-                           problemAt, ev.tsWhole, ev.tsFrac});
-      }
+      r.names.push_back(std::make_unique<std::string>(ev.name));
+      r.steps.push_back({ev.pid, ev.tid, 0, usable ? ev.dur : NAN,
+                         *r.names.back(), i, problemAt, usable ? ev.tsWhole : 0,
+                         usable ? ev.tsFrac : 0});
     }
     if (!gpu && (regions || launches) && ev.ph == "X") {
       // The ranges --regions names and the launches of GPU events (the
@@ -920,13 +932,9 @@ static std::string brief(StringRef name) {
 bool energy::keepProfilerStep(KinetoRank &r, int64_t step, std::string &err,
                               size_t &errOffset) {
   std::string want = "ProfilerStep#" + std::to_string(step);
+  errOffset = SIZE_MAX;
   const CpuRange *s = nullptr;
-  std::set<int64_t> numbers;
   for (const CpuRange &c : r.steps) {
-    int64_t n;
-    if (!c.name.drop_front(StringRef("ProfilerStep#").size())
-             .getAsInteger(10, n))
-      numbers.insert(n);
     if (c.name != want)
       continue;
     if (s) {
@@ -938,7 +946,16 @@ bool energy::keepProfilerStep(KinetoRank &r, int64_t step, std::string &err,
     }
     s = &c;
   }
+  if (s && std::isnan(s->dur)) {
+    err = "traceEvents[" + std::to_string(s->index) + "]: profiler step '" +
+          want +
+          "' needs a numeric 'ts' (|ts| <= 1e17 us) and 'dur' (0 to "
+          "1e15 us)";
+    errOffset = s->offset;
+    return false;
+  }
   if (!s) {
+    std::set<int64_t> numbers = profilerSteps(r);
     std::string held;
     size_t listed = 0;
     for (int64_t n : numbers) {
@@ -949,54 +966,73 @@ bool energy::keepProfilerStep(KinetoRank &r, int64_t step, std::string &err,
       held += (listed++ ? ", " : "") + std::to_string(n);
     }
     err = "the trace holds no CPU range '" + want + "' (" +
-          (numbers.empty()
-               ? std::string("it holds no profiler step: torch.profiler "
-                             "writes one per call of its step())")
-               : "its steps: " + held) +
+          (numbers.empty() ? std::string("it holds no profiler step: "
+                                         "torch.profiler writes one per call "
+                                         "of its step()")
+                           : "its steps: " + held) +
           ")";
-    errOffset = SIZE_MAX;
     return false;
   }
   r.step = step;
+  // From its begin up to its end: a launch at the instant one step ends and
+  // the next begins is the next one's.
   double begin = s->ts, end = s->ts + s->dur;
   auto inStep = [&](int64_t pid, double t) {
-    return pid == s->pid && t >= begin && t <= end;
+    return pid == s->pid && t >= begin && t < end;
   };
   // Whether each correlation id's launch (the first, as groupRegions
   // takes it) lies in the step.
   llvm::DenseMap<int64_t, bool> launchedIn;
   for (const Launch &l : r.launches)
     launchedIn.try_emplace(l.correlation, inStep(l.pid, l.ts));
-  std::map<int64_t, std::pair<double, double>> span; // per stream
+  std::vector<bool> keep(r.events.size());
   r.otherSteps = r.stepUnlaunched = 0;
-  llvm::erase_if(r.events, [&](const GpuEvent &e) {
+  for (size_t e = 0; e < r.events.size(); ++e) {
+    const GpuEvent &g = r.events[e];
     auto it =
-        e.correlation < 0 ? launchedIn.end() : launchedIn.find(e.correlation);
-    if (it == launchedIn.end() || !it->second) {
+        g.correlation < 0 ? launchedIn.end() : launchedIn.find(g.correlation);
+    keep[e] = it != launchedIn.end() && it->second;
+    if (!keep[e])
       ++(it == launchedIn.end() ? r.stepUnlaunched : r.otherSteps);
-      return true;
-    }
-    auto [at, fresh] = span.try_emplace(e.stream, e.ts, e.ts + e.dur);
-    if (!fresh) {
-      at->second.first = std::min(at->second.first, e.ts);
-      at->second.second = std::max(at->second.second, e.ts + e.dur);
-    }
+  }
+  if (!llvm::is_contained(keep, true)) {
+    err = "'" + want + "' (traceEvents[" + std::to_string(s->index) +
+          "], pid " + std::to_string(s->pid) + ") launched none of the " +
+          "trace's " + std::to_string(r.events.size()) + " GPU events (" +
+          std::to_string(r.otherSteps) + " launched outside it, " +
+          std::to_string(r.stepUnlaunched) +
+          " without a launch in the trace): nothing to schedule";
+    errOffset = s->offset;
     return false;
+  }
+  // A flow on a stream is kept where it binds (flowSlice, among all the
+  // trace's events) to a kept event: a flow end binds to the next event of
+  // its stream, which may lie past a gap; a CPU thread's flow (another
+  // process's, as flowDependencies tells them), where it lies in the step.
+  std::map<int64_t, std::vector<const GpuEvent *>> byStream;
+  for (const GpuEvent &g : r.events)
+    byStream[g.stream].push_back(&g);
+  for (auto &[stream, list] : byStream)
+    llvm::stable_sort(list, [](const GpuEvent *a, const GpuEvent *b) {
+      return a->ts < b->ts;
+    });
+  llvm::erase_if(r.flows, [&](const Flow &f) {
+    if (f.pid >= 0 && r.gpuPid >= 0 && f.pid != r.gpuPid)
+      return !inStep(f.pid, f.ts);
+    auto it = byStream.find(f.tid);
+    const GpuEvent *bound =
+        it == byStream.end() ? nullptr : flowSlice(it->second, f);
+    return !bound || !keep[size_t(bound - r.events.data())];
   });
+  size_t kept = 0;
+  for (size_t e = 0; e < r.events.size(); ++e)
+    if (keep[e])
+      r.events[kept++] = std::move(r.events[e]);
+  r.events.erase(r.events.begin() + ptrdiff_t(kept), r.events.end());
   llvm::erase_if(r.ranges,
                  [&](const CpuRange &c) { return !inStep(c.pid, c.ts); });
   llvm::erase_if(r.launches,
                  [&](const Launch &l) { return !inStep(l.pid, l.ts); });
-  // A flow on a stream binds by time to that stream's events: kept within
-  // the kept ones' span there (in launch order, no other step's event lies
-  // in it); a CPU thread's, within the step.
-  llvm::erase_if(r.flows, [&](const Flow &f) {
-    if (f.pid >= 0 && f.pid != r.gpuPid)
-      return !inStep(f.pid, f.ts);
-    auto it = span.find(f.tid);
-    return it == span.end() || f.ts < it->second.first ||
-           f.ts > it->second.second;
-  });
   return true;
 }
 

@@ -180,8 +180,9 @@ struct KinetoRank {
   /// nested or overlapping one, which took them), and the first one's name.
   size_t enclosingRegions = 0;
   std::string enclosing;
-  /// The CPU ranges named ProfilerStep#N (torch.profiler's steps, one per
-  /// call of its step()) with a usable time, in the file's order.
+  /// The CPU ranges named ProfilerStep#N, N a number written as
+  /// torch.profiler writes it (its steps, one per call of its step()), in
+  /// the file's order; `dur` NaN where the range has no usable time.
   std::vector<CpuRange> steps;
   /// keepProfilerStep: the step kept (-1: the whole trace), and the GPU
   /// events it dropped: launched outside that step (another step's, or
@@ -208,17 +209,21 @@ bool readKinetoRank(const std::string &file, llvm::StringRef text,
                     const llvm::Regex *regions = nullptr,
                     bool launches = false);
 
+/// The numbers N of the trace's profiler steps (ProfilerStep#N).
+std::set<int64_t> profilerSteps(const KinetoRank &r);
+
 /// Keeps of the trace (read with its launches) what torch.profiler's step
 /// `step` holds: the GPU events launched inside its CPU range
-/// `ProfilerStep#<step>` (by a thread of its process, between its begin and
-/// end: autograd's thread launches the backward pass's), the kept CPU
+/// `ProfilerStep#<step>` (by a thread of its process, from its begin up to
+/// its end: autograd's thread launches the backward pass's), the kept CPU
 /// ranges that begin inside it (so a region's begins count from the step's,
-/// as the job counts them from each er_step) and the flows among the kept
-/// events (within their span on each stream: a stream runs its launches in
-/// order). Events without a launch in the trace are dropped, counted.
-/// False with `err` (and `errOffset`, in the file's text, where one range
-/// is at fault) where the trace holds no such step (naming the steps it
-/// holds) or two.
+/// as the job counts them from each er_step) and the flows that bind to a
+/// kept event (as flowSlice binds them among all the trace's events).
+/// Events without a launch in the trace are dropped, counted. False with
+/// `err` (and `errOffset`, in the file's text, where one range is at
+/// fault; SIZE_MAX: none) where the trace holds no such step (naming the
+/// steps it holds), two, one without a usable time, or one that launched
+/// none of the trace's GPU events.
 bool keepProfilerStep(KinetoRank &r, int64_t step, std::string &err,
                       size_t &errOffset);
 

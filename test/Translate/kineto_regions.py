@@ -5,8 +5,8 @@ Usage: kineto_regions.py [--step N] TRACE REGEX IMPORTED.mlir
 
 With --step N, only torch.profiler's step N counts (--profiler-step): the
 GPU events whose launch lies inside the CPU range ProfilerStep#N (on any
-thread of its process, begin and end included) and the matching ranges
-that begin inside it.
+thread of its process, from its begin up to its end, the end excluded)
+and the matching ranges that begin inside it.
 
 Each GPU event (kernel, memcpy, memset; not an NCCL kernel) is joined to
 its launch (the first CUDA runtime / driver call with its
@@ -70,7 +70,7 @@ if step is not None:
 
     def in_step(e):
         return (e["pid"] == s["pid"] and float(s["ts"]) <= float(e["ts"])
-                <= float(s["ts"]) + float(s["dur"]))
+                < float(s["ts"]) + float(s["dur"]))
     gpu = [(i, e) for i, e in gpu
            if launch.get(e.get("args", {}).get("correlation")) is not None
            and in_step(launch[e["args"]["correlation"]])]
