@@ -824,6 +824,11 @@ bool startProfile(const char *capList, const char *clockList,
   }
   if (caps && !count("ENERGY_RT_PROFILE_SETTLE", 1, pf.settle))
     return false;
+  // Across limits and clocks, each limit's clocks from the highest down:
+  // after the first, a clock change under the limit only lowers the power,
+  // which takes effect at once (gridPosition settles the first alone).
+  if (caps && clocks)
+    std::sort(pf.clocks.begin(), pf.clocks.end(), std::greater<int>());
   if (const char *c = std::getenv("ENERGY_RT_POWER_LIMIT_CHOICE");
       c && caps && clocks) {
     why = "ENERGY_RT_POWER_LIMIT_CHOICE chooses a limit by the job's "
@@ -1246,9 +1251,10 @@ void exitWarnings() {
       std::fprintf(stderr,
                    "energy_rt: warning: rank %d ended during the power-limit "
                    "sweep, after %u iterations (%u warm-up, then %u settling "
-                   "and %u recorded per limit%s)%s\n",
-                   er_rank(), pf.step, pf.warmup, pf.settle, pf.perClock,
-                   pf.clocks.empty() ? "" : " and clock",
+                   "%s %u recorded per %s)%s\n",
+                   er_rank(), pf.step, pf.warmup, pf.settle,
+                   pf.clocks.empty() ? "and" : "per limit and", pf.perClock,
+                   pf.clocks.empty() ? "limit" : "limit and clock",
                    state.flushAtExit.empty() ? ""
                    : pf.clocks.empty()
                        ? ": its shard holds the limits it ran, the last "
@@ -2059,11 +2065,31 @@ bool setProfileClock(int mhz, bool &changed, std::string &err) {
   return true;
 }
 
+/// Where iteration `k` after the warm-up lies in a profile across power
+/// limits and clocks: its pair (`phase`: limit-major), whether it settles,
+/// and whether it begins a pair. Each limit runs `settle` unrecorded
+/// iterations at its first (highest) clock, the limit and that clock newly
+/// set, then `perClock` recorded at each of its clocks: a lower clock under
+/// the same limit lowers the power, which the driver applies at once (a
+/// limit is held by a controller over hundreds of milliseconds).
+struct GridPosition {
+  size_t phase;
+  bool settling, begins;
+};
+GridPosition gridPosition(const Profile &pf, size_t k) {
+  size_t n = pf.clocks.size(), block = pf.settle + n * pf.perClock;
+  size_t limit = k / block, r = k % block;
+  if (r < pf.settle + pf.perClock)
+    return {limit * n, r < pf.settle, r == 0};
+  size_t j = r - pf.settle - pf.perClock;
+  return {limit * n + 1 + j / pf.perClock, false, j % pf.perClock == 0};
+}
+
 /// er_step of a profile across power limits and clocks (caller holds
 /// state.mu): every limit of the list with every clock of the list under
-/// it, the limit's order outside (a limit settles over hundreds of
-/// milliseconds; a clock holds at once), each pair `settle` unrecorded
-/// and `perClock` recorded iterations; then the defaults. Each pair's
+/// it, the limit's order outside, each limit `settle` unrecorded
+/// iterations at its first pair and each pair `perClock` recorded ones
+/// (gridPosition); then the defaults. Each pair's
 /// runs are one DB entry (its clock, and the limit in its context), so
 /// that --energy-plan="choose-power-cap=true" chooses both.
 int stepLimitsAndClocks(Profile &pf, size_t phase) {
@@ -2087,8 +2113,8 @@ int stepLimitsAndClocks(Profile &pf, size_t phase) {
                  "energy_rt: rank %d profiling at a %g W power limit and %d "
                  "MHz (pair %zu of %zu, %u settling and %u recorded "
                  "iterations)\n",
-                 er_rank(), cap, mhz, phase + 1, pf.caps.size() * n, pf.settle,
-                 pf.perClock);
+                 er_rank(), cap, mhz, phase + 1, pf.caps.size() * n,
+                 capChanged ? pf.settle : 0u, pf.perClock);
   return 0;
 }
 } // namespace
@@ -2134,6 +2160,17 @@ int er_step(void) {
   // One phase per clock or limit: a limit's settling iterations, then the
   // recorded ones.
   unsigned phaseLength = pf.settle + pf.perClock;
+  bool grid = !pf.caps.empty() && !pf.clocks.empty();
+  if (grid) {
+    std::optional<GridPosition> at;
+    if (pf.active && pf.step >= pf.warmup)
+      at = gridPosition(pf, pf.step - pf.warmup);
+    checkpointShard(at && pf.step > pf.warmup && at->begins);
+    if (!at)
+      return 0;
+    pf.settling = at->settling || std::exchange(pf.resetSeen, false);
+    return stepLimitsAndClocks(pf, at->phase);
+  }
   checkpointShard(pf.active && pf.step > pf.warmup &&
                   (pf.step - pf.warmup) % phaseLength == 0);
   if (!pf.active || pf.step < pf.warmup)
@@ -2142,8 +2179,6 @@ int er_step(void) {
   pf.settling = (pf.step - pf.warmup) % phaseLength < pf.settle ||
                 std::exchange(pf.resetSeen, false);
   std::string err;
-  if (!pf.caps.empty() && !pf.clocks.empty())
-    return stepLimitsAndClocks(pf, phase);
   if (!pf.caps.empty())
     return stepPowerLimits(pf, phase, (pf.step - pf.warmup) % phaseLength);
   if (pf.adaptive && !pf.chosenAll && phase == pf.clocks.size()) {

@@ -179,8 +179,10 @@ int er_sm_clock(int *sm_mhz, unsigned *switches);
  * clock, then the default limit again. Each entry's context says its limit
  * (power_limit_W): options under caps for --energy-power-cap. With a list
  * of clocks in ENERGY_RT_PROFILE_CLOCKS too (not "adaptive"), every limit
- * runs with every clock under it, each pair its settling and recorded
- * iterations: an entry per region, limit and clock, for --energy-plan's
+ * runs with every clock under it, from the highest down, the limit's
+ * settling iterations at its first clock only (a lower clock under the
+ * same limit only lowers the power, which takes at once) and each pair's
+ * recorded ones: an entry per region, limit and clock, for --energy-plan's
  * choose-power-cap (the cap and the clocks chosen together). With
  * ENERGY_RT_POWER_LIMIT_CHOICE="max-slowdown=PCT" (least energy within PCT
  * of the fastest limit) or "eta=E,max-power=W" (Zeus's cost) the sweep's

@@ -1660,6 +1660,27 @@ static int profileCommand(std::vector<std::string> cmd) {
     wanted = (n ? (n + clockStride - 1) / clockStride : 0) *
              (grid ? powerLimitsW.size() : 1);
   }
+  // The sweep's iterations, as the runtime runs them: after the warm-up,
+  // each limit settles once (across limits and clocks, at its first
+  // clock), and each limit, clock or pair is recorded.
+  auto sweepIterations = [&] {
+    size_t perLimit = grid ? wanted / powerLimitsW.size() : 1;
+    std::string sum = std::to_string(warmupIterations) + " + ";
+    size_t total = warmupIterations;
+    if (limits) {
+      size_t block = settleIterations + perLimit * iterationsPerClock;
+      sum += std::to_string(powerLimitsW.size()) + " x (" +
+             std::to_string(settleIterations) + " + " +
+             (grid ? std::to_string(perLimit) + " x " : std::string()) +
+             std::to_string(iterationsPerClock) + ")";
+      total += powerLimitsW.size() * block;
+    } else {
+      sum +=
+          std::to_string(wanted) + " x " + std::to_string(iterationsPerClock);
+      total += wanted * iterationsPerClock;
+    }
+    return sum + " = " + std::to_string(total);
+  };
   std::set<ProfilePoint> seen = fullyCoveredClocks(merged, "profile");
   if (merged.entries.empty()) {
     cleanup();
@@ -1725,13 +1746,7 @@ static int profileCommand(std::vector<std::string> cmd) {
         << (grid     ? " pairs of power limit and clock"
             : limits ? " power limits"
                      : " clocks")
-        << " in full: it must run " << warmupIterations << " + " << wanted
-        << " x "
-        << (limits ? settleIterations + iterationsPerClock
-                   : unsigned(iterationsPerClock))
-        << " = "
-        << warmupIterations +
-               wanted * ((limits ? settleIterations : 0u) + iterationsPerClock)
+        << " in full: it must run " << sweepIterations()
         << " iterations (er_step calls) for the whole sweep\n";
   if (writeOutput(writeSignatureDb(merged)) != 0)
     return keep("the DB was not written");

@@ -314,13 +314,15 @@ TEST(Nvml, CApiProfileAcrossLimitsAndClocks) {
   };
   setenv("ENERGY_RT_ALLOW_CLOCK_CHANGES", "1", 1);
   setenv("ENERGY_RT_PROFILE_POWER_LIMITS", "300,250", 1);
-  setenv("ENERGY_RT_PROFILE_CLOCKS", "1530,1305", 1);
+  // Listed from the lowest: each limit runs its clocks from the highest
+  // down, settling once at the first (the limit newly set).
+  setenv("ENERGY_RT_PROFILE_CLOCKS", "1305,1530", 1);
   setenv("ENERGY_RT_PROFILE_WARMUP", "0", 1);
   setenv("ENERGY_RT_PROFILE_ITERATIONS", "1", 1);
-  setenv("ENERGY_RT_PROFILE_SETTLE", "0", 1);
+  setenv("ENERGY_RT_PROFILE_SETTLE", "1", 1);
   ASSERT_EQ(er_init("cuda:0"), 0) << er_last_error();
-  std::pair<double, int> want[] = {
-      {300, 1530}, {300, 1305}, {250, 1530}, {250, 1305}};
+  std::pair<double, int> want[] = {{300, 1530}, {300, 1530}, {300, 1305},
+                                   {250, 1530}, {250, 1530}, {250, 1305}};
   for (auto [w, mhz] : want) {
     EXPECT_EQ(limitW(), w);
     EXPECT_EQ(dev->currentSmClock(), mhz);
