@@ -15,6 +15,12 @@
 namespace energy {
 namespace calculus {
 
+double weightBytesRead(const ServingObservation &o, double batch) {
+  if (o.expertBytes <= 0)
+    return o.weightBytes;
+  return o.weightBytes - o.expertBytes * std::pow(1 - o.expertShare, batch);
+}
+
 std::string servingGroup(const ServingObservation &o) {
   return o.dataset + "/" + o.task + "/" + o.model + "/" + o.gpu + "/tp" +
          std::to_string(o.tp) + "-ep" + std::to_string(o.ep) + "-dp" +
@@ -38,7 +44,7 @@ byGroup(const std::vector<ServingObservation> &obs) {
 }
 
 std::vector<double> lawColumns(const ServingObservation &o) {
-  return {o.weightBytes / (1e9 * o.batch), o.tau, 1};
+  return {weightBytesRead(o, o.batch) / (1e9 * o.batch), o.tau, 1};
 }
 
 bool fitLaw(const Group &train, LinearFit &fit, std::string &err) {

@@ -30,7 +30,20 @@ struct ServingObservation {
   double p90ItlS = -1;      ///< -1 when not measured
   double weightBytes = 0;   ///< M_w: total parameters x bytes per parameter
   double flopsPerToken = 0; ///< 2 x active parameters
+  /// A mixture-of-experts model's routed experts: their bytes (part of
+  /// M_w) and the share of them each token goes to (k / E); 0: dense, or
+  /// routing not known (then every weight counts as read).
+  double expertBytes = 0, expertShare = 0;
 };
+
+/// The weight bytes one decode iteration of `batch` tokens reads: all of
+/// M_w for a dense model; for a mixture of experts, what every token reads
+/// and each routed expert that at least one of the tokens goes to. With
+/// each token choosing k of the E experts of a layer uniformly and
+/// independently, an expert is left out by a token with probability
+/// 1 - k / E and by all of them with (1 - k / E)^batch, so the expected
+/// read is M_w - X (1 - k / E)^batch (X: the routed experts' bytes).
+double weightBytesRead(const ServingObservation &o, double batch);
 
 /// "dataset/task/model/gpu/tpT-epE-dpD-gG": the cell (one deployment)
 /// within which only the batch cap varies.
@@ -52,7 +65,8 @@ struct ValidationRun {
 /// Token-Energy Law within each group (fixed model, GPU, TP and workload):
 /// M_w is fixed, and the attended history is not in the data, so the KV
 /// term is constant and folds into the intercept; the fit is
-///   e = alpha q_w + P_tau tau + c,  q_w = M_w / (1e9 B_eff)
+///   e = alpha q_w + P_tau tau + c,  q_w = M_w(B_eff) / (1e9 B_eff)
+/// (M_w(B): weightBytesRead, the weights an iteration reads)
 /// on every other batch setting (sorted by cap), predicting the others,
 /// then the reverse. Groups with fewer than 4 settings per half are skipped.
 /// The 95 % intervals use the relative residual variance pooled over the

@@ -149,6 +149,35 @@ std::string num(double v) {
   return buf;
 }
 
+/// A mixture-of-experts model's routing: routed experts per MoE layer and
+/// experts per token, as the models' published configurations (Hugging
+/// Face config.json) give them: Qwen3 `num_experts` /
+/// `num_experts_per_tok`, DeepSeek-V3 and R1 `n_routed_experts` /
+/// `num_experts_per_tok` (its shared expert is no routed one), Llama 4
+/// and Mixtral `num_local_experts` / `num_experts_per_tok`, gpt-oss
+/// `num_local_experts` / `experts_per_token`. {0, 0} for another model.
+std::pair<int, int> moeRouting(StringRef model) {
+  static const struct {
+    const char *name;
+    int experts, perToken;
+  } known[] = {{"Qwen3-235B-A22B", 128, 8},
+               {"Qwen3-30B-A3B", 128, 8},
+               {"Qwen3-Coder-30B-A3B", 128, 8},
+               {"Qwen3-Coder-480B-A35B", 160, 8},
+               {"DeepSeek-V3", 256, 8},
+               {"DeepSeek-R1", 256, 8},
+               {"Llama-4-Maverick-17B-128E", 128, 1},
+               {"Llama-4-Scout-17B-16E", 16, 1},
+               {"gpt-oss-120b", 128, 4},
+               {"gpt-oss-20b", 32, 4},
+               {"Mixtral-8x7B", 8, 2},
+               {"Mixtral-8x22B", 8, 2}};
+  for (const auto &k : known)
+    if (model.contains(k.name))
+      return {k.experts, k.perToken};
+  return {0, 0};
+}
+
 bool parseV3(const json::Object &root, const std::string &file,
              std::vector<ServingPoint> &out, std::string &err) {
   std::optional<StringRef> task = root.getString("task");
@@ -247,6 +276,7 @@ bool parseV3(const json::Object &root, const std::string &file,
       err = where + ".architecture: unknown architecture '" + arch + "'";
       return false;
     }
+    std::tie(p.routedExperts, p.expertsPerToken) = moeRouting(p.model);
     if (precision == "bfloat16" || precision == "float16")
       p.bytesPerParam = 2;
     else if (precision == "fp8")
@@ -346,6 +376,7 @@ bool parseV2(const json::Object &o, const std::string &file,
   p.totalParamsB = *params;
   p.activeParamsB = v2ActiveParams(p.model, *params);
   p.architecture = p.activeParamsB < p.totalParamsB ? "moe" : "dense";
+  std::tie(p.routedExperts, p.expertsPerToken) = moeRouting(p.model);
   p.bytesPerParam = 2; // vLLM serves these checkpoints in bf16
   out.push_back(std::move(p));
   return true;
@@ -454,6 +485,15 @@ observations(const std::vector<ServingPoint> &points) {
     o.p90ItlS = p.p90ItlS;
     o.weightBytes = p.totalParamsB * 1e9 * p.bytesPerParam;
     o.flopsPerToken = 2 * p.activeParamsB * 1e9;
+    // The routed experts' weights X from total = S + X and active = S + X
+    // k / E (S: what every token reads: attention, embeddings, dense and
+    // shared layers).
+    if (p.architecture == "moe" && p.routedExperts > p.expertsPerToken &&
+        p.expertsPerToken > 0 && p.activeParamsB < p.totalParamsB) {
+      o.expertShare = double(p.expertsPerToken) / p.routedExperts;
+      o.expertBytes = (p.totalParamsB - p.activeParamsB) / (1 - o.expertShare) *
+                      1e9 * p.bytesPerParam;
+    }
     obs.push_back(o);
   }
   return obs;

@@ -30,6 +30,10 @@ struct ServingPoint {
   std::string architecture; ///< "dense", "moe" or "hybrid"
   double totalParamsB = 0, activeParamsB = 0; ///< billions
   double bytesPerParam = 2;                   ///< bf16 2, fp8 1
+  /// A mixture-of-experts model's routed experts per MoE layer and how
+  /// many of them each token goes to (its published configuration; 0, 0:
+  /// dense, or routing not known).
+  int routedExperts = 0, expertsPerToken = 0;
   int numGpus = 1, tp = 1, pp = 1, ep = 1, dp = 1;
   double batchCap = 0;        ///< max_num_seqs (x PP in v2)
   double batch = 0;           ///< realized mean running batch

@@ -143,6 +143,46 @@ TEST(LinearFit, NearlyCollinearDesignsAreRefused) {
     EXPECT_GT(fit.cov[k * 4 + k], 0) << k;
 }
 
+// The weights a decode iteration reads, against every routing of its
+// tokens: each of B tokens chooses k of E experts, all C(E, k)^B choices
+// alike; the mean number of distinct experts chosen, over all of them,
+// gives the expected routed bytes read.
+TEST(ServingValidation, ExpertWeightsReadByEnumeration) {
+  for (auto [E, k, B] :
+       {std::tuple<int, int, int>{5, 2, 3}, {4, 1, 4}, {6, 3, 2}, {8, 2, 1}}) {
+    std::vector<unsigned> subsets; // the k-subsets of E experts, as masks
+    for (unsigned m = 0; m < (1u << E); ++m)
+      if (__builtin_popcount(m) == k)
+        subsets.push_back(m);
+    double outcomes = 0, touched = 0;
+    std::vector<size_t> pick(size_t(B), 0);
+    while (true) {
+      unsigned all = 0;
+      for (size_t c : pick)
+        all |= subsets[c];
+      touched += __builtin_popcount(all);
+      ++outcomes;
+      size_t i = 0;
+      while (i < pick.size() && ++pick[i] == subsets.size())
+        pick[i++] = 0;
+      if (i == pick.size())
+        break;
+    }
+    ServingObservation o;
+    double shared = 3e9, routed = 40e9;
+    o.weightBytes = shared + routed;
+    o.expertBytes = routed;
+    o.expertShare = double(k) / E;
+    EXPECT_NEAR(weightBytesRead(o, B), shared + routed * touched / outcomes / E,
+                1e-6 * routed)
+        << E << " experts, " << k << " per token, " << B << " tokens";
+  }
+  // Dense: every weight, whatever the batch.
+  ServingObservation dense;
+  dense.weightBytes = 16e9;
+  EXPECT_EQ(weightBytesRead(dense, 3), 16e9);
+}
+
 TEST(LinearFit, StudentQuantiles) {
   // mpmath at 30 digits: t with 1 - I_{nu/(nu+t^2)}(nu/2, 1/2) / 2 = 0.975.
   const std::pair<size_t, double> ref[] = {

@@ -94,6 +94,14 @@ bool validateServingCommand(const std::vector<std::string> &paths,
                flopByteUncalibrated(obs, joulesPerFlop, joulesPerByte)));
   providers.push_back(
       provider("flop-byte-calibrated", flopByteCalibrated(obs)));
+  // The same law with every weight counted as read (q_w = M_w / B_eff),
+  // the mixture-of-experts models' routing ignored: what the expected read
+  // (weightBytesRead) is measured against.
+  std::vector<ServingObservation> everyWeight = obs;
+  for (ServingObservation &o : everyWeight)
+    o.expertBytes = 0;
+  providers.push_back(
+      provider("token-law-every-weight", tokenLawHoldout(everyWeight)));
 
   std::vector<PlannerCase> cases = plannerHoldout(obs);
   std::map<std::string, std::vector<const PlannerCase *>> byGpu;
