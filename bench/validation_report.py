@@ -156,10 +156,15 @@ every_med = (min(r["median_abs_rel_err"] for r in moe3_every), max(r["median_abs
 every_max = max(r["max_abs_rel_err"] for r in moe3_every)
 moe_rows = [r for r in law["by_gpu_architecture"] if r["key"].endswith("/moe")]
 every_model = {r["key"]: r for r in prov["token-law-every-weight"]["by_model"]}
-moe_models = [(r, every_model[r["key"]]) for r in law["by_model"] if "/moe/" in r["key"]]
-models_better = sum(a["max_abs_rel_err"] < b["max_abs_rel_err"] for a, b in moe_models)
-models_worse = [(a, b) for a, b in moe_models if a["max_abs_rel_err"] > b["max_abs_rel_err"]]
-worst_worse = max(models_worse, key=lambda ab: ab[0]["max_abs_rel_err"] - ab[1]["max_abs_rel_err"])
+# Per MoE model and GPU (v3: at v2's batches every expert is read either
+# way), a change of the largest miss beyond 0.05 points counted.
+moe_models = [(r, every_model[r["key"]]) for r in law["by_model"] if r["key"].startswith("v3/") and "/moe/" in r["key"]]
+models_better = sum(a["max_abs_rel_err"] < b["max_abs_rel_err"] - 5e-4 for a, b in moe_models)
+models_worse = [(a, b) for a, b in moe_models if a["max_abs_rel_err"] > b["max_abs_rel_err"] + 5e-4]
+worse_rows = "; ".join(f"{a['key'][len('v3/'):]} {pct(b['max_abs_rel_err'])} -> {pct(a['max_abs_rel_err'])}"
+                       for a, b in sorted(models_worse, key=lambda ab: ab[1]["max_abs_rel_err"] - ab[0]["max_abs_rel_err"])[:3])
+planner_every = doc["planner_every_weight"]
+unknown_routing = doc["moe_routing_unknown"]
 moe_compare = "\n".join(
     ["| data / GPU / architecture | held out | expected read: median, max abs err | every weight read: median, max abs err |",
      "|---|---:|---:|---:|"] +
@@ -285,14 +290,17 @@ B_eff`, the routing ignored), they err by a median of {pct(every_med[0])} to
 
 {moe_compare}
 
-Per MoE model and GPU, the expected read lowers the largest miss in
-{models_better} of {len(moe_models)} and raises it in {len(models_worse)} (most: {worst_worse[0]['key']},
-{pct(worst_worse[1]['max_abs_rel_err'])} -> {pct(worst_worse[0]['max_abs_rel_err'])}).
-The expected read is not the whole story: routing is not uniform, and an
-engine that mixes chunks of new prompts into decode iterations (vLLM's
-chunked prefill) sends more tokens through the experts than the batch
-alone, which neither release measures; B200 dense cells have a few large
-misses too. The
+The gain is in the aggregate, not in every model: per MoE model and GPU
+of v3, the expected read lowers the largest miss (by more than 0.05
+points) in {models_better} of {len(moe_models)} and raises it in {len(models_worse)} (most: {worse_rows}).
+The serving planner below chooses the same cap either way in
+{planner_every['moe_cases'] - planner_every['moe_chosen_cap_differs']} of its {planner_every['moe_cases']} MoE cases. The expected read is not the whole
+story: routing is not uniform, the mean batch stands for a batch that
+varies (the read is concave in it, so the mean overstates it a little),
+and an engine that mixes chunks of new prompts into decode iterations
+(vLLM's chunked prefill) sends more tokens through the experts than the
+batch alone, which neither release measures. {"Every MoE model of these files has a known routing." if not unknown_routing else "Models of unknown routing (every weight counted as read): " + ", ".join(unknown_routing) + "."}
+B200 dense cells have a few large misses too. The
 intervals use the relative residual variance pooled over the training fits
 of every cell of the same dataset, GPU and architecture (multiplicative
 errors), the point's leverage in its cell's fit, and Student's t with the

@@ -105,10 +105,12 @@ double median(std::vector<double> v) {
 ValidationRun tokenLawHoldout(const std::vector<ServingObservation> &obs) {
   ValidationRun run;
   run.note = "Token-Energy Law per (model, GPU, TP, workload): e = alpha q_w "
-             "+ P_tau tau + c on every other batch setting, then the reverse; "
-             "intervals from the relative residual variance pooled over the "
-             "training halves of every cell of the same dataset, GPU and "
-             "architecture";
+             "+ P_tau tau + c on every other batch setting, then the reverse, "
+             "q_w the weights an iteration reads per token (a mixture of "
+             "experts': the expected routed experts its tokens reach under "
+             "uniform routing, where its routing is known); intervals from "
+             "the relative residual variance pooled over the training halves "
+             "of every cell of the same dataset, GPU and architecture";
   struct Fit {
     LinearFit fit;
     Group test;
@@ -618,6 +620,17 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
   out = ServingRecommendation();
   out.measurements = group.size();
   out.cell = servingGroup(*group.front());
+  out.architecture = group.front()->architecture;
+  out.routedExperts = group.front()->routedExperts;
+  out.expertsPerToken = group.front()->expertsPerToken;
+  if (group.front()->routingUnknown())
+    out.notes.push_back(
+        "'" + model +
+        "' is a mixture of experts whose routing (experts per layer, "
+        "experts per token) energy-prof does not know: every weight is "
+        "counted as read at every iteration, which overstates the weights "
+        "read at small batches (runtime/formats/MlEnergy.cpp lists the "
+        "models it knows)");
   if (group.size() < 4) {
     // Too few settings for the law (3 coefficients and its interval): the
     // measured caps alone, each ranked by its mean energy per token and the

@@ -30,10 +30,17 @@ struct ServingObservation {
   double p90ItlS = -1;      ///< -1 when not measured
   double weightBytes = 0;   ///< M_w: total parameters x bytes per parameter
   double flopsPerToken = 0; ///< 2 x active parameters
-  /// A mixture-of-experts model's routed experts: their bytes (part of
-  /// M_w) and the share of them each token goes to (k / E); 0: dense, or
-  /// routing not known (then every weight counts as read).
+  /// A mixture-of-experts model's routing (its routed experts per layer E
+  /// and experts per token k; 0: dense, or not known), and from it the
+  /// routed experts' bytes (part of M_w) and the share of them each token
+  /// goes to (k / E); 0: every weight counts as read.
+  int routedExperts = 0, expertsPerToken = 0;
   double expertBytes = 0, expertShare = 0;
+  /// A mixture of experts whose routing is not known: every weight counted
+  /// as read (said wherever it is used).
+  bool routingUnknown() const {
+    return architecture == "moe" && expertBytes <= 0;
+  }
 };
 
 /// The weight bytes one decode iteration of `batch` tokens reads: all of
@@ -147,6 +154,10 @@ struct ServingRecommendation {
   /// should match.
   double weightBytes = 0;
   int tp = 1;
+  /// The cell's model: its architecture and, for a mixture of experts, its
+  /// routing (0, 0: not known; every weight then counts as read).
+  std::string architecture;
+  int routedExperts = 0, expertsPerToken = 0;
   /// recommendCap's notes (warnings for the user).
   std::vector<std::string> notes;
   /// Every candidate cap: whether measured, its p90 ITL (s) and energy per

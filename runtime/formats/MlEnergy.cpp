@@ -173,9 +173,42 @@ std::pair<int, int> moeRouting(StringRef model) {
                {"Mixtral-8x7B", 8, 2},
                {"Mixtral-8x22B", 8, 2}};
   for (const auto &k : known)
-    if (model.contains(k.name))
+    if (model.contains_insensitive(k.name))
       return {k.experts, k.perToken};
   return {0, 0};
+}
+
+/// A mixture of experts' routed expert parameters (billions), X = (total -
+/// active) / (1 - k / E), from total = S + X and active = S + X k / E; 0
+/// for a dense model or an unknown routing.
+double routedParamsB(const ServingPoint &p) {
+  if (p.architecture != "moe" || p.expertsPerToken <= 0 ||
+      p.routedExperts <= p.expertsPerToken)
+    return 0;
+  return (p.totalParamsB - p.activeParamsB) /
+         (1 - double(p.expertsPerToken) / p.routedExperts);
+}
+
+/// The parameter counts agree with each other and with the routing: no
+/// more active parameters than all of them, and no fewer than a token of
+/// the routing reads (S = total - X, what every token reads, not below 0).
+bool checkParams(const ServingPoint &p, const std::string &where,
+                 std::string &err) {
+  if (p.activeParamsB > p.totalParamsB) {
+    err = where + ".activated_params_billions: " + num(p.activeParamsB) +
+          " exceeds total_params_billions " + num(p.totalParamsB);
+    return false;
+  }
+  if (routedParamsB(p) > p.totalParamsB * (1 + 1e-9)) {
+    err = where + ".activated_params_billions: " + num(p.activeParamsB) +
+          " of " + num(p.totalParamsB) + " is fewer than a token of '" +
+          p.model + "' reads (" + std::to_string(p.expertsPerToken) +
+          " of its " + std::to_string(p.routedExperts) +
+          " routed experts, and every other weight): at least " +
+          num(p.totalParamsB * p.expertsPerToken / p.routedExperts);
+    return false;
+  }
+  return true;
 }
 
 bool parseV3(const json::Object &root, const std::string &file,
@@ -287,6 +320,11 @@ bool parseV3(const json::Object &root, const std::string &file,
       err = where + ".weight_precision: unknown precision '" + precision + "'";
       return false;
     }
+    // gpt-oss's MXFP4 checkpoint quantizes its experts alone (its model
+    // card); the rest is bf16.
+    p.sharedBytesPerParam = precision == "mxfp4" ? 2 : p.bytesPerParam;
+    if (!checkParams(p, where, err))
+      return false;
     p.secondsPerToken = 1 / throughput;
     p.meanItlS = medianMs / 1e3;
     p.p90ItlS = p90Ms / 1e3;
@@ -377,7 +415,7 @@ bool parseV2(const json::Object &o, const std::string &file,
   p.activeParamsB = v2ActiveParams(p.model, *params);
   p.architecture = p.activeParamsB < p.totalParamsB ? "moe" : "dense";
   std::tie(p.routedExperts, p.expertsPerToken) = moeRouting(p.model);
-  p.bytesPerParam = 2; // vLLM serves these checkpoints in bf16
+  p.bytesPerParam = p.sharedBytesPerParam = 2; // vLLM serves them in bf16
   out.push_back(std::move(p));
   return true;
 }
@@ -485,14 +523,17 @@ observations(const std::vector<ServingPoint> &points) {
     o.p90ItlS = p.p90ItlS;
     o.weightBytes = p.totalParamsB * 1e9 * p.bytesPerParam;
     o.flopsPerToken = 2 * p.activeParamsB * 1e9;
-    // The routed experts' weights X from total = S + X and active = S + X
-    // k / E (S: what every token reads: attention, embeddings, dense and
-    // shared layers).
-    if (p.architecture == "moe" && p.routedExperts > p.expertsPerToken &&
-        p.expertsPerToken > 0 && p.activeParamsB < p.totalParamsB) {
+    // A mixture of experts: its routed experts' parameters X (S = total - X
+    // is what every token reads: attention, embeddings, dense and shared
+    // layers; the readers check S >= 0), each part at its own bytes per
+    // parameter.
+    if (double routed = routedParamsB(p); routed > 0) {
+      o.routedExperts = p.routedExperts;
+      o.expertsPerToken = p.expertsPerToken;
       o.expertShare = double(p.expertsPerToken) / p.routedExperts;
-      o.expertBytes = (p.totalParamsB - p.activeParamsB) / (1 - o.expertShare) *
-                      1e9 * p.bytesPerParam;
+      o.expertBytes = routed * 1e9 * p.bytesPerParam;
+      o.weightBytes = o.expertBytes +
+                      (p.totalParamsB - routed) * 1e9 * p.sharedBytesPerParam;
     }
     obs.push_back(o);
   }

@@ -30,6 +30,10 @@ struct ServingPoint {
   std::string architecture; ///< "dense", "moe" or "hybrid"
   double totalParamsB = 0, activeParamsB = 0; ///< billions
   double bytesPerParam = 2;                   ///< bf16 2, fp8 1
+  /// The bytes per parameter of what is not a routed expert: as
+  /// bytesPerParam, but bf16 (2) where only the experts are quantized
+  /// (gpt-oss's MXFP4 checkpoint).
+  double sharedBytesPerParam = 2;
   /// A mixture-of-experts model's routed experts per MoE layer and how
   /// many of them each token goes to (its published configuration; 0, 0:
   /// dense, or routing not known).

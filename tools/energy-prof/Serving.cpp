@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 using namespace llvm;
 using namespace energy::calculus;
@@ -100,10 +101,35 @@ bool validateServingCommand(const std::vector<std::string> &paths,
   std::vector<ServingObservation> everyWeight = obs;
   for (ServingObservation &o : everyWeight)
     o.expertBytes = 0;
-  providers.push_back(
-      provider("token-law-every-weight", tokenLawHoldout(everyWeight)));
+  ValidationRun every = tokenLawHoldout(everyWeight);
+  every.note = "Token-Energy Law as token-law, but with every weight "
+               "counted as read at every iteration (q_w = M_w / (1e9 "
+               "B_eff)), a mixture of experts' routing ignored";
+  providers.push_back(provider("token-law-every-weight", every));
+  // Mixtures of experts whose routing is not known count every weight as
+  // read in token-law too: named.
+  std::set<std::string> unknownRouting;
+  for (const ServingObservation &o : obs)
+    if (o.routingUnknown())
+      unknownRouting.insert(o.model);
+  json::Array unknownList;
+  for (const std::string &m : unknownRouting) {
+    llvm::errs() << "energy-prof: warning: validate-serving: '" << m
+                 << "' is a mixture of experts whose routing energy-prof "
+                    "does not know: every weight counted as read\n";
+    unknownList.push_back(m);
+  }
 
   std::vector<PlannerCase> cases = plannerHoldout(obs);
+  // The planner's choices with every weight counted as read, against its
+  // own: in how many cases the expected read changes the cap chosen.
+  std::vector<PlannerCase> everyCases = plannerHoldout(everyWeight);
+  int64_t moeCases = 0, moeChanged = 0;
+  for (size_t i = 0; i < cases.size() && i < everyCases.size(); ++i)
+    if (cases[i].architecture == "moe") {
+      ++moeCases;
+      moeChanged += cases[i].chosenCap != everyCases[i].chosenCap;
+    }
   std::map<std::string, std::vector<const PlannerCase *>> byGpu;
   for (const PlannerCase &c : cases)
     byGpu[c.dataset + "/" + c.gpu + "/" + c.architecture].push_back(&c);
@@ -168,7 +194,11 @@ bool validateServingCommand(const std::vector<std::string> &paths,
                     json::Object{{"joules_per_flop", joulesPerFlop},
                                  {"joules_per_weight_byte", joulesPerByte}}},
                    {"providers", std::move(providers)},
-                   {"planner", std::move(plannerRows)}};
+                   {"moe_routing_unknown", std::move(unknownList)},
+                   {"planner", std::move(plannerRows)},
+                   {"planner_every_weight",
+                    json::Object{{"moe_cases", moeCases},
+                                 {"moe_chosen_cap_differs", moeChanged}}}};
   json::Value value(std::move(doc));
   // JSON has no inf or nan: a figure that is not finite is refused whole
   // rather than written as a file no JSON reader takes.
@@ -201,6 +231,14 @@ bool servePlanCommand(const std::vector<std::string> &paths,
                  {"predicted_p90_itl_ms", rec.predictedP90 * 1e3},
                  {"cell", rec.cell},
                  {"measurements", int64_t(rec.measurements)}};
+  // A mixture of experts' routing, as its weights read were counted (null:
+  // not known, every weight counted as read).
+  if (rec.architecture == "moe")
+    o["moe_routing"] = rec.expertsPerToken > 0
+                           ? json::Value(json::Object{
+                                 {"routed_experts", rec.routedExperts},
+                                 {"experts_per_token", rec.expertsPerToken}})
+                           : json::Value(nullptr);
   if (rec.halfWidth95 >= 0) {
     calculus::Interval ci = rec.interval95();
     o["ci95_J_per_token"] = json::Array{ci.lo, ci.hi};
