@@ -147,7 +147,8 @@ struct Profile {
   std::vector<int> clocks; ///< empty: limits alone, at the default clock
   /// Power limits (W), as Zeus's GlobalPowerLimitOptimizer profiles: a
   /// limit takes effect over hundreds of milliseconds, so the first
-  /// `settle` iterations at each limit (or pair) are run and not recorded
+  /// `settle` iterations at each limit (with clocks, at its first and
+  /// highest clock: gridPosition) are run and not recorded
   /// (ENERGY_RT_PROFILE_SETTLE, default 1). Empty: clocks alone.
   std::vector<double> caps;
   unsigned warmup = 2, perClock = 3, settle = 0;
@@ -2159,9 +2160,7 @@ int er_step(void) {
   ++pf.step;
   // One phase per clock or limit: a limit's settling iterations, then the
   // recorded ones.
-  unsigned phaseLength = pf.settle + pf.perClock;
-  bool grid = !pf.caps.empty() && !pf.clocks.empty();
-  if (grid) {
+  if (!pf.caps.empty() && !pf.clocks.empty()) {
     std::optional<GridPosition> at;
     if (pf.active && pf.step >= pf.warmup)
       at = gridPosition(pf, pf.step - pf.warmup);
@@ -2171,6 +2170,7 @@ int er_step(void) {
     pf.settling = at->settling || std::exchange(pf.resetSeen, false);
     return stepLimitsAndClocks(pf, at->phase);
   }
+  unsigned phaseLength = pf.settle + pf.perClock;
   checkpointShard(pf.active && pf.step > pf.warmup &&
                   (pf.step - pf.warmup) % phaseLength == 0);
   if (!pf.active || pf.step < pf.warmup)

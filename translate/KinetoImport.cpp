@@ -345,11 +345,9 @@ bool Importer::matchCollectives(Collectives &colls) {
 /// counted in another tool's trace.
 bool Importer::flowDependencies(const KinetoRank &r, double origin,
                                 FlowDeps &out) {
-  // Per stream, events sorted by start.
-  std::map<int64_t, std::vector<const GpuEvent *>> byStream;
+  StreamSlices slices = slicesByStream(r);
   llvm::StringMap<const GpuEvent *> byTask;
   for (const GpuEvent &e : r.events) {
-    byStream[e.stream].push_back(&e);
     if (!e.task.empty() && !byTask.try_emplace(e.task, &e).second)
       return error(r.file + lineColOf(r.file, e.offset),
                    "traceEvents[" + Twine(e.index) +
@@ -363,12 +361,6 @@ bool Importer::flowDependencies(const KinetoRank &r, double origin,
   for (const GpuEvent &e : r.events)
     if (e.occurrence >= 0)
       regionAt[e.index] = &e;
-  auto onStream = [&](const Flow &f) -> const std::vector<const GpuEvent *> * {
-    if (f.pid >= 0 && r.gpuPid >= 0 && f.pid != r.gpuPid)
-      return nullptr; // another process's (a CPU thread's) flow
-    auto it = byStream.find(f.tid);
-    return it == byStream.end() ? nullptr : &it->second;
-  };
   // The wait holds in the recorded times (to the schedule's tolerance).
   auto holds = [&](const GpuEvent *from, const GpuEvent *to, const Flow &f) {
     double ready = usToSeconds(from->ts - origin) +
@@ -457,8 +449,7 @@ bool Importer::flowDependencies(const KinetoRank &r, double origin,
     }
     if (!f.start && named.erase(f.key))
       continue; // the end of a named flow
-    const std::vector<const GpuEvent *> *list = onStream(f);
-    const GpuEvent *bound = list ? flowSlice(*list, f) : nullptr;
+    const GpuEvent *bound = boundSlice(r, slices, f);
     // One that bound to an event --regions grouped: its region's slice.
     if (f.region != SIZE_MAX)
       bound = regionAt.lookup(f.region);

@@ -923,6 +923,25 @@ const GpuEvent *energy::flowSlice(llvm::ArrayRef<const GpuEvent *> byStart,
   return at == byStart.end() ? nullptr : *at;
 }
 
+StreamSlices energy::slicesByStream(const KinetoRank &r) {
+  StreamSlices out;
+  for (const GpuEvent &e : r.events)
+    out[e.stream].push_back(&e);
+  for (auto &[stream, list] : out)
+    llvm::stable_sort(list, [](const GpuEvent *a, const GpuEvent *b) {
+      return a->ts < b->ts;
+    });
+  return out;
+}
+
+const GpuEvent *energy::boundSlice(const KinetoRank &r,
+                                   const StreamSlices &slices, const Flow &f) {
+  if (f.pid >= 0 && r.gpuPid >= 0 && f.pid != r.gpuPid)
+    return nullptr;
+  auto it = slices.find(f.tid);
+  return it == slices.end() ? nullptr : flowSlice(it->second, f);
+}
+
 /// A name for a message: a templated kernel's runs to hundreds of
 /// characters, cut to its first 80.
 static std::string brief(StringRef name) {
@@ -1009,19 +1028,11 @@ bool energy::keepProfilerStep(KinetoRank &r, int64_t step, std::string &err,
   // trace's events) to a kept event: a flow end binds to the next event of
   // its stream, which may lie past a gap; a CPU thread's flow (another
   // process's, as flowDependencies tells them), where it lies in the step.
-  std::map<int64_t, std::vector<const GpuEvent *>> byStream;
-  for (const GpuEvent &g : r.events)
-    byStream[g.stream].push_back(&g);
-  for (auto &[stream, list] : byStream)
-    llvm::stable_sort(list, [](const GpuEvent *a, const GpuEvent *b) {
-      return a->ts < b->ts;
-    });
+  StreamSlices slices = slicesByStream(r);
   llvm::erase_if(r.flows, [&](const Flow &f) {
     if (f.pid >= 0 && r.gpuPid >= 0 && f.pid != r.gpuPid)
       return !inStep(f.pid, f.ts);
-    auto it = byStream.find(f.tid);
-    const GpuEvent *bound =
-        it == byStream.end() ? nullptr : flowSlice(it->second, f);
+    const GpuEvent *bound = boundSlice(r, slices, f);
     return !bound || !keep[size_t(bound - r.events.data())];
   });
   size_t kept = 0;
@@ -1264,19 +1275,9 @@ bool energy::groupRegions(KinetoRank &r, std::string &err, size_t &errOffset) {
   // event starts -- binds to its region's slice instead, whatever stream
   // the event ran on, so that the dependency holds between the regions.
   {
-    std::map<int64_t, std::vector<const GpuEvent *>> onStream; // by start
-    for (const GpuEvent &e : r.events)
-      onStream[e.stream].push_back(&e);
-    for (auto &[stream, list] : onStream)
-      llvm::stable_sort(list, [](const GpuEvent *a, const GpuEvent *b) {
-        return a->ts < b->ts;
-      });
+    StreamSlices slices = slicesByStream(r);
     for (Flow &f : r.flows) {
-      if (f.pid >= 0 && r.gpuPid >= 0 && f.pid != r.gpuPid)
-        continue;
-      auto it = onStream.find(f.tid);
-      const GpuEvent *e =
-          it == onStream.end() ? nullptr : flowSlice(it->second, f);
+      const GpuEvent *e = boundSlice(r, slices, f);
       if (e && owner[e - r.events.data()] >= 0)
         f.region = kept[sliceOf.at(size_t(owner[e - r.events.data()]))].index;
     }

@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -160,8 +161,9 @@ struct KinetoRank {
   size_t skippedCpu = 0, skippedOther = 0, launchFlows = 0, flowSteps = 0;
   /// gpu_user_annotation events: a range's span on the GPU's timeline.
   size_t gpuAnnotations = 0;
-  /// Read only where regions are asked for: the matching CPU ranges and
-  /// every launch call, in the file's order.
+  /// The matching CPU ranges, read where regions are asked for, and every
+  /// launch call, read where regions or a profiler step are, in the
+  /// file's order.
   std::vector<CpuRange> ranges;
   std::vector<Launch> launches;
   /// groupRegions' counts: GPU events grouped (`otherThread` of them
@@ -232,6 +234,17 @@ bool keepProfilerStep(KinetoRank &r, int64_t step, std::string &err,
 /// end to the first slice that starts at or after it; null where none.
 const GpuEvent *flowSlice(llvm::ArrayRef<const GpuEvent *> byStart,
                           const Flow &f);
+
+/// A rank's GPU events per stream, sorted by start: what a flow binds
+/// among (boundSlice).
+using StreamSlices = std::map<int64_t, std::vector<const GpuEvent *>>;
+StreamSlices slicesByStream(const KinetoRank &r);
+
+/// The event flow `f` binds to by time (flowSlice on its stream, the tid
+/// of a flow on the GPU's timeline); null where none, or where the flow is
+/// another process's (a CPU thread's).
+const GpuEvent *boundSlice(const KinetoRank &r, const StreamSlices &slices,
+                           const Flow &f);
 
 /// Replaces the GPU events (but NCCL kernels, which stay collectives, and
 /// our own exports' region slices) launched inside a kept CPU range by one

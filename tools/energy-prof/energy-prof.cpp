@@ -294,9 +294,10 @@ static cl::opt<unsigned> warmupIterations(
     cl::init(2), cl::sub(profileSub), cl::cat(category));
 static cl::opt<unsigned> settleIterations(
     "settle-iterations",
-    cl::desc("profile --power-limits: iterations at each limit (or pair of "
-             "limit and clock) before the recorded ones, not recorded (a "
-             "limit takes effect over hundreds of milliseconds)"),
+    cl::desc("profile --power-limits: iterations at each limit (with "
+             "--clocks, at its first and highest clock) before the recorded "
+             "ones, not recorded (a limit takes effect over hundreds of "
+             "milliseconds)"),
     cl::init(1), cl::sub(profileSub), cl::cat(category));
 static cl::opt<uint64_t> routeHorizon(
     "horizon", cl::desc("route: slots to simulate (overrides the fleet file)"),

@@ -315,22 +315,30 @@ TEST(Nvml, CApiProfileAcrossLimitsAndClocks) {
   setenv("ENERGY_RT_ALLOW_CLOCK_CHANGES", "1", 1);
   setenv("ENERGY_RT_PROFILE_POWER_LIMITS", "300,250", 1);
   // Listed from the lowest: each limit runs its clocks from the highest
-  // down, settling once at the first (the limit newly set).
+  // down, settling (where asked) once at the first, the limit newly set.
   setenv("ENERGY_RT_PROFILE_CLOCKS", "1305,1530", 1);
   setenv("ENERGY_RT_PROFILE_WARMUP", "0", 1);
   setenv("ENERGY_RT_PROFILE_ITERATIONS", "1", 1);
-  setenv("ENERGY_RT_PROFILE_SETTLE", "1", 1);
-  ASSERT_EQ(er_init("cuda:0"), 0) << er_last_error();
-  std::pair<double, int> want[] = {{300, 1530}, {300, 1530}, {300, 1305},
-                                   {250, 1530}, {250, 1530}, {250, 1305}};
-  for (auto [w, mhz] : want) {
-    EXPECT_EQ(limitW(), w);
-    EXPECT_EQ(dev->currentSmClock(), mhz);
-    ASSERT_EQ(er_step(), 0) << er_last_error();
+  for (int settle : {0, 1}) {
+    SCOPED_TRACE("settle " + std::to_string(settle));
+    setenv("ENERGY_RT_PROFILE_SETTLE", std::to_string(settle).c_str(), 1);
+    ASSERT_EQ(er_init("cuda:0"), 0) << er_last_error();
+    std::vector<std::pair<double, int>> want;
+    for (double w : {300, 250}) {
+      for (int i = 0; i < settle; ++i)
+        want.push_back({w, 1530});
+      want.push_back({w, 1530});
+      want.push_back({w, 1305});
+    }
+    for (auto [w, mhz] : want) {
+      EXPECT_EQ(limitW(), w);
+      EXPECT_EQ(dev->currentSmClock(), mhz);
+      ASSERT_EQ(er_step(), 0) << er_last_error();
+    }
+    EXPECT_EQ(limitW(), 500) << "the cap before the sweep, not the default";
+    EXPECT_EQ(dev->currentSmClock(), 1980);
+    er_shutdown();
   }
-  EXPECT_EQ(limitW(), 500) << "the cap before the sweep, not the default";
-  EXPECT_EQ(dev->currentSmClock(), 1980);
-  er_shutdown();
   for (const char *v :
        {"ENERGY_RT_PROFILE_POWER_LIMITS", "ENERGY_RT_PROFILE_CLOCKS",
         "ENERGY_RT_PROFILE_WARMUP", "ENERGY_RT_PROFILE_ITERATIONS",
