@@ -244,7 +244,7 @@ validate-serving FILE|DIR...`; errors name the file and the field):
 | energy per output token `e` | `energy_per_token_joules` (all GPUs) | `Energy/req (J)` / `Avg Output Tokens` |
 | realized batch `B_eff` | `avg_batch_size` | `Avg BS (reqs)` |
 | `tau = D / T` (s per output token) | 1 / `output_throughput_tokens_per_sec` | 1 / `Token tput (tok/s)` |
-| weight bytes `M_w` | total parameters x bytes per parameter (bf16 2, fp8 1, mxfp4 0.53) | `models.json` parameters x 2 (bf16) |
+| weight bytes `M_w` | total parameters x bytes per parameter (bf16 2, fp8 1, mxfp4 0.53: gpt-oss's experts alone, the rest bf16) | `models.json` parameters x 2 (bf16) |
 | a mixture of experts' routing: experts `E`, per token `k` | **not given**: each model's published configuration (`moeRouting`) | the same |
 | batch cap | `max_num_seqs` | `Max BS (reqs)` |
 | p90 inter-token latency | `p90_itl_ms` | not measured (planner not run) |

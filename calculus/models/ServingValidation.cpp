@@ -15,6 +15,21 @@
 namespace energy {
 namespace calculus {
 
+double routedExpertParams(double total, double active, int experts,
+                          int perToken) {
+  if (perToken <= 0 || experts <= perToken)
+    return 0;
+  return (total - active) / (1 - double(perToken) / experts);
+}
+
+std::string unknownRoutingNote(const std::string &model) {
+  return "'" + model +
+         "' is a mixture of experts whose routing (experts per layer, "
+         "experts per token) is not known: every weight is counted as read "
+         "at every iteration, which overstates the weights read at small "
+         "batches";
+}
+
 double weightBytesRead(const ServingObservation &o, double batch) {
   if (o.expertBytes <= 0)
     return o.weightBytes;
@@ -624,13 +639,7 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
   out.routedExperts = group.front()->routedExperts;
   out.expertsPerToken = group.front()->expertsPerToken;
   if (group.front()->routingUnknown())
-    out.notes.push_back(
-        "'" + model +
-        "' is a mixture of experts whose routing (experts per layer, "
-        "experts per token) energy-prof does not know: every weight is "
-        "counted as read at every iteration, which overstates the weights "
-        "read at small batches (runtime/formats/MlEnergy.cpp lists the "
-        "models it knows)");
+    out.notes.push_back(unknownRoutingNote(model));
   if (group.size() < 4) {
     // Too few settings for the law (3 coefficients and its interval): the
     // measured caps alone, each ranked by its mean energy per token and the

@@ -23,12 +23,14 @@ namespace calculus {
 struct ServingObservation {
   std::string model, gpu, architecture, dataset, task;
   int tp = 1, ep = 1, dp = 1, gpus = 1;
-  double cap = 0;           ///< batch cap (max_num_seqs)
-  double batch = 0;         ///< realized mean batch B_eff
-  double tau = 0;           ///< s per output token (1 / throughput)
-  double e = 0;             ///< J per output token, all GPUs
-  double p90ItlS = -1;      ///< -1 when not measured
-  double weightBytes = 0;   ///< M_w: total parameters x bytes per parameter
+  double cap = 0;      ///< batch cap (max_num_seqs)
+  double batch = 0;    ///< realized mean batch B_eff
+  double tau = 0;      ///< s per output token (1 / throughput)
+  double e = 0;        ///< J per output token, all GPUs
+  double p90ItlS = -1; ///< -1 when not measured
+  /// M_w: the parameters' bytes (each at its precision's bytes per
+  /// parameter; a mixture of experts' routed experts and the rest apart)
+  double weightBytes = 0;
   double flopsPerToken = 0; ///< 2 x active parameters
   /// A mixture-of-experts model's routing (its routed experts per layer E
   /// and experts per token k; 0: dense, or not known), and from it the
@@ -37,11 +39,23 @@ struct ServingObservation {
   int routedExperts = 0, expertsPerToken = 0;
   double expertBytes = 0, expertShare = 0;
   /// A mixture of experts whose routing is not known: every weight counted
-  /// as read (said wherever it is used).
+  /// as read (said wherever it is used: unknownRoutingNote).
   bool routingUnknown() const {
-    return architecture == "moe" && expertBytes <= 0;
+    return architecture == "moe" && expertsPerToken <= 0;
   }
 };
+
+/// A mixture of experts' routed expert parameters X from its total and
+/// active ones (any unit) and its routing, E routed experts per layer of
+/// which each token goes to k: total = S + X and active = S + X k / E (S:
+/// what every token reads), so X = (total - active) / (1 - k / E). 0
+/// where k is not below E or not positive.
+double routedExpertParams(double total, double active, int experts,
+                          int perToken);
+
+/// What an answer resting on `model`, a mixture of experts of unknown
+/// routing, says of it.
+std::string unknownRoutingNote(const std::string &model);
 
 /// The weight bytes one decode iteration of `batch` tokens reads: all of
 /// M_w for a dense model; for a mixture of experts, what every token reads

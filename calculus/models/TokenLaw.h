@@ -55,6 +55,10 @@ bool fitTokenLaw(const std::vector<TokenLawRow> &rows, TokenLaw &out,
 
 /// The law's coordinates of a decode iteration (or a trace): useful outputs
 /// per iteration, token-weighted attended history, seconds per output.
+/// `weightBytes` is what the iteration reads: the whole model for a dense
+/// one; for a mixture of experts, the caller's (the measured cells use
+/// weightBytesRead, ServingValidation.h, the expected read of the experts
+/// its tokens reach; a workload's model file gives its M_w as it stands).
 struct DecodeCoordinates {
   double qw, qkv, tau;
 };

@@ -149,62 +149,78 @@ std::string num(double v) {
   return buf;
 }
 
-/// A mixture-of-experts model's routing: routed experts per MoE layer and
-/// experts per token, as the models' published configurations (Hugging
-/// Face config.json) give them: Qwen3 `num_experts` /
-/// `num_experts_per_tok`, DeepSeek-V3 and R1 `n_routed_experts` /
-/// `num_experts_per_tok` (its shared expert is no routed one), Llama 4
-/// and Mixtral `num_local_experts` / `num_experts_per_tok`, gpt-oss
-/// `num_local_experts` / `experts_per_token`. {0, 0} for another model.
-std::pair<int, int> moeRouting(StringRef model) {
-  static const struct {
-    const char *name;
-    int experts, perToken;
-  } known[] = {{"Qwen3-235B-A22B", 128, 8},
-               {"Qwen3-30B-A3B", 128, 8},
-               {"Qwen3-Coder-30B-A3B", 128, 8},
-               {"Qwen3-Coder-480B-A35B", 160, 8},
-               {"DeepSeek-V3", 256, 8},
-               {"DeepSeek-R1", 256, 8},
-               {"Llama-4-Maverick-17B-128E", 128, 1},
-               {"Llama-4-Scout-17B-16E", 16, 1},
-               {"gpt-oss-120b", 128, 4},
-               {"gpt-oss-20b", 32, 4},
-               {"Mixtral-8x7B", 8, 2},
-               {"Mixtral-8x22B", 8, 2}};
-  for (const auto &k : known)
+/// What the release files do not say of a mixture-of-experts model: its
+/// routing, routed experts per MoE layer and experts per token, as the
+/// models' published configurations (Hugging Face config.json) give them
+/// (Qwen3 `num_experts` / `num_experts_per_tok`, DeepSeek-V3 and R1
+/// `n_routed_experts` / `num_experts_per_tok`, their shared expert no
+/// routed one, Llama 4 and Mixtral `num_local_experts` /
+/// `num_experts_per_tok`, gpt-oss `num_local_experts` /
+/// `experts_per_token`), and for v2, whose models.json gives totals only,
+/// its active parameters (billions; the model cards; 0: the file says).
+struct KnownMoe {
+  const char *name;
+  int experts, perToken;
+  double activeB;
+};
+
+/// The known mixture of experts `model` names (case aside); null for
+/// another model.
+const KnownMoe *knownMoe(StringRef model) {
+  static const KnownMoe known[] = {{"Qwen3-235B-A22B", 128, 8, 0},
+                                   {"Qwen3-30B-A3B", 128, 8, 0},
+                                   {"Qwen3-Coder-30B-A3B", 128, 8, 0},
+                                   {"Qwen3-Coder-480B-A35B", 160, 8, 0},
+                                   {"DeepSeek-V3", 256, 8, 0},
+                                   {"DeepSeek-R1", 256, 8, 0},
+                                   {"Llama-4-Maverick-17B-128E", 128, 1, 0},
+                                   {"Llama-4-Scout-17B-16E", 16, 1, 0},
+                                   {"gpt-oss-120b", 128, 4, 0},
+                                   {"gpt-oss-20b", 32, 4, 0},
+                                   {"Mixtral-8x7B", 8, 2, 12.9},
+                                   {"Mixtral-8x22B", 8, 2, 39.1}};
+  for (const KnownMoe &k : known)
     if (model.contains_insensitive(k.name))
-      return {k.experts, k.perToken};
-  return {0, 0};
+      return &k;
+  return nullptr;
 }
 
-/// A mixture of experts' routed expert parameters (billions), X = (total -
-/// active) / (1 - k / E), from total = S + X and active = S + X k / E; 0
-/// for a dense model or an unknown routing.
-double routedParamsB(const ServingPoint &p) {
-  if (p.architecture != "moe" || p.expertsPerToken <= 0 ||
-      p.routedExperts <= p.expertsPerToken)
-    return 0;
-  return (p.totalParamsB - p.activeParamsB) /
-         (1 - double(p.expertsPerToken) / p.routedExperts);
+/// A point's routing from the table, where it is a mixture of experts.
+void setRouting(ServingPoint &p) {
+  const KnownMoe *k = knownMoe(p.model);
+  if (p.architecture != "moe" || !k)
+    return;
+  p.routedExperts = k->experts;
+  p.expertsPerToken = k->perToken;
 }
 
 /// The parameter counts agree with each other and with the routing: no
-/// more active parameters than all of them, and no fewer than a token of
-/// the routing reads (S = total - X, what every token reads, not below 0).
+/// more active parameters than all of them and, for a mixture of experts
+/// of known routing, fewer, but no fewer than a token of the routing reads
+/// (what every token reads, total - routed, not below 0).
 bool checkParams(const ServingPoint &p, const std::string &where,
                  std::string &err) {
+  std::string field = where + ".activated_params_billions: ";
   if (p.activeParamsB > p.totalParamsB) {
-    err = where + ".activated_params_billions: " + num(p.activeParamsB) +
-          " exceeds total_params_billions " + num(p.totalParamsB);
+    err = field + num(p.activeParamsB) + " exceeds total_params_billions " +
+          num(p.totalParamsB);
     return false;
   }
-  if (routedParamsB(p) > p.totalParamsB * (1 + 1e-9)) {
-    err = where + ".activated_params_billions: " + num(p.activeParamsB) +
-          " of " + num(p.totalParamsB) + " is fewer than a token of '" +
-          p.model + "' reads (" + std::to_string(p.expertsPerToken) +
-          " of its " + std::to_string(p.routedExperts) +
-          " routed experts, and every other weight): at least " +
+  if (p.expertsPerToken <= 0)
+    return true;
+  std::string routing = std::to_string(p.expertsPerToken) + " of its " +
+                        std::to_string(p.routedExperts) + " routed experts";
+  if (p.activeParamsB >= p.totalParamsB) {
+    err = field + num(p.activeParamsB) + " is all of '" + p.model +
+          "', a mixture of experts whose tokens each go to " + routing;
+    return false;
+  }
+  if (calculus::routedExpertParams(p.totalParamsB, p.activeParamsB,
+                                   p.routedExperts, p.expertsPerToken) >
+      p.totalParamsB * (1 + 1e-9)) {
+    err = field + num(p.activeParamsB) + " of " + num(p.totalParamsB) +
+          " is fewer than a token of '" + p.model + "' reads (" + routing +
+          ", and every other weight): at least " +
           num(p.totalParamsB * p.expertsPerToken / p.routedExperts);
     return false;
   }
@@ -309,7 +325,7 @@ bool parseV3(const json::Object &root, const std::string &file,
       err = where + ".architecture: unknown architecture '" + arch + "'";
       return false;
     }
-    std::tie(p.routedExperts, p.expertsPerToken) = moeRouting(p.model);
+    setRouting(p);
     if (precision == "bfloat16" || precision == "float16")
       p.bytesPerParam = 2;
     else if (precision == "fp8")
@@ -331,16 +347,6 @@ bool parseV3(const json::Object &root, const std::string &file,
     out.push_back(std::move(p));
   }
   return true;
-}
-
-/// Active parameters of the v2 mixture-of-experts models (their model
-/// cards: two of eight experts per token); models.json gives only totals.
-double v2ActiveParams(StringRef model, double total) {
-  if (model.contains("Mixtral-8x7B"))
-    return 12.9;
-  if (model.contains("Mixtral-8x22B"))
-    return 39.1;
-  return total;
 }
 
 bool parseV2(const json::Object &o, const std::string &file,
@@ -412,9 +418,10 @@ bool parseV2(const json::Object &o, const std::string &file,
     return false;
   }
   p.totalParamsB = *params;
-  p.activeParamsB = v2ActiveParams(p.model, *params);
+  const KnownMoe *moe = knownMoe(p.model);
+  p.activeParamsB = moe && moe->activeB > 0 ? moe->activeB : *params;
   p.architecture = p.activeParamsB < p.totalParamsB ? "moe" : "dense";
-  std::tie(p.routedExperts, p.expertsPerToken) = moeRouting(p.model);
+  setRouting(p);
   p.bytesPerParam = p.sharedBytesPerParam = 2; // vLLM serves them in bf16
   out.push_back(std::move(p));
   return true;
@@ -523,11 +530,14 @@ observations(const std::vector<ServingPoint> &points) {
     o.p90ItlS = p.p90ItlS;
     o.weightBytes = p.totalParamsB * 1e9 * p.bytesPerParam;
     o.flopsPerToken = 2 * p.activeParamsB * 1e9;
-    // A mixture of experts: its routed experts' parameters X (S = total - X
-    // is what every token reads: attention, embeddings, dense and shared
-    // layers; the readers check S >= 0), each part at its own bytes per
-    // parameter.
-    if (double routed = routedParamsB(p); routed > 0) {
+    // A mixture of experts of known routing: its routed experts and the
+    // rest (what every token reads: attention, embeddings, dense and
+    // shared layers; checkParams keeps it at or above 0), each at its own
+    // bytes per parameter (the rest at a whole model's where the routing,
+    // and so the split, is not known).
+    if (p.expertsPerToken > 0) {
+      double routed = calculus::routedExpertParams(
+          p.totalParamsB, p.activeParamsB, p.routedExperts, p.expertsPerToken);
       o.routedExperts = p.routedExperts;
       o.expertsPerToken = p.expertsPerToken;
       o.expertShare = double(p.expertsPerToken) / p.routedExperts;

@@ -184,24 +184,28 @@ TEST(ServingValidation, ExpertWeightsReadByEnumeration) {
 }
 
 TEST(LinearFit, StudentQuantiles) {
-  // mpmath at 30 digits: t with 1 - I_{nu/(nu+t^2)}(nu/2, 1/2) / 2 = 0.975.
+  // mpmath at 30 digits: t with 1 - I_{nu/(nu+t^2)}(nu/2, 1/2) / 2 = 0.975,
+  // on both sides of 500 (the incomplete beta function below, the
+  // Cornish-Fisher expansion above).
   const std::pair<size_t, double> ref[] = {
-      {1, 12.706204736174705},     {2, 4.3026527297494639},
-      {3, 3.1824463052837096},     {5, 2.5705818356363155},
-      {10, 2.2281388519862747},    {29, 2.0452296421327043},
-      {30, 2.0422724563012383},    {31, 2.0395134463964085},
-      {45, 2.0141033888808467},    {60, 2.0002978220142605},
-      {120, 1.9799304050824408},   {1000, 1.9623390808264085},
-      {100000, 1.9599877075346096}};
-  // (Within 1e-10: at 10^5 degrees of freedom the log-gamma terms of the
-  // beta function, near 5e5, keep about 1e-11 of the quantile.)
+      {1, 12.706204736174705},         {2, 4.3026527297494639},
+      {3, 3.1824463052837096},         {5, 2.5705818356363155},
+      {10, 2.2281388519862747},        {29, 2.0452296421327043},
+      {30, 2.0422724563012383},        {31, 2.0395134463964085},
+      {45, 2.0141033888808467},        {60, 2.0002978220142605},
+      {120, 1.9799304050824408},       {200, 1.9718962236339094},
+      {500, 1.9647198374673678},       {1000, 1.9623390808264085},
+      {2000, 1.9611508260994380},      {100000, 1.9599877075346096},
+      {1000000000, 1.9599639869123255}};
   for (auto [dof, t] : ref)
-    EXPECT_NEAR(studentT975(dof), t, (dof < 1000 ? 1e-13 : 1e-10) * t) << dof;
+    EXPECT_NEAR(studentT975(dof), t, 1e-13 * t) << dof;
   EXPECT_EQ(studentT975(0), INFINITY);
-  // Decreasing towards the normal quantile.
+  // Decreasing towards the normal quantile, across the switch too.
   for (size_t dof = 1; dof < 2000; ++dof)
     ASSERT_GT(studentT975(dof), studentT975(dof + 1)) << dof;
-  EXPECT_GT(studentT975(10000000), 1.959963984540054);
+  for (size_t dof = 2000; dof < 1000000000; dof *= 10)
+    ASSERT_GT(studentT975(dof), studentT975(dof * 10)) << dof;
+  EXPECT_GT(studentT975(size_t(1) << 62), 1.959963984540054 - 1e-15);
 }
 
 /// A cell whose energy follows the law exactly: e = alpha q_w + P tau + c,

@@ -114,9 +114,10 @@ bool validateServingCommand(const std::vector<std::string> &paths,
       unknownRouting.insert(o.model);
   json::Array unknownList;
   for (const std::string &m : unknownRouting) {
-    llvm::errs() << "energy-prof: warning: validate-serving: '" << m
-                 << "' is a mixture of experts whose routing energy-prof "
-                    "does not know: every weight counted as read\n";
+    llvm::errs() << "energy-prof: warning: validate-serving: "
+                 << unknownRoutingNote(m)
+                 << " (runtime/formats/MlEnergy.cpp lists the models of "
+                    "known routing)\n";
     unknownList.push_back(m);
   }
 
