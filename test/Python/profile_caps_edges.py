@@ -6,11 +6,14 @@ power s + d / T fits under it (3 %: the simulator's noise) --
   signal: a handled signal (the guard restores the default limit before the
           program's handler runs) in a recorded iteration: the limit is set
           again, and no run at the default limit enters the profile;
+  gridsignal: the same across limits and clocks (ENERGY_RT_PROFILE_CLOCKS
+          too), the signal in the first limit's second clock, which has no
+          settling iteration of its own: each entry names its clock too;
   nochoice: with ENERGY_RT_POWER_LIMIT_CHOICE and one limit whose every
           recorded iteration a handled signal disturbed, no limit can be
           chosen: er_step says so, and the default limit is back (read from
           the simulator's mirror, ENERGY_RT_SIM_STATE).
-Usage: profile_caps_edges.py reinit|signal OUT_DIR (the environment names
+Usage: profile_caps_edges.py reinit|signal|gridsignal|nochoice OUT_DIR (the environment names
 the limits; the entries' limits are printed)."""
 import ctypes
 import json
@@ -60,6 +63,13 @@ if mode == "reinit":
     check(lib.er_init(b"sim:a100"))
     iterations(1 + 2 * 2)
     shards.append(os.path.join(out, "reinit.json"))
+elif mode == "gridsignal":
+    # Warm-up 1, then per limit 1 settling + 2 clocks x 2 recorded: the
+    # first limit's second clock records iterations 4 and 5.
+    signal.signal(signal.SIGUSR1, lambda *a: None)
+    check(lib.er_init(b"sim:a100"))
+    iterations(1 + 2 * (1 + 2 * 2), signal_at=4)
+    shards.append(os.path.join(out, "gridsignal.json"))
 else:
     signal.signal(signal.SIGUSR1, lambda *a: None)
     check(lib.er_init(b"sim:a100"))
@@ -71,5 +81,10 @@ for e in json.load(open(shards[-1]))["entries"]:
     power = e["s_W"] + e["d_J"] / e["T_s"]
     assert cap is not None, ("an entry at no limit", e)
     assert power <= cap * 1.03, ("drew more than its limit", cap, power)
-    print("%s: %g W, %d runs" % (e["key"], cap, e["runs"]))
+    if mode == "gridsignal":
+        assert e.get("sm_mhz") in (1410, 1005), ("an entry at no clock", e)
+        print("%s: %g W, %d MHz, %d runs" % (e["key"], cap, e["sm_mhz"],
+                                            e["runs"]))
+    else:
+        print("%s: %g W, %d runs" % (e["key"], cap, e["runs"]))
 print("edges ok")
