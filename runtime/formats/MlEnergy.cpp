@@ -604,6 +604,28 @@ bool readObservations(const std::vector<std::string> &paths,
       return false;
     }
   }
+  // A model's rows of one dataset describe one model: rows that disagree
+  // on its architecture, parameters or precision would be fitted as one
+  // cell's with different weights read (or none of its own).
+  std::map<std::pair<std::string, std::string>, const ServingPoint *> model;
+  for (const ServingPoint &q : pts) {
+    auto [it, fresh] = model.insert({{q.dataset, q.model}, &q});
+    const ServingPoint &f = *it->second;
+    if (!fresh &&
+        (f.architecture != q.architecture || f.totalParamsB != q.totalParamsB ||
+         f.activeParamsB != q.activeParamsB ||
+         f.bytesPerParam != q.bytesPerParam)) {
+      auto says = [](const ServingPoint &x) {
+        return x.architecture + ", " + num(x.totalParamsB) + "B parameters (" +
+               num(x.activeParamsB) + "B active), " + num(x.bytesPerParam) +
+               " bytes each";
+      };
+      err = q.file + ": " + q.where + ": '" + q.model + "' is " + says(q) +
+            " here but " + says(f) + " at " + f.file + ": " + f.where +
+            ": one model's rows must agree";
+      return false;
+    }
+  }
   // One measurement read twice (a file passed twice, or a copy of it)
   // would count as two and narrow every interval: refused.
   std::map<std::tuple<std::string, std::string, std::string, std::string, int,
