@@ -579,9 +579,11 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
     bool cpuRange =
         !gpu && ev.ph == "X" &&
         (lcat == "user_annotation" || lcat == "cpu_op" || lcat == "operator");
+    // A CPU range's time, usable where numeric and in range (|ts| <= 1e17
+    // us, dur 0 to 1e15 us).
+    bool usable =
+        ev.hasTs && ev.tsInRange && ev.hasDur && ev.dur >= 0 && ev.dur <= 1e15;
     if (cpuRange && stepNumber(ev.name)) {
-      bool usable = ev.hasTs && ev.tsInRange && ev.hasDur && ev.dur >= 0 &&
-                    ev.dur <= 1e15;
       r.names.push_back(std::make_unique<std::string>(ev.name));
       r.steps.push_back({ev.pid, ev.tid, 0, usable ? ev.dur : NAN,
                          *r.names.back(), i, problemAt, usable ? ev.tsWhole : 0,
@@ -591,8 +593,7 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
       // The ranges --regions names and the launches of GPU events (the
       // runtime's calls carry the correlation id their event does).
       if (cpuRange && regions && regions->match(ev.name)) {
-        if (!ev.hasTs || !ev.tsInRange || !ev.hasDur || !(ev.dur >= 0) ||
-            !(ev.dur <= 1e15)) {
+        if (!usable) {
           problem = where + "CPU range '" + ev.name +
                     "', which --regions names, needs a numeric 'ts' (|ts| <= "
                     "1e17 us) and 'dur' (0 to 1e15 us)";
