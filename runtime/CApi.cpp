@@ -148,7 +148,7 @@ struct Profile {
   /// Power limits (W), as Zeus's GlobalPowerLimitOptimizer profiles: a
   /// limit takes effect over hundreds of milliseconds, so the first
   /// `settle` iterations at each limit (with clocks, at its first and
-  /// highest clock: gridPosition) are run and not recorded
+  /// highest clock: phasePosition) are run and not recorded
   /// (ENERGY_RT_PROFILE_SETTLE, default 1). Empty: clocks alone.
   std::vector<double> caps;
   unsigned warmup = 2, perClock = 3, settle = 0;
@@ -827,7 +827,7 @@ bool startProfile(const char *capList, const char *clockList,
     return false;
   // Across limits and clocks, each limit's clocks from the highest down:
   // after the first, a clock change under the limit only lowers the power,
-  // which takes effect at once (gridPosition settles the first alone).
+  // which takes effect at once (phasePosition settles the first alone).
   if (caps && clocks)
     std::sort(pf.clocks.begin(), pf.clocks.end(), std::greater<int>());
   if (const char *c = std::getenv("ENERGY_RT_POWER_LIMIT_CHOICE");
@@ -2066,31 +2066,35 @@ bool setProfileClock(int mhz, bool &changed, std::string &err) {
   return true;
 }
 
-/// Where iteration `k` after the warm-up lies in a profile across power
-/// limits and clocks: its pair (`phase`: limit-major), whether it settles,
-/// and whether it begins a pair. Each limit runs `settle` unrecorded
-/// iterations at its first (highest) clock, the limit and that clock newly
-/// set, then `perClock` recorded at each of its clocks: a lower clock under
-/// the same limit lowers the power, which the driver applies at once (a
-/// limit is held by a controller over hundreds of milliseconds).
-struct GridPosition {
-  size_t phase;
+/// Where iteration `k` after the warm-up lies in a profile: its phase (the
+/// clock, limit or pair: limit-major), its place in the phase, whether it
+/// settles, and whether it begins the phase. Each limit runs `settle`
+/// unrecorded iterations at its first phase, the limit newly set, then
+/// `perClock` recorded ones at each: across limits and clocks, its clocks
+/// from the highest down, the first alone settling (a lower clock under
+/// the same limit lowers the power, which the driver applies at once; a
+/// limit is held by a controller over hundreds of milliseconds). Across
+/// clocks alone there is no settling (`settle` 0).
+struct PhasePosition {
+  size_t phase, within;
   bool settling, begins;
 };
-GridPosition gridPosition(const Profile &pf, size_t k) {
-  size_t n = pf.clocks.size(), block = pf.settle + n * pf.perClock;
+PhasePosition phasePosition(const Profile &pf, size_t k) {
+  size_t n = pf.caps.empty() ? 1 : std::max<size_t>(pf.clocks.size(), 1);
+  size_t block = pf.settle + n * pf.perClock;
   size_t limit = k / block, r = k % block;
   if (r < pf.settle + pf.perClock)
-    return {limit * n, r < pf.settle, r == 0};
+    return {limit * n, r, r < pf.settle, r == 0};
   size_t j = r - pf.settle - pf.perClock;
-  return {limit * n + 1 + j / pf.perClock, false, j % pf.perClock == 0};
+  return {limit * n + 1 + j / pf.perClock, pf.settle + j % pf.perClock, false,
+          j % pf.perClock == 0};
 }
 
 /// er_step of a profile across power limits and clocks (caller holds
 /// state.mu): every limit of the list with every clock of the list under
 /// it, the limit's order outside, each limit `settle` unrecorded
 /// iterations at its first pair and each pair `perClock` recorded ones
-/// (gridPosition); then the defaults. Each pair's
+/// (phasePosition); then the defaults. Each pair's
 /// runs are one DB entry (its clock, and the limit in its context), so
 /// that --energy-plan="choose-power-cap=true" chooses both.
 int stepLimitsAndClocks(Profile &pf, size_t phase) {
@@ -2158,29 +2162,20 @@ int er_step(void) {
   }
   Profile &pf = state.profile;
   ++pf.step;
-  // One phase per clock or limit: a limit's settling iterations, then the
-  // recorded ones.
-  if (!pf.caps.empty() && !pf.clocks.empty()) {
-    std::optional<GridPosition> at;
-    if (pf.active && pf.step >= pf.warmup)
-      at = gridPosition(pf, pf.step - pf.warmup);
-    checkpointShard(at && pf.step > pf.warmup && at->begins);
-    if (!at)
-      return 0;
-    pf.settling = at->settling || std::exchange(pf.resetSeen, false);
-    return stepLimitsAndClocks(pf, at->phase);
-  }
-  unsigned phaseLength = pf.settle + pf.perClock;
-  checkpointShard(pf.active && pf.step > pf.warmup &&
-                  (pf.step - pf.warmup) % phaseLength == 0);
-  if (!pf.active || pf.step < pf.warmup)
+  // One phase per clock, limit or pair (phasePosition).
+  std::optional<PhasePosition> at;
+  if (pf.active && pf.step >= pf.warmup)
+    at = phasePosition(pf, pf.step - pf.warmup);
+  checkpointShard(at && pf.step > pf.warmup && at->begins);
+  if (!at)
     return 0;
-  size_t phase = (pf.step - pf.warmup) / phaseLength;
-  pf.settling = (pf.step - pf.warmup) % phaseLength < pf.settle ||
-                std::exchange(pf.resetSeen, false);
+  size_t phase = at->phase;
+  pf.settling = at->settling || std::exchange(pf.resetSeen, false);
   std::string err;
+  if (!pf.caps.empty() && !pf.clocks.empty())
+    return stepLimitsAndClocks(pf, phase);
   if (!pf.caps.empty())
-    return stepPowerLimits(pf, phase, (pf.step - pf.warmup) % phaseLength);
+    return stepPowerLimits(pf, phase, unsigned(at->within));
   if (pf.adaptive && !pf.chosenAll && phase == pf.clocks.size()) {
     // The last chosen clock is done: its energy must be known to choose
     // the next (real devices: wait for the counter to pass it).
