@@ -1472,8 +1472,8 @@ int er_init(const char *device) {
     name = "cuda:" + std::to_string(i);
   }
   if (name.rfind("sim:", 0) == 0) {
-    SimParams p;
-    if (!simParamsFor(name.substr(4), p))
+    SimGpu p;
+    if (!simGpuFor(name.substr(4), p))
       return fail("unknown simulated device '" + name +
                   "' (simulated: sim:a100, sim:a100-sxm4, sim:a40, "
                   "sim:h100, sim:h100-sxm5, sim:h200)");

@@ -372,8 +372,8 @@ bool heldByAnotherProcess(const Device &dev, std::string &err) {
 bool restoreFromRecord(const RestoreRecord &r, std::string &err) {
   std::unique_ptr<Device> dev;
   if (r.device.rfind("sim:", 0) == 0) {
-    SimParams p;
-    if (!simParamsFor(r.device.substr(4), p)) {
+    SimGpu p;
+    if (!simGpuFor(r.device.substr(4), p)) {
       err = r.path + ": unknown simulated device '" + r.device + "'";
       return false;
     }

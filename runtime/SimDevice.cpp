@@ -14,54 +14,7 @@
 namespace energy {
 namespace rt {
 
-bool simParamsFor(const std::string &name, SimParams &out) {
-  std::string n;
-  for (char c : name)
-    n += char(std::tolower(static_cast<unsigned char>(c)));
-  // The models by name, exactly: "a100-pcie" or "h200-nvl" are other
-  // boards, not these.
-  SimParams p;
-  if (n == "a100" || n == "a100-sxm4") {
-    p.name = "A100-SXM4";
-  } else if (n == "a40") {
-    // A40 (PCIe, GDDR6): 300 W, 1740 MHz, 149.7 dense BF16 TFLOP/s, 696
-    // GB/s, 6 MB L2; power limits 100-300 W. ceff puts the busy board near
-    // its TDP at the highest clock, as the A100's does.
-    p.name = "A40";
-    p.fmaxMhz = 1740;
-    p.peakFlops = 149.7e12;
-    p.memBandwidth = 0.696e12;
-    p.ceff = 1.0e-7;
-    p.tdp = 300;
-    p.l2Bytes = 6e6;
-  } else if (n == "h100" || n == "h100-sxm5") {
-    p.name = "H100-SXM5";
-    p.fmaxMhz = 1980;
-    p.peakFlops = 989e12;
-    p.memBandwidth = 3.35e12;
-    p.ceff = 1.6e-7;
-    p.staticRef = 90;
-    p.minPowerLimit = 200;
-    p.tdp = 700;
-    p.l2Bytes = 50e6;
-  } else if (n == "h200") {
-    p.name = "H200";
-    p.fmaxMhz = 1980;
-    p.peakFlops = 989e12;
-    p.memBandwidth = 4.8e12;
-    p.ceff = 1.6e-7;
-    p.staticRef = 95;
-    p.minPowerLimit = 200;
-    p.tdp = 700;
-    p.l2Bytes = 50e6;
-  } else {
-    return false;
-  }
-  out = p;
-  return true;
-}
-
-SimDevice::SimDevice(SimParams params, uint64_t seed)
+SimDevice::SimDevice(SimGpu params, uint64_t seed)
     : p(std::move(params)), clock(p.fmaxMhz), limit(p.tdp), theta(p.ambient),
       gen(seed) {}
 
@@ -76,12 +29,7 @@ std::string SimDevice::reopenName() const {
   return n;
 }
 
-std::vector<int> SimDevice::supportedSmClocks() const {
-  std::vector<int> out;
-  for (int f = p.fmaxMhz; f >= p.fminMhz; f -= p.stepMhz)
-    out.push_back(f);
-  return out;
-}
+std::vector<int> SimDevice::supportedSmClocks() const { return p.clocks(); }
 
 bool SimDevice::setSmClock(int mhz, std::string &err) {
   auto clocks = supportedSmClocks();
@@ -164,11 +112,6 @@ void SimDevice::publishPowerLimit() const {
   publishInt(powerLimitStateFile, std::lround(limit));
 }
 
-double SimDevice::voltage(int mhz) const {
-  double x = double(mhz - p.fminMhz) / double(p.fmaxMhz - p.fminMhz);
-  return p.vmin + (p.vmax - p.vmin) * x;
-}
-
 double SimDevice::staticPower() const {
   double s = p.staticRef;
   if (thermalCoupling)
@@ -177,19 +120,11 @@ double SimDevice::staticPower() const {
 }
 
 double SimDevice::timeAt(const KernelSpec &k, int mhz) const {
-  double compute = k.flops / (p.peakFlops * mhz / p.fmaxMhz);
-  double memory = k.bytes / p.memBandwidth;
-  return std::max(compute, memory) + p.launchOverhead;
+  return p.kernelTime(k.flops, k.bytes, mhz);
 }
 
 double SimDevice::dynamicEnergyAt(const KernelSpec &k, int mhz) const {
-  double T = timeAt(k, mhz);
-  double compute = k.flops / (p.peakFlops * mhz / p.fmaxMhz);
-  double u = T > 0 ? compute / T : 0;
-  double V = voltage(mhz);
-  double power = p.ceff * u * V * V * mhz * 1e6 +
-                 p.memPowerPerBandwidth * (T > 0 ? k.bytes / T : 0);
-  return power * T;
+  return p.kernelDynamicEnergy(k.flops, k.bytes, mhz);
 }
 
 int SimDevice::effectiveClock(const KernelSpec &k) const {

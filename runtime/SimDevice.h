@@ -15,14 +15,11 @@
 //    torch.cuda.synchronize(); idle() queues the idle time and waits for
 //    it. Host work overlaps the kernels it launched, as on a GPU, and a
 //    multi-process job sees its real pipeline bubbles and waits.
-//  - V-f curve: V(f) = Vmin + (Vmax - Vmin) (f - fmin) / (fmax - fmin).
-//  - Kernel time at SM clock f: max(flops / (peakFlops f / fmax),
-//    bytes / memBandwidth) + launchOverhead; the compute-bound share u of
-//    that time sets the activity.
-//  - Power while a kernel runs: static(theta) + Ceff u V(f)^2 f +
-//    memPowerPerBandwidth x achieved bandwidth; idle: static(theta).
-//    static(theta) = staticRef (1 + leakage (theta - ambient)) when thermal
-//    coupling is on, staticRef otherwise.
+//  - The kernels' physics (V-f curve, roofline time, switching and memory
+//    power) and the parameter sets: calculus/models/SimGpu.h. Here the
+//    static power follows the temperature: static(theta) = staticRef (1 +
+//    leakage (theta - ambient)) when thermal coupling is on, staticRef
+//    otherwise; idle draws static(theta).
 //  - Thermal RC: theta relaxes towards ambient + P R with tau = R C.
 //  - Energy counter: integrates power exactly, but the readable value
 //    updates only every `counterPeriod` seconds and in 1 mJ steps (NVML's
@@ -45,20 +42,12 @@
 //    whose power at the set clock exceeds the limit runs at the highest
 //    supported clock at or below it whose power fits (fmin if none does).
 //
-// Parameter sets follow NVIDIA's published figures (A100-SXM4 80GB: 400 W
-// TDP, 1410 MHz max SM clock, 312 dense BF16 TFLOP/s, 2.04 TB/s, 40 MB L2;
-// A40: 300 W, 1740 MHz, 149.7 TFLOP/s, 696 GB/s, 6 MB L2; H100-SXM5: 700 W,
-// 1980 MHz, 989 TFLOP/s, 3.35 TB/s, 50 MB L2; H200: 700 W, 1980 MHz, 989
-// TFLOP/s, 4.8 TB/s, 50 MB L2); static power and the V-f endpoints are
-// modelling choices within those envelopes. The power-limit ranges (A100
-// 100-400 W, A40 100-300 W, H100/H200 200-700 W, default = TDP) are modelling
-// choices in the range nvidia-smi reports for these boards.
-//
 //===----------------------------------------------------------------------===//
 
 #ifndef RUNTIME_SIMDEVICE_H
 #define RUNTIME_SIMDEVICE_H
 
+#include "calculus/models/SimGpu.h"
 #include "runtime/Device.h"
 
 #include <chrono>
@@ -67,32 +56,12 @@
 namespace energy {
 namespace rt {
 
-struct SimParams {
-  std::string name;
-  int fmaxMhz = 1410, fminMhz = 210, stepMhz = 15;
-  double vmin = 0.7, vmax = 1.05;       ///< V
-  double peakFlops = 312e12;            ///< at fmax
-  double memBandwidth = 2.04e12;        ///< B/s
-  double ceff = 1.5e-7;                 ///< W / (V^2 Hz): effective capacitance
-  double memPowerPerBandwidth = 30e-12; ///< W per B/s
-  double staticRef = 60;                ///< W at ambient
-  double leakage = 0.005;               ///< 1/K
-  double resistance = 0.12, capacitance = 40; ///< K/W, J/K
-  double ambient = 30;                        ///< degC
-  double launchOverhead = 5e-6;               ///< s
-  double counterPeriod = 0.1;                 ///< s between counter updates
-  double timeNoise = 0.01, powerNoise = 0.01; ///< relative sigma
-  double minPowerLimit = 100, tdp = 400;      ///< W (default limit = tdp)
-  double l2Bytes = 40e6;                      ///< L2 capacity
-};
-
-/// Known parameter sets: "a100", "a40", "h100", "h200" (case-insensitive, with
-/// or without the form factor). False if unknown.
-bool simParamsFor(const std::string &name, SimParams &out);
+using calculus::SimGpu;
+using calculus::simGpuFor;
 
 class SimDevice : public Device {
 public:
-  SimDevice(SimParams p, uint64_t seed);
+  SimDevice(SimGpu p, uint64_t seed);
 
   std::string identity() const override;
   std::string reopenName() const override;
@@ -157,10 +126,9 @@ public:
   /// The noise-free makespan of a concurrent set (the model above).
   double modelConcurrentTime(const std::vector<KernelSpec> &ks) const;
   double staticPower() const;
-  const SimParams &params() const { return p; }
+  const SimGpu &params() const { return p; }
 
 private:
-  double voltage(int mhz) const;
   double timeAt(const KernelSpec &k, int mhz) const;
   double dynamicEnergyAt(const KernelSpec &k, int mhz) const;
   /// Each setting's mirror is written when that setting changes only (a
@@ -181,7 +149,7 @@ private:
   /// timer overshoot (late only by the run queue's delay).
   static void waitUntil(std::chrono::steady_clock::time_point until);
 
-  SimParams p;
+  SimGpu p;
   int clock;
   double limit;            // W
   std::string residentKey; // whose data the L2 holds

@@ -34,8 +34,8 @@ using namespace energy::rt;
 namespace {
 
 SimDevice a100(uint64_t seed = 1) {
-  SimParams p;
-  EXPECT_TRUE(simParamsFor("a100", p));
+  SimGpu p;
+  EXPECT_TRUE(simGpuFor("a100", p));
   return SimDevice(p, seed);
 }
 
@@ -49,8 +49,8 @@ TEST(SimDevice, CounterUpdatesEveryPeriodInMillijoules) {
   dev.idle(0.06);                                // crossed 0.1 s
   // 60 W for 0.1 s = 6 J = 6000 mJ at the boundary.
   EXPECT_NEAR(double(dev.energyCounterMilliJoules()), 6000, 1);
-  SimParams unknown;
-  EXPECT_FALSE(simParamsFor("v100", unknown));
+  SimGpu unknown;
+  EXPECT_FALSE(simGpuFor("v100", unknown));
 }
 
 // Real time: kernels queue like launches on a CUDA stream and reading the
@@ -59,8 +59,8 @@ TEST(SimDevice, CounterUpdatesEveryPeriodInMillijoules) {
 // power x its wall time / k plus the kernels' dynamic energy, from first
 // principles.
 TEST(SimDevice, RealTimeLivesOnTheWallClock) {
-  SimParams p;
-  ASSERT_TRUE(simParamsFor("a100", p));
+  SimGpu p;
+  ASSERT_TRUE(simGpuFor("a100", p));
   p.timeNoise = p.powerNoise = 0;
   for (double k : {1.0, 2.0}) {
     SimDevice dev(p, 1);
@@ -171,7 +171,7 @@ TEST(SimDevice, PowerLimitThrottlesToTheHighestFittingClock) {
   int f = dev.effectiveClock(gemm);
   ASSERT_LT(f, 1410);
   // Power one step up, from the V-f curve and C u V^2 f directly.
-  const SimParams &p = dev.params();
+  const SimGpu &p = dev.params();
   int up = f + p.stepMhz;
   double compute = gemm.flops / (p.peakFlops * up / p.fmaxMhz);
   double T = std::max(compute, gemm.bytes / p.memBandwidth) + p.launchOverhead;
@@ -371,7 +371,7 @@ TEST(SimDevice, CacheResidencyServesReusedDataFromL2) {
 // copy's memory time, a compute-bound GEMM hides under a copy.
 TEST(SimDevice, ContentionSharesBandwidthBetweenConcurrentKernels) {
   SimDevice dev = a100();
-  const SimParams &p = dev.params();
+  const SimGpu &p = dev.params();
   double copyMem = copy.bytes / p.memBandwidth;
   EXPECT_NEAR(dev.modelConcurrentTime({copy, copy}), dev.modelTime(copy),
               1e-15);
@@ -969,8 +969,8 @@ TEST(RestoreRecords, TellLiveFromGoneHolders) {
   EXPECT_EQ(kinds[0], RestoreOutcome::Unverifiable) << log;
   EXPECT_NE(log.find("another PID namespace"), std::string::npos) << log;
   EXPECT_EQ(readFile(clock), "900") << "left alone";
-  SimParams params;
-  ASSERT_TRUE(simParamsFor("a100", params));
+  SimGpu params;
+  ASSERT_TRUE(simGpuFor("a100", params));
   SimDevice probe(params, 1);
   probe.clockStateFile = clock;
   std::string held;

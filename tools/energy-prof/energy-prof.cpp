@@ -384,8 +384,8 @@ static int fail(const Twine &msg) {
 static std::unique_ptr<Device> openDevice(StringRef name, std::string &err,
                                           bool kernels = false) {
   if (name.consume_front("sim:")) {
-    SimParams p;
-    if (!simParamsFor(name.str(), p)) {
+    SimGpu p;
+    if (!simGpuFor(name.str(), p)) {
       err = "unknown simulated device '" + name.str() +
             "'; expected a100 (a100-sxm4), a40, h100 (h100-sxm5) or h200";
       return nullptr;
