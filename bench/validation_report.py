@@ -436,9 +436,27 @@ measured in several deployments with that TP) sets every `sched.serve`'s
 `energy.serve_plan`, which `--sched-expand` keeps on the workload's GPU
 (`sched.device`), `--sched-to-energy` on its `energy.device`, and
 `--energy-evaluate="summary=true"` prints beside the schedule's own
-energy per output token (`test/Models/serve-plan-neighbours.test`). Not
-built: a clock or power-limit choice (neither
-release varies them).
+energy per output token (`test/Models/serve-plan-neighbours.test`).
+
+**The SM clock, simulated.** Neither release varies the clocks or the power
+limit, so no measured choice of either exists. With `--clock-model
+sim:h100` (the pass's `clock-model=`; the simulated GPU must be the
+measured one) the cap and the SM clock are chosen together by the
+simulated GPU's documented model (calculus/models/SimGpu.h): one decode
+iteration of realized batch B on each of the deployment's G GPUs is a
+roofline kernel of 2 P_active B / G FLOPs reading the weights its tokens
+reach (a mixture of experts' expected read, above), and each considered
+cap's measured or predicted p90 and energy per token are scaled by the
+model's time T(f) / T(f_max) and energy (static T(f) + switching + memory)
+E(f) / E(f_max) at every clock f; the answer (`sm_clock`) is the pair of
+least scaled energy whose scaled p90 meets the SLO, never above the cap's
+own at the highest clock by the model (checked against enumeration,
+`ServingClock.*`; `test/RealData/serve-plan-clock.test`). The KV cache's
+reads are left out (the files do not give the attended history): the
+iteration then looks more compute-bound than it is, so a lower clock is
+predicted slower and saving less than with them. This is a model's
+prediction, not validated against measurements at lowered clocks; no
+power limit is chosen.
 """
 with open(out, "w") as f:
     f.write(text)

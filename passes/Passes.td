@@ -247,6 +247,16 @@ def EnergyServePlan : Pass<"energy-serve-plan", "::mlir::ModuleOp"> {
     measurements' `cell` -- dataset, task, model, GPU, TP, EP, DP and GPU
     count -- and their number). A cell without measurements, or an SLO no
     cap is predicted to meet, is an error.
+
+    With `clock-model=sim:<gpu>` (the measurements' GPU, e.g. `sim:h100`)
+    the batch cap and SM clock are chosen together, SIMULATED: each
+    candidate cap's measured or predicted p90 and energy per token scaled
+    by that simulated GPU's model of one decode iteration at each clock
+    against its highest (calculus/models/SimGpu.h; docs/VALIDATION.md).
+    `max_batch` is then that choice's cap, and `energy.serve_plan` holds it
+    in `sm_clock` (`simulated_gpu`, `batch_cap`, `sm_clock_mhz`,
+    `predicted_J_per_token`, `predicted_p90_itl_ms`) beside the cap chosen
+    at the default clocks.
   }];
   let options = [
     ListOption<"measurements", "measurements", "std::string",
@@ -261,6 +271,9 @@ def EnergyServePlan : Pass<"energy-serve-plan", "::mlir::ModuleOp"> {
            "only one)">,
     Option<"sloP90ItlMs", "slo-p90-itl-ms", "double", /*default=*/"0",
            "the p90 inter-token latency SLO (ms)">,
+    Option<"clockModel", "clock-model", "std::string", /*default=*/"\"\"",
+           "also choose the SM clock by this simulated GPU's model "
+           "(sim:h100, ...; SIMULATED)">,
   ];
 }
 

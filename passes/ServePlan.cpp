@@ -2,7 +2,8 @@
 //
 // A thin caller: the measurements' reader is runtime/formats/MlEnergy, the
 // fit and the choice calculus/models/ServingValidation; this writes the
-// chosen batch cap into each sched.serve.
+// chosen batch cap (and, with a clock model, the SM clock) into each
+// sched.serve.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,8 +59,12 @@ struct EnergyServePlanPass
     if (!formats::readObservations(paths, obs, err))
       return fail(err);
     calculus::ServingRecommendation rec;
+    calculus::SimGpu sim;
+    if (!clockModel.empty() && !calculus::simGpuForDevice(clockModel, sim, err))
+      return fail("clock-model=: " + err);
     if (!calculus::recommendServingCap(obs, model, gpu, tp, gpus,
-                                       sloP90ItlMs / 1e3, rec, err))
+                                       sloP90ItlMs / 1e3, rec, err,
+                                       clockModel.empty() ? nullptr : &sim))
       return fail(err);
     for (const std::string &note : rec.notes)
       mlir::emitWarning(where, "energy-serve-plan: ") << note;
@@ -92,6 +97,25 @@ struct EnergyServePlanPass
           b.getF64ArrayAttr(
               {rec.predictedP90 * std::exp(rec.p90LogErrLo) * 1e3,
                rec.predictedP90 * std::exp(rec.p90LogErrHi) * 1e3})));
+    // SIMULATED: the cap and clock by the simulated GPU's model.
+    double cap = rec.cap;
+    if (rec.clock.mhz) {
+      cap = rec.clock.cap;
+      fields.push_back(b.getNamedAttr(
+          "sm_clock",
+          b.getDictionaryAttr(
+              {b.getNamedAttr("simulated_gpu",
+                              b.getStringAttr(rec.clock.model)),
+               b.getNamedAttr("batch_cap",
+                              b.getI64IntegerAttr(int64_t(rec.clock.cap))),
+               b.getNamedAttr("sm_clock_mhz",
+                              b.getI64IntegerAttr(rec.clock.mhz)),
+               b.getNamedAttr("predicted_J_per_token",
+                              b.getF64FloatAttr(rec.clock.predicted)),
+               b.getNamedAttr(
+                   "predicted_p90_itl_ms",
+                   b.getF64FloatAttr(rec.clock.predictedP90 * 1e3))})));
+    }
     DictionaryAttr plan = b.getDictionaryAttr(fields);
     bool any = false;
     module.walk([&](ServeOp serve) {
@@ -130,7 +154,7 @@ struct EnergyServePlanPass
                                  " B per GPU at TP " + std::to_string(rec.tp)
                            : std::string())
             << "): the batch cap is that model's";
-      serve.setMaxBatch(uint64_t(rec.cap));
+      serve.setMaxBatch(uint64_t(cap));
       serve->setAttr(EnergyDialect::ServePlanAttrHelper::getNameStr(), plan);
       any = true;
     });

@@ -1473,10 +1473,8 @@ int er_init(const char *device) {
   }
   if (name.rfind("sim:", 0) == 0) {
     SimGpu p;
-    if (!simGpuFor(name.substr(4), p))
-      return fail("unknown simulated device '" + name +
-                  "' (simulated: sim:a100, sim:a100-sxm4, sim:a40, "
-                  "sim:h100, sim:h100-sxm5, sim:h200)");
+    if (!simGpuForDevice(name, p, err))
+      return fail(err);
     auto sim = std::make_unique<SimDevice>(p, seed);
     // Tests watch the simulated clock from outside, as a GPU's outlives us
     // ("%r": the rank, one file per rank of a job).

@@ -58,6 +58,7 @@ namespace rt {
 
 using calculus::SimGpu;
 using calculus::simGpuFor;
+using calculus::simGpuForDevice;
 
 class SimDevice : public Device {
 public:

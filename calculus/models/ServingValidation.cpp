@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -270,7 +271,7 @@ std::vector<ErrorSummary> summarizeBy(const std::vector<HeldOut> &preds,
 double recommendCap(const std::vector<const ServingObservation *> &train,
                     const std::vector<double> &candidates, double sloS,
                     double &predicted, double &halfWidth, std::string &err,
-                    std::map<double, std::pair<double, double>> *byCap,
+                    std::map<double, CapPrediction> *byCap,
                     std::vector<std::string> *notes,
                     std::map<double, std::string> *excluded) {
   LinearFit fit;
@@ -397,7 +398,7 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
     double e = measured != at.end() ? meanAt(measured->second)
                                     : fit.predict(x) + correction(cap);
     if (byCap)
-      (*byCap)[cap] = {latency, e};
+      (*byCap)[cap] = {latency, e, std::exp(interpolate(batch, cap))};
     if (latency > sloS) {
       if (excluded)
         (*excluded)[cap] = "over the SLO";
@@ -549,10 +550,13 @@ static std::string gpuCount(int n) {
   return std::to_string(n) + (n == 1 ? " GPU" : " GPUs");
 }
 
-bool recommendServingCap(const std::vector<ServingObservation> &obs,
-                         const std::string &model, const std::string &gpu,
-                         int tp, int gpus, double sloS,
-                         ServingRecommendation &out, std::string &err) {
+namespace {
+bool recommendAtDefaultClocks(const std::vector<ServingObservation> &obs,
+                              const std::string &model, const std::string &gpu,
+                              int tp, int gpus, double sloS,
+                              ServingRecommendation &out,
+                              const ServingObservation *&row,
+                              std::string &err) {
   if (tp < 1 || gpus < 0) {
     err = "the tensor parallel degree must be at least 1 and the GPU count "
           "0 (any) or more";
@@ -622,6 +626,7 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
     return false;
   }
   const std::vector<const ServingObservation *> &group = cells.begin()->second;
+  row = group.front();
   std::vector<double> caps;
   for (const ServingObservation *o : group)
     caps.push_back(o->cap);
@@ -644,7 +649,8 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
     // Too few settings for the law (3 coefficients and its interval): the
     // measured caps alone, each ranked by its mean energy per token and the
     // largest p90 of its runs, as the law's path ranks a measured cap.
-    std::map<double, std::array<double, 3>> at; // sum e, count, worst p90
+    // sum e, count, worst p90, sum batch
+    std::map<double, std::array<double, 4>> at;
     for (const ServingObservation *o : group) {
       if (o->p90ItlS < 0) {
         err = out.cell +
@@ -652,17 +658,18 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
               "setting (ML.ENERGY v2 does not record it; v3 does)";
         return false;
       }
-      std::array<double, 3> &a = at[o->cap];
+      std::array<double, 4> &a = at[o->cap];
       a[0] += o->e;
       a[1] += 1;
       a[2] = std::max(a[2], o->p90ItlS);
+      a[3] += o->batch;
     }
     double lowestP90 = INFINITY, lowestAt = 0;
     for (const auto &[cap, a] : at) {
       double e = a[0] / a[1];
       bool meets = a[2] <= sloS;
       out.candidates.push_back(
-          {cap, true, a[2], e, meets ? "" : "over the SLO"});
+          {cap, true, a[2], e, meets ? "" : "over the SLO", a[3] / a[1]});
       if (meets && (out.cap < 0 || e < out.predicted)) {
         out.cap = cap;
         out.predicted = e;
@@ -692,7 +699,7 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
         "ranked, by their measurements, and the answer has no interval");
     return true;
   }
-  std::map<double, std::pair<double, double>> predictions;
+  std::map<double, CapPrediction> predictions;
   std::map<double, std::string> excluded;
   out.cap = recommendCap(group, caps, sloS, out.predicted, out.halfWidth95, err,
                          &predictions, &out.notes, &excluded);
@@ -700,7 +707,7 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
     err = out.cell + ": " + err;
     return false;
   }
-  out.predictedP90 = predictions[out.cap].first;
+  out.predictedP90 = predictions[out.cap].p90;
   auto measuredCap = [&](double cap) {
     return std::any_of(group.begin(), group.end(),
                        [&](auto *o) { return o->cap == cap; });
@@ -708,8 +715,8 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
   out.capMeasured = measuredCap(out.cap);
   for (const auto &[cap, pe] : predictions)
     out.candidates.push_back(
-        {cap, measuredCap(cap), pe.first, pe.second,
-         excluded.count(cap) ? excluded[cap] : std::string()});
+        {cap, measuredCap(cap), pe.p90, pe.e,
+         excluded.count(cap) ? excluded[cap] : std::string(), pe.batch});
   // How far the interpolated p90 may be off, from the interpolation's own
   // errors at the measured caps of every cell of these files.
   std::vector<double> errs = p90InterpolationLogErrors(obs);
@@ -756,6 +763,70 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
                   "SLO, limits the cap; a larger one was not measured",
                   out.cap, out.predictedP90 * 1e3, sloS * 1e3);
     out.notes.push_back(buf);
+  }
+  return true;
+}
+} // namespace
+
+bool recommendServingCap(const std::vector<ServingObservation> &obs,
+                         const std::string &model, const std::string &gpu,
+                         int tp, int gpus, double sloS,
+                         ServingRecommendation &out, std::string &err,
+                         const SimGpu *clockModel) {
+  const ServingObservation *row = nullptr;
+  if (!recommendAtDefaultClocks(obs, model, gpu, tp, gpus, sloS, out, row, err))
+    return false;
+  return !clockModel || chooseServingClock(out, *row, *clockModel, sloS, err);
+}
+
+bool chooseServingClock(ServingRecommendation &rec,
+                        const ServingObservation &row, const SimGpu &gpu,
+                        double sloS, std::string &err) {
+  // The simulated GPU must be the measured one: "H100-SXM5" models the
+  // data's "H100", not its "B200".
+  auto lower = [](std::string s) {
+    for (char &ch : s)
+      ch = char(std::tolower(static_cast<unsigned char>(ch)));
+    return s;
+  };
+  std::string base = lower(gpu.name.substr(0, gpu.name.find('-')));
+  if (lower(row.gpu).rfind(base, 0) != 0) {
+    err = "the simulated GPU " + gpu.name + " is not the measurements' GPU '" +
+          row.gpu + "': its clocks would scale another GPU's measurements";
+    return false;
+  }
+  const std::vector<int> clocks = gpu.clocks();
+  const double G = std::max(row.gpus, 1), dp = std::max(row.dp, 1);
+  ServingRecommendation::ClockChoice &best = rec.clock;
+  best = ServingRecommendation::ClockChoice();
+  best.model = gpu.name;
+  for (const ServingRecommendation::Candidate &c : rec.candidates) {
+    if (!c.excluded.empty() || !(c.batch > 0))
+      continue;
+    double flops = row.flopsPerToken * c.batch / G;
+    double bytes = dp * weightBytesRead(row, c.batch / dp) / G;
+    auto at = [&](int mhz) {
+      double T = gpu.kernelTime(flops, bytes, mhz);
+      return std::pair<double, double>{
+          T, gpu.staticRef * T + gpu.kernelDynamicEnergy(flops, bytes, mhz)};
+    };
+    auto [T0, E0] = at(gpu.fmaxMhz);
+    for (int mhz : clocks) {
+      auto [T, E] = at(mhz);
+      double p90 = c.p90 * T / T0, e = c.e * E / E0;
+      if (p90 > sloS || (best.mhz && e >= best.predicted))
+        continue;
+      best.mhz = mhz;
+      best.cap = c.cap;
+      best.predicted = e;
+      best.predictedP90 = p90;
+      best.timeRatio = T / T0;
+      best.energyRatio = E / E0;
+    }
+  }
+  if (!best.mhz) {
+    err = rec.cell + ": no considered batch cap at any clock";
+    return false;
   }
   return true;
 }
@@ -813,11 +884,14 @@ plannerHoldout(const std::vector<ServingObservation> &obs) {
         }
       double pred = 0, hw = 0;
       std::string err;
-      std::map<double, std::pair<double, double>> byCap;
+      std::map<double, CapPrediction> byCap;
       c.chosenCap = recommendCap(train, caps, slo, pred, hw, err, &byCap);
-      std::tie(c.bestPredP90, c.bestPredE) = byCap[c.bestCap];
-      if (c.chosenCap >= 0)
-        std::tie(c.chosenPredP90, c.chosenPredE) = byCap[c.chosenCap];
+      c.bestPredP90 = byCap[c.bestCap].p90;
+      c.bestPredE = byCap[c.bestCap].e;
+      if (c.chosenCap >= 0) {
+        c.chosenPredP90 = byCap[c.chosenCap].p90;
+        c.chosenPredE = byCap[c.chosenCap].e;
+      }
       for (const ServingObservation *o : g)
         if (o->cap == c.chosenCap) {
           c.chosenE = o->e;

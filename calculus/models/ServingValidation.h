@@ -11,6 +11,7 @@
 #define CALCULUS_MODELS_SERVINGVALIDATION_H
 
 #include "calculus/Signature.h"
+#include "calculus/models/SimGpu.h"
 
 #include <map>
 #include <string>
@@ -137,17 +138,21 @@ double median(std::vector<double> v);
 /// `halfWidth` get the chosen cap's energy and the law's 95 % half-width
 /// there (at a cap measured in several runs, their mean and the 95 %
 /// prediction half-width of one more run from them); `byCap` (optional) every
-/// candidate's (p90 ITL s, J per token); `notes` (optional) what the user
+/// candidate's prediction; `notes` (optional) what the user
 /// should know: the law missing its own measurements by over 10 %, caps left
 /// out for a non-positive prediction; `excluded` (optional) why each candidate
 /// not considered was left out.
-double
-recommendCap(const std::vector<const ServingObservation *> &train,
-             const std::vector<double> &candidates, double sloS,
-             double &predicted, double &halfWidth, std::string &err,
-             std::map<double, std::pair<double, double>> *byCap = nullptr,
-             std::vector<std::string> *notes = nullptr,
-             std::map<double, std::string> *excluded = nullptr);
+/// One candidate cap as recommendCap ranks it: its p90 ITL (s), energy per
+/// token (J) and realized batch (measured, or interpolated as the law's).
+struct CapPrediction {
+  double p90 = 0, e = 0, batch = 0;
+};
+double recommendCap(const std::vector<const ServingObservation *> &train,
+                    const std::vector<double> &candidates, double sloS,
+                    double &predicted, double &halfWidth, std::string &err,
+                    std::map<double, CapPrediction> *byCap = nullptr,
+                    std::vector<std::string> *notes = nullptr,
+                    std::map<double, std::string> *excluded = nullptr);
 
 /// The planner on one cell of measurements: the (model, GPU, TP) rows of
 /// `obs` -- of the deployment with `gpus` GPUs when several have that TP
@@ -181,8 +186,21 @@ struct ServingRecommendation {
     bool measured;
     double p90, e;
     std::string excluded; ///< why it was not considered (empty: it was)
+    double batch;         ///< realized batch, measured or interpolated
   };
   std::vector<Candidate> candidates;
+  /// With a clock model (recommendServingCap's `clockModel`): the batch cap
+  /// and SM clock of least predicted energy per token whose predicted p90
+  /// meets the SLO, each considered candidate's measured or predicted
+  /// values scaled by the simulated GPU's model of one decode iteration at
+  /// that clock against its highest (chooseServingClock). SIMULATED: the
+  /// measurements were all taken at the GPU's default clocks.
+  struct ClockChoice {
+    int mhz = 0; ///< 0: no clock model
+    double cap = -1, predicted = 0, predictedP90 = 0;
+    double timeRatio = 1, energyRatio = 1; ///< the model's, at mhz / at fmax
+    std::string model;                     ///< the simulated GPU's name
+  } clock;
   /// The empirical 2.5 % and 97.5 % quantiles of the files' p90
   /// interpolation errors (p90InterpolationLogErrors; `p90ErrorSamples` of
   /// them, pooled over every cell): an unmeasured cap's p90 lies within
@@ -211,10 +229,31 @@ struct ServingRecommendation {
 std::vector<double>
 p90InterpolationLogErrors(const std::vector<ServingObservation> &obs);
 
+/// `clockModel` (optional): also choose the SM clock with that simulated
+/// GPU's physical model, which must be the measurements' GPU.
 bool recommendServingCap(const std::vector<ServingObservation> &obs,
                          const std::string &model, const std::string &gpu,
                          int tp, int gpus, double sloS,
-                         ServingRecommendation &out, std::string &err);
+                         ServingRecommendation &out, std::string &err,
+                         const SimGpu *clockModel = nullptr);
+
+/// The SM clock for serving a cell `row` describes (its model, weights and
+/// deployment), SIMULATED: one decode iteration of realized batch B on each
+/// of the deployment's G GPUs is a kernel of 2 P_active B / G FLOPs reading
+/// dp M_w(B / dp) / G bytes (weightBytesRead: a mixture of experts reads
+/// the experts its tokens reach; the KV cache's reads are left out, the
+/// files do not give the attended history, which makes the iteration look
+/// more compute-bound than it is: a larger predicted slowdown and a smaller
+/// saving at a lower clock than with them). At clock f its time T(f) and
+/// energy E(f) = staticRef T(f) + d(f) are the model's (SimGpu.h); a
+/// candidate's measured or predicted p90 ITL is scaled by T(f) / T(fmax)
+/// and its energy per token by E(f) / E(fmax). Among every considered
+/// candidate at every clock, the one of least scaled energy whose scaled
+/// p90 meets `sloS`: never worse by the model than the cap at the highest
+/// clock. False (with `err`) when the simulated GPU is not `row`'s.
+bool chooseServingClock(ServingRecommendation &rec,
+                        const ServingObservation &row, const SimGpu &gpu,
+                        double sloS, std::string &err);
 
 struct PlannerCase {
   std::string group;

@@ -55,6 +55,15 @@ bool simGpuFor(const std::string &name, SimGpu &out) {
   return true;
 }
 
+bool simGpuForDevice(const std::string &device, SimGpu &out, std::string &err) {
+  if (device.rfind("sim:", 0) == 0 && simGpuFor(device.substr(4), out))
+    return true;
+  err = "unknown simulated device '" + device +
+        "' (simulated: sim:a100, sim:a100-sxm4, sim:a40, sim:h100, "
+        "sim:h100-sxm5, sim:h200)";
+  return false;
+}
+
 double SimGpu::voltage(int mhz) const {
   double x = double(mhz - fminMhz) / double(fmaxMhz - fminMhz);
   return vmin + (vmax - vmin) * x;

@@ -64,6 +64,9 @@ struct SimGpu {
 /// Known parameter sets: "a100", "a40", "h100", "h200" (case-insensitive, with
 /// or without the form factor). False if unknown.
 bool simGpuFor(const std::string &name, SimGpu &out);
+/// A simulated device as the runtime names it, "sim:<name>": false with
+/// `err` naming the known ones when `device` is none of them.
+bool simGpuForDevice(const std::string &device, SimGpu &out, std::string &err);
 
 } // namespace calculus
 } // namespace energy

@@ -312,6 +312,94 @@ TEST(ServingValidation, PlannerMatchesBruteForceOnAKnownCell) {
   EXPECT_NE(err.find("no batch cap"), std::string::npos);
 }
 
+// The serving clock against enumeration with the simulated GPU's model
+// written out here from its documentation (SimGpu.h): V(f) linear in f,
+// time max(F / (peak f / fmax), M / bw) + launch, energy static T + Ceff
+// V(f)^2 f x compute time (switching energy of the compute part) + the
+// memory's energy per byte x M.
+TEST(ServingClock, MatchesEnumerationOverCapsAndClocks) {
+  SimGpu h100;
+  ASSERT_TRUE(simGpuFor("h100", h100));
+  ServingObservation row;
+  row.gpu = "H100";
+  row.gpus = 2;
+  row.flopsPerToken = 2 * 30e9;
+  row.weightBytes = 60e9;
+  auto model = [&](double F, double M, int f) {
+    double V = h100.vmin + (h100.vmax - h100.vmin) * (f - h100.fminMhz) /
+                               double(h100.fmaxMhz - h100.fminMhz);
+    double compute = F * h100.fmaxMhz / (h100.peakFlops * f);
+    double T = std::max(compute, M / h100.memBandwidth) + h100.launchOverhead;
+    return std::pair<double, double>{
+        T, h100.staticRef * T + h100.ceff * V * V * f * 1e6 * compute +
+               h100.memPowerPerBandwidth * M};
+  };
+  for (double slo : {0.012, 0.02, 0.03, 0.06}) {
+    ServingRecommendation rec;
+    rec.cell = "cell";
+    // cap, measured, p90 s, J/token, excluded, realized batch: latency
+    // grows and energy falls with the cap; one cheap cap left out.
+    rec.candidates = {{16, true, 0.010, 0.30, "", 15},
+                      {64, true, 0.014, 0.14, "", 60},
+                      {128, false, 0.019, 0.10, "", 110},
+                      {256, true, 0.028, 0.08, "", 200},
+                      {512, true, 0.050, 0.01, "over the SLO", 380}};
+    double bestE = INFINITY, bestCap = -1, bestP90 = 0;
+    int bestMhz = 0;
+    for (const auto &c : rec.candidates) {
+      if (!c.excluded.empty())
+        continue;
+      double F = row.flopsPerToken * c.batch / 2, M = row.weightBytes / 2;
+      auto [T0, E0] = model(F, M, h100.fmaxMhz);
+      for (int f = h100.fmaxMhz; f >= h100.fminMhz; f -= h100.stepMhz) {
+        auto [T, E] = model(F, M, f);
+        double p90 = c.p90 * T / T0, e = c.e * E / E0;
+        if (p90 <= slo && e < bestE * (1 - 1e-12)) {
+          bestE = e;
+          bestCap = c.cap;
+          bestMhz = f;
+          bestP90 = p90;
+        }
+      }
+    }
+    ASSERT_GE(bestCap, 0);
+    std::string err;
+    ASSERT_TRUE(chooseServingClock(rec, row, h100, slo, err)) << err;
+    EXPECT_EQ(rec.clock.cap, bestCap) << "slo " << slo;
+    EXPECT_EQ(rec.clock.mhz, bestMhz) << "slo " << slo;
+    EXPECT_NEAR(rec.clock.predicted, bestE, 1e-12 * bestE);
+    EXPECT_NEAR(rec.clock.predictedP90, bestP90, 1e-12 * bestP90);
+    EXPECT_LE(rec.clock.predictedP90, slo);
+    EXPECT_EQ(rec.clock.model, "H100-SXM5");
+  }
+}
+
+// Where the iteration reads its weights and computes almost nothing, a
+// lower clock costs no time and saves switching energy (V^2): the lowest
+// clock; another GPU's measurements are refused.
+TEST(ServingClock, MemoryBoundRunsAtTheLowestClockAndOtherGpusAreRefused) {
+  SimGpu h100;
+  ASSERT_TRUE(simGpuFor("h100-sxm5", h100));
+  ServingObservation row;
+  row.gpu = "H100";
+  row.flopsPerToken = 2e6;
+  row.weightBytes = 16e9;
+  ServingRecommendation rec;
+  rec.candidates = {{8, true, 0.01, 0.5, "", 8}};
+  std::string err;
+  ASSERT_TRUE(chooseServingClock(rec, row, h100, 0.01, err)) << err;
+  EXPECT_EQ(rec.clock.mhz, h100.fminMhz);
+  EXPECT_DOUBLE_EQ(rec.clock.timeRatio, 1);
+  EXPECT_LT(rec.clock.energyRatio, 1);
+  row.gpu = "B200";
+  EXPECT_FALSE(chooseServingClock(rec, row, h100, 0.01, err));
+  EXPECT_NE(err.find("'B200'"), std::string::npos) << err;
+  row.gpu = "GH200";
+  SimGpu h200;
+  ASSERT_TRUE(simGpuFor("h200", h200));
+  EXPECT_FALSE(chooseServingClock(rec, row, h200, 0.01, err));
+}
+
 // Between two measured caps the p90 latency is interpolated linearly in the
 // cap (decode latency is about affine in the batch); beyond them along the
 // end segment in log-log, which stays positive.
@@ -320,18 +408,18 @@ TEST(ServingValidation, LatencyBetweenMeasuredCapsIsLinearInTheCap) {
   auto cell = lawCell(0, 5, caps);
   std::vector<const ServingObservation *> train = {&cell[0], &cell[1], &cell[3],
                                                    &cell[4]};
-  std::map<double, std::pair<double, double>> byCap;
+  std::map<double, CapPrediction> byCap;
   double pred = 0, hw = 0;
   std::string err;
   recommendCap(train, caps, 1.0, pred, hw, err, &byCap);
   ASSERT_TRUE(byCap.count(32)) << err;
   double a = cell[1].p90ItlS, b = cell[3].p90ItlS;
   double linear = a + (32.0 - 16.0) / (64.0 - 16.0) * (b - a);
-  EXPECT_NEAR(byCap[32].first, linear, 1e-12);
+  EXPECT_NEAR(byCap[32].p90, linear, 1e-12);
   // The power law through the same two points is measurably higher here.
   EXPECT_GT(a * std::pow(b / a, 0.5), linear * 1.01);
   // At a measured cap, its measurement.
-  EXPECT_NEAR(byCap[64].first, b, 1e-12);
+  EXPECT_NEAR(byCap[64].p90, b, 1e-12);
 }
 
 TEST(ServingValidation, MissReasonsFollowThePredictions) {

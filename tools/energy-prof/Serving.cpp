@@ -215,12 +215,18 @@ bool validateServingCommand(const std::vector<std::string> &paths,
 
 bool servePlanCommand(const std::vector<std::string> &paths,
                       const std::string &model, const std::string &gpu, int tp,
-                      int gpus, double sloMs, std::string &text,
-                      std::string &err) {
+                      int gpus, double sloMs, const std::string &clockModel,
+                      std::string &text, std::string &err) {
   std::vector<ServingObservation> obs;
   ServingRecommendation rec;
+  SimGpu sim;
+  if (!clockModel.empty() && !simGpuForDevice(clockModel, sim, err)) {
+    err = "--clock-model: " + err;
+    return false;
+  }
   if (!formats::readObservations(paths, obs, err) ||
-      !recommendServingCap(obs, model, gpu, tp, gpus, sloMs / 1e3, rec, err))
+      !recommendServingCap(obs, model, gpu, tp, gpus, sloMs / 1e3, rec, err,
+                           clockModel.empty() ? nullptr : &sim))
     return false;
   json::Object o{{"model", model},
                  {"gpu", gpu},
@@ -253,6 +259,25 @@ bool servePlanCommand(const std::vector<std::string> &paths,
   };
   if (!rec.capMeasured && rec.hasP90Interval())
     o["ci95_p90_itl_ms"] = p90Interval(rec.predictedP90);
+  if (rec.clock.mhz) {
+    // SIMULATED: the measurements scaled by the simulated GPU's model.
+    const ServingRecommendation::ClockChoice &k = rec.clock;
+    o["sm_clock"] = json::Object{
+        {"simulated_gpu", k.model},
+        {"batch_cap", k.cap},
+        {"sm_clock_mhz", k.mhz},
+        {"predicted_J_per_token", k.predicted},
+        {"predicted_p90_itl_ms", k.predictedP90 * 1e3},
+        {"energy_vs_highest_clock", k.energyRatio},
+        {"time_vs_highest_clock", k.timeRatio},
+        {"saving_vs_batch_cap_alone", 1 - k.predicted / rec.predicted},
+        {"basis",
+         "SIMULATED: the batch cap's measured or predicted p90 and energy "
+         "per token, scaled by the simulated GPU's model of one decode "
+         "iteration at the clock against its highest "
+         "(calculus/models/SimGpu.h; KV-cache reads left out); the "
+         "measurements were all taken at the default clocks"}};
+  }
   json::Array candidates;
   for (const auto &c : rec.candidates) {
     json::Object row{{"batch_cap", c.cap},

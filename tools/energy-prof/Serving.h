@@ -18,11 +18,13 @@ bool validateServingCommand(const std::vector<std::string> &paths,
 
 /// Recommends the batch cap of least predicted energy per token whose
 /// predicted p90 inter-token latency meets the SLO, from the measurements of
-/// one (model, GPU, TP); the answer is JSON.
+/// one (model, GPU, TP); the answer is JSON. With `clockModel` ("sim:h100",
+/// ...; empty: none) also the batch cap and SM clock by that simulated
+/// GPU's model (`sm_clock`).
 bool servePlanCommand(const std::vector<std::string> &paths,
                       const std::string &model, const std::string &gpu, int tp,
-                      int gpus, double sloMs, std::string &text,
-                      std::string &err);
+                      int gpus, double sloMs, const std::string &clockModel,
+                      std::string &text, std::string &err);
 
 } // namespace energy
 

@@ -340,6 +340,12 @@ static cl::opt<double>
     serveSloMs("slo-p90-itl-ms",
                cl::desc("serve-plan: the p90 inter-token latency SLO (ms)"),
                cl::sub(servePlanSub), cl::cat(category));
+static cl::opt<std::string> serveClockModel(
+    "clock-model",
+    cl::desc("serve-plan: also choose the SM clock with this simulated "
+             "GPU's physical model (sim:h100, ...), the measurements' GPU: "
+             "SIMULATED, the measurements are at the default clocks"),
+    cl::sub(servePlanSub), cl::cat(category));
 static cl::opt<double> flopJoules(
     "joules-per-flop",
     cl::desc("validate-serving: the uncalibrated FLOP/byte model's J/FLOP"),
@@ -1815,7 +1821,8 @@ static int servingCmd() {
         !serveSloMs.getNumOccurrences())
       return fail("serve-plan needs --serve-model, --gpu and --slo-p90-itl-ms");
     ok = energy::servePlanCommand(paths, serveModel, serveGpu, serveTp,
-                                  serveGpus, serveSloMs, text, err);
+                                  serveGpus, serveSloMs, serveClockModel, text,
+                                  err);
   }
   if (!ok)
     return fail(err);
