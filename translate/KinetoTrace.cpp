@@ -988,15 +988,39 @@ bool energy::keepProfilerStep(KinetoRank &r, int64_t step, std::string &err,
     err = "the trace holds no CPU range '" + want + "' (" +
           (numbers.empty() ? std::string("it holds no profiler step: "
                                          "torch.profiler writes one per call "
-                                         "of its step()")
+                                         "of its step(), as an event of "
+                                         "'cat' \"user_annotation\"")
                            : "its steps: " + held) +
           ")";
+    // A trace without Kineto (the legacy profiler's, no 'cat') holds
+    // neither: its want of GPU events is the cause to say first.
+    if (r.events.empty())
+      err = "no GPU events (kernels, memcpy, memset) in the trace, and " + err +
+            ": was the profiler recording CUDA through Kineto? "
+            "torch.profiler needs ProfilerActivity.CUDA, on a GPU";
     return false;
   }
   r.step = step;
   // From its begin up to its end: a launch at the instant one step ends and
   // the next begins is the next one's.
   double begin = s->ts, end = s->ts + s->dur;
+  // torch.profiler's steps follow one another: a step that overlaps another
+  // of its process leaves the launches between them in both.
+  for (const CpuRange &c : r.steps)
+    if (&c != s && c.pid == s->pid && !std::isnan(c.dur) && c.ts < end &&
+        c.ts + c.dur > begin) {
+      // Times as the trace writes them.
+      auto span = [](const CpuRange &x) {
+        return "ts " + formatNumber(double(x.whole) + x.frac) + ", dur " +
+               formatNumber(x.dur) + " us";
+      };
+      err = "traceEvents[" + std::to_string(s->index) + "]: profiler step '" +
+            want + "' (" + span(*s) + ") overlaps '" + std::string(c.name) +
+            "' (traceEvents[" + std::to_string(c.index) + "], " + span(c) +
+            "): the launches between them would be in both steps";
+      errOffset = s->offset;
+      return false;
+    }
   auto inStep = [&](int64_t pid, double t) {
     return pid == s->pid && t >= begin && t < end;
   };

@@ -15,6 +15,10 @@ namespace energy {
 namespace rt {
 
 namespace {
+// A region's begins in one iteration: plan-clocks writes a line for each
+// (name[k]); a hand-edited count beyond any trace's would grow its output
+// without bound.
+constexpr int64_t kMaxBegins = 1 << 20;
 struct Reader {
   const std::string &file;
   std::string &err;
@@ -216,19 +220,22 @@ bool parsePlan(const std::string &text, const std::string &file,
           return r.fail(tw + ".region",
                         "expected the job's region (a name) with its "
                         "occurrence");
-        if (!k || *k < 0)
+        if (!k || *k < 0 || *k >= kMaxBegins)
           return r.fail(tw + ".occurrence",
                         "expected the region's begin in the iteration (an "
-                        "integer from 0) with its region");
+                        "integer from 0 below " +
+                            std::to_string(kMaxBegins) + ") with its region");
         task.region = region->str();
         task.occurrence = *k;
       }
       if (o->get("begins")) {
         std::optional<int64_t> n = o->getInteger("begins");
-        if (task.region.empty() || !n || *n <= task.occurrence)
+        if (task.region.empty() || !n || *n <= task.occurrence ||
+            *n > kMaxBegins)
           return r.fail(tw + ".begins",
                         "expected the region's begins in the iteration (an "
-                        "integer above its occurrence) with its region");
+                        "integer above its occurrence, at most " +
+                            std::to_string(kMaxBegins) + ") with its region");
         task.begins = *n;
       }
       double T;
