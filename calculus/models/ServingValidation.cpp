@@ -643,6 +643,7 @@ bool recommendAtDefaultClocks(const std::vector<ServingObservation> &obs,
   out.architecture = group.front()->architecture;
   out.routedExperts = group.front()->routedExperts;
   out.expertsPerToken = group.front()->expertsPerToken;
+  out.routingOf = group.front()->routingOf;
   if (group.front()->routingUnknown())
     out.notes.push_back(unknownRoutingNote(model));
   if (group.size() < 4) {

@@ -94,6 +94,12 @@ inline llvm::Expected<llvm::json::Value> parseJson(llvm::StringRef text) {
   llvm::StringRef start = text.ltrim();
   if (!value && !start.empty() && !llvm::StringRef("{[").contains(start[0])) {
     std::string why = llvm::toString(value.takeError());
+    // An editor's UTF-8 byte-order mark, invisible where it is quoted.
+    if (start.starts_with("\xEF\xBB\xBF"))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          why + " (the file begins with a UTF-8 byte-order mark, which JSON "
+                "text does not have: save it without one)");
     llvm::StringRef first =
         start.take_until([](char c) { return c == '\n' || c == '\r'; });
     return llvm::createStringError(

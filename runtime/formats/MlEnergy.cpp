@@ -134,13 +134,21 @@ struct Fields {
 };
 
 /// "NVIDIA A100-SXM4-40GB" / "H100 80GB HBM3" / "B200" -> "A100" / "H100" /
-/// "B200"; empty when unknown.
+/// "B200", case aside; empty when unknown. The family is a word of the
+/// name: "GH200" (Grace Hopper) is no H200, "H1000" no H100.
 std::string gpuName(StringRef s) {
   for (const char *g : {"A100", "H100", "H200", "B200"})
-    if (s.contains(g))
-      return g;
+    for (size_t at = s.find_insensitive(g); at != StringRef::npos;
+         at = s.find_insensitive(g, at + 1)) {
+      size_t end = at + StringRef(g).size();
+      if ((at == 0 || !isAlnum(s[at - 1])) &&
+          (end == s.size() || !isDigit(s[end])))
+        return g;
+    }
   return "";
 }
+
+const char *const kKnownGpus = " (known: A100, H100, H200, B200)";
 
 /// A number as %g writes it (6 significant digits).
 std::string num(double v) {
@@ -192,6 +200,7 @@ void setRouting(ServingPoint &p) {
     return;
   p.routedExperts = k->experts;
   p.expertsPerToken = k->perToken;
+  p.routingOf = k->name;
 }
 
 /// The parameter counts agree with each other and with the routing: no
@@ -284,7 +293,7 @@ bool parseV3(const json::Object &root, const std::string &file,
     p.gpuModel = gpu;
     p.where = "$.configurations[" + std::to_string(i) + "]";
     if (p.gpu.empty()) {
-      err = where + ".gpu_model: unknown GPU '" + gpu + "'";
+      err = where + ".gpu_model: unknown GPU '" + gpu + "'" + kKnownGpus;
       return false;
     }
     // What every v3 row satisfies, so that a unit slip (latencies in
@@ -317,12 +326,24 @@ bool parseV3(const json::Object &root, const std::string &file,
                       "= " +
                       num(stepMs) + " ms");
     StringRef a(arch);
-    p.architecture = a.contains("MoE")      ? "moe"
-                     : a.contains("Hybrid") ? "hybrid"
-                     : a.contains("Dense")  ? "dense"
-                                            : "";
+    p.architecture = a.contains_insensitive("MoE") ||
+                             a.contains_insensitive("mixture of experts")
+                         ? "moe"
+                     : a.contains_insensitive("Hybrid") ? "hybrid"
+                     : a.contains_insensitive("Dense")  ? "dense"
+                                                        : "";
     if (p.architecture.empty()) {
-      err = where + ".architecture: unknown architecture '" + arch + "'";
+      err = where + ".architecture: unknown architecture '" + arch +
+            "' (expected one naming MoE, Hybrid or Dense, as the release's "
+            "\"MoE Transformer\" and \"Dense Transformer\")";
+      return false;
+    }
+    // A dense model reads every weight for every token.
+    if (p.architecture == "dense" && p.activeParamsB < p.totalParamsB) {
+      err = where + ".activated_params_billions: " + num(p.activeParamsB) +
+            " of total_params_billions " + num(p.totalParamsB) +
+            ", but the architecture '" + arch +
+            "' is dense: a dense model activates all of its parameters";
       return false;
     }
     setRouting(p);
@@ -373,7 +394,7 @@ bool parseV2(const json::Object &o, const std::string &file,
   p.gpuModel = gpu;
   p.where = "$";
   if (p.gpu.empty()) {
-    err = where + ".GPU: unknown GPU '" + gpu + "'";
+    err = where + ".GPU: unknown GPU '" + gpu + "'" + kKnownGpus;
     return false;
   }
   p.numGpus = p.tp * p.pp;
@@ -419,6 +440,15 @@ bool parseV2(const json::Object &o, const std::string &file,
   }
   p.totalParamsB = *params;
   const KnownMoe *moe = knownMoe(p.model);
+  // v2 gives totals only: a known mixture of experts' active count (its
+  // model card's) above the file's total is another model than the table's.
+  if (moe && moe->activeB > *params) {
+    err = models + ": $." + p.model + ".params: " + num(*params) +
+          " billion, fewer than the " + num(moe->activeB) +
+          " billion a token of " + moe->name +
+          " reads (its model card's active parameters)";
+    return false;
+  }
   p.activeParamsB = moe && moe->activeB > 0 ? moe->activeB : *params;
   p.architecture = p.activeParamsB < p.totalParamsB ? "moe" : "dense";
   setRouting(p);
@@ -540,6 +570,7 @@ observations(const std::vector<ServingPoint> &points) {
           p.totalParamsB, p.activeParamsB, p.routedExperts, p.expertsPerToken);
       o.routedExperts = p.routedExperts;
       o.expertsPerToken = p.expertsPerToken;
+      o.routingOf = p.routingOf;
       o.expertShare = double(p.expertsPerToken) / p.routedExperts;
       o.expertBytes = routed * 1e9 * p.bytesPerParam;
       o.weightBytes = o.expertBytes +

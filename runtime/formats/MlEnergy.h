@@ -38,6 +38,9 @@ struct ServingPoint {
   /// many of them each token goes to (its published configuration; 0, 0:
   /// dense, or routing not known).
   int routedExperts = 0, expertsPerToken = 0;
+  /// The published model whose configuration gave the routing (its name is
+  /// in this one's: a fine-tune routes as its base); empty without one.
+  std::string routingOf;
   int numGpus = 1, tp = 1, pp = 1, ep = 1, dp = 1;
   double batchCap = 0;        ///< max_num_seqs (x PP in v2)
   double batch = 0;           ///< realized mean running batch

@@ -1813,6 +1813,13 @@ static int servingCmd() {
   std::string text, err;
   bool ok;
   if (validateServingSub) {
+    // The uncalibrated model's coefficients: energies, positive and finite.
+    for (auto *o : {&flopJoules, &byteJoules})
+      if (!(*o > 0) || !std::isfinite(*o))
+        return fail("--" + o->ArgStr.str() +
+                    " must be a positive number of "
+                    "joules; got " +
+                    std::to_string(double(*o)));
     ok = energy::validateServingCommand(
         paths, energy::generatorJson("energy-prof validate-serving", paths),
         flopJoules, byteJoules, text, err);
