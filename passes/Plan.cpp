@@ -1324,7 +1324,8 @@ struct EnergyPlanPass : public energy::impl::EnergyPlanBase<EnergyPlanPass> {
                           : "  (every task at its current signature)\n");
     os << "  plan      " << q(o.T, Dimension::Time) << "  "
        << q(o.E, Dimension::Energy)
-       << llvm::formatv("  ({0:F2}% less energy, limit {1})\n", o.saving,
+       << llvm::formatv("  ({0:F2}% {1} energy, limit {2})\n",
+                        std::abs(o.saving), o.saving < 0 ? "more" : "less",
                         q(o.limit, Dimension::Time));
     if (o.expectedT > 0 || o.fastestExpected > 0) {
       os << "  expected  "

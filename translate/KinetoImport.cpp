@@ -692,8 +692,10 @@ bool Importer::emitRank(OpBuilder &b, const KinetoRank &r,
                              "correlation id (its events are the earlier's)",
                              r.reusedCorrelations);
   if (!opts.dbKeys.empty()) {
-    summary << llvm::formatv(", {0} GPU events named by the DB (--db-keys)",
-                             keyedTasks);
+    // With --regions a task is a region's GPU events, or one other's.
+    summary << llvm::formatv(", {0} {1} named by the DB (--db-keys)",
+                             keyedTasks,
+                             opts.regions.empty() ? "GPU events" : "tasks");
     if (pinnedTasks)
       summary << llvm::formatv(", {0} kernels it does not name held at "
                                "{1} MHz",

@@ -645,8 +645,8 @@ bool energy::readKinetoRank(const std::string &file, StringRef text,
       return false;
     }
     if (!ev.hasStream) {
-      problem = where + "GPU event lacks 'args.stream' (a non-negative "
-                        "integer below 2^31)";
+      problem = where + "GPU event has no usable 'args.stream' (a "
+                        "non-negative integer below 2^31)";
       return false;
     }
     if (ev.stream < 0) {

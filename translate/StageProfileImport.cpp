@@ -65,7 +65,7 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
   calculus::PipelineKind kind;
   if (!calculus::parsePipelineKind(o.schedule, kind)) {
     fail(o.file, "unknown --schedule '" + o.schedule +
-                     "'; expected gpipe, 1f1b, interleaved-1f1b or zb-h1");
+                     "'; a stage profile takes 1f1b (the default) or gpipe");
     return nullptr;
   }
   if (kind == calculus::PipelineKind::ZBH1 ||

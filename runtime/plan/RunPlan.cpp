@@ -14,6 +14,7 @@
 #include "runtime/db/SignatureDb.h"
 #include "runtime/plan/Plan.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -178,12 +179,20 @@ std::vector<Event> timelineEvents(const Plan &plan) {
 void logPlan(const Plan &plan, const std::vector<Device *> &devices,
              RunPlanOptions::Mode mode, bool dryRun, llvm::raw_ostream &log) {
   using Mode = RunPlanOptions::Mode;
+  // Names as the plan file holds them, a control character escaped (\0A):
+  // one line per device and run whatever a hand-edited name holds.
+  auto shown = [](llvm::StringRef name) {
+    std::string out;
+    llvm::raw_string_ostream os(out);
+    llvm::printEscapedString(name, os);
+    return out;
+  };
   log << "run-plan: schedule '" << plan.schedule << "', "
       << (mode == Mode::Lock ? "lock" : "timeline") << " mode, plan "
       << llvm::format("%.6g s / %.6g J per iteration", plan.T, plan.E) << "\n";
   for (size_t i = 0; i < devices.size(); ++i) {
     const PlanDevice &pd = plan.devices[i];
-    log << "  " << pd.name << " -> " << devices[i]->identity() << ": ";
+    log << "  " << shown(pd.name) << " -> " << devices[i]->identity() << ": ";
     if (mode == Mode::Lock)
       log << "SM clock "
           << clockText(pd.runs.empty() ? std::nullopt : pd.runs[0].smMhz);
@@ -197,7 +206,7 @@ void logPlan(const Plan &plan, const std::vector<Device *> &devices,
       for (const PlanRun &run : pd.runs)
         log << llvm::formatv("    at {0,10:F6} s  {1,-9} from {2} ({3} "
                              "task{4})\n",
-                             run.start, clockText(run.smMhz), run.first,
+                             run.start, clockText(run.smMhz), shown(run.first),
                              run.tasks, run.tasks == 1 ? "" : "s");
   }
 }

@@ -423,6 +423,11 @@ int main(int argc, char **argv) {
                             "or nothing for stdin)\n";
       return 2;
     }
+    if (!microbatches.getNumOccurrences()) {
+      WithColor::error() << "--import-stage-profile needs --microbatches (the "
+                            "microbatches per iteration)\n";
+      return 2;
+    }
     energy::StageProfileOptions opts;
     opts.file = inputs[0];
     opts.schedule = scheduleName;
