@@ -472,8 +472,24 @@ bool readFile(const std::string &path, std::vector<ServingPoint> &out,
     err = path + ": $: expected an object";
     return false;
   }
-  if (root->get("configurations"))
-    return parseV3(*root, path, out, err);
+  if (root->get("configurations")) {
+    if (parseV3(*root, path, out, err))
+      return true;
+    // A row's error at the row's field in the file ("FILE:LINE:COL:"),
+    // found from its JSON path: files hold hundreds of rows.
+    StringRef rest(err);
+    size_t row;
+    if (rest.consume_front(path + ": $.configurations[") &&
+        !rest.consumeInteger(10, row) && rest.consume_front("]")) {
+      std::vector<JsonStep> at = {"configurations", row};
+      if (rest.consume_front("."))
+        at.push_back(
+            rest.take_while([](char c) { return isAlnum(c) || c == '_'; }));
+      std::string where = jsonAt(path, text, at);
+      err = where + ":" + err.substr(path.size() + 1);
+    }
+    return false;
+  }
   if (root->get("Energy/req (J)"))
     return parseV2(*root, path, out, err);
   err = path + ": $: neither a v3 task file (\"configurations\") nor a v2 "
