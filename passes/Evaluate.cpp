@@ -367,11 +367,14 @@ struct EnergyEvaluatePass
       os << "  serve plan @" << dev.getValue() << ": batch cap ";
       if (std::optional<double> cap = num("batch_cap"))
         os << int64_t(*cap);
-      if (auto measured = plan.getAs<BoolAttr>("cap_measured"))
+      auto measured = plan.getAs<BoolAttr>("cap_measured");
+      if (measured)
         os << (measured.getValue() ? " (measured)" : " (not measured)");
+      // At a measured cap the figure is its measurements' mean.
       if (std::optional<double> j = num("predicted_J_per_token")) {
-        os << ", the law predicts " << formatQuantity(*j, Dimension::Energy, 5)
-           << "/token";
+        os << (measured && measured.getValue() ? ", measured "
+                                               : ", the law predicts ")
+           << formatQuantity(*j, Dimension::Energy, 5) << "/token";
         if (auto ci = plan.getAs<ArrayAttr>("ci95_J_per_token");
             ci && ci.size() == 2)
           if (auto lo = dyn_cast<FloatAttr>(ci[0]))
@@ -388,6 +391,20 @@ struct EnergyEvaluatePass
              << " <= SLO " << formatQuantity(*slo / 1e3, Dimension::Time, 5);
       if (auto cell = plan.getAs<StringAttr>("cell"))
         os << " (from " << cell.getValue() << ")";
+      // The cap and clock a simulated GPU's model chose together.
+      if (auto clock = plan.getAs<DictionaryAttr>("sm_clock")) {
+        auto in = [&](StringRef key) { return numberIn(clock, key); };
+        std::optional<double> cap = in("batch_cap"), mhz = in("sm_clock_mhz"),
+                              j = in("predicted_J_per_token"),
+                              p90 = in("predicted_p90_itl_ms");
+        auto gpu = clock.getAs<StringAttr>("simulated_gpu");
+        if (cap && mhz && j && p90 && gpu)
+          os << "; with the SM clock (SIMULATED, " << gpu.getValue()
+             << "'s model): batch cap " << int64_t(*cap) << " at "
+             << int64_t(*mhz) << " MHz, "
+             << formatQuantity(*j, Dimension::Energy, 5) << "/token, p90 ITL "
+             << formatQuantity(*p90 / 1e3, Dimension::Time, 5);
+      }
       os << "\n";
     }
   }

@@ -137,6 +137,22 @@ struct EnergyServePlanPass
         serve.emitWarning("energy-serve-plan: the workload's tp (")
             << serve.getTp() << ") is not the measurements' TP (" << rec.tp
             << ")";
+      // The deployment's GPUs (expert or data parallel beside TP) against
+      // the workload's instance, tp x pp GPUs.
+      else if (uint64_t(rec.gpus) != serve.getTp() * serve.getPp())
+        serve.emitWarning("energy-serve-plan: the measurements' deployment "
+                          "holds ")
+            << rec.gpus << " GPUs (" << rec.cell
+            << ") and the workload's instance " << serve.getTp() * serve.getPp()
+            << ": the batch cap is that deployment's";
+      // vLLM batches continuously; a static batch fills and drains.
+      if (serve.getPolicy() != "continuous")
+        serve.emitWarning("energy-serve-plan: the measurements are of "
+                          "continuous batching (vLLM) and the workload's "
+                          "policy is '")
+            << serve.getPolicy()
+            << "': the batch cap is continuous "
+               "batching's";
       // One GPU's share to 10 % (at TP 2 it lies within 2x of the whole).
       double share = rec.weightBytes / std::max(rec.tp, 1);
       if (rec.tp > 1 && rec.weightBytes > 0 &&

@@ -644,6 +644,7 @@ bool recommendAtDefaultClocks(const std::vector<ServingObservation> &obs,
   out.routedExperts = group.front()->routedExperts;
   out.expertsPerToken = group.front()->expertsPerToken;
   out.routingOf = group.front()->routingOf;
+  out.gpus = group.front()->gpus;
   if (group.front()->routingUnknown())
     out.notes.push_back(unknownRoutingNote(model));
   if (group.size() < 4) {

@@ -174,6 +174,7 @@ struct ServingRecommendation {
   /// should match.
   double weightBytes = 0;
   int tp = 1;
+  int gpus = 1; ///< the cell's deployment's GPU count
   /// The cell's model: its architecture and, for a mixture of experts, its
   /// routing (0, 0: not known; every weight then counts as read).
   std::string architecture;
