@@ -441,22 +441,34 @@ energy per output token (`test/Models/serve-plan-neighbours.test`).
 **The SM clock, simulated.** Neither release varies the clocks or the power
 limit, so no measured choice of either exists. With `--clock-model
 sim:h100` (the pass's `clock-model=`; the simulated GPU must be the
-measured one) the cap and the SM clock are chosen together by the
-simulated GPU's documented model (calculus/models/SimGpu.h): one decode
-iteration of realized batch B on each of the deployment's G GPUs is a
-roofline kernel of 2 P_active B / G FLOPs reading the weights its tokens
-reach (a mixture of experts' expected read, above), and each considered
-cap's measured or predicted p90 and energy per token are scaled by the
-model's time T(f) / T(f_max) and energy (static T(f) + switching + memory)
-E(f) / E(f_max) at every clock f; the answer (`sm_clock`) is the pair of
-least scaled energy whose scaled p90 meets the SLO, never above the cap's
-own at the highest clock by the model (checked against enumeration,
-`ServingClock.*`; `test/RealData/serve-plan-clock.test`). The KV cache's
-reads are left out (the files do not give the attended history): the
-iteration then looks more compute-bound than it is, so a lower clock is
-predicted slower and saving less than with them. This is a model's
-prediction, not validated against measurements at lowered clocks; no
-power limit is chosen.
+measured one, an SXM board for the SXM model) the cap and the SM clock are
+chosen together by the simulated GPU's documented model
+(calculus/models/SimGpu.h): one decode iteration of realized batch B on
+each of the deployment's GPUs is a roofline kernel of 2 P_active B / G
+FLOPs reading its share of the weights the tokens reach (a mixture of
+experts' expected read, above, over the GPUs that hold the experts), and
+what that kernel leaves of the measured iteration (B tau: attention and
+the KV cache's reads, small kernels, prefill chunks, launches, the host)
+is taken as bound by the SM clock at full switching activity. Each
+considered cap's measured or predicted p90 and energy per token are scaled
+by the model's time and energy (static, switching, memory) at each clock
+against the highest; the answer (`sm_clock`, labelled simulated; the pass
+keeps `max_batch` at the default clocks' cap and records the pair to apply
+together) is the pair of least scaled energy whose scaled p90 meets the
+SLO, never above the cap's own at the highest clock by the model (checked
+against enumeration, `ServingClock.*`; `test/RealData/serve-plan-clock.test`).
+Where the model errs: the rest of the iteration taken as clock-bound
+overstates the slowdown where the host holds part of it (so errs on the
+SLO's side) and its switching energy where part of it waits on memory;
+the kernel is priced at the dense BF16 peak (an FP8 model computes twice
+as fast, so is predicted slower at a lower clock than it is); the model
+is not calibrated to the measured power (for Llama-3.1-8B on lm-arena-chat
+the simulated H100 draws 286-451 W over caps 8-768 at the default clock,
+the files 486-691 W: where the power it misses does not change with the
+clock, the saving it predicts is overstated by up to about 1.7x). On v3's 19 H100 cells at their median SLO it recommends
+1.4-1.9 GHz, saving 1.7-9.4 % by the model (bench/RESULTS.md, session
+41): a model's prediction, not validated against
+measurements at lowered clocks; no power limit is chosen.
 """
 with open(out, "w") as f:
     f.write(text)

@@ -240,12 +240,11 @@ static bool frontierOf(const Schedule &sched,
                   bounds, seeded ? &states : nullptr, stepGuard, settings)) {
     why = stepGuard ? DagFrontierResult::Truncation::StepGuard
                     : DagFrontierResult::Truncation::WorkBudget;
-    // The crash sweep's work grows about as tasks x options: a long
-    // pipeline of few clocks can outgrow its budget below `classSweepAbove`
-    // (2 stages x 3,000 microbatches x 2 clocks: truncated after 41 s,
-    // certified within 2.61 %). Where the schedule has repeated structure
-    // the class sweep then carries the whole range instead (8 s more,
-    // 0.08 %).
+    // The crash sweep's work grows about as tasks x options, so a long
+    // pipeline of few clocks can outgrow its budget below `classSweepAbove`:
+    // where the schedule has repeated structure the class sweep then
+    // carries the whole range, certified, instead of price points across a
+    // gap (bench/RESULTS.md, session 41).
     std::vector<DagPoint> swept;
     if (why == DagFrontierResult::Truncation::WorkBudget &&
         classSweep(dag, opts, sched, P, keepPoints, classBudgets,

@@ -1,6 +1,7 @@
 //===- Deviation.cpp - --energy-check-deviation ---------------------------===//
 
 #include "calculus/Signature.h"
+#include "runtime/formats/Input.h"
 
 #include "dialect/Energy/Energy.h"
 #include "dialect/Energy/EnergyTree.h"
@@ -31,14 +32,12 @@ namespace {
 LogicalResult
 readMeasurements(ModuleOp module, StringRef path,
                  std::map<std::string, formats::CompositeMeasurement> &out) {
-  rt::AtomicFile::noteInput(path.str());
-  auto buf = llvm::MemoryBuffer::getFile(path);
-  if (!buf)
-    return mlir::emitError(moduleErrorLoc(module),
-                           "energy-check-deviation: cannot read '")
-           << path << "': " << buf.getError().message();
   std::string err;
-  if (!formats::parseCompositeMeasurements((*buf)->getBuffer(), path.str(), out,
+  std::unique_ptr<llvm::MemoryBuffer> buf = formats::readInput(path.str(), err);
+  if (!buf)
+    return mlir::emitError(moduleErrorLoc(module), "energy-check-deviation: '")
+           << path << "': " << err;
+  if (!formats::parseCompositeMeasurements(buf->getBuffer(), path.str(), out,
                                            err))
     return mlir::emitError(moduleErrorLoc(module), "energy-check-deviation: ")
            << err;

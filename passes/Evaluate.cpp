@@ -364,9 +364,15 @@ struct EnergyEvaluatePass
       if (!plan)
         continue;
       auto num = [&](StringRef key) { return numberIn(plan, key); };
+      // A count written by hand may be no integer at all (nan, 1e300).
+      auto count = [](double v) {
+        return std::isfinite(v) && std::abs(v) < 9e15
+                   ? std::to_string(int64_t(v))
+                   : formatNumber(v);
+      };
       os << "  serve plan @" << dev.getValue() << ": batch cap ";
       if (std::optional<double> cap = num("batch_cap"))
-        os << int64_t(*cap);
+        os << count(*cap);
       auto measured = plan.getAs<BoolAttr>("cap_measured");
       if (measured)
         os << (measured.getValue() ? " (measured)" : " (not measured)");
@@ -400,8 +406,8 @@ struct EnergyEvaluatePass
         auto gpu = clock.getAs<StringAttr>("simulated_gpu");
         if (cap && mhz && j && p90 && gpu)
           os << "; with the SM clock (SIMULATED, " << gpu.getValue()
-             << "'s model): batch cap " << int64_t(*cap) << " at "
-             << int64_t(*mhz) << " MHz, "
+             << "'s model): batch cap " << count(*cap) << " at "
+             << count(*mhz) << " MHz, "
              << formatQuantity(*j, Dimension::Energy, 5) << "/token, p90 ITL "
              << formatQuantity(*p90 / 1e3, Dimension::Time, 5);
       }

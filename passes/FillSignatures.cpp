@@ -1,6 +1,7 @@
 //===- FillSignatures.cpp - --energy-fill-signatures ----------------------===//
 
 #include "calculus/SharedParameters.h"
+#include "runtime/formats/Input.h"
 
 #include "calculus/models/EnergyLens.h"
 #include "calculus/models/FlopByte.h"
@@ -140,13 +141,12 @@ struct EnergyFillSignaturesPass
 
   /// Reads the model file (runtime/formats/ModelFile.h).
   LogicalResult readModel(Location loc, ModelFile &mf) {
-    rt::AtomicFile::noteInput(model);
-    auto buf = llvm::MemoryBuffer::getFile(model);
-    if (!buf)
-      return emitError(loc, "energy-fill-signatures: cannot read '")
-             << model << "': " << buf.getError().message();
     std::string err;
-    if (!formats::parseModelFile((*buf)->getBuffer(), model, mf, err))
+    std::unique_ptr<llvm::MemoryBuffer> buf = formats::readInput(model, err);
+    if (!buf)
+      return emitError(loc, "energy-fill-signatures: '")
+             << model << "': " << err;
+    if (!formats::parseModelFile(buf->getBuffer(), model, mf, err))
       return emitError(loc, "energy-fill-signatures: ") << err;
     return success();
   }

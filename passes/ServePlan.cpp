@@ -60,11 +60,13 @@ struct EnergyServePlanPass
       return fail(err);
     calculus::ServingRecommendation rec;
     calculus::SimGpu sim;
-    if (!clockModel.empty() && !calculus::simGpuForDevice(clockModel, sim, err))
+    // Given, even empty, it must name a simulated GPU.
+    bool clocked = clockModel.hasValue();
+    if (clocked && !calculus::simGpuForDevice(clockModel, sim, err))
       return fail("clock-model=: " + err);
     if (!calculus::recommendServingCap(obs, model, gpu, tp, gpus,
                                        sloP90ItlMs / 1e3, rec, err,
-                                       clockModel.empty() ? nullptr : &sim))
+                                       clocked ? &sim : nullptr))
       return fail(err);
     for (const std::string &note : rec.notes)
       mlir::emitWarning(where, "energy-serve-plan: ") << note;
@@ -97,14 +99,16 @@ struct EnergyServePlanPass
           b.getF64ArrayAttr(
               {rec.predictedP90 * std::exp(rec.p90LogErrLo) * 1e3,
                rec.predictedP90 * std::exp(rec.p90LogErrHi) * 1e3})));
-    // SIMULATED: the cap and clock by the simulated GPU's model.
-    double cap = rec.cap;
+    // SIMULATED: the cap and clock by the simulated GPU's model, to apply
+    // together; max_batch stays the default clocks' choice (the joint cap
+    // alone may be worse at the default clocks).
     if (rec.clock.mhz) {
-      cap = rec.clock.cap;
       fields.push_back(b.getNamedAttr(
           "sm_clock",
           b.getDictionaryAttr(
-              {b.getNamedAttr("simulated_gpu",
+              {b.getNamedAttr("basis",
+                              b.getStringAttr(calculus::kServingClockBasis)),
+               b.getNamedAttr("simulated_gpu",
                               b.getStringAttr(rec.clock.model)),
                b.getNamedAttr("batch_cap",
                               b.getI64IntegerAttr(int64_t(rec.clock.cap))),
@@ -170,7 +174,7 @@ struct EnergyServePlanPass
                                  " B per GPU at TP " + std::to_string(rec.tp)
                            : std::string())
             << "): the batch cap is that model's";
-      serve.setMaxBatch(uint64_t(cap));
+      serve.setMaxBatch(uint64_t(rec.cap));
       serve->setAttr(EnergyDialect::ServePlanAttrHelper::getNameStr(), plan);
       any = true;
     });

@@ -1,6 +1,7 @@
 //===- KinetoTrace.cpp - Reading PyTorch profiler (Kineto) traces ---------===//
 
 #include "translate/KinetoTrace.h"
+#include "runtime/formats/Input.h"
 
 #include "runtime/AtomicFile.h"
 
@@ -106,19 +107,16 @@ bool energy::inflateGzip(StringRef data, std::string &out, std::string &err) {
 
 std::unique_ptr<llvm::MemoryBuffer>
 energy::readMaybeGzip(const std::string &path, std::string &err) {
-  rt::AtomicFile::noteInput(path);
-  auto buf = llvm::MemoryBuffer::getFileOrSTDIN(path);
-  if (!buf) {
-    err = "cannot read: " + buf.getError().message();
+  std::unique_ptr<llvm::MemoryBuffer> buf = formats::readInput(path, err);
+  if (!buf)
     return nullptr;
-  }
   std::string out;
-  bool inflated = inflateGzip((*buf)->getBuffer(), out, err);
+  bool inflated = inflateGzip(buf->getBuffer(), out, err);
   if (!inflated && !err.empty())
     return nullptr;
   // A tar archive (POSIX "ustar" magic at offset 257), as traces are often
   // shipped: one trace per file, so the archive is extracted first.
-  StringRef text = inflated ? StringRef(out) : (*buf)->getBuffer();
+  StringRef text = inflated ? StringRef(out) : buf->getBuffer();
   if (text.size() > 262 && text.substr(257, 5) == "ustar") {
     err = "a tar archive, not a trace: extract it (tar xf) and pass its "
           "trace files";
@@ -126,7 +124,7 @@ energy::readMaybeGzip(const std::string &path, std::string &err) {
   }
   if (inflated)
     return llvm::MemoryBuffer::getMemBufferCopy(out, path);
-  return std::move(*buf);
+  return buf;
 }
 
 namespace {

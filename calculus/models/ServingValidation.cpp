@@ -398,7 +398,8 @@ double recommendCap(const std::vector<const ServingObservation *> &train,
     double e = measured != at.end() ? meanAt(measured->second)
                                     : fit.predict(x) + correction(cap);
     if (byCap)
-      (*byCap)[cap] = {latency, e, std::exp(interpolate(batch, cap))};
+      (*byCap)[cap] = {latency, e, std::exp(interpolate(batch, cap)),
+                       std::exp(interpolate(tau, cap))};
     if (latency > sloS) {
       if (excluded)
         (*excluded)[cap] = "over the SLO";
@@ -651,8 +652,8 @@ bool recommendAtDefaultClocks(const std::vector<ServingObservation> &obs,
     // Too few settings for the law (3 coefficients and its interval): the
     // measured caps alone, each ranked by its mean energy per token and the
     // largest p90 of its runs, as the law's path ranks a measured cap.
-    // sum e, count, worst p90, sum batch
-    std::map<double, std::array<double, 4>> at;
+    // sum e, count, worst p90, sum batch, sum tau
+    std::map<double, std::array<double, 5>> at;
     for (const ServingObservation *o : group) {
       if (o->p90ItlS < 0) {
         err = out.cell +
@@ -660,18 +661,19 @@ bool recommendAtDefaultClocks(const std::vector<ServingObservation> &obs,
               "setting (ML.ENERGY v2 does not record it; v3 does)";
         return false;
       }
-      std::array<double, 4> &a = at[o->cap];
+      std::array<double, 5> &a = at[o->cap];
       a[0] += o->e;
       a[1] += 1;
       a[2] = std::max(a[2], o->p90ItlS);
       a[3] += o->batch;
+      a[4] += o->tau;
     }
     double lowestP90 = INFINITY, lowestAt = 0;
     for (const auto &[cap, a] : at) {
       double e = a[0] / a[1];
       bool meets = a[2] <= sloS;
-      out.candidates.push_back(
-          {cap, true, a[2], e, meets ? "" : "over the SLO", a[3] / a[1]});
+      out.candidates.push_back({cap, true, a[2], e, meets ? "" : "over the SLO",
+                                a[3] / a[1], a[4] / a[1]});
       if (meets && (out.cap < 0 || e < out.predicted)) {
         out.cap = cap;
         out.predicted = e;
@@ -718,7 +720,8 @@ bool recommendAtDefaultClocks(const std::vector<ServingObservation> &obs,
   for (const auto &[cap, pe] : predictions)
     out.candidates.push_back(
         {cap, measuredCap(cap), pe.p90, pe.e,
-         excluded.count(cap) ? excluded[cap] : std::string(), pe.batch});
+         excluded.count(cap) ? excluded[cap] : std::string(), pe.batch,
+         pe.tau});
   // How far the interpolated p90 may be off, from the interpolation's own
   // errors at the measured caps of every cell of these files.
   std::vector<double> errs = p90InterpolationLogErrors(obs);
@@ -785,16 +788,22 @@ bool chooseServingClock(ServingRecommendation &rec,
                         const ServingObservation &row, const SimGpu &gpu,
                         double sloS, std::string &err) {
   // The simulated GPU must be the measured one: "H100-SXM5" models the
-  // data's "H100", not its "B200".
+  // data's "H100" (its family, a whole word), not its "B200", and an SXM
+  // board not a PCIe or NVL one (other power, bandwidth and clocks).
   auto lower = [](std::string s) {
     for (char &ch : s)
       ch = char(std::tolower(static_cast<unsigned char>(ch)));
     return s;
   };
   std::string base = lower(gpu.name.substr(0, gpu.name.find('-')));
-  if (lower(row.gpu).rfind(base, 0) != 0) {
+  std::string measured = lower(row.gpuModel.empty() ? row.gpu : row.gpuModel);
+  bool sxm = lower(gpu.name).find("sxm") != std::string::npos;
+  if (lower(row.gpu) != base ||
+      (sxm && (measured.find("pcie") != std::string::npos ||
+               measured.find("nvl") != std::string::npos))) {
     err = "the simulated GPU " + gpu.name + " is not the measurements' GPU '" +
-          row.gpu + "': its clocks would scale another GPU's measurements";
+          (row.gpuModel.empty() ? row.gpu : row.gpuModel) +
+          "': its clocks would scale another GPU's measurements";
     return false;
   }
   const std::vector<int> clocks = gpu.clocks();
@@ -803,14 +812,34 @@ bool chooseServingClock(ServingRecommendation &rec,
   best = ServingRecommendation::ClockChoice();
   best.model = gpu.name;
   for (const ServingRecommendation::Candidate &c : rec.candidates) {
-    if (!c.excluded.empty() || !(c.batch > 0))
+    if (!c.excluded.empty())
       continue;
+    if (!(c.batch > 0) || !(c.tau >= 0)) {
+      err = rec.cell + ": cap " + std::to_string(int64_t(c.cap)) +
+            " has no realized batch and time per token to model an "
+            "iteration with";
+      return false;
+    }
+    // Per GPU: the weights every token reads (all of a dense model's),
+    // split over a replica's tp GPUs; a mixture of experts' routed experts
+    // over the ep GPUs that hold them -- read by the tokens of every
+    // replica they serve (ep beyond tp spans dp replicas), or of one.
     double flops = row.flopsPerToken * c.batch / G;
-    double bytes = dp * weightBytesRead(row, c.batch / dp) / G;
+    double shared = row.weightBytes - row.expertBytes;
+    double tp = std::max(row.tp, 1), ep = std::max(row.ep, 1);
+    double tokens = ep > tp ? c.batch : c.batch / dp;
+    double bytes = shared / tp + (weightBytesRead(row, tokens) - shared) / ep;
+    // What the roofline kernel leaves of the measured iteration, in SM
+    // cycles at the highest clock.
+    double rest = std::max(0.0, c.batch * c.tau -
+                                    gpu.kernelTime(flops, bytes, gpu.fmaxMhz));
+    double cycles = rest * gpu.fmaxMhz * 1e6;
     auto at = [&](int mhz) {
-      double T = gpu.kernelTime(flops, bytes, mhz);
+      double V = gpu.voltage(mhz);
+      double T = gpu.kernelTime(flops, bytes, mhz) + cycles / (mhz * 1e6);
       return std::pair<double, double>{
-          T, gpu.staticRef * T + gpu.kernelDynamicEnergy(flops, bytes, mhz)};
+          T, gpu.staticRef * T + gpu.kernelDynamicEnergy(flops, bytes, mhz) +
+                 gpu.ceff * V * V * cycles};
     };
     auto [T0, E0] = at(gpu.fmaxMhz);
     for (int mhz : clocks) {
@@ -827,7 +856,7 @@ bool chooseServingClock(ServingRecommendation &rec,
     }
   }
   if (!best.mhz) {
-    err = rec.cell + ": no considered batch cap at any clock";
+    err = rec.cell + ": no batch cap was considered at the default clocks";
     return false;
   }
   return true;

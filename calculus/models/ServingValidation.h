@@ -23,6 +23,7 @@ namespace calculus {
 /// One measured steady-state serving configuration.
 struct ServingObservation {
   std::string model, gpu, architecture, dataset, task;
+  std::string gpuModel; ///< as the file names it ("NVIDIA H100 80GB HBM3")
   int tp = 1, ep = 1, dp = 1, gpus = 1;
   double cap = 0;      ///< batch cap (max_num_seqs)
   double batch = 0;    ///< realized mean batch B_eff
@@ -125,6 +126,13 @@ std::vector<ErrorSummary> summarizeBy(const std::vector<HeldOut> &preds,
 /// none).
 double median(std::vector<double> v);
 
+/// One candidate cap as recommendCap ranks it: its p90 ITL (s), energy per
+/// token (J), realized batch and s per output token (measured, or
+/// interpolated as the law's).
+struct CapPrediction {
+  double p90 = 0, e = 0, batch = 0, tau = 0;
+};
+
 /// The planner: within one group, fit the law on `train`, interpolate the
 /// realized batch and tau against log cap and the p90 ITL linearly in the
 /// cap (continued past the trained caps along the end segments in log-log),
@@ -143,11 +151,6 @@ double median(std::vector<double> v);
 /// should know: the law missing its own measurements by over 10 %, caps left
 /// out for a non-positive prediction; `excluded` (optional) why each candidate
 /// not considered was left out.
-/// One candidate cap as recommendCap ranks it: its p90 ITL (s), energy per
-/// token (J) and realized batch (measured, or interpolated as the law's).
-struct CapPrediction {
-  double p90 = 0, e = 0, batch = 0;
-};
 double recommendCap(const std::vector<const ServingObservation *> &train,
                     const std::vector<double> &candidates, double sloS,
                     double &predicted, double &halfWidth, std::string &err,
@@ -189,7 +192,8 @@ struct ServingRecommendation {
     bool measured;
     double p90, e;
     std::string excluded; ///< why it was not considered (empty: it was)
-    double batch;         ///< realized batch, measured or interpolated
+    double batch, tau;    ///< realized batch, s per output token (measured or
+                          ///< interpolated)
   };
   std::vector<Candidate> candidates;
   /// With a clock model (recommendServingCap's `clockModel`): the batch cap
@@ -232,6 +236,14 @@ struct ServingRecommendation {
 std::vector<double>
 p90InterpolationLogErrors(const std::vector<ServingObservation> &obs);
 
+/// What a clock choice rests on, for the answers that carry it.
+inline constexpr const char *kServingClockBasis =
+    "SIMULATED: the batch cap's measured or predicted p90 and energy per "
+    "token, scaled by the simulated GPU's model of one decode iteration at "
+    "the clock against its highest (calculus/models/SimGpu.h; what its "
+    "roofline leaves of the measured iteration taken as bound by the SM "
+    "clock); the measurements were all taken at the default clocks";
+
 /// `clockModel` (optional): also choose the SM clock with that simulated
 /// GPU's physical model, which must be the measurements' GPU.
 bool recommendServingCap(const std::vector<ServingObservation> &obs,
@@ -245,12 +257,16 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
 /// of the deployment's G GPUs is a kernel of 2 P_active B / G FLOPs reading
 /// dp M_w(B / dp) / G bytes (weightBytesRead: a mixture of experts reads
 /// the experts its tokens reach; the KV cache's reads are left out, the
-/// files do not give the attended history, which makes the iteration look
-/// more compute-bound than it is: a larger predicted slowdown and a smaller
-/// saving at a lower clock than with them). At clock f its time T(f) and
-/// energy E(f) = staticRef T(f) + d(f) are the model's (SimGpu.h); a
-/// candidate's measured or predicted p90 ITL is scaled by T(f) / T(fmax)
-/// and its energy per token by E(f) / E(fmax). Among every considered
+/// files do not give the attended history), with time K(f) and dynamic
+/// energy d(f) by the model (SimGpu.h). The measured iteration, B tau,
+/// takes longer than K(fmax): the rest, R = B tau - K(fmax) (attention,
+/// small kernels, launches, the host), is taken as bound by the SM clock,
+/// R fmax / f, at full switching activity, Ceff V(f)^2 cycles -- an
+/// assumption that overstates the slowdown where part of it is the host's
+/// and so errs on the SLO's side. T(f) = K(f) + R fmax / f, E(f) =
+/// staticRef T(f) + d(f) + Ceff V(f)^2 R fmax; a candidate's measured or
+/// predicted p90 ITL is scaled by T(f) / T(fmax) and its energy per token
+/// by E(f) / E(fmax). Among every considered
 /// candidate at every clock, the one of least scaled energy whose scaled
 /// p90 meets `sloS`: never worse by the model than the cap at the highest
 /// clock. False (with `err`) when the simulated GPU is not `row`'s.

@@ -30,7 +30,10 @@ bool simGpuFor(const std::string &name, SimGpu &out) {
     p.l2Bytes = 6e6;
   } else if (n == "h100" || n == "h100-sxm5") {
     p.name = "H100-SXM5";
+    // The Hopper boards' lowest settable SM clock, 345 MHz (this project's
+    // H200 idles there: examples/data/h200/README.md).
     p.fmaxMhz = 1980;
+    p.fminMhz = 345;
     p.peakFlops = 989e12;
     p.memBandwidth = 3.35e12;
     p.ceff = 1.6e-7;
@@ -41,6 +44,7 @@ bool simGpuFor(const std::string &name, SimGpu &out) {
   } else if (n == "h200") {
     p.name = "H200";
     p.fmaxMhz = 1980;
+    p.fminMhz = 345;
     p.peakFlops = 989e12;
     p.memBandwidth = 4.8e12;
     p.ceff = 1.6e-7;

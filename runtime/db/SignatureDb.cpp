@@ -1,6 +1,7 @@
 //===- SignatureDb.cpp - reading, pooling and writing signature DBs -------===//
 
 #include "runtime/db/SignatureDb.h"
+#include "runtime/formats/Input.h"
 
 #include "runtime/AtomicFile.h"
 
@@ -22,14 +23,13 @@ namespace rt {
 bool readSignatureDb(const std::string &path, SignatureDb &out,
                      std::string &err) {
   // "-": standard input (energy-prof merge -, a pipe's end).
-  rt::AtomicFile::noteInput(path);
-  auto buf = llvm::MemoryBuffer::getFileOrSTDIN(path);
+  std::unique_ptr<llvm::MemoryBuffer> buf = formats::readInput(path, err);
   if (!buf) {
-    err = "cannot read '" + path + "': " + buf.getError().message();
+    err = "'" + path + "': " + err;
     return false;
   }
   llvm::Expected<llvm::json::Value> doc =
-      energy::formats::parseJson((*buf)->getBuffer());
+      energy::formats::parseJson(buf->getBuffer());
   if (!doc) {
     err = formats::jsonParseError(path, doc.takeError());
     return false;
@@ -37,7 +37,7 @@ bool readSignatureDb(const std::string &path, SignatureDb &out,
   // At the JSON path's value where the file has it, else at the closest
   // enclosing value.
   auto failAt = [&](std::vector<formats::JsonStep> at, const std::string &why) {
-    err = formats::jsonAt(path, (*buf)->getBuffer(), at) + ": " + why;
+    err = formats::jsonAt(path, buf->getBuffer(), at) + ": " + why;
     return false;
   };
   auto *obj = doc->getAsObject();
@@ -102,7 +102,7 @@ bool readSignatureDb(const std::string &path, SignatureDb &out,
       std::vector<formats::JsonStep> at = {"entries", i};
       if (e && e->get(field))
         at.push_back(field);
-      err = formats::jsonAt(path, (*buf)->getBuffer(), at) + ": entry #" +
+      err = formats::jsonAt(path, buf->getBuffer(), at) + ": entry #" +
             std::to_string(i) + ": " + why;
       return false;
     };

@@ -1,6 +1,7 @@
 //===- Csv.cpp - The one CSV reader, with line numbers --------------------===//
 
 #include "runtime/formats/Csv.h"
+#include "runtime/formats/Input.h"
 
 #include "runtime/AtomicFile.h"
 
@@ -181,13 +182,13 @@ bool parseCsv(llvm::StringRef text, CsvTable &out, CsvError &err) {
 }
 
 bool readCsv(const std::string &path, CsvTable &out, CsvError &err) {
-  rt::AtomicFile::noteInput(path);
-  auto buf = llvm::MemoryBuffer::getFileOrSTDIN(path);
+  std::string why;
+  std::unique_ptr<llvm::MemoryBuffer> buf = readInput(path, why);
   if (!buf) {
-    err = {0, "cannot read: " + buf.getError().message()};
+    err = {0, why};
     return false;
   }
-  return parseCsv((*buf)->getBuffer(), out, err);
+  return parseCsv(buf->getBuffer(), out, err);
 }
 
 bool csvNumber(llvm::StringRef cell, double &value) {

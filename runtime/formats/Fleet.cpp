@@ -1,6 +1,7 @@
 //===- Fleet.cpp - reading a fleet file -----------------------------------===//
 
 #include "runtime/formats/Fleet.h"
+#include "runtime/formats/Input.h"
 
 #include "runtime/AtomicFile.h"
 
@@ -413,13 +414,12 @@ bool parseFleet(const json::Value &doc, const std::string &file, FleetFile &out,
 }
 
 bool readFleet(const std::string &path, FleetFile &out, std::string &err) {
-  ::energy::rt::AtomicFile::noteInput(path);
-  auto buf = MemoryBuffer::getFileOrSTDIN(path);
+  std::unique_ptr<MemoryBuffer> buf = readInput(path, err);
   if (!buf) {
-    err = path + ": cannot read: " + buf.getError().message();
+    err = path + ": " + err;
     return false;
   }
-  return parseFleet((*buf)->getBuffer().str(), path, out, err);
+  return parseFleet(buf->getBuffer().str(), path, out, err);
 }
 
 } // namespace formats

@@ -1,6 +1,7 @@
 //===- Kernels.cpp - the kernels file -------------------------------------===//
 
 #include "runtime/formats/Kernels.h"
+#include "runtime/formats/Input.h"
 
 #include "runtime/AtomicFile.h"
 
@@ -179,13 +180,12 @@ bool parseKernels(StringRef text, const std::string &kernelsFile,
 
 bool readKernels(const std::string &path, std::vector<KernelSpec> &out,
                  std::vector<CompositeSpec> *composites, std::string &err) {
-  rt::AtomicFile::noteInput(path);
-  auto buf = MemoryBuffer::getFileOrSTDIN(path);
+  std::unique_ptr<MemoryBuffer> buf = readInput(path, err);
   if (!buf) {
-    err = path + ": cannot read: " + buf.getError().message();
+    err = path + ": " + err;
     return false;
   }
-  return parseKernels((*buf)->getBuffer(), path, out, composites, err);
+  return parseKernels(buf->getBuffer(), path, out, composites, err);
 }
 
 } // namespace formats

@@ -1,6 +1,7 @@
 //===- MlEnergy.cpp - reading ML.ENERGY leaderboard measurements ----------===//
 
 #include "runtime/formats/MlEnergy.h"
+#include "runtime/formats/Input.h"
 
 #include "runtime/AtomicFile.h"
 
@@ -30,13 +31,12 @@ namespace formats {
 
 namespace {
 bool readText(const std::string &path, std::string &text, std::string &err) {
-  rt::AtomicFile::noteInput(path);
-  auto buf = MemoryBuffer::getFile(path);
+  std::unique_ptr<MemoryBuffer> buf = readInput(path, err);
   if (!buf) {
-    err = path + ": cannot read: " + buf.getError().message();
+    err = path + ": " + err;
     return false;
   }
-  text = (*buf)->getBuffer().str();
+  text = buf->getBuffer().str();
   return true;
 }
 
@@ -562,6 +562,7 @@ observations(const std::vector<ServingPoint> &points) {
     calculus::ServingObservation o;
     o.model = p.model;
     o.gpu = p.gpu;
+    o.gpuModel = p.gpuModel;
     o.architecture = p.architecture;
     o.dataset = p.dataset;
     o.task = p.task;

@@ -15,9 +15,9 @@ namespace energy {
 namespace rt {
 
 namespace {
-// A region's begins in one iteration: plan-clocks writes a line for each
-// (name[k]); a hand-edited count beyond any trace's would grow its output
-// without bound.
+// A device's regions' begins in one iteration, all together: plan-clocks
+// writes a line for each (name[k]); a hand-edited count beyond any trace's
+// would grow its output without bound.
 constexpr int64_t kMaxBegins = 1 << 20;
 struct Reader {
   const std::string &file;
@@ -260,6 +260,15 @@ bool parsePlan(const std::string &text, const std::string &file,
           n = std::max(n, t.begins);
         }
       }
+    // Every region's begins together: a line each in plan-clocks.
+    int64_t lines = 0;
+    for (const auto &[region, n] : dev.regionBegins)
+      if ((lines += n) > kMaxBegins)
+        return r.fail(w + ".tasks",
+                      "its regions' begins add up to more than " +
+                          std::to_string(kMaxBegins) +
+                          " in an iteration (region '" + region +
+                          "' passes it): not a trace's");
     // Runs: maximal groups of consecutive tasks at one clock.
     size_t next = 0;
     for (size_t k = 0; k < runs->size(); ++k) {

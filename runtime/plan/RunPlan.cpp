@@ -174,20 +174,21 @@ std::vector<Event> timelineEvents(const Plan &plan) {
   return events;
 }
 
+/// A name as the plan file holds it, a control character escaped (\0A): one
+/// line per message whatever a hand-edited name holds.
+std::string shown(llvm::StringRef name) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  llvm::printEscapedString(name, os);
+  return out;
+}
+
 /// What the run will do, per device (and each switch, in a timeline's dry
 /// run).
 void logPlan(const Plan &plan, const std::vector<Device *> &devices,
              RunPlanOptions::Mode mode, bool dryRun, llvm::raw_ostream &log) {
   using Mode = RunPlanOptions::Mode;
-  // Names as the plan file holds them, a control character escaped (\0A):
-  // one line per device and run whatever a hand-edited name holds.
-  auto shown = [](llvm::StringRef name) {
-    std::string out;
-    llvm::raw_string_ostream os(out);
-    llvm::printEscapedString(name, os);
-    return out;
-  };
-  log << "run-plan: schedule '" << plan.schedule << "', "
+  log << "run-plan: schedule '" << shown(plan.schedule) << "', "
       << (mode == Mode::Lock ? "lock" : "timeline") << " mode, plan "
       << llvm::format("%.6g s / %.6g J per iteration", plan.T, plan.E) << "\n";
   for (size_t i = 0; i < devices.size(); ++i) {
@@ -390,7 +391,7 @@ void logOutcome(const Plan &plan, const std::vector<Device *> &devices,
     double joules =
         (devices[i]->energyCounterMilliJoules() - counterBefore[i]) / 1e3;
     log << llvm::formatv("  {0}: {1:F1} J measured, {2:F1} W average\n",
-                         plan.devices[i].name, joules,
+                         shown(plan.devices[i].name), joules,
                          wall > 0 ? joules / wall : 0.0);
   }
 }
@@ -461,8 +462,8 @@ int runPlan(const Plan &plan, const std::vector<Device *> &devices,
     const PlanDevice &pd = plan.devices[i];
     std::string a = gpuModelOf(devices[i]->identity()), b = gpuModelOf(pd.kind);
     if (!a.empty() && !b.empty() && a != b)
-      log << "run-plan: warning: device '" << pd.name << "' was planned for "
-          << pd.kind << " but runs on " << devices[i]->identity()
+      log << "run-plan: warning: device '" << shown(pd.name)
+          << "' was planned for " << shown(pd.kind) << " but runs on " << devices[i]->identity()
           << ": the plan's times and energies are the other GPU's\n";
   }
   if (opts.dryRun) {

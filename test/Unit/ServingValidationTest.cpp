@@ -313,46 +313,54 @@ TEST(ServingValidation, PlannerMatchesBruteForceOnAKnownCell) {
 }
 
 // The serving clock against enumeration with the simulated GPU's model
-// written out here from its documentation (SimGpu.h): V(f) linear in f,
-// time max(F / (peak f / fmax), M / bw) + launch, energy static T + Ceff
-// V(f)^2 f x compute time (switching energy of the compute part) + the
-// memory's energy per byte x M.
+// written out here from its documentation (SimGpu.h, chooseServingClock):
+// V(f) linear in f, kernel time max(F / (peak f / fmax), M / bw) + launch,
+// energy static T + Ceff V(f)^2 f x compute time (switching energy of the
+// compute part) + the memory's energy per byte x M; the measured
+// iteration's rest beyond the kernel at fmax, R, as fmax R cycles at full
+// activity.
 TEST(ServingClock, MatchesEnumerationOverCapsAndClocks) {
   SimGpu h100;
   ASSERT_TRUE(simGpuFor("h100", h100));
   ServingObservation row;
   row.gpu = "H100";
-  row.gpus = 2;
+  row.gpus = row.tp = 2;
   row.flopsPerToken = 2 * 30e9;
   row.weightBytes = 60e9;
-  auto model = [&](double F, double M, int f) {
+  auto model = [&](double F, double M, double R, int f) {
     double V = h100.vmin + (h100.vmax - h100.vmin) * (f - h100.fminMhz) /
                                double(h100.fmaxMhz - h100.fminMhz);
     double compute = F * h100.fmaxMhz / (h100.peakFlops * f);
-    double T = std::max(compute, M / h100.memBandwidth) + h100.launchOverhead;
+    double T = std::max(compute, M / h100.memBandwidth) + h100.launchOverhead +
+               R * h100.fmaxMhz / f;
     return std::pair<double, double>{
         T, h100.staticRef * T + h100.ceff * V * V * f * 1e6 * compute +
-               h100.memPowerPerBandwidth * M};
+               h100.memPowerPerBandwidth * M +
+               h100.ceff * V * V * R * h100.fmaxMhz * 1e6};
   };
-  for (double slo : {0.012, 0.02, 0.03, 0.06}) {
+  for (double slo : {0.015, 0.022, 0.03, 0.045}) {
     ServingRecommendation rec;
     rec.cell = "cell";
-    // cap, measured, p90 s, J/token, excluded, realized batch: latency
-    // grows and energy falls with the cap; one cheap cap left out.
-    rec.candidates = {{16, true, 0.010, 0.30, "", 15},
-                      {64, true, 0.014, 0.14, "", 60},
-                      {128, false, 0.019, 0.10, "", 110},
-                      {256, true, 0.028, 0.08, "", 200},
-                      {512, true, 0.050, 0.01, "over the SLO", 380}};
+    // cap, measured, p90 s, J/token, excluded, realized batch, s per
+    // token: latency grows and energy falls with the cap; one cheap cap
+    // left out; the iteration (batch x tau) longer than the kernel.
+    rec.candidates = {
+        {16, true, 0.014, 0.30, "", 15, 0.012 / 15},
+        {64, true, 0.019, 0.14, "", 60, 0.016 / 60},
+        {128, false, 0.026, 0.10, "", 110, 0.022 / 110},
+        {256, true, 0.036, 0.08, "", 200, 0.030 / 200},
+        {512, true, 0.060, 0.01, "over the SLO", 380, 0.05 / 380}};
     double bestE = INFINITY, bestCap = -1, bestP90 = 0;
     int bestMhz = 0;
     for (const auto &c : rec.candidates) {
       if (!c.excluded.empty())
         continue;
       double F = row.flopsPerToken * c.batch / 2, M = row.weightBytes / 2;
-      auto [T0, E0] = model(F, M, h100.fmaxMhz);
+      double R = c.batch * c.tau - model(F, M, 0, h100.fmaxMhz).first;
+      ASSERT_GT(R, 0);
+      auto [T0, E0] = model(F, M, R, h100.fmaxMhz);
       for (int f = h100.fmaxMhz; f >= h100.fminMhz; f -= h100.stepMhz) {
-        auto [T, E] = model(F, M, f);
+        auto [T, E] = model(F, M, R, f);
         double p90 = c.p90 * T / T0, e = c.e * E / E0;
         if (p90 <= slo && e < bestE * (1 - 1e-12)) {
           bestE = e;
@@ -385,12 +393,21 @@ TEST(ServingClock, MemoryBoundRunsAtTheLowestClockAndOtherGpusAreRefused) {
   row.flopsPerToken = 2e6;
   row.weightBytes = 16e9;
   ServingRecommendation rec;
-  rec.candidates = {{8, true, 0.01, 0.5, "", 8}};
+  // An iteration the kernel explains whole (tau 0: no rest).
+  rec.candidates = {{8, true, 0.01, 0.5, "", 8, 0}};
   std::string err;
   ASSERT_TRUE(chooseServingClock(rec, row, h100, 0.01, err)) << err;
   EXPECT_EQ(rec.clock.mhz, h100.fminMhz);
   EXPECT_DOUBLE_EQ(rec.clock.timeRatio, 1);
   EXPECT_LT(rec.clock.energyRatio, 1);
+  // Measured 4x the kernel: the rest slows with the clock, so an SLO 10 %
+  // above the p90 allows only clocks whose iteration is within 10 %.
+  double kernel = h100.kernelTime(row.flopsPerToken * 8, 16e9, h100.fmaxMhz);
+  rec.candidates = {{8, true, 0.01, 0.5, "", 8, 4 * kernel / 8}};
+  ASSERT_TRUE(chooseServingClock(rec, row, h100, 0.011, err)) << err;
+  EXPECT_GT(rec.clock.mhz, h100.fminMhz);
+  EXPECT_LE(rec.clock.timeRatio, 1.1);
+  EXPECT_GT(rec.clock.timeRatio, 1.0);
   row.gpu = "B200";
   EXPECT_FALSE(chooseServingClock(rec, row, h100, 0.01, err));
   EXPECT_NE(err.find("'B200'"), std::string::npos) << err;
@@ -398,6 +415,46 @@ TEST(ServingClock, MemoryBoundRunsAtTheLowestClockAndOtherGpusAreRefused) {
   SimGpu h200;
   ASSERT_TRUE(simGpuFor("h200", h200));
   EXPECT_FALSE(chooseServingClock(rec, row, h200, 0.01, err));
+  // The family, but a PCIe board: not the SXM model's.
+  row.gpu = "H100";
+  row.gpuModel = "NVIDIA H100 PCIe";
+  EXPECT_FALSE(chooseServingClock(rec, row, h100, 0.01, err));
+  EXPECT_NE(err.find("'NVIDIA H100 PCIe'"), std::string::npos) << err;
+}
+
+// A mixture of experts over data-parallel replicas with expert parallelism
+// across them (vLLM's DP attention, ep = dp): each GPU reads its replica's
+// 1/tp of the shared weights and 1/ep of the experts the whole batch
+// reaches, X (1 - (1 - k/E)^B) -- the clock's energy ratio, at each clock,
+// from those bytes by the documented model.
+TEST(ServingClock, ExpertsSharedByReplicasAreReadOncePerBatch) {
+  SimGpu h100;
+  ASSERT_TRUE(simGpuFor("h100", h100));
+  ServingObservation row;
+  row.gpu = "H100";
+  row.tp = 1;
+  row.ep = row.dp = row.gpus = 4;
+  row.weightBytes = 60e9;
+  row.expertBytes = 56e9;
+  row.expertShare = 8.0 / 128;
+  row.flopsPerToken = 2 * 3e9;
+  double B = 64;
+  double bytes = 4e9 + 56e9 * (1 - std::pow(1 - 8.0 / 128, B)) / 4;
+  double F = row.flopsPerToken * B / 4;
+  ServingRecommendation rec;
+  rec.candidates = {{64, true, 0.01, 0.5, "", B, 0}};
+  std::string err;
+  ASSERT_TRUE(chooseServingClock(rec, row, h100, 0.01, err)) << err;
+  auto energy = [&](int f) {
+    double T = h100.kernelTime(F, bytes, f);
+    return h100.staticRef * T + h100.kernelDynamicEnergy(F, bytes, f);
+  };
+  EXPECT_NEAR(rec.clock.energyRatio,
+              energy(rec.clock.mhz) / energy(h100.fmaxMhz), 1e-12);
+  EXPECT_NEAR(rec.clock.timeRatio,
+              h100.kernelTime(F, bytes, rec.clock.mhz) /
+                  h100.kernelTime(F, bytes, h100.fmaxMhz),
+              1e-12);
 }
 
 // Between two measured caps the p90 latency is interpolated linearly in the

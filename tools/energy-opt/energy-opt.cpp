@@ -26,6 +26,7 @@
 
 #include "passes/Registration.h"
 #include "runtime/AtomicStream.h"
+#include "runtime/formats/Input.h"
 #include "tools/DeepInput.h"
 #include "tools/HugePageHeap.h"
 #include "tools/VersionPrinter.h"
@@ -159,9 +160,11 @@ int main(int argc, char **argv) {
     }
   }
   std::string err;
-  auto input = mlir::openInputFile(inputFile, &err);
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      energy::formats::readInput(inputFile, err);
   if (!input) {
-    llvm::WithColor::error(llvm::errs(), "energy-opt") << err << "\n";
+    llvm::WithColor::error(llvm::errs(), "energy-opt")
+        << inputFile << ": " << err << "\n";
     return 1;
   }
   // An empty file is an empty module (a warning, once, before any pass

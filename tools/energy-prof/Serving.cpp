@@ -234,18 +234,19 @@ bool validateServingCommand(const std::vector<std::string> &paths,
 
 bool servePlanCommand(const std::vector<std::string> &paths,
                       const std::string &model, const std::string &gpu, int tp,
-                      int gpus, double sloMs, const std::string &clockModel,
+                      int gpus, double sloMs,
+                      const std::optional<std::string> &clockModel,
                       std::string &text, std::string &err) {
   std::vector<ServingObservation> obs;
   ServingRecommendation rec;
   SimGpu sim;
-  if (!clockModel.empty() && !simGpuForDevice(clockModel, sim, err)) {
+  if (clockModel && !simGpuForDevice(*clockModel, sim, err)) {
     err = "--clock-model: " + err;
     return false;
   }
   if (!formats::readObservations(paths, obs, err) ||
       !recommendServingCap(obs, model, gpu, tp, gpus, sloMs / 1e3, rec, err,
-                           clockModel.empty() ? nullptr : &sim))
+                           clockModel ? &sim : nullptr))
     return false;
   json::Object o{{"model", model},
                  {"gpu", gpu},
@@ -291,12 +292,7 @@ bool servePlanCommand(const std::vector<std::string> &paths,
         {"energy_vs_highest_clock", k.energyRatio},
         {"time_vs_highest_clock", k.timeRatio},
         {"saving_vs_batch_cap_alone", 1 - k.predicted / rec.predicted},
-        {"basis",
-         "SIMULATED: the batch cap's measured or predicted p90 and energy "
-         "per token, scaled by the simulated GPU's model of one decode "
-         "iteration at the clock against its highest "
-         "(calculus/models/SimGpu.h; KV-cache reads left out); the "
-         "measurements were all taken at the default clocks"}};
+        {"basis", kServingClockBasis}};
   }
   json::Array candidates;
   for (const auto &c : rec.candidates) {

@@ -3,6 +3,7 @@
 #ifndef TOOLS_ENERGY_PROF_SERVING_H
 #define TOOLS_ENERGY_PROF_SERVING_H
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,11 +20,12 @@ bool validateServingCommand(const std::vector<std::string> &paths,
 /// Recommends the batch cap of least predicted energy per token whose
 /// predicted p90 inter-token latency meets the SLO, from the measurements of
 /// one (model, GPU, TP); the answer is JSON. With `clockModel` ("sim:h100",
-/// ...; empty: none) also the batch cap and SM clock by that simulated
-/// GPU's model (`sm_clock`).
+/// ...) also the batch cap and SM clock by that simulated GPU's model
+/// (`sm_clock`).
 bool servePlanCommand(const std::vector<std::string> &paths,
                       const std::string &model, const std::string &gpu, int tp,
-                      int gpus, double sloMs, const std::string &clockModel,
+                      int gpus, double sloMs,
+                      const std::optional<std::string> &clockModel,
                       std::string &text, std::string &err);
 
 } // namespace energy

@@ -48,6 +48,7 @@
 #include "runtime/db/SignatureDb.h"
 #include "runtime/formats/Composites.h"
 #include "runtime/formats/Csv.h"
+#include "runtime/formats/Input.h"
 #include "runtime/formats/Kernels.h"
 #include "runtime/formats/ModelFile.h"
 #include "runtime/plan/Plan.h"
@@ -763,12 +764,13 @@ static int fitFlopByteCmd() {
                 "structure (parameters, attention_flops_per_pair, "
                 "weight_bytes, kv_bytes_per_token, memory_factor), which "
                 "turns each step into FLOPs and bytes");
-  auto buf = MemoryBuffer::getFile(baseModel);
-  if (!buf)
-    return fail(baseModel + ": cannot read: " + buf.getError().message());
   energy::formats::ModelFile mf;
   std::string err;
-  if (!energy::formats::parseModelFile((*buf)->getBuffer(), baseModel, mf, err))
+  std::unique_ptr<MemoryBuffer> buf =
+      energy::formats::readInput(baseModel, err);
+  if (!buf)
+    return fail(baseModel + ": " + err);
+  if (!energy::formats::parseModelFile(buf->getBuffer(), baseModel, mf, err))
     return fail(err);
   if (mf.kind != "flop-byte")
     return fail(baseModel + ": a '" + mf.kind +
@@ -839,7 +841,7 @@ static int fitFlopByteCmd() {
                   "(vary the tokens, batch and history)");
   // The base file with its coefficients replaced: structure and clocks
   // as given.
-  Expected<json::Value> doc = json::parse((*buf)->getBuffer());
+  Expected<json::Value> doc = json::parse(buf->getBuffer());
   if (!doc)
     return fail(baseModel + ": " + toString(doc.takeError()));
   return writeJson(
@@ -1012,13 +1014,14 @@ static int measureComposite(Device &dev) {
 /// The plan file named by the first positional argument (`--schedule`
 /// picks one of several).
 static bool readPlan(Plan &plan, std::string &err) {
-  auto buf = MemoryBuffer::getFileOrSTDIN(positionalFiles()[0]);
+  std::unique_ptr<MemoryBuffer> buf =
+      energy::formats::readInput(positionalFiles()[0], err);
   if (!buf) {
-    err = positionalFiles()[0] + ": cannot read: " + buf.getError().message();
+    err = positionalFiles()[0] + ": " + err;
     return false;
   }
-  return parsePlan((*buf)->getBuffer().str(), positionalFiles()[0],
-                   planSchedule, plan, err);
+  return parsePlan(buf->getBuffer().str(), positionalFiles()[0], planSchedule,
+                   plan, err);
 }
 
 /// run-plan: one device per plan device. `--device` is a list with one
@@ -1827,9 +1830,12 @@ static int servingCmd() {
     if (serveModel.empty() || serveGpu.empty() ||
         !serveSloMs.getNumOccurrences())
       return fail("serve-plan needs --serve-model, --gpu and --slo-p90-itl-ms");
-    ok = energy::servePlanCommand(paths, serveModel, serveGpu, serveTp,
-                                  serveGpus, serveSloMs, serveClockModel, text,
-                                  err);
+    ok = energy::servePlanCommand(
+        paths, serveModel, serveGpu, serveTp, serveGpus, serveSloMs,
+        serveClockModel.getNumOccurrences()
+            ? std::optional<std::string>(serveClockModel)
+            : std::nullopt,
+        text, err);
   }
   if (!ok)
     return fail(err);

@@ -16,6 +16,7 @@
 #include "runtime/AtomicStream.h"
 #include "runtime/Progress.h"
 #include "runtime/db/SignatureDb.h"
+#include "runtime/formats/Input.h"
 #include "tools/DeepInput.h"
 #include "tools/HelpTypos.h"
 #include "tools/HugePageHeap.h"
@@ -304,9 +305,9 @@ int main(int argc, char **argv) {
     }
     std::string err;
     std::unique_ptr<llvm::MemoryBuffer> file =
-        mlir::openInputFile(inputs[0], &err);
+        energy::formats::readInput(inputs[0], err);
     if (!file) {
-      WithColor::error() << err << "\n";
+      WithColor::error() << inputs[0] << ": " << err << "\n";
       return 1;
     }
     // An empty standard input almost always means the command before this
