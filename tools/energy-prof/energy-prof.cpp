@@ -390,13 +390,10 @@ static int fail(const Twine &msg) {
 /// otherwise NVML alone (probe, run-plan: no CUDA context on the GPU).
 static std::unique_ptr<Device> openDevice(StringRef name, std::string &err,
                                           bool kernels = false) {
-  if (name.consume_front("sim:")) {
+  if (name.starts_with("sim:")) {
     SimGpu p;
-    if (!simGpuFor(name.str(), p)) {
-      err = "unknown simulated device '" + name.str() +
-            "'; expected a100 (a100-sxm4), a40, h100 (h100-sxm5) or h200";
+    if (!simGpuForDevice(name.str(), p, err))
       return nullptr;
-    }
     auto dev = std::make_unique<SimDevice>(p, seed);
     dev->thermalCoupling = thermal;
     dev->contention = contention;
