@@ -265,8 +265,9 @@ k/E)^B_eff) / B_eff`, with `X`, the routed experts' weights, from the
 total and active parameters (`total = S + X`, `active = S + X k/E`).
 The release files give neither `E` nor `k`: they come from each model's
 published configuration (its `config.json`), listed in
-`runtime/formats/MlEnergy.cpp`; a mixture of experts not listed there
-counts every weight as read.
+`runtime/formats/MlEnergy.cpp`, or, for a model of one's own, from its
+rows' optional `routed_experts` and `experts_per_token`; a mixture of
+experts of neither counts every weight as read.
 
 ## Token-Energy Law, held out
 

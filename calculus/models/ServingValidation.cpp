@@ -28,7 +28,7 @@ std::string unknownRoutingNote(const std::string &model) {
          "' is a mixture of experts whose routing (experts per layer, "
          "experts per token) is not known: every weight is counted as read "
          "at every iteration, which overstates the weights read at small "
-         "batches";
+         "batches (give its rows routed_experts and experts_per_token)";
 }
 
 double weightBytesRead(const ServingObservation &o, double batch) {

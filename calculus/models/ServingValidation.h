@@ -39,7 +39,7 @@ struct ServingObservation {
   /// routed experts' bytes (part of M_w) and the share of them each token
   /// goes to (k / E); 0: every weight counts as read.
   int routedExperts = 0, expertsPerToken = 0;
-  std::string routingOf; ///< the published model the routing is from
+  std::string routingOf; ///< where the routing is from, in words
   double expertBytes = 0, expertShare = 0;
   /// A mixture of experts whose routing is not known: every weight counted
   /// as read (said wherever it is used: unknownRoutingNote).
@@ -182,7 +182,7 @@ struct ServingRecommendation {
   /// routing (0, 0: not known; every weight then counts as read).
   std::string architecture;
   int routedExperts = 0, expertsPerToken = 0;
-  std::string routingOf; ///< the published model the routing is from
+  std::string routingOf; ///< where the routing is from, in words
   /// recommendCap's notes (warnings for the user).
   std::vector<std::string> notes;
   /// Every candidate cap: whether measured, its p90 ITL (s) and energy per

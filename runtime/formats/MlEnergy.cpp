@@ -200,7 +200,7 @@ void setRouting(ServingPoint &p) {
     return;
   p.routedExperts = k->experts;
   p.expertsPerToken = k->perToken;
-  p.routingOf = k->name;
+  p.routingOf = std::string("the published configuration of ") + k->name;
 }
 
 /// The parameter counts agree with each other and with the routing: no
@@ -348,6 +348,28 @@ bool parseV3(const json::Object &root, const std::string &file,
       return false;
     }
     setRouting(p);
+    // A user's own mixture of experts (or one routed otherwise than the
+    // table's model): its routing in the row, as serve-plan's moe_routing
+    // writes it.
+    if (o->get("routed_experts") || o->get("experts_per_token")) {
+      int experts = 0, perToken = 0;
+      if (!f.integer("routed_experts", experts) ||
+          !f.integer("experts_per_token", perToken))
+        return false;
+      if (p.architecture != "moe") {
+        err = where + ".routed_experts: routing given for '" + arch +
+              "', not a mixture of experts";
+        return false;
+      }
+      if (perToken > experts) {
+        err = where + ".experts_per_token: " + std::to_string(perToken) +
+              " exceeds routed_experts " + std::to_string(experts);
+        return false;
+      }
+      p.routedExperts = experts;
+      p.expertsPerToken = perToken;
+      p.routingOf = "the rows' routed_experts and experts_per_token";
+    }
     if (precision == "bfloat16" || precision == "float16")
       p.bytesPerParam = 2;
     else if (precision == "fp8")

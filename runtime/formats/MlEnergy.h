@@ -38,8 +38,9 @@ struct ServingPoint {
   /// many of them each token goes to (its published configuration; 0, 0:
   /// dense, or routing not known).
   int routedExperts = 0, expertsPerToken = 0;
-  /// The published model whose configuration gave the routing (its name is
-  /// in this one's: a fine-tune routes as its base); empty without one.
+  /// Where the routing is from: the published model whose configuration
+  /// gave it (its name is in this one's: a fine-tune routes as its base),
+  /// or the rows' own fields; empty without one.
   std::string routingOf;
   int numGpus = 1, tp = 1, pp = 1, ep = 1, dp = 1;
   double batchCap = 0;        ///< max_num_seqs (x PP in v2)

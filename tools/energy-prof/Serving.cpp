@@ -115,9 +115,7 @@ bool validateServingCommand(const std::vector<std::string> &paths,
   json::Array unknownList;
   for (const std::string &m : unknownRouting) {
     llvm::errs() << "energy-prof: warning: validate-serving: "
-                 << unknownRoutingNote(m)
-                 << " (runtime/formats/MlEnergy.cpp lists the models of "
-                    "known routing)\n";
+                 << unknownRoutingNote(m) << "\n";
     unknownList.push_back(m);
   }
   // ML.ENERGY v2 gives a model's total parameters only: a mixture of
@@ -264,7 +262,7 @@ bool servePlanCommand(const std::vector<std::string> &paths,
     o["moe_routing"] = rec.expertsPerToken > 0
                            ? json::Value(json::Object{
                                  {"routed_experts", rec.routedExperts},
-                                 {"published_configuration_of", rec.routingOf},
+                                 {"routing_from", rec.routingOf},
                                  {"experts_per_token", rec.expertsPerToken}})
                            : json::Value(nullptr);
   if (rec.halfWidth95 >= 0) {
