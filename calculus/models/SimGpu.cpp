@@ -28,27 +28,18 @@ bool simGpuFor(const std::string &name, SimGpu &out) {
     p.ceff = 1.0e-7;
     p.tdp = 300;
     p.l2Bytes = 6e6;
-  } else if (n == "h100" || n == "h100-sxm5") {
-    p.name = "H100-SXM5";
-    // The Hopper boards' lowest settable SM clock, 345 MHz (this project's
-    // H200 idles there: examples/data/h200/README.md).
+  } else if (n == "h100" || n == "h100-sxm5" || n == "h200") {
+    // The Hopper boards, H200 with HBM3e; their lowest settable SM clock
+    // is 345 MHz (this project's H200 idles there:
+    // examples/data/h200/README.md).
+    bool h200 = n == "h200";
+    p.name = h200 ? "H200" : "H100-SXM5";
     p.fmaxMhz = 1980;
     p.fminMhz = 345;
     p.peakFlops = 989e12;
-    p.memBandwidth = 3.35e12;
+    p.memBandwidth = h200 ? 4.8e12 : 3.35e12;
     p.ceff = 1.6e-7;
-    p.staticRef = 90;
-    p.minPowerLimit = 200;
-    p.tdp = 700;
-    p.l2Bytes = 50e6;
-  } else if (n == "h200") {
-    p.name = "H200";
-    p.fmaxMhz = 1980;
-    p.fminMhz = 345;
-    p.peakFlops = 989e12;
-    p.memBandwidth = 4.8e12;
-    p.ceff = 1.6e-7;
-    p.staticRef = 95;
+    p.staticRef = h200 ? 95 : 90;
     p.minPowerLimit = 200;
     p.tdp = 700;
     p.l2Bytes = 50e6;
