@@ -52,7 +52,8 @@ for t in $targets; do
            seeds=("$src"/examples/routing/*.json) ;;
     mlenergy) n=4; srcs=(runtime/formats/MlEnergy.cpp runtime/AtomicFile.cpp
                          calculus/models/ServingValidation.cpp
-                         calculus/models/LinearFit.cpp calculus/models/TokenLaw.cpp)
+                         calculus/models/LinearFit.cpp calculus/models/TokenLaw.cpp
+                         calculus/models/SimGpu.cpp)
               seeds=()
               if [ -d "$shared/mlenergy-leaderboard-v3" ]; then
                 mapfile -t seeds < <(find "$shared/mlenergy-leaderboard-v3" -name '*.json' -size -64k | head -20)

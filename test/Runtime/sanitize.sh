@@ -22,7 +22,7 @@ runtime=(runtime/CApi.cpp runtime/Characterize.cpp runtime/Guard.cpp
          runtime/Nvml.cpp runtime/SimDevice.cpp runtime/AtomicFile.cpp
          runtime/Version.cpp runtime/db/SignatureDbWriter.cpp
          runtime/db/SignatureDb.cpp calculus/Signature.cpp
-         calculus/PowerCap.cpp)
+         calculus/PowerCap.cpp calculus/models/SimGpu.cpp)
 tests=(test/Unit/RuntimeTest.cpp test/Unit/SamplerTest.cpp
        test/Unit/SignatureDbTest.cpp)
 libs=("$("$LLVM_CONFIG" --libdir)/libLLVMSupport.a"
