@@ -253,10 +253,13 @@ def EnergyServePlan : Pass<"energy-serve-plan", "::mlir::ModuleOp"> {
     candidate cap's measured or predicted p90 and energy per token scaled
     by that simulated GPU's model of one decode iteration at each clock
     against its highest (calculus/models/SimGpu.h; docs/VALIDATION.md).
-    `max_batch` is then that choice's cap, and `energy.serve_plan` holds it
-    in `sm_clock` (`simulated_gpu`, `batch_cap`, `sm_clock_mhz`,
-    `predicted_J_per_token`, `predicted_p90_itl_ms`) beside the cap chosen
-    at the default clocks.
+    `max_batch` stays the cap chosen at the default clocks (the joint cap
+    alone may be worse there), and `energy.serve_plan` records the pair to
+    apply together in `sm_clock` (`simulated_gpu`, `batch_cap`,
+    `sm_clock_mhz`, `predicted_J_per_token`, `predicted_p90_itl_ms`, and
+    `power_limit_w`: the per-GPU power limit at the clock's predicted mean
+    power, which holds the GPU about that clock where clocks cannot be
+    locked; absent where it lies outside the settable limits).
   }];
   let options = [
     ListOption<"measurements", "measurements", "std::string",

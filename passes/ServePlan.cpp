@@ -103,22 +103,23 @@ struct EnergyServePlanPass
     // together; max_batch stays the default clocks' choice (the joint cap
     // alone may be worse at the default clocks).
     if (rec.clock.mhz) {
-      fields.push_back(b.getNamedAttr(
-          "sm_clock",
-          b.getDictionaryAttr(
-              {b.getNamedAttr("basis",
-                              b.getStringAttr(calculus::kServingClockBasis)),
-               b.getNamedAttr("simulated_gpu",
-                              b.getStringAttr(rec.clock.model)),
-               b.getNamedAttr("batch_cap",
-                              b.getI64IntegerAttr(int64_t(rec.clock.cap))),
-               b.getNamedAttr("sm_clock_mhz",
-                              b.getI64IntegerAttr(rec.clock.mhz)),
-               b.getNamedAttr("predicted_J_per_token",
-                              b.getF64FloatAttr(rec.clock.predicted)),
-               b.getNamedAttr(
-                   "predicted_p90_itl_ms",
-                   b.getF64FloatAttr(rec.clock.predictedP90 * 1e3))})));
+      const auto &k = rec.clock;
+      SmallVector<NamedAttribute> clock = {
+          b.getNamedAttr("basis",
+                         b.getStringAttr(calculus::kServingClockBasis)),
+          b.getNamedAttr("simulated_gpu", b.getStringAttr(k.model)),
+          b.getNamedAttr("batch_cap", b.getI64IntegerAttr(int64_t(k.cap))),
+          b.getNamedAttr("sm_clock_mhz", b.getI64IntegerAttr(k.mhz)),
+          b.getNamedAttr("predicted_J_per_token",
+                         b.getF64FloatAttr(k.predicted)),
+          b.getNamedAttr("predicted_p90_itl_ms",
+                         b.getF64FloatAttr(k.predictedP90 * 1e3))};
+      // Where clocks cannot be locked, the power limit that holds the GPU
+      // about the clock (absent outside the settable range).
+      if (k.powerLimitW > 0)
+        clock.push_back(
+            b.getNamedAttr("power_limit_w", b.getF64FloatAttr(k.powerLimitW)));
+      fields.push_back(b.getNamedAttr("sm_clock", b.getDictionaryAttr(clock)));
     }
     DictionaryAttr plan = b.getDictionaryAttr(fields);
     bool any = false;

@@ -289,6 +289,17 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
                     "GPU?";
         entry["power_cap_W"] = *deviceCap;
       }
+      // A trace's regions that ran no GPU work (--import-kineto --regions):
+      // no task, but the job begins them; plan-clocks gives each begin a
+      // line that keeps the clock in force.
+      if (auto idle =
+              devOp->getAttrOfType<DictionaryAttr>("regions_without_tasks")) {
+        llvm::json::Object regions;
+        for (NamedAttribute r : idle)
+          if (auto n = dyn_cast<IntegerAttr>(r.getValue()))
+            regions[r.getName().getValue()] = n.getInt();
+        entry["regions_without_tasks"] = std::move(regions);
+      }
       devices.push_back(std::move(entry));
     }
     // Where devices declare what a clock switch costs, the plan runs (and

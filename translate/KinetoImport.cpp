@@ -942,6 +942,14 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
         b, FileLineColLoc::get(ctx, r.file, 1, 1), b.getStringAttr(name),
         b.getStringAttr(r.deviceKind.empty() ? "unknown" : r.deviceKind),
         b.getF64FloatAttr(staticPower[ri]), OpPointAttr());
+    // The job's regions that ran no GPU work (no task): their begins, for
+    // the plan's lines (--export-plan, plan-clocks --by-key).
+    if (!r.regionsWithoutTasks.empty()) {
+      SmallVector<NamedAttribute> idle;
+      for (const auto &[region, begins] : r.regionsWithoutTasks)
+        idle.push_back(b.getNamedAttr(region, b.getI64IntegerAttr(begins)));
+      dev->setAttr("regions_without_tasks", b.getDictionaryAttr(idle));
+    }
     devices.push_back(FlatSymbolRefAttr::get(dev.getSymNameAttr()));
   }
   if (!opts.dbKeys.empty())
@@ -1100,9 +1108,19 @@ OwningOpRef<ModuleOp> energy::importKineto(MLIRContext *ctx,
     for (llvm::sys::fs::directory_iterator it(path, ec), end; it != end && !ec;
          it.increment(ec)) {
       StringRef name = it->path();
-      if ((name.ends_with(".json") || name.ends_with(".json.gz")) &&
-          !llvm::sys::fs::is_directory(it->path()))
-        traces.push_back(it->path());
+      if ((!name.ends_with(".json") && !name.ends_with(".json.gz")) ||
+          llvm::sys::fs::is_directory(it->path()))
+        continue;
+      // A folder's traces are files: a pipe would block the import, a
+      // device never end.
+      if (!llvm::sys::fs::is_regular_file(it->path())) {
+        llvm::WithColor::error()
+            << it->path()
+            << ": not a regular file (a folder's traces are read as files; "
+               "a pipe or device there is not)\n";
+        return nullptr;
+      }
+      traces.push_back(it->path());
     }
     if (ec) {
       llvm::WithColor::error() << path << ": " << ec.message() << "\n";

@@ -20,6 +20,7 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 
 using namespace energy;
@@ -29,6 +30,11 @@ using llvm::Twine;
 bool energy::inflateGzip(StringRef data, std::string &out, std::string &err) {
   err.clear();
   if (data.size() < 2 || uint8_t(data[0]) != 0x1f || uint8_t(data[1]) != 0x8b)
+    return false;
+  // The text is held to one input's limit as it inflates: a small file of
+  // zeros may inflate to terabytes.
+  uint64_t limit = formats::inputLimitBytes(err);
+  if (!limit)
     return false;
   z_stream zs{};
   if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) {
@@ -72,6 +78,13 @@ bool energy::inflateGzip(StringRef data, std::string &out, std::string &err) {
         err = std::string("corrupt gzip data: ") +
               (zs.msg ? zs.msg : "inflate failed");
         inflateEnd(&zs);
+        return false;
+      }
+      if (out.size() + (sizeof(chunk) - zs.avail_out) > limit) {
+        inflateEnd(&zs);
+        err = "more than " + formats::limitText(limit) +
+              " once inflated (the limit of one input; ENERGY_MAX_INPUT_MB "
+              "sets another)";
         return false;
       }
       out.append(chunk, sizeof(chunk) - zs.avail_out);
@@ -123,7 +136,7 @@ energy::readMaybeGzip(const std::string &path, std::string &err) {
     return nullptr;
   }
   if (inflated)
-    return llvm::MemoryBuffer::getMemBufferCopy(out, path);
+    return std::make_unique<formats::StreamBuffer>(std::move(out), path);
   return buf;
 }
 
@@ -1260,6 +1273,20 @@ bool energy::groupRegions(KinetoRank &r, std::string &err, size_t &errOffset) {
     it->second.first += g.dur;
     it->second.second = std::min(it->second.second, g.ts);
     ++r.grouped;
+  }
+  // Regions none of whose begins launched a GPU event have no task: kept
+  // by name with their begins, so that the plan still gives each begin a
+  // line (the job's er_begin of them would otherwise match none).
+  {
+    std::set<llvm::StringRef> withTask;
+    for (const auto &kv : regions)
+      withTask.insert(r.ranges[kv.first].name);
+    r.regionsWithoutTasks.clear();
+    for (size_t i = 0; i < r.ranges.size(); ++i)
+      if (!withTask.count(r.ranges[i].name)) {
+        int64_t &n = r.regionsWithoutTasks[r.ranges[i].name.str()];
+        n = std::max(n, beginsOf[i]);
+      }
   }
   for (const auto &[range, reg] : regions) {
     const CpuRange &c = r.ranges[range];

@@ -174,6 +174,10 @@ struct KinetoRank {
   /// (`ambiguous`: no one region is theirs).
   size_t grouped = 0, otherThread = 0, unlaunched = 0, outside = 0,
          ambiguous = 0;
+  /// groupRegions' regions none of whose begins launched a GPU event (only
+  /// host work, or nothing): no task of theirs, but the job begins them;
+  /// name -> its begins (the most of any process of the rank).
+  std::map<std::string, int64_t> regionsWithoutTasks;
   /// How many ranges and launches groupRegions read (it frees them), and
   /// how many launches reuse an earlier one's correlation id (their events
   /// are the first one's).
@@ -269,7 +273,8 @@ bool groupRegions(KinetoRank &r, std::string &err, size_t &errOffset);
 
 /// Gzip data inflated into `out` (true); false with `err` empty for data
 /// that is not gzip (no magic), false with `err` set for corrupt or
-/// truncated gzip data.
+/// truncated gzip data and for text past one input's limit
+/// (runtime/formats/Input.h).
 bool inflateGzip(llvm::StringRef data, std::string &out, std::string &err);
 
 /// Reads a file (memory-mapped when possible; "-" is standard input),

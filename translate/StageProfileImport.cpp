@@ -248,6 +248,16 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
     fail(o.file, "no data rows");
     return nullptr;
   }
+  // A file cut short in its last row's last cell still parses (a shorter
+  // number): said, with what checks the stages the file cannot.
+  if (!csv.endsWithLineEnd)
+    llvm::WithColor::warning(llvm::errs(),
+                             o.file + ":" + std::to_string(csv.lines.back()))
+        << "the last line has no line end: was the file cut short? (its "
+           "last number may be too; "
+        << (o.stages ? "--stages checked the stage count)"
+                     : "--stages N checks the stage count)")
+        << "\n";
   int64_t stages = std::max(fwd.empty() ? 0 : fwd.rbegin()->first,
                             bwd.empty() ? 0 : bwd.rbegin()->first) +
                    1;
@@ -356,13 +366,29 @@ OwningOpRef<ModuleOp> energy::importStageProfile(MLIRContext *ctx,
     }
     return b.getArrayAttr(perStage);
   };
+  // --stage-keys: each stage's passes keyed as the DB entries a job
+  // profiled with the runtime names them (stage<k>.forward, the
+  // --export-stage-profile mapping): the expanded tasks carry the key, the
+  // exported plan its db_key, and `plan-clocks --by-key` writes each pass as
+  // the k-th begin of that region, which a job instrumented by
+  // energy_rt.torch (names="db") runs as is. Opt-in: a keyed pipeline is
+  // filled only from a DB that has the keys.
+  auto keys = [&](StringRef pass) -> Attribute {
+    if (!o.stageKeys)
+      return {};
+    SmallVector<Attribute> perStage;
+    for (int64_t st = 0; st < stages; ++st)
+      perStage.push_back(
+          b.getStringAttr("stage" + std::to_string(st) + "." + pass.str()));
+    return b.getArrayAttr(perStage);
+  };
   sched::PipelineOp::create(
       b, loc, b.getStringAttr("pipeline"), b.getI64IntegerAttr(stages),
       b.getI64IntegerAttr(o.microbatches), b.getStringAttr(o.schedule),
       b.getI64IntegerAttr(1), b.getI64IntegerAttr(1), b.getI64IntegerAttr(1),
       b.getStringAttr(o.device), b.getF64FloatAttr(*s), Attribute(),
-      Attribute(), Attribute(), options(fwd), options(bwd), Attribute(),
-      Attribute(), SignatureAttr(), b.getF64FloatAttr(0.5),
+      Attribute(), Attribute(), options(fwd), options(bwd), keys("forward"),
+      keys("backward"), SignatureAttr(), b.getF64FloatAttr(0.5),
       b.getF64FloatAttr(0), b.getF64FloatAttr(0), b.getF64FloatAttr(0),
       b.getF64FloatAttr(0), b.getStringAttr(o.file));
   if (failed(verify(*module)))

@@ -62,6 +62,9 @@ struct StageProfileOptions {
   std::optional<int64_t> stages;
   std::string device;                ///< device kind, e.g. "A40"
   std::optional<double> staticPower; ///< W per GPU; else the known table
+  /// Keys each stage's passes as a profiled job's regions
+  /// (stage<k>.forward / stage<k>.backward: forward_db, backward_db).
+  bool stageKeys = false;
 };
 
 /// The Perseus stage-profile format (`stage,instruction,frequency,time,

@@ -853,12 +853,19 @@ bool chooseServingClock(ServingRecommendation &rec,
       best.predictedP90 = p90;
       best.timeRatio = T / T0;
       best.energyRatio = E / E0;
+      // Mean power per GPU: the predicted energy per token over the
+      // predicted time per token (the cap's tau scaled as its p90 is).
+      best.meanPowerW = c.tau > 0 ? e / (c.tau * T / T0) / G : 0;
     }
   }
   if (!best.mhz) {
     err = rec.cell + ": no batch cap was considered at the default clocks";
     return false;
   }
+  best.minPowerLimitW = gpu.minPowerLimit;
+  best.maxPowerLimitW = gpu.tdp;
+  if (best.meanPowerW >= gpu.minPowerLimit && best.meanPowerW <= gpu.tdp)
+    best.powerLimitW = best.meanPowerW;
   return true;
 }
 

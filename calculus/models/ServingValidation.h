@@ -207,6 +207,16 @@ struct ServingRecommendation {
     double cap = -1, predicted = 0, predictedP90 = 0;
     double timeRatio = 1, energyRatio = 1; ///< the model's, at mhz / at fmax
     std::string model;                     ///< the simulated GPU's name
+    /// The power limit that holds the GPU near that clock, where clocks
+    /// cannot be locked: the cap's mean power per GPU (energy per token
+    /// over time per token, over the GPUs; measured or predicted) scaled
+    /// by the model's energy and time ratios -- the mean power the model
+    /// predicts at the clock. A limit acts on power, not on the clock: at
+    /// that mean the GPU settles about the clock, each phase of the
+    /// iteration at the clock the limit allows it. 0 where it lies outside
+    /// the model's settable range [minPowerLimitW, maxPowerLimitW].
+    double powerLimitW = 0, meanPowerW = 0;
+    double minPowerLimitW = 0, maxPowerLimitW = 0;
   } clock;
   /// The empirical 2.5 % and 97.5 % quantiles of the files' p90
   /// interpolation errors (p90InterpolationLogErrors; `p90ErrorSamples` of
@@ -243,6 +253,14 @@ inline constexpr const char *kServingClockBasis =
     "the clock against its highest (calculus/models/SimGpu.h; what its "
     "roofline leaves of the measured iteration taken as bound by the SM "
     "clock); the measurements were all taken at the default clocks";
+
+/// What the power limit beside a clock choice rests on.
+inline constexpr const char *kServingPowerLimitBasis =
+    "SIMULATED: the mean power per GPU at the chosen cap (measured or "
+    "predicted) scaled by the model's energy and time ratios at the clock; "
+    "a limit there holds the GPU about the clock where clocks cannot be "
+    "locked (it acts on power: each phase of the iteration runs at the "
+    "clock the limit allows it)";
 
 /// `clockModel` (optional): also choose the SM clock with that simulated
 /// GPU's physical model, which must be the measurements' GPU.

@@ -72,6 +72,8 @@ std::string CsvTable::at(const std::string &path, size_t row,
 
 bool parseCsv(llvm::StringRef text, CsvTable &out, CsvError &err) {
   out = CsvTable();
+  out.endsWithLineEnd =
+      text.empty() || text.ends_with("\n") || text.ends_with("\r");
   // A JSON file (a signature DB, a kernels file) given for a CSV one would
   // otherwise read as a one-column header.
   if (llvm::StringRef start = text.ltrim();

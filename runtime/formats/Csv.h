@@ -31,6 +31,9 @@ struct CsvTable {
   std::vector<unsigned> lines;
   /// Where each data cell starts: (line, column), both 1-based.
   std::vector<std::vector<std::pair<unsigned, unsigned>>> starts;
+  /// Whether the text ends with a line end, as every writer ends a file: a
+  /// last line without one may have been cut short.
+  bool endsWithLineEnd = true;
 
   /// Column index of `name` (header cells compared trimmed), if present.
   std::optional<size_t> column(llvm::StringRef name) const;

@@ -480,6 +480,19 @@ bool parseV2(const json::Object &o, const std::string &file,
   return true;
 }
 
+/// Where a row is, "FILE:LINE:COL: $...": the errors that compare rows
+/// come once every file is read, so the row's file is read again to place
+/// it (only a regular file: standard input or a pipe cannot be, and is
+/// named without a line).
+std::string placed(const ServingPoint &q) {
+  std::string ignored;
+  struct stat st;
+  if (q.file != "-" && ::stat(q.file.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+    if (std::unique_ptr<MemoryBuffer> buf = readInput(q.file, ignored))
+      return jsonLocated(q.file, buf->getBuffer(), q.where);
+  return q.file + ": " + q.where;
+}
+
 bool readFile(const std::string &path, std::vector<ServingPoint> &out,
               std::string &err) {
   std::string text;
@@ -554,8 +567,16 @@ bool readMlEnergy(const std::string &path, std::vector<ServingPoint> &out,
       it.no_push();
       continue;
     }
-    if (json && !sys::fs::is_directory(it->path()))
-      files.push_back(it->path());
+    if (!json || sys::fs::is_directory(it->path()))
+      continue;
+    // A folder's result files are files: a pipe would block the walk, a
+    // device never end.
+    if (!sys::fs::is_regular_file(it->path())) {
+      err = it->path() + ": not a regular file (a folder's result files are "
+                         "read as files; a pipe or device there is not)";
+      return false;
+    }
+    files.push_back(it->path());
   }
   if (ec) {
     err = path + ": " + ec.message();
@@ -662,9 +683,9 @@ bool readObservations(const std::vector<std::string> &paths,
   for (const ServingPoint &q : pts) {
     auto [it, fresh] = variant.insert({{q.dataset, q.gpu}, &q});
     if (!fresh && conflict(it->second->gpuModel, q.gpuModel)) {
-      err = q.file + ": " + q.where + ": GPU '" + q.gpuModel + "' and '" +
-            it->second->gpuModel + "' (" + it->second->file + ": " +
-            it->second->where + ") are both " + q.gpu +
+      err = placed(q) + ": GPU '" + q.gpuModel + "' and '" +
+            it->second->gpuModel + "' (" + placed(*it->second) + ") are both " +
+            q.gpu +
             ": their measurements would be pooled into one cell; give one "
             "variant's files at a time";
       return false;
@@ -686,9 +707,8 @@ bool readObservations(const std::vector<std::string> &paths,
                num(x.activeParamsB) + "B active), " + num(x.bytesPerParam) +
                " bytes each";
       };
-      err = q.file + ": " + q.where + ": '" + q.model + "' is " + says(q) +
-            " here but " + says(f) + " at " + f.file + ": " + f.where +
-            ": one model's rows must agree";
+      err = placed(q) + ": '" + q.model + "' is " + says(q) + " here but " +
+            says(f) + " at " + placed(f) + ": one model's rows must agree";
       return false;
     }
   }
@@ -704,13 +724,11 @@ bool readObservations(const std::vector<std::string> &paths,
           q.batchCap, q.batch, q.energyPerTokenJ, q.secondsPerToken},
          &q});
     if (!fresh) {
-      err = q.file + ": " + q.where + ": " + q.model + " on " + q.gpu +
-            " at batch cap " +
+      err = placed(q) + ": " + q.model + " on " + q.gpu + " at batch cap " +
             (q.batchCap == std::floor(q.batchCap)
                  ? std::to_string(int64_t(q.batchCap))
                  : llvm::formatv("{0}", q.batchCap).str()) +
-            " is the same measurement as " + it->second->file + ": " +
-            it->second->where +
+            " is the same measurement as " + placed(*it->second) +
             (q.file == it->second->file ? " (a row written twice?)"
                                         : " (a file passed twice?)");
       return false;

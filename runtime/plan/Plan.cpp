@@ -137,7 +137,9 @@ bool parsePlan(const std::string &text, const std::string &file,
     const json::Object *d = (*devices)[i].getAsObject();
     if (!d)
       return r.fail(w, "expected an object");
-    if (!r.keys(*d, w, {"device", "kind", "tasks", "runs", "power_cap_W"}))
+    if (!r.keys(*d, w,
+                {"device", "kind", "tasks", "runs", "power_cap_W",
+                 "regions_without_tasks"}))
       return false;
     PlanDevice dev;
     std::optional<StringRef> name = d->getString("device");
@@ -260,15 +262,34 @@ bool parsePlan(const std::string &text, const std::string &file,
           n = std::max(n, t.begins);
         }
       }
+    // A trace's regions that ran no GPU work: their begins, a line each.
+    if (const json::Value *idle = d->get("regions_without_tasks")) {
+      std::string iw = w + ".regions_without_tasks";
+      const json::Object *o = idle->getAsObject();
+      if (!o)
+        return r.fail(iw, "expected an object: region -> its begins");
+      for (const auto &entry : *o) {
+        std::string region = entry.first.str();
+        std::string rw = iw + "." + region;
+        std::optional<int64_t> n = entry.second.getAsInteger();
+        if (region.empty() || !n || *n < 1 || *n > kMaxBegins)
+          return r.fail(rw, "expected the region's begins in the iteration "
+                            "(an integer from 1 to " +
+                                std::to_string(kMaxBegins) + ")");
+        if (llvm::any_of(dev.taskRegions,
+                         [&](const auto &reg) { return reg.first == region; }))
+          return r.fail(rw, "the region has tasks: it is no region without");
+        dev.regionBegins[region] = *n;
+      }
+    }
     // Every region's begins together: a line each in plan-clocks.
     int64_t lines = 0;
     for (const auto &[region, n] : dev.regionBegins)
       if ((lines += n) > kMaxBegins)
-        return r.fail(w + ".tasks",
-                      "its regions' begins add up to more than " +
-                          std::to_string(kMaxBegins) +
-                          " in an iteration (region '" + region +
-                          "' passes it): not a trace's");
+        return r.fail(w + ".tasks", "its regions' begins add up to more than " +
+                                        std::to_string(kMaxBegins) +
+                                        " in an iteration (region '" + region +
+                                        "' passes it): not a trace's");
     // Runs: maximal groups of consecutive tasks at one clock.
     size_t next = 0;
     for (size_t k = 0; k < runs->size(); ++k) {

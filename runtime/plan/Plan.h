@@ -51,7 +51,8 @@ struct PlanDevice {
   /// where it has none).
   std::vector<std::pair<std::string, int64_t>> taskRegions;
   /// Per region, how many begins it has in the iteration (the largest
-  /// "begins" of its tasks; absent: not said).
+  /// "begins" of its tasks, or "regions_without_tasks": a trace's region
+  /// that ran no GPU work; absent: not said).
   std::map<std::string, int64_t> regionBegins;
   std::optional<double> powerCapW;
   unsigned tasks = 0;

@@ -23,10 +23,13 @@ are us after the trace's
 earliest GPU event. REGEX is read by Python's re (the patterns given here
 mean the same in POSIX extended syntax).
 
-Prints "OK <n> regions, <m> other tasks" when IMPORTED.mlir's `kind
-"region"` tasks are exactly these (name, start, duration, stream,
-occurrence, begins) and its other tasks are exactly the events no region took (by
-their traceEvents index), else the differences.
+Prints "OK <n> regions, <m> other tasks, <k> regions without tasks" when
+IMPORTED.mlir's `kind "region"` tasks are exactly these (name, start,
+duration, stream, occurrence, begins), its other tasks are exactly the
+events no region took (by their traceEvents index), and its device's
+`regions_without_tasks` are exactly the names none of whose ranges took an
+event (each with its begins, the most of any process), else the
+differences.
 """
 import gzip
 import json
@@ -131,10 +134,25 @@ for i, gs in regions.items():
     expected.add((events[i]["name"], round(start - origin, 3),
                   round(end - start, 3), stream, occurrence[i], begins))
 kept = {gi for gi, g in gpu if gi not in taken and not nccl(g)}
+# Names none of whose ranges took an event: no task, their begins (the
+# most of any process) kept on the device.
+with_task = {events[i]["name"] for i in regions}
+idle = {}
+for i, e in ranges:
+    if e["name"] not in with_task:
+        n = sum(1 for _, o in ranges
+                if o["pid"] == e["pid"] and o["name"] == e["name"])
+        idle[e["name"]] = max(idle.get(e["name"], 0), n)
 
 UNIT = {"s": 1e6, "ms": 1e3, "us": 1.0, "ns": 1e-3}
-got, others = set(), set()
+got, others, got_idle = set(), set(), {}
 for line in open(mlir):
+    d = re.search(r'regions_without_tasks = \{(.*)\}\}?$', line)
+    if d:
+        for m in re.finditer(r'(?:"((?:[^"\\]|\\.)*)"|([\w.]+)) = (\d+) : i64',
+                             d.group(1)):
+            name = m.group(1) if m.group(1) is not None else m.group(2)
+            got_idle[name.encode().decode("unicode_escape")] = int(m.group(3))
     m = re.search(r'sched.task @r\d+_e(\d+) .*stream (\d+) '
                   r'(?:after \[[^\]]*\] )?kind "(\w+)" '
                   r'\{(?:begins = (\d+) : i64, )?name = "(.*?)"'
@@ -149,9 +167,13 @@ for line in open(mlir):
     got.add((m.group(5), round(float(m.group(7)) * UNIT[m.group(8)], 3),
              round(float(m.group(9)) * UNIT[m.group(10)], 3),
              int(m.group(2)), int(m.group(6)), int(m.group(4))))
-if got == expected and expected and others == kept:
-    print("OK %d regions, %d other tasks" % (len(got), len(others)))
+if got == expected and expected and others == kept and got_idle == idle:
+    print("OK %d regions, %d other tasks, %d regions without tasks"
+          % (len(got), len(others), len(idle)))
 else:
+    for x in sorted(set(idle.items()) ^ set(got_idle.items())):
+        print("regions without tasks differ:", x,
+              "expected" if x in idle.items() else "got")
     for x in sorted(expected - got):
         print("missing", x)
     for x in sorted(got - expected):

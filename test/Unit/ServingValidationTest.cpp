@@ -422,6 +422,49 @@ TEST(ServingClock, MemoryBoundRunsAtTheLowestClockAndOtherGpusAreRefused) {
   EXPECT_NE(err.find("'NVIDIA H100 PCIe'"), std::string::npos) << err;
 }
 
+// The power limit beside the clock is the mean power per GPU the model
+// predicts there: over the predicted time per token on every GPU it
+// integrates to the predicted energy per token (interval accounting), it
+// is below the measured mean power at the cap where the clock is lowered
+// (the model's energy falls as its time grows), and it is given only
+// within the simulated GPU's settable limits.
+TEST(ServingClock, PowerLimitIntegratesToThePredictedEnergy) {
+  SimGpu h100;
+  ASSERT_TRUE(simGpuFor("h100", h100));
+  ServingObservation row;
+  row.gpu = "H100";
+  row.flopsPerToken = 2 * 8e9;
+  row.weightBytes = 16e9;
+  for (int gpus : {1, 2}) {
+    row.gpus = row.tp = gpus;
+    ServingRecommendation rec;
+    // 0.2 J per token at 3,000 tokens/s per GPU: 600 W on each GPU.
+    double tau = 1.0 / (3000 * gpus), e = 0.2;
+    rec.candidates = {{64, true, 0.02, e, "", 60, tau}};
+    std::string err;
+    ASSERT_TRUE(chooseServingClock(rec, row, h100, 0.03, err)) << err;
+    const auto &k = rec.clock;
+    ASSERT_LT(k.mhz, h100.fmaxMhz);
+    EXPECT_NEAR(k.meanPowerW * (tau * k.timeRatio) * gpus, k.predicted,
+                1e-12 * k.predicted);
+    EXPECT_LT(k.meanPowerW, e / tau / gpus)
+        << k.mhz << " MHz, energy x" << k.energyRatio << ", time x"
+        << k.timeRatio;
+    EXPECT_GE(k.powerLimitW, h100.minPowerLimit);
+    EXPECT_LE(k.powerLimitW, h100.tdp);
+    EXPECT_EQ(k.powerLimitW, k.meanPowerW);
+    EXPECT_EQ(k.minPowerLimitW, h100.minPowerLimit);
+    EXPECT_EQ(k.maxPowerLimitW, h100.tdp);
+    // A cap whose mean power lies below the lowest settable limit has a
+    // clock but no limit.
+    rec.candidates = {{64, true, 0.02, e / 10, "", 60, tau}};
+    ASSERT_TRUE(chooseServingClock(rec, row, h100, 0.03, err)) << err;
+    EXPECT_GT(rec.clock.mhz, 0);
+    EXPECT_LT(rec.clock.meanPowerW, h100.minPowerLimit);
+    EXPECT_EQ(rec.clock.powerLimitW, 0);
+  }
+}
+
 // A mixture of experts over data-parallel replicas with expert parallelism
 // across them (vLLM's DP attention, ep = dp): each GPU reads its replica's
 // 1/tp of the shared weights and 1/ep of the experts the whole batch

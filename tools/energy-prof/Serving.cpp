@@ -281,7 +281,7 @@ bool servePlanCommand(const std::vector<std::string> &paths,
   if (rec.clock.mhz) {
     // SIMULATED: the measurements scaled by the simulated GPU's model.
     const ServingRecommendation::ClockChoice &k = rec.clock;
-    o["sm_clock"] = json::Object{
+    json::Object clock{
         {"simulated_gpu", k.model},
         {"batch_cap", k.cap},
         {"sm_clock_mhz", k.mhz},
@@ -290,7 +290,22 @@ bool servePlanCommand(const std::vector<std::string> &paths,
         {"energy_vs_highest_clock", k.energyRatio},
         {"time_vs_highest_clock", k.timeRatio},
         {"saving_vs_batch_cap_alone", 1 - k.predicted / rec.predicted},
-        {"basis", kServingClockBasis}};
+        {"basis", kServingClockBasis},
+        // Where clocks cannot be locked: the limit at the clock's mean
+        // power, where the GPU can be set to it.
+        {"mean_power_per_gpu_W", k.meanPowerW},
+        {"power_limit_range_W",
+         json::Array{k.minPowerLimitW, k.maxPowerLimitW}}};
+    if (k.powerLimitW > 0) {
+      clock["power_limit_W"] = k.powerLimitW;
+      clock["power_limit_basis"] = kServingPowerLimitBasis;
+    } else {
+      clock["power_limit_W"] = nullptr;
+      clock["power_limit_basis"] =
+          "the mean power at the clock lies outside the simulated GPU's "
+          "settable power limits: only a clock lock reaches it";
+    }
+    o["sm_clock"] = std::move(clock);
   }
   json::Array candidates;
   for (const auto &c : rec.candidates) {

@@ -21,7 +21,8 @@ bool validateServingCommand(const std::vector<std::string> &paths,
 /// predicted p90 inter-token latency meets the SLO, from the measurements of
 /// one (model, GPU, TP); the answer is JSON. With `clockModel` ("sim:h100",
 /// ...) also the batch cap and SM clock by that simulated GPU's model
-/// (`sm_clock`).
+/// (`sm_clock`, with the power limit that holds the GPU about that clock
+/// where clocks cannot be locked).
 bool servePlanCommand(const std::vector<std::string> &paths,
                       const std::string &model, const std::string &gpu, int tp,
                       int gpus, double sloMs,

@@ -1134,6 +1134,14 @@ static int planClocksCommand() {
     // region KEY's k-th begin in the iteration (its k-th task of that key
     // in start order, as the device runs them); a task without either
     // keeps its name.
+    // A line is "name sm_mhz", '#' starts a comment: a name with
+    // whitespace, '#' or a control character would be read back as another
+    // line, a comment or an error.
+    auto lineName = [](llvm::StringRef name) {
+      return !name.empty() && llvm::none_of(name, [](unsigned char c) {
+        return c <= ' ' || c == '#' || c == 0x7f;
+      });
+    };
     std::map<std::string, unsigned> seen;
     std::set<std::string> written;
     std::map<std::string, std::set<int64_t>> numbered; // region -> begins
@@ -1141,9 +1149,10 @@ static int planClocksCommand() {
     // region, collectives) are no region of the job, whose begins would
     // never come (er_plan_load would say so at every exit): left out.
     bool traceRegions =
-        planByKey && llvm::any_of(d.taskRegions, [](const auto &reg) {
-          return !reg.first.empty();
-        });
+        planByKey && (!d.regionBegins.empty() ||
+                      llvm::any_of(d.taskRegions, [](const auto &reg) {
+                        return !reg.first.empty();
+                      }));
     size_t noRegion = 0;
     for (size_t t = 0; t < d.taskClocks.size(); ++t) {
       std::string task = d.taskClocks[t].first;
@@ -1164,13 +1173,8 @@ static int planClocksCommand() {
         return fail("task '" + d.taskClocks[t].first + "' of " + d.name +
                     " is written as '" + task +
                     "', which another task of it already is: rename it");
-      // A line is "name sm_mhz", '#' starts a comment: a name with
-      // whitespace, '#' or a control character would be read back as
-      // another line, a comment or an error -- refused, not written.
-      bool unreadable = task.empty();
-      for (unsigned char c : task)
-        unreadable |= c <= ' ' || c == '#' || c == 0x7f;
-      if (unreadable) {
+      // A task's name that cannot be a line is refused, not written.
+      if (!lineName(task)) {
         std::string shown;
         llvm::raw_string_ostream os(shown);
         os.write_escaped(task);
@@ -1214,11 +1218,33 @@ static int planClocksCommand() {
             written.insert(region + "[" + std::to_string(k) + "]").second)
           text += region + "[" + std::to_string(k) + "] -\n";
     }
-    if (planByKey && seen.empty() && numbered.empty())
+    // A region that ran no GPU work at all (no task): each of its begins
+    // keeps the clock in force. One whose name cannot be a line (below)
+    // is left out, said: it has no clock of the plan's to lose.
+    size_t unwritable = 0;
+    if (planByKey)
+      for (const auto &[region, n] : d.regionBegins) {
+        if (numbered.count(region))
+          continue;
+        if (!lineName(region)) {
+          ++unwritable;
+          continue;
+        }
+        for (int64_t k = 0; k < n; ++k)
+          if (written.insert(region + "[" + std::to_string(k) + "]").second)
+            text += region + "[" + std::to_string(k) + "] -\n";
+      }
+    if (unwritable)
+      text += "# " + std::to_string(unwritable) +
+              " region(s) without a task left out: their names hold "
+              "whitespace, '#' or a control character, which a line cannot\n";
+    if (planByKey && seen.empty() && numbered.empty() && d.regionBegins.empty())
       errs() << "energy-prof: warning: plan-clocks --by-key: no task of "
              << d.name
-             << " was filled from a DB entry (no db_key in the plan): the "
-                "lines name the tasks\n";
+             << " has a DB key or a trace's region (no db_key or region in "
+                "the plan; a Perseus stage profile gets keys with "
+                "energy-translate --import-stage-profile ... --stage-keys): "
+                "the lines name the tasks\n";
     return writeOutput(text);
   }
   if (planDevice.empty())

@@ -4,7 +4,7 @@
 //       [--static-power W] [--dynamic-power W]
 //   energy-translate --import-stage-profile profile.csv --schedule 1f1b
 //       --microbatches M --device A40 [--stages N] [--static-power W]
-//       [-o out]
+//       [--stage-keys] [-o out]
 //   energy-translate --export-plan planned.mlir [-o plan.json]
 //   energy-translate --export-frontier with-frontier.mlir [-o frontier.csv]
 //
@@ -102,6 +102,12 @@ static cl::opt<int64_t> stagesExpected(
              "against the profile's (a profile that lost its last stages "
              "reads as a shorter pipeline)"),
     cl::init(0), cl::cat(category));
+static cl::opt<bool> stageKeys(
+    "stage-keys",
+    cl::desc("--import-stage-profile: key each stage's passes as a profiled "
+             "job's regions (stage<k>.forward / stage<k>.backward), so that "
+             "plan-clocks --by-key writes the plan as their begins"),
+    cl::init(false), cl::cat(category));
 static cl::opt<std::string> deviceKind("device",
                                        cl::desc("GPU kind of a stage profile"),
                                        cl::cat(category));
@@ -209,6 +215,11 @@ int main(int argc, char **argv) {
                          << ")\n";
       return 2;
     }
+  }
+  if (stageKeys && !importStageProfileFlag) {
+    WithColor::error() << "--stage-keys is --import-stage-profile's (it "
+                          "keys a stage profile's passes)\n";
+    return 2;
   }
   if (profilerStep.getNumOccurrences() && !importKinetoFlag) {
     WithColor::error() << "--profiler-step is --import-kineto's (the "
@@ -438,6 +449,7 @@ int main(int argc, char **argv) {
     opts.device = deviceKind;
     if (staticPower.getNumOccurrences())
       opts.staticPower = staticPower;
+    opts.stageKeys = stageKeys;
     module = energy::importStageProfile(&ctx, opts);
   }
   if (!module)
