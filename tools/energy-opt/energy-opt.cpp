@@ -29,6 +29,7 @@
 #include "runtime/formats/Input.h"
 #include "tools/DeepInput.h"
 #include "tools/HugePageHeap.h"
+#include "tools/OutOfMemory.h"
 #include "tools/VersionPrinter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -91,6 +92,7 @@ static void notePassInputs(int argc, char **argv) {
 
 int main(int argc, char **argv) {
   energy::tools::adviseHugePageHeap();
+  energy::tools::sayOutOfMemory("energy-opt");
   std::vector<char *> args(argv, argv + argc);
   auto given = [&](llvm::StringRef name) {
     for (int i = 1; i < argc; ++i) {

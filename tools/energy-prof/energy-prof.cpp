@@ -53,6 +53,7 @@
 #include "runtime/formats/ModelFile.h"
 #include "runtime/plan/Plan.h"
 #include "tools/HelpTypos.h"
+#include "tools/OutOfMemory.h"
 #include "tools/VersionPrinter.h"
 #include "tools/energy-prof/Route.h"
 #include "tools/energy-prof/Serving.h"
@@ -1906,6 +1907,10 @@ static std::string commandList() {
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  // After InitLLVM, whose own handler (LLVM ERROR, abort) it replaces; a
+  // GPU this process holds changed is restored before the exit.
+  energy::tools::sayOutOfMemory("energy-prof",
+                                [] { energy::rt::restoreGuardedDevices(); });
   // Only our options in every subcommand's --help (LLVM Support's own are
   // registered too: it is linked statically).
   cl::HideUnrelatedOptions(category);

@@ -20,6 +20,7 @@
 #include "tools/DeepInput.h"
 #include "tools/HelpTypos.h"
 #include "tools/HugePageHeap.h"
+#include "tools/OutOfMemory.h"
 #include "tools/VersionPrinter.h"
 #include "translate/Translate.h"
 
@@ -168,6 +169,8 @@ static cl::opt<std::string>
 int main(int argc, char **argv) {
   energy::tools::adviseHugePageHeap();
   InitLLVM init(argc, argv);
+  // After InitLLVM, whose own handler (LLVM ERROR, abort) it replaces.
+  energy::tools::sayOutOfMemory("energy-translate");
   cl::HideUnrelatedOptions(category);
   energy::addVersionPrinter();
   mlir::registerDefaultTimingManagerCLOptions();
