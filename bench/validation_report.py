@@ -467,8 +467,10 @@ average.
 Where the model errs: the rest of the iteration taken as clock-bound
 overstates the slowdown where the host holds part of it (so errs on the
 SLO's side) and its switching energy where part of it waits on memory;
-the kernel is priced at the dense BF16 peak (an FP8 model computes twice
-as fast, so is predicted slower at a lower clock than it is); the model
+an FP8 checkpoint's kernel is priced at Hopper's dense FP8 peak (twice the
+BF16 one; vLLM serves it W8A8), gpt-oss's MXFP4 experts at the BF16 peak
+(Hopper has no FP4 units: they are widened to BF16), neither measured at
+a lowered clock; the model
 is not calibrated to the measured power (for Llama-3.1-8B on lm-arena-chat
 the simulated H100 draws 286-451 W over caps 8-768 at the default clock,
 the files 486-691 W: where the power it misses does not change with the

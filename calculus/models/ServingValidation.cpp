@@ -824,7 +824,10 @@ bool chooseServingClock(ServingRecommendation &rec,
     // split over a replica's tp GPUs; a mixture of experts' routed experts
     // over the ep GPUs that hold them -- read by the tokens of every
     // replica they serve (ep beyond tp spans dp replicas), or of one.
-    double flops = row.flopsPerToken * c.batch / G;
+    // An FP8 model's GEMMs at the FP8 peak: as many FLOPs of BF16 work in
+    // 1 / fp8Speedup of the time.
+    double flops =
+        row.flopsPerToken * c.batch / G / (row.fp8 ? gpu.fp8Speedup : 1);
     double shared = row.weightBytes - row.expertBytes;
     double tp = std::max(row.tp, 1), ep = std::max(row.ep, 1);
     double tokens = ep > tp ? c.batch : c.batch / dp;

@@ -34,6 +34,10 @@ struct ServingObservation {
   /// parameter; a mixture of experts' routed experts and the rest apart)
   double weightBytes = 0;
   double flopsPerToken = 0; ///< 2 x active parameters
+  /// An FP8 checkpoint (weights and, as vLLM serves one on Hopper, its
+  /// activations: W8A8): its GEMMs run at the FP8 tensor-core peak where
+  /// the GPU has one (SimGpu::fp8Speedup).
+  bool fp8 = false;
   /// A mixture-of-experts model's routing (its routed experts per layer E
   /// and experts per token k; 0: dense, or not known), and from it the
   /// routed experts' bytes (part of M_w) and the share of them each token

@@ -37,6 +37,7 @@ bool simGpuFor(const std::string &name, SimGpu &out) {
     p.fmaxMhz = 1980;
     p.fminMhz = 345;
     p.peakFlops = 989e12;
+    p.fp8Speedup = 2;
     p.memBandwidth = h200 ? 4.8e12 : 3.35e12;
     p.ceff = 1.6e-7;
     p.staticRef = h200 ? 95 : 90;

@@ -14,11 +14,12 @@
 // Parameter sets follow NVIDIA's published figures (A100-SXM4 80GB: 400 W
 // TDP, 1410 MHz max SM clock, 312 dense BF16 TFLOP/s, 2.04 TB/s, 40 MB L2;
 // A40: 300 W, 1740 MHz, 149.7 TFLOP/s, 696 GB/s, 6 MB L2; H100-SXM5: 700 W,
-// 1980 MHz, 989 TFLOP/s, 3.35 TB/s, 50 MB L2; H200: 700 W, 1980 MHz, 989
-// TFLOP/s, 4.8 TB/s, 50 MB L2); static power and the V-f endpoints are
-// modelling choices within those envelopes. The power-limit ranges (A100
-// 100-400 W, A40 100-300 W, H100/H200 200-700 W, default = TDP) are modelling
-// choices in the range nvidia-smi reports for these boards.
+// 1980 MHz, 989 TFLOP/s (FP8: 1,979), 3.35 TB/s, 50 MB L2; H200: 700 W,
+// 1980 MHz, 989 TFLOP/s (FP8: 1,979), 4.8 TB/s, 50 MB L2); static power and
+// the V-f endpoints are modelling choices within those envelopes. The
+// power-limit ranges (A100 100-400 W, A40 100-300 W, H100/H200 200-700 W,
+// default = TDP) are modelling choices in the range nvidia-smi reports for
+// these boards.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,8 +35,11 @@ namespace calculus {
 struct SimGpu {
   std::string name;
   int fmaxMhz = 1410, fminMhz = 210, stepMhz = 15;
-  double vmin = 0.7, vmax = 1.05;       ///< V
-  double peakFlops = 312e12;            ///< at fmax
+  double vmin = 0.7, vmax = 1.05; ///< V
+  double peakFlops = 312e12;      ///< at fmax
+  /// The dense FP8 tensor-core peak over peakFlops (1: no FP8 units, as on
+  /// Ampere; 2 on Hopper: H100-SXM5 1,979 against 989 TFLOP/s dense).
+  double fp8Speedup = 1;
   double memBandwidth = 2.04e12;        ///< B/s
   double ceff = 1.5e-7;                 ///< W / (V^2 Hz): effective capacitance
   double memPowerPerBandwidth = 30e-12; ///< W per B/s

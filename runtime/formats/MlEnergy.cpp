@@ -616,6 +616,7 @@ observations(const std::vector<ServingPoint> &points) {
     o.p90ItlS = p.p90ItlS;
     o.weightBytes = p.totalParamsB * 1e9 * p.bytesPerParam;
     o.flopsPerToken = 2 * p.activeParamsB * 1e9;
+    o.fp8 = p.bytesPerParam == 1 && p.sharedBytesPerParam == 1;
     // A mixture of experts of known routing: its routed experts and the
     // rest (what every token reads: attention, embeddings, dense and
     // shared layers; checkParams keeps it at or above 0), each at its own

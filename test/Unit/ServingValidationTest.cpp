@@ -465,6 +465,42 @@ TEST(ServingClock, PowerLimitIntegratesToThePredictedEnergy) {
   }
 }
 
+// An FP8 checkpoint's GEMMs run at Hopper's FP8 peak, twice its BF16 one
+// (H100-SXM5 datasheet: 1,979 against 989 dense TFLOP/s): the iteration's
+// kernel is that of half the FLOPs at the BF16 peak; on Ampere, which has
+// no FP8 units, nothing changes.
+TEST(ServingClock, Fp8ComputesAtTheFp8Peak) {
+  SimGpu h100, a100;
+  ASSERT_TRUE(simGpuFor("h100", h100));
+  ASSERT_TRUE(simGpuFor("a100", a100));
+  EXPECT_EQ(h100.fp8Speedup, 2);
+  EXPECT_EQ(a100.fp8Speedup, 1);
+  for (const SimGpu *gpu : {&h100, &a100}) {
+    ServingObservation row;
+    row.gpu = gpu == &h100 ? "H100" : "A100";
+    row.flopsPerToken = 2 * 70e9;
+    row.weightBytes = 70e9;
+    row.fp8 = true;
+    double B = 256, F = row.flopsPerToken * B / gpu->fp8Speedup;
+    ServingRecommendation rec;
+    rec.candidates = {{256, true, 0.05, 0.5, "", B, 0}};
+    std::string err;
+    ASSERT_TRUE(chooseServingClock(rec, row, *gpu, 1.0, err)) << err;
+    auto energy = [&](int f) {
+      return gpu->staticRef * gpu->kernelTime(F, 70e9, f) +
+             gpu->kernelDynamicEnergy(F, 70e9, f);
+    };
+    EXPECT_NEAR(rec.clock.energyRatio,
+                energy(rec.clock.mhz) / energy(gpu->fmaxMhz), 1e-12)
+        << gpu->name;
+    EXPECT_NEAR(rec.clock.timeRatio,
+                gpu->kernelTime(F, 70e9, rec.clock.mhz) /
+                    gpu->kernelTime(F, 70e9, gpu->fmaxMhz),
+                1e-12)
+        << gpu->name;
+  }
+}
+
 // A mixture of experts over data-parallel replicas with expert parallelism
 // across them (vLLM's DP attention, ep = dp): each GPU reads its replica's
 // 1/tp of the shared weights and 1/ep of the experts the whole batch
