@@ -460,10 +460,12 @@ SLO, never above the cap's own at the highest clock by the model (checked
 against enumeration, `ServingClock.*`; `test/RealData/serve-plan-clock.test`).
 Where clocks cannot be locked, `power_limit_W` is the per-GPU power limit
 at the clock's predicted mean power (the cap's measured or predicted mean
-power scaled by the model's energy and time ratios; none outside the
-GPU's settable limits): a limit acts on power, so each phase of the
-iteration runs at the clock the limit allows it, about the chosen one on
-average.
+power scaled by the model's energy and time ratios; none at the highest
+clock, which the default limit holds, or outside the GPU's settable
+limits): a limit acts on power, so each phase of the iteration runs at
+the clock the limit allows it, about the chosen one on average -- the
+phases above the mean (prefill chunks) slower than at a locked clock, so
+the p90 checked against the SLO is a locked clock's.
 Where the model errs: the rest of the iteration taken as clock-bound
 overstates the slowdown where the host holds part of it (so errs on the
 SLO's side) and its switching energy where part of it waits on memory;

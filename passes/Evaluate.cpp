@@ -404,15 +404,16 @@ struct EnergyEvaluatePass
                               j = in("predicted_J_per_token"),
                               p90 = in("predicted_p90_itl_ms");
         auto gpu = clock.getAs<StringAttr>("simulated_gpu");
-        if (cap && mhz && j && p90 && gpu)
+        if (cap && mhz && j && p90 && gpu) {
           os << "; with the SM clock (SIMULATED, " << gpu.getValue()
              << "'s model): batch cap " << count(*cap) << " at " << count(*mhz)
              << " MHz, " << formatQuantity(*j, Dimension::Energy, 5)
              << "/token, p90 ITL "
              << formatQuantity(*p90 / 1e3, Dimension::Time, 5);
-        if (std::optional<double> limit = in("power_limit_w"))
-          os << " (or a power limit of "
-             << formatQuantity(*limit, Dimension::Power, 4) << " per GPU)";
+          if (std::optional<double> limit = in("power_limit_W"))
+            os << " (or a power limit of "
+               << formatQuantity(*limit, Dimension::Power, 4) << " per GPU)";
+        }
       }
       os << "\n";
     }

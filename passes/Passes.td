@@ -257,9 +257,10 @@ def EnergyServePlan : Pass<"energy-serve-plan", "::mlir::ModuleOp"> {
     alone may be worse there), and `energy.serve_plan` records the pair to
     apply together in `sm_clock` (`simulated_gpu`, `batch_cap`,
     `sm_clock_mhz`, `predicted_J_per_token`, `predicted_p90_itl_ms`, and
-    `power_limit_w`: the per-GPU power limit at the clock's predicted mean
+    `power_limit_W`: the per-GPU power limit at the clock's predicted mean
     power, which holds the GPU about that clock where clocks cannot be
-    locked; absent where it lies outside the settable limits).
+    locked; absent at the highest clock, which the default limit holds,
+    and where it lies outside the settable limits).
   }];
   let options = [
     ListOption<"measurements", "measurements", "std::string",

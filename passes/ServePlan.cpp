@@ -118,7 +118,7 @@ struct EnergyServePlanPass
       // about the clock (absent outside the settable range).
       if (k.powerLimitW > 0)
         clock.push_back(
-            b.getNamedAttr("power_limit_w", b.getF64FloatAttr(k.powerLimitW)));
+            b.getNamedAttr("power_limit_W", b.getF64FloatAttr(k.powerLimitW)));
       fields.push_back(b.getNamedAttr("sm_clock", b.getDictionaryAttr(clock)));
     }
     DictionaryAttr plan = b.getDictionaryAttr(fields);

@@ -200,7 +200,8 @@ inline unsigned aliasNesting(llvm::StringRef text, const char *&tooDeep,
 }
 
 /// Checks the buffer `bufferId` of `sm`; reports `file:line:col: error:`
-/// through it and returns false where the text is too deep. `depth`: how
+/// through it and returns false where the text is too deep or holds a NUL
+/// byte (gzip data said as such). `depth`: how
 /// deep it nests, its aliases' nesting added (what onParseStack reads).
 /// MLIR bytecode is not text: it is not scanned; its reader keeps its own
 /// stack of regions, but the verifier and the printer recurse per level,
@@ -213,6 +214,27 @@ inline bool checkNesting(llvm::SourceMgr &sm, unsigned bufferId,
   if (mlir::isBytecode(buffer->getMemBufferRef())) {
     depth = kMainStackNesting + 1;
     return true;
+  }
+  // Text holds no NUL byte: MLIR's lexer reads one as blank space, so a
+  // file of zeros (a sparse file, a disk's unwritten blocks) would be an
+  // empty module and binary data parse partly. Said at its place, without
+  // quoting the line (binary data).
+  llvm::StringRef text = buffer->getBuffer();
+  if (size_t nul = text.find('\0'); nul != llvm::StringRef::npos) {
+    auto [line, col] =
+        sm.getLineAndColumn(llvm::SMLoc::getFromPointer(text.data() + nul));
+    bool gzip = text.size() >= 2 && uint8_t(text[0]) == 0x1f &&
+                uint8_t(text[1]) == 0x8b;
+    std::string where = (buffer->getBufferIdentifier() + ":" +
+                         llvm::Twine(line) + ":" + llvm::Twine(col))
+                            .str();
+    llvm::WithColor::error(llvm::errs(), where)
+        << (gzip ? "gzip-compressed data, not MLIR text: decompress it "
+                   "first (gunzip)"
+                 : "a NUL byte: binary data, not MLIR text (the parser "
+                   "would read it as blank space)")
+        << "\n";
+    return false;
   }
   const char *at = nullptr;
   depth = textNesting(buffer->getBuffer(), at);

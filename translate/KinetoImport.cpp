@@ -1117,7 +1117,7 @@ OwningOpRef<ModuleOp> energy::importKineto(MLIRContext *ctx,
         llvm::WithColor::error()
             << it->path()
             << ": not a regular file (a folder's traces are read as files; "
-               "a pipe or device there is not)\n";
+               "a pipe, a device or a dangling link there is not)\n";
         return nullptr;
       }
       traces.push_back(it->path());

@@ -1282,8 +1282,9 @@ bool energy::groupRegions(KinetoRank &r, std::string &err, size_t &errOffset) {
     for (const auto &kv : regions)
       withTask.insert(r.ranges[kv.first].name);
     r.regionsWithoutTasks.clear();
+    // (A range of no name is no region a job can begin by name.)
     for (size_t i = 0; i < r.ranges.size(); ++i)
-      if (!withTask.count(r.ranges[i].name)) {
+      if (!r.ranges[i].name.empty() && !withTask.count(r.ranges[i].name)) {
         int64_t &n = r.regionsWithoutTasks[r.ranges[i].name.str()];
         n = std::max(n, beginsOf[i]);
       }

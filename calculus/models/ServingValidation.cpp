@@ -867,7 +867,11 @@ bool chooseServingClock(ServingRecommendation &rec,
   }
   best.minPowerLimitW = gpu.minPowerLimit;
   best.maxPowerLimitW = gpu.tdp;
-  if (best.meanPowerW >= gpu.minPowerLimit && best.meanPowerW <= gpu.tdp)
+  best.highestMhz = gpu.fmaxMhz;
+  // At the highest clock the default limit holds it: a limit at the mean
+  // power would throttle the phases above it below the clock.
+  if (best.mhz < gpu.fmaxMhz && best.meanPowerW >= gpu.minPowerLimit &&
+      best.meanPowerW <= gpu.tdp)
     best.powerLimitW = best.meanPowerW;
   return true;
 }

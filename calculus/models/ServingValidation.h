@@ -217,10 +217,12 @@ struct ServingRecommendation {
     /// by the model's energy and time ratios -- the mean power the model
     /// predicts at the clock. A limit acts on power, not on the clock: at
     /// that mean the GPU settles about the clock, each phase of the
-    /// iteration at the clock the limit allows it. 0 where it lies outside
-    /// the model's settable range [minPowerLimitW, maxPowerLimitW].
+    /// iteration at the clock the limit allows it. 0 at the highest clock
+    /// (the default limit) and where it lies outside the model's settable
+    /// range [minPowerLimitW, maxPowerLimitW].
     double powerLimitW = 0, meanPowerW = 0;
     double minPowerLimitW = 0, maxPowerLimitW = 0;
+    int highestMhz = 0; ///< the model's highest SM clock
   } clock;
   /// The empirical 2.5 % and 97.5 % quantiles of the files' p90
   /// interpolation errors (p90InterpolationLogErrors; `p90ErrorSamples` of

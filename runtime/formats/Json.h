@@ -13,6 +13,7 @@
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <set>
@@ -100,12 +101,22 @@ inline llvm::Expected<llvm::json::Value> parseJson(llvm::StringRef text) {
           llvm::inconvertibleErrorCode(),
           why + " (the file begins with a UTF-8 byte-order mark, which JSON "
                 "text does not have: save it without one)");
+    // Gzip data is named; other bytes are quoted escaped (\xHH), so that
+    // binary data puts no control character on the terminal.
+    if (start.size() >= 2 && uint8_t(start[0]) == 0x1f &&
+        uint8_t(start[1]) == 0x8b)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          why + " (gzip-compressed data: decompress it first, gunzip)");
     llvm::StringRef first =
         start.take_until([](char c) { return c == '\n' || c == '\r'; });
+    std::string shown;
+    llvm::raw_string_ostream os(shown);
+    os.write_escaped(first.take_front(40), /*UseHexEscapes=*/true);
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        why + " (not a JSON object or array: the file begins \"" +
-            first.take_front(40).str() + "\")");
+        why + " (not a JSON object or array: the file begins \"" + shown +
+            "\")");
   }
   if (value && !duplicate.empty())
     return llvm::createStringError(llvm::inconvertibleErrorCode(), duplicate);

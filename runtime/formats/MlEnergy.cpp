@@ -573,7 +573,8 @@ bool readMlEnergy(const std::string &path, std::vector<ServingPoint> &out,
     // device never end.
     if (!sys::fs::is_regular_file(it->path())) {
       err = it->path() + ": not a regular file (a folder's result files are "
-                         "read as files; a pipe or device there is not)";
+                         "read as files; a pipe, a device or a dangling "
+                         "link there is not)";
       return false;
     }
     files.push_back(it->path());

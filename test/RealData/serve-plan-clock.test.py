@@ -43,7 +43,7 @@ if len(sys.argv) > 4:
     assert cap == plan["batch_cap"], (cap, plan["batch_cap"])
     assert joint == k["batch_cap"] and mhz == k["sm_clock_mhz"], (joint, mhz, k)
     assert 'basis = "SIMULATED' in clock, clock
-    limit = float(re.search(r"power_limit_w = ([-+0-9.e]+)", clock).group(1))
+    limit = float(re.search(r"power_limit_W = ([-+0-9.e]+)", clock).group(1))
     assert abs(limit - k["power_limit_W"]) <= 1e-6 * limit, (limit, k)
     print("the pass wrote the same cap, clock and power limit")
 else:

@@ -423,12 +423,13 @@ TEST(ServingClock, MemoryBoundRunsAtTheLowestClockAndOtherGpusAreRefused) {
 }
 
 // The power limit beside the clock is the mean power per GPU the model
-// predicts there: over the predicted time per token on every GPU it
-// integrates to the predicted energy per token (interval accounting), it
-// is below the measured mean power at the cap where the clock is lowered
-// (the model's energy falls as its time grows), and it is given only
-// within the simulated GPU's settable limits.
-TEST(ServingClock, PowerLimitIntegratesToThePredictedEnergy) {
+// predicts there, written out from the documentation: the measured mean
+// power per GPU (energy per token over time per token, over the GPUs)
+// times the model's energy ratio over its time ratio at the chosen clock,
+// each from SimGpu's kernel and the rest of the measured iteration as
+// clock-bound cycles. Below the measured power where the clock is lowered;
+// none at the highest clock or outside the settable limits.
+TEST(ServingClock, PowerLimitIsTheModelsMeanPowerAtTheClock) {
   SimGpu h100;
   ASSERT_TRUE(simGpuFor("h100", h100));
   ServingObservation row;
@@ -439,28 +440,39 @@ TEST(ServingClock, PowerLimitIntegratesToThePredictedEnergy) {
     row.gpus = row.tp = gpus;
     ServingRecommendation rec;
     // 0.2 J per token at 3,000 tokens/s per GPU: 600 W on each GPU.
-    double tau = 1.0 / (3000 * gpus), e = 0.2;
-    rec.candidates = {{64, true, 0.02, e, "", 60, tau}};
+    double B = 60, tau = 1.0 / (3000 * gpus), e = 0.2;
+    rec.candidates = {{64, true, 0.02, e, "", B, tau}};
     std::string err;
     ASSERT_TRUE(chooseServingClock(rec, row, h100, 0.03, err)) << err;
     const auto &k = rec.clock;
     ASSERT_LT(k.mhz, h100.fmaxMhz);
-    EXPECT_NEAR(k.meanPowerW * (tau * k.timeRatio) * gpus, k.predicted,
-                1e-12 * k.predicted);
-    EXPECT_LT(k.meanPowerW, e / tau / gpus)
-        << k.mhz << " MHz, energy x" << k.energyRatio << ", time x"
-        << k.timeRatio;
-    EXPECT_GE(k.powerLimitW, h100.minPowerLimit);
-    EXPECT_LE(k.powerLimitW, h100.tdp);
+    double F = row.flopsPerToken * B / gpus, M = 16e9 / gpus;
+    double cycles =
+        (B * tau - h100.kernelTime(F, M, h100.fmaxMhz)) * h100.fmaxMhz * 1e6;
+    ASSERT_GT(cycles, 0);
+    auto T = [&](int f) {
+      return h100.kernelTime(F, M, f) + cycles / (f * 1e6);
+    };
+    auto E = [&](int f) {
+      double V = h100.voltage(f);
+      return h100.staticRef * T(f) + h100.kernelDynamicEnergy(F, M, f) +
+             h100.ceff * V * V * cycles;
+    };
+    double measured = e / tau / gpus;
+    double expected =
+        measured * (E(k.mhz) / E(h100.fmaxMhz)) / (T(k.mhz) / T(h100.fmaxMhz));
+    EXPECT_NEAR(k.meanPowerW, expected, 1e-9 * expected);
+    EXPECT_LT(k.meanPowerW, measured);
     EXPECT_EQ(k.powerLimitW, k.meanPowerW);
-    EXPECT_EQ(k.minPowerLimitW, h100.minPowerLimit);
-    EXPECT_EQ(k.maxPowerLimitW, h100.tdp);
     // A cap whose mean power lies below the lowest settable limit has a
-    // clock but no limit.
-    rec.candidates = {{64, true, 0.02, e / 10, "", 60, tau}};
+    // clock but no limit; nor has a clock at the highest (a tight SLO).
+    rec.candidates = {{64, true, 0.02, e / 10, "", B, tau}};
     ASSERT_TRUE(chooseServingClock(rec, row, h100, 0.03, err)) << err;
-    EXPECT_GT(rec.clock.mhz, 0);
     EXPECT_LT(rec.clock.meanPowerW, h100.minPowerLimit);
+    EXPECT_EQ(rec.clock.powerLimitW, 0);
+    rec.candidates = {{64, true, 0.02, e, "", B, tau}};
+    ASSERT_TRUE(chooseServingClock(rec, row, h100, 0.02, err)) << err;
+    EXPECT_EQ(rec.clock.mhz, h100.fmaxMhz);
     EXPECT_EQ(rec.clock.powerLimitW, 0);
   }
 }

@@ -302,8 +302,10 @@ bool servePlanCommand(const std::vector<std::string> &paths,
     } else {
       clock["power_limit_W"] = nullptr;
       clock["power_limit_basis"] =
-          "the mean power at the clock lies outside the simulated GPU's "
-          "settable power limits: only a clock lock reaches it";
+          k.mhz == k.highestMhz
+              ? "the clock is the highest: the default power limit holds it"
+              : "the mean power at the clock lies outside the simulated "
+                "GPU's settable power limits: only a clock lock reaches it";
     }
     o["sm_clock"] = std::move(clock);
   }
