@@ -268,17 +268,24 @@ bool parsePlan(const std::string &text, const std::string &file,
       const json::Object *o = idle->getAsObject();
       if (!o)
         return r.fail(iw, "expected an object: region -> its begins");
-      for (const auto &entry : *o) {
-        std::string region = entry.first.str();
-        std::string rw = iw + "." + region;
-        std::optional<int64_t> n = entry.second.getAsInteger();
+      // In name order (an object's keys come in hash order): the first
+      // bad one is the same on every run. Errors point at the object and
+      // name the region (a name may hold '.', which a path would split).
+      std::vector<std::string> names;
+      for (const auto &entry : *o)
+        names.push_back(entry.first.str());
+      llvm::sort(names);
+      for (const std::string &region : names) {
+        std::optional<int64_t> n = o->getInteger(region);
         if (region.empty() || !n || *n < 1 || *n > kMaxBegins)
-          return r.fail(rw, "expected the region's begins in the iteration "
-                            "(an integer from 1 to " +
+          return r.fail(iw, "'" + region +
+                                "': expected the region's begins in the "
+                                "iteration (an integer from 1 to " +
                                 std::to_string(kMaxBegins) + ")");
         if (llvm::any_of(dev.taskRegions,
                          [&](const auto &reg) { return reg.first == region; }))
-          return r.fail(rw, "the region has tasks: it is no region without");
+          return r.fail(iw,
+                        "'" + region + "' has tasks: it is no region without");
         dev.regionBegins[region] = *n;
       }
     }
@@ -286,10 +293,12 @@ bool parsePlan(const std::string &text, const std::string &file,
     int64_t lines = 0;
     for (const auto &[region, n] : dev.regionBegins)
       if ((lines += n) > kMaxBegins)
-        return r.fail(w + ".tasks", "its regions' begins add up to more than " +
-                                        std::to_string(kMaxBegins) +
-                                        " in an iteration (region '" + region +
-                                        "' passes it): not a trace's");
+        return r.fail(w + ".tasks",
+                      "its regions' begins (with "
+                      "regions_without_tasks) add up to more than " +
+                          std::to_string(kMaxBegins) +
+                          " in an iteration (region '" + region +
+                          "' passes it): not a trace's");
     // Runs: maximal groups of consecutive tasks at one clock.
     size_t next = 0;
     for (size_t k = 0; k < runs->size(); ++k) {
