@@ -483,7 +483,7 @@ bool Importer::flowDependencies(const KinetoRank &r, double origin,
 }
 
 /// A region's task dictionary: its name, its begin and (where known) how
-/// many begins its name has in the process.
+/// many begins its name has (the most of any process of the rank).
 static DictionaryAttr regionTheta(OpBuilder &b, const GpuEvent &e) {
   SmallVector<NamedAttribute> fields = {
       b.getNamedAttr("name", b.getStringAttr(e.name)),

@@ -1274,20 +1274,26 @@ bool energy::groupRegions(KinetoRank &r, std::string &err, size_t &errOffset) {
     it->second.second = std::min(it->second.second, g.ts);
     ++r.grouped;
   }
-  // Regions none of whose begins launched a GPU event have no task: kept
-  // by name with their begins, so that the plan still gives each begin a
-  // line (the job's er_begin of them would otherwise match none).
+  // A region's begins in the iteration: the most of any process of the
+  // rank (each process counts its own; the plan's lines must cover every
+  // begin of whichever process loads it). Regions none of whose begins
+  // launched a GPU event have no task: kept by name with their begins, so
+  // that the plan still gives each begin a line (the job's er_begin of
+  // them would otherwise match none).
+  std::map<llvm::StringRef, int64_t> mostBegins;
+  for (size_t i = 0; i < r.ranges.size(); ++i) {
+    int64_t &n = mostBegins[r.ranges[i].name];
+    n = std::max(n, beginsOf[i]);
+  }
   {
     std::set<llvm::StringRef> withTask;
     for (const auto &kv : regions)
       withTask.insert(r.ranges[kv.first].name);
     r.regionsWithoutTasks.clear();
     // (A range of no name is no region a job can begin by name.)
-    for (size_t i = 0; i < r.ranges.size(); ++i)
-      if (!r.ranges[i].name.empty() && !withTask.count(r.ranges[i].name)) {
-        int64_t &n = r.regionsWithoutTasks[r.ranges[i].name.str()];
-        n = std::max(n, beginsOf[i]);
-      }
+    for (const auto &[name, n] : mostBegins)
+      if (!name.empty() && !withTask.count(name))
+        r.regionsWithoutTasks[name.str()] = n;
   }
   for (const auto &[range, reg] : regions) {
     const CpuRange &c = r.ranges[range];
@@ -1313,7 +1319,7 @@ bool energy::groupRegions(KinetoRank &r, std::string &err, size_t &errOffset) {
     sliceOf[range] = kept.size();
     g.taskKind = "region";
     g.occurrence = occurrenceOf[range];
-    g.begins = beginsOf[range];
+    g.begins = mostBegins[c.name];
     if (encloses[range] && r.enclosing.empty())
       r.enclosing = c.name.str();
     r.enclosingRegions += encloses[range];

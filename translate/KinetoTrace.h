@@ -78,8 +78,9 @@ struct GpuEvent {
   /// events ran (us; its span less the gaps between them).
   int64_t occurrence = -1;
   double busy = NAN;
-  /// A region: how many begins its range's name has in the process (-1:
-  /// not known, as in our exports read back).
+  /// A region: how many begins its range's name has in the iteration, the
+  /// most of any process of the rank (-1: not known, as in our exports
+  /// read back).
   int64_t begins = -1;
 };
 
@@ -176,7 +177,8 @@ struct KinetoRank {
          ambiguous = 0;
   /// groupRegions' regions none of whose begins launched a GPU event (only
   /// host work, or nothing): no task of theirs, but the job begins them;
-  /// name -> its begins (the most of any process of the rank).
+  /// name -> its begins (the most of any process of the rank, as a region
+  /// task's `begins` counts them).
   std::map<std::string, int64_t> regionsWithoutTasks;
   /// How many ranges and launches groupRegions read (it frees them), and
   /// how many launches reuse an earlier one's correlation id (their events

@@ -18,7 +18,8 @@ another thread of the process (of several threads' open at once, none).
 Each range with events is a region from its first event's start to its
 last one's end, on the stream that ran most of its time (of streams tied,
 the one whose first event started first), numbered by its begin among the
-process's matching ranges of its name, with how many those are. Times
+process's matching ranges of its name, with how many those are (the most
+of any process of the rank). Times
 are us after the trace's
 earliest GPU event. REGEX is read by Python's re (the patterns given here
 mean the same in POSIX extended syntax).
@@ -118,6 +119,15 @@ for i, e in ranges:
     occurrence[i] = sum(1 for j, o in ranges
                         if o["pid"] == e["pid"] and o["name"] == e["name"]
                         and (float(o["ts"]), j) < (float(e["ts"]), i))
+def most_begins(name):
+    """A name's begins: the most of any process of the rank."""
+    per_pid = {}
+    for _, o in ranges:
+        if o["name"] == name:
+            per_pid[o["pid"]] = per_pid.get(o["pid"], 0) + 1
+    return max(per_pid.values())
+
+
 expected = set()
 for i, gs in regions.items():
     start = min(float(g["ts"]) for g in gs)
@@ -128,21 +138,15 @@ for i, gs in regions.items():
         busy[s] = busy.get(s, 0) + float(g["dur"])
         first[s] = min(first.get(s, float("inf")), float(g["ts"]))
     stream = max(busy, key=lambda s: (busy[s], -first[s]))
-    begins = sum(1 for _, o in ranges
-                 if o["pid"] == events[i]["pid"]
-                 and o["name"] == events[i]["name"])
+    begins = most_begins(events[i]["name"])
     expected.add((events[i]["name"], round(start - origin, 3),
                   round(end - start, 3), stream, occurrence[i], begins))
 kept = {gi for gi, g in gpu if gi not in taken and not nccl(g)}
 # Names none of whose ranges took an event: no task, their begins (the
 # most of any process) kept on the device.
 with_task = {events[i]["name"] for i in regions}
-idle = {}
-for i, e in ranges:
-    if e["name"] not in with_task:
-        n = sum(1 for _, o in ranges
-                if o["pid"] == e["pid"] and o["name"] == e["name"])
-        idle[e["name"]] = max(idle.get(e["name"], 0), n)
+idle = {e["name"]: most_begins(e["name"]) for _, e in ranges
+        if e["name"] not in with_task and e["name"]}
 
 UNIT = {"s": 1e6, "ms": 1e3, "us": 1.0, "ns": 1e-3}
 got, others, got_idle = set(), set(), {}
