@@ -82,9 +82,8 @@ bool energy::inflateGzip(StringRef data, std::string &out, std::string &err) {
       }
       if (out.size() + (sizeof(chunk) - zs.avail_out) > limit) {
         inflateEnd(&zs);
-        err = "more than " + formats::limitText(limit) +
-              " once inflated (the limit of one input; ENERGY_MAX_INPUT_MB "
-              "sets another)";
+        err = "more than " + formats::limitText(limit) + " once inflated" +
+              formats::kLimitNote;
         return false;
       }
       out.append(chunk, sizeof(chunk) - zs.avail_out);

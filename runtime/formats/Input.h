@@ -62,6 +62,10 @@ inline std::string limitText(uint64_t bytes) {
   return std::to_string(bytes >> 20) + " MiB";
 }
 
+/// What every error at the limit adds: which limit, and how to set another.
+inline constexpr const char *kLimitNote =
+    " (the limit of one input; ENERGY_MAX_INPUT_MB sets another)";
+
 /// A stream's bytes as a buffer, without a copy (the text is one input's
 /// whole; a copy would double the peak).
 class StreamBuffer : public llvm::MemoryBuffer {
@@ -86,8 +90,6 @@ inline std::unique_ptr<llvm::MemoryBuffer> readInput(const std::string &path,
   uint64_t limit = inputLimitBytes(err);
   if (!limit)
     return nullptr;
-  const std::string raise = " (the limit of one input; ENERGY_MAX_INPUT_MB "
-                            "sets another)";
   // Opened once and examined open: what is read is what was examined.
   bool own = path != "-";
   int fd = own ? ::open(path.c_str(), O_RDONLY | O_NOCTTY | O_CLOEXEC) : 0;
@@ -119,7 +121,7 @@ inline std::unique_ptr<llvm::MemoryBuffer> readInput(const std::string &path,
   }
   if (S_ISREG(st.st_mode) && uint64_t(st.st_size) > limit) {
     err = "cannot read: the file holds " + std::to_string(st.st_size) +
-          " bytes, over " + limitText(limit) + raise;
+          " bytes, over " + limitText(limit) + kLimitNote;
     return nullptr;
   }
   std::string name = own ? path : "<stdin>";
@@ -149,7 +151,7 @@ inline std::unique_ptr<llvm::MemoryBuffer> readInput(const std::string &path,
     if (n == 0)
       break;
     if (data.size() + uint64_t(n) > limit) {
-      err = "cannot read: more than " + limitText(limit) + raise;
+      err = "cannot read: more than " + limitText(limit) + kLimitNote;
       return nullptr;
     }
     data.append(chunk, size_t(n));
