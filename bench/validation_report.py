@@ -441,9 +441,9 @@ energy per output token (`test/Models/serve-plan-neighbours.test`).
 
 **The SM clock, simulated.** Neither release varies the clocks or the power
 limit, so no measured choice of either exists. With `--clock-model
-sim:h100` (the pass's `clock-model=`; the simulated GPU must be the
-measured one, an SXM board for the SXM model) the cap and the SM clock are
-chosen together by the simulated GPU's documented model
+sim:h100` or `sim:b200` (the pass's `clock-model=`; the simulated GPU must
+be the measured one, an SXM board for the SXM model) the cap and the SM
+clock are chosen together by the simulated GPU's documented model
 (calculus/models/SimGpu.h): one decode iteration of realized batch B on
 each of the deployment's GPUs is a roofline kernel of 2 P_active B / G
 FLOPs reading its share of the weights the tokens reach (a mixture of
@@ -451,16 +451,23 @@ experts' expected read, above, over the GPUs that hold the experts), and
 what that kernel leaves of the measured iteration (B tau: attention and
 the KV cache's reads, small kernels, prefill chunks, launches, the host)
 is taken as bound by the SM clock at full switching activity. Each
-considered cap's measured or predicted p90 and energy per token are scaled
-by the model's time and energy (static, switching, memory) at each clock
-against the highest; the answer (`sm_clock`, labelled simulated; the pass
-keeps `max_batch` at the default clocks' cap and records the pair to apply
-together) is the pair of least scaled energy whose scaled p90 meets the
-SLO, never above the cap's own at the highest clock by the model (checked
-against enumeration, `ServingClock.*`; `test/RealData/serve-plan-clock.test`).
+considered cap's measured or predicted p90 is scaled by the model's time at
+each clock against the highest, and its energy per token by the model's
+energy (static, switching, memory) -- with the power the model misses: the
+cap's measured mean power per GPU less the model's at the highest clock.
+Where that power goes as the clock falls the measurements do not say, so
+the energy is taken by the account that saves less of two: the missed
+power scaling as the model's own, or held at every clock and drawn over
+the longer iteration (`predicted_J_per_token`; the other account's in
+`predicted_J_per_token_low`, with the saving each gives). The answer
+(`sm_clock`, labelled simulated; the pass keeps `max_batch` at the default
+clocks' cap and records the pair to apply together) is the pair of least
+energy so taken whose scaled p90 meets the SLO: never above the cap's own
+at the highest clock by either account (checked against enumeration,
+`ServingClock.*`; `test/RealData/serve-plan-clock.test`).
 Where clocks cannot be locked, `power_limit_W` is the per-GPU power limit
 at the clock's predicted mean power (the cap's measured or predicted mean
-power scaled by the model's energy and time ratios; none at the highest
+power scaled by the energy and time ratios; none at the highest
 clock, which the default limit holds, or outside the GPU's settable
 limits): a limit acts on power, so each phase of the iteration runs at
 the clock the limit allows it, about the chosen one on average -- the
@@ -469,17 +476,23 @@ the p90 checked against the SLO is a locked clock's.
 Where the model errs: the rest of the iteration taken as clock-bound
 overstates the slowdown where the host holds part of it (so errs on the
 SLO's side) and its switching energy where part of it waits on memory;
-an FP8 checkpoint's kernel is priced at Hopper's dense FP8 peak (twice the
-BF16 one; vLLM serves it W8A8), gpt-oss's MXFP4 experts at the BF16 peak
-(Hopper has no FP4 units: they are widened to BF16), neither measured at
-a lowered clock; the model
-is not calibrated to the measured power (for Llama-3.1-8B on lm-arena-chat
-the simulated H100 draws 286-451 W over caps 8-768 at the default clock,
-the files 486-691 W: where the power it misses does not change with the
-clock, the saving it predicts is overstated by up to about 1.7x). On v3's 19 H100 cells at their median SLO it recommends
-1.4-1.9 GHz, saving 1.7-9.4 % by the model (bench/RESULTS.md, session
-41): a model's prediction, not validated against
-measurements at lowered clocks; no power limit is chosen.
+an FP8 checkpoint's kernel is priced at the dense FP8 peak (twice the
+BF16 one on Hopper and Blackwell; vLLM serves it W8A8), gpt-oss's MXFP4
+experts at the BF16 peak (Hopper has no FP4 units: they are widened to
+BF16; on the B200, which has, the files do not say which kernels ran),
+none of it measured at a lowered clock. At the cells' chosen caps below,
+the simulated H100 draws up to 338 W per GPU less than the files' mean
+power (at most 1 W more; for Llama-3.1-8B on lm-arena-chat about 240 W
+less: held at every clock, that power makes every lower clock cost more
+there, so the highest is kept), the simulated B200 up to 319 W less and
+up to 177 W more. On v3's cells with at
+least 8 settings at their median SLO (`python3
+bench/serving_clock_table.py build/bin/energy-prof ../shared/data`;
+bench/RESULTS.md, session 43) it recommends 1.68-1.98 GHz on the 19 H100
+cells, saving a median 0.5 % (0-4.0 %) by the account that saves less and
+2.6 % (up to 5.6 %) by the other, and 1.28-1.95 GHz on the 19 B200 cells
+(median 0.9 %, up to 10.8 %; by the other 3.4 %, up to 15.0 %): a model's
+prediction, not validated against measurements at lowered clocks.
 """
 with open(out, "w") as f:
     f.write(text)

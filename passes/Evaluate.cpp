@@ -402,14 +402,18 @@ struct EnergyEvaluatePass
         auto in = [&](StringRef key) { return numberIn(clock, key); };
         std::optional<double> cap = in("batch_cap"), mhz = in("sm_clock_mhz"),
                               j = in("predicted_J_per_token"),
+                              jLow = in("predicted_J_per_token_low"),
                               p90 = in("predicted_p90_itl_ms");
         auto gpu = clock.getAs<StringAttr>("simulated_gpu");
         if (cap && mhz && j && p90 && gpu) {
           os << "; with the SM clock (SIMULATED, " << gpu.getValue()
              << "'s model): batch cap " << count(*cap) << " at " << count(*mhz)
              << " MHz, " << formatQuantity(*j, Dimension::Energy, 5)
-             << "/token, p90 ITL "
-             << formatQuantity(*p90 / 1e3, Dimension::Time, 5);
+             << "/token";
+          if (jLow && *jLow < *j)
+            os << " (" << formatQuantity(*jLow, Dimension::Energy, 5)
+               << " by the other account of the power the model misses)";
+          os << ", p90 ITL " << formatQuantity(*p90 / 1e3, Dimension::Time, 5);
           if (std::optional<double> limit = in("power_limit_W"))
             os << " (or a power limit of "
                << formatQuantity(*limit, Dimension::Power, 4) << " per GPU)";

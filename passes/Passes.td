@@ -256,7 +256,10 @@ def EnergyServePlan : Pass<"energy-serve-plan", "::mlir::ModuleOp"> {
     `max_batch` stays the cap chosen at the default clocks (the joint cap
     alone may be worse there), and `energy.serve_plan` records the pair to
     apply together in `sm_clock` (`simulated_gpu`, `batch_cap`,
-    `sm_clock_mhz`, `predicted_J_per_token`, `predicted_p90_itl_ms`, and
+    `sm_clock_mhz`, `predicted_J_per_token` -- with the power the model
+    misses at the default clocks by the account that saves less, held at
+    every clock or scaling as the model's -- and
+    `predicted_J_per_token_low` by the other, `predicted_p90_itl_ms`, and
     `power_limit_W`: the per-GPU power limit at the clock's predicted mean
     power, which holds the GPU about that clock where clocks cannot be
     locked; absent at the highest clock, which the default limit holds,

@@ -112,6 +112,8 @@ struct EnergyServePlanPass
           b.getNamedAttr("sm_clock_mhz", b.getI64IntegerAttr(k.mhz)),
           b.getNamedAttr("predicted_J_per_token",
                          b.getF64FloatAttr(k.predicted)),
+          b.getNamedAttr("predicted_J_per_token_low",
+                         b.getF64FloatAttr(k.predictedLow)),
           b.getNamedAttr("predicted_p90_itl_ms",
                          b.getF64FloatAttr(k.predictedP90 * 1e3))};
       // Where clocks cannot be locked, the power limit that holds the GPU

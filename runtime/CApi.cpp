@@ -1506,7 +1506,7 @@ int er_init(const char *device) {
                 (fromEnv ? " (ENERGY_RT_DEVICE)" : "") +
                 ": expected cuda:<index>, cuda (this process's GPU: "
                 "cuda:LOCAL_RANK) or a simulated one (sim:a100, sim:a40, "
-                "sim:h100, sim:h200)");
+                "sim:h100, sim:h200, sim:b200)");
   }
   // Real time is checked before the static-power measurement (a second of
   // idling) and switched on after it.

@@ -845,17 +845,34 @@ bool chooseServingClock(ServingRecommendation &rec,
                  gpu.ceff * V * V * cycles};
     };
     auto [T0, E0] = at(gpu.fmaxMhz);
+    // The power the model misses: the measured mean power per GPU (energy
+    // per token over time per token) less the model's at the highest
+    // clock. Where it goes as the clock falls the measurements do not say,
+    // so both accounts are kept: it scales as the model's own power does
+    // (the energy ratio E / E0), or it holds at every clock, drawn over the
+    // longer iteration (static-like: the board, memory refresh, links). The
+    // choice is ranked by the higher of the two, the saving that holds
+    // under either; the lower is the other end of the range.
+    double measuredW = c.tau > 0 ? c.e / (c.tau * G) : 0;
+    double missingW = measuredW > 0 ? measuredW - E0 / T0 : 0;
     for (int mhz : clocks) {
       auto [T, E] = at(mhz);
-      double p90 = c.p90 * T / T0, e = c.e * E / E0;
+      double scaled = E / E0;
+      double held = (E + missingW * T) / (E0 + missingW * T0);
+      double hi = std::max(scaled, held),
+             lo = std::max(0.0, std::min(scaled, held));
+      double p90 = c.p90 * T / T0, e = c.e * hi;
       if (p90 > sloS || (best.mhz && e >= best.predicted))
         continue;
       best.mhz = mhz;
       best.cap = c.cap;
       best.predicted = e;
+      best.predictedLow = c.e * lo;
       best.predictedP90 = p90;
       best.timeRatio = T / T0;
-      best.energyRatio = E / E0;
+      best.energyRatio = hi;
+      best.energyRatioLow = lo;
+      best.missingPowerW = missingW;
       // Mean power per GPU: the predicted energy per token over the
       // predicted time per token (the cap's tau scaled as its p90 is).
       best.meanPowerW = c.tau > 0 ? e / (c.tau * T / T0) / G : 0;

@@ -208,8 +208,14 @@ struct ServingRecommendation {
   /// measurements were all taken at the GPU's default clocks.
   struct ClockChoice {
     int mhz = 0; ///< 0: no clock model
-    double cap = -1, predicted = 0, predictedP90 = 0;
-    double timeRatio = 1, energyRatio = 1; ///< the model's, at mhz / at fmax
+    /// `predicted` and `energyRatio` (the model's energy at mhz over its
+    /// energy at fmax) take the power the model misses at the default
+    /// clocks (`missingPowerW` per GPU: measured less modelled) by the
+    /// account that saves less: scaling as the model's power, or held at
+    /// every clock; `predictedLow` and `energyRatioLow` by the other.
+    double cap = -1, predicted = 0, predictedLow = 0, predictedP90 = 0;
+    double timeRatio = 1, energyRatio = 1, energyRatioLow = 1;
+    double missingPowerW = 0;
     std::string model;                     ///< the simulated GPU's name
     /// The power limit that holds the GPU near that clock, where clocks
     /// cannot be locked: the cap's mean power per GPU (energy per token
@@ -258,7 +264,10 @@ inline constexpr const char *kServingClockBasis =
     "token, scaled by the simulated GPU's model of one decode iteration at "
     "the clock against its highest (calculus/models/SimGpu.h; what its "
     "roofline leaves of the measured iteration taken as bound by the SM "
-    "clock); the measurements were all taken at the default clocks";
+    "clock); the power the model misses at the default clocks either scales "
+    "as the model's or holds at every clock, and the energy is the higher "
+    "of the two (the lower in predicted_J_per_token_low); the measurements "
+    "were all taken at the default clocks";
 
 /// What the power limit beside a clock choice rests on.
 inline constexpr const char *kServingPowerLimitBasis =
@@ -290,10 +299,14 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
 /// and so errs on the SLO's side. T(f) = K(f) + R fmax / f, E(f) =
 /// staticRef T(f) + d(f) + Ceff V(f)^2 R fmax; a candidate's measured or
 /// predicted p90 ITL is scaled by T(f) / T(fmax) and its energy per token
-/// by E(f) / E(fmax). Among every considered
-/// candidate at every clock, the one of least scaled energy whose scaled
-/// p90 meets `sloS`: never worse by the model than the cap at the highest
-/// clock. False (with `err`) when the simulated GPU is not `row`'s.
+/// by E(f) / E(fmax) -- or, the power the model misses at fmax (the
+/// measured mean power per GPU less E(fmax) / T(fmax), Delta) held at every
+/// clock, by (E(f) + Delta T(f)) / (E(fmax) + Delta T(fmax)): by the higher
+/// of the two, the other kept as the range's low end. Among every
+/// considered candidate at every clock, the one of least scaled energy
+/// whose scaled p90 meets `sloS`: never worse by either account than the
+/// cap at the highest clock. False (with `err`) when the simulated GPU is
+/// not `row`'s.
 bool chooseServingClock(ServingRecommendation &rec,
                         const ServingObservation &row, const SimGpu &gpu,
                         double sloS, std::string &err);

@@ -44,6 +44,24 @@ bool simGpuFor(const std::string &name, SimGpu &out) {
     p.minPowerLimit = 200;
     p.tdp = 700;
     p.l2Bytes = 50e6;
+  } else if (n == "b200") {
+    // HGX B200 (two dies, one GPU): 1000 W, 2.25 dense BF16 PFLOP/s (FP8:
+    // 4.5), 8 TB/s HBM3e; its listed boost clock 1980 MHz. NVIDIA
+    // publishes no L2 size nor V-f curve: l2Bytes, the lowest clock (as
+    // Hopper's), static power and ceff (the busy board near its TDP at the
+    // highest clock, twice the SMs of one Hopper die's worth) are modelling
+    // choices, as is the power-limit range 200-1000 W.
+    p.name = "B200";
+    p.fmaxMhz = 1980;
+    p.fminMhz = 345;
+    p.peakFlops = 2.25e15;
+    p.fp8Speedup = 2;
+    p.memBandwidth = 8e12;
+    p.ceff = 2.6e-7;
+    p.staticRef = 130;
+    p.minPowerLimit = 200;
+    p.tdp = 1000;
+    p.l2Bytes = 126e6;
   } else {
     return false;
   }
@@ -56,7 +74,7 @@ bool simGpuForDevice(const std::string &device, SimGpu &out, std::string &err) {
     return true;
   err = "unknown simulated device '" + device +
         "' (simulated: sim:a100, sim:a100-sxm4, sim:a40, sim:h100, "
-        "sim:h100-sxm5, sim:h200)";
+        "sim:h100-sxm5, sim:h200, sim:b200)";
   return false;
 }
 

@@ -15,11 +15,12 @@
 // TDP, 1410 MHz max SM clock, 312 dense BF16 TFLOP/s, 2.04 TB/s, 40 MB L2;
 // A40: 300 W, 1740 MHz, 149.7 TFLOP/s, 696 GB/s, 6 MB L2; H100-SXM5: 700 W,
 // 1980 MHz, 989 TFLOP/s (FP8: 1,979), 3.35 TB/s, 50 MB L2; H200: 700 W,
-// 1980 MHz, 989 TFLOP/s (FP8: 1,979), 4.8 TB/s, 50 MB L2); static power and
-// the V-f endpoints are modelling choices within those envelopes. The
-// power-limit ranges (A100 100-400 W, A40 100-300 W, H100/H200 200-700 W,
-// default = TDP) are modelling choices in the range nvidia-smi reports for
-// these boards.
+// 1980 MHz, 989 TFLOP/s (FP8: 1,979), 4.8 TB/s, 50 MB L2; HGX B200: 1000 W,
+// 2,250 TFLOP/s (FP8: 4,500), 8 TB/s, its listed 1980 MHz boost clock, L2
+// a modelling choice); static power and the V-f endpoints are modelling
+// choices within those envelopes. The power-limit ranges (A100 100-400 W,
+// A40 100-300 W, H100/H200 200-700 W, B200 200-1000 W, default = TDP) are
+// modelling choices in the range nvidia-smi reports for these boards.
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,7 +66,8 @@ struct SimGpu {
   std::vector<int> clocks() const;
 };
 
-/// Known parameter sets: "a100", "a40", "h100", "h200" (case-insensitive, with
+/// Known parameter sets: "a100", "a40", "h100", "h200", "b200"
+/// (case-insensitive, with
 /// or without the form factor). False if unknown.
 bool simGpuFor(const std::string &name, SimGpu &out);
 /// A simulated device as the runtime names it, "sim:<name>": false with

@@ -545,7 +545,7 @@ def _ensure(device=None):
             raise EnergyRuntimeError(
                 "no device: create a Monitor (device=... or gpu_indices=...) "
                 "first, or set ENERGY_RT_DEVICE (cuda:<i>, sim:a100, "
-                "sim:a40, sim:h100, sim:h200)")
+                "sim:a40, sim:h100, sim:h200, sim:b200)")
         if not _state.get("restore_atexit"):
             # Registered first, so it runs after the flush (LIFO).
             import atexit

@@ -286,10 +286,15 @@ bool servePlanCommand(const std::vector<std::string> &paths,
         {"batch_cap", k.cap},
         {"sm_clock_mhz", k.mhz},
         {"predicted_J_per_token", k.predicted},
+        {"predicted_J_per_token_low", k.predictedLow},
         {"predicted_p90_itl_ms", k.predictedP90 * 1e3},
         {"energy_vs_highest_clock", k.energyRatio},
+        {"energy_vs_highest_clock_low", k.energyRatioLow},
         {"time_vs_highest_clock", k.timeRatio},
         {"saving_vs_batch_cap_alone", 1 - k.predicted / rec.predicted},
+        {"saving_vs_batch_cap_alone_high", 1 - k.predictedLow / rec.predicted},
+        // Measured less modelled, per GPU, at the cap and the highest clock.
+        {"power_model_misses_per_gpu_W", k.missingPowerW},
         {"basis", kServingClockBasis},
         // Where clocks cannot be locked: the limit at the clock's mean
         // power, where the GPU can be set to it.

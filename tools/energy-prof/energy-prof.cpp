@@ -1388,7 +1388,7 @@ static int profileCommand(std::vector<std::string> cmd) {
     return fail(named() +
                 ": not a device name; give cuda:<index> (or cuda, each rank "
                 "its own GPU) or a simulated one (sim:a100, sim:a40, "
-                "sim:h100, sim:h200)");
+                "sim:h100, sim:h200, sim:b200)");
   }
   if (StringRef(name).starts_with_insensitive("sim:")) {
     std::string why;
