@@ -159,6 +159,13 @@ bool parsePlan(const std::string &text, const std::string &file,
       double cap;
       if (!r.number(*d, "power_cap_W", w, cap, /*positive=*/true))
         return false;
+      // A board's limit, watts to a few kW, as a DB's context holds it
+      // (docs/SIGNATURE-DB.md): 1e300 W or a denormal would be written into
+      // the job's clock plan; the device's own range is checked where the
+      // plan is applied (er_plan_load, run-plan).
+      if (!(cap >= 1 && cap <= 1e6))
+        return r.fail(w + ".power_cap_W",
+                      "expected a power cap from 1 W to 1e6 W");
       dev.powerCapW = cap;
     }
     const json::Array *tasks = d->getArray("tasks");
