@@ -274,18 +274,14 @@ LogicalResult energy::exportPlan(ModuleOp module, llvm::raw_ostream &os) {
         // A limit the device's kind does not have: the job would refuse the
         // plan file only when it starts (er_plan_load, run-plan).
         std::optional<KnownDevice> known = knownDevice(devOp.getKind());
-        if (known && (*deviceCap < known->minPowerLimitW ||
-                      *deviceCap > known->maxPowerLimitW))
+        if (known && !known->powerLimitSettable(*deviceCap))
           return devOp.emitError()
                  << "--export-plan: the plan caps @" << devOp.getSymName()
                  << " at " << formatNumber(*deviceCap)
                  << " W, outside the power limits of "
                  << "its kind '" << devOp.getKind() << "' ("
-                 << (known->minPowerLimitW > 0
-                         ? std::to_string(int64_t(known->minPowerLimitW)) + "-"
-                         : std::string("at most "))
-                 << int64_t(known->maxPowerLimitW)
-                 << " W): was the table (or the DB's caps) measured on another "
+                 << known->powerLimitRange()
+                 << "): was the table (or the DB's caps) measured on another "
                     "GPU?";
         entry["power_cap_W"] = *deviceCap;
       }

@@ -26,28 +26,6 @@
 using namespace mlir;
 using namespace energy;
 
-std::optional<KnownDevice> energy::knownDevice(StringRef kind) {
-  // As the user or PyTorch (torch.cuda.get_device_name, Kineto's
-  // deviceProperties) names them: "NVIDIA A100-SXM4-80GB" is an A100-SXM;
-  // the memory size does not change the board.
-  std::string k = kind.lower();
-  StringRef name(k);
-  name.consume_front("nvidia ");
-  if (name.starts_with("a100-sxm4-") &&
-      (name.ends_with("-40gb") || name.ends_with("-80gb")))
-    name = name.drop_back(5);
-  k = name.str();
-  if (k == "a40")
-    return KnownDevice{70.38, 1740, 100, 300};
-  if (k == "a100" || k == "a100-sxm" || k == "a100-sxm4" || k == "a100_sxm")
-    return KnownDevice{83.64, 1410, 100, 500};
-  // Measured by this project (examples/data/h200/README.md): the ready card,
-  // CUDA context open, draws 124.1-124.7 W; the midpoint.
-  if (k == "h200" || k == "h200-sxm")
-    return KnownDevice{124.4, 1980, 0, 700};
-  return std::nullopt;
-}
-
 static bool fail(const std::string &where, const Twine &msg) {
   llvm::WithColor::error(llvm::errs(), where) << msg << "\n";
   return false;

@@ -4,6 +4,8 @@
 #ifndef TRANSLATE_TRANSLATE_H
 #define TRANSLATE_TRANSLATE_H
 
+#include "calculus/models/KnownDevice.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Support/Timing.h"
@@ -82,26 +84,11 @@ importStageProfile(mlir::MLIRContext *ctx, const StageProfileOptions &opts);
 bool exportStageProfile(const std::string &dbPath, llvm::raw_ostream &os,
                         std::string &err, std::string &note);
 
-/// What the importers know of a device kind: its static (blocking) power,
-/// W per GPU, and its highest SM clock, MHz. Static powers: Perseus
-/// artifact (SOSP'24), blocking power measured per GPU: A40 70.38 W,
-/// A100-SXM 83.64 W; H200 124.4 W, measured by this project with a CUDA
-/// context open (examples/data/h200/README.md). No measured value of ours
-/// or of a cited artifact exists yet for V100 or H100: those need
-/// --static-power. Highest SM clocks (NVIDIA's data sheets, `nvidia-smi -q
-/// -d SUPPORTED_CLOCKS`): A40 1740, A100-SXM 1410, H200 1980 MHz.
-/// Power-limit ranges (`nvidia-smi -q -d POWER`, Min/Max Power Limit): A40
-/// 100-300 W; A100-SXM 100-400 W, up to 500 W on the 80 GB boards of HGX
-/// systems built for it (the name does not tell them apart: the wider
-/// range); H200 at most 700 W (measured by this project,
-/// examples/data/h200/README.md), its least not measured (0: unchecked).
-struct KnownDevice {
-  double staticPower;
-  int64_t maxSmMhz;
-  double minPowerLimitW, maxPowerLimitW;
-};
-/// nullopt if the kind is unknown.
-std::optional<KnownDevice> knownDevice(llvm::StringRef kind);
+/// What the importers know of a device kind (calculus/models/KnownDevice.h).
+using calculus::KnownDevice;
+inline std::optional<KnownDevice> knownDevice(llvm::StringRef kind) {
+  return calculus::knownDevice(kind.str());
+}
 
 /// The plans of the module's planned schedules as JSON (docs/PLAN.md).
 mlir::LogicalResult exportPlan(mlir::ModuleOp module, llvm::raw_ostream &os);

@@ -2,12 +2,15 @@
 
 #include "runtime/plan/Plan.h"
 
+#include "calculus/models/KnownDevice.h"
+
 #include "runtime/formats/Json.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
 #include <cmath>
 #include <map>
+#include <sstream>
 
 using namespace llvm;
 
@@ -166,6 +169,17 @@ bool parsePlan(const std::string &text, const std::string &file,
       if (!(cap >= 1 && cap <= 1e6))
         return r.fail(w + ".power_cap_W",
                       "expected a power cap from 1 W to 1e6 W");
+      // A hand-edited cap outside the limits of a kind the project knows
+      // (calculus/models/KnownDevice.h), as --export-plan refuses it.
+      std::optional<calculus::KnownDevice> known =
+          calculus::knownDevice(dev.kind);
+      if (known && !known->powerLimitSettable(cap)) {
+        std::ostringstream msg;
+        msg << "power cap " << cap << " W outside the power limits of the "
+            << "device's kind '" << dev.kind << "' ("
+            << known->powerLimitRange() << ")";
+        return r.fail(w + ".power_cap_W", msg.str());
+      }
       dev.powerCapW = cap;
     }
     const json::Array *tasks = d->getArray("tasks");

@@ -45,7 +45,7 @@ for t in $targets; do
     db) n=1; srcs=(runtime/db/SignatureDb.cpp runtime/db/SignatureDbWriter.cpp
                     runtime/AtomicFile.cpp)
         seeds=("$src"/examples/data/h200/*.json "$src"/test/Runtime/Inputs/*db*.json) ;;
-    plan) n=2; srcs=(runtime/plan/Plan.cpp)
+    plan) n=2; srcs=(runtime/plan/Plan.cpp calculus/models/KnownDevice.cpp)
           seeds=("$src"/test/Runtime/Inputs/plan-*.json) ;;
     fleet) n=3; srcs=(runtime/formats/Fleet.cpp calculus/Routing.cpp runtime/AtomicFile.cpp
                       calculus/RoutingMonteCarlo.cpp calculus/Random.cpp)
