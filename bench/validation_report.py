@@ -459,7 +459,10 @@ Where that power goes as the clock falls the measurements do not say, so
 the energy is taken by the account that saves less of two: the missed
 power scaling as the model's own, or held at every clock and drawn over
 the longer iteration (`predicted_J_per_token`; the other account's in
-`predicted_J_per_token_low`, with the saving each gives). The answer
+`predicted_J_per_token_low`, with the saving each gives). Where the model
+draws more than measured, the held account takes the excess off the
+model's static power, at most all of it (a larger fixed excess would take
+a lower clock's energy towards 0). The answer
 (`sm_clock`, labelled simulated; the pass keeps `max_batch` at the default
 clocks' cap and records the pair to apply together) is the pair of least
 energy so taken whose scaled p90 meets the SLO: never above the cap's own
@@ -467,7 +470,8 @@ at the highest clock by either account (checked against enumeration,
 `ServingClock.*`; `test/RealData/serve-plan-clock.test`).
 Where clocks cannot be locked, `power_limit_W` is the per-GPU power limit
 at the clock's predicted mean power (the cap's measured or predicted mean
-power scaled by the energy and time ratios; none at the highest
+power scaled by the energy ratio, the account that saves less, and the
+time ratio: under the other the GPU runs faster, not slower; none at the highest
 clock, which the default limit holds, or outside the GPU's settable
 limits): a limit acts on power, so each phase of the iteration runs at
 the clock the limit allows it, about the chosen one on average -- the

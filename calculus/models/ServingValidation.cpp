@@ -852,15 +852,19 @@ bool chooseServingClock(ServingRecommendation &rec,
     // (the energy ratio E / E0), or it holds at every clock, drawn over the
     // longer iteration (static-like: the board, memory refresh, links). The
     // choice is ranked by the higher of the two, the saving that holds
-    // under either; the lower is the other end of the range.
+    // under either; the lower is the other end of the range. Where the
+    // model draws more than measured, the held account takes the excess
+    // off its static power, which it cannot take below zero: at most
+    // staticRef (beyond it a fixed excess would cut the energy at a lower
+    // clock without bound, to 0).
     double measuredW = c.tau > 0 ? c.e / (c.tau * G) : 0;
     double missingW = measuredW > 0 ? measuredW - E0 / T0 : 0;
+    double heldW = std::max(missingW, -gpu.staticRef);
     for (int mhz : clocks) {
       auto [T, E] = at(mhz);
       double scaled = E / E0;
-      double held = (E + missingW * T) / (E0 + missingW * T0);
-      double hi = std::max(scaled, held),
-             lo = std::max(0.0, std::min(scaled, held));
+      double held = (E + heldW * T) / (E0 + heldW * T0);
+      double hi = std::max(scaled, held), lo = std::min(scaled, held);
       double p90 = c.p90 * T / T0, e = c.e * hi;
       if (p90 > sloS || (best.mhz && e >= best.predicted))
         continue;

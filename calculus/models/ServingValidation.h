@@ -208,11 +208,13 @@ struct ServingRecommendation {
   /// measurements were all taken at the GPU's default clocks.
   struct ClockChoice {
     int mhz = 0; ///< 0: no clock model
-    /// `predicted` and `energyRatio` (the model's energy at mhz over its
-    /// energy at fmax) take the power the model misses at the default
-    /// clocks (`missingPowerW` per GPU: measured less modelled) by the
-    /// account that saves less: scaling as the model's power, or held at
-    /// every clock; `predictedLow` and `energyRatioLow` by the other.
+    /// `predicted` and `energyRatio` (the energy at mhz over the energy at
+    /// fmax) take the power the model misses at the default clocks
+    /// (`missingPowerW` per GPU: measured less modelled; 0 where the time
+    /// per token is unknown) by the account that saves less: scaling as
+    /// the model's power, or held at every clock (a negative one, the
+    /// model drawing more, at most the model's static power);
+    /// `predictedLow` and `energyRatioLow` by the other.
     double cap = -1, predicted = 0, predictedLow = 0, predictedP90 = 0;
     double timeRatio = 1, energyRatio = 1, energyRatioLow = 1;
     double missingPowerW = 0;
@@ -220,8 +222,9 @@ struct ServingRecommendation {
     /// The power limit that holds the GPU near that clock, where clocks
     /// cannot be locked: the cap's mean power per GPU (energy per token
     /// over time per token, over the GPUs; measured or predicted) scaled
-    /// by the model's energy and time ratios -- the mean power the model
-    /// predicts at the clock. A limit acts on power, not on the clock: at
+    /// by `energyRatio` over `timeRatio` -- the mean power predicted at the
+    /// clock by the account that saves less (the higher power: under the
+    /// other the limit lets the GPU run faster, never slower). A limit acts on power, not on the clock: at
     /// that mean the GPU settles about the clock, each phase of the
     /// iteration at the clock the limit allows it. 0 at the highest clock
     /// (the default limit) and where it lies outside the model's settable
@@ -272,7 +275,8 @@ inline constexpr const char *kServingClockBasis =
 /// What the power limit beside a clock choice rests on.
 inline constexpr const char *kServingPowerLimitBasis =
     "SIMULATED: the mean power per GPU at the chosen cap (measured or "
-    "predicted) scaled by the model's energy and time ratios at the clock; "
+    "predicted) scaled by the energy ratio (the account that saves less) "
+    "and time ratio at the clock; "
     "a limit there holds the GPU about the clock where clocks cannot be "
     "locked (it acts on power: each phase of the iteration runs at the "
     "clock the limit allows it)";
@@ -301,7 +305,9 @@ bool recommendServingCap(const std::vector<ServingObservation> &obs,
 /// predicted p90 ITL is scaled by T(f) / T(fmax) and its energy per token
 /// by E(f) / E(fmax) -- or, the power the model misses at fmax (the
 /// measured mean power per GPU less E(fmax) / T(fmax), Delta) held at every
-/// clock, by (E(f) + Delta T(f)) / (E(fmax) + Delta T(fmax)): by the higher
+/// clock (Delta at least -staticRef: a model drawing more than measured
+/// has at most its static power to give back), by (E(f) + Delta T(f)) /
+/// (E(fmax) + Delta T(fmax)): by the higher
 /// of the two, the other kept as the range's low end. Among every
 /// considered candidate at every clock, the one of least scaled energy
 /// whose scaled p90 meets `sloS`: never worse by either account than the

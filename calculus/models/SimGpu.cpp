@@ -48,9 +48,9 @@ bool simGpuFor(const std::string &name, SimGpu &out) {
     // HGX B200 (two dies, one GPU): 1000 W, 2.25 dense BF16 PFLOP/s (FP8:
     // 4.5), 8 TB/s HBM3e; its listed boost clock 1980 MHz. NVIDIA
     // publishes no L2 size nor V-f curve: l2Bytes, the lowest clock (as
-    // Hopper's), static power and ceff (the busy board near its TDP at the
-    // highest clock, twice the SMs of one Hopper die's worth) are modelling
-    // choices, as is the power-limit range 200-1000 W.
+    // Hopper's), static power and ceff (the busy board, compute and memory,
+    // near its TDP at the highest clock) are modelling choices, as is the
+    // power-limit range 200-1000 W.
     p.name = "B200";
     p.fmaxMhz = 1980;
     p.fminMhz = 345;

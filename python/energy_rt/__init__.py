@@ -31,7 +31,8 @@ changes every ~100 ms: a window's energy is read off the counter's curve
 once the counter has passed the window's end, so ``end_window`` returns at
 once and the Measurement's energy waits (up to about 100 ms) when first
 read -- windows in a loop whose energies are read later, or only through
-``flush``, never wait; simulated devices ("sim:a100", "sim:a40", "sim:h100", "sim:h200")
+``flush``, never wait; simulated devices ("sim:a100", "sim:a40", "sim:h100", "sim:h200",
+"sim:b200")
 answer at once with the model's exact energy, and their time is the
 simulated time of the work charged to them (``sim_run``), not wall time.
 Create the Monitor once the process holds its CUDA context (after moving
@@ -678,6 +679,7 @@ class Monitor:
     gpu_indices: Zeus's argument; this process's GPU (one index; default
     LOCAL_RANK or 0), used when `device` is not given and ENERGY_RT_DEVICE
     is unset. device: "sim:a100" | "sim:a40" | "sim:h100" | "sim:h200" |
+    "sim:b200" |
     "cuda:<i>" | "cuda" (this process's GPU). GPU indices are CUDA's, as
     torch.cuda numbers them: where CUDA_VISIBLE_DEVICES is set, the i-th
     GPU it lists.

@@ -41,7 +41,8 @@
 extern "C" {
 #endif
 
-/* `device`: "sim:a100" | "sim:a40" | "sim:h100" | "sim:h200" | "cuda:<index>"
+/* `device`: "sim:a100" | "sim:a40" | "sim:h100" | "sim:h200" | "sim:b200" |
+ * "cuda:<index>"
  * (CUDA's numbering: the index-th GPU of CUDA_VISIBLE_DEVICES where it is
  * set) | "cuda" (this process's GPU: cuda:0 where CUDA_VISIBLE_DEVICES names
  * one GPU, else cuda:$LOCAL_RANK, else cuda:0), or

@@ -5,7 +5,7 @@ energy ratio by either account of the power the model misses -- is no
 more than the cap's alone at the default clocks by either, and the cap is
 one of the candidates considered. The power limit beside it is the
 measured mean power per GPU at that cap -- the file's own avg_power_watts,
-read here -- times the model's (higher) energy ratio over its time ratio,
+read here -- times the (higher) energy ratio over the time ratio,
 within the GPU's settable limits; none at the highest clock. With an IR
 file, the pass's plan there must hold the same cap, clock and power limit.
 
@@ -30,7 +30,7 @@ cap_e = considered[k["batch_cap"]]["J_per_token"]
 for key, ratio in (("predicted_J_per_token", "energy_vs_highest_clock"),
                    ("predicted_J_per_token_low", "energy_vs_highest_clock_low")):
     assert abs(k[key] - cap_e * k[ratio]) <= 1e-9 * cap_e, (k, cap_e)
-assert 0 <= k["predicted_J_per_token_low"] <= k["predicted_J_per_token"], k
+assert 0 < k["predicted_J_per_token_low"] <= k["predicted_J_per_token"], k
 assert k["predicted_J_per_token"] <= plan["predicted_J_per_token"], k
 for key, e in (("saving_vs_batch_cap_alone", "predicted_J_per_token"),
                ("saving_vs_batch_cap_alone_high", "predicted_J_per_token_low")):
@@ -72,4 +72,4 @@ else:
         print("no power limit: the clock is the highest")
     else:
         print("power limit: the file's mean power at the cap scaled by the "
-              "model's ratios, settable")
+              "energy and time ratios, settable")

@@ -322,7 +322,8 @@ TEST(ServingValidation, PlannerMatchesBruteForceOnAKnownCell) {
 // per GPU, J/token over s/token over the GPUs, less E(fmax) / T(fmax))
 // either scales as the model's energy or holds at every clock; a choice is
 // ranked by the higher of the two, measured power above the model's and
-// below it (and far below: the held account's energy then clips at 0).
+// below it -- far below, the held account gives back at most the model's
+// static power (more would take a lower clock's energy towards 0).
 TEST(ServingClock, MatchesEnumerationOverCapsAndClocks) {
   SimGpu h100;
   ASSERT_TRUE(simGpuFor("h100", h100));
@@ -342,7 +343,7 @@ TEST(ServingClock, MatchesEnumerationOverCapsAndClocks) {
                h100.memPowerPerBandwidth * M +
                h100.ceff * V * V * R * h100.fmaxMhz * 1e6};
   };
-  int missedAbove = 0, missedBelow = 0, lowered = 0;
+  int missedAbove = 0, missedBelow = 0, clamped = 0, lowered = 0;
   for (double power : {1.0, 0.3, 0.05, 3.0})
     for (double slo : {0.015, 0.022, 0.03, 0.045}) {
       ServingRecommendation rec;
@@ -368,13 +369,15 @@ TEST(ServingClock, MatchesEnumerationOverCapsAndClocks) {
         auto [T0, E0] = model(F, M, R, h100.fmaxMhz);
         double missed = c.e / c.tau / 2 - E0 / T0;
         (missed > 0 ? missedAbove : missedBelow)++;
+        clamped += missed < -h100.staticRef;
+        double held0 = std::max(missed, -h100.staticRef);
         for (int f = h100.fmaxMhz; f >= h100.fminMhz; f -= h100.stepMhz) {
           auto [T, E] = model(F, M, R, f);
-          double scaled = E / E0, held = (E + missed * T) / (E0 + missed * T0);
+          double scaled = E / E0, held = (E + held0 * T) / (E0 + held0 * T0);
           double p90 = c.p90 * T / T0, e = c.e * std::max(scaled, held);
           if (p90 <= slo && e < bestE * (1 - 1e-12)) {
             bestE = e;
-            bestLow = c.e * std::max(0.0, std::min(scaled, held));
+            bestLow = c.e * std::min(scaled, held);
             bestCap = c.cap;
             bestMhz = f;
             bestP90 = p90;
@@ -390,6 +393,7 @@ TEST(ServingClock, MatchesEnumerationOverCapsAndClocks) {
       EXPECT_NEAR(rec.clock.predicted, bestE, 1e-12 * bestE);
       EXPECT_NEAR(rec.clock.predictedLow, bestLow, 1e-12 * bestE);
       EXPECT_LE(rec.clock.predictedLow, rec.clock.predicted);
+      EXPECT_GT(rec.clock.predictedLow, 0);
       EXPECT_NEAR(rec.clock.missingPowerW, bestMissed,
                   1e-9 * std::abs(bestMissed));
       EXPECT_NEAR(rec.clock.predictedP90, bestP90, 1e-12 * bestP90);
@@ -400,6 +404,7 @@ TEST(ServingClock, MatchesEnumerationOverCapsAndClocks) {
   // Both signs of the missed power were enumerated, and lower clocks chosen.
   EXPECT_GT(missedAbove, 0);
   EXPECT_GT(missedBelow, 0);
+  EXPECT_GT(clamped, 0);
   EXPECT_GT(lowered, 0);
 }
 

@@ -157,14 +157,13 @@ static const cl::list<std::string> &positionalFiles() {
     return fleetList;
   return measurementList;
 }
-static cl::opt<std::string>
-    deviceName("device",
-               cl::desc("sim:a100|sim:a40|sim:h100|sim:h200 or cuda:<index> "
-                        "(run-plan: also cuda, each plan device on its "
-                        "index, or a comma list, one per plan device)"),
-               cl::sub(characterizeSub), cl::sub(probeSub),
-               cl::sub(measureCompositeSub), cl::sub(runPlanSub),
-               cl::sub(profileSub), cl::cat(category));
+static cl::opt<std::string> deviceName(
+    "device",
+    cl::desc("sim:a100|sim:a40|sim:h100|sim:h200|sim:b200 or cuda:<index> "
+             "(run-plan: also cuda, each plan device on its "
+             "index, or a comma list, one per plan device)"),
+    cl::sub(characterizeSub), cl::sub(probeSub), cl::sub(measureCompositeSub),
+    cl::sub(runPlanSub), cl::sub(profileSub), cl::cat(category));
 static cl::opt<std::string>
     modelName("model", cl::desc("fit: token-law|energylens|flop-byte"),
               cl::sub(fitSub), cl::cat(category));
@@ -416,7 +415,7 @@ static std::unique_ptr<Device> openDevice(StringRef name, std::string &err,
     return openNvmlDevice(nvml, err);
   }
   err = "unknown device '" + asked.str() +
-        "'; expected sim:<a100|a40|h100|h200> "
+        "'; expected sim:<a100|a40|h100|h200|b200> "
         "or cuda:<index>";
   return nullptr;
 }
