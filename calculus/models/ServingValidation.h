@@ -210,14 +210,17 @@ struct ServingRecommendation {
     int mhz = 0; ///< 0: no clock model
     /// `predicted` and `energyRatio` (the energy at mhz over the energy at
     /// fmax) take the power the model misses at the default clocks
-    /// (`missingPowerW` per GPU: measured less modelled; 0 where the time
-    /// per token is unknown) by the account that saves less: scaling as
+    /// (`missingPowerW` per GPU: measured less modelled) by the account
+    /// that saves less: scaling as
     /// the model's power, or held at every clock (a negative one, the
     /// model drawing more, at most the model's static power);
     /// `predictedLow` and `energyRatioLow` by the other.
     double cap = -1, predicted = 0, predictedLow = 0, predictedP90 = 0;
     double timeRatio = 1, energyRatio = 1, energyRatioLow = 1;
     double missingPowerW = 0;
+    /// Whether the cap's mean power was known (a time per token): where it
+    /// is not, `missingPowerW` is 0 for want of it, not measured.
+    bool meanPowerKnown = false;
     std::string model;                     ///< the simulated GPU's name
     /// The power limit that holds the GPU near that clock, where clocks
     /// cannot be locked: the cap's mean power per GPU (energy per token

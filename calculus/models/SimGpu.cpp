@@ -70,7 +70,12 @@ bool simGpuFor(const std::string &name, SimGpu &out) {
 }
 
 bool simGpuForDevice(const std::string &device, SimGpu &out, std::string &err) {
-  if (device.rfind("sim:", 0) == 0 && simGpuFor(device.substr(4), out))
+  // "sim:" in any case, as the C API takes it (the name is case-insensitive
+  // too).
+  std::string prefix = device.substr(0, 4);
+  for (char &c : prefix)
+    c = char(std::tolower(static_cast<unsigned char>(c)));
+  if (prefix == "sim:" && simGpuFor(device.substr(4), out))
     return true;
   err = "unknown simulated device '" + device +
         "' (simulated: sim:a100, sim:a100-sxm4, sim:a40, sim:h100, "

@@ -394,6 +394,7 @@ TEST(ServingClock, MatchesEnumerationOverCapsAndClocks) {
       EXPECT_NEAR(rec.clock.predictedLow, bestLow, 1e-12 * bestE);
       EXPECT_LE(rec.clock.predictedLow, rec.clock.predicted);
       EXPECT_GT(rec.clock.predictedLow, 0);
+      EXPECT_TRUE(rec.clock.meanPowerKnown);
       EXPECT_NEAR(rec.clock.missingPowerW, bestMissed,
                   1e-9 * std::abs(bestMissed));
       EXPECT_NEAR(rec.clock.predictedP90, bestP90, 1e-12 * bestP90);
@@ -558,6 +559,10 @@ TEST(ServingClock, B200ModelsTheB200) {
   SimGpu named;
   ASSERT_TRUE(simGpuForDevice("sim:b200", named, err)) << err;
   EXPECT_EQ(named.name, "B200");
+  // The prefix in any case, as the C API takes it.
+  ASSERT_TRUE(simGpuForDevice("SIM:B200", named, err)) << err;
+  EXPECT_FALSE(simGpuForDevice("sim:b200x", named, err));
+  EXPECT_NE(err.find("sim:b200)"), std::string::npos) << err;
   ServingObservation row;
   row.gpu = "B200";
   row.flopsPerToken = 2e6;
@@ -566,6 +571,8 @@ TEST(ServingClock, B200ModelsTheB200) {
   rec.candidates = {{8, true, 0.01, 0.5, "", 8, 0}};
   ASSERT_TRUE(chooseServingClock(rec, row, b200, 0.01, err)) << err;
   EXPECT_EQ(rec.clock.mhz, b200.fminMhz);
+  // No time per token: no mean power to compare the model's with.
+  EXPECT_FALSE(rec.clock.meanPowerKnown);
   EXPECT_EQ(rec.clock.model, "B200");
   EXPECT_EQ(rec.clock.maxPowerLimitW, 1000);
   row.gpu = "H100";

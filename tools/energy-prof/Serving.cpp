@@ -293,8 +293,11 @@ bool servePlanCommand(const std::vector<std::string> &paths,
         {"time_vs_highest_clock", k.timeRatio},
         {"saving_vs_batch_cap_alone", 1 - k.predicted / rec.predicted},
         {"saving_vs_batch_cap_alone_high", 1 - k.predictedLow / rec.predicted},
-        // Measured less modelled, per GPU, at the cap and the highest clock.
-        {"power_model_misses_per_gpu_W", k.missingPowerW},
+        // Measured less modelled, per GPU, at the cap and the highest clock
+        // (null where the cap's mean power is not known).
+        {"power_model_misses_per_gpu_W", k.meanPowerKnown
+                                             ? json::Value(k.missingPowerW)
+                                             : json::Value(nullptr)},
         {"basis", kServingClockBasis},
         // Where clocks cannot be locked: the limit at the clock's mean
         // power, where the GPU can be set to it.

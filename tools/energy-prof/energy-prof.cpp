@@ -390,7 +390,7 @@ static int fail(const Twine &msg) {
 /// otherwise NVML alone (probe, run-plan: no CUDA context on the GPU).
 static std::unique_ptr<Device> openDevice(StringRef name, std::string &err,
                                           bool kernels = false) {
-  if (name.starts_with("sim:")) {
+  if (name.starts_with_insensitive("sim:")) {
     SimGpu p;
     if (!simGpuForDevice(name.str(), p, err))
       return nullptr;
