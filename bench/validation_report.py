@@ -353,7 +353,7 @@ test. Said plainly: no EnergyLens figure here.
 ## Serving advice under a latency SLO
 
 `energy-prof serve-plan DATA... --serve-model M --gpu G [--tp T] [--gpus N]
---slo-p90-itl-ms X` (`--tp` defaults to 1, `--gpus` to any count)
+--slo-p90-itl-ms X` (`--tp` defaults to 1, a note naming the TPs the model was also measured with on that GPU; `--gpus` to any count)
 recommends the batch cap of least energy per token
 whose p90 inter-token latency meets the SLO, over the measured caps and the
 powers of two between them. A measured cap is ranked by its measurements

@@ -572,11 +572,14 @@ bool recommendAtDefaultClocks(const std::vector<ServingObservation> &obs,
            });
   };
   std::set<std::string> models, pairs, deployments;
+  std::set<int> otherTps; // the same GPU (and count), another TP
   std::map<std::string, std::vector<const ServingObservation *>> cells;
   for (const ServingObservation &o : obs) {
     models.insert(o.model);
     if (o.model != model)
       continue;
+    if (sameGpu(o.gpu, gpu) && o.tp != tp && (gpus <= 0 || o.gpus == gpus))
+      otherTps.insert(o.tp);
     // With a GPU count asked for, the counts each (GPU, TP) was measured on
     // are what the user needs to choose from.
     pairs.insert(o.gpu + " with TP " + std::to_string(o.tp) +
@@ -648,6 +651,12 @@ bool recommendAtDefaultClocks(const std::vector<ServingObservation> &obs,
   out.gpus = group.front()->gpus;
   if (group.front()->routingUnknown())
     out.notes.push_back(unknownRoutingNote(model));
+  // `--tp` defaults to 1: another TP's deployment is another answer.
+  for (int other : otherTps)
+    out.notes.push_back("'" + model + "' on " + gpu +
+                        " was also measured with TP " + std::to_string(other) +
+                        " (--tp " + std::to_string(other) +
+                        "); this answer is for TP " + std::to_string(tp));
   if (group.size() < 4) {
     // Too few settings for the law (3 coefficients and its interval): the
     // measured caps alone, each ranked by its mean energy per token and the
