@@ -105,7 +105,8 @@ static cl::SubCommand measureCompositeSub(
     "measure a sequence or a concurrent set of kernels as one composite");
 static cl::SubCommand
     fitSub("fit",
-           "fit an inference model (token-law, energylens) to measured runs");
+           "fit an inference model (token-law, energylens, flop-byte) to "
+           "measured runs");
 static cl::SubCommand mergeSub("merge",
                                "pool per-rank shards into one signature DB");
 static cl::SubCommand profileSub(
