@@ -32,7 +32,9 @@ struct CapObjective {
 };
 
 /// Index of the chosen point; false with `err` on an empty table or
-/// invalid objective.
+/// invalid objective. Rows whose objective values are equal (to 1e-12
+/// relative) go to the faster, then the cheaper, then the higher limit,
+/// whatever their order in the table.
 bool choosePowerCap(const std::vector<CapPoint> &table,
                     const CapObjective &objective, size_t &chosen,
                     std::string &err);

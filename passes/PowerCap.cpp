@@ -110,9 +110,11 @@ struct EnergyPowerCapPass
       if (!number(row[*cT], t) || !(t > 0) || t > 1e15)
         return bad(*cT, "the time must be a positive number of seconds, at "
                         "most 1e15");
-      if (!number(row[*cE], e) || !(e >= 0) || e > 1e15)
-        return bad(*cE, "the energy must be a non-negative number of "
-                        "joules, at most 1e15");
+      // A job draws at least its static power: 0 J is a counter that did
+      // not count, and would win every choice.
+      if (!number(row[*cE], e) || !(e > 0) || e > 1e15)
+        return bad(*cE, "the energy must be a positive number of joules, at "
+                        "most 1e15");
       for (size_t i = 0; i < perGpu.size(); ++i) {
         double other;
         // 0 (or empty): the job had no such GPU (Zeus pads its per-GPU
@@ -298,8 +300,8 @@ struct EnergyPowerCapPass
                   llvm::formatv("{0}", double(maxPower)).str());
     if (!slowdownGiven && !(maxPower > 0))
       return fail("needs max-slowdown=PCT (least energy within that "
-                  "slowdown) or max-power=W with eta in [0, 1] (Zeus's "
-                  "cost)");
+                  "slowdown) or a positive max-power=W with eta in [0, 1] "
+                  "(Zeus's cost)");
     std::vector<calculus::CapPoint> points;
     if (!table.empty() && failed(readTable(points)))
       return signalPassFailure();

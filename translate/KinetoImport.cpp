@@ -29,6 +29,7 @@
 #include "llvm/Support/WithColor.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -1004,6 +1005,35 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
                   : std::string())
           << "\n";
     for (const KinetoRank &r : ranks) {
+      // A region's name is a line of the job's clock plan (plan-clocks
+      // --by-key: "name[k] sm_mhz", '#' a comment): one with whitespace,
+      // '#' or a control character cannot be, whatever is planned here.
+      std::set<std::string> unwritable;
+      auto check = [&](StringRef name) {
+        if (llvm::any_of(name, [](char c) {
+              return c == '#' || std::isspace(static_cast<unsigned char>(c)) ||
+                     std::iscntrl(static_cast<unsigned char>(c));
+            }))
+          unwritable.insert(name.str());
+      };
+      for (const GpuEvent &e : r.events)
+        if (e.occurrence >= 0)
+          check(e.name);
+      for (const auto &region : r.regionsWithoutTasks)
+        check(region.first);
+      if (!unwritable.empty()) {
+        std::string shown;
+        llvm::raw_string_ostream os(shown);
+        os.write_escaped(*unwritable.begin());
+        llvm::WithColor::warning(llvm::errs(), r.file)
+            << unwritable.size()
+            << " region name(s) hold whitespace, '#' or a control character "
+               "(e.g. \""
+            << shown
+            << "\"): plan-clocks --by-key cannot write them as lines of the "
+               "job's clock plan; rename them in the job (record_function, "
+               "energy_rt.region) to plan them\n";
+      }
       if (r.enclosingRegions)
         llvm::WithColor::warning(llvm::errs(), r.file)
             << r.enclosingRegions

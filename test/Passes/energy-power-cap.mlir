@@ -21,7 +21,7 @@
 // RUN: not energy-opt %s --energy-power-cap="table=%t/hex.csv max-slowdown=10" 2>&1 | FileCheck %s --check-prefix=HEX
 // HEX: hex.csv:2:1: the power limit must be a positive number of watts, at most 1e15
 // COLS: needs columns power_limit (or power_limit_0), time and energy
-// MAXPOWER: energy-power-cap: needs max-slowdown=PCT (least energy within that slowdown) or max-power=W with eta in [0, 1] (Zeus's cost)
+// MAXPOWER: energy-power-cap: needs max-slowdown=PCT (least energy within that slowdown) or a positive max-power=W with eta in [0, 1] (Zeus's cost)
 sched.schedule @job {
   sched.device @gpu0 kind "A100-PCIe" static 50 W
   sched.task @step on @gpu0 sig <T = 6 s, d = 6 kJ>

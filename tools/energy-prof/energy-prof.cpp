@@ -1190,8 +1190,12 @@ static int planClocksCommand() {
                                         "of a job); write the plan without "
                                         "--by-key"
                                       : "(the job names its region so: "
-                                        "rename it, or write the plan "
-                                        "without --by-key)"));
+                                        "rename it in the job, "
+                                        "record_function or energy_rt."
+                                        "region, and trace it again; "
+                                        "without --by-key the lines name "
+                                        "the trace's events, which no "
+                                        "region of the job is)"));
         return fail("task \"" + shown + "\" of " + d.name +
                     " cannot be a line of a clock plan (\"name sm_mhz\", '#' "
                     "a comment): its name holds whitespace, '#' or a control "
