@@ -12,6 +12,7 @@
 
 #include "calculus/Schedule.h"
 #include "runtime/Progress.h"
+#include "runtime/plan/Plan.h"
 #include "translate/KinetoTrace.h"
 
 #include "dialect/Energy/Energy.h"
@@ -29,7 +30,6 @@
 #include "llvm/Support/WithColor.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -1010,10 +1010,7 @@ OwningOpRef<ModuleOp> Importer::build(MLIRContext *ctx,
       // '#' or a control character cannot be, whatever is planned here.
       std::set<std::string> unwritable;
       auto check = [&](StringRef name) {
-        if (llvm::any_of(name, [](char c) {
-              return c == '#' || std::isspace(static_cast<unsigned char>(c)) ||
-                     std::iscntrl(static_cast<unsigned char>(c));
-            }))
+        if (!rt::clockPlanLineName(name.str()))
           unwritable.insert(name.str());
       };
       for (const GpuEvent &e : r.events)

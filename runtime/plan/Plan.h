@@ -26,6 +26,18 @@ class raw_ostream;
 namespace energy {
 namespace rt {
 
+/// Whether `name` can name a line of a clock plan (plan-clocks writes
+/// "name sm_mhz" lines, er_plan_load reads them, '#' begins a comment): not
+/// empty, and no whitespace, '#' or control character.
+inline bool clockPlanLineName(const std::string &name) {
+  if (name.empty())
+    return false;
+  for (unsigned char c : name)
+    if (c <= ' ' || c == '#' || c == 0x7f)
+      return false;
+  return true;
+}
+
 /// One clock-run of a device: from the start of its first task on, the
 /// device runs at `smMhz` (none: the driver's default clock).
 struct PlanRun {

@@ -1138,11 +1138,6 @@ static int planClocksCommand() {
     // A line is "name sm_mhz", '#' starts a comment: a name with
     // whitespace, '#' or a control character would be read back as another
     // line, a comment or an error.
-    auto lineName = [](llvm::StringRef name) {
-      return !name.empty() && llvm::none_of(name, [](unsigned char c) {
-        return c <= ' ' || c == '#' || c == 0x7f;
-      });
-    };
     std::map<std::string, unsigned> seen;
     std::set<std::string> written;
     std::map<std::string, std::set<int64_t>> numbered; // region -> begins
@@ -1175,7 +1170,7 @@ static int planClocksCommand() {
                     " is written as '" + task +
                     "', which another task of it already is: rename it");
       // A task's name that cannot be a line is refused, not written.
-      if (!lineName(task)) {
+      if (!clockPlanLineName(task)) {
         std::string shown;
         llvm::raw_string_ostream os(shown);
         os.write_escaped(task);
@@ -1231,7 +1226,7 @@ static int planClocksCommand() {
       for (const auto &[region, n] : d.regionBegins) {
         if (numbered.count(region))
           continue;
-        if (!lineName(region)) {
+        if (!clockPlanLineName(region)) {
           ++unwritable;
           continue;
         }
