@@ -38,6 +38,11 @@ sched.schedule @job {
 // BOTH: energy-power-cap: give max-slowdown, or eta and max-power (Zeus's cost), not both
 // RUN: not energy-opt %s --energy-power-cap="table=%t/bert.csv max-slowdown=-5" 2>&1 | FileCheck %s --check-prefix=NEGSLOW
 // NEGSLOW: energy-power-cap: max-slowdown must be a finite, non-negative percentage
+// A row of 0 J (a counter that did not count) would win every choice: refused
+// at its cell.
+// RUN: printf 'power_limit,time,energy\n300,6.35,6819\n275,6.54,0\n' > %t/zero.csv
+// RUN: not energy-opt %s --energy-power-cap="table=%t/zero.csv eta=0.5 max-power=1200" 2>&1 | FileCheck %s --check-prefix=ZEROJ
+// ZEROJ: zero.csv:3:10: the energy must be a positive number of joules, at most 1e15
 // RUN: printf 'power_limit,time,energy\n300,6.35,6819\n275,-6.54,6516\n' > %t/neg.csv
 // RUN: not energy-opt %s --energy-power-cap="table=%t/neg.csv max-slowdown=5" 2>&1 | FileCheck %s --check-prefix=NEGROW
 // NEGROW: neg.csv:3:5: the time must be a positive number of seconds, at most 1e15
