@@ -886,10 +886,9 @@ bool chooseServingClock(ServingRecommendation &rec,
       best.energyRatio = hi;
       best.energyRatioLow = lo;
       best.missingPowerW = missingW;
-      best.meanPowerKnown = measuredW > 0;
       // Mean power per GPU: the predicted energy per token over the
       // predicted time per token (the cap's tau scaled as its p90 is).
-      best.meanPowerW = c.tau > 0 ? e / (c.tau * T / T0) / G : 0;
+      best.meanPowerW = measuredW * hi * T0 / T;
     }
   }
   if (!best.mhz) {

@@ -218,21 +218,21 @@ struct ServingRecommendation {
     double cap = -1, predicted = 0, predictedLow = 0, predictedP90 = 0;
     double timeRatio = 1, energyRatio = 1, energyRatioLow = 1;
     double missingPowerW = 0;
-    /// Whether the cap's mean power was known (a time per token): where it
-    /// is not, `missingPowerW` is 0 for want of it, not measured.
-    bool meanPowerKnown = false;
-    std::string model;                     ///< the simulated GPU's name
+    std::string model; ///< the simulated GPU's name
     /// The power limit that holds the GPU near that clock, where clocks
     /// cannot be locked: the cap's mean power per GPU (energy per token
     /// over time per token, over the GPUs; measured or predicted) scaled
     /// by `energyRatio` over `timeRatio` -- the mean power predicted at the
     /// clock by the account that saves less (the higher power: under the
-    /// other the limit lets the GPU run faster, never slower). A limit acts on power, not on the clock: at
-    /// that mean the GPU settles about the clock, each phase of the
-    /// iteration at the clock the limit allows it. 0 at the highest clock
-    /// (the default limit) and where it lies outside the model's settable
-    /// range [minPowerLimitW, maxPowerLimitW].
+    /// other the limit lets the GPU run faster, never slower). A limit acts on
+    /// power, not on the clock: at that mean the GPU settles about the clock,
+    /// each phase of the iteration at the clock the limit allows it. 0 at the
+    /// highest clock (the default limit) and where it lies outside the model's
+    /// settable range [minPowerLimitW, maxPowerLimitW].
     double powerLimitW = 0, meanPowerW = 0;
+    /// Whether the cap's mean power was known (a time per token): where it
+    /// is not, `meanPowerW` and `missingPowerW` are 0 for want of it.
+    bool meanPowerKnown() const { return meanPowerW > 0; }
     double minPowerLimitW = 0, maxPowerLimitW = 0;
     int highestMhz = 0; ///< the model's highest SM clock
   } clock;

@@ -394,7 +394,7 @@ TEST(ServingClock, MatchesEnumerationOverCapsAndClocks) {
       EXPECT_NEAR(rec.clock.predictedLow, bestLow, 1e-12 * bestE);
       EXPECT_LE(rec.clock.predictedLow, rec.clock.predicted);
       EXPECT_GT(rec.clock.predictedLow, 0);
-      EXPECT_TRUE(rec.clock.meanPowerKnown);
+      EXPECT_TRUE(rec.clock.meanPowerKnown());
       EXPECT_NEAR(rec.clock.missingPowerW, bestMissed,
                   1e-9 * std::abs(bestMissed));
       EXPECT_NEAR(rec.clock.predictedP90, bestP90, 1e-12 * bestP90);
@@ -572,7 +572,7 @@ TEST(ServingClock, B200ModelsTheB200) {
   ASSERT_TRUE(chooseServingClock(rec, row, b200, 0.01, err)) << err;
   EXPECT_EQ(rec.clock.mhz, b200.fminMhz);
   // No time per token: no mean power to compare the model's with.
-  EXPECT_FALSE(rec.clock.meanPowerKnown);
+  EXPECT_FALSE(rec.clock.meanPowerKnown());
   EXPECT_EQ(rec.clock.model, "B200");
   EXPECT_EQ(rec.clock.maxPowerLimitW, 1000);
   row.gpu = "H100";

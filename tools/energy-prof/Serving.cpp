@@ -295,7 +295,7 @@ bool servePlanCommand(const std::vector<std::string> &paths,
         {"saving_vs_batch_cap_alone_high", 1 - k.predictedLow / rec.predicted},
         // Measured less modelled, per GPU, at the cap and the highest clock
         // (null where the cap's mean power is not known).
-        {"power_model_misses_per_gpu_W", k.meanPowerKnown
+        {"power_model_misses_per_gpu_W", k.meanPowerKnown()
                                              ? json::Value(k.missingPowerW)
                                              : json::Value(nullptr)},
         {"basis", kServingClockBasis},
